@@ -1,0 +1,114 @@
+//! Why an action, and so its host, failed.
+
+use crate::journal::{JournalError, RecordedAction};
+use crate::{Cancelled, TransportError};
+
+/// A call site in a runbook or module.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct CallSite {
+    /// 1-based column.
+    pub column: u32,
+    /// The file.
+    pub file: String,
+    /// 1-based line.
+    pub line: u32,
+}
+
+/// Why a builtin failed. The executor turns it into the host's failure, with the runbook span.
+#[derive(Debug, thiserror::Error)]
+pub enum ActionError {
+    /// The run was stopped while this action waited.
+    #[error(transparent)]
+    Cancelled(#[from] Cancelled),
+    /// A command ran and exited non-zero.
+    #[error("`{command}` exited with {code}{}", stderr_tail(.stderr))]
+    CommandFailed {
+        /// The exit status.
+        code: i64,
+        /// The command line.
+        command: String,
+        /// Its standard error.
+        stderr: String,
+    },
+    /// The runbook now calls something else where the journal recorded an action.
+    #[error(
+        "the runbook changed: action {seq} is now `{now}` at {}:{}, but the journal recorded `{}` at {}:{}",
+        .site.file, .site.line, .then.intent.builtin, .then.intent.file, .then.intent.line
+    )]
+    Diverged {
+        /// The journal file.
+        journal: String,
+        /// What the runbook calls now.
+        now: String,
+        /// The arguments it passes now.
+        now_args: serde_json::Value,
+        /// The action number.
+        seq: u64,
+        /// Where the runbook calls it now.
+        site: CallSite,
+        /// What the journal recorded there.
+        then: Box<RecordedAction>,
+    },
+    /// `expect(cond, message)` with a false condition.
+    #[error("expectation failed: {0}")]
+    Expectation(String),
+    /// A builtin's own error, in words.
+    #[error("{0}")]
+    Failed(String),
+    /// The journal could not be written: the action was not run.
+    #[error(transparent)]
+    Journal(#[from] JournalError),
+    /// The action's outcome is unknown and only the operator can tell.
+    #[error(
+        "`{builtin}` (action {seq}, {}:{}) started but its outcome was not recorded; run `cairn resume --assume done` if it happened or `--assume redo` to run it again",
+        .site.file, .site.line
+    )]
+    NeedsDecision {
+        /// The builtin.
+        builtin: String,
+        /// The action number.
+        seq: u64,
+        /// Where the runbook calls it.
+        site: CallSite,
+    },
+    /// An action outside any `stage` block.
+    #[error("`{0}` touches the host and must be called inside a `stage` block")]
+    OutsideStage(String),
+    /// The host did not come back from a reboot in time.
+    #[error("`{host}` did not come back with a new boot id within {seconds} s of the reboot")]
+    RebootTimeout {
+        /// The host.
+        host: String,
+        /// The limit.
+        seconds: u64,
+    },
+    /// The host could not be reached, or a command's fate is unknown.
+    #[error(transparent)]
+    Transport(#[from] TransportError),
+    /// Divergence checking reached the first action the journal has no outcome for.
+    #[error("replay reached the live point")]
+    ReachedLivePoint,
+}
+
+fn stderr_tail(stderr: &str) -> String {
+    let tail: Vec<&str> = stderr.lines().rev().filter(|l| !l.trim().is_empty()).take(3).collect();
+    if tail.is_empty() {
+        String::new()
+    } else {
+        let lines: Vec<&str> = tail.into_iter().rev().collect();
+        format!(": {}", lines.join(" / "))
+    }
+}
+
+impl ActionError {
+    /// Whether the action may have run without its outcome being recorded, so the journal must
+    /// keep its intent open for the next resume to reconcile.
+    pub fn outcome_unknown(&self) -> bool {
+        matches!(
+            self,
+            Self::Cancelled(_)
+                | Self::Journal(_)
+                | Self::Transport(TransportError::Interrupted { .. } | TransportError::TimedOut { .. })
+        )
+    }
+}

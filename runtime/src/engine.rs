@@ -1,0 +1,51 @@
+//! The one place an [`Engine`] is built: limits, module paths, the vocabulary, the libraries.
+
+use std::path::Path;
+use std::rc::Rc;
+
+use rhai::module_resolvers::{FileModuleResolver, ModuleResolversCollection};
+use rhai::{Dynamic, Engine, OptimizationLevel};
+
+use crate::HostContext;
+use crate::host_context::HostHandle;
+
+/// Adds builtins to an engine: the vendor modules of `cairn-stdlib` are installers.
+pub type Installer = fn(&mut Engine);
+
+/// Builds an engine for runbooks in `runbook_dir`, with `libraries` installed.
+///
+/// `import "name"` looks in `runbook_dir/lib`, then `runbook_dir`. The optimizer stays at
+/// `Simple`: at `Full` rhai would call builtins with constant arguments while compiling.
+pub fn build_engine(runbook_dir: &Path, libraries: &[Installer], max_operations: u64) -> Engine {
+    let mut engine = Engine::new();
+    engine.set_optimization_level(OptimizationLevel::Simple);
+    engine.set_max_operations(max_operations);
+    engine.set_max_call_levels(64);
+    engine.set_max_expr_depths(128, 64);
+    engine.set_max_string_size(64 << 20);
+    let mut resolvers = ModuleResolversCollection::new();
+    resolvers.push(FileModuleResolver::new_with_path(runbook_dir.join("lib")));
+    resolvers.push(FileModuleResolver::new_with_path(runbook_dir));
+    engine.set_module_resolver(resolvers);
+    crate::vocabulary::register(&mut engine);
+    // The two forms are fixed and cannot clash with each other.
+    let _ = crate::syntax::register(&mut engine);
+    for install in libraries {
+        install(&mut engine);
+    }
+    engine
+}
+
+/// Binds `engine` to one host's instance: builtins find it in the engine's tag, and `print` /
+/// `debug` become `log`.
+pub fn bind_host(engine: &mut Engine, host: &Rc<HostContext>) {
+    engine.set_default_tag(Dynamic::from(HostHandle(host.clone())));
+    let printer = host.clone();
+    engine.on_print(move |text| {
+        let _ = printer.log(text.to_owned());
+    });
+    let debugger = host.clone();
+    engine.on_debug(move |text, _, _| {
+        let _ = debugger.log(text.to_owned());
+    });
+}

@@ -1,0 +1,389 @@
+//! Running a runbook on hosts: one instance per host on its own thread, stage barriers, a fork
+//! limit, and resume (replay, reconcile, divergence checked before anything runs).
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::PathBuf;
+use std::rc::Rc;
+use std::sync::{Arc, Mutex};
+
+use rhai::AST;
+
+use crate::journal::{
+    Assume, DecisionRecord, HostJournal, HostStatus, JOURNAL_VERSION, JournalError, JournalEvent,
+    JournalWriter, ResumeRecord, RunHeader, now_millis,
+};
+use crate::run_failure::HostFailure;
+use crate::{
+    ActionError, Cancel, Clock, EventSink, ExecOutput, ExecRequest, HostContext, HostInfo, Installer,
+    LocalTransport, Mode, Outline, Role, RunOptions, RunShared, Runbook, RunbookError, Transport,
+    TransportError, bind_host, build_engine,
+};
+
+/// A host to run on, with its transport or why it has none.
+pub struct RunHost {
+    /// The host.
+    pub info: HostInfo,
+    /// How to reach it.
+    pub transport: Result<Box<dyn Transport>, String>,
+}
+
+/// Everything one run (or resume) needs.
+pub struct RunRequest {
+    /// `--assume` for actions whose outcome is unknown (resume only).
+    pub assume: Option<Assume>,
+    /// The hosts, in inventory order.
+    pub hosts: Vec<RunHost>,
+    /// The inventory file, for the journal header.
+    pub inventory: String,
+    /// Builtin libraries to install.
+    pub libraries: Vec<Installer>,
+    /// Options.
+    pub options: RunOptions,
+    /// `--param` values.
+    pub params: BTreeMap<String, String>,
+    /// Whether this continues the journals in `run_dir`.
+    pub resume: bool,
+    /// The run's folder.
+    pub run_dir: PathBuf,
+    /// The run's id.
+    pub run_id: String,
+    /// The runbook.
+    pub runbook: Runbook,
+}
+
+/// How one host's part ended.
+#[derive(Debug)]
+pub struct HostReport {
+    /// Why it failed.
+    pub failure: Option<HostFailure>,
+    /// The host.
+    pub name: String,
+    /// Why it still needs a reboot, if it does.
+    pub reboot_pending: Option<String>,
+    /// How it ended.
+    pub status: HostStatus,
+}
+
+/// How a run ended, host by host.
+#[derive(Debug)]
+pub struct RunReport {
+    /// Every instance, controller last.
+    pub hosts: Vec<HostReport>,
+    /// The run's id.
+    pub run_id: String,
+}
+
+impl RunReport {
+    /// Whether every host finished.
+    pub fn succeeded(&self) -> bool {
+        self.hosts.iter().all(|h| h.status == HostStatus::Done)
+    }
+}
+
+/// Why a run did not start.
+#[derive(Debug, thiserror::Error, miette::Diagnostic)]
+pub enum RunError {
+    /// The runbook does not compile.
+    #[error(transparent)]
+    #[diagnostic(transparent)]
+    Compile(#[from] RunbookError),
+    /// The edited runbook no longer matches what the journals recorded.
+    #[error("the runbook no longer matches the journal of {} host(s); nothing was run", .0.len())]
+    #[diagnostic(code(cairn::runtime::diverged))]
+    Diverged(#[related] Vec<HostFailure>),
+    /// A journal cannot be read or written.
+    #[error(transparent)]
+    #[diagnostic(transparent)]
+    Journal(#[from] JournalError),
+    /// Actions whose outcome is unknown need the operator's answer.
+    #[error("{} action(s) started but their outcome was not recorded; nothing was run", .0.len())]
+    #[diagnostic(
+        code(cairn::runtime::needs_decision),
+        help("if they happened: `cairn resume --assume done`; to run them again: `cairn resume --assume redo`")
+    )]
+    NeedsDecision(#[related] Vec<HostFailure>),
+    /// A `--param` the runbook does not declare, or a secret that must be given again.
+    #[error("{message}")]
+    #[diagnostic(code(cairn::runtime::param))]
+    Param {
+        /// What is wrong.
+        message: String,
+        /// The declared params.
+        #[help]
+        help: Option<String>,
+    },
+}
+
+/// Runs (or resumes) a runbook on every host of `request`.
+pub fn execute(request: RunRequest, cancel: Cancel, events: EventSink) -> Result<RunReport, RunError> {
+    let RunRequest { assume, hosts, inventory, libraries, options, params, resume, run_dir, run_id, runbook } = request;
+    let engine = build_engine(&runbook.dir(), &libraries, options.max_operations);
+    let ast = runbook.compile(&engine)?;
+    let outline = Outline::of(&ast);
+    check_params(&outline, &params)?;
+
+    let mut participants: Vec<(HostInfo, Role, Box<dyn Transport>)> = hosts
+        .into_iter()
+        .map(|host| {
+            let transport = host.transport.unwrap_or_else(|reason| Box::new(Unreachable { reason }));
+            (host.info, Role::Host, transport)
+        })
+        .collect();
+    let host_infos: Vec<HostInfo> = participants.iter().map(|(info, ..)| info.clone()).collect();
+    if outline.has_controller_stages() {
+        let info = HostInfo { groups: vec!["controller".into()], name: "controller".into(), vars: BTreeMap::new() };
+        participants.push((info, Role::Controller, Box::new(LocalTransport)));
+    }
+    let journal_path = |name: &str| run_dir.join(format!("{name}.jsonl"));
+
+    let mut recorded: BTreeMap<String, HostJournal> = BTreeMap::new();
+    if resume {
+        for (info, ..) in &participants {
+            let path = journal_path(&info.name);
+            if path.exists() {
+                recorded.insert(info.name.clone(), HostJournal::load(&path, true)?);
+            }
+        }
+        settle_unknown_outcomes(&recorded, assume, &journal_path)?;
+        for journal in recorded.values_mut() {
+            if let Some(assume) = assume {
+                for action in journal.actions.values_mut() {
+                    if action.outcome.is_none() && action.intent.reconcile == "ask" {
+                        action.decision = Some(assume);
+                    }
+                }
+            }
+        }
+        if recorded.values().any(|j| j.header.as_ref().is_none_or(|h| h.runbook_hash != runbook.hash)) {
+            verify(&runbook, &ast, &libraries, &options, &params, &participants, &host_infos, &recorded)?;
+        }
+    }
+
+    let mut shared = RunShared::new(participants.len(), host_infos.clone(), options, params.clone(), cancel, events);
+    for journal_host in &recorded {
+        let published = journal_host.1.published();
+        if let Ok(mut all) = shared.published.lock() {
+            all.insert(journal_host.0.clone(), published);
+        }
+    }
+    let mut instances = Vec::new();
+    for (info, role, transport) in participants {
+        let transport = Arc::new(Mutex::new(transport));
+        shared.transports.insert(info.name.clone(), transport.clone());
+        instances.push((info, role, transport));
+    }
+    let shared = Arc::new(shared);
+    let header = |host: &str| RunHeader {
+        at: now_millis(),
+        host: host.to_owned(),
+        hosts: host_infos.iter().map(|h| h.name.clone()).collect(),
+        inventory: inventory.clone(),
+        params: params.clone(),
+        run_id: run_id.clone(),
+        runbook: runbook.name(),
+        runbook_hash: runbook.hash.clone(),
+        version: JOURNAL_VERSION,
+    };
+
+    let mut threads = Vec::new();
+    for (info, role, transport) in instances {
+        let path = journal_path(&info.name);
+        let journal = recorded.remove(&info.name).unwrap_or_default();
+        let mut writer = JournalWriter::open(&path)?;
+        if journal.header.is_none() {
+            writer.append(&JournalEvent::Header(header(&info.name)), true)?;
+        } else {
+            writer.append(&JournalEvent::Resume(ResumeRecord { at: now_millis() }), true)?;
+        }
+        let (instance_shared, runbook, libraries) = (shared.clone(), runbook.clone(), libraries.clone());
+        let name = info.name.clone();
+        let spawned = std::thread::Builder::new()
+            .name(format!("host {name}"))
+            .stack_size(8 << 20)
+            .spawn(move || {
+                let host = HostContext::new(info, role, Mode::Live, instance_shared, transport, journal, Some(writer), runbook.name());
+                run_instance(host, &runbook, &libraries)
+            });
+        match spawned {
+            Ok(handle) => threads.push((name, handle)),
+            Err(error) => {
+                shared.barrier.leave();
+                threads.push((name.clone(), std::thread::spawn(move || HostReport {
+                    failure: Some(HostFailure::message(&name, format!("cannot start a thread: {error}"))),
+                    name,
+                    reboot_pending: None,
+                    status: HostStatus::Failed,
+                })));
+            }
+        }
+    }
+    let hosts = threads
+        .into_iter()
+        .map(|(name, handle)| {
+            handle.join().unwrap_or_else(|_| HostReport {
+                failure: Some(HostFailure::message(&name, "the host's thread panicked".into())),
+                name,
+                reboot_pending: None,
+                status: HostStatus::Failed,
+            })
+        })
+        .collect();
+    Ok(RunReport { hosts, run_id })
+}
+
+/// One instance, on its own thread: take a fork slot, run the runbook, record how it ended.
+fn run_instance(host: HostContext, runbook: &Runbook, libraries: &[Installer]) -> HostReport {
+    let host = Rc::new(host);
+    let shared = host.shared.clone();
+    let name = host.info.name.clone();
+    let result = shared.forks.acquire(&shared.cancel).map_err(ActionError::from).map_err(|e| {
+        HostFailure::message(&name, e.to_string())
+    });
+    let result = result.and_then(|()| {
+        let mut engine = build_engine(&runbook.dir(), libraries, shared.options.max_operations);
+        bind_host(&mut engine, &host);
+        let outcome = match runbook.compile(&engine) {
+            Ok(ast) => engine.run_ast(&ast).map_err(|error| HostFailure::from_rhai(&host, runbook, &error)),
+            Err(error) => Err(HostFailure::message(&name, error.to_string())),
+        };
+        shared.forks.release();
+        outcome
+    });
+    let (status, failure) = match result {
+        Ok(()) => (HostStatus::Done, None),
+        Err(failure) if failure.cancelled() => (HostStatus::Cancelled, Some(failure)),
+        Err(failure) => (HostStatus::Failed, Some(failure)),
+    };
+    let end = host.end(status, failure.as_ref().map(HostFailure::one_line));
+    shared.barrier.leave();
+    let failure = match end {
+        Ok(()) => failure,
+        Err(error) => Some(HostFailure::message(&name, error.to_string())),
+    };
+    HostReport { failure, name, reboot_pending: host.reboot_pending(), status }
+}
+
+fn check_params(outline: &Outline, params: &BTreeMap<String, String>) -> Result<(), RunError> {
+    let declared: BTreeSet<&str> = outline.params.iter().map(|p| p.name.as_str()).collect();
+    for (name, value) in params {
+        if !declared.contains(name.as_str()) {
+            return Err(RunError::Param {
+                message: format!("--param `{name}`: the runbook declares no such param"),
+                help: Some(format!("declared: {}", declared.iter().copied().collect::<Vec<_>>().join(", "))),
+            });
+        }
+        if value == "<redacted>" {
+            return Err(RunError::Param {
+                message: format!("param `{name}` is secret and was not kept: give it again with --param {name}=..."),
+                help: None,
+            });
+        }
+    }
+    Ok(())
+}
+
+/// Actions recorded without an outcome that only the operator can settle: record the answer, or
+/// refuse to start.
+fn settle_unknown_outcomes(
+    recorded: &BTreeMap<String, HostJournal>,
+    assume: Option<Assume>,
+    journal_path: &dyn Fn(&str) -> PathBuf,
+) -> Result<(), RunError> {
+    let mut waiting = Vec::new();
+    for (host, journal) in recorded {
+        let unsettled: Vec<_> = journal
+            .unfinished()
+            .filter(|action| action.intent.reconcile == "ask" && action.decision.is_none())
+            .collect();
+        if unsettled.is_empty() {
+            continue;
+        }
+        match assume {
+            Some(assume) => {
+                let mut writer = JournalWriter::open(&journal_path(host))?;
+                for action in unsettled {
+                    let record = DecisionRecord { assume, at: now_millis(), seq: action.intent.seq };
+                    writer.append(&JournalEvent::Decision(record), true)?;
+                }
+            }
+            None => {
+                for action in unsettled {
+                    waiting.push(HostFailure::needs_decision(host, &journal_path(host), action));
+                }
+            }
+        }
+    }
+    if waiting.is_empty() { Ok(()) } else { Err(RunError::NeedsDecision(waiting)) }
+}
+
+/// Replays every host's journal against the edited runbook, touching no host, and refuses to
+/// start if any recorded action no longer matches.
+#[allow(clippy::too_many_arguments)]
+fn verify(
+    runbook: &Runbook,
+    ast: &AST,
+    libraries: &[Installer],
+    options: &RunOptions,
+    params: &BTreeMap<String, String>,
+    participants: &[(HostInfo, Role, Box<dyn Transport>)],
+    hosts: &[HostInfo],
+    recorded: &BTreeMap<String, HostJournal>,
+) -> Result<(), RunError> {
+    let shared = Arc::new(RunShared::new(
+        participants.len(),
+        hosts.to_vec(),
+        options.clone(),
+        params.clone(),
+        Cancel::default(),
+        EventSink::none(),
+    ));
+    if let Ok(mut published) = shared.published.lock() {
+        for (host, journal) in recorded {
+            published.insert(host.clone(), journal.published());
+        }
+    }
+    let mut diverged = Vec::new();
+    for (info, role, _) in participants {
+        let Some(journal) = recorded.get(&info.name) else { continue };
+        let transport: Arc<Mutex<Box<dyn Transport>>> =
+            Arc::new(Mutex::new(Box::new(Unreachable { reason: "verifying".into() })));
+        let host = Rc::new(HostContext::new(
+            info.clone(),
+            *role,
+            Mode::Verify,
+            shared.clone(),
+            transport,
+            journal.clone(),
+            None,
+            runbook.name(),
+        ));
+        let mut engine = build_engine(&runbook.dir(), libraries, options.max_operations);
+        bind_host(&mut engine, &host);
+        if let Err(error) = engine.run_ast(ast) {
+            let failure = HostFailure::from_rhai(&host, runbook, &error);
+            if failure.diverged() {
+                diverged.push(failure);
+            }
+        }
+    }
+    if diverged.is_empty() { Ok(()) } else { Err(RunError::Diverged(diverged)) }
+}
+
+/// A host that cannot be reached at all: every command fails with the reason.
+struct Unreachable {
+    reason: String,
+}
+
+impl Transport for Unreachable {
+    fn exec(&mut self, _: &ExecRequest) -> Result<ExecOutput, TransportError> {
+        Err(TransportError::Unreachable { host: String::new(), reason: self.reason.clone() })
+    }
+
+    fn clock(&self) -> Clock {
+        Clock::Real
+    }
+
+    fn describe(&self) -> String {
+        format!("unreachable ({})", self.reason)
+    }
+}

@@ -1,0 +1,474 @@
+//! One host's instance of a run: where replay, reconcile and the journal meet.
+
+use std::cell::RefCell;
+use std::collections::BTreeMap;
+use std::rc::Rc;
+use std::sync::{Arc, Mutex};
+use std::time::Instant;
+
+use rhai::{Dynamic, EvalAltResult, NativeCallContext, Position};
+use serde_json::Value;
+
+use crate::journal::{
+    Assume, HostEndRecord, HostJournal, HostStatus, IntentRecord, JournalEvent, JournalWriter,
+    LogRecord, OutcomeRecord, ProgressRecord, RecordedAction, StageRecord, now_millis,
+};
+use crate::{
+    ActionCall, ActionError, CallSite, HostIo, Outcome, Reconcile, RunEvent, RunShared, Transport,
+};
+
+/// A host as runbooks see it through `host()` and `hosts()`.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct HostInfo {
+    /// Groups, including `all`.
+    pub groups: Vec<String>,
+    /// The name.
+    pub name: String,
+    /// Inventory vars.
+    pub vars: BTreeMap<String, Value>,
+}
+
+/// Whether the instance acts on a host or replays only, to check a runbook against its journal.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mode {
+    /// Replays what the journal holds, then acts.
+    Live,
+    /// Replays what the journal holds and stops at the first action it has no outcome for.
+    Verify,
+}
+
+/// The controller's instance runs only `on controller` stages; a host's instance the others.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Role {
+    /// The interpreter's own machine.
+    Controller,
+    /// An inventory host.
+    Host,
+}
+
+/// The stage a host is in.
+#[derive(Debug, Clone)]
+struct StageState {
+    index: u64,
+    name: String,
+    ordinal: u64,
+}
+
+#[derive(Debug, Default)]
+struct InstanceState {
+    failure: Option<(String, ActionError)>,
+    reboot_pending: Option<String>,
+    secrets: Vec<String>,
+    seq: u64,
+    stage: Option<StageState>,
+    stage_count: u64,
+}
+
+/// One host's instance: its journal, what it replays from, and where it is.
+pub struct HostContext {
+    /// The host.
+    pub info: HostInfo,
+    journal: RefCell<Option<JournalWriter>>,
+    last_recorded: u64,
+    /// Live or verify.
+    pub mode: Mode,
+    recorded: BTreeMap<u64, RecordedAction>,
+    /// Host or controller.
+    pub role: Role,
+    runbook_file: String,
+    /// What all instances of the run share.
+    pub shared: Arc<RunShared>,
+    state: RefCell<InstanceState>,
+    transport: Arc<Mutex<Box<dyn Transport>>>,
+}
+
+/// The host context, as a rhai value in the engine's tag.
+#[derive(Clone)]
+pub(crate) struct HostHandle(pub(crate) Rc<HostContext>);
+
+impl HostContext {
+    /// An instance for `info`, replaying from `recorded` and appending to `journal`.
+    pub fn new(
+        info: HostInfo,
+        role: Role,
+        mode: Mode,
+        shared: Arc<RunShared>,
+        transport: Arc<Mutex<Box<dyn Transport>>>,
+        recorded: HostJournal,
+        journal: Option<JournalWriter>,
+        runbook_file: String,
+    ) -> Self {
+        let last_recorded = recorded.actions.keys().next_back().copied().unwrap_or(0);
+        Self {
+            info,
+            journal: RefCell::new(journal),
+            last_recorded,
+            mode,
+            recorded: recorded.actions,
+            role,
+            runbook_file,
+            shared,
+            state: RefCell::new(InstanceState::default()),
+            transport,
+        }
+    }
+
+    /// The instance a builtin runs for, from the engine's tag.
+    pub fn current(ctx: &NativeCallContext) -> Result<Rc<HostContext>, Box<EvalAltResult>> {
+        ctx.tag()
+            .and_then(|tag| tag.read_lock::<HostHandle>().map(|handle| handle.0.clone()))
+            .ok_or_else(|| "builtins need a host: this engine was built without one".into())
+    }
+
+    pub(crate) fn transport(&self) -> &Arc<Mutex<Box<dyn Transport>>> {
+        &self.transport
+    }
+
+    /// The call site of a builtin.
+    pub fn site(&self, ctx: &NativeCallContext) -> CallSite {
+        let position = ctx.call_position();
+        CallSite {
+            column: position.position().and_then(|c| u32::try_from(c).ok()).unwrap_or(0),
+            file: ctx.call_source().unwrap_or(&self.runbook_file).to_owned(),
+            line: position.line().and_then(|l| u32::try_from(l).ok()).unwrap_or(0),
+        }
+    }
+
+    /// Whether the next action will be answered from the journal.
+    pub fn replaying(&self) -> bool {
+        self.state.borrow().seq < self.last_recorded
+    }
+
+    /// Why a reboot is pending, if one is.
+    pub fn reboot_pending(&self) -> Option<String> {
+        self.state.borrow().reboot_pending.clone()
+    }
+
+    /// Marks a value as secret: it is replaced by `<redacted>` wherever it would be journaled.
+    pub fn add_secret(&self, value: &str) {
+        if !value.is_empty() {
+            self.state.borrow_mut().secrets.push(value.to_owned());
+        }
+    }
+
+    /// Turns a failure into a rhai error at `position`, keeping the typed error for the report.
+    pub fn fail(&self, error: ActionError, position: Position) -> Box<EvalAltResult> {
+        let message = error.to_string();
+        self.state.borrow_mut().failure = Some((message.clone(), error));
+        Box::new(EvalAltResult::ErrorRuntime(Dynamic::from(message), position))
+    }
+
+    /// The typed error behind a rhai error whose message is `message`, if a builtin made it.
+    pub fn take_failure(&self, message: &str) -> Option<ActionError> {
+        let mut state = self.state.borrow_mut();
+        match state.failure.take() {
+            Some((recorded, error)) if message.contains(&recorded) => Some(error),
+            _ => None,
+        }
+    }
+
+    /// Enters a stage: waits at its barrier, then says whether this host runs its block.
+    pub fn enter_stage(&self, name: &str, group: &str) -> Result<bool, ActionError> {
+        let index = {
+            let mut state = self.state.borrow_mut();
+            if let Some(outer) = &state.stage {
+                return Err(ActionError::Failed(format!(
+                    "stage `{name}` is inside stage `{}`: stages cannot nest",
+                    outer.name
+                )));
+            }
+            state.stage_count += 1;
+            state.stage_count
+        };
+        let member = match self.role {
+            Role::Controller => group == "controller",
+            Role::Host => group != "controller" && self.info.groups.iter().any(|g| g == group),
+        };
+        if self.mode == Mode::Live {
+            let shared = &self.shared;
+            shared.forks.release();
+            let arrived = shared.barrier.arrive(index, &shared.cancel);
+            shared.forks.acquire(&shared.cancel)?;
+            arrived?;
+            if !self.replaying() {
+                let record = StageRecord {
+                    at: now_millis(),
+                    group: group.to_owned(),
+                    index,
+                    member,
+                    name: name.to_owned(),
+                };
+                self.append(&JournalEvent::Stage(record), false)?;
+            }
+            shared.events.send(RunEvent::StageStarted {
+                host: self.info.name.clone(),
+                index,
+                member,
+                name: name.to_owned(),
+            });
+        }
+        self.state.borrow_mut().stage =
+            Some(StageState { index, name: name.to_owned(), ordinal: 0 });
+        Ok(member)
+    }
+
+    /// Leaves the current stage.
+    pub fn exit_stage(&self) {
+        self.state.borrow_mut().stage = None;
+    }
+
+    /// Runs one action: answers it from the journal, reconciles it, or performs it live.
+    pub fn perform(
+        &self,
+        call: ActionCall<'_>,
+        site: &CallSite,
+        live: impl FnOnce(&mut HostIo<'_>) -> Result<Outcome, ActionError>,
+    ) -> Result<Value, ActionError> {
+        let (seq, stage, ordinal) = self.next_action(&call.builtin)?;
+        let args = self.redact(call.args);
+        let summary = summarize(&call.builtin, &args);
+        let reconcile_kind = call.reconcile.kind();
+        if let Some(recorded) = self.recorded.get(&seq) {
+            if recorded.intent.builtin != call.builtin || recorded.intent.args != args {
+                return Err(ActionError::Diverged {
+                    journal: self.journal_path(),
+                    now: call.builtin,
+                    now_args: args,
+                    seq,
+                    site: site.clone(),
+                    then: Box::new(recorded.clone()),
+                });
+            }
+            match (&recorded.outcome, recorded.decision) {
+                (Some(outcome), _) if outcome.ok => {
+                    self.settle(&call.builtin, site, outcome.reboot_required, outcome.ok);
+                    self.shared.events.send(RunEvent::ActionFinished {
+                        builtin: call.builtin,
+                        changed: outcome.changed,
+                        elapsed_ms: 0,
+                        host: self.info.name.clone(),
+                        ok: true,
+                        replayed: true,
+                        summary,
+                    });
+                    return Ok(outcome.result.clone());
+                }
+                (Some(_), _) => {}
+                (None, _) if self.mode == Mode::Verify => return Err(ActionError::ReachedLivePoint),
+                (None, Some(Assume::Done)) => {
+                    let outcome = Outcome::unchanged(call.assumed);
+                    return self.finish(seq, &call.builtin, site, summary, Ok(outcome), 0, Some("assumed"));
+                }
+                (None, Some(Assume::Redo)) => {}
+                (None, None) => match call.reconcile {
+                    Reconcile::Redo => {}
+                    Reconcile::Ask => {
+                        return Err(ActionError::NeedsDecision {
+                            builtin: call.builtin,
+                            seq,
+                            site: site.clone(),
+                        });
+                    }
+                    Reconcile::Probe(probe) => {
+                        self.shared.cancel.check()?;
+                        let started = Instant::now();
+                        let mut io = HostIo::new(self, seq)?;
+                        let probed = probe(&mut io, &recorded.progress);
+                        drop(io);
+                        match probed {
+                            Ok(Some(outcome)) => {
+                                let elapsed = elapsed_ms(started);
+                                return self.finish(seq, &call.builtin, site, summary, Ok(outcome), elapsed, Some("probe"));
+                            }
+                            Ok(None) => {}
+                            Err(error) => return Err(error),
+                        }
+                    }
+                },
+            }
+        }
+        if self.mode == Mode::Verify {
+            return Err(ActionError::ReachedLivePoint);
+        }
+        self.shared.cancel.check()?;
+        let intent = IntentRecord {
+            args,
+            at: now_millis(),
+            builtin: call.builtin.clone(),
+            column: site.column,
+            file: site.file.clone(),
+            line: site.line,
+            ordinal,
+            reconcile: reconcile_kind.to_owned(),
+            seq,
+            stage,
+            stage_index: self.state.borrow().stage.as_ref().map_or(0, |s| s.index),
+        };
+        self.append(&JournalEvent::Intent(intent), true)?;
+        let started = Instant::now();
+        let result = HostIo::new(self, seq).and_then(|mut io| live(&mut io));
+        self.finish(seq, &call.builtin, site, summary, result, elapsed_ms(started), None)
+    }
+
+    /// Records an outcome (unless the action's fate is unknown) and reports it.
+    #[allow(clippy::too_many_arguments)]
+    fn finish(
+        &self,
+        seq: u64,
+        builtin: &str,
+        site: &CallSite,
+        summary: String,
+        result: Result<Outcome, ActionError>,
+        elapsed_ms: u64,
+        how: Option<&str>,
+    ) -> Result<Value, ActionError> {
+        if let Err(error) = &result {
+            if error.outcome_unknown() {
+                return result.map(|o| o.value);
+            }
+        }
+        let (ok, changed, reboot_required, value, error) = match &result {
+            Ok(outcome) => (true, outcome.changed, outcome.reboot_required, outcome.value.clone(), None),
+            Err(error) => (false, false, false, Value::Null, Some(error.to_string())),
+        };
+        let record = OutcomeRecord {
+            at: now_millis(),
+            changed,
+            elapsed_ms,
+            error,
+            how: how.map(str::to_owned),
+            ok,
+            reboot_required,
+            result: self.redact(value),
+            seq,
+        };
+        self.append(&JournalEvent::Outcome(record), true)?;
+        self.settle(builtin, site, reboot_required, ok);
+        self.shared.events.send(RunEvent::ActionFinished {
+            builtin: builtin.to_owned(),
+            changed,
+            elapsed_ms,
+            host: self.info.name.clone(),
+            ok,
+            replayed: false,
+            summary,
+        });
+        result.map(|outcome| outcome.value)
+    }
+
+    /// Updates what the host owes: a reboot after a staged change, none after a reboot.
+    fn settle(&self, builtin: &str, site: &CallSite, reboot_required: bool, ok: bool) {
+        let mut state = self.state.borrow_mut();
+        if builtin == "reboot" && ok {
+            state.reboot_pending = None;
+        } else if reboot_required {
+            state.reboot_pending = Some(format!("`{builtin}` at {}:{}", site.file, site.line));
+        }
+    }
+
+    fn next_action(&self, builtin: &str) -> Result<(u64, String, u64), ActionError> {
+        let mut state = self.state.borrow_mut();
+        let Some(stage) = state.stage.as_mut() else {
+            return Err(ActionError::OutsideStage(builtin.to_owned()));
+        };
+        stage.ordinal += 1;
+        let (name, ordinal) = (stage.name.clone(), stage.ordinal);
+        state.seq += 1;
+        Ok((state.seq, name, ordinal))
+    }
+
+    pub(crate) fn record_progress(&self, seq: u64, data: Value) -> Result<(), ActionError> {
+        let record = ProgressRecord { at: now_millis(), data: self.redact(data), seq };
+        Ok(self.append(&JournalEvent::Progress(record), true)?)
+    }
+
+    /// Logs a line: reported, and journaled unless it is being replayed.
+    pub fn log(&self, message: String) -> Result<(), ActionError> {
+        if self.mode == Mode::Verify || self.replaying() {
+            return Ok(());
+        }
+        let message = self.redact_text(&message);
+        let stage = self.state.borrow().stage.as_ref().map(|s| s.name.clone());
+        let record = LogRecord { at: now_millis(), message: message.clone(), stage };
+        self.append(&JournalEvent::Log(record), false)?;
+        self.shared.events.send(RunEvent::Log { host: self.info.name.clone(), message });
+        Ok(())
+    }
+
+    /// Writes the host's last record.
+    pub fn end(&self, status: HostStatus, error: Option<String>) -> Result<(), ActionError> {
+        if self.mode == Mode::Verify {
+            return Ok(());
+        }
+        let reboot_pending = self.reboot_pending();
+        let record = HostEndRecord { at: now_millis(), error: error.clone(), reboot_pending: reboot_pending.clone(), status };
+        self.append(&JournalEvent::HostEnd(record), true)?;
+        self.shared.events.send(RunEvent::HostFinished {
+            error,
+            host: self.info.name.clone(),
+            reboot_pending,
+            status,
+        });
+        Ok(())
+    }
+
+    fn append(&self, event: &JournalEvent, durable: bool) -> Result<(), ActionError> {
+        match self.journal.borrow_mut().as_mut() {
+            Some(writer) => Ok(writer.append(event, durable)?),
+            None => Ok(()),
+        }
+    }
+
+    fn journal_path(&self) -> String {
+        self.journal
+            .borrow()
+            .as_ref()
+            .map_or_else(String::new, |writer| writer.path().display().to_string())
+    }
+
+    fn redact(&self, value: Value) -> Value {
+        let state = self.state.borrow();
+        if state.secrets.is_empty() {
+            return value;
+        }
+        redact_value(value, &state.secrets)
+    }
+
+    fn redact_text(&self, text: &str) -> String {
+        let state = self.state.borrow();
+        state.secrets.iter().fold(text.to_owned(), |text, secret| text.replace(secret.as_str(), "<redacted>"))
+    }
+}
+
+fn redact_value(value: Value, secrets: &[String]) -> Value {
+    match value {
+        Value::String(text) => Value::String(
+            secrets.iter().fold(text, |text, secret| text.replace(secret.as_str(), "<redacted>")),
+        ),
+        Value::Array(items) => {
+            Value::Array(items.into_iter().map(|item| redact_value(item, secrets)).collect())
+        }
+        Value::Object(map) => Value::Object(
+            map.into_iter().map(|(key, item)| (key, redact_value(item, secrets))).collect(),
+        ),
+        other => other,
+    }
+}
+
+fn elapsed_ms(started: Instant) -> u64 {
+    u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX)
+}
+
+/// `run(["mst", "status"])` → `run mst status`, for progress lines.
+fn summarize(builtin: &str, args: &Value) -> String {
+    let detail = match args.get("argv").and_then(Value::as_array) {
+        Some(argv) => argv.iter().map(|a| a.as_str().map_or_else(|| a.to_string(), str::to_owned)).collect::<Vec<_>>().join(" "),
+        None if args.as_object().is_some_and(serde_json::Map::is_empty) => String::new(),
+        None => args.to_string(),
+    };
+    let mut line = if detail.is_empty() { builtin.to_owned() } else { format!("{builtin} {detail}") };
+    if line.chars().count() > 100 {
+        line = line.chars().take(99).collect::<String>() + "…";
+    }
+    line
+}

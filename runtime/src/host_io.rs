@@ -1,0 +1,84 @@
+//! What a builtin's effect gets: the host's transport and clock, and a way to record progress.
+
+use std::sync::MutexGuard;
+use std::time::Duration;
+
+use serde_json::Value;
+
+use crate::{ActionError, Clock, ExecOutput, ExecRequest, HostContext, Transport};
+
+/// The host, as one running action sees it. Holds the host's transport for the action's span.
+pub struct HostIo<'a> {
+    ctx: &'a HostContext,
+    seq: u64,
+    transport: MutexGuard<'a, Box<dyn Transport>>,
+}
+
+impl<'a> HostIo<'a> {
+    pub(crate) fn new(ctx: &'a HostContext, seq: u64) -> Result<Self, ActionError> {
+        let transport = ctx
+            .transport()
+            .lock()
+            .map_err(|_| ActionError::Failed(format!("the transport of `{}` broke", ctx.info.name)))?;
+        Ok(Self { ctx, seq, transport })
+    }
+
+    /// The host's name.
+    pub fn host(&self) -> &str {
+        &self.ctx.info.name
+    }
+
+    /// Runs a command; a non-zero exit is an `Ok` here.
+    pub fn exec(&mut self, request: &ExecRequest) -> Result<ExecOutput, ActionError> {
+        Ok(self.transport.exec(request)?)
+    }
+
+    /// Runs `argv` and fails on a non-zero exit, keeping the command and its stderr.
+    pub fn run(&mut self, argv: &[&str]) -> Result<ExecOutput, ActionError> {
+        let output = self.exec(&ExecRequest::new(argv.iter().copied()))?;
+        if output.code == 0 {
+            Ok(output)
+        } else {
+            Err(ActionError::CommandFailed {
+                code: output.code,
+                command: argv.join(" "),
+                stderr: output.stderr,
+            })
+        }
+    }
+
+    /// Records a step, fsynced, so a resume can continue a long action from it.
+    pub fn record_progress(&mut self, data: Value) -> Result<(), ActionError> {
+        self.ctx.record_progress(self.seq, data)
+    }
+
+    /// The host's clock.
+    pub fn clock(&self) -> Clock {
+        self.transport.clock()
+    }
+
+    /// Waits on the host's clock, giving the fork slot up meanwhile.
+    pub fn wait(&mut self, duration: Duration) -> Result<(), ActionError> {
+        let clock = self.clock();
+        let shared = &self.ctx.shared;
+        shared.forks.release();
+        let slept = clock.sleep(duration, &shared.cancel);
+        shared.forks.acquire(&shared.cancel)?;
+        Ok(slept?)
+    }
+
+    /// Drops the connection so the next command reconnects.
+    pub fn disconnect(&mut self) {
+        self.transport.disconnect();
+    }
+
+    /// How long to wait for a rebooting host.
+    pub fn reboot_timeout(&self) -> Duration {
+        self.ctx.shared.options.reboot_timeout
+    }
+
+    /// Reports an event of this host.
+    pub fn report(&self, event: crate::RunEvent) {
+        self.ctx.shared.events.send(event);
+    }
+}

@@ -1,0 +1,69 @@
+//! Appending records to a host's journal, durably.
+
+use std::fs::{File, OpenOptions};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use super::{JournalError, JournalEvent};
+
+/// Appends records to one host's journal file.
+///
+/// Intents and outcomes are fsynced before `append` returns; other records are written but not
+/// synced, since losing them loses nothing a resume needs.
+#[derive(Debug)]
+pub struct JournalWriter {
+    file: File,
+    path: PathBuf,
+}
+
+impl JournalWriter {
+    /// Opens (creating if needed) the journal at `path` for appending.
+    pub fn open(path: &Path) -> Result<Self, JournalError> {
+        let file = OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(path)
+            .map_err(|source| JournalError::io(path, "cannot open", source))?;
+        Ok(Self { file, path: path.to_owned() })
+    }
+
+    /// The journal's path.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Appends one record as a single line; fsyncs it when `durable`.
+    pub fn append(&mut self, event: &JournalEvent, durable: bool) -> Result<(), JournalError> {
+        let mut line = serde_json::to_string(event)
+            .map_err(|e| JournalError::io(&self.path, "cannot encode a record for", e.into()))?;
+        line.push('\n');
+        self.file
+            .write_all(line.as_bytes())
+            .map_err(|source| JournalError::io(&self.path, "cannot write", source))?;
+        if durable {
+            self.file
+                .sync_data()
+                .map_err(|source| JournalError::io(&self.path, "cannot sync", source))?;
+        }
+        crash_point();
+        Ok(())
+    }
+}
+
+/// Test hook: `CAIRN_FAULT_EXIT_AFTER_WRITES=k` ends the process abruptly right after the k-th
+/// journal write of this process, as a crash would. Crash-recovery tests use it to stop a run at
+/// every action boundary.
+fn crash_point() {
+    static LIMIT: OnceLock<Option<u64>> = OnceLock::new();
+    static WRITES: AtomicU64 = AtomicU64::new(0);
+    let limit = LIMIT.get_or_init(|| {
+        std::env::var("CAIRN_FAULT_EXIT_AFTER_WRITES").ok().and_then(|v| v.parse().ok())
+    });
+    if let Some(limit) = limit {
+        if WRITES.fetch_add(1, Ordering::SeqCst) + 1 >= *limit {
+            std::process::exit(137);
+        }
+    }
+}

@@ -1,0 +1,22 @@
+//! The journal: per host, append-only JSON lines, intent before each action and outcome after.
+//!
+//! See `docs/journal.md` for the format.
+
+mod host_journal;
+mod journal_error;
+mod journal_event;
+mod journal_writer;
+
+pub use host_journal::{HostJournal, RecordedAction};
+pub use journal_error::JournalError;
+pub use journal_event::{
+    Assume, DecisionRecord, HostEndRecord, HostStatus, IntentRecord, JOURNAL_VERSION,
+    JournalEvent, LogRecord, OutcomeRecord, ProgressRecord, ResumeRecord, RewindRecord, RunHeader,
+    StageRecord,
+};
+pub use journal_writer::JournalWriter;
+
+/// Milliseconds since the Unix epoch, the one timestamp format of the journal.
+pub fn now_millis() -> u64 {
+    crate::Clock::Real.now_millis()
+}

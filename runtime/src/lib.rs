@@ -1,0 +1,48 @@
+//! The cairn runtime: the runbook language, the executor, the journal, transports, inventories
+//! and the simulated host machinery. It knows no vendor tool; `cairn-stdlib` adds those.
+
+mod action;
+mod action_error;
+mod barrier;
+mod cancel;
+mod check;
+mod clock;
+mod engine;
+mod executor;
+mod host_context;
+mod host_io;
+pub mod inventory;
+pub mod journal;
+mod local_transport;
+mod outline;
+mod reboot;
+mod run_event;
+mod run_failure;
+mod run_store;
+mod runbook;
+mod run_shared;
+pub mod sim;
+mod syntax;
+mod transport;
+mod transport_error;
+mod vocabulary;
+
+pub use cancel::{Cancel, Cancelled};
+pub use clock::Clock;
+pub use local_transport::LocalTransport;
+pub use transport::{ExecOutput, ExecRequest, Transport};
+pub use transport_error::TransportError;
+pub use action::{ActionCall, Outcome, Probe, Reconcile};
+pub use action_error::{ActionError, CallSite};
+pub use engine::{Installer, bind_host, build_engine};
+pub use host_context::{HostContext, HostInfo, Mode, Role};
+pub use host_io::HostIo;
+pub use outline::{Declaration, Outline};
+pub use run_event::{EventSink, RunEvent};
+pub use run_shared::{RunOptions, RunShared};
+pub use vocabulary::Secret;
+pub use executor::{HostReport, RunError, RunHost, RunReport, RunRequest, execute};
+pub use run_failure::{HostFailure, JournalLine};
+pub use run_store::{RunMeta, RunState, RunStore};
+pub use runbook::{Runbook, RunbookError, error_in};
+pub use check::check_calls;

@@ -1,0 +1,73 @@
+//! What every instance of a run shares across threads.
+
+use std::collections::BTreeMap;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use serde_json::Value;
+
+use crate::barrier::{Forks, StageBarrier};
+use crate::{Cancel, EventSink, HostInfo, Transport};
+
+/// Options of a run that instances consult.
+#[derive(Debug, Clone)]
+pub struct RunOptions {
+    /// At most this many hosts act at once.
+    pub forks: usize,
+    /// Script operations one instance may run before it is stopped as runaway.
+    pub max_operations: u64,
+    /// How long a rebooting host may take to come back.
+    pub reboot_timeout: Duration,
+}
+
+impl Default for RunOptions {
+    fn default() -> Self {
+        Self { forks: 64, max_operations: 10_000_000, reboot_timeout: Duration::from_secs(600) }
+    }
+}
+
+/// State shared by the instances of one run.
+pub struct RunShared {
+    /// Stage barriers.
+    pub barrier: StageBarrier,
+    /// Stops the run.
+    pub cancel: Cancel,
+    /// Progress events.
+    pub events: EventSink,
+    /// The fork limit.
+    pub forks: Forks,
+    /// Every host of the run, in inventory order.
+    pub hosts: Vec<HostInfo>,
+    /// Options.
+    pub options: RunOptions,
+    /// `--param` values by name.
+    pub params: BTreeMap<String, String>,
+    /// Values hosts published, by host then key.
+    pub published: Mutex<BTreeMap<String, BTreeMap<String, Value>>>,
+    /// Each host's transport, shared so the controller can reach hosts too.
+    pub transports: BTreeMap<String, Arc<Mutex<Box<dyn Transport>>>>,
+}
+
+impl RunShared {
+    /// Shared state for `participants` instances.
+    pub fn new(
+        participants: usize,
+        hosts: Vec<HostInfo>,
+        options: RunOptions,
+        params: BTreeMap<String, String>,
+        cancel: Cancel,
+        events: EventSink,
+    ) -> Self {
+        Self {
+            barrier: StageBarrier::new(participants),
+            cancel,
+            events,
+            forks: Forks::new(options.forks),
+            hosts,
+            options,
+            params,
+            published: Mutex::new(BTreeMap::new()),
+            transports: BTreeMap::new(),
+        }
+    }
+}

@@ -1,0 +1,111 @@
+//! A runbook file: its text, its hash, and compiling it with errors that point at the line.
+
+use std::path::{Path, PathBuf};
+
+use miette::{Diagnostic, NamedSource, SourceSpan};
+use rhai::{AST, Engine, Position};
+use sha2::{Digest, Sha256};
+
+/// A runbook as loaded from disk.
+#[derive(Debug, Clone)]
+pub struct Runbook {
+    /// SHA-256 of `text`, hex; the journal records it to notice edits.
+    pub hash: String,
+    /// The file.
+    pub path: PathBuf,
+    /// Its text.
+    pub text: String,
+}
+
+/// A runbook that cannot be read or compiled, or a script error at a runbook line.
+#[derive(Debug, thiserror::Error, Diagnostic)]
+#[error("{message}")]
+#[diagnostic(code(cairn::runtime::runbook))]
+pub struct RunbookError {
+    /// A hint for fixing it.
+    #[help]
+    pub help: Option<String>,
+    /// What is wrong.
+    pub message: String,
+    /// The runbook or module text.
+    #[source_code]
+    pub source_code: NamedSource<String>,
+    /// Where.
+    #[label("here")]
+    pub span: Option<SourceSpan>,
+}
+
+impl Runbook {
+    /// Reads `path`.
+    pub fn load(path: &Path) -> Result<Self, RunbookError> {
+        let text = std::fs::read_to_string(path).map_err(|error| RunbookError {
+            help: None,
+            message: format!("cannot read runbook `{}`: {error}", path.display()),
+            source_code: NamedSource::new(path.display().to_string(), String::new()),
+            span: None,
+        })?;
+        Ok(Self::from_text(path, text))
+    }
+
+    /// A runbook from text, named `path`.
+    pub fn from_text(path: &Path, text: String) -> Self {
+        let hash = Sha256::digest(text.as_bytes()).iter().map(|b| format!("{b:02x}")).collect();
+        Self { hash, path: path.to_owned(), text }
+    }
+
+    /// The folder `import` resolves against.
+    pub fn dir(&self) -> PathBuf {
+        self.path.parent().map_or_else(|| PathBuf::from("."), Path::to_path_buf)
+    }
+
+    /// The file name as journals and diagnostics show it.
+    pub fn name(&self) -> String {
+        self.path.display().to_string()
+    }
+
+    /// Compiles the runbook with `engine`.
+    pub fn compile(&self, engine: &Engine) -> Result<AST, RunbookError> {
+        let mut ast = engine.compile(&self.text).map_err(|error| {
+            let (kind, position) = (error.err_type().to_string(), error.position());
+            self.error_at(format!("syntax error: {kind}"), position, None)
+        })?;
+        ast.set_source(self.name());
+        Ok(ast)
+    }
+
+    /// An error at a position of this runbook.
+    pub fn error_at(&self, message: String, position: Position, help: Option<String>) -> RunbookError {
+        error_in(&self.name(), &self.text, message, position, help)
+    }
+}
+
+/// An error at `position` of the file `name` whose text is `text`.
+pub fn error_in(name: &str, text: &str, message: String, position: Position, help: Option<String>) -> RunbookError {
+    RunbookError {
+        help,
+        message,
+        source_code: NamedSource::new(name, text.to_owned()),
+        span: span_of(text, position),
+    }
+}
+
+/// The span of the token at a rhai position (1-based line and character column).
+fn span_of(text: &str, position: Position) -> Option<SourceSpan> {
+    let line = position.line()?;
+    let column = position.position().unwrap_or(1).max(1);
+    let mut offset = 0;
+    for (index, content) in text.split_inclusive('\n').enumerate() {
+        if index + 1 == line {
+            let start = content.char_indices().nth(column - 1).map_or(content.len(), |(i, _)| i);
+            let rest = &content[start..];
+            let width = rest
+                .find(|c: char| c.is_whitespace() || c == '(' || c == ';')
+                .unwrap_or(rest.trim_end().len())
+                .max(1)
+                .min(rest.trim_end().len().max(1));
+            return Some(SourceSpan::new((offset + start).into(), width));
+        }
+        offset += content.len();
+    }
+    None
+}

@@ -1,0 +1,58 @@
+//! How the runtime reaches a host: run a command, and tell time on the host's clock.
+
+use std::time::Duration;
+
+use crate::{Clock, TransportError};
+
+/// One command for a host: the argument vector, never a shell string.
+#[derive(Debug, Clone, Default)]
+pub struct ExecRequest {
+    /// The program and its arguments, each reaching the host as one literal argument.
+    pub argv: Vec<String>,
+    /// Text written to the command's standard input.
+    pub stdin: Option<String>,
+    /// How long the command may run before it is reported as timed out.
+    pub timeout: Option<Duration>,
+}
+
+impl ExecRequest {
+    /// A request for `argv` with no input and no timeout.
+    pub fn new<I, S>(argv: I) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        Self { argv: argv.into_iter().map(Into::into).collect(), ..Self::default() }
+    }
+}
+
+/// What a finished command left behind.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct ExecOutput {
+    /// The exit status; 128 + N for a command killed by signal N.
+    pub code: i64,
+    /// Standard error, lossily decoded as UTF-8.
+    pub stderr: String,
+    /// Standard output, lossily decoded as UTF-8.
+    pub stdout: String,
+}
+
+/// A way to reach one host. Implementations: local, sim (and ssh).
+///
+/// Every method blocks; the executor calls them from the host's own thread.
+pub trait Transport: Send {
+    /// Runs one command to completion.
+    ///
+    /// A command that ran and failed is `Ok` with a non-zero code; `Err` means the host could
+    /// not be reached or the command's fate is unknown (a dropped connection).
+    fn exec(&mut self, request: &ExecRequest) -> Result<ExecOutput, TransportError>;
+
+    /// The clock that reboot waits and backoff on this host use.
+    fn clock(&self) -> Clock;
+
+    /// Drops any open connection, so the next command reconnects (after a reboot).
+    fn disconnect(&mut self) {}
+
+    /// A short description for messages, e.g. `sim:linux` or `ssh://root@node01:22`.
+    fn describe(&self) -> String;
+}

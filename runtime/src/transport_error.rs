@@ -1,0 +1,45 @@
+//! Why a command could not be run, or its fate is unknown.
+
+/// A failure to reach a host or to learn what a command did.
+#[derive(Debug, thiserror::Error, miette::Diagnostic)]
+pub enum TransportError {
+    /// The command may or may not have run: the connection dropped while it ran.
+    #[error("connection to `{host}` dropped while `{command}` ran: its outcome is unknown")]
+    #[diagnostic(code(cairn::runtime::interrupted))]
+    Interrupted {
+        /// The command line.
+        command: String,
+        /// The host.
+        host: String,
+    },
+    /// A local failure to start or talk to a process or file.
+    #[error("{context}")]
+    #[diagnostic(code(cairn::runtime::io))]
+    Io {
+        /// What was being done.
+        context: String,
+        /// The operating system's reason.
+        #[source]
+        source: std::io::Error,
+    },
+    /// The command did not finish in time.
+    #[error("`{command}` on `{host}` did not finish within {seconds} s")]
+    #[diagnostic(code(cairn::runtime::command_timeout))]
+    TimedOut {
+        /// The command line.
+        command: String,
+        /// The host.
+        host: String,
+        /// The limit.
+        seconds: u64,
+    },
+    /// The host does not answer (down, rebooting, or the network is gone).
+    #[error("`{host}` is unreachable: {reason}")]
+    #[diagnostic(code(cairn::runtime::unreachable))]
+    Unreachable {
+        /// The host.
+        host: String,
+        /// What failed.
+        reason: String,
+    },
+}

@@ -1,0 +1,24 @@
+//! Vendor tool modules for cairn.
+//!
+//! One module per tool: its pest grammar, the typed result, and (as they arrive) its builtins
+//! and simulator model. [`parsers`] lists every output parser by the name `cairn parse` uses.
+
+pub mod esxcli;
+pub mod flint;
+pub mod ibdev2netdev;
+pub mod ibnetdiscover;
+pub mod ibstat;
+pub mod ibstatus;
+pub mod ibv_devinfo;
+pub mod ip;
+pub mod lspci;
+pub mod mlxconfig;
+pub mod mlxfwmanager;
+pub mod mst;
+pub mod ofed;
+mod parse_error;
+pub mod parsers;
+pub mod perftest;
+pub mod sockperf;
+
+pub use parse_error::ParseError;
