@@ -69,6 +69,7 @@ pub struct HostContext {
     /// The host.
     pub info: HostInfo,
     journal: RefCell<Option<JournalWriter>>,
+    journal_path: String,
     last_recorded: u64,
     /// Live or verify.
     pub mode: Mode,
@@ -99,9 +100,13 @@ impl HostContext {
         runbook_file: String,
     ) -> Self {
         let last_recorded = recorded.actions.keys().next_back().copied().unwrap_or(0);
+        let journal_path = journal
+            .as_ref()
+            .map_or_else(|| recorded.path.display().to_string(), |w| w.path().display().to_string());
         Self {
             info,
             journal: RefCell::new(journal),
+            journal_path,
             last_recorded,
             mode,
             recorded: recorded.actions,
@@ -231,7 +236,7 @@ impl HostContext {
         if let Some(recorded) = self.recorded.get(&seq) {
             if recorded.intent.builtin != call.builtin || recorded.intent.args != args {
                 return Err(ActionError::Diverged {
-                    journal: self.journal_path(),
+                    journal: self.journal_path.clone(),
                     now: call.builtin,
                     now_args: args,
                     seq,
@@ -417,13 +422,6 @@ impl HostContext {
             Some(writer) => Ok(writer.append(event, durable)?),
             None => Ok(()),
         }
-    }
-
-    fn journal_path(&self) -> String {
-        self.journal
-            .borrow()
-            .as_ref()
-            .map_or_else(String::new, |writer| writer.path().display().to_string())
     }
 
     fn redact(&self, value: Value) -> Value {

@@ -128,13 +128,16 @@ impl HostFailure {
         match typed {
             Some(ActionError::Cancelled(_)) => failure.kind = FailureKind::Cancelled,
             Some(ActionError::NeedsDecision { .. }) => failure.kind = FailureKind::NeedsDecision,
-            Some(ActionError::Diverged { journal, now, seq, then, .. }) => {
+            Some(ActionError::Diverged { journal, now, now_args, seq, then, .. }) => {
                 failure.kind = FailureKind::Diverged;
-                failure.label = format!("action {seq} is now `{now}`");
-                failure.message = format!(
-                    "the runbook changed at action {seq} of stage `{}`: it now calls `{now}`, the journal recorded `{}`",
-                    then.intent.stage, then.intent.builtin
-                );
+                failure.label = format!("action {seq} is now `{now}({now_args})`");
+                let what = if now == then.intent.builtin {
+                    format!("it calls `{now}` with other arguments than the journal recorded")
+                } else {
+                    format!("it now calls `{now}` where the journal recorded `{}`", then.intent.builtin)
+                };
+                failure.message =
+                    format!("the runbook changed at action {seq} of stage `{}`: {what}", then.intent.stage);
                 failure.help = Some(format!(
                     "undo the edit to resume this run, or start over with `cairn run` (the journal of this host is {journal})"
                 ));

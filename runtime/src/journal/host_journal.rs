@@ -38,6 +38,8 @@ pub struct HostJournal {
     pub events: Vec<(usize, JournalEvent)>,
     /// The header.
     pub header: Option<RunHeader>,
+    /// The file it was read from.
+    pub path: std::path::PathBuf,
     /// The line number of a torn last line that was dropped.
     pub torn_line: Option<usize>,
 }
@@ -51,7 +53,7 @@ impl HostJournal {
     pub fn load(path: &Path, repair: bool) -> Result<Self, JournalError> {
         let text = std::fs::read_to_string(path)
             .map_err(|source| JournalError::io(path, "cannot read journal", source))?;
-        let mut journal = Self::default();
+        let mut journal = Self { path: path.to_owned(), ..Self::default() };
         let mut offset = 0;
         let mut good_end = 0;
         for (index, line) in text.split_inclusive('\n').enumerate() {
