@@ -30,7 +30,11 @@ pub struct Outcome {
 impl Outcome {
     /// A result that changed nothing.
     pub fn unchanged(value: Value) -> Self {
-        Self { changed: false, reboot_required: false, value }
+        Self {
+            changed: false,
+            reboot_required: false,
+            value,
+        }
     }
 }
 

@@ -91,7 +91,12 @@ pub enum ActionError {
 }
 
 fn stderr_tail(stderr: &str) -> String {
-    let tail: Vec<&str> = stderr.lines().rev().filter(|l| !l.trim().is_empty()).take(3).collect();
+    let tail: Vec<&str> = stderr
+        .lines()
+        .rev()
+        .filter(|l| !l.trim().is_empty())
+        .take(3)
+        .collect();
     if tail.is_empty() {
         String::new()
     } else {
@@ -108,7 +113,9 @@ impl ActionError {
             self,
             Self::Cancelled(_)
                 | Self::Journal(_)
-                | Self::Transport(TransportError::Interrupted { .. } | TransportError::TimedOut { .. })
+                | Self::Transport(
+                    TransportError::Interrupted { .. } | TransportError::TimedOut { .. }
+                )
         )
     }
 }

@@ -26,17 +26,25 @@ impl StageBarrier {
     /// A barrier for `participants` hosts.
     pub fn new(participants: usize) -> Self {
         Self {
-            state: Mutex::new(BarrierState { arrived: BTreeMap::new(), live: participants, released: 0 }),
+            state: Mutex::new(BarrierState {
+                arrived: BTreeMap::new(),
+                live: participants,
+                released: 0,
+            }),
             wake: Condvar::new(),
         }
     }
 
     /// Waits until every live host has reached stage `index`.
     pub fn arrive(&self, index: u64, cancel: &Cancel) -> Result<(), Cancelled> {
-        let Ok(mut state) = self.state.lock() else { return Err(Cancelled) };
+        let Ok(mut state) = self.state.lock() else {
+            return Err(Cancelled);
+        };
         *state.arrived.entry(index).or_default() += 1;
         loop {
-            if state.released >= index || state.arrived.get(&index).copied().unwrap_or(0) >= state.live {
+            if state.released >= index
+                || state.arrived.get(&index).copied().unwrap_or(0) >= state.live
+            {
                 state.released = state.released.max(index);
                 self.wake.notify_all();
                 return Ok(());
@@ -68,12 +76,17 @@ pub struct Forks {
 impl Forks {
     /// A limit of `forks` (at least one).
     pub fn new(forks: usize) -> Self {
-        Self { free: Mutex::new(forks.max(1)), wake: Condvar::new() }
+        Self {
+            free: Mutex::new(forks.max(1)),
+            wake: Condvar::new(),
+        }
     }
 
     /// Takes a slot, waiting for one.
     pub fn acquire(&self, cancel: &Cancel) -> Result<(), Cancelled> {
-        let Ok(mut free) = self.free.lock() else { return Err(Cancelled) };
+        let Ok(mut free) = self.free.lock() else {
+            return Err(Cancelled);
+        };
         while *free == 0 {
             cancel.check()?;
             free = match self.wake.wait_timeout(free, Duration::from_millis(100)) {

@@ -6,7 +6,10 @@ use std::time::Duration;
 /// The run was stopped (Ctrl-C) while this host waited or before its next action.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error, miette::Diagnostic)]
 #[error("the run was stopped")]
-#[diagnostic(code(cairn::runtime::cancelled), help("`cairn resume` continues where it stopped"))]
+#[diagnostic(
+    code(cairn::runtime::cancelled),
+    help("`cairn resume` continues where it stopped")
+)]
 pub struct Cancelled;
 
 /// A shared stop flag. Cloning shares it.
@@ -30,13 +33,19 @@ impl Cancel {
 
     /// `Err(Cancelled)` once the run was stopped.
     pub fn check(&self) -> Result<(), Cancelled> {
-        if self.is_cancelled() { Err(Cancelled) } else { Ok(()) }
+        if self.is_cancelled() {
+            Err(Cancelled)
+        } else {
+            Ok(())
+        }
     }
 
     /// Waits `duration` unless the run is stopped first.
     pub fn wait(&self, duration: Duration) -> Result<(), Cancelled> {
         let (flag, wake) = &*self.0;
-        let Ok(stopped) = flag.lock() else { return Err(Cancelled) };
+        let Ok(stopped) = flag.lock() else {
+            return Err(Cancelled);
+        };
         match wake.wait_timeout_while(stopped, duration, |stopped| !*stopped) {
             Ok((stopped, _)) if !*stopped => Ok(()),
             _ => Err(Cancelled),

@@ -13,9 +13,14 @@ use crate::{Runbook, RunbookError};
 /// through `import` aliases and to functions the runbook defines are left to run time.
 pub fn check_calls(engine: &Engine, ast: &AST, runbook: &Runbook) -> Vec<RunbookError> {
     let arities = registered_arities(engine);
-    let modules: BTreeSet<&str> = arities.keys().filter_map(|name| name.split_once("::").map(|(m, _)| m)).collect();
-    let script_functions: BTreeSet<(String, usize)> =
-        ast.iter_functions().map(|f| (f.name.to_owned(), f.params.len())).collect();
+    let modules: BTreeSet<&str> = arities
+        .keys()
+        .filter_map(|name| name.split_once("::").map(|(m, _)| m))
+        .collect();
+    let script_functions: BTreeSet<(String, usize)> = ast
+        .iter_functions()
+        .map(|f| (f.name.to_owned(), f.params.len()))
+        .collect();
     let mut aliases = BTreeSet::new();
     ast.walk(&mut |path: &[ASTNode]| {
         if let Some(ASTNode::Stmt(Stmt::Import(import, _))) = path.last() {
@@ -25,21 +30,31 @@ pub fn check_calls(engine: &Engine, ast: &AST, runbook: &Runbook) -> Vec<Runbook
     });
     let mut problems = Vec::new();
     ast.walk(&mut |path: &[ASTNode]| {
-        let Some(ASTNode::Expr(Expr::FnCall(call, position))) = path.last() else { return true };
+        let Some(ASTNode::Expr(Expr::FnCall(call, position))) = path.last() else {
+            return true;
+        };
         let arity = call.args.len();
         let name = if call.namespace.is_empty() {
             call.name.to_string()
         } else {
             format!("{}::{}", call.namespace, call.name)
         };
-        let root = call.namespace.path.first().map(|segment| segment.as_str().to_owned());
+        let root = call
+            .namespace
+            .path
+            .first()
+            .map(|segment| segment.as_str().to_owned());
         let complaint = match (&root, arities.get(&name)) {
             (Some(root), _) if aliases.contains(root) => None,
             (_, Some(known)) if known.contains(&arity) => None,
             (None, _) if script_functions.contains(&(name.clone(), arity)) => None,
             (_, Some(known)) => Some(format!(
                 "`{name}` takes {} argument(s), not {arity}",
-                known.iter().map(ToString::to_string).collect::<Vec<_>>().join(" or ")
+                known
+                    .iter()
+                    .map(ToString::to_string)
+                    .collect::<Vec<_>>()
+                    .join(" or ")
             )),
             (Some(root), None) if modules.contains(root.as_str()) => {
                 Some(format!("module `{root}` has no function `{}`", call.name))
@@ -59,10 +74,19 @@ pub fn check_calls(engine: &Engine, ast: &AST, runbook: &Runbook) -> Vec<Runbook
 fn registered_arities(engine: &Engine) -> BTreeMap<String, BTreeSet<usize>> {
     let mut arities: BTreeMap<String, BTreeSet<usize>> = BTreeMap::new();
     for signature in engine.gen_fn_signatures(false) {
-        let Some((name, rest)) = signature.split_once('(') else { continue };
+        let Some((name, rest)) = signature.split_once('(') else {
+            continue;
+        };
         let params = rest.split(')').next().unwrap_or_default();
-        let count = if params.trim().is_empty() { 0 } else { params.split(',').count() };
-        arities.entry(name.trim().to_owned()).or_default().insert(count);
+        let count = if params.trim().is_empty() {
+            0
+        } else {
+            params.split(',').count()
+        };
+        arities
+            .entry(name.trim().to_owned())
+            .or_default()
+            .insert(count);
     }
     arities
 }
@@ -79,5 +103,9 @@ fn near(arities: &BTreeMap<String, BTreeSet<usize>>, name: &str) -> String {
         })
         .take(12)
         .collect();
-    if similar.is_empty() { "`cairn repl` lists builtins with :help".into() } else { format!("known: {}", similar.join(", ")) }
+    if similar.is_empty() {
+        "`cairn repl` lists builtins with :help".into()
+    } else {
+        format!("known: {}", similar.join(", "))
+    }
 }

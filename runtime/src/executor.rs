@@ -14,9 +14,9 @@ use crate::journal::{
 };
 use crate::run_failure::HostFailure;
 use crate::{
-    ActionError, Cancel, Clock, EventSink, ExecOutput, ExecRequest, HostContext, HostInfo, Installer,
-    LocalTransport, Mode, Outline, Role, RunOptions, RunShared, Runbook, RunbookError, Transport,
-    TransportError, bind_host, build_engine,
+    ActionError, Cancel, Clock, EventSink, ExecOutput, ExecRequest, HostContext, HostInfo,
+    Installer, LocalTransport, Mode, Outline, Role, RunOptions, RunShared, Runbook, RunbookError,
+    Transport, TransportError, bind_host, build_engine,
 };
 
 /// A host to run on, with its transport or why it has none.
@@ -99,7 +99,9 @@ pub enum RunError {
     #[error("{} action(s) started but their outcome was not recorded; nothing was run", .0.len())]
     #[diagnostic(
         code(cairn::runtime::needs_decision),
-        help("if they happened: `cairn resume --assume done`; to run them again: `cairn resume --assume redo`")
+        help(
+            "if they happened: `cairn resume --assume done`; to run them again: `cairn resume --assume redo`"
+        )
     )]
     NeedsDecision(#[related] Vec<HostFailure>),
     /// A `--param` the runbook does not declare, or a secret that must be given again.
@@ -115,8 +117,23 @@ pub enum RunError {
 }
 
 /// Runs (or resumes) a runbook on every host of `request`.
-pub fn execute(request: RunRequest, cancel: Cancel, events: EventSink) -> Result<RunReport, RunError> {
-    let RunRequest { assume, hosts, inventory, libraries, options, params, resume, run_dir, run_id, runbook } = request;
+pub fn execute(
+    request: RunRequest,
+    cancel: Cancel,
+    events: EventSink,
+) -> Result<RunReport, RunError> {
+    let RunRequest {
+        assume,
+        hosts,
+        inventory,
+        libraries,
+        options,
+        params,
+        resume,
+        run_dir,
+        run_id,
+        runbook,
+    } = request;
     let engine = build_engine(&runbook.dir(), &libraries, options.max_operations);
     let ast = runbook.compile(&engine)?;
     let outline = Outline::of(&ast);
@@ -125,13 +142,19 @@ pub fn execute(request: RunRequest, cancel: Cancel, events: EventSink) -> Result
     let mut participants: Vec<(HostInfo, Role, Box<dyn Transport>)> = hosts
         .into_iter()
         .map(|host| {
-            let transport = host.transport.unwrap_or_else(|reason| Box::new(Unreachable { reason }));
+            let transport = host
+                .transport
+                .unwrap_or_else(|reason| Box::new(Unreachable { reason }));
             (host.info, Role::Host, transport)
         })
         .collect();
     let host_infos: Vec<HostInfo> = participants.iter().map(|(info, ..)| info.clone()).collect();
     if outline.has_controller_stages() {
-        let info = HostInfo { groups: vec!["controller".into()], name: "controller".into(), vars: BTreeMap::new() };
+        let info = HostInfo {
+            groups: vec!["controller".into()],
+            name: "controller".into(),
+            vars: BTreeMap::new(),
+        };
         participants.push((info, Role::Controller, Box::new(LocalTransport)));
     }
     let journal_path = |name: &str| run_dir.join(format!("{name}.jsonl"));
@@ -154,12 +177,32 @@ pub fn execute(request: RunRequest, cancel: Cancel, events: EventSink) -> Result
                 }
             }
         }
-        if recorded.values().any(|j| j.header.as_ref().is_none_or(|h| h.runbook_hash != runbook.hash)) {
-            verify(&runbook, &ast, &libraries, &options, &params, &participants, &host_infos, &recorded)?;
+        if recorded.values().any(|j| {
+            j.header
+                .as_ref()
+                .is_none_or(|h| h.runbook_hash != runbook.hash)
+        }) {
+            verify(
+                &runbook,
+                &ast,
+                &libraries,
+                &options,
+                &params,
+                &participants,
+                &host_infos,
+                &recorded,
+            )?;
         }
     }
 
-    let mut shared = RunShared::new(participants.len(), host_infos.clone(), options, params.clone(), cancel, events);
+    let mut shared = RunShared::new(
+        participants.len(),
+        host_infos.clone(),
+        options,
+        params.clone(),
+        cancel,
+        events,
+    );
     for journal_host in &recorded {
         let published = journal_host.1.published();
         if let Ok(mut all) = shared.published.lock() {
@@ -169,7 +212,9 @@ pub fn execute(request: RunRequest, cancel: Cancel, events: EventSink) -> Result
     let mut instances = Vec::new();
     for (info, role, transport) in participants {
         let transport = Arc::new(Mutex::new(transport));
-        shared.transports.insert(info.name.clone(), transport.clone());
+        shared
+            .transports
+            .insert(info.name.clone(), transport.clone());
         instances.push((info, role, transport));
     }
     let shared = Arc::new(shared);
@@ -193,27 +238,46 @@ pub fn execute(request: RunRequest, cancel: Cancel, events: EventSink) -> Result
         if journal.header.is_none() {
             writer.append(&JournalEvent::Header(header(&info.name)), true)?;
         } else {
-            writer.append(&JournalEvent::Resume(ResumeRecord { at: now_millis() }), true)?;
+            writer.append(
+                &JournalEvent::Resume(ResumeRecord { at: now_millis() }),
+                true,
+            )?;
         }
-        let (instance_shared, runbook, libraries) = (shared.clone(), runbook.clone(), libraries.clone());
+        let (instance_shared, runbook, libraries) =
+            (shared.clone(), runbook.clone(), libraries.clone());
         let name = info.name.clone();
         let spawned = std::thread::Builder::new()
             .name(format!("host {name}"))
             .stack_size(8 << 20)
             .spawn(move || {
-                let host = HostContext::new(info, role, Mode::Live, instance_shared, transport, journal, Some(writer), runbook.name());
+                let host = HostContext::new(
+                    info,
+                    role,
+                    Mode::Live,
+                    instance_shared,
+                    transport,
+                    journal,
+                    Some(writer),
+                    runbook.name(),
+                );
                 run_instance(host, &runbook, &libraries)
             });
         match spawned {
             Ok(handle) => threads.push((name, handle)),
             Err(error) => {
                 shared.barrier.leave();
-                threads.push((name.clone(), std::thread::spawn(move || HostReport {
-                    failure: Some(HostFailure::message(&name, format!("cannot start a thread: {error}"))),
-                    name,
-                    reboot_pending: None,
-                    status: HostStatus::Failed,
-                })));
+                threads.push((
+                    name.clone(),
+                    std::thread::spawn(move || HostReport {
+                        failure: Some(HostFailure::message(
+                            &name,
+                            format!("cannot start a thread: {error}"),
+                        )),
+                        name,
+                        reboot_pending: None,
+                        status: HostStatus::Failed,
+                    }),
+                ));
             }
         }
     }
@@ -221,7 +285,10 @@ pub fn execute(request: RunRequest, cancel: Cancel, events: EventSink) -> Result
         .into_iter()
         .map(|(name, handle)| {
             handle.join().unwrap_or_else(|_| HostReport {
-                failure: Some(HostFailure::message(&name, "the host's thread panicked".into())),
+                failure: Some(HostFailure::message(
+                    &name,
+                    "the host's thread panicked".into(),
+                )),
                 name,
                 reboot_pending: None,
                 status: HostStatus::Failed,
@@ -236,14 +303,18 @@ fn run_instance(host: HostContext, runbook: &Runbook, libraries: &[Installer]) -
     let host = Rc::new(host);
     let shared = host.shared.clone();
     let name = host.info.name.clone();
-    let result = shared.forks.acquire(&shared.cancel).map_err(ActionError::from).map_err(|e| {
-        HostFailure::message(&name, e.to_string())
-    });
+    let result = shared
+        .forks
+        .acquire(&shared.cancel)
+        .map_err(ActionError::from)
+        .map_err(|e| HostFailure::message(&name, e.to_string()));
     let result = result.and_then(|()| {
         let mut engine = build_engine(&runbook.dir(), libraries, shared.options.max_operations);
         bind_host(&mut engine, &host);
         let outcome = match runbook.compile(&engine) {
-            Ok(ast) => engine.run_ast(&ast).map_err(|error| HostFailure::from_rhai(&host, runbook, &error)),
+            Ok(ast) => engine
+                .run_ast(&ast)
+                .map_err(|error| HostFailure::from_rhai(&host, runbook, &error)),
             Err(error) => Err(HostFailure::message(&name, error.to_string())),
         };
         shared.forks.release();
@@ -255,12 +326,20 @@ fn run_instance(host: HostContext, runbook: &Runbook, libraries: &[Installer]) -
         Err(failure) => (HostStatus::Failed, Some(failure)),
     };
     let end = host.end(status, failure.as_ref().map(HostFailure::one_line));
+    if let (HostStatus::Failed, Ok(mut failed)) = (status, shared.failed.lock()) {
+        failed.insert(name.clone());
+    }
     shared.barrier.leave();
     let failure = match end {
         Ok(()) => failure,
         Err(error) => Some(HostFailure::message(&name, error.to_string())),
     };
-    HostReport { failure, name, reboot_pending: host.reboot_pending(), status }
+    HostReport {
+        failure,
+        name,
+        reboot_pending: host.reboot_pending(),
+        status,
+    }
 }
 
 fn check_params(outline: &Outline, params: &BTreeMap<String, String>) -> Result<(), RunError> {
@@ -269,12 +348,17 @@ fn check_params(outline: &Outline, params: &BTreeMap<String, String>) -> Result<
         if !declared.contains(name.as_str()) {
             return Err(RunError::Param {
                 message: format!("--param `{name}`: the runbook declares no such param"),
-                help: Some(format!("declared: {}", declared.iter().copied().collect::<Vec<_>>().join(", "))),
+                help: Some(format!(
+                    "declared: {}",
+                    declared.iter().copied().collect::<Vec<_>>().join(", ")
+                )),
             });
         }
         if value == "<redacted>" {
             return Err(RunError::Param {
-                message: format!("param `{name}` is secret and was not kept: give it again with --param {name}=..."),
+                message: format!(
+                    "param `{name}` is secret and was not kept: give it again with --param {name}=..."
+                ),
                 help: None,
             });
         }
@@ -302,18 +386,30 @@ fn settle_unknown_outcomes(
             Some(assume) => {
                 let mut writer = JournalWriter::open(&journal_path(host))?;
                 for action in unsettled {
-                    let record = DecisionRecord { assume, at: now_millis(), seq: action.intent.seq };
+                    let record = DecisionRecord {
+                        assume,
+                        at: now_millis(),
+                        seq: action.intent.seq,
+                    };
                     writer.append(&JournalEvent::Decision(record), true)?;
                 }
             }
             None => {
                 for action in unsettled {
-                    waiting.push(HostFailure::needs_decision(host, &journal_path(host), action));
+                    waiting.push(HostFailure::needs_decision(
+                        host,
+                        &journal_path(host),
+                        action,
+                    ));
                 }
             }
         }
     }
-    if waiting.is_empty() { Ok(()) } else { Err(RunError::NeedsDecision(waiting)) }
+    if waiting.is_empty() {
+        Ok(())
+    } else {
+        Err(RunError::NeedsDecision(waiting))
+    }
 }
 
 /// Replays every host's journal against the edited runbook, touching no host, and refuses to
@@ -344,9 +440,13 @@ fn verify(
     }
     let mut diverged = Vec::new();
     for (info, role, _) in participants {
-        let Some(journal) = recorded.get(&info.name) else { continue };
+        let Some(journal) = recorded.get(&info.name) else {
+            continue;
+        };
         let transport: Arc<Mutex<Box<dyn Transport>>> =
-            Arc::new(Mutex::new(Box::new(Unreachable { reason: "verifying".into() })));
+            Arc::new(Mutex::new(Box::new(Unreachable {
+                reason: "verifying".into(),
+            })));
         let host = Rc::new(HostContext::new(
             info.clone(),
             *role,
@@ -366,7 +466,11 @@ fn verify(
             }
         }
     }
-    if diverged.is_empty() { Ok(()) } else { Err(RunError::Diverged(diverged)) }
+    if diverged.is_empty() {
+        Ok(())
+    } else {
+        Err(RunError::Diverged(diverged))
+    }
 }
 
 /// A host that cannot be reached at all: every command fails with the reason.
@@ -376,7 +480,10 @@ struct Unreachable {
 
 impl Transport for Unreachable {
     fn exec(&mut self, _: &ExecRequest) -> Result<ExecOutput, TransportError> {
-        Err(TransportError::Unreachable { host: String::new(), reason: self.reason.clone() })
+        Err(TransportError::Unreachable {
+            host: String::new(),
+            reason: self.reason.clone(),
+        })
     }
 
     fn clock(&self) -> Clock {

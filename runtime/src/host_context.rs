@@ -89,6 +89,7 @@ pub(crate) struct HostHandle(pub(crate) Rc<HostContext>);
 
 impl HostContext {
     /// An instance for `info`, replaying from `recorded` and appending to `journal`.
+    #[allow(clippy::too_many_arguments)] // each is a separate concern; a builder would add nothing
     pub fn new(
         info: HostInfo,
         role: Role,
@@ -100,9 +101,10 @@ impl HostContext {
         runbook_file: String,
     ) -> Self {
         let last_recorded = recorded.actions.keys().next_back().copied().unwrap_or(0);
-        let journal_path = journal
-            .as_ref()
-            .map_or_else(|| recorded.path.display().to_string(), |w| w.path().display().to_string());
+        let journal_path = journal.as_ref().map_or_else(
+            || recorded.path.display().to_string(),
+            |w| w.path().display().to_string(),
+        );
         Self {
             info,
             journal: RefCell::new(journal),
@@ -133,9 +135,15 @@ impl HostContext {
     pub fn site(&self, ctx: &NativeCallContext) -> CallSite {
         let position = ctx.call_position();
         CallSite {
-            column: position.position().and_then(|c| u32::try_from(c).ok()).unwrap_or(0),
+            column: position
+                .position()
+                .and_then(|c| u32::try_from(c).ok())
+                .unwrap_or(0),
             file: ctx.call_source().unwrap_or(&self.runbook_file).to_owned(),
-            line: position.line().and_then(|l| u32::try_from(l).ok()).unwrap_or(0),
+            line: position
+                .line()
+                .and_then(|l| u32::try_from(l).ok())
+                .unwrap_or(0),
         }
     }
 
@@ -160,7 +168,10 @@ impl HostContext {
     pub fn fail(&self, error: ActionError, position: Position) -> Box<EvalAltResult> {
         let message = error.to_string();
         self.state.borrow_mut().failure = Some((message.clone(), error));
-        Box::new(EvalAltResult::ErrorRuntime(Dynamic::from(message), position))
+        Box::new(EvalAltResult::ErrorRuntime(
+            Dynamic::from(message),
+            position,
+        ))
     }
 
     /// The typed error behind a rhai error whose message is `message`, if a builtin made it.
@@ -212,8 +223,11 @@ impl HostContext {
                 name: name.to_owned(),
             });
         }
-        self.state.borrow_mut().stage =
-            Some(StageState { index, name: name.to_owned(), ordinal: 0 });
+        self.state.borrow_mut().stage = Some(StageState {
+            index,
+            name: name.to_owned(),
+            ordinal: 0,
+        });
         Ok(member)
     }
 
@@ -259,10 +273,20 @@ impl HostContext {
                     return Ok(outcome.result.clone());
                 }
                 (Some(_), _) => {}
-                (None, _) if self.mode == Mode::Verify => return Err(ActionError::ReachedLivePoint),
+                (None, _) if self.mode == Mode::Verify => {
+                    return Err(ActionError::ReachedLivePoint);
+                }
                 (None, Some(Assume::Done)) => {
                     let outcome = Outcome::unchanged(call.assumed);
-                    return self.finish(seq, &call.builtin, site, summary, Ok(outcome), 0, Some("assumed"));
+                    return self.finish(
+                        seq,
+                        &call.builtin,
+                        site,
+                        summary,
+                        Ok(outcome),
+                        0,
+                        Some("assumed"),
+                    );
                 }
                 (None, Some(Assume::Redo)) => {}
                 (None, None) => match call.reconcile {
@@ -283,7 +307,15 @@ impl HostContext {
                         match probed {
                             Ok(Some(outcome)) => {
                                 let elapsed = elapsed_ms(started);
-                                return self.finish(seq, &call.builtin, site, summary, Ok(outcome), elapsed, Some("probe"));
+                                return self.finish(
+                                    seq,
+                                    &call.builtin,
+                                    site,
+                                    summary,
+                                    Ok(outcome),
+                                    elapsed,
+                                    Some("probe"),
+                                );
                             }
                             Ok(None) => {}
                             Err(error) => return Err(error),
@@ -312,7 +344,15 @@ impl HostContext {
         self.append(&JournalEvent::Intent(intent), true)?;
         let started = Instant::now();
         let result = HostIo::new(self, seq).and_then(|mut io| live(&mut io));
-        self.finish(seq, &call.builtin, site, summary, result, elapsed_ms(started), None)
+        self.finish(
+            seq,
+            &call.builtin,
+            site,
+            summary,
+            result,
+            elapsed_ms(started),
+            None,
+        )
     }
 
     /// Records an outcome (unless the action's fate is unknown) and reports it.
@@ -327,13 +367,19 @@ impl HostContext {
         elapsed_ms: u64,
         how: Option<&str>,
     ) -> Result<Value, ActionError> {
-        if let Err(error) = &result {
-            if error.outcome_unknown() {
-                return result.map(|o| o.value);
-            }
+        if let Err(error) = &result
+            && error.outcome_unknown()
+        {
+            return result.map(|o| o.value);
         }
         let (ok, changed, reboot_required, value, error) = match &result {
-            Ok(outcome) => (true, outcome.changed, outcome.reboot_required, outcome.value.clone(), None),
+            Ok(outcome) => (
+                true,
+                outcome.changed,
+                outcome.reboot_required,
+                outcome.value.clone(),
+                None,
+            ),
             Err(error) => (false, false, false, Value::Null, Some(error.to_string())),
         };
         let record = OutcomeRecord {
@@ -383,8 +429,12 @@ impl HostContext {
     }
 
     pub(crate) fn record_progress(&self, seq: u64, data: Value) -> Result<(), ActionError> {
-        let record = ProgressRecord { at: now_millis(), data: self.redact(data), seq };
-        Ok(self.append(&JournalEvent::Progress(record), true)?)
+        let record = ProgressRecord {
+            at: now_millis(),
+            data: self.redact(data),
+            seq,
+        };
+        self.append(&JournalEvent::Progress(record), true)
     }
 
     /// Logs a line: reported, and journaled unless it is being replayed.
@@ -394,9 +444,16 @@ impl HostContext {
         }
         let message = self.redact_text(&message);
         let stage = self.state.borrow().stage.as_ref().map(|s| s.name.clone());
-        let record = LogRecord { at: now_millis(), message: message.clone(), stage };
+        let record = LogRecord {
+            at: now_millis(),
+            message: message.clone(),
+            stage,
+        };
         self.append(&JournalEvent::Log(record), false)?;
-        self.shared.events.send(RunEvent::Log { host: self.info.name.clone(), message });
+        self.shared.events.send(RunEvent::Log {
+            host: self.info.name.clone(),
+            message,
+        });
         Ok(())
     }
 
@@ -406,7 +463,12 @@ impl HostContext {
             return Ok(());
         }
         let reboot_pending = self.reboot_pending();
-        let record = HostEndRecord { at: now_millis(), error: error.clone(), reboot_pending: reboot_pending.clone(), status };
+        let record = HostEndRecord {
+            at: now_millis(),
+            error: error.clone(),
+            reboot_pending: reboot_pending.clone(),
+            status,
+        };
         self.append(&JournalEvent::HostEnd(record), true)?;
         self.shared.events.send(RunEvent::HostFinished {
             error,
@@ -434,20 +496,27 @@ impl HostContext {
 
     fn redact_text(&self, text: &str) -> String {
         let state = self.state.borrow();
-        state.secrets.iter().fold(text.to_owned(), |text, secret| text.replace(secret.as_str(), "<redacted>"))
+        state.secrets.iter().fold(text.to_owned(), |text, secret| {
+            text.replace(secret.as_str(), "<redacted>")
+        })
     }
 }
 
 fn redact_value(value: Value, secrets: &[String]) -> Value {
     match value {
-        Value::String(text) => Value::String(
-            secrets.iter().fold(text, |text, secret| text.replace(secret.as_str(), "<redacted>")),
+        Value::String(text) => Value::String(secrets.iter().fold(text, |text, secret| {
+            text.replace(secret.as_str(), "<redacted>")
+        })),
+        Value::Array(items) => Value::Array(
+            items
+                .into_iter()
+                .map(|item| redact_value(item, secrets))
+                .collect(),
         ),
-        Value::Array(items) => {
-            Value::Array(items.into_iter().map(|item| redact_value(item, secrets)).collect())
-        }
         Value::Object(map) => Value::Object(
-            map.into_iter().map(|(key, item)| (key, redact_value(item, secrets))).collect(),
+            map.into_iter()
+                .map(|(key, item)| (key, redact_value(item, secrets)))
+                .collect(),
         ),
         other => other,
     }
@@ -460,11 +529,19 @@ fn elapsed_ms(started: Instant) -> u64 {
 /// `run(["mst", "status"])` → `run mst status`, for progress lines.
 fn summarize(builtin: &str, args: &Value) -> String {
     let detail = match args.get("argv").and_then(Value::as_array) {
-        Some(argv) => argv.iter().map(|a| a.as_str().map_or_else(|| a.to_string(), str::to_owned)).collect::<Vec<_>>().join(" "),
+        Some(argv) => argv
+            .iter()
+            .map(|a| a.as_str().map_or_else(|| a.to_string(), str::to_owned))
+            .collect::<Vec<_>>()
+            .join(" "),
         None if args.as_object().is_some_and(serde_json::Map::is_empty) => String::new(),
         None => args.to_string(),
     };
-    let mut line = if detail.is_empty() { builtin.to_owned() } else { format!("{builtin} {detail}") };
+    let mut line = if detail.is_empty() {
+        builtin.to_owned()
+    } else {
+        format!("{builtin} {detail}")
+    };
     if line.chars().count() > 100 {
         line = line.chars().take(99).collect::<String>() + "…";
     }

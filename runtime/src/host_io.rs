@@ -16,11 +16,14 @@ pub struct HostIo<'a> {
 
 impl<'a> HostIo<'a> {
     pub(crate) fn new(ctx: &'a HostContext, seq: u64) -> Result<Self, ActionError> {
-        let transport = ctx
-            .transport()
-            .lock()
-            .map_err(|_| ActionError::Failed(format!("the transport of `{}` broke", ctx.info.name)))?;
-        Ok(Self { ctx, seq, transport })
+        let transport = ctx.transport().lock().map_err(|_| {
+            ActionError::Failed(format!("the transport of `{}` broke", ctx.info.name))
+        })?;
+        Ok(Self {
+            ctx,
+            seq,
+            transport,
+        })
     }
 
     /// The host's name.

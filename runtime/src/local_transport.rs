@@ -18,17 +18,26 @@ impl Transport for LocalTransport {
             source,
         };
         let Some((program, args)) = request.argv.split_first() else {
-            return Err(io("cannot run", std::io::Error::other("empty argument list")));
+            return Err(io(
+                "cannot run",
+                std::io::Error::other("empty argument list"),
+            ));
         };
         let mut child = Command::new(program)
             .args(args)
-            .stdin(if request.stdin.is_some() { Stdio::piped() } else { Stdio::null() })
+            .stdin(if request.stdin.is_some() {
+                Stdio::piped()
+            } else {
+                Stdio::null()
+            })
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .spawn()
             .map_err(|e| io("cannot start", e))?;
         if let (Some(input), Some(mut stdin)) = (&request.stdin, child.stdin.take()) {
-            stdin.write_all(input.as_bytes()).map_err(|e| io("cannot write input to", e))?;
+            stdin
+                .write_all(input.as_bytes())
+                .map_err(|e| io("cannot write input to", e))?;
         }
         let stdout = child.stdout.take().map(read_in_background);
         let stderr = child.stderr.take().map(read_in_background);
@@ -48,14 +57,20 @@ impl Transport for LocalTransport {
             }
             std::thread::sleep(Duration::from_millis(2));
         };
-        let code = status.code().map_or_else(|| 128 + signal_of(&status), i64::from);
+        let code = status
+            .code()
+            .map_or_else(|| 128 + signal_of(&status), i64::from);
         let collect = |reader: Option<std::thread::JoinHandle<Vec<u8>>>| {
             reader
                 .and_then(|handle| handle.join().ok())
                 .map(|bytes| String::from_utf8_lossy(&bytes).into_owned())
                 .unwrap_or_default()
         };
-        Ok(ExecOutput { code, stdout: collect(stdout), stderr: collect(stderr) })
+        Ok(ExecOutput {
+            code,
+            stdout: collect(stdout),
+            stderr: collect(stderr),
+        })
     }
 
     fn clock(&self) -> Clock {
@@ -102,13 +117,17 @@ mod tests {
 
     #[test]
     fn non_zero_exit_is_reported_not_an_error() {
-        let out = LocalTransport.exec(&ExecRequest::new(["false"])).expect("false runs");
+        let out = LocalTransport
+            .exec(&ExecRequest::new(["false"]))
+            .expect("false runs");
         assert_eq!(out.code, 1);
     }
 
     #[test]
     fn a_missing_program_is_an_io_error() {
-        let err = LocalTransport.exec(&ExecRequest::new(["/nonexistent/cairn-x"])).unwrap_err();
+        let err = LocalTransport
+            .exec(&ExecRequest::new(["/nonexistent/cairn-x"]))
+            .unwrap_err();
         assert!(matches!(err, TransportError::Io { .. }), "{err}");
     }
 }

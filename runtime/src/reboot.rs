@@ -9,7 +9,10 @@ use serde_json::{Value, json};
 
 use crate::{ActionError, ExecRequest, HostIo, Outcome, RunEvent, TransportError};
 
+/// Polls every half second for the first ten seconds (most reboots of simulated hosts and VMs
+/// are that quick), then back off, doubling up to ten seconds between polls.
 const FIRST_POLL: Duration = Duration::from_millis(500);
+const QUICK_PHASE_MS: u64 = 10_000;
 const LONGEST_POLL: Duration = Duration::from_secs(10);
 
 /// Reboots the host and waits for it to come back.
@@ -20,7 +23,10 @@ pub(crate) fn reboot(io: &mut HostIo<'_>) -> Result<Outcome, ActionError> {
 }
 
 /// Settles a reboot whose outcome was not recorded, from the boot id it recorded.
-pub(crate) fn reconcile(io: &mut HostIo<'_>, progress: &[Value]) -> Result<Option<Outcome>, ActionError> {
+pub(crate) fn reconcile(
+    io: &mut HostIo<'_>,
+    progress: &[Value],
+) -> Result<Option<Outcome>, ActionError> {
     let Some(old) = progress.iter().find_map(|p| p.get("old_boot_id")?.as_str()) else {
         return Ok(None);
     };
@@ -28,7 +34,9 @@ pub(crate) fn reconcile(io: &mut HostIo<'_>, progress: &[Value]) -> Result<Optio
     match boot_id(io) {
         Ok(now) if now == old => issue(io, &old).map(Some),
         Ok(now) => Ok(Some(came_back(io, &old, now, 0))),
-        Err(ActionError::Transport(TransportError::Unreachable { .. })) => wait_for_new_boot(io, &old).map(Some),
+        Err(ActionError::Transport(TransportError::Unreachable { .. })) => {
+            wait_for_new_boot(io, &old).map(Some)
+        }
         Err(error) => Err(error),
     }
 }
@@ -36,14 +44,20 @@ pub(crate) fn reconcile(io: &mut HostIo<'_>, progress: &[Value]) -> Result<Optio
 fn issue(io: &mut HostIo<'_>, old: &str) -> Result<Outcome, ActionError> {
     match io.exec(&ExecRequest::new(["reboot"])) {
         Ok(output) if output.code != 0 => {
-            return Err(ActionError::CommandFailed { code: output.code, command: "reboot".into(), stderr: output.stderr });
+            return Err(ActionError::CommandFailed {
+                code: output.code,
+                command: "reboot".into(),
+                stderr: output.stderr,
+            });
         }
         // The connection dropping under a reboot command is what a reboot looks like.
         Ok(_) | Err(ActionError::Transport(_)) => {}
         Err(error) => return Err(error),
     }
     io.disconnect();
-    io.report(RunEvent::Rebooting { host: io.host().to_owned() });
+    io.report(RunEvent::Rebooting {
+        host: io.host().to_owned(),
+    });
     wait_for_new_boot(io, old)
 }
 
@@ -54,8 +68,10 @@ fn wait_for_new_boot(io: &mut HostIo<'_>, old: &str) -> Result<Outcome, ActionEr
     let mut poll = FIRST_POLL;
     loop {
         io.wait(poll)?;
-        poll = (poll * 2).min(LONGEST_POLL);
         let waited = clock.now_millis().saturating_sub(started);
+        if waited >= QUICK_PHASE_MS {
+            poll = (poll * 2).min(LONGEST_POLL);
+        }
         match boot_id(io) {
             Ok(now) if now != old => return Ok(came_back(io, old, now, waited)),
             Ok(_) | Err(ActionError::Transport(_)) if waited < limit => io.disconnect(),
@@ -71,7 +87,10 @@ fn wait_for_new_boot(io: &mut HostIo<'_>, old: &str) -> Result<Outcome, ActionEr
 }
 
 fn came_back(io: &mut HostIo<'_>, old: &str, new: String, waited_ms: u64) -> Outcome {
-    io.report(RunEvent::Rebooted { host: io.host().to_owned(), waited_ms });
+    io.report(RunEvent::Rebooted {
+        host: io.host().to_owned(),
+        waited_ms,
+    });
     Outcome {
         changed: true,
         reboot_required: false,
@@ -81,12 +100,19 @@ fn came_back(io: &mut HostIo<'_>, old: &str, new: String, waited_ms: u64) -> Out
 
 /// The host's boot id: the kernel's on Linux, the boot count of `vmksummary.log` on ESXi.
 pub(crate) fn boot_id(io: &mut HostIo<'_>) -> Result<String, ActionError> {
-    let linux = io.exec(&ExecRequest::new(["cat", "/proc/sys/kernel/random/boot_id"]))?;
+    let linux = io.exec(&ExecRequest::new([
+        "cat",
+        "/proc/sys/kernel/random/boot_id",
+    ]))?;
     if linux.code == 0 && !linux.stdout.trim().is_empty() {
         return Ok(linux.stdout.trim().to_owned());
     }
     let esxi = io.exec(&ExecRequest::new(["cat", "/var/log/vmksummary.log"]))?;
-    let boots: Vec<&str> = esxi.stdout.lines().filter(|line| line.contains("booted")).collect();
+    let boots: Vec<&str> = esxi
+        .stdout
+        .lines()
+        .filter(|line| line.contains("booted"))
+        .collect();
     match boots.last() {
         Some(last) if esxi.code == 0 => Ok(format!("{}:{}", boots.len(), last.trim())),
         _ => Err(ActionError::Failed(format!(

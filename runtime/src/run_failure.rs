@@ -88,11 +88,18 @@ impl HostFailure {
         let source = read_source(&intent.file);
         let span = span_at(&source, intent.line, intent.column);
         Self {
-            help: Some(format!("journal {} line {}", journal.display(), action.line)),
+            help: Some(format!(
+                "journal {} line {}",
+                journal.display(),
+                action.line
+            )),
             host: host.to_owned(),
             kind: FailureKind::NeedsDecision,
             label_span: span,
-            label: format!("`{}` (action {}) started here; did it finish?", intent.builtin, intent.seq),
+            label: format!(
+                "`{}` (action {}) started here; did it finish?",
+                intent.builtin, intent.seq
+            ),
             message: format!(
                 "`{}` in stage `{}` started but its outcome was not recorded",
                 intent.builtin, intent.stage
@@ -109,12 +116,23 @@ impl HostFailure {
             EvalAltResult::ErrorRuntime(value, _) => value.to_string(),
             other => {
                 let text = other.to_string();
-                text.rfind(" (line ").map_or(text.clone(), |at| text[..at].to_owned())
+                text.rfind(" (line ")
+                    .map_or(text.clone(), |at| text[..at].to_owned())
             }
         };
         let typed = host.take_failure(&rhai_message);
-        let source = if file == runbook.name() { runbook.text.clone() } else { read_source(&file) };
-        let span = span_at(&source, position.line().map_or(0, |l| u32::try_from(l).unwrap_or(0)), position.position().map_or(0, |c| u32::try_from(c).unwrap_or(0)));
+        let source = if file == runbook.name() {
+            runbook.text.clone()
+        } else {
+            read_source(&file)
+        };
+        let span = span_at(
+            &source,
+            position.line().map_or(0, |l| u32::try_from(l).unwrap_or(0)),
+            position
+                .position()
+                .map_or(0, |c| u32::try_from(c).unwrap_or(0)),
+        );
         let mut failure = Self {
             help: None,
             host: host.info.name.clone(),
@@ -128,16 +146,28 @@ impl HostFailure {
         match typed {
             Some(ActionError::Cancelled(_)) => failure.kind = FailureKind::Cancelled,
             Some(ActionError::NeedsDecision { .. }) => failure.kind = FailureKind::NeedsDecision,
-            Some(ActionError::Diverged { journal, now, now_args, seq, then, .. }) => {
+            Some(ActionError::Diverged {
+                journal,
+                now,
+                now_args,
+                seq,
+                then,
+                ..
+            }) => {
                 failure.kind = FailureKind::Diverged;
                 failure.label = format!("action {seq} is now `{now}({now_args})`");
                 let what = if now == then.intent.builtin {
                     format!("it calls `{now}` with other arguments than the journal recorded")
                 } else {
-                    format!("it now calls `{now}` where the journal recorded `{}`", then.intent.builtin)
+                    format!(
+                        "it now calls `{now}` where the journal recorded `{}`",
+                        then.intent.builtin
+                    )
                 };
-                failure.message =
-                    format!("the runbook changed at action {seq} of stage `{}`: {what}", then.intent.stage);
+                failure.message = format!(
+                    "the runbook changed at action {seq} of stage `{}`: {what}",
+                    then.intent.stage
+                );
                 failure.help = Some(format!(
                     "undo the edit to resume this run, or start over with `cairn run` (the journal of this host is {journal})"
                 ));
@@ -162,8 +192,12 @@ fn help_for(error: &ActionError) -> Option<String> {
         ActionError::CommandFailed { .. } => {
             Some("pass #{ allow_fail: true } to `run` to accept a non-zero exit".into())
         }
-        ActionError::OutsideStage(_) => Some("wrap the call in `stage \"name\" on GROUP { ... }`".into()),
-        ActionError::RebootTimeout { .. } => Some("raise --reboot-timeout, or check the host's console".into()),
+        ActionError::OutsideStage(_) => {
+            Some("wrap the call in `stage \"name\" on GROUP { ... }`".into())
+        }
+        ActionError::RebootTimeout { .. } => {
+            Some("raise --reboot-timeout, or check the host's console".into())
+        }
         _ => None,
     }
 }

@@ -22,7 +22,11 @@ pub struct RunOptions {
 
 impl Default for RunOptions {
     fn default() -> Self {
-        Self { forks: 64, max_operations: 10_000_000, reboot_timeout: Duration::from_secs(600) }
+        Self {
+            forks: 64,
+            max_operations: 10_000_000,
+            reboot_timeout: Duration::from_secs(600),
+        }
     }
 }
 
@@ -36,6 +40,8 @@ pub struct RunShared {
     pub events: EventSink,
     /// The fork limit.
     pub forks: Forks,
+    /// Hosts that failed and left the run.
+    pub failed: Mutex<std::collections::BTreeSet<String>>,
     /// Every host of the run, in inventory order.
     pub hosts: Vec<HostInfo>,
     /// Options.
@@ -62,6 +68,7 @@ impl RunShared {
             barrier: StageBarrier::new(participants),
             cancel,
             events,
+            failed: Mutex::new(std::collections::BTreeSet::new()),
             forks: Forks::new(options.forks),
             hosts,
             options,

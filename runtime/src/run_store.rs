@@ -49,7 +49,9 @@ pub struct RunStore {
 impl RunStore {
     /// Runs under `root` (normally `.cairn`).
     pub fn new(root: &Path) -> Self {
-        Self { root: root.to_owned() }
+        Self {
+            root: root.to_owned(),
+        }
     }
 
     /// The state folder.
@@ -95,7 +97,8 @@ impl RunStore {
     /// Reads run `id`'s `run.json`.
     pub fn meta(&self, id: &str) -> Result<RunMeta, JournalError> {
         let path = self.run_dir(id).join("run.json");
-        let text = std::fs::read_to_string(&path).map_err(|e| JournalError::io(&path, "cannot read", e))?;
+        let text = std::fs::read_to_string(&path)
+            .map_err(|e| JournalError::io(&path, "cannot read", e))?;
         serde_json::from_str(&text).map_err(|e| JournalError::Header {
             path: path.display().to_string(),
             reason: e.to_string(),
@@ -124,7 +127,11 @@ impl RunStore {
     pub fn state(&self, id: &str) -> Result<RunState, JournalError> {
         let meta = self.meta(id)?;
         let mut state = RunState::Done;
-        for host in meta.hosts.iter().chain(std::iter::once(&"controller".to_owned())) {
+        for host in meta
+            .hosts
+            .iter()
+            .chain(std::iter::once(&"controller".to_owned()))
+        {
             let path = self.journal_path(id, host);
             if !path.exists() {
                 if host == "controller" {
@@ -143,7 +150,10 @@ impl RunStore {
 
     /// The newest run that is not done, for `cairn resume` with no id.
     pub fn latest_resumable(&self) -> Option<String> {
-        self.ids().into_iter().rev().find(|id| !matches!(self.state(id), Ok(RunState::Done)))
+        self.ids()
+            .into_iter()
+            .rev()
+            .find(|id| !matches!(self.state(id), Ok(RunState::Done)))
     }
 }
 

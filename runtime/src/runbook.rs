@@ -49,13 +49,22 @@ impl Runbook {
 
     /// A runbook from text, named `path`.
     pub fn from_text(path: &Path, text: String) -> Self {
-        let hash = Sha256::digest(text.as_bytes()).iter().map(|b| format!("{b:02x}")).collect();
-        Self { hash, path: path.to_owned(), text }
+        let hash = Sha256::digest(text.as_bytes())
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect();
+        Self {
+            hash,
+            path: path.to_owned(),
+            text,
+        }
     }
 
     /// The folder `import` resolves against.
     pub fn dir(&self) -> PathBuf {
-        self.path.parent().map_or_else(|| PathBuf::from("."), Path::to_path_buf)
+        self.path
+            .parent()
+            .map_or_else(|| PathBuf::from("."), Path::to_path_buf)
     }
 
     /// The file name as journals and diagnostics show it.
@@ -74,13 +83,24 @@ impl Runbook {
     }
 
     /// An error at a position of this runbook.
-    pub fn error_at(&self, message: String, position: Position, help: Option<String>) -> RunbookError {
+    pub fn error_at(
+        &self,
+        message: String,
+        position: Position,
+        help: Option<String>,
+    ) -> RunbookError {
         error_in(&self.name(), &self.text, message, position, help)
     }
 }
 
 /// An error at `position` of the file `name` whose text is `text`.
-pub fn error_in(name: &str, text: &str, message: String, position: Position, help: Option<String>) -> RunbookError {
+pub fn error_in(
+    name: &str,
+    text: &str,
+    message: String,
+    position: Position,
+    help: Option<String>,
+) -> RunbookError {
     RunbookError {
         help,
         message,
@@ -96,7 +116,10 @@ fn span_of(text: &str, position: Position) -> Option<SourceSpan> {
     let mut offset = 0;
     for (index, content) in text.split_inclusive('\n').enumerate() {
         if index + 1 == line {
-            let start = content.char_indices().nth(column - 1).map_or(content.len(), |(i, _)| i);
+            let start = content
+                .char_indices()
+                .nth(column - 1)
+                .map_or(content.len(), |(i, _)| i);
             let rest = &content[start..];
             let width = rest
                 .find(|c: char| c.is_whitespace() || c == '(' || c == ';')

@@ -22,7 +22,10 @@ impl ExecRequest {
         I: IntoIterator<Item = S>,
         S: Into<String>,
     {
-        Self { argv: argv.into_iter().map(Into::into).collect(), ..Self::default() }
+        Self {
+            argv: argv.into_iter().map(Into::into).collect(),
+            ..Self::default()
+        }
     }
 }
 

@@ -7,7 +7,9 @@ use std::time::Duration;
 use rhai::{Array, Dynamic, Engine, EvalAltResult, Map, NativeCallContext};
 use serde_json::{Value, json};
 
-use crate::{ActionCall, ActionError, ExecRequest, HostContext, HostInfo, Outcome, Reconcile, reboot};
+use crate::{
+    ActionCall, ActionError, ExecRequest, HostContext, HostInfo, Outcome, Reconcile, reboot,
+};
 
 type RhaiResult<T> = Result<T, Box<EvalAltResult>>;
 
@@ -19,76 +21,131 @@ pub struct Secret(pub Dynamic);
 pub(crate) fn register(engine: &mut Engine) {
     engine.register_type_with_name::<Secret>("Secret");
     engine.register_fn("secret", |value: Dynamic| Secret(value));
-    engine.register_fn("run", |ctx: NativeCallContext, argv: Array| run(&ctx, argv, Map::new()));
-    engine.register_fn("run", |ctx: NativeCallContext, argv: Array, options: Map| run(&ctx, argv, options));
+    // rhai's `trim` trims in place and returns nothing, a trap in expressions.
+    engine.register_fn("trimmed", |text: &str| text.trim().to_owned());
+    engine.register_fn("run", |ctx: NativeCallContext, argv: Array| {
+        run(&ctx, argv, Map::new())
+    });
+    engine.register_fn(
+        "run",
+        |ctx: NativeCallContext, argv: Array, options: Map| run(&ctx, argv, options),
+    );
     engine.register_fn("reboot", |ctx: NativeCallContext| reboot_now(&ctx));
-    engine.register_fn("reboot_if_pending", |ctx: NativeCallContext| -> RhaiResult<bool> {
-        let host = HostContext::current(&ctx)?;
-        if host.reboot_pending().is_some() {
-            reboot_now(&ctx)?;
-            Ok(true)
-        } else {
-            Ok(false)
-        }
-    });
-    engine.register_fn("reboot_pending", |ctx: NativeCallContext| -> RhaiResult<bool> {
-        Ok(HostContext::current(&ctx)?.reboot_pending().is_some())
-    });
-    engine.register_fn("expect", |ctx: NativeCallContext, condition: bool, message: &str| -> RhaiResult<()> {
-        if condition {
-            return Ok(());
-        }
-        let host = HostContext::current(&ctx)?;
-        Err(host.fail(ActionError::Expectation(message.to_owned()), ctx.call_position()))
-    });
-    engine.register_fn("log", |ctx: NativeCallContext, message: Dynamic| -> RhaiResult<()> {
-        let host = HostContext::current(&ctx)?;
-        host.log(message.to_string()).map_err(|e| host.fail(e, ctx.call_position()))
-    });
+    engine.register_fn(
+        "reboot_if_pending",
+        |ctx: NativeCallContext| -> RhaiResult<bool> {
+            let host = HostContext::current(&ctx)?;
+            if host.reboot_pending().is_some() {
+                reboot_now(&ctx)?;
+                Ok(true)
+            } else {
+                Ok(false)
+            }
+        },
+    );
+    engine.register_fn(
+        "reboot_pending",
+        |ctx: NativeCallContext| -> RhaiResult<bool> {
+            Ok(HostContext::current(&ctx)?.reboot_pending().is_some())
+        },
+    );
+    engine.register_fn(
+        "expect",
+        |ctx: NativeCallContext, condition: bool, message: &str| -> RhaiResult<()> {
+            if condition {
+                return Ok(());
+            }
+            let host = HostContext::current(&ctx)?;
+            Err(host.fail(
+                ActionError::Expectation(message.to_owned()),
+                ctx.call_position(),
+            ))
+        },
+    );
+    engine.register_fn(
+        "log",
+        |ctx: NativeCallContext, message: Dynamic| -> RhaiResult<()> {
+            let host = HostContext::current(&ctx)?;
+            host.log(message.to_string())
+                .map_err(|e| host.fail(e, ctx.call_position()))
+        },
+    );
     engine.register_fn("host", |ctx: NativeCallContext| -> RhaiResult<Map> {
         let host = HostContext::current(&ctx)?;
         Ok(host_map(&host.info, None))
     });
-    engine.register_fn("hosts", |ctx: NativeCallContext, group: &str| -> RhaiResult<Array> {
-        let host = HostContext::current(&ctx)?;
-        let published = host.shared.published.lock().map(|p| p.clone()).unwrap_or_default();
-        Ok(host
-            .shared
-            .hosts
-            .iter()
-            .filter(|info| info.groups.iter().any(|g| g == group))
-            .map(|info| Dynamic::from_map(host_map(info, published.get(&info.name))))
-            .collect())
-    });
-    engine.register_fn("publish", |ctx: NativeCallContext, key: &str, value: Dynamic| -> RhaiResult<()> {
-        let host = HostContext::current(&ctx)?;
-        let value: Value = rhai::serde::from_dynamic(&value)?;
-        let call = ActionCall {
-            args: json!({ "key": key, "value": value }),
-            assumed: value.clone(),
-            builtin: "publish".into(),
-            reconcile: Reconcile::Redo,
-        };
-        let site = host.site(&ctx);
-        let value = host
-            .perform(call, &site, |_| Ok(Outcome::unchanged(value.clone())))
-            .map_err(|e| host.fail(e, ctx.call_position()))?;
-        if let Ok(mut published) = host.shared.published.lock() {
-            published.entry(host.info.name.clone()).or_default().insert(key.to_owned(), value);
-        }
-        Ok(())
-    });
+    engine.register_fn(
+        "hosts",
+        |ctx: NativeCallContext, group: &str| -> RhaiResult<Array> {
+            let host = HostContext::current(&ctx)?;
+            let published = host
+                .shared
+                .published
+                .lock()
+                .map(|p| p.clone())
+                .unwrap_or_default();
+            let failed = host
+                .shared
+                .failed
+                .lock()
+                .map(|f| f.clone())
+                .unwrap_or_default();
+            Ok(host
+                .shared
+                .hosts
+                .iter()
+                .filter(|info| {
+                    info.groups.iter().any(|g| g == group) && !failed.contains(&info.name)
+                })
+                .map(|info| Dynamic::from_map(host_map(info, published.get(&info.name))))
+                .collect())
+        },
+    );
+    engine.register_fn(
+        "publish",
+        |ctx: NativeCallContext, key: &str, value: Dynamic| -> RhaiResult<()> {
+            let host = HostContext::current(&ctx)?;
+            let value: Value = rhai::serde::from_dynamic(&value)?;
+            let call = ActionCall {
+                args: json!({ "key": key, "value": value }),
+                assumed: value.clone(),
+                builtin: "publish".into(),
+                reconcile: Reconcile::Redo,
+            };
+            let site = host.site(&ctx);
+            let value = host
+                .perform(call, &site, |_| Ok(Outcome::unchanged(value.clone())))
+                .map_err(|e| host.fail(e, ctx.call_position()))?;
+            if let Ok(mut published) = host.shared.published.lock() {
+                published
+                    .entry(host.info.name.clone())
+                    .or_default()
+                    .insert(key.to_owned(), value);
+            }
+            Ok(())
+        },
+    );
 }
 
 /// `#{name, groups, vars}`, and `published` for hosts seen through `hosts()`.
 fn host_map(info: &HostInfo, published: Option<&std::collections::BTreeMap<String, Value>>) -> Map {
     let mut map = Map::new();
     map.insert("name".into(), info.name.clone().into());
-    let groups: Array = info.groups.iter().map(|g| Dynamic::from(g.clone())).collect();
+    let groups: Array = info
+        .groups
+        .iter()
+        .map(|g| Dynamic::from(g.clone()))
+        .collect();
     map.insert("groups".into(), groups.into());
-    map.insert("vars".into(), rhai::serde::to_dynamic(&info.vars).unwrap_or_default());
+    map.insert(
+        "vars".into(),
+        rhai::serde::to_dynamic(&info.vars).unwrap_or_default(),
+    );
     if let Some(published) = published {
-        map.insert("published".into(), rhai::serde::to_dynamic(published).unwrap_or_default());
+        map.insert(
+            "published".into(),
+            rhai::serde::to_dynamic(published).unwrap_or_default(),
+        );
     } else if !map.contains_key("published") {
         map.insert("published".into(), Dynamic::from_map(Map::new()));
     }
@@ -99,15 +156,33 @@ fn run(ctx: &NativeCallContext, argv: Array, options: Map) -> RhaiResult<Map> {
     let host = HostContext::current(ctx)?;
     let argv: Vec<String> = argv
         .into_iter()
-        .map(|arg| if arg.is_string() { arg.into_string().unwrap_or_default() } else { arg.to_string() })
+        .map(|arg| {
+            if arg.is_string() {
+                arg.into_string().unwrap_or_default()
+            } else {
+                arg.to_string()
+            }
+        })
         .collect();
     if argv.is_empty() {
-        return Err(host.fail(ActionError::Failed("`run` needs a program: run([\"cmd\", ...])".into()), ctx.call_position()));
+        return Err(host.fail(
+            ActionError::Failed("`run` needs a program: run([\"cmd\", ...])".into()),
+            ctx.call_position(),
+        ));
     }
-    let flag = |name: &str| options.get(name).and_then(|v| v.as_bool().ok()).unwrap_or(false);
+    let flag = |name: &str| {
+        options
+            .get(name)
+            .and_then(|v| v.as_bool().ok())
+            .unwrap_or(false)
+    };
     let allow_fail = flag("allow_fail");
     let idempotent = flag("idempotent");
-    let timeout = options.get("timeout").and_then(|v| v.as_int().ok()).and_then(|s| u64::try_from(s).ok());
+    let reboot_required = flag("reboot_required");
+    let timeout = options
+        .get("timeout")
+        .and_then(|v| v.as_int().ok())
+        .and_then(|s| u64::try_from(s).ok());
     let stdin = options.get("stdin").map(ToString::to_string);
     let mut args = json!({ "argv": argv });
     for (key, value) in &options {
@@ -117,10 +192,18 @@ fn run(ctx: &NativeCallContext, argv: Array, options: Map) -> RhaiResult<Map> {
         args,
         assumed: json!({ "code": 0, "stdout": "", "stderr": "" }),
         builtin: "run".into(),
-        reconcile: if idempotent { Reconcile::Redo } else { Reconcile::Ask },
+        reconcile: if idempotent {
+            Reconcile::Redo
+        } else {
+            Reconcile::Ask
+        },
     };
     let site = host.site(ctx);
-    let request = ExecRequest { argv, stdin, timeout: timeout.map(Duration::from_secs) };
+    let request = ExecRequest {
+        argv,
+        stdin,
+        timeout: timeout.map(Duration::from_secs),
+    };
     let result = host.perform(call, &site, |io| {
         let output = io.exec(&request)?;
         if output.code != 0 && !allow_fail {
@@ -130,10 +213,16 @@ fn run(ctx: &NativeCallContext, argv: Array, options: Map) -> RhaiResult<Map> {
                 stderr: output.stderr,
             });
         }
-        Ok(Outcome { changed: !idempotent, reboot_required: false, value: serde_json::to_value(output).unwrap_or_default() })
+        Ok(Outcome {
+            changed: !idempotent,
+            reboot_required,
+            value: serde_json::to_value(output).unwrap_or_default(),
+        })
     });
     let value = result.map_err(|e| host.fail(e, ctx.call_position()))?;
-    rhai::serde::to_dynamic(value)?.try_cast::<Map>().ok_or_else(|| "`run` result is not a map".into())
+    rhai::serde::to_dynamic(value)?
+        .try_cast::<Map>()
+        .ok_or_else(|| "`run` result is not a map".into())
 }
 
 fn reboot_now(ctx: &NativeCallContext) -> RhaiResult<()> {
@@ -145,6 +234,7 @@ fn reboot_now(ctx: &NativeCallContext) -> RhaiResult<()> {
         reconcile: Reconcile::Probe(Box::new(reboot::reconcile)),
     };
     let site = host.site(ctx);
-    host.perform(call, &site, reboot::reboot).map_err(|e| host.fail(e, ctx.call_position()))?;
+    host.perform(call, &site, reboot::reboot)
+        .map_err(|e| host.fail(e, ctx.call_position()))?;
     Ok(())
 }

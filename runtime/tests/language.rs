@@ -12,7 +12,7 @@ fn stages_run_only_on_their_group_and_actions_are_journaled_once() {
         .run(
             r#"
             stage "everyone" on all { run(["true"]); }
-            stage "only esxi" on esxi { let out = run(["echo", host().name]).stdout; out.trim(); log(out); }
+            stage "only esxi" on esxi { log(run(["echo", host().name]).stdout.trimmed()); }
             "#,
             &[("a", &["esxi"]), ("b", &[])],
             &[],
@@ -33,18 +33,38 @@ fn params_take_overrides_of_the_defaults_type() {
         param name = "x";
         stage "s" on all { log(`${mtu + 1} ${name}`); }
     "#;
-    let report = lab.run(text, &[("a", &[])], &[("mtu", "9000"), ("name", "y")], false).expect("starts");
+    let report = lab
+        .run(
+            text,
+            &[("a", &[])],
+            &[("mtu", "9000"), ("name", "y")],
+            false,
+        )
+        .expect("starts");
     assert!(report.succeeded(), "{report:?}");
     assert_eq!(lab.logs("a"), vec!["9001 y".to_owned()]);
-    let error = lab.run(text, &[("a", &[])], &[("mtu", "big")], false).expect("starts");
+    let error = lab
+        .run(text, &[("a", &[])], &[("mtu", "big")], false)
+        .expect("starts");
     let failure = error.hosts[0].failure.as_ref().expect("fails");
-    assert!(failure.message.contains("expected an integer"), "{}", failure.message);
+    assert!(
+        failure.message.contains("expected an integer"),
+        "{}",
+        failure.message
+    );
 }
 
 #[test]
 fn an_unknown_param_is_refused_before_running() {
     let lab = Lab::new();
-    let error = lab.run(r#"param a = 1; stage "s" on all {}"#, &[("h", &[])], &[("b", "2")], false).unwrap_err();
+    let error = lab
+        .run(
+            r#"param a = 1; stage "s" on all {}"#,
+            &[("h", &[])],
+            &[("b", "2")],
+            false,
+        )
+        .unwrap_err();
     assert!(error.to_string().contains("no such param"), "{error}");
 }
 
@@ -67,23 +87,44 @@ fn non_zero_exit_fails_the_host_unless_allowed() {
         .expect("starts");
     assert_eq!(report.hosts[0].status, HostStatus::Failed);
     let failure = report.hosts[0].failure.as_ref().expect("failure");
-    assert!(failure.message.contains("`false` exited with 1"), "{}", failure.message);
+    assert!(
+        failure.message.contains("`false` exited with 1"),
+        "{}",
+        failure.message
+    );
 }
 
 #[test]
 fn expect_fails_with_the_message() {
     let lab = Lab::new();
-    let report = lab.run(r#"stage "s" on all { expect(1 > 2, "one is not above two"); }"#, &[("h", &[])], &[], false).expect("starts");
+    let report = lab
+        .run(
+            r#"stage "s" on all { expect(1 > 2, "one is not above two"); }"#,
+            &[("h", &[])],
+            &[],
+            false,
+        )
+        .expect("starts");
     let failure = report.hosts[0].failure.as_ref().expect("failure");
-    assert!(failure.message.contains("one is not above two"), "{}", failure.message);
+    assert!(
+        failure.message.contains("one is not above two"),
+        "{}",
+        failure.message
+    );
 }
 
 #[test]
 fn actions_outside_a_stage_are_refused() {
     let lab = Lab::new();
-    let report = lab.run(r#"run(["true"]);"#, &[("h", &[])], &[], false).expect("starts");
+    let report = lab
+        .run(r#"run(["true"]);"#, &[("h", &[])], &[], false)
+        .expect("starts");
     let failure = report.hosts[0].failure.as_ref().expect("failure");
-    assert!(failure.message.contains("inside a `stage` block"), "{}", failure.message);
+    assert!(
+        failure.message.contains("inside a `stage` block"),
+        "{}",
+        failure.message
+    );
 }
 
 #[test]
@@ -110,9 +151,23 @@ fn published_values_are_read_after_the_barrier() {
 #[test]
 fn a_runaway_loop_ends_with_an_error() {
     let lab = Lab::new();
-    let report = lab.run(r#"stage "s" on all { loop { } }"#, &[("h", &[])], &[], false).expect("starts");
+    let report = lab
+        .run(
+            r#"stage "s" on all { loop { } }"#,
+            &[("h", &[])],
+            &[],
+            false,
+        )
+        .expect("starts");
     let failure = report.hosts[0].failure.as_ref().expect("failure");
-    assert!(failure.message.to_lowercase().contains("too many operations"), "{}", failure.message);
+    assert!(
+        failure
+            .message
+            .to_lowercase()
+            .contains("too many operations"),
+        "{}",
+        failure.message
+    );
 }
 
 #[test]
@@ -129,8 +184,19 @@ fn a_failed_host_does_not_hold_the_barrier() {
             false,
         )
         .expect("starts");
-    let status: Vec<_> = report.hosts.iter().map(|h| (h.name.as_str(), h.status)).collect();
-    assert_eq!(status, vec![("bad", HostStatus::Failed), ("good1", HostStatus::Done), ("good2", HostStatus::Done)]);
+    let status: Vec<_> = report
+        .hosts
+        .iter()
+        .map(|h| (h.name.as_str(), h.status))
+        .collect();
+    assert_eq!(
+        status,
+        vec![
+            ("bad", HostStatus::Failed),
+            ("good1", HostStatus::Done),
+            ("good2", HostStatus::Done)
+        ]
+    );
 }
 
 #[test]

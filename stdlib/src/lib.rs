@@ -11,6 +11,7 @@ pub mod ibstat;
 pub mod ibstatus;
 pub mod ibv_devinfo;
 pub mod ip;
+mod library;
 pub mod lspci;
 pub mod mlxconfig;
 pub mod mlxfwmanager;
@@ -21,4 +22,5 @@ pub mod parsers;
 pub mod perftest;
 pub mod sockperf;
 
+pub use library::{libraries, sim_models};
 pub use parse_error::ParseError;

@@ -6,8 +6,13 @@ use std::path::Path;
 use cairn_stdlib::parsers::parsers;
 use proptest::prelude::*;
 
-/// Every fixture text in the project, the seeds that mutations start from.
-fn seeds() -> Vec<String> {
+/// Every fixture text in the project, the seeds that mutations start from (read once).
+fn seeds() -> &'static [String] {
+    static SEEDS: std::sync::OnceLock<Vec<String>> = std::sync::OnceLock::new();
+    SEEDS.get_or_init(read_seeds)
+}
+
+fn read_seeds() -> Vec<String> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures");
     let mut seeds = Vec::new();
     let mut stack = vec![root];
@@ -16,10 +21,10 @@ fn seeds() -> Vec<String> {
             let path = entry.path();
             if path.is_dir() {
                 stack.push(path);
-            } else if path.extension().is_some_and(|ext| ext == "txt") {
-                if let Ok(text) = std::fs::read_to_string(&path) {
-                    seeds.push(text);
-                }
+            } else if path.extension().is_some_and(|ext| ext == "txt")
+                && let Ok(text) = std::fs::read_to_string(&path)
+            {
+                seeds.push(text);
             }
         }
     }
@@ -84,7 +89,10 @@ fn mutation() -> impl Strategy<Value = Mutation> {
 }
 
 fn cases() -> u32 {
-    std::env::var("CAIRN_PROPTEST_CASES").ok().and_then(|n| n.parse().ok()).unwrap_or(256)
+    std::env::var("CAIRN_PROPTEST_CASES")
+        .ok()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(256)
 }
 
 proptest! {

@@ -1,1 +1,177 @@
-//! test support
+//! Test support for driving the built `cairn` binary in a temporary folder.
+//!
+//! `cargo build --workspace` must have built the binaries first; the README's test command
+//! does.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use serde_json::Value;
+
+/// The built binary called `name`, beside this test executable's `deps` folder.
+pub fn binary(name: &str) -> PathBuf {
+    let exe = std::env::current_exe().unwrap_or_default();
+    let dir = exe
+        .parent()
+        .and_then(Path::parent)
+        .map(Path::to_path_buf)
+        .unwrap_or_default();
+    let path = dir.join(name);
+    assert!(
+        path.exists(),
+        "{} is not built: run `cargo build --workspace` first",
+        path.display()
+    );
+    path
+}
+
+/// A folder to run cairn in, with its runbooks, inventories and state.
+pub struct Lab {
+    dir: tempfile::TempDir,
+}
+
+/// What one `cairn` invocation left behind.
+#[derive(Debug)]
+pub struct Run {
+    /// Exit code (-1 when killed by a signal).
+    pub code: i32,
+    /// Standard error.
+    pub stderr: String,
+    /// Standard output.
+    pub stdout: String,
+}
+
+impl Run {
+    fn from(output: Output) -> Self {
+        Self {
+            code: output.status.code().unwrap_or(-1),
+            stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
+            stdout: String::from_utf8_lossy(&output.stdout).into_owned(),
+        }
+    }
+}
+
+impl Default for Lab {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Lab {
+    /// An empty lab.
+    pub fn new() -> Self {
+        Self {
+            dir: tempfile::tempdir().unwrap_or_else(|e| panic!("temp dir: {e}")),
+        }
+    }
+
+    /// The lab folder.
+    pub fn path(&self) -> &Path {
+        self.dir.path()
+    }
+
+    /// Writes a file in the lab, returning its path.
+    pub fn write(&self, name: &str, text: &str) -> PathBuf {
+        let path = self.path().join(name);
+        if let Some(parent) = path.parent() {
+            std::fs::create_dir_all(parent).unwrap_or_else(|e| panic!("mkdir: {e}"));
+        }
+        std::fs::write(&path, text).unwrap_or_else(|e| panic!("write {name}: {e}"));
+        path
+    }
+
+    /// A `cairn` command run in the lab.
+    pub fn command(&self, args: &[&str]) -> Command {
+        let mut command = Command::new(binary("cairn"));
+        command
+            .current_dir(self.path())
+            .args(args)
+            .env_remove("CAIRN_STATE_DIR");
+        command
+    }
+
+    /// Runs `cairn ARGS` in the lab.
+    pub fn cairn(&self, args: &[&str]) -> Run {
+        self.cairn_with(args, &[])
+    }
+
+    /// Runs `cairn ARGS` with extra environment variables.
+    pub fn cairn_with(&self, args: &[&str], env: &[(&str, &str)]) -> Run {
+        let mut command = self.command(args);
+        for (key, value) in env {
+            command.env(key, value);
+        }
+        Run::from(
+            command
+                .output()
+                .unwrap_or_else(|e| panic!("cairn runs: {e}")),
+        )
+    }
+
+    /// The run ids, oldest first.
+    pub fn runs(&self) -> Vec<String> {
+        let mut ids: Vec<String> = std::fs::read_dir(self.path().join(".cairn/runs"))
+            .into_iter()
+            .flatten()
+            .flatten()
+            .filter_map(|e| e.file_name().to_str().map(str::to_owned))
+            .collect();
+        ids.sort();
+        ids
+    }
+
+    /// The records of `host`'s journal in the newest run.
+    pub fn journal(&self, host: &str) -> Vec<Value> {
+        let Some(id) = self.runs().pop() else {
+            return Vec::new();
+        };
+        let path = self
+            .path()
+            .join(".cairn/runs")
+            .join(id)
+            .join(format!("{host}.jsonl"));
+        std::fs::read_to_string(path)
+            .unwrap_or_default()
+            .lines()
+            .filter_map(|line| serde_json::from_str(line).ok())
+            .collect()
+    }
+
+    /// The commands a simulated host executed, oldest first.
+    pub fn sim_commands(&self, host: &str) -> Vec<Vec<String>> {
+        let path = self
+            .path()
+            .join(".cairn/sim")
+            .join(host)
+            .join("commands.log");
+        std::fs::read_to_string(path)
+            .unwrap_or_default()
+            .lines()
+            .filter_map(|line| serde_json::from_str(line).ok())
+            .collect()
+    }
+
+    /// How many times a simulated host executed a command starting with `prefix`.
+    pub fn sim_count(&self, host: &str, prefix: &[&str]) -> usize {
+        self.sim_commands(host)
+            .iter()
+            .filter(|argv| {
+                argv.len() >= prefix.len() && argv.iter().zip(prefix).all(|(a, b)| a == b)
+            })
+            .count()
+    }
+
+    /// The simulated host's persistent state, as JSON.
+    pub fn sim_state(&self, host: &str) -> Value {
+        let path = self.path().join(".cairn/sim").join(host).join("state.json");
+        std::fs::read_to_string(path)
+            .ok()
+            .and_then(|t| serde_json::from_str(&t).ok())
+            .unwrap_or(Value::Null)
+    }
+}
+
+/// Records of `kind` in a journal.
+pub fn records<'a>(journal: &'a [Value], kind: &str) -> Vec<&'a Value> {
+    journal.iter().filter(|r| r["type"] == kind).collect()
+}

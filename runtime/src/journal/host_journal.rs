@@ -53,7 +53,10 @@ impl HostJournal {
     pub fn load(path: &Path, repair: bool) -> Result<Self, JournalError> {
         let text = std::fs::read_to_string(path)
             .map_err(|source| JournalError::io(path, "cannot read journal", source))?;
-        let mut journal = Self { path: path.to_owned(), ..Self::default() };
+        let mut journal = Self {
+            path: path.to_owned(),
+            ..Self::default()
+        };
         let mut offset = 0;
         let mut good_end = 0;
         for (index, line) in text.split_inclusive('\n').enumerate() {
@@ -93,6 +96,8 @@ impl HostJournal {
 
     fn check_header(&self, path: &Path) -> Result<(), JournalError> {
         let reason = match &self.header {
+            // A file the process died before writing anything to is a journal not yet begun.
+            None if self.events.is_empty() => return Ok(()),
             None => "it has no header record".to_owned(),
             Some(header) if header.version > JOURNAL_VERSION => format!(
                 "it was written by a newer cairn (format {}, this one reads {JOURNAL_VERSION})",
@@ -100,7 +105,10 @@ impl HostJournal {
             ),
             Some(_) => return Ok(()),
         };
-        Err(JournalError::Header { path: path.display().to_string(), reason })
+        Err(JournalError::Header {
+            path: path.display().to_string(),
+            reason,
+        })
     }
 
     fn apply(&mut self, line: usize, event: JournalEvent) {
@@ -158,7 +166,9 @@ impl HostJournal {
 
     /// Actions with an intent and no outcome, which a resume must reconcile.
     pub fn unfinished(&self) -> impl Iterator<Item = &RecordedAction> {
-        self.actions.values().filter(|action| action.outcome.is_none())
+        self.actions
+            .values()
+            .filter(|action| action.outcome.is_none())
     }
 }
 

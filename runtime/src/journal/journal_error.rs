@@ -11,7 +11,9 @@ pub enum JournalError {
     #[error("journal `{path}` line {line} is not a valid record: {reason}")]
     #[diagnostic(
         code(cairn::runtime::journal_corrupt),
-        help("only a torn last line is dropped; fix or remove this line by hand, keeping the rest")
+        help(
+            "only a torn last line is dropped; fix or remove this line by hand, keeping the rest"
+        )
     )]
     Corrupt {
         /// The journal file.
@@ -52,6 +54,10 @@ pub enum JournalError {
 
 impl JournalError {
     pub(crate) fn io(path: &Path, context: &str, source: std::io::Error) -> Self {
-        Self::Io { context: context.to_owned(), path: path.display().to_string(), source }
+        Self::Io {
+            context: context.to_owned(),
+            path: path.display().to_string(),
+            source,
+        }
     }
 }

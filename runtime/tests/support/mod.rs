@@ -15,9 +15,17 @@ pub struct Lab {
     pub dir: tempfile::TempDir,
 }
 
+impl Default for Lab {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
 impl Lab {
     pub fn new() -> Self {
-        Self { dir: tempfile::tempdir().expect("temp dir") }
+        Self {
+            dir: tempfile::tempdir().expect("temp dir"),
+        }
     }
 
     pub fn path(&self) -> &Path {
@@ -40,13 +48,22 @@ impl Lab {
     }
 
     /// Runs `text` on `hosts` (name, groups) over local transports.
-    pub fn run(&self, text: &str, hosts: &[(&str, &[&str])], params: &[(&str, &str)], resume: bool) -> Result<RunReport, RunError> {
+    pub fn run(
+        &self,
+        text: &str,
+        hosts: &[(&str, &[&str])],
+        params: &[(&str, &str)],
+        resume: bool,
+    ) -> Result<RunReport, RunError> {
         let path = self.write("book.rhai", text);
         let hosts = hosts
             .iter()
             .map(|(name, groups)| RunHost {
                 info: HostInfo {
-                    groups: std::iter::once("all").chain(groups.iter().copied()).map(str::to_owned).collect(),
+                    groups: std::iter::once("all")
+                        .chain(groups.iter().copied())
+                        .map(str::to_owned)
+                        .collect(),
                     name: (*name).to_owned(),
                     vars: BTreeMap::new(),
                 },
@@ -58,8 +75,15 @@ impl Lab {
             hosts,
             inventory: "inline".into(),
             libraries: Vec::new(),
-            options: RunOptions { forks: 4, max_operations: 100_000, ..RunOptions::default() },
-            params: params.iter().map(|(k, v)| ((*k).to_owned(), (*v).to_owned())).collect(),
+            options: RunOptions {
+                forks: 4,
+                max_operations: 100_000,
+                ..RunOptions::default()
+            },
+            params: params
+                .iter()
+                .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
+                .collect(),
             resume,
             run_dir: self.run_dir(),
             run_id: "test".into(),

@@ -1,0 +1,105 @@
+//! The command line, as clap parses it.
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+/// cairn: runbooks for InfiniBand and RoCE fabric on ESXi hosts and Linux guests.
+#[derive(Debug, Parser)]
+#[command(name = "cairn", version, about)]
+pub(crate) struct Cli {
+    /// Where runs and simulated hosts keep their state.
+    #[arg(long, global = true, default_value = ".cairn", env = "CAIRN_STATE_DIR")]
+    pub(crate) state_dir: PathBuf,
+    #[command(subcommand)]
+    pub(crate) command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub(crate) enum Command {
+    /// Compile a runbook: syntax, unknown builtins and their arity; runs nothing.
+    Check {
+        /// The runbook.
+        runbook: PathBuf,
+    },
+    /// Print a host's journal: its timeline, or the records as JSON lines.
+    Journal {
+        /// `[RUN-ID] HOST`: the run (default: the newest) and the host.
+        #[arg(required = true, num_args = 1..=2, value_names = ["RUN-ID", "HOST"])]
+        run_and_host: Vec<String>,
+        /// Print the records as JSON lines.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Parse a vendor tool's output and print it as JSON.
+    Parse {
+        /// The parser (see --list).
+        #[arg(required_unless_present = "list")]
+        tool: Option<String>,
+        /// The output file, or `-` for standard input.
+        #[arg(default_value = "-")]
+        file: String,
+        /// List the parsers.
+        #[arg(long)]
+        list: bool,
+    },
+    /// Continue a run that stopped: replay what finished, settle what was interrupted, go on.
+    Resume {
+        /// The run (default: the newest unfinished one in the state folder).
+        run_id: Option<String>,
+        /// For actions that started but whose outcome was not recorded: `done` records them as
+        /// done, `redo` runs them again.
+        #[arg(long, value_enum)]
+        assume: Option<AssumeArg>,
+        #[command(flatten)]
+        common: CommonRunArgs,
+    },
+    /// Run a runbook on the hosts of an inventory (always a new run).
+    Run {
+        /// The runbook.
+        runbook: PathBuf,
+        /// The inventory (TOML).
+        #[arg(short, long)]
+        inventory: PathBuf,
+        #[command(flatten)]
+        common: CommonRunArgs,
+    },
+    /// List runs and their state.
+    Runs,
+}
+
+/// Options shared by `run` and `resume`.
+#[derive(Debug, Args)]
+pub(crate) struct CommonRunArgs {
+    /// A parameter: NAME=VALUE (repeatable).
+    #[arg(long = "param", value_name = "NAME=VALUE")]
+    pub(crate) params: Vec<String>,
+    /// At most this many hosts act at once.
+    #[arg(long)]
+    pub(crate) forks: Option<usize>,
+    /// Seconds a rebooting host may take to come back.
+    #[arg(long, value_name = "SECS")]
+    pub(crate) reboot_timeout: Option<u64>,
+    /// Print one JSON event per line instead of progress.
+    #[arg(long)]
+    pub(crate) json: bool,
+}
+
+/// `--assume done|redo`.
+#[derive(Debug, Clone, Copy, ValueEnum)]
+pub(crate) enum AssumeArg {
+    /// The action happened.
+    Done,
+    /// The action did not happen: run it again.
+    Redo,
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::CommandFactory;
+
+    #[test]
+    fn the_command_line_is_well_formed() {
+        super::Cli::command().debug_assert();
+    }
+}

@@ -1,0 +1,84 @@
+//! `cairn journal`: a host's timeline, or its records as JSON lines.
+
+use std::path::Path;
+use std::process::ExitCode;
+
+use cairn_runtime::RunStore;
+use cairn_runtime::journal::{HostJournal, JournalEvent};
+
+pub(crate) fn journal(
+    state: &Path,
+    run_id: Option<String>,
+    host: &str,
+    json: bool,
+) -> miette::Result<ExitCode> {
+    let store = RunStore::new(state);
+    let Some(id) = run_id.or_else(|| store.ids().pop()) else {
+        return Err(miette::miette!("no runs in {}", state.display()));
+    };
+    let path = store.journal_path(&id, host);
+    if !path.exists() {
+        return Err(miette::miette!(
+            help = "`cairn runs` lists the runs",
+            "run {id} has no journal for `{host}`"
+        ));
+    }
+    let journal = HostJournal::load(&path, false)?;
+    if let Some(line) = journal.torn_line {
+        eprintln!(
+            "warning: line {line} of {} is torn (a crash during a write) and was dropped",
+            path.display()
+        );
+    }
+    for (line, event) in &journal.events {
+        if json {
+            println!("{}", serde_json::to_string(event).unwrap_or_default());
+        } else if let Some(text) = describe(event) {
+            println!("{line:>5}  {text}");
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn describe(event: &JournalEvent) -> Option<String> {
+    Some(match event {
+        JournalEvent::Header(h) => format!("run {} of {} on {}", h.run_id, h.runbook, h.host),
+        JournalEvent::Resume(_) => "resumed".into(),
+        JournalEvent::Stage(s) if s.member => format!("stage {} `{}`", s.index, s.name),
+        JournalEvent::Stage(s) => format!("stage {} `{}` (not in `{}`)", s.index, s.name, s.group),
+        JournalEvent::Intent(i) => format!(
+            "  #{} {} {} ({}:{})",
+            i.seq, i.builtin, i.args, i.file, i.line
+        ),
+        JournalEvent::Progress(p) => format!("  #{} … {}", p.seq, p.data),
+        JournalEvent::Outcome(o) if o.ok => format!(
+            "  #{} {}{}{} in {} ms",
+            o.seq,
+            if o.changed { "changed" } else { "ok" },
+            if o.reboot_required {
+                ", reboot required"
+            } else {
+                ""
+            },
+            o.how
+                .as_deref()
+                .map(|how| format!(" ({how})"))
+                .unwrap_or_default(),
+            o.elapsed_ms
+        ),
+        JournalEvent::Outcome(o) => {
+            format!("  #{} failed: {}", o.seq, o.error.as_deref().unwrap_or(""))
+        }
+        JournalEvent::Decision(d) => format!("  #{} operator: assume {:?}", d.seq, d.assume),
+        JournalEvent::Rewind(r) => format!("rewound to action {}", r.seq),
+        JournalEvent::Log(l) => format!("  │ {}", l.message),
+        JournalEvent::HostEnd(e) => format!(
+            "end: {:?}{}",
+            e.status,
+            e.error
+                .as_deref()
+                .map(|e| format!(": {e}"))
+                .unwrap_or_default()
+        ),
+    })
+}

@@ -1,0 +1,39 @@
+//! One file per subcommand; this one dispatches.
+
+mod check;
+mod journal;
+mod parse;
+mod run;
+mod runs;
+
+use std::process::ExitCode;
+
+use crate::cli::{Cli, Command};
+
+/// Runs the chosen subcommand. `Ok` carries the exit code: 0 all hosts succeeded, 1 some host
+/// failed; errors exit 2.
+pub(crate) fn execute(cli: Cli) -> miette::Result<ExitCode> {
+    let state = cli.state_dir;
+    match cli.command {
+        Command::Check { runbook } => check::check(&runbook),
+        Command::Journal {
+            mut run_and_host,
+            json,
+        } => {
+            let host = run_and_host.pop().unwrap_or_default();
+            journal::journal(&state, run_and_host.pop(), &host, json)
+        }
+        Command::Parse { tool, file, list } => parse::parse(tool.as_deref(), &file, list),
+        Command::Resume {
+            run_id,
+            assume,
+            common,
+        } => run::resume(&state, run_id, assume, common),
+        Command::Run {
+            runbook,
+            inventory,
+            common,
+        } => run::run(&state, runbook, inventory, common),
+        Command::Runs => runs::runs(&state),
+    }
+}

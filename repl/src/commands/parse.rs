@@ -1,0 +1,38 @@
+//! `cairn parse`: any vendor tool parser on its own, printing JSON.
+
+use std::io::Read;
+use std::process::ExitCode;
+
+use cairn_stdlib::parsers::{parser, parsers};
+use miette::IntoDiagnostic;
+
+pub(crate) fn parse(tool: Option<&str>, file: &str, list: bool) -> miette::Result<ExitCode> {
+    if list {
+        for p in parsers() {
+            println!("{:<26} {}", p.name, p.command);
+        }
+        return Ok(ExitCode::SUCCESS);
+    }
+    let name = tool.unwrap_or_default();
+    let Some(parser) = parser(name) else {
+        return Err(miette::miette!(
+            help = "`cairn parse --list` lists the parsers",
+            "no parser named `{name}`"
+        ));
+    };
+    let text = if file == "-" {
+        let mut text = String::new();
+        std::io::stdin()
+            .read_to_string(&mut text)
+            .into_diagnostic()?;
+        text
+    } else {
+        std::fs::read_to_string(file).map_err(|e| miette::miette!("cannot read `{file}`: {e}"))?
+    };
+    let value = (parser.parse)(&text)?;
+    println!(
+        "{}",
+        serde_json::to_string_pretty(&value).into_diagnostic()?
+    );
+    Ok(ExitCode::SUCCESS)
+}

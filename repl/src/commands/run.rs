@@ -1,0 +1,176 @@
+//! `cairn run` and `cairn resume`: wire the launcher, Ctrl-C and the progress display.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::sync::Arc;
+use std::time::Duration;
+
+use cairn_runtime::journal::{Assume, HostStatus};
+use cairn_runtime::launch::{Launcher, NewRun, RunOverrides};
+use cairn_runtime::{Cancel, EventSink, RunOptions, RunReport, RunStore};
+use miette::IntoDiagnostic;
+
+use crate::cli::{AssumeArg, CommonRunArgs};
+use crate::progress::{self, Style};
+
+pub(crate) fn run(
+    state: &Path,
+    runbook: PathBuf,
+    inventory: PathBuf,
+    common: CommonRunArgs,
+) -> miette::Result<ExitCode> {
+    let defaults = RunOptions::default();
+    let new = NewRun {
+        inventory,
+        options: RunOptions {
+            forks: common.forks.unwrap_or(defaults.forks),
+            max_operations: defaults.max_operations,
+            reboot_timeout: common
+                .reboot_timeout
+                .map_or(defaults.reboot_timeout, Duration::from_secs),
+        },
+        params: params(&common.params)?,
+        runbook,
+    };
+    drive(
+        common.json,
+        |launcher, cancel, events| launcher.run(new, cancel, events).map_err(Into::into),
+        state,
+    )
+}
+
+pub(crate) fn resume(
+    state: &Path,
+    run_id: Option<String>,
+    assume: Option<AssumeArg>,
+    common: CommonRunArgs,
+) -> miette::Result<ExitCode> {
+    let assume = assume.map(|a| match a {
+        AssumeArg::Done => Assume::Done,
+        AssumeArg::Redo => Assume::Redo,
+    });
+    let overrides = RunOverrides {
+        forks: common.forks,
+        params: params(&common.params)?,
+        reboot_timeout: common.reboot_timeout.map(Duration::from_secs),
+    };
+    drive(
+        common.json,
+        |launcher, cancel, events| {
+            launcher
+                .resume(run_id, assume, overrides, cancel, events)
+                .map_err(Into::into)
+        },
+        state,
+    )
+}
+
+fn params(given: &[String]) -> miette::Result<BTreeMap<String, String>> {
+    given
+        .iter()
+        .map(|pair| match pair.split_once('=') {
+            Some((name, value)) if !name.trim().is_empty() => {
+                Ok((name.trim().to_owned(), value.to_owned()))
+            }
+            _ => Err(miette::miette!(
+                code = "cairn::param_syntax",
+                help = "write --param NAME=VALUE",
+                "`--param {pair}` is not NAME=VALUE"
+            )),
+        })
+        .collect()
+}
+
+/// Runs the launch on a worker thread while events are shown and Ctrl-C stops the run.
+fn drive(
+    json: bool,
+    launch: impl FnOnce(&Launcher, Cancel, EventSink) -> miette::Result<RunReport> + Send,
+    state: &Path,
+) -> miette::Result<ExitCode> {
+    let launcher = Launcher {
+        libraries: cairn_stdlib::libraries(),
+        sim_models: Arc::new(cairn_stdlib::sim_models()),
+        store: RunStore::new(state),
+    };
+    let cancel = Cancel::default();
+    // tokio only watches for Ctrl-C; the run itself is plain threads.
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .enable_all()
+        .build()
+        .into_diagnostic()?;
+    let stopper = cancel.clone();
+    runtime.spawn(async move {
+        if tokio::signal::ctrl_c().await.is_ok() {
+            eprintln!("stopping: each host finishes its current action; `cairn resume` continues");
+            stopper.cancel();
+        }
+    });
+    let (sender, receiver) = std::sync::mpsc::channel();
+    let events = EventSink::new(sender);
+    let style = if json {
+        Style::Json
+    } else {
+        Style::Text { actions: true }
+    };
+    let report = std::thread::scope(|scope| {
+        let shown = scope.spawn(move || progress::show(&receiver, style));
+        let report = launch(&launcher, cancel, events);
+        let _ = shown.join();
+        report
+    })?;
+    Ok(summarize(report, json))
+}
+
+fn summarize(report: RunReport, json: bool) -> ExitCode {
+    let succeeded = report.succeeded();
+    let count = |status| {
+        report
+            .hosts
+            .iter()
+            .filter(|h| h.status == status && h.name != "controller")
+            .count()
+    };
+    let (done, failed, stopped) = (
+        count(HostStatus::Done),
+        count(HostStatus::Failed),
+        count(HostStatus::Cancelled),
+    );
+    let pending: Vec<String> = report
+        .hosts
+        .iter()
+        .filter_map(|h| {
+            h.reboot_pending
+                .as_ref()
+                .map(|why| format!("{} ({why})", h.name))
+        })
+        .collect();
+    if json {
+        let summary = serde_json::json!({
+            "event": "run_finished", "run_id": report.run_id, "done": done, "failed": failed,
+            "stopped": stopped, "reboot_pending": pending,
+        });
+        println!("{summary}");
+    } else {
+        println!(
+            "run {}: {done} done, {failed} failed, {stopped} stopped{}",
+            report.run_id,
+            if pending.is_empty() {
+                String::new()
+            } else {
+                format!("; still need a reboot: {}", pending.join(", "))
+            }
+        );
+    }
+    for host in report.hosts {
+        if let (HostStatus::Failed, Some(failure)) = (host.status, host.failure) {
+            eprintln!("{:?}", miette::Report::new(failure));
+        }
+    }
+    if succeeded {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    }
+}

@@ -1,0 +1,29 @@
+//! `cairn`: run, resume, check and inspect runbooks.
+
+mod cli;
+mod commands;
+mod progress;
+
+use std::process::ExitCode;
+
+use clap::Parser;
+
+fn main() -> ExitCode {
+    let args = cli::Cli::parse();
+    match commands::execute(args) {
+        Ok(code) => code,
+        Err(report) => {
+            if is_broken_pipe(&report) {
+                return ExitCode::SUCCESS;
+            }
+            eprintln!("{report:?}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn is_broken_pipe(report: &miette::Report) -> bool {
+    report
+        .downcast_ref::<std::io::Error>()
+        .is_some_and(|e| e.kind() == std::io::ErrorKind::BrokenPipe)
+}

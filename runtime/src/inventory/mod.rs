@@ -1,0 +1,45 @@
+//! Inventories: hosts, groups, addresses and vars, from TOML.
+//!
+//! ```toml
+//! [vars]
+//! mtu = 9000
+//!
+//! [groups.fabric]
+//! children = ["esxi"]
+//!
+//! [hosts."esx[01-04]"]
+//! address = "ssh://root@{name}.lab"
+//! groups = ["esxi"]
+//!
+//! [hosts."node[01-08]"]
+//! address = "sim:linux?reboot_secs=2"
+//! groups = ["compute"]
+//! ```
+//!
+//! See `docs/inventory.md` for every key, the address forms, ranges, var precedence and errors.
+
+// An `InventoryError` carries the whole file so that miette can show the span; it is returned
+// once, when a load fails, so its size costs nothing worth a box.
+#![allow(clippy::result_large_err)]
+
+mod address;
+mod address_error;
+mod group_graph;
+mod host_pattern;
+mod host_spec;
+#[allow(clippy::module_inception)] // one concept per file: `Inventory` lives in inventory.rs
+mod inventory;
+mod inventory_builder;
+mod inventory_error;
+mod raw_inventory;
+mod string_span;
+mod suggest;
+#[cfg(test)]
+mod tests;
+mod toml_json;
+
+pub use address::Address;
+pub use address_error::AddressError;
+pub use host_spec::HostSpec;
+pub use inventory::Inventory;
+pub use inventory_error::InventoryError;

@@ -1,0 +1,229 @@
+//! Starting and resuming runs from files: inventory, runbook, run folder, transports.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Duration;
+
+use crate::inventory::{Address, HostSpec, Inventory, InventoryError};
+use crate::journal::{Assume, JournalError, now_millis};
+use crate::sim::{SimRegistry, SimTransport};
+use crate::{
+    Cancel, EventSink, HostInfo, Installer, LocalTransport, Outline, RunError, RunHost, RunMeta,
+    RunOptions, RunReport, RunRequest, RunStore, Runbook, RunbookError, Transport, build_engine,
+    execute,
+};
+
+/// What the command line chose for a new run.
+#[derive(Debug, Clone)]
+pub struct NewRun {
+    /// The inventory file.
+    pub inventory: PathBuf,
+    /// Options.
+    pub options: RunOptions,
+    /// `--param` values.
+    pub params: BTreeMap<String, String>,
+    /// The runbook file.
+    pub runbook: PathBuf,
+}
+
+/// What can stop a run before it starts.
+#[derive(Debug, thiserror::Error, miette::Diagnostic)]
+pub enum LaunchError {
+    /// The inventory is wrong.
+    #[error(transparent)]
+    #[diagnostic(transparent)]
+    Inventory(#[from] InventoryError),
+    /// A journal or run folder is unreadable.
+    #[error(transparent)]
+    #[diagnostic(transparent)]
+    Journal(#[from] JournalError),
+    /// There is no run to resume.
+    #[error("no unfinished run in `{0}`")]
+    #[diagnostic(code(cairn::runtime::no_run), help("`cairn runs` lists the runs"))]
+    NoRun(String),
+    /// The run refused to start.
+    #[error(transparent)]
+    #[diagnostic(transparent)]
+    Run(#[from] RunError),
+    /// The runbook is unreadable.
+    #[error(transparent)]
+    #[diagnostic(transparent)]
+    Runbook(#[from] RunbookError),
+}
+
+/// Starts and resumes runs under one state folder, with the builtins and simulator models the
+/// binary wires in.
+pub struct Launcher {
+    /// Builtin libraries.
+    pub libraries: Vec<Installer>,
+    /// Simulator models by name.
+    pub sim_models: Arc<SimRegistry>,
+    /// The run store.
+    pub store: RunStore,
+}
+
+impl Launcher {
+    /// Runs `new` as a new run.
+    pub fn run(
+        &self,
+        new: NewRun,
+        cancel: Cancel,
+        events: EventSink,
+    ) -> Result<RunReport, LaunchError> {
+        let runbook = Runbook::load(&new.runbook)?;
+        let inventory = Inventory::load(&new.inventory)?;
+        let secrets = secret_params(&runbook, &self.libraries, new.options.max_operations)?;
+        let run_id = self.store.new_run_id();
+        let meta = RunMeta {
+            at: now_millis(),
+            hosts: inventory.hosts().iter().map(|h| h.name.clone()).collect(),
+            inventory: absolute(&new.inventory),
+            max_operations: new.options.max_operations,
+            params: redact(&new.params, &secrets),
+            reboot_timeout_secs: new.options.reboot_timeout.as_secs(),
+            run_id: run_id.clone(),
+            runbook: absolute(&new.runbook),
+        };
+        let run_dir = self.store.create(&meta)?;
+        let request = RunRequest {
+            assume: None,
+            hosts: self.hosts(&inventory),
+            inventory: meta.inventory.display().to_string(),
+            libraries: self.libraries.clone(),
+            options: new.options,
+            params: new.params,
+            resume: false,
+            run_dir,
+            run_id,
+            runbook,
+        };
+        Ok(execute(request, cancel, events)?)
+    }
+
+    /// Resumes run `id` (default: the newest unfinished one).
+    pub fn resume(
+        &self,
+        id: Option<String>,
+        assume: Option<Assume>,
+        overrides: RunOverrides,
+        cancel: Cancel,
+        events: EventSink,
+    ) -> Result<RunReport, LaunchError> {
+        let id = match id.or_else(|| self.store.latest_resumable()) {
+            Some(id) => id,
+            None => return Err(LaunchError::NoRun(self.store.root().display().to_string())),
+        };
+        let meta = self.store.meta(&id)?;
+        let runbook = Runbook::load(&meta.runbook)?;
+        let inventory = Inventory::load(&meta.inventory)?;
+        let mut params = meta.params.clone();
+        params.extend(overrides.params);
+        let options = RunOptions {
+            forks: overrides.forks.unwrap_or(RunOptions::default().forks),
+            max_operations: meta.max_operations,
+            reboot_timeout: overrides
+                .reboot_timeout
+                .unwrap_or(Duration::from_secs(meta.reboot_timeout_secs)),
+        };
+        let hosts = self
+            .hosts(&inventory)
+            .into_iter()
+            .filter(|host| meta.hosts.contains(&host.info.name))
+            .collect();
+        let request = RunRequest {
+            assume,
+            hosts,
+            inventory: meta.inventory.display().to_string(),
+            libraries: self.libraries.clone(),
+            options,
+            params,
+            resume: true,
+            run_dir: self.store.run_dir(&id),
+            run_id: id,
+            runbook,
+        };
+        Ok(execute(request, cancel, events)?)
+    }
+
+    fn hosts(&self, inventory: &Inventory) -> Vec<RunHost> {
+        inventory
+            .hosts()
+            .iter()
+            .map(|spec| RunHost {
+                info: HostInfo {
+                    groups: spec.groups.clone(),
+                    name: spec.name.clone(),
+                    vars: spec.vars.clone(),
+                },
+                transport: self.open(spec),
+            })
+            .collect()
+    }
+
+    fn open(&self, spec: &HostSpec) -> Result<Box<dyn Transport>, String> {
+        match &spec.address {
+            Address::Local => Ok(Box::new(LocalTransport)),
+            Address::Sim { model, options } => {
+                let model = self
+                    .sim_models
+                    .get(model)
+                    .ok_or_else(|| format!("no simulator model `{model}`"))?;
+                let dir = self.store.root().join("sim").join(&spec.name);
+                SimTransport::new(&spec.name, &dir, model, options.clone())
+                    .map(|t| Box::new(t) as Box<dyn Transport>)
+                    .map_err(|e| e.to_string())
+            }
+            Address::Ssh { .. } => Err(format!(
+                "`{}`: the ssh transport is not built yet",
+                spec.address
+            )),
+        }
+    }
+}
+
+/// What `cairn resume` may change for the rest of a run.
+#[derive(Debug, Clone, Default)]
+pub struct RunOverrides {
+    /// A new fork limit.
+    pub forks: Option<usize>,
+    /// Params given again (secrets, which the journal does not keep).
+    pub params: BTreeMap<String, String>,
+    /// A new reboot timeout.
+    pub reboot_timeout: Option<Duration>,
+}
+
+fn secret_params(
+    runbook: &Runbook,
+    libraries: &[Installer],
+    max_operations: u64,
+) -> Result<Vec<String>, RunbookError> {
+    let engine = build_engine(&runbook.dir(), libraries, max_operations);
+    let outline = Outline::of(&runbook.compile(&engine)?);
+    Ok(outline
+        .params
+        .into_iter()
+        .filter(|p| p.secret)
+        .map(|p| p.name)
+        .collect())
+}
+
+fn redact(params: &BTreeMap<String, String>, secrets: &[String]) -> BTreeMap<String, String> {
+    params
+        .iter()
+        .map(|(k, v)| {
+            (
+                k.clone(),
+                if secrets.contains(k) {
+                    "<redacted>".to_owned()
+                } else {
+                    v.clone()
+                },
+            )
+        })
+        .collect()
+}
+
+fn absolute(path: &Path) -> PathBuf {
+    std::path::absolute(path).unwrap_or_else(|_| path.to_owned())
+}

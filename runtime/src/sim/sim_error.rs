@@ -1,0 +1,82 @@
+//! Why a simulated host could not be set up or its state read.
+
+use std::path::PathBuf;
+
+/// A failure to create, load or save a simulated host.
+#[derive(Debug, thiserror::Error, miette::Diagnostic)]
+pub enum SimError {
+    /// An option has a value the simulator cannot use.
+    #[error("sim option `{key}={value}` is invalid: expected {expected}")]
+    #[diagnostic(code(cairn::runtime::sim_bad_option))]
+    BadOption {
+        /// What the option takes.
+        expected: String,
+        /// The option.
+        key: String,
+        /// The value given.
+        value: String,
+    },
+    /// The state directory holds something that is not a simulated host's state.
+    #[error("simulator state `{path}` is unreadable: {reason}", path = path.display())]
+    #[diagnostic(
+        code(cairn::runtime::sim_corrupt_state),
+        help("remove the directory to start the simulated host afresh")
+    )]
+    CorruptState {
+        /// The state file.
+        path: PathBuf,
+        /// What is wrong with it.
+        reason: String,
+    },
+    /// Reading or writing the state directory failed.
+    #[error("cannot {action} `{path}`", path = path.display())]
+    #[diagnostic(code(cairn::runtime::sim_io))]
+    Io {
+        /// What was being done.
+        action: &'static str,
+        /// The file or directory.
+        path: PathBuf,
+        /// The operating system's reason.
+        #[source]
+        source: std::io::Error,
+    },
+    /// The state directory belongs to another host, model or kind of clock.
+    #[error("simulator state `{path}` was created with {field} `{found}`, not `{wanted}`", path = path.display())]
+    #[diagnostic(
+        code(cairn::runtime::sim_state_mismatch),
+        help(
+            "remove the directory to start the simulated host afresh, or give it its own directory"
+        )
+    )]
+    StateMismatch {
+        /// What differs: `host`, `model` or `clock`.
+        field: &'static str,
+        /// What the state file says.
+        found: String,
+        /// The state directory.
+        path: PathBuf,
+        /// What was asked for.
+        wanted: String,
+    },
+    /// No model of that name is registered.
+    #[error("no simulator model `{name}`")]
+    #[diagnostic(code(cairn::runtime::sim_unknown_model), help("known models: {known}"))]
+    UnknownModel {
+        /// The registered models, comma-separated.
+        known: String,
+        /// The model asked for.
+        name: String,
+    },
+    /// Neither the simulator nor the model's tools know this option.
+    #[error("unknown sim option `{key}`")]
+    #[diagnostic(
+        code(cairn::runtime::sim_unknown_option),
+        help("known options: {known}")
+    )]
+    UnknownOption {
+        /// The options the simulator and the model's tools know, comma-separated.
+        known: String,
+        /// The option given.
+        key: String,
+    },
+}

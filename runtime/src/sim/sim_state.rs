@@ -1,0 +1,130 @@
+//! What a simulated host remembers between commands: the JSON file `state.json` in its directory.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::io::Write;
+use std::path::Path;
+
+use super::{SimBoot, SimError};
+
+/// The version of the state file's layout this code reads and writes.
+pub(crate) const STATE_FORMAT: u32 = 1;
+
+/// The persisted state of one simulated host.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub(crate) struct SimState {
+    /// Every boot, oldest first; never empty once created.
+    pub(crate) boots: Vec<SimBoot>,
+    /// The clock the host was created with: `real` or `virtual`.
+    pub(crate) clock: String,
+    /// The host's clock when the state was last saved, in milliseconds; a virtual clock resumes
+    /// from here.
+    pub(crate) clock_millis: u64,
+    /// While a reboot is under way: when the host comes back up.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) down_until_millis: Option<u64>,
+    /// One-shot faults that already fired, as `fail_once:PROGRAM` or `drop_once:PROGRAM`.
+    #[serde(default)]
+    pub(crate) faults_fired: BTreeSet<String>,
+    /// The virtual file system: absolute path to contents.
+    #[serde(default)]
+    pub(crate) files: BTreeMap<String, String>,
+    /// The layout version, [`STATE_FORMAT`].
+    pub(crate) format: u32,
+    /// The host's name.
+    pub(crate) host: String,
+    /// A reboot that will never come back (`fault_reboot_hang`) is under way.
+    #[serde(default)]
+    pub(crate) hung: bool,
+    /// Named flags that tools set and clear.
+    #[serde(default)]
+    pub(crate) marks: BTreeSet<String>,
+    /// The model the host was created with.
+    pub(crate) model: String,
+    /// Each tool's own state, by tool name.
+    #[serde(default)]
+    pub(crate) tools: BTreeMap<String, serde_json::Value>,
+}
+
+impl SimState {
+    /// A host that has not booted yet.
+    pub(crate) fn new(host: &str, model: &str, virtual_clock: bool, millis: u64) -> Self {
+        Self {
+            boots: Vec::new(),
+            clock: clock_name(virtual_clock).into(),
+            clock_millis: millis,
+            down_until_millis: None,
+            faults_fired: BTreeSet::new(),
+            files: BTreeMap::new(),
+            format: STATE_FORMAT,
+            host: host.into(),
+            hung: false,
+            marks: BTreeSet::new(),
+            model: model.into(),
+            tools: BTreeMap::new(),
+        }
+    }
+
+    /// Reads the state file, or `None` when there is none yet.
+    pub(crate) fn load(path: &Path) -> Result<Option<Self>, SimError> {
+        let text = match std::fs::read_to_string(path) {
+            Ok(text) => text,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+            Err(source) => {
+                return Err(SimError::Io {
+                    action: "read",
+                    path: path.into(),
+                    source,
+                });
+            }
+        };
+        let corrupt = |reason: String| SimError::CorruptState {
+            path: path.into(),
+            reason,
+        };
+        let state: Self = serde_json::from_str(&text).map_err(|e| corrupt(e.to_string()))?;
+        if state.format != STATE_FORMAT {
+            return Err(corrupt(format!(
+                "format {} is not the supported format {STATE_FORMAT}",
+                state.format
+            )));
+        }
+        if state.boots.is_empty() {
+            return Err(corrupt("it records no boot".into()));
+        }
+        Ok(Some(state))
+    }
+
+    /// Writes the state file atomically: a temporary file, then a rename over the old one.
+    pub(crate) fn save(&self, path: &Path) -> Result<(), SimError> {
+        let temporary = path.with_extension("json.tmp");
+        let io = |action, source| SimError::Io {
+            action,
+            path: temporary.clone(),
+            source,
+        };
+        let mut text = serde_json::to_string_pretty(self).map_err(|e| SimError::CorruptState {
+            path: path.into(),
+            reason: format!("cannot serialize: {e}"),
+        })?;
+        text.push('\n');
+        let mut file = std::fs::File::create(&temporary).map_err(|e| io("create", e))?;
+        file.write_all(text.as_bytes())
+            .map_err(|e| io("write", e))?;
+        drop(file);
+        std::fs::rename(&temporary, path).map_err(|source| SimError::Io {
+            action: "replace",
+            path: path.into(),
+            source,
+        })
+    }
+
+    /// The current boot.
+    pub(crate) fn current_boot(&self) -> Option<&SimBoot> {
+        self.boots.last()
+    }
+}
+
+/// The name the state file uses for a kind of clock.
+pub(crate) fn clock_name(virtual_clock: bool) -> &'static str {
+    if virtual_clock { "virtual" } else { "real" }
+}

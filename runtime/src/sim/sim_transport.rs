@@ -1,0 +1,49 @@
+//! The `sim:` transport: a [`SimHost`] in this process.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use super::{SimError, SimHost, SimModel};
+use crate::{Clock, ExecOutput, ExecRequest, Transport, TransportError};
+
+/// Reaches one simulated host, whose state lives in its directory (by convention
+/// `.cairn/sim/<host>/`).
+#[derive(Debug)]
+pub struct SimTransport {
+    host: SimHost,
+}
+
+impl SimTransport {
+    /// Opens (or creates and boots) the simulated host `host_name` of `model`, with the options
+    /// of its `sim:` address (`reboot_secs`, `clock`, faults, and the model's tools' own).
+    pub fn new(
+        host_name: &str,
+        state_dir: impl Into<PathBuf>,
+        model: Arc<SimModel>,
+        options: BTreeMap<String, String>,
+    ) -> Result<Self, SimError> {
+        Ok(Self {
+            host: SimHost::open(host_name, state_dir, model, options)?,
+        })
+    }
+
+    /// The simulated host behind this transport.
+    pub fn host(&self) -> &SimHost {
+        &self.host
+    }
+}
+
+impl Transport for SimTransport {
+    fn exec(&mut self, request: &ExecRequest) -> Result<ExecOutput, TransportError> {
+        self.host.exec(request)
+    }
+
+    fn clock(&self) -> Clock {
+        self.host.clock()
+    }
+
+    fn describe(&self) -> String {
+        format!("sim:{}", self.host.model().name)
+    }
+}

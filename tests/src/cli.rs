@@ -1,0 +1,161 @@
+//! The command line: check, runs, journal, resume refusals, exit codes.
+
+use cairn_tests::Lab;
+
+use crate::executor::inventory;
+
+#[test]
+fn check_points_at_a_wrong_call() {
+    let lab = Lab::new();
+    lab.write("ok.rhai", r#"stage "s" on all { run(["true"]); }"#);
+    lab.write(
+        "bad.rhai",
+        "stage \"s\" on all {\n    run();\n    nosuch::thing(1);\n}\n",
+    );
+    let ok = lab.cairn(&["check", "ok.rhai"]);
+    assert_eq!(ok.code, 0, "{}", ok.stderr);
+    let bad = lab.cairn(&["check", "bad.rhai"]);
+    assert_eq!(bad.code, 2);
+    assert!(
+        bad.stderr.contains("`run` takes 1 or 2 argument(s), not 0"),
+        "{}",
+        bad.stderr
+    );
+    assert!(
+        bad.stderr.contains("unknown module `nosuch`"),
+        "{}",
+        bad.stderr
+    );
+    assert!(bad.stderr.contains("bad.rhai:2:5"), "{}", bad.stderr);
+}
+
+#[test]
+fn a_syntax_error_points_at_its_line_and_exits_2() {
+    let lab = Lab::new();
+    lab.write("book.rhai", "stage \"s\" on all {\n    let x = ;\n}\n");
+    lab.write("lab.toml", &inventory("node01", "clock=virtual"));
+    let run = lab.cairn(&["run", "book.rhai", "-i", "lab.toml"]);
+    assert_eq!(run.code, 2);
+    assert!(run.stderr.contains("book.rhai:2"), "{}", run.stderr);
+}
+
+#[test]
+fn an_edited_stage_makes_resume_refuse_before_running_anything() {
+    let lab = Lab::new();
+    let book = "stage \"one\" on all {\n    run([\"echo\", \"a\"]);\n}\nstage \"two\" on all {\n    run([\"false\"]);\n}\n";
+    lab.write("book.rhai", book);
+    lab.write("lab.toml", &inventory("node01", "clock=virtual"));
+    assert_eq!(lab.cairn(&["run", "book.rhai", "-i", "lab.toml"]).code, 1);
+    lab.write(
+        "book.rhai",
+        &book.replace("\"a\"", "\"b\"").replace("false", "true"),
+    );
+    let before = lab.sim_commands("node01").len();
+    let resume = lab.cairn(&["resume"]);
+    assert_eq!(resume.code, 2, "{}", resume.stderr);
+    assert!(resume.stderr.contains("stage `one`"), "{}", resume.stderr);
+    assert!(resume.stderr.contains("book.rhai:2"), "{}", resume.stderr);
+    assert!(resume.stderr.contains("node01.jsonl"), "{}", resume.stderr);
+    assert_eq!(lab.sim_commands("node01").len(), before, "nothing ran");
+}
+
+#[test]
+fn a_failed_host_resumes_from_its_failure_after_the_fix() {
+    let lab = Lab::new();
+    lab.write(
+        "book.rhai",
+        "stage \"one\" on all {\n    run([\"echo\", \"a\"]);\n    run([\"hostname\"]);\n}\n",
+    );
+    lab.write(
+        "lab.toml",
+        &inventory("node01", "clock=virtual&fail_once=hostname"),
+    );
+    let first = lab.cairn(&["run", "book.rhai", "-i", "lab.toml"]);
+    assert_eq!(first.code, 1, "{}", first.stderr);
+    let runs = lab.cairn(&["runs"]);
+    assert!(runs.stdout.contains("failed"), "{}", runs.stdout);
+    let second = lab.cairn(&["resume"]);
+    assert_eq!(second.code, 0, "{}", second.stderr);
+    assert_eq!(
+        lab.sim_count("node01", &["echo", "a"]),
+        1,
+        "the finished action was replayed"
+    );
+    assert_eq!(
+        lab.sim_count("node01", &["hostname"]),
+        2,
+        "the failed one ran again"
+    );
+}
+
+#[test]
+fn journal_shows_a_timeline_and_warns_about_a_torn_line() {
+    let lab = Lab::new();
+    lab.write(
+        "book.rhai",
+        "stage \"one\" on all { run([\"echo\", \"a\"]); }\n",
+    );
+    lab.write("lab.toml", &inventory("node01", "clock=virtual"));
+    assert_eq!(lab.cairn(&["run", "book.rhai", "-i", "lab.toml"]).code, 0);
+    let timeline = lab.cairn(&["journal", "node01"]);
+    assert!(
+        timeline.stdout.contains("stage 1 `one`"),
+        "{}",
+        timeline.stdout
+    );
+    assert!(
+        timeline.stdout.contains("run {\"argv\":[\"echo\",\"a\"]}"),
+        "{}",
+        timeline.stdout
+    );
+    let id = lab.runs().pop().unwrap_or_default();
+    let path = lab
+        .path()
+        .join(".cairn/runs")
+        .join(&id)
+        .join("node01.jsonl");
+    let text = std::fs::read_to_string(&path).unwrap_or_default();
+    std::fs::write(&path, format!("{text}{{\"type\":\"outc")).unwrap_or_default();
+    let torn = lab.cairn(&["journal", &id, "node01", "--json"]);
+    assert_eq!(torn.code, 0, "{}", torn.stderr);
+    assert!(torn.stderr.contains("is torn"), "{}", torn.stderr);
+    let mut lines: Vec<&str> = text.lines().collect();
+    lines[1] = "garbage";
+    std::fs::write(&path, lines.join("\n") + "\n").unwrap_or_default();
+    let corrupt = lab.cairn(&["journal", &id, "node01"]);
+    assert_eq!(corrupt.code, 2);
+    assert!(corrupt.stderr.contains("line 2"), "{}", corrupt.stderr);
+}
+
+#[test]
+fn json_prints_one_event_per_line() {
+    let lab = Lab::new();
+    lab.write(
+        "book.rhai",
+        "stage \"one\" on all { run([\"echo\", \"a\"]); }\n",
+    );
+    lab.write("lab.toml", &inventory("node[01-02]", "clock=virtual"));
+    let run = lab.cairn(&["run", "book.rhai", "-i", "lab.toml", "--json"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let events: Vec<serde_json::Value> = run
+        .stdout
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_default())
+        .collect();
+    assert!(
+        events.iter().all(|e| e["event"].is_string()),
+        "{}",
+        run.stdout
+    );
+    assert_eq!(
+        events
+            .iter()
+            .filter(|e| e["event"] == "host_finished")
+            .count(),
+        2
+    );
+    assert_eq!(
+        events.last().map(|e| e["event"].clone()),
+        Some("run_finished".into())
+    );
+}
