@@ -51,6 +51,9 @@ pub(crate) enum Command {
         /// done, `redo` runs them again.
         #[arg(long, value_enum)]
         assume: Option<AssumeArg>,
+        /// Forget what the journals hold from this stage on, and run it again (after an edit).
+        #[arg(long, value_name = "STAGE")]
+        from_stage: Option<String>,
         #[command(flatten)]
         common: CommonRunArgs,
     },

@@ -139,6 +139,7 @@ fn resume_10k(scratch: &Path) -> (Duration, Duration) {
     });
     let request = RunRequest {
         assume: None,
+        from_stage: None,
         hosts: vec![RunHost {
             info: info("node01"),
             transport: Ok(sim_host("node01", scratch, "clock=virtual")),
@@ -232,6 +233,7 @@ fn fleet(scratch: &Path, count: usize) -> (Duration, f64) {
         .collect();
     let request = RunRequest {
         assume: None,
+        from_stage: None,
         hosts,
         inventory: "bench".into(),
         libraries: Vec::new(),

@@ -10,7 +10,7 @@ use rhai::AST;
 
 use crate::journal::{
     Assume, DecisionRecord, HostJournal, HostStatus, JOURNAL_VERSION, JournalError, JournalEvent,
-    JournalWriter, ResumeRecord, RunHeader, now_millis,
+    JournalWriter, ResumeRecord, RewindRecord, RunHeader, now_millis,
 };
 use crate::run_failure::HostFailure;
 use crate::{
@@ -31,6 +31,8 @@ pub struct RunHost {
 pub struct RunRequest {
     /// `--assume` for actions whose outcome is unknown (resume only).
     pub assume: Option<Assume>,
+    /// `--from-stage`: forget what the journals hold from this stage on (resume only).
+    pub from_stage: Option<String>,
     /// The hosts, in inventory order.
     pub hosts: Vec<RunHost>,
     /// The inventory file, for the journal header.
@@ -124,6 +126,7 @@ pub fn execute(
 ) -> Result<RunReport, RunError> {
     let RunRequest {
         assume,
+        from_stage,
         hosts,
         inventory,
         libraries,
@@ -166,6 +169,9 @@ pub fn execute(
             if path.exists() {
                 recorded.insert(info.name.clone(), HostJournal::load(&path, true)?);
             }
+        }
+        if let Some(stage) = &from_stage {
+            rewind(&mut recorded, stage, &journal_path)?;
         }
         settle_unknown_outcomes(&recorded, assume, &journal_path)?;
         for journal in recorded.values_mut() {
@@ -339,6 +345,45 @@ fn run_instance(host: HostContext, runbook: &Runbook, libraries: &[Installer]) -
         name,
         reboot_pending: host.reboot_pending(),
         status,
+    }
+}
+
+/// Forgets, in every journal, the actions from the first time the runbook entered `stage` on:
+/// a `rewind` record is appended, and the resume runs them again.
+fn rewind(
+    recorded: &mut BTreeMap<String, HostJournal>,
+    stage: &str,
+    journal_path: &dyn Fn(&str) -> PathBuf,
+) -> Result<(), RunError> {
+    let mut found = false;
+    for (host, journal) in recorded.iter_mut() {
+        let index = journal.events.iter().find_map(|(_, event)| match event {
+            JournalEvent::Stage(record) if record.name == stage => Some(record.index),
+            _ => None,
+        });
+        let Some(index) = index else { continue };
+        found = true;
+        let from = journal
+            .actions
+            .values()
+            .find(|action| action.intent.stage_index >= index)
+            .map(|action| action.intent.seq);
+        let Some(seq) = from else { continue };
+        let record = RewindRecord {
+            at: now_millis(),
+            seq,
+        };
+        JournalWriter::open(&journal_path(host))?.append(&JournalEvent::Rewind(record), true)?;
+        journal.actions.retain(|s, _| *s < seq);
+        journal.end = None;
+    }
+    if found {
+        Ok(())
+    } else {
+        Err(RunError::Param {
+            message: format!("no host of this run has entered a stage named `{stage}`"),
+            help: Some("`cairn journal HOST` shows the stages a host went through".into()),
+        })
     }
 }
 

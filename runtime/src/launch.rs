@@ -88,6 +88,7 @@ impl Launcher {
         let run_dir = self.store.create(&meta)?;
         let request = RunRequest {
             assume: None,
+            from_stage: None,
             hosts: self.hosts(&inventory),
             inventory: meta.inventory.display().to_string(),
             libraries: self.libraries.clone(),
@@ -133,6 +134,7 @@ impl Launcher {
             .collect();
         let request = RunRequest {
             assume,
+            from_stage: overrides.from_stage,
             hosts,
             inventory: meta.inventory.display().to_string(),
             libraries: self.libraries.clone(),
@@ -187,6 +189,8 @@ impl Launcher {
 pub struct RunOverrides {
     /// A new fork limit.
     pub forks: Option<usize>,
+    /// Run again from the first time this stage was entered.
+    pub from_stage: Option<String>,
     /// Params given again (secrets, which the journal does not keep).
     pub params: BTreeMap<String, String>,
     /// A new reboot timeout.

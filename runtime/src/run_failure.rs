@@ -169,7 +169,8 @@ impl HostFailure {
                     then.intent.stage
                 );
                 failure.help = Some(format!(
-                    "undo the edit to resume this run, or start over with `cairn run` (the journal of this host is {journal})"
+                    "undo the edit to resume this run, or run the changed stage again: `cairn resume --from-stage \"{}\"` (the journal of this host is {journal})",
+                    then.intent.stage
                 ));
                 let journal_text = std::fs::read_to_string(&journal).unwrap_or_default();
                 failure.related.push(JournalLine {

@@ -25,7 +25,13 @@ pub struct ParseError {
 
 impl ParseError {
     /// An error at a byte range of `text`, for checks made after the grammar matched.
-    pub fn at(tool: &'static str, text: &str, offset: usize, len: usize, message: impl Into<String>) -> Self {
+    pub fn at(
+        tool: &'static str,
+        text: &str,
+        offset: usize,
+        len: usize,
+        message: impl Into<String>,
+    ) -> Self {
         let offset = offset.min(text.len());
         let len = len.min(text.len() - offset);
         Self {
@@ -37,7 +43,11 @@ impl ParseError {
     }
 
     /// Converts a pest failure, naming the rules that were expected in plain words.
-    pub fn from_pest<R: RuleType>(tool: &'static str, text: &str, error: &pest::error::Error<R>) -> Self {
+    pub fn from_pest<R: RuleType>(
+        tool: &'static str,
+        text: &str,
+        error: &pest::error::Error<R>,
+    ) -> Self {
         let (offset, len) = match error.location {
             InputLocation::Pos(pos) => (pos, line_rest(text, pos)),
             InputLocation::Span((start, end)) => (start, end.saturating_sub(start)),
@@ -56,7 +66,8 @@ impl ParseError {
 
 /// The length of the rest of the line at `pos`, so a label covers what could not be read.
 fn line_rest(text: &str, pos: usize) -> usize {
-    text.get(pos..).map_or(0, |rest| rest.find('\n').unwrap_or(rest.len()))
+    text.get(pos..)
+        .map_or(0, |rest| rest.find('\n').unwrap_or(rest.len()))
 }
 
 /// `device_line` → `device line`.

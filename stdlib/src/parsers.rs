@@ -30,26 +30,114 @@ fn json<T: Serialize>(parsed: Result<T, ParseError>) -> Result<serde_json::Value
 }
 
 const PARSERS: [ToolParser; 22] = [
-    ToolParser { name: "mst-status", command: "mst status [-v|-vv]", parse: |t| json(crate::mst::parse_status(t)) },
-    ToolParser { name: "mlxconfig-query", command: "mlxconfig -d DEV [-e] query", parse: |t| json(crate::mlxconfig::parse_query(t)) },
-    ToolParser { name: "mlxconfig-set", command: "mlxconfig -d DEV [-y] set KEY=VALUE...", parse: |t| json(crate::mlxconfig::parse_set(t)) },
-    ToolParser { name: "mlxfwmanager", command: "mlxfwmanager [-d DEV] [--query|--online -u]", parse: |t| json(crate::mlxfwmanager::parse(t)) },
-    ToolParser { name: "flint-query", command: "flint -d DEV query [full]", parse: |t| json(crate::flint::parse_query(t)) },
-    ToolParser { name: "esxcli-vib-list", command: "esxcli software vib list", parse: |t| json(crate::esxcli::parse_vib_list(t)) },
-    ToolParser { name: "esxcli-vib-install", command: "esxcli software vib install -v|-d ...", parse: |t| json(crate::esxcli::parse_vib_install(t)) },
-    ToolParser { name: "esxcli-module-parameters", command: "esxcli system module parameters list -m MODULE", parse: |t| json(crate::esxcli::parse_module_parameters(t)) },
-    ToolParser { name: "esxcli-nic-list", command: "esxcli network nic list", parse: |t| json(crate::esxcli::parse_nic_list(t)) },
-    ToolParser { name: "esxcli-pcipassthru-list", command: "esxcli hardware pci pcipassthru list", parse: |t| json(crate::esxcli::parse_pcipassthru_list(t)) },
-    ToolParser { name: "esxcli-advanced", command: "esxcli system settings advanced list -o OPTION", parse: |t| json(crate::esxcli::parse_advanced(t)) },
-    ToolParser { name: "ofed-info", command: "ofed_info -s", parse: |t| json(crate::ofed::parse_info(t)) },
-    ToolParser { name: "ibstatus", command: "ibstatus [DEV[:PORT]]", parse: |t| json(crate::ibstatus::parse(t)) },
-    ToolParser { name: "ibstat", command: "ibstat [-s]", parse: |t| json(crate::ibstat::parse(t)) },
-    ToolParser { name: "ibv-devinfo", command: "ibv_devinfo [-d DEV] [-i PORT] [-v]", parse: |t| json(crate::ibv_devinfo::parse(t)) },
-    ToolParser { name: "ibnetdiscover", command: "ibnetdiscover [-p]", parse: |t| json(crate::ibnetdiscover::parse(t)) },
-    ToolParser { name: "ibdev2netdev", command: "ibdev2netdev [-v]", parse: |t| json(crate::ibdev2netdev::parse(t)) },
-    ToolParser { name: "lspci", command: "lspci [-D] | grep Mellanox", parse: |t| json(crate::lspci::parse(t)) },
-    ToolParser { name: "ip-addr", command: "ip -j addr show", parse: |t| json(crate::ip::parse_json(t)) },
-    ToolParser { name: "ip-addr-text", command: "ip addr show", parse: |t| json(crate::ip::parse_text(t)) },
-    ToolParser { name: "perftest", command: "ib_{send,write,read}_{bw,lat} ...", parse: |t| json(crate::perftest::parse(t)) },
-    ToolParser { name: "sockperf", command: "sockperf server|ping-pong ...", parse: |t| json(crate::sockperf::parse(t)) },
+    ToolParser {
+        name: "mst-status",
+        command: "mst status [-v|-vv]",
+        parse: |t| json(crate::mst::parse_status(t)),
+    },
+    ToolParser {
+        name: "mlxconfig-query",
+        command: "mlxconfig -d DEV [-e] query",
+        parse: |t| json(crate::mlxconfig::parse_query(t)),
+    },
+    ToolParser {
+        name: "mlxconfig-set",
+        command: "mlxconfig -d DEV [-y] set KEY=VALUE...",
+        parse: |t| json(crate::mlxconfig::parse_set(t)),
+    },
+    ToolParser {
+        name: "mlxfwmanager",
+        command: "mlxfwmanager [-d DEV] [--query|--online -u]",
+        parse: |t| json(crate::mlxfwmanager::parse(t)),
+    },
+    ToolParser {
+        name: "flint-query",
+        command: "flint -d DEV query [full]",
+        parse: |t| json(crate::flint::parse_query(t)),
+    },
+    ToolParser {
+        name: "esxcli-vib-list",
+        command: "esxcli software vib list",
+        parse: |t| json(crate::esxcli::parse_vib_list(t)),
+    },
+    ToolParser {
+        name: "esxcli-vib-install",
+        command: "esxcli software vib install -v|-d ...",
+        parse: |t| json(crate::esxcli::parse_vib_install(t)),
+    },
+    ToolParser {
+        name: "esxcli-module-parameters",
+        command: "esxcli system module parameters list -m MODULE",
+        parse: |t| json(crate::esxcli::parse_module_parameters(t)),
+    },
+    ToolParser {
+        name: "esxcli-nic-list",
+        command: "esxcli network nic list",
+        parse: |t| json(crate::esxcli::parse_nic_list(t)),
+    },
+    ToolParser {
+        name: "esxcli-pcipassthru-list",
+        command: "esxcli hardware pci pcipassthru list",
+        parse: |t| json(crate::esxcli::parse_pcipassthru_list(t)),
+    },
+    ToolParser {
+        name: "esxcli-advanced",
+        command: "esxcli system settings advanced list -o OPTION",
+        parse: |t| json(crate::esxcli::parse_advanced(t)),
+    },
+    ToolParser {
+        name: "ofed-info",
+        command: "ofed_info -s",
+        parse: |t| json(crate::ofed::parse_info(t)),
+    },
+    ToolParser {
+        name: "ibstatus",
+        command: "ibstatus [DEV[:PORT]]",
+        parse: |t| json(crate::ibstatus::parse(t)),
+    },
+    ToolParser {
+        name: "ibstat",
+        command: "ibstat [-s]",
+        parse: |t| json(crate::ibstat::parse(t)),
+    },
+    ToolParser {
+        name: "ibv-devinfo",
+        command: "ibv_devinfo [-d DEV] [-i PORT] [-v]",
+        parse: |t| json(crate::ibv_devinfo::parse(t)),
+    },
+    ToolParser {
+        name: "ibnetdiscover",
+        command: "ibnetdiscover [-p]",
+        parse: |t| json(crate::ibnetdiscover::parse(t)),
+    },
+    ToolParser {
+        name: "ibdev2netdev",
+        command: "ibdev2netdev [-v]",
+        parse: |t| json(crate::ibdev2netdev::parse(t)),
+    },
+    ToolParser {
+        name: "lspci",
+        command: "lspci [-D] | grep Mellanox",
+        parse: |t| json(crate::lspci::parse(t)),
+    },
+    ToolParser {
+        name: "ip-addr",
+        command: "ip -j addr show",
+        parse: |t| json(crate::ip::parse_json(t)),
+    },
+    ToolParser {
+        name: "ip-addr-text",
+        command: "ip addr show",
+        parse: |t| json(crate::ip::parse_text(t)),
+    },
+    ToolParser {
+        name: "perftest",
+        command: "ib_{send,write,read}_{bw,lat} ...",
+        parse: |t| json(crate::perftest::parse(t)),
+    },
+    ToolParser {
+        name: "sockperf",
+        command: "sockperf server|ping-pong ...",
+        parse: |t| json(crate::sockperf::parse(t)),
+    },
 ];

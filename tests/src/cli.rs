@@ -57,6 +57,23 @@ fn an_edited_stage_makes_resume_refuse_before_running_anything() {
     assert!(resume.stderr.contains("book.rhai:2"), "{}", resume.stderr);
     assert!(resume.stderr.contains("node01.jsonl"), "{}", resume.stderr);
     assert_eq!(lab.sim_commands("node01").len(), before, "nothing ran");
+    assert!(
+        resume.stderr.contains("cairn resume --from-stage \"one\""),
+        "{}",
+        resume.stderr
+    );
+    let again = lab.cairn(&["resume", "--from-stage", "one"]);
+    assert_eq!(again.code, 0, "{}\n{}", again.stdout, again.stderr);
+    assert_eq!(
+        lab.sim_count("node01", &["echo", "b"]),
+        1,
+        "the edited stage ran again"
+    );
+    assert_eq!(
+        lab.sim_count("node01", &["true"]),
+        1,
+        "and the stage after it"
+    );
 }
 
 #[test]

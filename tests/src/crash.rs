@@ -182,3 +182,46 @@ fn the_binary_killed_during_a_reboot_resumes_correctly() {
     resume(&lab, "redo", "killed during a reboot");
     assert_exactly_once(&lab, "killed during a reboot");
 }
+
+#[test]
+fn ctrl_c_stops_cleanly_and_the_run_resumes() {
+    let lab = Lab::new();
+    lab.write("book.rhai", THREE_STAGES);
+    lab.write("lab.toml", &inventory("node[01-02]", "reboot_secs=2"));
+    let child = lab
+        .command(&["run", "book.rhai", "-i", "lab.toml"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap_or_else(|e| panic!("spawn: {e}"));
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while !HOSTS.iter().all(|h| lab.sim_count(h, &["reboot"]) == 1) && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let interrupted = std::process::Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .is_ok_and(|s| s.success());
+    assert!(interrupted);
+    let stopped_at = Instant::now();
+    let output = child
+        .wait_with_output()
+        .unwrap_or_else(|e| panic!("wait: {e}"));
+    assert!(
+        stopped_at.elapsed() < Duration::from_secs(2),
+        "stops without waiting for the reboot"
+    );
+    assert_eq!(output.status.code(), Some(1));
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(stdout.contains("0 done, 0 failed, 2 stopped"), "{stdout}");
+    for host in HOSTS {
+        let journal = lab.journal(host);
+        let ends = records(&journal, "host_end");
+        assert_eq!(
+            ends.last().map(|e| e["data"]["status"].clone()),
+            Some("cancelled".into())
+        );
+    }
+    resume(&lab, "redo", "after Ctrl-C");
+    assert_exactly_once(&lab, "after Ctrl-C");
+}

@@ -44,6 +44,7 @@ pub(crate) fn resume(
     state: &Path,
     run_id: Option<String>,
     assume: Option<AssumeArg>,
+    from_stage: Option<String>,
     common: CommonRunArgs,
 ) -> miette::Result<ExitCode> {
     let assume = assume.map(|a| match a {
@@ -52,6 +53,7 @@ pub(crate) fn resume(
     });
     let overrides = RunOverrides {
         forks: common.forks,
+        from_stage,
         params: params(&common.params)?,
         reboot_timeout: common.reboot_timeout.map(Duration::from_secs),
     };

@@ -18,10 +18,6 @@
 //!
 //! See `docs/inventory.md` for every key, the address forms, ranges, var precedence and errors.
 
-// An `InventoryError` carries the whole file so that miette can show the span; it is returned
-// once, when a load fails, so its size costs nothing worth a box.
-#![allow(clippy::result_large_err)]
-
 mod address;
 mod address_error;
 mod group_graph;

@@ -72,6 +72,7 @@ impl Lab {
             .collect();
         let request = RunRequest {
             assume: None,
+            from_stage: None,
             hosts,
             inventory: "inline".into(),
             libraries: Vec::new(),

@@ -1,0 +1,48 @@
+//! `esxcli`: the ESXi host's VIBs, driver module parameters, NICs, PCI passthrough and
+//! advanced settings.
+//!
+//! One submodule per command. Tables (`vib list`, `module parameters list`, `nic list`,
+//! `pcipassthru list`) are split at the columns of their dashes line, so empty cells and titles
+//! with spaces are read right; records (`vib install`, `settings advanced list`) are read field
+//! by field. See `docs/parsers.md`.
+
+mod advanced;
+mod grammar;
+mod module_parameters;
+mod nic_list;
+mod pcipassthru_list;
+mod types;
+mod vib_install;
+mod vib_list;
+
+pub use types::{AdvancedOption, EsxcliError, ModuleParameter, Nic, PciPassthru, Vib, VibInstall};
+
+/// Parses `esxcli software vib list` output, whole or `grep`ped.
+pub fn parse_vib_list(text: &str) -> Result<Vec<Vib>, crate::ParseError> {
+    vib_list::parse(text)
+}
+
+/// Parses `esxcli software vib install|update` output: the result record or the error.
+pub fn parse_vib_install(text: &str) -> Result<VibInstall, crate::ParseError> {
+    vib_install::parse(text)
+}
+
+/// Parses `esxcli system module parameters list -m MODULE` output.
+pub fn parse_module_parameters(text: &str) -> Result<Vec<ModuleParameter>, crate::ParseError> {
+    module_parameters::parse(text)
+}
+
+/// Parses `esxcli network nic list` output.
+pub fn parse_nic_list(text: &str) -> Result<Vec<Nic>, crate::ParseError> {
+    nic_list::parse(text)
+}
+
+/// Parses `esxcli hardware pci pcipassthru list` output.
+pub fn parse_pcipassthru_list(text: &str) -> Result<Vec<PciPassthru>, crate::ParseError> {
+    pcipassthru_list::parse(text)
+}
+
+/// Parses `esxcli system settings advanced list [-o OPTION]` output: one entry per option.
+pub fn parse_advanced(text: &str) -> Result<Vec<AdvancedOption>, crate::ParseError> {
+    advanced::parse(text)
+}

@@ -1,0 +1,87 @@
+//! The typed result of `ibnetdiscover`.
+
+use serde::Serialize;
+
+/// The fabric `ibnetdiscover` discovered.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Topology {
+    /// `topology` for the default topology file, `ports` for `ibnetdiscover --ports`.
+    pub layout: String,
+    /// The switches, in output order.
+    pub switches: Vec<FabricNode>,
+    /// The channel adapters (HCAs), in output order.
+    pub channel_adapters: Vec<FabricNode>,
+    /// The routers, in output order.
+    pub routers: Vec<FabricNode>,
+    /// `ibwarn:` messages, without the prefix.
+    pub warnings: Vec<String>,
+    /// Whether the output carries an elision line (`...omitted`) left by whoever published
+    /// it: the node list is then incomplete.
+    pub elided: bool,
+}
+
+/// A switch, channel adapter or router.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct FabricNode {
+    /// The quoted node id of the topology file (`S-0008f10400410015`, `H-...`).
+    pub node_ref: Option<String>,
+    /// The node GUID (`switchguid=`/`caguid=`/`rtguid=` as printed); with `--ports`, the GUID
+    /// printed on a switch's lines.
+    pub guid: Option<String>,
+    /// The port GUID in parentheses after `switchguid=` (switch port 0).
+    pub port_guid: Option<String>,
+    /// The node description (`"MF0;...:MQM9700/U1"`, `"node005 mlx5_2"`).
+    pub description: Option<String>,
+    /// `vendid=` as printed (`0x2c9`).
+    pub vendor_id: Option<String>,
+    /// `devid=` as printed (`0xd2f2`).
+    pub device_id: Option<String>,
+    /// `sysimgguid=` as printed.
+    pub system_image_guid: Option<String>,
+    /// The number of ports of the node.
+    pub port_count: Option<u32>,
+    /// The switch's LID (port 0), or with `--ports` the LID printed on its lines.
+    pub lid: Option<u32>,
+    /// The switch's LID mask count.
+    pub lmc: Option<u32>,
+    /// `base` or `enhanced` switch port 0.
+    pub port0: Option<String>,
+    /// The ports printed for this node (connected ones; with `--ports` also unconnected).
+    pub ports: Vec<FabricPort>,
+}
+
+/// One port of a node and the other end of its link.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct FabricPort {
+    /// The local port number.
+    pub port: u32,
+    /// The local port GUID, when printed (CA ports, `--ports`).
+    pub guid: Option<String>,
+    /// The local port's LID (CA ports, `--ports`).
+    pub lid: Option<u32>,
+    /// The local port's LID mask count (CA ports).
+    pub lmc: Option<u32>,
+    /// The active link width (`4x`).
+    pub width: Option<String>,
+    /// The active link speed (`EDR`, `HDR`, `NDR`; `???` when unknown).
+    pub speed: Option<String>,
+    /// The node at the other end, if the port is connected.
+    pub remote: Option<RemoteEnd>,
+}
+
+/// The other end of a link.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct RemoteEnd {
+    /// `switch`, `ca` or `router`.
+    pub kind: String,
+    /// The quoted node id (`S-005442ba00003080`) in the topology file.
+    pub node_ref: Option<String>,
+    /// The remote port GUID, when printed.
+    pub guid: Option<String>,
+    /// The remote port number.
+    pub port: u32,
+    /// The remote node description.
+    pub description: Option<String>,
+    /// The remote LID (a switch's port-0 LID, or a CA port's LID).
+    pub lid: Option<u32>,
+}

@@ -1,0 +1,432 @@
+//! The walk from the `mlxconfig` parse trees to [`MlxconfigQuery`] and [`MlxconfigSet`].
+
+use std::collections::BTreeMap;
+
+use pest::Parser;
+use pest::iterators::Pair;
+
+use super::types::{
+    ConfigValue, DeviceHeader, Messages, MlxconfigQuery, MlxconfigSet, Parameter, QueryDevice,
+    SetParameter,
+};
+use crate::ParseError;
+
+/// The pest parser of `mlxconfig.pest`.
+#[derive(pest_derive::Parser)]
+#[grammar = "src/mlxconfig/mlxconfig.pest"]
+struct MlxconfigParser;
+
+/// A parsed `Configurations:` block: its column titles and its rows of cells.
+struct Block<'i> {
+    columns: Vec<&'i str>,
+    rows: Vec<Row<'i>>,
+}
+
+/// One parameter line: its name, its `*` and its cells with their spans.
+struct Row<'i> {
+    line: Pair<'i, Rule>,
+    modified: bool,
+    name: String,
+    values: Vec<Pair<'i, Rule>>,
+}
+
+/// Parses `mlxconfig [-e] query` output.
+pub(super) fn parse_query(text: &str) -> Result<MlxconfigQuery, ParseError> {
+    const TOOL: &str = "mlxconfig-query";
+    let pairs = MlxconfigParser::parse(Rule::mlxconfig_query, text)
+        .map_err(|error| ParseError::from_pest(TOOL, text, &error))?;
+    let mut query = MlxconfigQuery {
+        devices: Vec::new(),
+        messages: Messages::default(),
+    };
+    for pair in pairs {
+        match pair.as_rule() {
+            Rule::device => {
+                let mut device = QueryDevice {
+                    header: DeviceHeader::default(),
+                    configurations: Vec::new(),
+                    messages: Messages::default(),
+                };
+                for part in pair.into_inner() {
+                    match part.as_rule() {
+                        Rule::configurations => {
+                            let block = block(part, &mut device.messages);
+                            device.configurations = parameters(TOOL, text, block)?;
+                        }
+                        _ => header_part(TOOL, text, part, &mut device.header)?,
+                    }
+                }
+                query.devices.push(device);
+            }
+            Rule::configurations => {
+                let mut messages = Messages::default();
+                let block = block(pair, &mut messages);
+                query.devices.push(QueryDevice {
+                    header: DeviceHeader::default(),
+                    configurations: parameters(TOOL, text, block)?,
+                    messages,
+                });
+            }
+            Rule::message => message(pair, &mut query.messages),
+            _ => {}
+        }
+    }
+    Ok(query)
+}
+
+/// Parses `mlxconfig [-y] set KEY=VALUE...` output.
+pub(super) fn parse_set(text: &str) -> Result<MlxconfigSet, ParseError> {
+    const TOOL: &str = "mlxconfig-set";
+    let pairs = MlxconfigParser::parse(Rule::mlxconfig_set, text)
+        .map_err(|error| ParseError::from_pest(TOOL, text, &error))?;
+    let mut set = MlxconfigSet {
+        header: DeviceHeader::default(),
+        configurations: Vec::new(),
+        answer: None,
+        applying: None,
+        reboot_required: false,
+        messages: Messages::default(),
+    };
+    let mut blocks = Vec::new();
+    for pair in pairs {
+        match pair.as_rule() {
+            Rule::device => {
+                for part in pair.into_inner() {
+                    match part.as_rule() {
+                        Rule::configurations => blocks.push(block(part, &mut set.messages)),
+                        _ => header_part(TOOL, text, part, &mut set.header)?,
+                    }
+                }
+            }
+            Rule::configurations => blocks.push(block(pair, &mut set.messages)),
+            Rule::apply_prompt => {
+                set.answer = pair.into_inner().next().map(|a| a.as_str().to_owned())
+            }
+            Rule::applying => {
+                set.applying = pair.into_inner().next().map(|r| r.as_str().to_owned());
+            }
+            Rule::message => message(pair, &mut set.messages),
+            _ => {}
+        }
+    }
+    for block in blocks {
+        for (row, mut cells) in rows(TOOL, text, block, &["Next Boot", "New"])? {
+            let next_boot = cells.remove("Next Boot");
+            let new = cells.remove("New");
+            set.configurations.push(SetParameter {
+                name: row.name,
+                next_boot,
+                new,
+            });
+        }
+    }
+    set.reboot_required = set
+        .messages
+        .info
+        .iter()
+        .any(|line| line.to_ascii_lowercase().contains("reboot"));
+    Ok(set)
+}
+
+/// Fills `header` from a `device_number` or `device_field` pair.
+fn header_part(
+    tool: &'static str,
+    text: &str,
+    part: Pair<'_, Rule>,
+    header: &mut DeviceHeader,
+) -> Result<(), ParseError> {
+    match part.as_rule() {
+        Rule::device_number => {
+            let span = part.as_span();
+            let number = span.as_str().parse().map_err(|_| {
+                ParseError::at(
+                    tool,
+                    text,
+                    span.start(),
+                    span.as_str().len(),
+                    "device number out of range",
+                )
+            })?;
+            header.number = Some(number);
+        }
+        Rule::device_field => {
+            let mut inner = part.into_inner();
+            let label = inner
+                .next()
+                .map(|l| l.as_str().trim_end())
+                .unwrap_or_default();
+            let value = inner
+                .next()
+                .map(|v| v.as_str().to_owned())
+                .unwrap_or_default();
+            match label {
+                "Device type" => header.device_type = Some(value),
+                "Name" => header.name = Some(value),
+                "Description" => header.description = Some(value),
+                "Device" => header.device = Some(value),
+                other => {
+                    header.other.insert(other.to_owned(), value);
+                }
+            }
+        }
+        _ => {}
+    }
+    Ok(())
+}
+
+/// Splits a `configurations` pair into its column titles, its rows and its messages.
+fn block<'i>(pair: Pair<'i, Rule>, messages: &mut Messages) -> Block<'i> {
+    let mut block = Block {
+        columns: Vec::new(),
+        rows: Vec::new(),
+    };
+    for part in pair.into_inner() {
+        match part.as_rule() {
+            Rule::column_title => block.columns.push(part.as_str()),
+            Rule::parameter => {
+                let line = part.clone();
+                let mut row = Row {
+                    line,
+                    modified: false,
+                    name: String::new(),
+                    values: Vec::new(),
+                };
+                for cell in part.into_inner() {
+                    match cell.as_rule() {
+                        Rule::modified => row.modified = true,
+                        Rule::parameter_name => row.name = cell.as_str().to_owned(),
+                        Rule::value => row.values.push(cell),
+                        _ => {}
+                    }
+                }
+                block.rows.push(row);
+            }
+            Rule::message => message(part, messages),
+            _ => {}
+        }
+    }
+    block
+}
+
+/// The query parameters of a block: each cell goes to the column its title names.
+fn parameters(
+    tool: &'static str,
+    text: &str,
+    block: Block<'_>,
+) -> Result<Vec<Parameter>, ParseError> {
+    let mut parameters = Vec::new();
+    for (row, mut cells) in rows(tool, text, block, &["Default", "Current", "Next Boot"])? {
+        parameters.push(Parameter {
+            name: row.name,
+            modified: row.modified,
+            default: cells.remove("Default"),
+            current: cells.remove("Current"),
+            next_boot: cells.remove("Next Boot"),
+        });
+    }
+    Ok(parameters)
+}
+
+type Cells = BTreeMap<&'static str, ConfigValue>;
+
+/// Pairs each row's cells with the block's column titles, which must all be in `allowed`.
+fn rows<'i>(
+    tool: &'static str,
+    text: &str,
+    block: Block<'i>,
+    allowed: &[&'static str],
+) -> Result<Vec<(Row<'i>, Cells)>, ParseError> {
+    let mut titles = Vec::new();
+    for title in &block.columns {
+        match allowed.iter().find(|known| *known == title) {
+            Some(known) => titles.push(*known),
+            None => {
+                let start = text.find("Configurations:").unwrap_or_default();
+                return Err(ParseError::at(
+                    tool,
+                    text,
+                    start,
+                    "Configurations:".len(),
+                    format!("this output cannot have a `{title}` column"),
+                ));
+            }
+        }
+    }
+    let mut rows = Vec::new();
+    for mut row in block.rows {
+        if row.values.len() != titles.len() {
+            let span = row.line.as_span();
+            return Err(ParseError::at(
+                tool,
+                text,
+                span.start(),
+                span.as_str().trim_end().len(),
+                format!(
+                    "expected {} value(s) under `{}`, found {}",
+                    titles.len(),
+                    block.columns.join("`, `"),
+                    row.values.len()
+                ),
+            ));
+        }
+        let mut cells = Cells::new();
+        for (title, cell) in titles.iter().zip(std::mem::take(&mut row.values)) {
+            cells.insert(title, config_value(tool, text, cell)?);
+        }
+        rows.push((row, cells));
+    }
+    Ok(rows)
+}
+
+/// One value cell: `LABEL(N)` split into label and number, or a plain value.
+fn config_value(
+    tool: &'static str,
+    text: &str,
+    cell: Pair<'_, Rule>,
+) -> Result<ConfigValue, ParseError> {
+    let printed = cell.as_str().to_owned();
+    let Some(inner) = cell.into_inner().next() else {
+        return Ok(ConfigValue {
+            text: printed,
+            label: None,
+            number: None,
+        });
+    };
+    match inner.as_rule() {
+        Rule::labelled => {
+            let mut label = None;
+            let mut number = None;
+            for part in inner.into_inner() {
+                match part.as_rule() {
+                    Rule::value_label => label = Some(part.as_str().to_owned()),
+                    Rule::value_number => {
+                        let span = part.as_span();
+                        number = Some(span.as_str().parse().map_err(|_| {
+                            ParseError::at(
+                                tool,
+                                text,
+                                span.start(),
+                                span.as_str().len(),
+                                "number out of range",
+                            )
+                        })?);
+                    }
+                    _ => {}
+                }
+            }
+            Ok(ConfigValue {
+                text: printed,
+                label,
+                number,
+            })
+        }
+        _ => {
+            let number = if printed.bytes().all(|b| b.is_ascii_digit()) {
+                printed.parse().ok()
+            } else {
+                None
+            };
+            Ok(ConfigValue {
+                text: printed,
+                label: None,
+                number,
+            })
+        }
+    }
+}
+
+/// Files a `-E-`, `-W-` or `-I-` line.
+fn message(pair: Pair<'_, Rule>, messages: &mut Messages) {
+    let kind = pair.as_str().trim_start().get(..3).unwrap_or_default();
+    let line = pair
+        .into_inner()
+        .next()
+        .map(|t| t.as_str().to_owned())
+        .unwrap_or_default();
+    match kind {
+        "-E-" => messages.errors.push(line),
+        "-W-" => messages.warnings.push(line),
+        _ => messages.info.push(line),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use pest::{consumes_to, parses_to};
+
+    use super::{MlxconfigParser, Rule};
+
+    #[test]
+    fn a_labelled_value_splits_into_label_and_number() {
+        parses_to! {
+            parser: MlxconfigParser,
+            input: "PCI_ATOMIC_DISABLED_EXT_ATOMIC_ENABLED(0)",
+            rule: Rule::value,
+            tokens: [value(0, 41, [labelled(0, 41, [value_label(0, 38), value_number(39, 40)])])]
+        };
+    }
+
+    #[test]
+    fn an_array_value_is_plain() {
+        parses_to! {
+            parser: MlxconfigParser,
+            input: "Array[0..7]",
+            rule: Rule::value,
+            tokens: [value(0, 11, [plain(0, 11)])]
+        };
+    }
+
+    #[test]
+    fn the_modified_star_comes_before_the_name() {
+        parses_to! {
+            parser: MlxconfigParser,
+            input: "*        KEEP_IB_LINK_UP_P2   False(0)  True(1)\n",
+            rule: Rule::parameter,
+            tokens: [parameter(0, 48, [
+                modified(0, 1),
+                parameter_name(9, 27),
+                value(30, 38, [labelled(30, 38, [value_label(30, 35), value_number(36, 37)])]),
+                value(40, 47, [labelled(40, 47, [value_label(40, 44), value_number(45, 46)])])
+            ])]
+        };
+    }
+
+    #[test]
+    fn the_apply_prompt_is_not_a_parameter() {
+        assert!(
+            <MlxconfigParser as pest::Parser<Rule>>::parse(
+                Rule::parameter,
+                " Apply new Configuration? (y/n) [n] : y\n"
+            )
+            .is_err()
+        );
+    }
+
+    /// The same output with `\r\n` line ends, without its final line break, and with one
+    /// more leading space on every line: each must read exactly as the original.
+    fn variants(fixture: &str) -> Vec<String> {
+        let text = fixture.split_once('\n').map_or(fixture, |(_, rest)| rest);
+        vec![
+            text.replace('\n', "\r\n"),
+            text.trim_end_matches('\n').to_owned(),
+            text.lines().map(|line| format!(" {line}\n")).collect(),
+        ]
+    }
+
+    #[test]
+    fn line_ends_and_indentation_do_not_change_the_result() {
+        let fixture = include_str!(
+            "../../../tests/fixtures/mlxconfig-query/e-query-cx4-modified-nic-configuration-operator.txt"
+        );
+        let expected =
+            super::parse_query(fixture.split_once('\n').map_or(fixture, |(_, rest)| rest));
+        assert!(expected.is_ok());
+        for text in variants(fixture) {
+            assert_eq!(
+                super::parse_query(&text).ok(),
+                expected.as_ref().ok().cloned(),
+                "{text:?}"
+            );
+        }
+    }
+}

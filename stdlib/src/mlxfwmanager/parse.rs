@@ -1,0 +1,336 @@
+//! The walk from the `mlxfwmanager` parse tree to [`Mlxfwmanager`].
+
+use std::collections::BTreeMap;
+
+use pest::Parser;
+use pest::iterators::Pair;
+
+use super::types::{
+    ComponentVersion, DeviceUpdate, FwDevice, Mlxfwmanager, PortAddress, ReleaseNote, UpdateStep,
+};
+use crate::ParseError;
+
+const TOOL: &str = "mlxfwmanager";
+
+/// The pest parser of `mlxfwmanager.pest`.
+#[derive(pest_derive::Parser)]
+#[grammar = "src/mlxfwmanager/mlxfwmanager.pest"]
+struct MlxfwmanagerParser;
+
+/// Parses `mlxfwmanager` or `mlxup` output.
+pub(super) fn parse(text: &str) -> Result<Mlxfwmanager, ParseError> {
+    let pairs = MlxfwmanagerParser::parse(Rule::mlxfwmanager, text)
+        .map_err(|error| ParseError::from_pest(TOOL, text, &error))?;
+    let mut out = Mlxfwmanager {
+        devices: Vec::new(),
+        release_notes: Vec::new(),
+        devices_requiring_update: None,
+        all_up_to_date: false,
+        answer: None,
+        updates: Vec::new(),
+        restart_needed: false,
+        log_file: None,
+        other: Vec::new(),
+        errors: Vec::new(),
+        warnings: Vec::new(),
+        info: Vec::new(),
+    };
+    for pair in pairs {
+        match pair.as_rule() {
+            Rule::device => out.devices.push(device(text, pair)?),
+            Rule::release_notes => {
+                for note in pair.into_inner() {
+                    out.release_notes.push(release_note(text, note)?);
+                }
+            }
+            Rule::summary => {
+                for line in pair.into_inner() {
+                    summary_line(text, line, &mut out)?;
+                }
+            }
+            Rule::message => message(pair, &mut out),
+            _ => {}
+        }
+    }
+    Ok(out)
+}
+
+fn device(text: &str, pair: Pair<'_, Rule>) -> Result<FwDevice, ParseError> {
+    let mut device = FwDevice {
+        number: 0,
+        device_type: None,
+        part_number: None,
+        description: None,
+        psid: None,
+        pci_device_name: None,
+        base_guid: None,
+        base_mac: None,
+        ports: Vec::new(),
+        versions: Vec::new(),
+        status: None,
+        elided: false,
+        other: BTreeMap::new(),
+    };
+    for part in pair.into_inner() {
+        match part.as_rule() {
+            Rule::device_number => device.number = number(text, &part)?,
+            Rule::elision => device.elided = true,
+            Rule::description => {
+                let parts: Vec<&str> = part.into_inner().map(|p| p.as_str()).collect();
+                device.description = Some(parts.join(" "));
+            }
+            Rule::versions => {
+                for row in part.into_inner() {
+                    device.versions.push(version_row(row));
+                }
+            }
+            Rule::field => field(text, part, &mut device)?,
+            _ => {}
+        }
+    }
+    Ok(device)
+}
+
+fn field(text: &str, pair: Pair<'_, Rule>, device: &mut FwDevice) -> Result<(), ParseError> {
+    let mut inner = pair.into_inner();
+    let Some(label) = inner.next() else {
+        return Ok(());
+    };
+    let value = inner.next().map(|v| v.as_str().to_owned());
+    let name = label.as_str().trim_end();
+    match name {
+        "Device Type" => device.device_type = value,
+        "Part Number" => device.part_number = value,
+        "PSID" => device.psid = value,
+        "PCI Device Name" => device.pci_device_name = value,
+        "Base GUID" => device.base_guid = value,
+        "Base MAC" => device.base_mac = value,
+        "Status" => device.status = value,
+        _ => match port_label(name) {
+            Some((port, kind)) => {
+                let port: u32 = port.parse().map_err(|_| {
+                    let span = label.as_span();
+                    ParseError::at(
+                        TOOL,
+                        text,
+                        span.start(),
+                        name.len(),
+                        "port number out of range",
+                    )
+                })?;
+                let index = match device.ports.iter().position(|p| p.port == port) {
+                    Some(index) => index,
+                    None => {
+                        device.ports.push(PortAddress {
+                            port,
+                            guid: None,
+                            mac: None,
+                        });
+                        device.ports.len() - 1
+                    }
+                };
+                if let Some(entry) = device.ports.get_mut(index) {
+                    if kind == "GUID" {
+                        entry.guid = value;
+                    } else {
+                        entry.mac = value;
+                    }
+                }
+            }
+            None => {
+                device
+                    .other
+                    .insert(name.to_owned(), value.unwrap_or_default());
+            }
+        },
+    }
+    Ok(())
+}
+
+/// `Port1 GUID` → `("1", "GUID")`; `None` for any other label.
+fn port_label(label: &str) -> Option<(&str, &str)> {
+    let (port, kind) = label.strip_prefix("Port")?.split_once(' ')?;
+    let is_number = !port.is_empty() && port.bytes().all(|b| b.is_ascii_digit());
+    (is_number && (kind == "GUID" || kind == "MAC")).then_some((port, kind))
+}
+
+fn version_row(row: Pair<'_, Rule>) -> ComponentVersion {
+    let mut component = String::new();
+    let mut versions = Vec::new();
+    for cell in row.into_inner() {
+        match cell.as_rule() {
+            Rule::component => component = cell.as_str().to_owned(),
+            Rule::version => versions.push(Some(cell.as_str()).filter(|v| *v != "N/A")),
+            _ => {}
+        }
+    }
+    let mut versions = versions.into_iter();
+    ComponentVersion {
+        component,
+        current: versions.next().flatten().map(str::to_owned),
+        available: versions.next().flatten().map(str::to_owned),
+    }
+}
+
+fn release_note(text: &str, pair: Pair<'_, Rule>) -> Result<ReleaseNote, ParseError> {
+    let mut note = ReleaseNote {
+        number: 0,
+        device_type: String::new(),
+        version: String::new(),
+        url: String::new(),
+    };
+    for part in pair.into_inner() {
+        match part.as_rule() {
+            Rule::note_number => note.number = number(text, &part)?,
+            Rule::note_device => note.device_type = part.as_str().to_owned(),
+            Rule::note_version => note.version = part.as_str().to_owned(),
+            Rule::note_url => note.url = part.as_str().to_owned(),
+            _ => {}
+        }
+    }
+    Ok(note)
+}
+
+fn summary_line(
+    text: &str,
+    line: Pair<'_, Rule>,
+    out: &mut Mlxfwmanager,
+) -> Result<(), ParseError> {
+    match line.as_rule() {
+        Rule::found => {
+            if let Some(count) = line.into_inner().next() {
+                out.devices_requiring_update = Some(number(text, &count)?);
+            }
+        }
+        Rule::all_up_to_date => out.all_up_to_date = true,
+        Rule::perform_prompt => {
+            out.answer = line.into_inner().next().map(|a| a.as_str().to_owned())
+        }
+        Rule::device_update => {
+            let mut update = DeviceUpdate {
+                device: 0,
+                steps: Vec::new(),
+                done: false,
+            };
+            for part in line.into_inner() {
+                match part.as_rule() {
+                    Rule::device_number => update.device = number(text, &part)?,
+                    Rule::update_step => {
+                        let mut inner = part.into_inner();
+                        let name = inner
+                            .next()
+                            .map(|n| n.as_str().to_owned())
+                            .unwrap_or_default();
+                        let status = inner
+                            .next()
+                            .map(|s| s.as_str().to_owned())
+                            .unwrap_or_default();
+                        update.steps.push(UpdateStep { name, status });
+                    }
+                    Rule::done => update.done = true,
+                    _ => {}
+                }
+            }
+            out.updates.push(update);
+        }
+        Rule::restart_needed => out.restart_needed = true,
+        Rule::log_file => out.log_file = line.into_inner().next().map(|p| p.as_str().to_owned()),
+        Rule::message => message(line, out),
+        Rule::summary_other => out
+            .other
+            .extend(line.into_inner().map(|t| t.as_str().to_owned())),
+        _ => {}
+    }
+    Ok(())
+}
+
+fn message(pair: Pair<'_, Rule>, out: &mut Mlxfwmanager) {
+    let kind = pair.as_str().trim_start().get(..3).unwrap_or_default();
+    let line = pair
+        .into_inner()
+        .next()
+        .map(|t| t.as_str().to_owned())
+        .unwrap_or_default();
+    match kind {
+        "-E-" => out.errors.push(line),
+        "-W-" => out.warnings.push(line),
+        _ => out.info.push(line),
+    }
+}
+
+/// The number in `pair`, or an error that points at it.
+fn number(text: &str, pair: &Pair<'_, Rule>) -> Result<u32, ParseError> {
+    let span = pair.as_span();
+    span.as_str().parse().map_err(|_| {
+        ParseError::at(
+            TOOL,
+            text,
+            span.start(),
+            span.as_str().len(),
+            format!("`{}` is out of range", span.as_str()),
+        )
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use pest::{consumes_to, parses_to};
+
+    use super::{MlxfwmanagerParser, Rule};
+
+    #[test]
+    fn a_component_name_may_have_spaces() {
+        parses_to! {
+            parser: MlxfwmanagerParser,
+            input: "     UEFI Virtio blk   22.4.0010      N/A\n",
+            rule: Rule::version_row,
+            tokens: [version_row(0, 42, [component(5, 20), version(23, 32), version(38, 41)])]
+        };
+    }
+
+    #[test]
+    fn a_status_line_is_no_version_row() {
+        let parsed = <MlxfwmanagerParser as pest::Parser<Rule>>::parse(
+            Rule::version_row,
+            "  Status:           Update required\n",
+        );
+        assert!(parsed.is_err());
+    }
+
+    #[test]
+    fn a_wrapped_description_continues_on_the_next_line() {
+        parses_to! {
+            parser: MlxfwmanagerParser,
+            input: "  Description:      ConnectX-5 VPI;  \ndual-port QSFP28; ROHS R6 \n  PSID:  MT_1\n",
+            rule: Rule::description,
+            tokens: [description(0, 65, [description_text(20, 35), description_text(38, 63)])]
+        };
+    }
+
+    /// The same output with `\r\n` line ends, without its final line break, and with one
+    /// more leading space on every line: each must read exactly as the original.
+    fn variants(fixture: &str) -> Vec<String> {
+        let text = fixture.split_once('\n').map_or(fixture, |(_, rest)| rest);
+        vec![
+            text.replace('\n', "\r\n"),
+            text.trim_end_matches('\n').to_owned(),
+            text.lines().map(|line| format!(" {line}\n")).collect(),
+        ]
+    }
+
+    #[test]
+    fn line_ends_and_indentation_do_not_change_the_result() {
+        let fixture = include_str!(
+            "../../../tests/fixtures/mlxfwmanager/esxi7-cx5-d-wrapped-description-vmware-guide.txt"
+        );
+        let expected = super::parse(fixture.split_once('\n').map_or(fixture, |(_, rest)| rest));
+        assert!(expected.is_ok());
+        for text in variants(fixture) {
+            assert_eq!(
+                super::parse(&text).ok(),
+                expected.as_ref().ok().cloned(),
+                "{text:?}"
+            );
+        }
+    }
+}

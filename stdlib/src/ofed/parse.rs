@@ -1,0 +1,106 @@
+//! Walks the `ofed_info` parse tree into [`OfedInfo`].
+
+use pest::Parser as _;
+use pest::iterators::Pair;
+
+use super::types::{OfedComponent, OfedInfo};
+use crate::ParseError;
+
+const TOOL: &str = "ofed-info";
+
+#[derive(pest_derive::Parser)]
+#[grammar = "src/ofed/ofed.pest"]
+struct OfedParser;
+
+/// Parses `ofed_info` or `ofed_info -s` output.
+pub(super) fn parse_info(text: &str) -> Result<OfedInfo, ParseError> {
+    let mut pairs = OfedParser::parse(Rule::ofed_info, text)
+        .map_err(|error| ParseError::from_pest(TOOL, text, &error))?;
+    let mut info = OfedInfo {
+        distribution: String::new(),
+        version: String::new(),
+        components: Vec::new(),
+        installed_packages: Vec::new(),
+    };
+    let Some(root) = pairs.next() else {
+        return Err(ParseError::at(
+            TOOL,
+            text,
+            0,
+            0,
+            "expected ofed version line",
+        ));
+    };
+    for pair in root.into_inner() {
+        match pair.as_rule() {
+            Rule::ofed_version_line => {
+                for part in pair.into_inner() {
+                    match part.as_rule() {
+                        Rule::distribution => info.distribution = part.as_str().to_owned(),
+                        Rule::version => info.version = part.as_str().to_owned(),
+                        _ => {}
+                    }
+                }
+            }
+            Rule::component => info.components.push(component(pair)),
+            Rule::installed_packages => info.installed_packages.extend(
+                pair.into_inner()
+                    .filter(|p| p.as_rule() == Rule::installed_package)
+                    .map(|p| p.as_str().to_owned()),
+            ),
+            _ => {}
+        }
+    }
+    Ok(info)
+}
+
+fn component(pair: Pair<'_, Rule>) -> OfedComponent {
+    let mut component = OfedComponent {
+        name: String::new(),
+        source: String::new(),
+        branch: None,
+        commit: None,
+    };
+    for part in pair.into_inner().flat_map(|p| {
+        if p.as_rule() == Rule::component_name {
+            vec![p]
+        } else {
+            p.into_inner().collect()
+        }
+    }) {
+        match part.as_rule() {
+            Rule::component_name => component.name = part.as_str().to_owned(),
+            Rule::source => component.source = part.as_str().to_owned(),
+            Rule::branch => component.branch = Some(part.as_str().to_owned()),
+            Rule::commit => component.commit = Some(part.as_str().to_owned()),
+            _ => {}
+        }
+    }
+    component
+}
+
+#[cfg(test)]
+mod tests {
+    use super::parse_info;
+
+    #[test]
+    fn short_form_splits_distribution_and_version() {
+        let info = parse_info("MLNX_OFED_LINUX-5.4-3.0.3.0: \n").unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(info.distribution, "MLNX_OFED_LINUX");
+        assert_eq!(info.version, "5.4-3.0.3.0");
+        assert!(info.components.is_empty());
+    }
+
+    #[test]
+    fn dashes_inside_the_distribution_name_stay_in_it() {
+        let info = parse_info("OFED-internal-26.01-1.0.0:\r\n").unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(info.distribution, "OFED-internal");
+        assert_eq!(info.version, "26.01-1.0.0");
+    }
+
+    #[test]
+    fn other_text_is_refused() {
+        let error = parse_info("ofed_info: command not found\n").err();
+        assert!(error.is_some_and(|e| e.message.contains("expected")));
+    }
+}

@@ -1,0 +1,19 @@
+//! perftest: `ib_send_bw`, `ib_write_bw`, `ib_read_bw`, `ib_atomic_bw`, the matching `_lat`
+//! tools and `raw_ethernet_*`, client and server side.
+//!
+//! Reads the banner settings, the local and remote queue pair addresses (with RoCE GIDs), the
+//! results table in every layout perftest prints (Gb/s with `--report_gbits`, MB/s or MiB/s
+//! without, `-a` sweeps or one size, latency tables with or without percentiles, `-D`
+//! duration tables, warnings inside the table), the legacy 1.x layout, and perftest's error
+//! output, which becomes a typed [`PerftestError`] rather than a parse failure. The grammar is
+//! `perftest.pest`.
+
+mod parse;
+mod types;
+
+pub use types::{PerftestError, PerftestHeader, PerftestRow, PerftestRun, QpAddress};
+
+/// Parses the output of one perftest run.
+pub fn parse(text: &str) -> Result<PerftestRun, crate::ParseError> {
+    parse::parse(text)
+}

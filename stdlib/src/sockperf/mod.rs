@@ -1,0 +1,19 @@
+//! sockperf: the server's start-up lines and the ping-pong client's latency summary
+//! (average, standard deviation, message counters, percentiles), with the libvma banner when
+//! sockperf runs under `LD_PRELOAD=libvma.so`.
+//!
+//! The grammar (`sockperf.pest`) reads a stream of prefixed items rather than lines, because
+//! sockperf's stdout and stderr interleave within lines and published copies run whole
+//! outputs together on one line.
+
+mod parse;
+mod types;
+
+pub use types::{
+    Percentile, RunCounters, SockperfAddress, SockperfOutput, VmaBanner, VmaParameter,
+};
+
+/// Parses sockperf output.
+pub fn parse(text: &str) -> Result<SockperfOutput, crate::ParseError> {
+    parse::parse(text)
+}

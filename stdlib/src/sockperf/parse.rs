@@ -1,0 +1,335 @@
+//! Walks the sockperf parse tree into [`SockperfOutput`].
+
+use pest::Parser as _;
+use pest::iterators::Pair;
+
+use super::types::{
+    Percentile, RunCounters, SockperfAddress, SockperfOutput, VmaBanner, VmaParameter,
+};
+use crate::ParseError;
+
+const TOOL: &str = "sockperf";
+
+#[derive(pest_derive::Parser)]
+#[grammar = "src/sockperf/sockperf.pest"]
+struct SockperfParser;
+
+/// Parses sockperf output.
+pub(super) fn parse(text: &str) -> Result<SockperfOutput, ParseError> {
+    let pairs = SockperfParser::parse(Rule::sockperf, text)
+        .map_err(|error| ParseError::from_pest(TOOL, text, &error))?;
+    let mut out = SockperfOutput {
+        version: None,
+        role: None,
+        vma: None,
+        addresses: Vec::new(),
+        thread_id: None,
+        io_mode: None,
+        total_run: None,
+        valid_duration: None,
+        server_no: None,
+        avg_lat_usec: None,
+        std_dev_usec: None,
+        dropped_messages: None,
+        duplicated_messages: None,
+        out_of_order_messages: None,
+        summary_latency_usec: None,
+        observations: None,
+        observations_per_percentile: None,
+        max_usec: None,
+        percentiles: Vec::new(),
+        min_usec: None,
+        messages: Vec::new(),
+    };
+    for item in pairs {
+        match item.as_rule() {
+            Rule::vma_line => vma_line(text, out.vma.get_or_insert_with(empty_banner), item)?,
+            Rule::role_marker => {
+                out.role = item.into_inner().next().map(|p| p.as_str().to_lowercase());
+            }
+            Rule::address_record => out.addresses.push(address(text, item)?),
+            Rule::sockperf_message => {
+                if let Some(body) = item.into_inner().next() {
+                    message(text, &mut out, body)?;
+                }
+            }
+            _ => {}
+        }
+    }
+    Ok(out)
+}
+
+fn empty_banner() -> VmaBanner {
+    VmaBanner {
+        version: None,
+        build: None,
+        cmd_line: None,
+        ofed_version: None,
+        current_time: None,
+        pid: None,
+        architecture: None,
+        node: None,
+        parameters: Vec::new(),
+        messages: Vec::new(),
+    }
+}
+
+fn vma_line(text: &str, banner: &mut VmaBanner, line: Pair<'_, Rule>) -> Result<(), ParseError> {
+    let mut level = "";
+    for part in line.into_inner() {
+        match part.as_rule() {
+            Rule::vma_level => level = part.as_str(),
+            Rule::vma_field => {
+                let mut inner = part.into_inner();
+                let (Some(key), Some(value)) = (inner.next(), inner.next()) else {
+                    continue;
+                };
+                let owned = Some(value.as_str().to_owned());
+                match key.as_str() {
+                    "VMA_VERSION" => {
+                        let raw = value.as_str();
+                        let (version, build) = raw.split_once(' ').unwrap_or((raw, ""));
+                        banner.version = Some(version.to_owned());
+                        banner.build = (!build.trim().is_empty()).then(|| build.trim().to_owned());
+                    }
+                    "Cmd Line" => banner.cmd_line = owned,
+                    "OFED Version" => banner.ofed_version = owned,
+                    "Current Time" => banner.current_time = owned,
+                    "Pid" => banner.pid = Some(number(text, &value)?),
+                    "Architecture" => banner.architecture = owned,
+                    "Node" => banner.node = owned,
+                    _ => {}
+                }
+            }
+            Rule::vma_parameter => {
+                let mut inner = part.into_inner();
+                let (Some(setting), Some(env)) = (inner.next(), inner.next()) else {
+                    continue;
+                };
+                banner
+                    .parameters
+                    .push(parameter(setting.as_str(), env.as_str()));
+            }
+            Rule::vma_text => {
+                let message = part.as_str();
+                if !message.is_empty() && level != "INFO" {
+                    banner.messages.push(format!("{level}: {message}"));
+                } else if !message.is_empty() {
+                    banner.messages.push(message.to_owned());
+                }
+            }
+            _ => {}
+        }
+    }
+    Ok(())
+}
+
+/// `Tx QP WRE                      256` → name and value where two or more blanks part them.
+fn parameter(setting: &str, env: &str) -> VmaParameter {
+    let setting = setting.trim();
+    let text = setting.split_whitespace().collect::<Vec<_>>().join(" ");
+    let (name, value) = match setting.split_once("  ") {
+        Some((name, value)) => (Some(name.trim().to_owned()), Some(value.trim().to_owned())),
+        None => (None, None),
+    };
+    VmaParameter {
+        env: env.to_owned(),
+        name,
+        value,
+        text,
+    }
+}
+
+fn address(text: &str, record: Pair<'_, Rule>) -> Result<SockperfAddress, ParseError> {
+    let mut address = SockperfAddress {
+        index: 0,
+        ip: String::new(),
+        port: 0,
+        protocol: None,
+    };
+    let mut integers = 0;
+    for part in record.into_inner() {
+        match part.as_rule() {
+            Rule::integer if integers == 0 => {
+                address.index = number(text, &part)?;
+                integers += 1;
+            }
+            Rule::integer => address.port = number(text, &part)?,
+            Rule::ip => address.ip = part.as_str().to_owned(),
+            Rule::protocol => address.protocol = Some(part.as_str().to_owned()),
+            _ => {}
+        }
+    }
+    Ok(address)
+}
+
+fn message(text: &str, out: &mut SockperfOutput, body: Pair<'_, Rule>) -> Result<(), ParseError> {
+    match body.as_rule() {
+        Rule::version => out.version = body.into_inner().next().map(|p| p.as_str().to_owned()),
+        Rule::listen_on => out.role = Some("server".to_owned()),
+        Rule::tid_io => {
+            for part in body.into_inner() {
+                match part.as_rule() {
+                    Rule::integer => out.thread_id = Some(number(text, &part)?),
+                    Rule::io_mode => out.io_mode = io_call(&part),
+                    _ => {}
+                }
+            }
+        }
+        Rule::io_mode => out.io_mode = io_call(&body),
+        Rule::total_run => out.total_run = Some(counters(text, body)?),
+        Rule::valid_duration => out.valid_duration = Some(counters(text, body)?),
+        Rule::server_stats => {
+            if let Some(n) = body.into_inner().next() {
+                out.server_no = Some(number(text, &n)?);
+            }
+        }
+        Rule::average => {
+            for part in body.into_inner() {
+                match part.as_rule() {
+                    Rule::avg_usec => out.avg_lat_usec = Some(number(text, &part)?),
+                    Rule::std_dev_usec => out.std_dev_usec = Some(number(text, &part)?),
+                    _ => {}
+                }
+            }
+        }
+        Rule::counters => {
+            for part in body.into_inner() {
+                match part.as_rule() {
+                    Rule::dropped => out.dropped_messages = Some(number(text, &part)?),
+                    Rule::duplicated => out.duplicated_messages = Some(number(text, &part)?),
+                    Rule::out_of_order => out.out_of_order_messages = Some(number(text, &part)?),
+                    _ => {}
+                }
+            }
+        }
+        Rule::summary => {
+            for part in body.into_inner() {
+                if part.as_rule() == Rule::summary_usec {
+                    out.summary_latency_usec = Some(number(text, &part)?);
+                }
+            }
+        }
+        Rule::observations => {
+            for part in body.into_inner() {
+                match part.as_rule() {
+                    Rule::observation_count => out.observations = Some(number(text, &part)?),
+                    Rule::per_percentile => {
+                        out.observations_per_percentile = Some(number(text, &part)?)
+                    }
+                    _ => {}
+                }
+            }
+        }
+        Rule::percentile => {
+            let (mut rank, mut usec) = (None, None);
+            for part in body.into_inner() {
+                match part.as_rule() {
+                    Rule::percentile_rank => rank = Some(number(text, &part)?),
+                    Rule::percentile_usec => usec = Some(number(text, &part)?),
+                    _ => {}
+                }
+            }
+            if let (Some(percentile), Some(usec)) = (rank, usec) {
+                out.percentiles.push(Percentile { percentile, usec });
+            }
+        }
+        Rule::max_observation => out.max_usec = observation(text, body)?,
+        Rule::min_observation => out.min_usec = observation(text, body)?,
+        Rule::text if !body.as_str().is_empty() => out.messages.push(body.as_str().to_owned()),
+        _ => {}
+    }
+    Ok(())
+}
+
+fn io_call(pair: &Pair<'_, Rule>) -> Option<String> {
+    pair.clone()
+        .into_inner()
+        .find(|p| p.as_rule() == Rule::io_call)
+        .map(|p| p.as_str().to_owned())
+}
+
+fn counters(text: &str, body: Pair<'_, Rule>) -> Result<RunCounters, ParseError> {
+    let mut counters = RunCounters {
+        run_time_sec: 0.0,
+        warm_up_time_msec: None,
+        sent_messages: 0,
+        received_messages: 0,
+    };
+    for part in body.into_inner() {
+        match part.as_rule() {
+            Rule::run_time_sec => counters.run_time_sec = number(text, &part)?,
+            Rule::warm_up_msec => counters.warm_up_time_msec = Some(number(text, &part)?),
+            Rule::sent_messages => counters.sent_messages = number(text, &part)?,
+            Rule::received_messages => counters.received_messages = number(text, &part)?,
+            _ => {}
+        }
+    }
+    Ok(counters)
+}
+
+fn observation(text: &str, body: Pair<'_, Rule>) -> Result<Option<f64>, ParseError> {
+    match body
+        .into_inner()
+        .find(|p| p.as_rule() == Rule::observation_usec)
+    {
+        Some(value) => Ok(Some(number(text, &value)?)),
+        None => Ok(None),
+    }
+}
+
+fn number<T: std::str::FromStr>(text: &str, pair: &Pair<'_, Rule>) -> Result<T, ParseError> {
+    pair.as_str().parse().map_err(|_| {
+        let span = pair.as_span();
+        ParseError::at(
+            TOOL,
+            text,
+            span.start(),
+            span.end() - span.start(),
+            format!("`{}` is not a number in range", pair.as_str()),
+        )
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{parameter, parse};
+
+    #[test]
+    fn interleaved_client_marker_and_message() {
+        let out = "sockperf: == version #3.5-no.git ==\nsockperf[CLIENT] send on:sockperf: using recvfrom() to block on socket(s)\n\n[ 0] IP = 22.0.0.3        PORT =  5001 # TCP\n";
+        let run = parse(out).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(run.role.as_deref(), Some("client"));
+        assert_eq!(run.io_mode.as_deref(), Some("recvfrom"));
+        assert_eq!(run.addresses[0].port, 5001);
+    }
+
+    #[test]
+    fn crlf_reads_the_same() {
+        let lf = "sockperf: == version #3.5-no.git ==\nsockperf: ====> avg-lat=  9.017 (std-dev=4.171)\nsockperf: ---> percentile 99.999 =   72.628\n";
+        let a = parse(lf).unwrap_or_else(|e| panic!("{e}"));
+        let b = parse(&lf.replace('\n', "\r\n")).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(a, b);
+        assert_eq!(a.percentiles[0].usec, 72.628);
+    }
+
+    #[test]
+    fn vma_parameter_columns() {
+        let p = parameter(
+            "Mem Allocate type              2 (Huge Pages)             ",
+            "VMA_MEM_ALLOC_TYPE",
+        );
+        assert_eq!(p.name.as_deref(), Some("Mem Allocate type"));
+        assert_eq!(p.value.as_deref(), Some("2 (Huge Pages)"));
+        let flat = parameter("Mem Allocate type 2 (Huge Pages)", "VMA_MEM_ALLOC_TYPE");
+        assert_eq!(flat.name, None);
+        assert_eq!(flat.text, "Mem Allocate type 2 (Huge Pages)");
+    }
+
+    #[test]
+    fn vma_banner_alone_is_not_sockperf_output() {
+        assert!(parse(" VMA INFO: ---------\n VMA INFO: VMA_VERSION: 8.6.10-0\n").is_err());
+        assert!(parse("").is_err());
+        assert!(parse("hello\n").is_err());
+    }
+}
