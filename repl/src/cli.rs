@@ -64,6 +64,9 @@ pub(crate) enum Command {
         /// The inventory (TOML).
         #[arg(short, long)]
         inventory: PathBuf,
+        /// Report per host what would change and which reboots would follow; change nothing.
+        #[arg(long)]
+        check: bool,
         #[command(flatten)]
         common: CommonRunArgs,
     },

@@ -16,6 +16,8 @@ pub(crate) enum Style {
     Text {
         /// Whether to print every action.
         actions: bool,
+        /// Check mode: changes are only what would change.
+        check: bool,
     },
 }
 
@@ -29,7 +31,9 @@ pub(crate) fn show(events: &Receiver<RunEvent>, style: Style) {
             Style::Json => {
                 serde_json::to_string(&event).map_or(Ok(()), |line| writeln!(out, "{line}"))
             }
-            Style::Text { actions } => text(&mut out, &event, actions, &mut seen_stages),
+            Style::Text { actions, check } => {
+                text(&mut out, &event, actions, check, &mut seen_stages)
+            }
         };
         if written.is_err() {
             return;
@@ -41,6 +45,7 @@ fn text(
     out: &mut impl Write,
     event: &RunEvent,
     actions: bool,
+    check: bool,
     seen_stages: &mut BTreeSet<u64>,
 ) -> std::io::Result<()> {
     match event {
@@ -64,6 +69,8 @@ fn text(
             if actions || !ok {
                 let mark = if !ok {
                     "failed"
+                } else if *changed && check {
+                    "would"
                 } else if *changed {
                     "changed"
                 } else {

@@ -3,7 +3,6 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
-use std::rc::Rc;
 use std::sync::{Arc, Mutex};
 
 use rhai::AST;
@@ -56,6 +55,8 @@ pub struct RunRequest {
 /// How one host's part ended.
 #[derive(Debug)]
 pub struct HostReport {
+    /// The actions that changed the host (in check mode: that would), as one-line summaries.
+    pub changes: Vec<String>,
     /// Why it failed.
     pub failure: Option<HostFailure>,
     /// The host.
@@ -240,15 +241,17 @@ pub fn execute(
     for (info, role, transport) in instances {
         let path = journal_path(&info.name);
         let journal = recorded.remove(&info.name).unwrap_or_default();
-        let mut writer = JournalWriter::open(&path)?;
-        if journal.header.is_none() {
-            writer.append(&JournalEvent::Header(header(&info.name)), true)?;
+        let writer = if shared.options.check {
+            None
         } else {
-            writer.append(
-                &JournalEvent::Resume(ResumeRecord { at: now_millis() }),
-                true,
-            )?;
-        }
+            let mut writer = JournalWriter::open(&path)?;
+            let first = match journal.header {
+                None => JournalEvent::Header(header(&info.name)),
+                Some(_) => JournalEvent::Resume(ResumeRecord { at: now_millis() }),
+            };
+            writer.append(&first, true)?;
+            Some(writer)
+        };
         let (instance_shared, runbook, libraries) =
             (shared.clone(), runbook.clone(), libraries.clone());
         let name = info.name.clone();
@@ -263,7 +266,7 @@ pub fn execute(
                     instance_shared,
                     transport,
                     journal,
-                    Some(writer),
+                    writer,
                     runbook.name(),
                 );
                 run_instance(host, &runbook, &libraries)
@@ -275,6 +278,7 @@ pub fn execute(
                 threads.push((
                     name.clone(),
                     std::thread::spawn(move || HostReport {
+                        changes: Vec::new(),
                         failure: Some(HostFailure::message(
                             &name,
                             format!("cannot start a thread: {error}"),
@@ -291,6 +295,7 @@ pub fn execute(
         .into_iter()
         .map(|(name, handle)| {
             handle.join().unwrap_or_else(|_| HostReport {
+                changes: Vec::new(),
                 failure: Some(HostFailure::message(
                     &name,
                     "the host's thread panicked".into(),
@@ -306,7 +311,7 @@ pub fn execute(
 
 /// One instance, on its own thread: take a fork slot, run the runbook, record how it ended.
 fn run_instance(host: HostContext, runbook: &Runbook, libraries: &[Installer]) -> HostReport {
-    let host = Rc::new(host);
+    let host = Arc::new(host);
     let shared = host.shared.clone();
     let name = host.info.name.clone();
     let result = shared
@@ -341,6 +346,7 @@ fn run_instance(host: HostContext, runbook: &Runbook, libraries: &[Installer]) -
         Err(error) => Some(HostFailure::message(&name, error.to_string())),
     };
     HostReport {
+        changes: host.changes(),
         failure,
         name,
         reboot_pending: host.reboot_pending(),
@@ -492,7 +498,7 @@ fn verify(
             Arc::new(Mutex::new(Box::new(Unreachable {
                 reason: "verifying".into(),
             })));
-        let host = Rc::new(HostContext::new(
+        let host = Arc::new(HostContext::new(
             info.clone(),
             *role,
             Mode::Verify,

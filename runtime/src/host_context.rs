@@ -1,9 +1,7 @@
 //! One host's instance of a run: where replay, reconcile and the journal meet.
 
-use std::cell::RefCell;
 use std::collections::BTreeMap;
-use std::rc::Rc;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Instant;
 
 use rhai::{Dynamic, EvalAltResult, NativeCallContext, Position};
@@ -56,6 +54,7 @@ struct StageState {
 
 #[derive(Debug, Default)]
 struct InstanceState {
+    changes: Vec<String>,
     failure: Option<(String, ActionError)>,
     reboot_pending: Option<String>,
     secrets: Vec<String>,
@@ -68,7 +67,7 @@ struct InstanceState {
 pub struct HostContext {
     /// The host.
     pub info: HostInfo,
-    journal: RefCell<Option<JournalWriter>>,
+    journal: Mutex<Option<JournalWriter>>,
     journal_path: String,
     last_recorded: u64,
     /// Live or verify.
@@ -79,13 +78,13 @@ pub struct HostContext {
     runbook_file: String,
     /// What all instances of the run share.
     pub shared: Arc<RunShared>,
-    state: RefCell<InstanceState>,
+    state: Mutex<InstanceState>,
     transport: Arc<Mutex<Box<dyn Transport>>>,
 }
 
 /// The host context, as a rhai value in the engine's tag.
 #[derive(Clone)]
-pub(crate) struct HostHandle(pub(crate) Rc<HostContext>);
+pub(crate) struct HostHandle(pub(crate) Arc<HostContext>);
 
 impl HostContext {
     /// An instance for `info`, replaying from `recorded` and appending to `journal`.
@@ -107,7 +106,7 @@ impl HostContext {
         );
         Self {
             info,
-            journal: RefCell::new(journal),
+            journal: Mutex::new(journal),
             journal_path,
             last_recorded,
             mode,
@@ -115,16 +114,24 @@ impl HostContext {
             role,
             runbook_file,
             shared,
-            state: RefCell::new(InstanceState::default()),
+            state: Mutex::new(InstanceState::default()),
             transport,
         }
     }
 
     /// The instance a builtin runs for, from the engine's tag.
-    pub fn current(ctx: &NativeCallContext) -> Result<Rc<HostContext>, Box<EvalAltResult>> {
+    pub fn current(ctx: &NativeCallContext) -> Result<Arc<HostContext>, Box<EvalAltResult>> {
         ctx.tag()
             .and_then(|tag| tag.read_lock::<HostHandle>().map(|handle| handle.0.clone()))
             .ok_or_else(|| "builtins need a host: this engine was built without one".into())
+    }
+
+    /// The instance's own state. Only its own thread locks it; a poisoned lock (a panic on
+    /// that thread) leaves nothing half-written that matters, so it is taken over.
+    fn state(&self) -> MutexGuard<'_, InstanceState> {
+        self.state
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
     pub(crate) fn transport(&self) -> &Arc<Mutex<Box<dyn Transport>>> {
@@ -149,25 +156,30 @@ impl HostContext {
 
     /// Whether the next action will be answered from the journal.
     pub fn replaying(&self) -> bool {
-        self.state.borrow().seq < self.last_recorded
+        self.state().seq < self.last_recorded
+    }
+
+    /// The actions of this run that changed the host (not the replayed ones), summarized.
+    pub fn changes(&self) -> Vec<String> {
+        self.state().changes.clone()
     }
 
     /// Why a reboot is pending, if one is.
     pub fn reboot_pending(&self) -> Option<String> {
-        self.state.borrow().reboot_pending.clone()
+        self.state().reboot_pending.clone()
     }
 
     /// Marks a value as secret: it is replaced by `<redacted>` wherever it would be journaled.
     pub fn add_secret(&self, value: &str) {
         if !value.is_empty() {
-            self.state.borrow_mut().secrets.push(value.to_owned());
+            self.state().secrets.push(value.to_owned());
         }
     }
 
     /// Turns a failure into a rhai error at `position`, keeping the typed error for the report.
     pub fn fail(&self, error: ActionError, position: Position) -> Box<EvalAltResult> {
         let message = error.to_string();
-        self.state.borrow_mut().failure = Some((message.clone(), error));
+        self.state().failure = Some((message.clone(), error));
         Box::new(EvalAltResult::ErrorRuntime(
             Dynamic::from(message),
             position,
@@ -176,7 +188,7 @@ impl HostContext {
 
     /// The typed error behind a rhai error whose message is `message`, if a builtin made it.
     pub fn take_failure(&self, message: &str) -> Option<ActionError> {
-        let mut state = self.state.borrow_mut();
+        let mut state = self.state();
         match state.failure.take() {
             Some((recorded, error)) if message.contains(&recorded) => Some(error),
             _ => None,
@@ -186,7 +198,7 @@ impl HostContext {
     /// Enters a stage: waits at its barrier, then says whether this host runs its block.
     pub fn enter_stage(&self, name: &str, group: &str) -> Result<bool, ActionError> {
         let index = {
-            let mut state = self.state.borrow_mut();
+            let mut state = self.state();
             if let Some(outer) = &state.stage {
                 return Err(ActionError::Failed(format!(
                     "stage `{name}` is inside stage `{}`: stages cannot nest",
@@ -223,7 +235,7 @@ impl HostContext {
                 name: name.to_owned(),
             });
         }
-        self.state.borrow_mut().stage = Some(StageState {
+        self.state().stage = Some(StageState {
             index,
             name: name.to_owned(),
             ordinal: 0,
@@ -233,7 +245,7 @@ impl HostContext {
 
     /// Leaves the current stage.
     pub fn exit_stage(&self) {
-        self.state.borrow_mut().stage = None;
+        self.state().stage = None;
     }
 
     /// Runs one action: answers it from the journal, reconciles it, or performs it live.
@@ -339,7 +351,7 @@ impl HostContext {
             reconcile: reconcile_kind.to_owned(),
             seq,
             stage,
-            stage_index: self.state.borrow().stage.as_ref().map_or(0, |s| s.index),
+            stage_index: self.state().stage.as_ref().map_or(0, |s| s.index),
         };
         self.append(&JournalEvent::Intent(intent), true)?;
         let started = Instant::now();
@@ -395,6 +407,9 @@ impl HostContext {
         };
         self.append(&JournalEvent::Outcome(record), true)?;
         self.settle(builtin, site, reboot_required, ok);
+        if changed {
+            self.state().changes.push(summary.clone());
+        }
         self.shared.events.send(RunEvent::ActionFinished {
             builtin: builtin.to_owned(),
             changed,
@@ -409,7 +424,7 @@ impl HostContext {
 
     /// Updates what the host owes: a reboot after a staged change, none after a reboot.
     fn settle(&self, builtin: &str, site: &CallSite, reboot_required: bool, ok: bool) {
-        let mut state = self.state.borrow_mut();
+        let mut state = self.state();
         if builtin == "reboot" && ok {
             state.reboot_pending = None;
         } else if reboot_required {
@@ -418,7 +433,7 @@ impl HostContext {
     }
 
     fn next_action(&self, builtin: &str) -> Result<(u64, String, u64), ActionError> {
-        let mut state = self.state.borrow_mut();
+        let mut state = self.state();
         let Some(stage) = state.stage.as_mut() else {
             return Err(ActionError::OutsideStage(builtin.to_owned()));
         };
@@ -443,7 +458,7 @@ impl HostContext {
             return Ok(());
         }
         let message = self.redact_text(&message);
-        let stage = self.state.borrow().stage.as_ref().map(|s| s.name.clone());
+        let stage = self.state().stage.as_ref().map(|s| s.name.clone());
         let record = LogRecord {
             at: now_millis(),
             message: message.clone(),
@@ -480,14 +495,19 @@ impl HostContext {
     }
 
     fn append(&self, event: &JournalEvent, durable: bool) -> Result<(), ActionError> {
-        match self.journal.borrow_mut().as_mut() {
+        match self
+            .journal
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .as_mut()
+        {
             Some(writer) => Ok(writer.append(event, durable)?),
             None => Ok(()),
         }
     }
 
     fn redact(&self, value: Value) -> Value {
-        let state = self.state.borrow();
+        let state = self.state();
         if state.secrets.is_empty() {
             return value;
         }
@@ -495,7 +515,7 @@ impl HostContext {
     }
 
     fn redact_text(&self, text: &str) -> String {
-        let state = self.state.borrow();
+        let state = self.state();
         state.secrets.iter().fold(text.to_owned(), |text, secret| {
             text.replace(secret.as_str(), "<redacted>")
         })

@@ -26,6 +26,12 @@ impl<'a> HostIo<'a> {
         })
     }
 
+    /// Check mode (`cairn run --check`): a builtin may query the host but must change nothing,
+    /// and returns the outcome it *would* have (`changed`, `reboot_required`).
+    pub fn checking(&self) -> bool {
+        self.ctx.shared.options.check
+    }
+
     /// The host's name.
     pub fn host(&self) -> &str {
         &self.ctx.info.name

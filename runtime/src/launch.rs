@@ -85,7 +85,12 @@ impl Launcher {
             run_id: run_id.clone(),
             runbook: absolute(&new.runbook),
         };
-        let run_dir = self.store.create(&meta)?;
+        // A check changes nothing and leaves no run to resume.
+        let run_dir = if new.options.check {
+            self.store.root().join("checks")
+        } else {
+            self.store.create(&meta)?
+        };
         let request = RunRequest {
             assume: None,
             from_stage: None,
@@ -121,6 +126,7 @@ impl Launcher {
         let mut params = meta.params.clone();
         params.extend(overrides.params);
         let options = RunOptions {
+            check: false,
             forks: overrides.forks.unwrap_or(RunOptions::default().forks),
             max_operations: meta.max_operations,
             reboot_timeout: overrides

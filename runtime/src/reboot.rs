@@ -17,6 +17,13 @@ const LONGEST_POLL: Duration = Duration::from_secs(10);
 
 /// Reboots the host and waits for it to come back.
 pub(crate) fn reboot(io: &mut HostIo<'_>) -> Result<Outcome, ActionError> {
+    if io.checking() {
+        return Ok(Outcome {
+            changed: true,
+            reboot_required: false,
+            value: json!({ "checked": true }),
+        });
+    }
     let old = boot_id(io)?;
     io.record_progress(json!({ "old_boot_id": old }))?;
     issue(io, &old)

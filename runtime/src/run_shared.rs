@@ -12,6 +12,8 @@ use crate::{Cancel, EventSink, HostInfo, Transport};
 /// Options of a run that instances consult.
 #[derive(Debug, Clone)]
 pub struct RunOptions {
+    /// Check mode: builtins report what they would change and change nothing.
+    pub check: bool,
     /// At most this many hosts act at once.
     pub forks: usize,
     /// Script operations one instance may run before it is stopped as runaway.
@@ -23,6 +25,7 @@ pub struct RunOptions {
 impl Default for RunOptions {
     fn default() -> Self {
         Self {
+            check: false,
             forks: 64,
             max_operations: 10_000_000,
             reboot_timeout: Duration::from_secs(600),

@@ -15,7 +15,7 @@ pub(crate) fn register(engine: &mut Engine) -> Result<(), Box<rhai::ParseError>>
     Ok(())
 }
 
-fn host_of(context: &EvalContext) -> Result<std::rc::Rc<HostContext>, Box<EvalAltResult>> {
+fn host_of(context: &EvalContext) -> Result<std::sync::Arc<HostContext>, Box<EvalAltResult>> {
     context
         .tag()
         .read_lock::<crate::host_context::HostHandle>()

@@ -205,6 +205,15 @@ fn run(ctx: &NativeCallContext, argv: Array, options: Map) -> RhaiResult<Map> {
         timeout: timeout.map(Duration::from_secs),
     };
     let result = host.perform(call, &site, |io| {
+        if io.checking() {
+            // A command's effect cannot be known without running it: report that it would run.
+            let value = json!({ "code": 0, "stdout": "", "stderr": "" });
+            return Ok(Outcome {
+                changed: !idempotent,
+                reboot_required,
+                value,
+            });
+        }
         let output = io.exec(&request)?;
         if output.code != 0 && !allow_fail {
             return Err(ActionError::CommandFailed {

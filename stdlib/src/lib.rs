@@ -5,6 +5,7 @@
 
 pub mod esxcli;
 pub mod flint;
+pub mod ib;
 pub mod ibdev2netdev;
 pub mod ibnetdiscover;
 pub mod ibstat;
@@ -16,11 +17,15 @@ pub mod lspci;
 pub mod mlxconfig;
 pub mod mlxfwmanager;
 pub mod mst;
+pub mod net;
 pub mod ofed;
 mod parse_error;
 pub mod parsers;
 pub mod perftest;
+mod sim_esxi;
+mod sim_guest;
 pub mod sockperf;
+pub mod vhpc;
 
 pub use library::{libraries, sim_models};
 pub use parse_error::ParseError;

@@ -8,12 +8,29 @@ use crate::parsers::parser;
 
 /// Every builtin library, as installers for the runtime's engine.
 pub fn libraries() -> Vec<Installer> {
-    vec![install_parse]
+    vec![
+        install_parse,
+        crate::esxcli::install,
+        crate::flint::install,
+        crate::ib::install,
+        crate::mlxconfig::install,
+        crate::mlxfwmanager::install,
+        crate::mst::install,
+        crate::net::install,
+        crate::ofed::install,
+        crate::perftest::install,
+        crate::sockperf::install,
+        crate::vhpc::install,
+    ]
 }
 
-/// The simulator models: the runtime's own, with the vendor tools' models added to them.
+/// The simulator models: the runtime's own, and the ESXi host and Linux guest with the vendor
+/// tools' models.
 pub fn sim_models() -> SimRegistry {
-    SimRegistry::with_builtin_models()
+    let mut registry = SimRegistry::with_builtin_models();
+    registry.insert(crate::sim_esxi::esxi7());
+    registry.insert(crate::sim_guest::rhel8());
+    registry
 }
 
 /// `parse(TOOL, text)`: any output parser from a runbook, e.g.

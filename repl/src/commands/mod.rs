@@ -33,8 +33,9 @@ pub(crate) fn execute(cli: Cli) -> miette::Result<ExitCode> {
         Command::Run {
             runbook,
             inventory,
+            check,
             common,
-        } => run::run(&state, runbook, inventory, common),
+        } => run::run(&state, runbook, inventory, check, common),
         Command::Runs => runs::runs(&state),
     }
 }

@@ -18,12 +18,14 @@ pub(crate) fn run(
     state: &Path,
     runbook: PathBuf,
     inventory: PathBuf,
+    check: bool,
     common: CommonRunArgs,
 ) -> miette::Result<ExitCode> {
     let defaults = RunOptions::default();
     let new = NewRun {
         inventory,
         options: RunOptions {
+            check,
             forks: common.forks.unwrap_or(defaults.forks),
             max_operations: defaults.max_operations,
             reboot_timeout: common
@@ -35,6 +37,7 @@ pub(crate) fn run(
     };
     drive(
         common.json,
+        check,
         |launcher, cancel, events| launcher.run(new, cancel, events).map_err(Into::into),
         state,
     )
@@ -59,6 +62,7 @@ pub(crate) fn resume(
     };
     drive(
         common.json,
+        false,
         |launcher, cancel, events| {
             launcher
                 .resume(run_id, assume, overrides, cancel, events)
@@ -87,6 +91,7 @@ fn params(given: &[String]) -> miette::Result<BTreeMap<String, String>> {
 /// Runs the launch on a worker thread while events are shown and Ctrl-C stops the run.
 fn drive(
     json: bool,
+    check: bool,
     launch: impl FnOnce(&Launcher, Cancel, EventSink) -> miette::Result<RunReport> + Send,
     state: &Path,
 ) -> miette::Result<ExitCode> {
@@ -114,7 +119,10 @@ fn drive(
     let style = if json {
         Style::Json
     } else {
-        Style::Text { actions: true }
+        Style::Text {
+            actions: true,
+            check,
+        }
     };
     let report = std::thread::scope(|scope| {
         let shown = scope.spawn(move || progress::show(&receiver, style));
@@ -122,7 +130,41 @@ fn drive(
         let _ = shown.join();
         report
     })?;
+    if check && !json {
+        show_check(&report);
+    }
     Ok(summarize(report, json))
+}
+
+/// What a check found: per host, what would change and whether a reboot would follow.
+fn show_check(report: &RunReport) {
+    println!("check (nothing was changed):");
+    for host in &report.hosts {
+        let reboots = host
+            .changes
+            .iter()
+            .filter(|c| c.starts_with("reboot"))
+            .count();
+        let changes: Vec<&str> = host
+            .changes
+            .iter()
+            .filter(|c| !c.starts_with("reboot"))
+            .map(String::as_str)
+            .collect();
+        let reboot = match (reboots, &host.reboot_pending) {
+            (0, None) => String::new(),
+            (0, Some(why)) => format!("; a reboot would be pending ({why})"),
+            (n, _) => format!("; {n} reboot(s) would follow"),
+        };
+        if changes.is_empty() && reboot.is_empty() {
+            println!("  {:<14} no change", host.name);
+        } else {
+            println!("  {:<14} {} change(s){reboot}", host.name, changes.len());
+            for change in changes {
+                println!("  {:<14}   {change}", "");
+            }
+        }
+    }
 }
 
 fn summarize(report: RunReport, json: bool) -> ExitCode {

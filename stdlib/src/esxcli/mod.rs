@@ -46,3 +46,6 @@ pub fn parse_pcipassthru_list(text: &str) -> Result<Vec<PciPassthru>, crate::Par
 pub fn parse_advanced(text: &str) -> Result<Vec<AdvancedOption>, crate::ParseError> {
     advanced::parse(text)
 }
+
+/// Registers the `esxcli::` builtins (none yet).
+pub fn install(_engine: &mut rhai::Engine) {}

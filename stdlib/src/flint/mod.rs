@@ -14,3 +14,6 @@ pub use types::{FlintQuery, PortIds, RomInfo, Uid};
 pub fn parse_query(text: &str) -> Result<FlintQuery, crate::ParseError> {
     parse::parse_query(text)
 }
+
+/// Registers the `flint::` builtins (none yet).
+pub fn install(_engine: &mut rhai::Engine) {}

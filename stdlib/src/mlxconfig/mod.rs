@@ -23,3 +23,6 @@ pub fn parse_query(text: &str) -> Result<MlxconfigQuery, crate::ParseError> {
 pub fn parse_set(text: &str) -> Result<MlxconfigSet, crate::ParseError> {
     parse::parse_set(text)
 }
+
+/// Registers the `mlxconfig::` builtins (none yet).
+pub fn install(_engine: &mut rhai::Engine) {}

@@ -16,3 +16,6 @@ pub use types::{
 pub fn parse(text: &str) -> Result<Mlxfwmanager, crate::ParseError> {
     parse::parse(text)
 }
+
+/// Registers the `mlxfwmanager::` builtins (none yet).
+pub fn install(_engine: &mut rhai::Engine) {}

@@ -13,3 +13,6 @@ pub use types::{MstDevice, MstModule, MstStatus, PciDevice};
 pub fn parse_status(text: &str) -> Result<MstStatus, crate::ParseError> {
     parse::parse_status(text)
 }
+
+/// Registers the `mst::` builtins (none yet).
+pub fn install(_engine: &mut rhai::Engine) {}

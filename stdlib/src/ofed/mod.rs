@@ -14,3 +14,6 @@ pub use types::{OfedComponent, OfedInfo};
 pub fn parse_info(text: &str) -> Result<OfedInfo, crate::ParseError> {
     parse::parse_info(text)
 }
+
+/// Registers the `ofed::` builtins (none yet).
+pub fn install(_engine: &mut rhai::Engine) {}

@@ -17,3 +17,6 @@ pub use types::{PerftestError, PerftestHeader, PerftestRow, PerftestRun, QpAddre
 pub fn parse(text: &str) -> Result<PerftestRun, crate::ParseError> {
     parse::parse(text)
 }
+
+/// Registers the `perftest::` builtins (none yet).
+pub fn install(_engine: &mut rhai::Engine) {}

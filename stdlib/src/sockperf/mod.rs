@@ -17,3 +17,6 @@ pub use types::{
 pub fn parse(text: &str) -> Result<SockperfOutput, crate::ParseError> {
     parse::parse(text)
 }
+
+/// Registers the `sockperf::` builtins (none yet).
+pub fn install(_engine: &mut rhai::Engine) {}
