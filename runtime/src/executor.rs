@@ -168,7 +168,7 @@ pub fn execute(
         for (info, ..) in &participants {
             let path = journal_path(&info.name);
             if path.exists() {
-                recorded.insert(info.name.clone(), HostJournal::load(&path, true)?);
+                recorded.insert(info.name.clone(), HostJournal::load_for_resume(&path)?);
             }
         }
         if let Some(stage) = &from_stage {

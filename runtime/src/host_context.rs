@@ -257,7 +257,6 @@ impl HostContext {
     ) -> Result<Value, ActionError> {
         let (seq, stage, ordinal) = self.next_action(&call.builtin)?;
         let args = self.redact(call.args);
-        let summary = summarize(&call.builtin, &args);
         let reconcile_kind = call.reconcile.kind();
         if let Some(recorded) = self.recorded.get(&seq) {
             if recorded.intent.builtin != call.builtin || recorded.intent.args != args {
@@ -271,17 +270,9 @@ impl HostContext {
                 });
             }
             match (&recorded.outcome, recorded.decision) {
+                // Replayed: no event, so a resume of a long journal costs only the replay.
                 (Some(outcome), _) if outcome.ok => {
                     self.settle(&call.builtin, site, outcome.reboot_required, outcome.ok);
-                    self.shared.events.send(RunEvent::ActionFinished {
-                        builtin: call.builtin,
-                        changed: outcome.changed,
-                        elapsed_ms: 0,
-                        host: self.info.name.clone(),
-                        ok: true,
-                        replayed: true,
-                        summary,
-                    });
                     return Ok(outcome.result.clone());
                 }
                 (Some(_), _) => {}
@@ -294,7 +285,7 @@ impl HostContext {
                         seq,
                         &call.builtin,
                         site,
-                        summary,
+                        &args,
                         Ok(outcome),
                         0,
                         Some("assumed"),
@@ -323,7 +314,7 @@ impl HostContext {
                                     seq,
                                     &call.builtin,
                                     site,
-                                    summary,
+                                    &args,
                                     Ok(outcome),
                                     elapsed,
                                     Some("probe"),
@@ -341,7 +332,7 @@ impl HostContext {
         }
         self.shared.cancel.check()?;
         let intent = IntentRecord {
-            args,
+            args: args.clone(),
             at: now_millis(),
             builtin: call.builtin.clone(),
             column: site.column,
@@ -360,7 +351,7 @@ impl HostContext {
             seq,
             &call.builtin,
             site,
-            summary,
+            &args,
             result,
             elapsed_ms(started),
             None,
@@ -374,11 +365,12 @@ impl HostContext {
         seq: u64,
         builtin: &str,
         site: &CallSite,
-        summary: String,
+        args: &Value,
         result: Result<Outcome, ActionError>,
         elapsed_ms: u64,
         how: Option<&str>,
     ) -> Result<Value, ActionError> {
+        let summary = summarize(builtin, args);
         if let Err(error) = &result
             && error.outcome_unknown()
         {

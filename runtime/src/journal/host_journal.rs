@@ -51,6 +51,16 @@ impl HostJournal {
     /// `repair`, the file is also cut back to its last whole line so appends start clean. Any
     /// other line that is not a record is an error naming its line.
     pub fn load(path: &Path, repair: bool) -> Result<Self, JournalError> {
+        Self::read(path, repair, true)
+    }
+
+    /// Reads the journal for a resume: repairs a torn tail, and keeps intents, outcomes and
+    /// progress only in `actions`, not again in `events` (a resume never shows a timeline).
+    pub fn load_for_resume(path: &Path) -> Result<Self, JournalError> {
+        Self::read(path, true, false)
+    }
+
+    fn read(path: &Path, repair: bool, timeline: bool) -> Result<Self, JournalError> {
         let text = std::fs::read_to_string(path)
             .map_err(|source| JournalError::io(path, "cannot read journal", source))?;
         let mut journal = Self {
@@ -68,9 +78,9 @@ impl HostJournal {
                 good_end = offset;
                 continue;
             }
-            match serde_json::from_str::<JournalEvent>(body) {
+            match JournalEvent::decode(body) {
                 Ok(event) => {
-                    journal.apply(number, event);
+                    journal.apply(number, event, timeline);
                     good_end = offset;
                 }
                 Err(_) if offset == text.len() && !line.ends_with('\n') => {
@@ -111,29 +121,45 @@ impl HostJournal {
         })
     }
 
-    fn apply(&mut self, line: usize, event: JournalEvent) {
-        match &event {
-            JournalEvent::Header(header) => self.header = Some(header.clone()),
+    fn apply(&mut self, line: usize, event: JournalEvent, timeline: bool) {
+        if timeline {
+            self.apply_action(line, event.clone());
+            self.events.push((line, event));
+            return;
+        }
+        match event {
+            JournalEvent::Intent(_) | JournalEvent::Outcome(_) | JournalEvent::Progress(_) => {
+                self.apply_action(line, event);
+            }
+            other => {
+                self.apply_action(line, other.clone());
+                self.events.push((line, other));
+            }
+        }
+    }
+
+    /// Applies a record to the actions and the host's state, taking what it needs.
+    fn apply_action(&mut self, line: usize, event: JournalEvent) {
+        match event {
+            JournalEvent::Header(header) => self.header = Some(header),
             JournalEvent::Intent(intent) => {
-                self.actions.insert(
-                    intent.seq,
-                    RecordedAction {
-                        decision: None,
-                        intent: intent.clone(),
-                        line,
-                        outcome: None,
-                        progress: Vec::new(),
-                    },
-                );
+                let action = RecordedAction {
+                    decision: None,
+                    intent,
+                    line,
+                    outcome: None,
+                    progress: Vec::new(),
+                };
+                self.actions.insert(action.intent.seq, action);
             }
             JournalEvent::Outcome(outcome) => {
                 if let Some(action) = self.actions.get_mut(&outcome.seq) {
-                    action.outcome = Some(outcome.clone());
+                    action.outcome = Some(outcome);
                 }
             }
             JournalEvent::Progress(progress) => {
                 if let Some(action) = self.actions.get_mut(&progress.seq) {
-                    action.progress.push(progress.data.clone());
+                    action.progress.push(progress.data);
                 }
             }
             JournalEvent::Decision(decision) => {
@@ -145,11 +171,10 @@ impl HostJournal {
                 self.actions.retain(|seq, _| *seq < rewind.seq);
                 self.end = None;
             }
-            JournalEvent::HostEnd(end) => self.end = Some(end.clone()),
+            JournalEvent::HostEnd(end) => self.end = Some(end),
             JournalEvent::Resume(_) => self.end = None,
             JournalEvent::Log(_) | JournalEvent::Stage(_) => {}
         }
-        self.events.push((line, event));
     }
 
     /// Values this host published, by key, from its recorded `publish` actions.

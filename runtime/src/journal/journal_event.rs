@@ -37,6 +37,82 @@ pub enum JournalEvent {
     Stage(StageRecord),
 }
 
+impl JournalEvent {
+    /// Reads one journal line.
+    ///
+    /// Equivalent to `serde_json::from_str`, but reads the `data` object straight into its
+    /// record type instead of buffering it first, as serde's adjacently tagged enums do: a
+    /// resume reads every line of every journal before the first live action.
+    pub fn decode(line: &str) -> Result<Self, serde_json::Error> {
+        #[derive(Deserialize)]
+        struct Envelope<'a> {
+            #[serde(borrow)]
+            data: &'a serde_json::value::RawValue,
+            #[serde(rename = "type")]
+            kind: &'a str,
+        }
+        let envelope: Envelope<'_> = serde_json::from_str(line)?;
+        let data = envelope.data.get();
+        Ok(match envelope.kind {
+            "decision" => Self::Decision(serde_json::from_str(data)?),
+            "header" => Self::Header(serde_json::from_str(data)?),
+            "host_end" => Self::HostEnd(serde_json::from_str(data)?),
+            "intent" => Self::Intent(serde_json::from_str(data)?),
+            "log" => Self::Log(serde_json::from_str(data)?),
+            "outcome" => Self::Outcome(serde_json::from_str(data)?),
+            "progress" => Self::Progress(serde_json::from_str(data)?),
+            "resume" => Self::Resume(serde_json::from_str(data)?),
+            "rewind" => Self::Rewind(serde_json::from_str(data)?),
+            "stage" => Self::Stage(serde_json::from_str(data)?),
+            other => {
+                return Err(serde::de::Error::unknown_variant(
+                    other,
+                    &[
+                        "decision", "header", "host_end", "intent", "log", "outcome", "progress",
+                        "resume", "rewind", "stage",
+                    ],
+                ));
+            }
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn decode_reads_what_serde_writes() {
+        let events = [
+            JournalEvent::Resume(ResumeRecord { at: 1 }),
+            JournalEvent::Progress(ProgressRecord {
+                at: 2,
+                data: serde_json::json!({"old_boot_id": "x"}),
+                seq: 3,
+            }),
+            JournalEvent::Log(LogRecord {
+                at: 4,
+                message: "m".into(),
+                stage: None,
+            }),
+        ];
+        for event in events {
+            let line = serde_json::to_string(&event).unwrap_or_default();
+            assert_eq!(
+                JournalEvent::decode(&line).ok(),
+                Some(event.clone()),
+                "{line}"
+            );
+            assert_eq!(
+                serde_json::from_str::<JournalEvent>(&line).ok(),
+                Some(event)
+            );
+        }
+        assert!(JournalEvent::decode(r#"{"type":"nope","data":{}}"#).is_err());
+        assert!(JournalEvent::decode(r#"{"type":"intent","data":{"seq":1}}"#).is_err());
+    }
+}
+
 /// The first record of every host journal.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct RunHeader {
