@@ -81,6 +81,7 @@ fn text(
             }
         }
         RunEvent::Log { host, message } => writeln!(out, "  {host:<14} │ {message}")?,
+        RunEvent::Warning { host, message } => writeln!(out, "  {host:<14} warning: {message}")?,
         RunEvent::Rebooting { host } => writeln!(out, "  {host:<14} rebooting…")?,
         RunEvent::Rebooted { host, waited_ms } => {
             writeln!(

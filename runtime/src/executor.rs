@@ -13,7 +13,7 @@ use crate::journal::{
 };
 use crate::run_failure::HostFailure;
 use crate::{
-    ActionError, Cancel, Clock, EventSink, ExecOutput, ExecRequest, HostContext, HostInfo,
+    ActionError, Cancel, Clock, RunEvent, EventSink, ExecOutput, ExecRequest, HostContext, HostInfo,
     Installer, LocalTransport, Mode, Outline, Role, RunOptions, RunShared, Runbook, RunbookError,
     Transport, TransportError, bind_host, build_engine,
 };
@@ -168,7 +168,17 @@ pub fn execute(
         for (info, ..) in &participants {
             let path = journal_path(&info.name);
             if path.exists() {
-                recorded.insert(info.name.clone(), HostJournal::load_for_resume(&path)?);
+                let journal = HostJournal::load_for_resume(&path)?;
+                if let Some(line) = journal.torn_line {
+                    events.send(RunEvent::Warning {
+                        host: info.name.clone(),
+                        message: format!(
+                            "line {line} of {} was torn by a crash during a write and was dropped",
+                            path.display()
+                        ),
+                    });
+                }
+                recorded.insert(info.name.clone(), journal);
             }
         }
         if let Some(stage) = &from_stage {

@@ -57,6 +57,13 @@ pub enum RunEvent {
         /// Milliseconds, on the host's clock, from the reboot command to the new boot.
         waited_ms: u64,
     },
+    /// Something the operator should know that does not stop the run.
+    Warning {
+        /// The host.
+        host: String,
+        /// What happened.
+        message: String,
+    },
     /// A host entered a stage.
     StageStarted {
         /// The host.
