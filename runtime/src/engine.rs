@@ -20,7 +20,8 @@ pub type Installer = fn(&mut Engine);
 pub fn build_engine(runbook_dir: &Path, libraries: &[Installer], max_operations: u64) -> Engine {
     let mut engine = Engine::new_raw();
     engine.register_global_module(standard_library());
-    engine.set_max_strings_interned(256);
+    // The interner's cache upkeep costs more than it saves on short runbook strings.
+    engine.set_max_strings_interned(0);
     engine.set_optimization_level(OptimizationLevel::Simple);
     engine.set_max_operations(max_operations);
     engine.set_max_call_levels(64);
