@@ -6,11 +6,18 @@
 //! with spaces are read right; records (`vib install`, `settings advanced list`) are read field
 //! by field. See `docs/parsers.md`.
 
+pub(crate) mod action;
 mod advanced;
+pub mod builtins;
+#[cfg(test)]
+mod builtins_doc;
+mod command;
 mod grammar;
 mod module_parameters;
 mod nic_list;
 mod pcipassthru_list;
+mod sim;
+pub(crate) mod sim_hardware;
 mod types;
 mod vib_install;
 mod vib_list;
@@ -47,5 +54,17 @@ pub fn parse_advanced(text: &str) -> Result<Vec<AdvancedOption>, crate::ParseErr
     advanced::parse(text)
 }
 
-/// Registers the `esxcli::` builtins (none yet).
-pub fn install(_engine: &mut rhai::Engine) {}
+pub(crate) use builtins::full_pci;
+pub(crate) use command::nic_list as command_nic_list;
+pub(crate) use sim::Esxcli;
+#[cfg(test)]
+pub(crate) mod test_host;
+
+/// Registers the `esxcli::` builtins as a static module, built once and shared by every
+/// host's engine.
+pub fn install(engine: &mut rhai::Engine) {
+    static MODULE: std::sync::OnceLock<rhai::Shared<rhai::Module>> = std::sync::OnceLock::new();
+    let module =
+        MODULE.get_or_init(|| rhai::Shared::new(rhai::exported_module!(builtins::esxcli_builtins)));
+    engine.register_static_module("esxcli", module.clone());
+}

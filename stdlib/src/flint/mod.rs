@@ -5,6 +5,10 @@
 //! `Node Port1 Port2 Sys image`), VSD, PSID and the security attributes. See
 //! `docs/parsers.md`.
 
+pub mod builtins;
+mod command;
+mod sim;
+pub(crate) use sim::Flint;
 mod parse;
 mod types;
 
@@ -15,5 +19,11 @@ pub fn parse_query(text: &str) -> Result<FlintQuery, crate::ParseError> {
     parse::parse_query(text)
 }
 
-/// Registers the `flint::` builtins (none yet).
-pub fn install(_engine: &mut rhai::Engine) {}
+/// Registers the `flint::` builtins as a static module, built once and shared by every host's
+/// engine.
+pub fn install(engine: &mut rhai::Engine) {
+    static MODULE: std::sync::OnceLock<rhai::Shared<rhai::Module>> = std::sync::OnceLock::new();
+    let module =
+        MODULE.get_or_init(|| rhai::Shared::new(rhai::exported_module!(builtins::flint_builtins)));
+    engine.register_static_module("flint", module.clone());
+}

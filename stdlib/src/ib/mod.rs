@@ -1,4 +1,20 @@
-//! `ib::` builtins.
+//! `ib::` builtins: RDMA ports (`ibstatus`, `ibstat`, `ibv_devinfo`), the InfiniBand fabric
+//! (`ibnetdiscover`) and waiting for a port to come up; with the simulated guest's RDMA ports
+//! and fabric.
 
-/// Registers the `ib::` builtins (none yet).
-pub fn install(_engine: &mut rhai::Engine) {}
+pub(crate) mod action;
+pub mod builtins;
+pub(crate) mod command;
+pub(crate) mod sim;
+#[cfg(test)]
+pub(crate) mod test_host;
+
+/// Registers the `ib::` builtins: `ib::status()`, `ib::stat()`, `ib::devinfo()`,
+/// `ib::netdiscover()`, `ib::wait_active(dev, port, timeout)`.
+pub fn install(engine: &mut rhai::Engine) {
+    static MODULE: std::sync::OnceLock<rhai::Shared<rhai::Module>> = std::sync::OnceLock::new();
+    let module = MODULE
+        .get_or_init(|| rhai::Shared::new(rhai::exported_module!(builtins::ib_builtins)))
+        .clone();
+    engine.register_static_module("ib", module);
+}

@@ -6,6 +6,10 @@
 //! confirmation of `mlxconfig -d DEV [-y] set KEY=VALUE...` and tells whether the tool asked
 //! for a reboot. See `docs/parsers.md`.
 
+pub mod builtins;
+mod command;
+mod sim;
+pub(crate) use sim::Mlxconfig;
 mod parse;
 mod types;
 
@@ -24,5 +28,11 @@ pub fn parse_set(text: &str) -> Result<MlxconfigSet, crate::ParseError> {
     parse::parse_set(text)
 }
 
-/// Registers the `mlxconfig::` builtins (none yet).
-pub fn install(_engine: &mut rhai::Engine) {}
+/// Registers the `mlxconfig::` builtins as a static module, built once and shared by every host's
+/// engine.
+pub fn install(engine: &mut rhai::Engine) {
+    static MODULE: std::sync::OnceLock<rhai::Shared<rhai::Module>> = std::sync::OnceLock::new();
+    let module = MODULE
+        .get_or_init(|| rhai::Shared::new(rhai::exported_module!(builtins::mlxconfig_builtins)));
+    engine.register_static_module("mlxconfig", module.clone());
+}

@@ -5,6 +5,10 @@
 //! update (`mlxfwmanager --online -u`, `mlxup`): the devices needing an update, the steps of
 //! each update, the restart notice and the log file. See `docs/parsers.md`.
 
+pub mod builtins;
+mod command;
+mod sim;
+pub(crate) use sim::{MlxfwmanagerTool, flashed as flashed_firmware};
 mod parse;
 mod types;
 
@@ -17,5 +21,11 @@ pub fn parse(text: &str) -> Result<Mlxfwmanager, crate::ParseError> {
     parse::parse(text)
 }
 
-/// Registers the `mlxfwmanager::` builtins (none yet).
-pub fn install(_engine: &mut rhai::Engine) {}
+/// Registers the `mlxfwmanager::` builtins as a static module, built once and shared by every host's
+/// engine.
+pub fn install(engine: &mut rhai::Engine) {
+    static MODULE: std::sync::OnceLock<rhai::Shared<rhai::Module>> = std::sync::OnceLock::new();
+    let module = MODULE
+        .get_or_init(|| rhai::Shared::new(rhai::exported_module!(builtins::mlxfwmanager_builtins)));
+    engine.register_static_module("mlxfwmanager", module.clone());
+}

@@ -4,8 +4,13 @@
 //! method, PCI address and chip revision) and the `PCI devices:` table of `mst status -v`,
 //! `-vv` and of ESXi (`DEVICE_TYPE MST PCI RDMA NET NUMA`). See `docs/parsers.md`.
 
+pub mod builtins;
+mod command;
 mod parse;
+mod sim;
 mod types;
+
+pub(crate) use sim::Mst;
 
 pub use types::{MstDevice, MstModule, MstStatus, PciDevice};
 
@@ -14,5 +19,11 @@ pub fn parse_status(text: &str) -> Result<MstStatus, crate::ParseError> {
     parse::parse_status(text)
 }
 
-/// Registers the `mst::` builtins (none yet).
-pub fn install(_engine: &mut rhai::Engine) {}
+/// Registers the `mst::` builtins as a static module, built once and shared by every host's
+/// engine.
+pub fn install(engine: &mut rhai::Engine) {
+    static MODULE: std::sync::OnceLock<rhai::Shared<rhai::Module>> = std::sync::OnceLock::new();
+    let module =
+        MODULE.get_or_init(|| rhai::Shared::new(rhai::exported_module!(builtins::mst_builtins)));
+    engine.register_static_module("mst", module.clone());
+}

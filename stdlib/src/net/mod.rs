@@ -1,4 +1,17 @@
-//! `net::` builtins.
+//! `net::` builtins: a Linux guest's interfaces (`ip -j addr`), their MTU and addresses, and
+//! which interface an RDMA port is (`ibdev2netdev`), with the simulated guest's `ip` and
+//! `ibdev2netdev`.
 
-/// Registers the `net::` builtins (none yet).
-pub fn install(_engine: &mut rhai::Engine) {}
+pub mod builtins;
+pub(crate) mod command;
+pub(crate) mod sim;
+
+/// Registers the `net::` builtins: `net::links()`, `net::set_mtu(ifname, mtu)`,
+/// `net::addr_add(ifname, cidr)`, `net::ifname_for(rdma_dev, port)`.
+pub fn install(engine: &mut rhai::Engine) {
+    static MODULE: std::sync::OnceLock<rhai::Shared<rhai::Module>> = std::sync::OnceLock::new();
+    let module = MODULE
+        .get_or_init(|| rhai::Shared::new(rhai::exported_module!(builtins::net_builtins)))
+        .clone();
+    engine.register_static_module("net", module);
+}

@@ -5,7 +5,10 @@
 //! (first line `OFED-internal-26.01-1.0.0:`, then `name:` / source / `commit` entries, then
 //! `Installed Packages:`). The grammar is `ofed.pest`.
 
+pub mod builtins;
+pub(crate) mod command;
 mod parse;
+pub(crate) mod sim;
 mod types;
 
 pub use types::{OfedComponent, OfedInfo};
@@ -15,5 +18,12 @@ pub fn parse_info(text: &str) -> Result<OfedInfo, crate::ParseError> {
     parse::parse_info(text)
 }
 
-/// Registers the `ofed::` builtins (none yet).
-pub fn install(_engine: &mut rhai::Engine) {}
+/// Registers the `ofed::` builtins: `ofed::info()`, `ofed::install(tarball[, #{...}])`,
+/// `ofed::restart()`.
+pub fn install(engine: &mut rhai::Engine) {
+    static MODULE: std::sync::OnceLock<rhai::Shared<rhai::Module>> = std::sync::OnceLock::new();
+    let module = MODULE
+        .get_or_init(|| rhai::Shared::new(rhai::exported_module!(builtins::ofed_builtins)))
+        .clone();
+    engine.register_static_module("ofed", module);
+}

@@ -8,7 +8,12 @@
 //! output, which becomes a typed [`PerftestError`] rather than a parse failure. The grammar is
 //! `perftest.pest`.
 
+pub mod builtins;
+pub(crate) mod command;
+pub(crate) mod pair;
 mod parse;
+mod run;
+pub(crate) mod sim;
 mod types;
 
 pub use types::{PerftestError, PerftestHeader, PerftestRow, PerftestRun, QpAddress};
@@ -18,5 +23,12 @@ pub fn parse(text: &str) -> Result<PerftestRun, crate::ParseError> {
     parse::parse(text)
 }
 
-/// Registers the `perftest::` builtins (none yet).
-pub fn install(_engine: &mut rhai::Engine) {}
+/// Registers the `perftest::` builtins: `perftest::send_bw`, `write_bw`, `read_bw`,
+/// `send_lat`, `write_lat`, `read_lat` (server, client, options) and `perftest::matrix`.
+pub fn install(engine: &mut rhai::Engine) {
+    static MODULE: std::sync::OnceLock<rhai::Shared<rhai::Module>> = std::sync::OnceLock::new();
+    let module = MODULE
+        .get_or_init(|| rhai::Shared::new(rhai::exported_module!(builtins::perftest_builtins)))
+        .clone();
+    engine.register_static_module("perftest", module);
+}

@@ -6,7 +6,10 @@
 //! sockperf's stdout and stderr interleave within lines and published copies run whole
 //! outputs together on one line.
 
+pub mod builtins;
+pub(crate) mod command;
 mod parse;
+pub(crate) mod sim;
 mod types;
 
 pub use types::{
@@ -18,5 +21,11 @@ pub fn parse(text: &str) -> Result<SockperfOutput, crate::ParseError> {
     parse::parse(text)
 }
 
-/// Registers the `sockperf::` builtins (none yet).
-pub fn install(_engine: &mut rhai::Engine) {}
+/// Registers the `sockperf::` builtins: `sockperf::ping_pong(server, client, #{...})`.
+pub fn install(engine: &mut rhai::Engine) {
+    static MODULE: std::sync::OnceLock<rhai::Shared<rhai::Module>> = std::sync::OnceLock::new();
+    let module = MODULE
+        .get_or_init(|| rhai::Shared::new(rhai::exported_module!(builtins::sockperf_builtins)))
+        .clone();
+    engine.register_static_module("sockperf", module);
+}

@@ -1,4 +1,19 @@
-//! `vhpc::` builtins.
+//! `vhpc::` builtins: vCenter through `vhpc_toolkit` on a management host, and the simulated
+//! vCenter (`sim:vcenter`).
 
-/// Registers the `vhpc::` builtins (none yet).
-pub fn install(_engine: &mut rhai::Engine) {}
+pub mod builtins;
+mod command;
+mod remote;
+mod sim;
+mod view;
+
+pub(crate) use sim::VhpcToolkit;
+
+/// Registers the `vhpc::` builtins as a static module, built once and shared by every host's
+/// engine.
+pub fn install(engine: &mut rhai::Engine) {
+    static MODULE: std::sync::OnceLock<rhai::Shared<rhai::Module>> = std::sync::OnceLock::new();
+    let module =
+        MODULE.get_or_init(|| rhai::Shared::new(rhai::exported_module!(builtins::vhpc_builtins)));
+    engine.register_static_module("vhpc", module.clone());
+}

@@ -1,0 +1,790 @@
+//! The `esxcli::` builtins: VIBs, driver module parameters, advanced settings, PCI passthrough,
+//! NICs and maintenance mode of an ESXi host (reference 000 sections 2.2 and 2.3, 001, 003).
+
+use std::collections::BTreeMap;
+
+use cairn_runtime::{ActionCall, ActionError, HostIo, Outcome, Reconcile};
+use rhai::plugin::*;
+use rhai::{Array, Dynamic, Map, NativeCallContext};
+use serde_json::{Value, json};
+
+use super::action::{self, RhaiResult};
+use super::command;
+
+/// The `esxcli::` module.
+#[export_module]
+pub mod esxcli_builtins {
+    use super::*;
+
+    /// Every VIB of the host's image, from `esxcli software vib list`: an array of
+    /// `#{name, version, vendor, acceptance_level, install_date, platforms}`. A VIB installed
+    /// in this boot is listed at once, though it works only after the reboot.
+    ///
+    /// ```rhai
+    /// for v in esxcli::vib_list() { log(`${v.name} ${v.version}`); }
+    /// ```
+    #[rhai_fn(volatile, return_raw)]
+    pub fn vib_list(ctx: NativeCallContext) -> RhaiResult<Array> {
+        let value = action::query(&ctx, "esxcli::vib_list", json!({}), list_vibs)?;
+        Ok(value.into_array().unwrap_or_default())
+    }
+
+    /// Whether a VIB named `name` (`mft`, `nmst`, `nmlx5-core`) is in the host's image.
+    ///
+    /// ```rhai
+    /// if !esxcli::vib_installed("mft") { log("MFT is missing"); }
+    /// ```
+    #[rhai_fn(volatile, return_raw)]
+    pub fn vib_installed(ctx: NativeCallContext, name: String) -> RhaiResult<bool> {
+        let value = action::query(
+            &ctx,
+            "esxcli::vib_installed",
+            json!({ "name": name }),
+            |io| {
+                let vibs = list_vibs(io)?;
+                let found = vibs
+                    .as_array()
+                    .is_some_and(|v| v.iter().any(|v| v["name"] == name.as_str()));
+                Ok(Value::Bool(found))
+            },
+        )?;
+        Ok(value.as_bool().unwrap_or(false))
+    }
+
+    /// Installs a VIB file (`-v`) or an offline bundle (`-d`, a `.zip`), as
+    /// `esxcli software vib install`. Idempotent: a `--dry-run` first, and nothing is installed
+    /// when every VIB is already in the image at that version. Returns `#{changed, message,
+    /// reboot_required, vibs_installed, vibs_removed, vibs_skipped}`; marks the host
+    /// reboot-pending when esxcli answers `Reboot Required: true`.
+    ///
+    /// ```rhai
+    /// esxcli::vib_install("/vmfs/volumes/nfs/mellanox/mft-4.22.1.11-10EM-703.0.0.18644231.x86_64.vib");
+    /// reboot_if_pending();
+    /// ```
+    #[rhai_fn(name = "vib_install", volatile, return_raw)]
+    pub fn vib_install(ctx: NativeCallContext, source: String) -> RhaiResult<Map> {
+        install_vib(&ctx, &source, &Map::new())
+    }
+
+    /// `vib_install(source, #{force: true})`: `force` adds `-f` (the guide installs MFT and
+    /// NMST with `-f`).
+    ///
+    /// ```rhai
+    /// esxcli::vib_install("/vmfs/volumes/nfs/mellanox/nmst-4.22.1.11-1OEM.703.0.0.18644231.x86_64.vib", #{ force: true });
+    /// ```
+    #[rhai_fn(name = "vib_install", volatile, return_raw)]
+    pub fn vib_install_with(
+        ctx: NativeCallContext,
+        source: String,
+        options: Map,
+    ) -> RhaiResult<Map> {
+        install_vib(&ctx, &source, &options)
+    }
+
+    /// A driver module's parameters, from `esxcli system module parameters list -m MODULE`:
+    /// an array of `#{name, type, value, description}`; `value` is `()` when unset.
+    ///
+    /// ```rhai
+    /// let set = esxcli::module_parameters("nmlx5_core").filter(|p| p.value != ());
+    /// ```
+    #[rhai_fn(volatile, return_raw)]
+    pub fn module_parameters(ctx: NativeCallContext, module: String) -> RhaiResult<Array> {
+        let args = json!({ "module": module });
+        let value = action::query(&ctx, "esxcli::module_parameters", args, |io| {
+            list_parameters(io, &module)
+        })?;
+        Ok(value.into_array().unwrap_or_default())
+    }
+
+    /// Sets a driver module's parameters (`esxcli system module parameters set -m MODULE -p
+    /// PARAMS`): `params` is the `-p` string (`""` clears them all, as the guide does) or a map
+    /// `#{max_vfs: "0", DRSS: 4}`. Idempotent: compares with the parameters set now and changes
+    /// nothing when they are the same. The driver reads them when it loads, so a change marks
+    /// the host reboot-pending. Returns `#{changed, from, to}` (`name=value` maps).
+    ///
+    /// ```rhai
+    /// esxcli::module_parameters_set("nmlx5_core", "");
+    /// ```
+    #[rhai_fn(volatile, return_raw)]
+    pub fn module_parameters_set(
+        ctx: NativeCallContext,
+        module: String,
+        params: Dynamic,
+    ) -> RhaiResult<Map> {
+        set_parameters(&ctx, &module, &params)
+    }
+
+    /// An advanced setting, from `esxcli system settings advanced list -o OPTION`: `#{path,
+    /// type, value, int_value, default_int_value, min_value, max_value, string_value,
+    /// default_string_value, description, ...}`; `value` is the int or string value by type.
+    ///
+    /// ```rhai
+    /// let policy = esxcli::advanced_get("/Power/CpuPolicy").value;
+    /// ```
+    #[rhai_fn(volatile, return_raw)]
+    pub fn advanced_get(ctx: NativeCallContext, option: String) -> RhaiResult<Map> {
+        let args = json!({ "option": option });
+        let value = action::query(&ctx, "esxcli::advanced_get", args, |io| {
+            get_advanced(io, &option)
+        })?;
+        to_map(value)
+    }
+
+    /// Sets an advanced setting (`-i` for integer options, `-s` for string ones), only if it
+    /// differs: `/Power/CpuPolicy` `"High Performance"` (reference 001),
+    /// `/Net/NetNetqNumaIOCpuPinThreshold` 0 to 200 (reference 003). Applies at once. Returns
+    /// `#{option, changed, from, to}`.
+    ///
+    /// ```rhai
+    /// esxcli::advanced_set("/Power/CpuPolicy", "High Performance");
+    /// esxcli::advanced_set("/Net/NetNetqNumaIOCpuPinThreshold", 100);
+    /// ```
+    #[rhai_fn(volatile, return_raw)]
+    pub fn advanced_set(ctx: NativeCallContext, option: String, value: Dynamic) -> RhaiResult<Map> {
+        set_advanced(&ctx, &option, &value)
+    }
+
+    /// PCI passthrough state, from `esxcli hardware pci pcipassthru list`: an array of
+    /// `#{device_id, enabled}` (`device_id` as `0000:3b:00.0`).
+    ///
+    /// ```rhai
+    /// let on = esxcli::pcipassthru_list().filter(|d| d.enabled);
+    /// ```
+    #[rhai_fn(volatile, return_raw)]
+    pub fn pcipassthru_list(ctx: NativeCallContext) -> RhaiResult<Array> {
+        let value = action::query(&ctx, "esxcli::pcipassthru_list", json!({}), list_passthru)?;
+        Ok(value.into_array().unwrap_or_default())
+    }
+
+    /// Enables or disables passthrough of a PCI device (`3b:00.0` or `0000:3B:00.0`), applied
+    /// at once (`-a`), only if it differs. Returns `#{device_id, enabled, changed}`.
+    ///
+    /// ```rhai
+    /// esxcli::pcipassthru_set("0000:3b:00.0", true);
+    /// ```
+    #[rhai_fn(volatile, return_raw)]
+    pub fn pcipassthru_set(ctx: NativeCallContext, pci: String, enabled: bool) -> RhaiResult<Map> {
+        set_passthru(&ctx, &pci, enabled)
+    }
+
+    /// The host's NICs, from `esxcli network nic list`: an array of `#{name, pci_device,
+    /// driver, admin_status, link_status, speed, duplex, mac_address, mtu, description}`
+    /// (`speed` in Mb/s). Ports given to passthrough are not listed.
+    ///
+    /// ```rhai
+    /// let mellanox = esxcli::nic_list().filter(|n| n.driver == "nmlx5_core");
+    /// ```
+    #[rhai_fn(volatile, return_raw)]
+    pub fn nic_list(ctx: NativeCallContext) -> RhaiResult<Array> {
+        let value = action::query(&ctx, "esxcli::nic_list", json!({}), list_nics)?;
+        Ok(value.into_array().unwrap_or_default())
+    }
+
+    /// Enters (`true`) or leaves (`false`) maintenance mode, only if needed. Returns
+    /// `#{enabled, changed}`.
+    ///
+    /// ```rhai
+    /// esxcli::maintenance_mode(true);
+    /// ```
+    #[rhai_fn(volatile, return_raw)]
+    pub fn maintenance_mode(ctx: NativeCallContext, on: bool) -> RhaiResult<Map> {
+        set_maintenance(&ctx, on)
+    }
+}
+
+fn to_map(value: Dynamic) -> RhaiResult<Map> {
+    value
+        .try_cast::<Map>()
+        .ok_or_else(|| "the result is not a map".into())
+}
+
+fn parsed<T: serde::Serialize>(
+    argv: &[String],
+    text: &str,
+    parse: impl FnOnce(&str) -> Result<T, crate::ParseError>,
+) -> Result<Value, ActionError> {
+    parse(text)
+        .map(|v| action::json(&v))
+        .map_err(|e| action::parse_failure(argv, &e, text))
+}
+
+fn list_vibs(io: &mut HostIo<'_>) -> Result<Value, ActionError> {
+    let argv = command::vib_list();
+    let output = action::run(io, &argv)?;
+    parsed(&argv, &output.stdout, crate::esxcli::parse_vib_list)
+}
+
+fn list_parameters(io: &mut HostIo<'_>, module: &str) -> Result<Value, ActionError> {
+    let argv = command::module_parameters(module);
+    let output = action::run(io, &argv)?;
+    parsed(
+        &argv,
+        &output.stdout,
+        crate::esxcli::parse_module_parameters,
+    )
+}
+
+fn list_passthru(io: &mut HostIo<'_>) -> Result<Value, ActionError> {
+    let argv = command::pcipassthru_list();
+    let output = action::run(io, &argv)?;
+    parsed(&argv, &output.stdout, crate::esxcli::parse_pcipassthru_list)
+}
+
+fn list_nics(io: &mut HostIo<'_>) -> Result<Value, ActionError> {
+    let argv = command::nic_list();
+    let output = action::run(io, &argv)?;
+    parsed(&argv, &output.stdout, crate::esxcli::parse_nic_list)
+}
+
+fn get_advanced(io: &mut HostIo<'_>, option: &str) -> Result<Value, ActionError> {
+    let argv = command::advanced_get(option);
+    let output = action::run(io, &argv)?;
+    let options = crate::esxcli::parse_advanced(&output.stdout)
+        .map_err(|e| action::parse_failure(&argv, &e, &output.stdout))?;
+    let Some(found) = options.into_iter().find(|o| o.path == option) else {
+        return Err(ActionError::Failed(format!(
+            "`{}` did not print the option `{option}`",
+            argv.join(" ")
+        )));
+    };
+    let integer = found.r#type.as_deref() == Some("integer");
+    let mut value = action::json(&found);
+    value["value"] = if integer {
+        json!(found.int_value)
+    } else {
+        json!(found.string_value.clone().unwrap_or_default())
+    };
+    Ok(value)
+}
+
+fn install_vib(ctx: &NativeCallContext, source: &str, options: &Map) -> RhaiResult<Map> {
+    let force = options
+        .get("force")
+        .and_then(|v| v.as_bool().ok())
+        .unwrap_or(false);
+    let source_owned = source.to_owned();
+    let probe_source = source.to_owned();
+    let call = ActionCall {
+        args: json!({ "source": source, "force": force }),
+        assumed: json!({ "changed": true, "reboot_required": true }),
+        builtin: "esxcli::vib_install".into(),
+        reconcile: Reconcile::Probe(Box::new(move |io, _| {
+            // Installed if a dry run now has nothing left to install.
+            let dry = dry_run(io, &probe_source, force)?;
+            if installs_nothing(&dry) {
+                Ok(Some(Outcome {
+                    changed: true,
+                    reboot_required: true,
+                    value: result_value(&dry, true, true),
+                }))
+            } else {
+                Ok(None)
+            }
+        })),
+    };
+    let value = action::act(ctx, call, |io| {
+        let dry = dry_run(io, &source_owned, force)?;
+        if installs_nothing(&dry) {
+            return Ok(Outcome::unchanged(result_value(&dry, false, false)));
+        }
+        let reboot = dry["reboot_required"].as_bool().unwrap_or(true);
+        if io.checking() {
+            return Ok(Outcome {
+                changed: true,
+                reboot_required: reboot,
+                value: result_value(&dry, true, reboot),
+            });
+        }
+        let argv = command::vib_install(&source_owned, force, false);
+        let result = install_result(io, &argv)?;
+        let reboot = result["reboot_required"].as_bool().unwrap_or(false);
+        let changed = !installs_nothing(&result);
+        Ok(Outcome {
+            changed,
+            reboot_required: reboot,
+            value: result_value(&result, changed, reboot),
+        })
+    })?;
+    to_map(value)
+}
+
+fn dry_run(io: &mut HostIo<'_>, source: &str, force: bool) -> Result<Value, ActionError> {
+    install_result(io, &command::vib_install(source, force, true))
+}
+
+/// Runs an install and reads its result; an esxcli error (`[DependencyError]`...) fails.
+fn install_result(io: &mut HostIo<'_>, argv: &[String]) -> Result<Value, ActionError> {
+    let output = io.exec(&cairn_runtime::ExecRequest::new(argv.iter().cloned()))?;
+    let text = if output.stdout.trim().is_empty() {
+        &output.stderr
+    } else {
+        &output.stdout
+    };
+    let result = crate::esxcli::parse_vib_install(text)
+        .map_err(|e| action::parse_failure(argv, &e, text))?;
+    if let Some(error) = &result.error {
+        return Err(ActionError::Failed(format!(
+            "`{}` failed: [{}] {}",
+            argv.join(" "),
+            error.kind,
+            error.lines.join(" / ")
+        )));
+    }
+    if output.code != 0 {
+        return Err(ActionError::CommandFailed {
+            code: output.code,
+            command: argv.join(" "),
+            stderr: output.stderr,
+        });
+    }
+    Ok(action::json(&result))
+}
+
+fn installs_nothing(result: &Value) -> bool {
+    result["vibs_installed"]
+        .as_array()
+        .is_none_or(Vec::is_empty)
+        && result["components_installed"]
+            .as_array()
+            .is_none_or(Vec::is_empty)
+}
+
+fn result_value(result: &Value, changed: bool, reboot: bool) -> Value {
+    json!({
+        "changed": changed,
+        "message": result["message"],
+        "reboot_required": reboot,
+        "vibs_installed": result["vibs_installed"],
+        "vibs_removed": result["vibs_removed"],
+        "vibs_skipped": result["vibs_skipped"],
+    })
+}
+
+/// `#{a: 1, b: "x"}` or `"a=1 b=x"` → the pairs.
+fn parameter_map(params: &Dynamic) -> RhaiResult<BTreeMap<String, String>> {
+    if params.is_string() {
+        let text = params.clone().into_string().unwrap_or_default();
+        let mut pairs = BTreeMap::new();
+        for pair in text.split_whitespace() {
+            let Some((k, v)) = pair.split_once('=') else {
+                return Err(format!("module parameter `{pair}` is not NAME=VALUE").into());
+            };
+            pairs.insert(k.to_owned(), v.to_owned());
+        }
+        return Ok(pairs);
+    }
+    if params.is_map() {
+        let value = action::from_dynamic(params)?;
+        return Ok(value
+            .as_object()
+            .map(|m| {
+                m.iter()
+                    .map(|(k, v)| (k.clone(), action::arg_text(v)))
+                    .collect()
+            })
+            .unwrap_or_default());
+    }
+    Err(format!(
+        "module parameters are a string (\"max_vfs=0\") or a map (#{{max_vfs: 0}}), not {}",
+        params.type_name()
+    )
+    .into())
+}
+
+fn current_parameters(list: &Value) -> BTreeMap<String, String> {
+    list.as_array()
+        .map(|params| {
+            params
+                .iter()
+                .filter_map(|p| {
+                    let value = p["value"].as_str()?;
+                    (!value.is_empty()).then(|| {
+                        (
+                            p["name"].as_str().unwrap_or_default().to_owned(),
+                            value.to_owned(),
+                        )
+                    })
+                })
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+fn set_parameters(ctx: &NativeCallContext, module: &str, params: &Dynamic) -> RhaiResult<Map> {
+    let wanted = parameter_map(params).map_err(|e| action::fail(ctx, e.to_string()))?;
+    let text = wanted
+        .iter()
+        .map(|(k, v)| format!("{k}={v}"))
+        .collect::<Vec<_>>()
+        .join(" ");
+    let probe_wanted = wanted.clone();
+    let probe_module = module.to_owned();
+    let call = ActionCall {
+        args: json!({ "module": module, "params": text }),
+        assumed: json!({ "changed": true }),
+        builtin: "esxcli::module_parameters_set".into(),
+        reconcile: Reconcile::Probe(Box::new(move |io, _| {
+            let now = current_parameters(&list_parameters(io, &probe_module)?);
+            Ok((now == probe_wanted).then(|| Outcome {
+                changed: true,
+                reboot_required: true,
+                value: json!({ "changed": true, "from": null, "to": probe_wanted }),
+            }))
+        })),
+    };
+    let value = action::act(ctx, call, |io| {
+        let now = current_parameters(&list_parameters(io, module)?);
+        let value = json!({ "changed": now != wanted, "from": now, "to": wanted });
+        if now == wanted {
+            return Ok(Outcome::unchanged(value));
+        }
+        if !io.checking() {
+            action::run(io, &command::module_parameters_set(module, &text))?;
+        }
+        Ok(Outcome {
+            changed: true,
+            reboot_required: true,
+            value,
+        })
+    })?;
+    to_map(value)
+}
+
+fn same_advanced(current: &Value, wanted: &Value) -> bool {
+    match (current, wanted) {
+        (Value::Number(a), Value::Number(b)) => a.as_i64() == b.as_i64(),
+        (Value::Number(a), Value::String(b)) => {
+            a.as_i64().map(|a| a.to_string()) == Some(b.trim().to_owned())
+        }
+        (Value::String(a), b) => *a == action::arg_text(b),
+        _ => false,
+    }
+}
+
+fn set_advanced(ctx: &NativeCallContext, option: &str, value: &Dynamic) -> RhaiResult<Map> {
+    let wanted = action::from_dynamic(value)?;
+    let option_owned = option.to_owned();
+    let probe_wanted = wanted.clone();
+    let call =
+        ActionCall {
+            args: json!({ "option": option, "value": wanted }),
+            assumed: json!({ "changed": true }),
+            builtin: "esxcli::advanced_set".into(),
+            reconcile: Reconcile::Probe(Box::new(move |io, _| {
+                let now = get_advanced(io, &option_owned)?;
+                Ok(same_advanced(&now["value"], &probe_wanted).then(|| Outcome {
+                changed: true,
+                reboot_required: false,
+                value: json!({ "changed": true, "option": option_owned, "to": probe_wanted }),
+            }))
+            })),
+        };
+    let value = action::act(ctx, call, |io| {
+        let now = get_advanced(io, option)?;
+        let from = now["value"].clone();
+        if same_advanced(&from, &wanted) {
+            return Ok(Outcome::unchanged(
+                json!({ "changed": false, "option": option, "from": from, "to": wanted }),
+            ));
+        }
+        if !io.checking() {
+            let integer = now["type"] == "integer";
+            let argv = command::advanced_set(option, &action::arg_text(&wanted), integer);
+            action::run(io, &argv)?;
+        }
+        Ok(Outcome {
+            changed: true,
+            reboot_required: false,
+            value: json!({ "changed": true, "option": option, "from": from, "to": wanted }),
+        })
+    })?;
+    to_map(value)
+}
+
+/// `3b:00.0`, `0000:3B:00.0` → `0000:3b:00.0`.
+pub(crate) fn full_pci(pci: &str) -> String {
+    let pci = pci.trim().to_ascii_lowercase();
+    if pci.matches(':').count() == 1 {
+        format!("0000:{pci}")
+    } else {
+        pci
+    }
+}
+
+fn passthru_enabled(list: &Value, device: &str) -> Option<bool> {
+    list.as_array()?
+        .iter()
+        .find(|d| d["device_id"].as_str().map(full_pci).as_deref() == Some(device))
+        .and_then(|d| d["enabled"].as_bool())
+}
+
+fn set_passthru(ctx: &NativeCallContext, pci: &str, enabled: bool) -> RhaiResult<Map> {
+    let device = full_pci(pci);
+    let probe_device = device.clone();
+    let call = ActionCall {
+        args: json!({ "pci": device, "enabled": enabled }),
+        assumed: json!({ "device_id": device, "enabled": enabled, "changed": true }),
+        builtin: "esxcli::pcipassthru_set".into(),
+        reconcile: Reconcile::Probe(Box::new(move |io, _| {
+            let list = list_passthru(io)?;
+            Ok((passthru_enabled(&list, &probe_device) == Some(enabled)).then(|| Outcome {
+                changed: true,
+                reboot_required: false,
+                value: json!({ "device_id": probe_device, "enabled": enabled, "changed": true }),
+            }))
+        })),
+    };
+    let value = action::act(ctx, call, |io| {
+        let list = list_passthru(io)?;
+        let Some(now) = passthru_enabled(&list, &device) else {
+            return Err(ActionError::Failed(format!(
+                "`{}` has no passthrough-capable device {device}",
+                io.host()
+            )));
+        };
+        let value = json!({ "device_id": device, "enabled": enabled, "changed": now != enabled });
+        if now == enabled {
+            return Ok(Outcome::unchanged(value));
+        }
+        if !io.checking() {
+            action::run(io, &command::pcipassthru_set(&device, enabled))?;
+        }
+        Ok(Outcome {
+            changed: true,
+            reboot_required: false,
+            value,
+        })
+    })?;
+    to_map(value)
+}
+
+fn maintenance_now(io: &mut HostIo<'_>) -> Result<bool, ActionError> {
+    let argv = command::maintenance_get();
+    let output = action::run(io, &argv)?;
+    match output.stdout.trim() {
+        "Enabled" => Ok(true),
+        "Disabled" => Ok(false),
+        other => Err(ActionError::Failed(format!(
+            "`{}` printed `{other}`, not Enabled or Disabled",
+            argv.join(" ")
+        ))),
+    }
+}
+
+fn set_maintenance(ctx: &NativeCallContext, on: bool) -> RhaiResult<Map> {
+    let call = ActionCall {
+        args: json!({ "on": on }),
+        assumed: json!({ "enabled": on, "changed": true }),
+        builtin: "esxcli::maintenance_mode".into(),
+        reconcile: Reconcile::Probe(Box::new(move |io, _| {
+            Ok((maintenance_now(io)? == on).then(|| Outcome {
+                changed: true,
+                reboot_required: false,
+                value: json!({ "enabled": on, "changed": true }),
+            }))
+        })),
+    };
+    let value = action::act(ctx, call, |io| {
+        let now = maintenance_now(io)?;
+        let value = json!({ "enabled": on, "changed": now != on });
+        if now == on {
+            return Ok(Outcome::unchanged(value));
+        }
+        if !io.checking() {
+            action::run(io, &command::maintenance_set(on))?;
+        }
+        Ok(Outcome {
+            changed: true,
+            reboot_required: false,
+            value,
+        })
+    })?;
+    to_map(value)
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::esxcli::test_host::{INSTALL_TOOLS, TestHost};
+
+    #[test]
+    fn vib_install_is_idempotent_and_the_tools_come_after_the_reboot() {
+        let t = TestHost::new("", false);
+        assert!(
+            !t.eval(r#"esxcli::vib_installed("mft")"#)
+                .as_bool()
+                .unwrap_or(true)
+        );
+        let first = t.eval(r#"esxcli::vib_install("/n/mft-4.22.1.11-10EM-703.0.0.18644231.x86_64.vib", #{force: true})"#);
+        assert!(first.to_string().contains(r#""changed": true"#), "{first}");
+        assert!(t.reboot_pending());
+        assert!(t.error("mst::status()").contains("not installed"));
+        let again = t.eval(r#"esxcli::vib_install("/n/mft-4.22.1.11-10EM-703.0.0.18644231.x86_64.vib", #{force: true}).changed"#);
+        assert!(!again.as_bool().unwrap_or(true));
+        t.run(INSTALL_TOOLS);
+        assert!(!t.reboot_pending());
+        assert_eq!(t.eval("mst::status().len()").as_int().unwrap_or(0), 4);
+        assert!(
+            t.eval(r#"esxcli::vib_installed("nmst")"#)
+                .as_bool()
+                .unwrap_or(false)
+        );
+        let bad = t.error(r#"esxcli::vib_install("/n/other.zip")"#);
+        assert!(bad.contains("MetadataDownloadError"), "{bad}");
+    }
+
+    #[test]
+    fn module_parameters_clear_once_and_owe_a_reboot() {
+        let t = TestHost::new("", false);
+        let before = t.eval(
+            r#"esxcli::module_parameters("nmlx5_core").filter(|p| p.value != ()).map(|p| p.name)"#,
+        );
+        assert_eq!(before.to_string(), r#"["max_vfs"]"#);
+        let set = t.eval(r#"esxcli::module_parameters_set("nmlx5_core", "")"#);
+        assert!(set.to_string().contains(r#""changed": true"#), "{set}");
+        assert!(t.reboot_pending());
+        let t = t.again(false);
+        assert!(
+            !t.eval(r#"esxcli::module_parameters_set("nmlx5_core", "").changed"#)
+                .as_bool()
+                .unwrap_or(true)
+        );
+        assert!(!t.reboot_pending());
+        let map = t.eval(
+            r#"esxcli::module_parameters_set("nmlx5_core", #{ num_rings_per_rss_queue: 4 })"#,
+        );
+        assert!(map.to_string().contains(r#""changed": true"#), "{map}");
+        assert!(
+            t.error(r#"esxcli::module_parameters_set("nmlx5_core", "nonsense")"#)
+                .contains("NAME=VALUE")
+        );
+    }
+
+    #[test]
+    fn advanced_passthrough_and_maintenance_change_only_what_differs() {
+        let t = TestHost::new("", false);
+        assert_eq!(
+            t.eval(r#"esxcli::advanced_get("/Power/CpuPolicy").value"#)
+                .to_string(),
+            "Balanced"
+        );
+        assert!(
+            t.eval(r#"esxcli::advanced_set("/Power/CpuPolicy", "High Performance").changed"#)
+                .as_bool()
+                .unwrap_or(false)
+        );
+        assert!(
+            !t.eval(r#"esxcli::advanced_set("/Power/CpuPolicy", "High Performance").changed"#)
+                .as_bool()
+                .unwrap_or(true)
+        );
+        assert!(
+            t.eval(r#"esxcli::advanced_set("/Net/NetNetqNumaIOCpuPinThreshold", 100).changed"#)
+                .as_bool()
+                .unwrap_or(false)
+        );
+        assert_eq!(
+            t.eval(r#"esxcli::advanced_get("/Net/NetNetqNumaIOCpuPinThreshold").value"#)
+                .as_int()
+                .unwrap_or(0),
+            100
+        );
+        assert!(
+            t.error(r#"esxcli::advanced_set("/Net/NetNetqNumaIOCpuPinThreshold", 500)"#)
+                .contains("between 0 and 200")
+        );
+        assert!(
+            t.eval(r#"esxcli::pcipassthru_set("3B:00.0", true).changed"#)
+                .as_bool()
+                .unwrap_or(false)
+        );
+        assert!(
+            !t.eval(r#"esxcli::pcipassthru_set("0000:3b:00.0", true).changed"#)
+                .as_bool()
+                .unwrap_or(true)
+        );
+        assert_eq!(
+            t.eval("esxcli::pcipassthru_list().filter(|d| d.enabled).len()")
+                .as_int()
+                .unwrap_or(0),
+            1
+        );
+        assert_eq!(
+            t.eval("esxcli::nic_list().len()").as_int().unwrap_or(0),
+            3,
+            "a passed-through port leaves the NIC list"
+        );
+        assert!(
+            t.error(r#"esxcli::pcipassthru_set("5e:00.0", true)"#)
+                .contains("no passthrough-capable device")
+        );
+        assert!(
+            t.eval("esxcli::maintenance_mode(true).changed")
+                .as_bool()
+                .unwrap_or(false)
+        );
+        assert!(
+            !t.eval("esxcli::maintenance_mode(true).changed")
+                .as_bool()
+                .unwrap_or(true)
+        );
+        assert!(!t.reboot_pending());
+    }
+
+    #[test]
+    fn check_mode_reports_and_changes_nothing() {
+        let t = TestHost::new("", true);
+        t.run(r#"
+            esxcli::vib_install("/n/mft-4.22.1.11-10EM-703.0.0.18644231.x86_64.vib", #{force: true});
+            esxcli::module_parameters_set("nmlx5_core", "");
+            esxcli::advanced_set("/Power/CpuPolicy", "High Performance");
+            esxcli::pcipassthru_set("3b:00.0", true);
+            esxcli::maintenance_mode(true);
+        "#);
+        assert_eq!(t.changes().len(), 5, "{:?}", t.changes());
+        assert!(t.reboot_pending());
+        for argv in t.commands("esx01") {
+            let text = argv.join(" ");
+            assert!(
+                text.contains("--dry-run") || text.contains(" list") || text.ends_with(" get"),
+                "{text}"
+            );
+        }
+        assert!(
+            !t.eval(r#"esxcli::vib_installed("mft")"#)
+                .as_bool()
+                .unwrap_or(true)
+        );
+    }
+
+    #[test]
+    fn hostile_values_arrive_as_one_literal_argument() {
+        let t = TestHost::new("", false);
+        let hostile = "nmlx5_core; reboot $(reboot) `id` \"q\" 'q'\nsecond";
+        let error = t.error(
+            r#"esxcli::module_parameters("nmlx5_core; reboot $(reboot) `id` \"q\" 'q'\nsecond")"#,
+        );
+        assert!(error.contains("Unable to find module"), "{error}");
+        let sent = t.commands("esx01");
+        assert_eq!(
+            sent.last().map(Vec::as_slice),
+            Some(
+                [
+                    "esxcli",
+                    "system",
+                    "module",
+                    "parameters",
+                    "list",
+                    "-m",
+                    hostile
+                ]
+                .map(String::from)
+                .as_slice()
+            )
+        );
+        assert!(
+            t.commands("esx01")
+                .iter()
+                .all(|a| a.first().is_some_and(|p| p != "reboot"))
+        );
+    }
+}

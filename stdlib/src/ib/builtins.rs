@@ -1,0 +1,227 @@
+//! The `ib::` builtins: RDMA port status and the InfiniBand fabric, as a guest sees them
+//! (reference 000 section 2.4, reference 002).
+
+use rhai::plugin::*;
+
+/// The `ib::` module.
+#[export_module]
+pub mod ib_builtins {
+    use std::time::Duration;
+
+    use cairn_runtime::ActionError;
+    use rhai::{Array, Dynamic, NativeCallContext};
+    use serde_json::json;
+
+    use crate::ib::action::{self, RhaiResult};
+    use crate::ib::command;
+
+    /// Every RDMA port, from `ibstatus`: an array of `#{device, port, default_gid, base_lid,
+    /// sm_lid, state, state_code, phys_state, phys_state_code, rate_gbps, rate_text, width,
+    /// speed, link_layer}` (`state` is `ACTIVE`, `INIT`, ...; `link_layer` `InfiniBand` or
+    /// `Ethernet`).
+    ///
+    /// ```rhai
+    /// for p in ib::status() { log(`${p.device}: ${p.state} ${p.rate_gbps} Gb/s ${p.link_layer}`); }
+    /// ```
+    #[rhai_fn(volatile, return_raw)]
+    pub fn status(ctx: NativeCallContext) -> RhaiResult<Array> {
+        let value = action::query(&ctx, "ib::status", json!({}), |io| {
+            let output = io.run(command::IBSTATUS)?;
+            super::ports(&output.stdout)
+        })?;
+        Ok(value.into_array().unwrap_or_default())
+    }
+
+    /// `ibstat`: `#{cas: [#{name, ca_type, firmware_version, node_guid, ports: [#{port, state,
+    /// physical_state, rate_gbps, base_lid, sm_lid, port_guid, link_layer}]}]}`.
+    ///
+    /// ```rhai
+    /// let fw = ib::stat().cas[0].firmware_version;
+    /// ```
+    #[rhai_fn(volatile, return_raw)]
+    pub fn stat(ctx: NativeCallContext) -> RhaiResult<Dynamic> {
+        action::query(&ctx, "ib::stat", json!({}), |io| {
+            let output = io.run(command::IBSTAT)?;
+            let parsed = crate::ibstat::parse(&output.stdout)
+                .map_err(|e| action::parse_failure("ibstat", &e, &output.stdout))?;
+            Ok(action::json(&parsed))
+        })
+    }
+
+    /// `ibv_devinfo`: an array of devices `#{hca_id, transport, fw_ver, node_guid,
+    /// vendor_part_id, ports: [#{port, state, max_mtu_bytes, active_mtu_bytes, sm_lid, port_lid,
+    /// link_layer}]}`.
+    ///
+    /// ```rhai
+    /// let roce = ib::devinfo().find(|d| d.hca_id == "mlx5_1");
+    /// log(`RoCE active MTU ${roce.ports[0].active_mtu_bytes}`);
+    /// ```
+    #[rhai_fn(volatile, return_raw)]
+    pub fn devinfo(ctx: NativeCallContext) -> RhaiResult<Array> {
+        let value = action::query(&ctx, "ib::devinfo", json!({}), |io| {
+            let output = io.run(command::IBV_DEVINFO)?;
+            let parsed = crate::ibv_devinfo::parse(&output.stdout)
+                .map_err(|e| action::parse_failure("ibv_devinfo", &e, &output.stdout))?;
+            if let Some(error) = parsed.error {
+                return Err(ActionError::Failed(format!("ibv_devinfo: {error}")));
+            }
+            Ok(action::json(&parsed.devices))
+        })?;
+        Ok(value.into_array().unwrap_or_default())
+    }
+
+    /// The fabric from `ibnetdiscover`: `#{switches, channel_adapters, routers}`, each node
+    /// `#{node_ref, guid, description, lid, port_count, ports: [#{port, lid, width, speed,
+    /// remote}]}`; a host channel adapter's description is `"HOST DEVICE"`, as the subnet
+    /// manager knows it.
+    ///
+    /// ```rhai
+    /// let fabric = ib::netdiscover();
+    /// let names = fabric.channel_adapters.map(|ca| ca.description);
+    /// expect(names.contains("ibb-03 mlx5_0"), "ibb-03 is not on the fabric");
+    /// ```
+    #[rhai_fn(volatile, return_raw)]
+    pub fn netdiscover(ctx: NativeCallContext) -> RhaiResult<Dynamic> {
+        action::query(&ctx, "ib::netdiscover", json!({}), |io| {
+            let output = io.run(command::IBNETDISCOVER)?;
+            let parsed = crate::ibnetdiscover::parse(&output.stdout)
+                .map_err(|e| action::parse_failure("ibnetdiscover", &e, &output.stdout))?;
+            Ok(action::json(&parsed))
+        })
+    }
+
+    /// Waits until a port is `ACTIVE` (polling `ibstatus DEV:PORT` every second on the host's
+    /// clock) and returns it; fails after `timeout` seconds with the state it is stuck in.
+    ///
+    /// ```rhai
+    /// let p = ib::wait_active("mlx5_0", 1, 60);
+    /// log(`LID ${p.base_lid}`);
+    /// ```
+    #[rhai_fn(volatile, return_raw)]
+    pub fn wait_active(
+        ctx: NativeCallContext,
+        device: &str,
+        port: i64,
+        timeout: i64,
+    ) -> RhaiResult<Dynamic> {
+        if !command::valid_device(device) {
+            return Err(action::fail(
+                &ctx,
+                format!("`{device}` is not an RDMA device name"),
+            ));
+        }
+        let (Ok(port), Ok(timeout)) = (u32::try_from(port), u64::try_from(timeout)) else {
+            return Err(action::fail(
+                &ctx,
+                "port and timeout must not be negative".into(),
+            ));
+        };
+        let device = device.to_owned();
+        let args = json!({ "device": device, "port": port, "timeout": timeout });
+        action::query(&ctx, "ib::wait_active", args, |io| {
+            let clock = io.clock();
+            let started = clock.now_millis();
+            loop {
+                let state = super::port_state(io, &device, port)?;
+                if state["state"] == "ACTIVE" {
+                    return Ok(state);
+                }
+                let waited = clock.now_millis().saturating_sub(started);
+                if waited >= timeout.saturating_mul(1000) {
+                    let now = state["state"].as_str().unwrap_or("unknown").to_owned();
+                    let phys = state["phys_state"].as_str().unwrap_or("unknown").to_owned();
+                    return Err(ActionError::Failed(format!(
+                        "`{}` port {device}:{port} is {now} ({phys}), not ACTIVE, after {timeout} s",
+                        io.host()
+                    )));
+                }
+                io.wait(Duration::from_secs(1))?;
+            }
+        })
+    }
+}
+
+use cairn_runtime::{ActionError, HostIo};
+use serde_json::Value;
+
+use crate::ib::action;
+use crate::ib::command;
+
+fn port_state(io: &mut HostIo<'_>, device: &str, port: u32) -> Result<Value, ActionError> {
+    let argv = command::ibstatus_port(device, port);
+    let refs: Vec<&str> = argv.iter().map(String::as_str).collect();
+    let output = io.run(&refs)?;
+    let list = ports(&output.stdout)?;
+    list.as_array()
+        .and_then(|l| {
+            l.iter()
+                .find(|p| p["device"] == device && p["port"] == port)
+        })
+        .cloned()
+        .ok_or_else(|| {
+            ActionError::Failed(format!("`{}` has no RDMA port {device}:{port}", io.host()))
+        })
+}
+
+fn ports(text: &str) -> Result<Value, ActionError> {
+    let parsed =
+        crate::ibstatus::parse(text).map_err(|e| action::parse_failure("ibstatus", &e, text))?;
+    if let Some(error) = parsed.error {
+        return Err(ActionError::Failed(format!("ibstatus: {error}")));
+    }
+    Ok(action::json(&parsed.ports))
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::ib::test_host::TestHost;
+
+    #[test]
+    fn ports_fabric_and_waiting_for_active() {
+        let t = TestHost::new(
+            &[
+                ("ibb-02", "ofed=5.4-3.0.3.0"),
+                ("ibb-03", "ofed=5.4-3.0.3.0"),
+            ],
+            "ibb-02",
+        );
+        assert_eq!(t.eval("ib::status()[0].state").to_string(), "INIT");
+        let port = t.eval(r#"ib::wait_active("mlx5_0", 1, 10)"#);
+        let port = port.try_cast::<rhai::Map>().unwrap_or_default();
+        assert_eq!(
+            port.get("state").map(ToString::to_string).as_deref(),
+            Some("ACTIVE")
+        );
+        assert_eq!(
+            port.get("base_lid").and_then(|l| l.as_int().ok()),
+            Some(0x14)
+        );
+        assert_eq!(t.eval("ib::status()[1].link_layer").to_string(), "Ethernet");
+        assert_eq!(t.eval("ib::stat().cas.len()").as_int().ok(), Some(2));
+        assert_eq!(
+            t.eval("ib::devinfo()[1].ports[0].active_mtu_bytes")
+                .as_int()
+                .ok(),
+            Some(1024)
+        );
+        t.sleep("ibb-03", 5);
+        let names = t.eval("ib::netdiscover().channel_adapters.map(|c| c.description)");
+        assert_eq!(names.to_string(), r#"["ibb-02 mlx5_0", "ibb-03 mlx5_0"]"#);
+    }
+
+    #[test]
+    fn without_a_subnet_manager_the_port_stays_in_init() {
+        let t = TestHost::new(&[("g", "ofed=5.4-3.0.3.0&subnet_manager=false")], "g");
+        let error = t.error(r#"ib::wait_active("mlx5_0", 1, 5)"#);
+        assert!(
+            error.contains("port mlx5_0:1 is INIT (LinkUp), not ACTIVE, after 5 s"),
+            "{error}"
+        );
+        assert!(
+            t.error(r#"ib::wait_active("mlx5_0; x", 1, 5)"#)
+                .contains("not an RDMA device")
+        );
+        let t = TestHost::new(&[("bare", "")], "bare");
+        assert!(t.error("ib::status()").contains("exited with 127"));
+    }
+}

@@ -1,0 +1,508 @@
+//! The simulated guest's RDMA ports and the InfiniBand fabric: `ibstatus`, `ibstat`,
+//! `ibv_devinfo`, `ibnetdiscover`.
+//!
+//! The ports exist once OFED's drivers are loaded. An InfiniBand port is `ACTIVE` two seconds
+//! after the drivers load when the switch runs a subnet manager (its LID assigned), `INIT`
+//! without one; an Ethernet (RoCE) port is `ACTIVE` with LID 0 and an active MTU that follows
+//! its interface's MTU. `ibnetdiscover` lists the switch and every guest cabled to it.
+
+use cairn_runtime::ExecOutput;
+use cairn_runtime::sim::{SimContext, SimTool};
+use serde_json::Value;
+
+use crate::net::sim::{Iface, interfaces};
+use crate::ofed::sim::OfedState;
+use crate::sim_guest::{
+    GuestHw, LinkLayer, PortHw, hash, not_found, out, peer_tools, sibling_hosts,
+};
+
+/// How long the subnet manager takes to bring a port from INIT to ACTIVE.
+const SM_SWEEP_MILLIS: u64 = 2000;
+
+/// One RDMA port as the guest's tools report it.
+#[derive(Debug, Clone)]
+pub(crate) struct PortView {
+    pub(crate) hw: PortHw,
+    pub(crate) active: bool,
+    pub(crate) lid: u32,
+    pub(crate) sm_lid: u32,
+    pub(crate) gid: String,
+    /// Active MTU in bytes (256 to 4096).
+    pub(crate) active_mtu: u32,
+    pub(crate) rate_gbps: u32,
+    /// The interface's IPv4 address, if any.
+    pub(crate) ipv4: Option<String>,
+}
+
+/// The largest IB MTU a RoCE port gets from its interface's MTU.
+pub(crate) fn roce_active_mtu(if_mtu: u32) -> u32 {
+    [4096, 2048, 1024, 512]
+        .into_iter()
+        .find(|m| if_mtu >= m + 100)
+        .unwrap_or(256)
+}
+
+/// The IB MTU code (`4096 (5)`).
+pub(crate) fn mtu_code(mtu: u32) -> u32 {
+    match mtu {
+        4096 => 5,
+        2048 => 4,
+        1024 => 3,
+        512 => 2,
+        _ => 1,
+    }
+}
+
+/// The ports of a guest given its hardware, OFED state and interfaces; `now` decides whether
+/// the subnet manager has swept (`None`: it has).
+pub(crate) fn ports(
+    hw: &GuestHw,
+    ofed: Option<&Value>,
+    ifaces: &[Iface],
+    now: Option<u64>,
+) -> Vec<PortView> {
+    let ofed: OfedState = ofed
+        .and_then(|v| serde_json::from_value(v.clone()).ok())
+        .unwrap_or_default();
+    if !ofed.loaded {
+        return Vec::new();
+    }
+    let swept = now.is_none_or(|now| now >= ofed.loaded_millis + SM_SWEEP_MILLIS);
+    hw.ports
+        .iter()
+        .map(|p| {
+            let iface = ifaces.iter().find(|i| i.name == p.netdev);
+            match p.link_layer {
+                LinkLayer::InfiniBand => {
+                    let active = hw.subnet_manager && swept;
+                    let g = &p.guid;
+                    PortView {
+                        hw: p.clone(),
+                        active,
+                        lid: if active { hw.lid } else { 0 },
+                        sm_lid: if active { 1 } else { 0 },
+                        gid: format!(
+                            "fe80:0000:0000:0000:{}:{}:{}:{}",
+                            g.get(0..4).unwrap_or("0000"),
+                            g.get(4..8).unwrap_or("0000"),
+                            g.get(8..12).unwrap_or("0000"),
+                            g.get(12..16).unwrap_or("0000")
+                        ),
+                        active_mtu: 4096,
+                        rate_gbps: hw.rate_gbps,
+                        ipv4: iface.and_then(|i| i.addrs.first().map(|a| a.0.clone())),
+                    }
+                }
+                LinkLayer::Ethernet => {
+                    let m: Vec<u8> = p
+                        .mac
+                        .split(':')
+                        .filter_map(|b| u8::from_str_radix(b, 16).ok())
+                        .collect();
+                    let b = |i: usize| m.get(i).copied().unwrap_or(0);
+                    let if_mtu = iface.map_or(1500, |i| i.mtu);
+                    PortView {
+                        hw: p.clone(),
+                        active: true,
+                        lid: 0,
+                        sm_lid: 0,
+                        gid: format!(
+                            "fe80:0000:0000:0000:{:02x}{:02x}:{:02x}ff:fe{:02x}:{:02x}{:02x}",
+                            b(0) ^ 0x02,
+                            b(1),
+                            b(2),
+                            b(3),
+                            b(4),
+                            b(5)
+                        ),
+                        active_mtu: roce_active_mtu(if_mtu.min(hw.switch_mtu)),
+                        rate_gbps: hw.rate_gbps,
+                        ipv4: iface.and_then(|i| i.addrs.first().map(|a| a.0.clone())),
+                    }
+                }
+            }
+        })
+        .collect()
+}
+
+/// The guest's own ports, now.
+pub(crate) fn own_ports(host: &SimContext<'_>) -> Vec<PortView> {
+    let hw = GuestHw::of(host);
+    let ifaces = interfaces(&hw, host.tool_state("ofed"), host.tool_state("ip"));
+    ports(
+        &hw,
+        host.tool_state("ofed"),
+        &ifaces,
+        Some(host.now_millis()),
+    )
+}
+
+/// A peer guest's hardware and ports, read from its state; `None` when it is not a guest.
+pub(crate) fn peer_ports(
+    host: &SimContext<'_>,
+    peer: &str,
+) -> Option<(GuestHw, Vec<PortView>, serde_json::Map<String, Value>)> {
+    let tools = peer_tools(host, peer)?;
+    let hw: GuestHw = serde_json::from_value(tools.get("guest")?.clone()).ok()?;
+    let ifaces = interfaces(&hw, tools.get("ofed"), tools.get("ip"));
+    let ports = ports(&hw, tools.get("ofed"), &ifaces, None);
+    Some((hw, ports, tools))
+}
+
+fn speed(hw: &GuestHw) -> &'static str {
+    match hw.rate_gbps {
+        400 => "4xNDR",
+        200 => "2xNDR",
+        56 => "4xFDR",
+        40 => "4xQDR",
+        25 => "1xEDR",
+        _ => "4xEDR",
+    }
+}
+
+fn ibstatus(ports: &[PortView], filter: Option<&str>, hw: &GuestHw) -> ExecOutput {
+    let (device, port) = match filter {
+        Some(f) => match f.split_once(':') {
+            Some((d, p)) => (Some(d), p.parse::<u32>().ok()),
+            None => (Some(f), None),
+        },
+        None => (None, None),
+    };
+    let selected: Vec<&PortView> = ports
+        .iter()
+        .filter(|p| device.is_none_or(|d| d == p.hw.device) && port.is_none_or(|n| n == 1))
+        .collect();
+    if selected.is_empty() {
+        let name = device.unwrap_or("mlx5_0");
+        return out(
+            1,
+            "",
+            format!(
+                "Fatal error:  device '{name}': sys files not found (/sys/class/infiniband/{name}/ports)\n"
+            ),
+        );
+    }
+    let mut text = String::new();
+    for p in selected {
+        let (state, phys) = if p.active {
+            ("4: ACTIVE", "5: LinkUp")
+        } else {
+            ("2: INIT", "5: LinkUp")
+        };
+        text.push_str(&format!(
+            "Infiniband device '{}' port 1 status: \n    default gid:     {} \n    base lid:    0x{:x} \n    sm lid:      0x{:x} \n    state:       {state} \n    phys state:  {phys} \n    rate:        {} Gb/sec ({}) \n    link_layer:  {} \n\n",
+            p.hw.device,
+            p.gid,
+            p.lid,
+            p.sm_lid,
+            p.rate_gbps,
+            hw.rate_text(),
+            p.hw.link_layer.name()
+        ));
+    }
+    out(0, text, "")
+}
+
+fn ibstat(ports: &[PortView], device: Option<&str>) -> ExecOutput {
+    let mut text = String::new();
+    for p in ports
+        .iter()
+        .filter(|p| device.is_none_or(|d| d == p.hw.device))
+    {
+        let g = &p.hw.guid;
+        let guid = match p.hw.link_layer {
+            LinkLayer::InfiniBand => format!("0x{g}"),
+            LinkLayer::Ethernet => format!("0x{}", p.gid.replace(':', "").get(16..).unwrap_or(g)),
+        };
+        text.push_str(&format!(
+            "CA '{}'\n\tCA type: MT4119\n\tNumber of ports: 1\n\tFirmware version: 16.32.1010\n\tHardware version: 0\n\tNode GUID: {guid}\n\tSystem image GUID: {guid}\n\tPort 1:\n\t\tState: {}\n\t\tPhysical state: LinkUp\n\t\tRate: {}\n\t\tBase lid: {}\n\t\tLMC: 0\n\t\tSM lid: {}\n\t\tCapability mask: {}\n\t\tPort GUID: {guid}\n\t\tLink layer: {}\n",
+            p.hw.device,
+            if p.active { "Active" } else { "Initializing" },
+            p.rate_gbps,
+            p.lid,
+            p.sm_lid,
+            if p.hw.link_layer == LinkLayer::InfiniBand { "0x2659e848" } else { "0x00010000" },
+            p.hw.link_layer.name()
+        ));
+    }
+    if text.is_empty() {
+        let name = device.unwrap_or("mlx5_0");
+        return out(
+            255,
+            "",
+            format!(
+                "ibpanic: [1234] main: stat of IB device '{name}' failed: No such file or directory\n"
+            ),
+        );
+    }
+    out(0, text, "")
+}
+
+fn ibv_devinfo(ports: &[PortView], device: Option<&str>) -> ExecOutput {
+    let mut text = String::new();
+    for p in ports
+        .iter()
+        .filter(|p| device.is_none_or(|d| d == p.hw.device))
+    {
+        let g = &p.hw.guid;
+        let guid = format!(
+            "{}:{}:{}:{}",
+            g.get(0..4).unwrap_or(""),
+            g.get(4..8).unwrap_or(""),
+            g.get(8..12).unwrap_or(""),
+            g.get(12..16).unwrap_or("")
+        );
+        text.push_str(&format!(
+            "hca_id:\t{}\n\ttransport:\t\t\tInfiniBand (0)\n\tfw_ver:\t\t\t\t16.32.1010\n\tnode_guid:\t\t\t{guid}\n\tsys_image_guid:\t\t\t{guid}\n\tvendor_id:\t\t\t0x02c9\n\tvendor_part_id:\t\t\t4119\n\thw_ver:\t\t\t\t0x0\n\tboard_id:\t\t\tMT_0000000008\n\tphys_port_cnt:\t\t\t1\n\t\tport:\t1\n\t\t\tstate:\t\t\t{}\n\t\t\tmax_mtu:\t\t4096 (5)\n\t\t\tactive_mtu:\t\t{} ({})\n\t\t\tsm_lid:\t\t\t{}\n\t\t\tport_lid:\t\t{}\n\t\t\tport_lmc:\t\t0x00\n\t\t\tlink_layer:\t\t{}\n\n",
+            p.hw.device,
+            if p.active { "PORT_ACTIVE (4)" } else { "PORT_INIT (2)" },
+            p.active_mtu,
+            mtu_code(p.active_mtu),
+            p.sm_lid,
+            p.lid,
+            p.hw.link_layer.name()
+        ));
+    }
+    if text.is_empty() {
+        return out(
+            1,
+            "",
+            "Failed to get IB devices list: Function not implemented\n",
+        );
+    }
+    out(0, text, "")
+}
+
+/// A switch's identity: node GUID, description, device id, port count.
+fn switch_of(hw: &GuestHw) -> (String, String, &'static str, u32) {
+    let h = hash(&[&hw.ib_switch, "switch"]);
+    let guid = format!("9c05910300{:06x}", h & 0xff_ffff);
+    if hw.rate_gbps >= 200 {
+        (
+            guid,
+            format!("MF0;{}:MQM9700/U1", hw.ib_switch),
+            "0xd2f2",
+            129,
+        )
+    } else {
+        (
+            guid,
+            format!("MF0;{}:MSB7800/U1", hw.ib_switch),
+            "0xcf08",
+            37,
+        )
+    }
+}
+
+fn ibnetdiscover(host: &SimContext<'_>, ports: &[PortView], hw: &GuestHw) -> ExecOutput {
+    let Some(mine) = ports
+        .iter()
+        .find(|p| p.hw.link_layer == LinkLayer::InfiniBand)
+    else {
+        return out(
+            1,
+            "",
+            "ibwarn: [4321] mad_rpc_open_port: can't open UMAD port ((null):0)\nibnetdiscover: iberror: failed: discover failed\n",
+        );
+    };
+    if !mine.active {
+        return out(
+            1,
+            "",
+            "ibwarn: [4321] _do_madrpc: recv failed: Connection timed out\nibnetdiscover: iberror: failed: discover failed\n",
+        );
+    }
+    // Every guest on this switch whose IB port is up: (node, name, port GUID, lid).
+    let mut members: Vec<(u32, String, String, u32)> = vec![(
+        hw.node,
+        format!("{} {}", hw.host, mine.hw.device),
+        mine.hw.guid.clone(),
+        mine.lid,
+    )];
+    for peer in sibling_hosts(host) {
+        if peer == hw.host {
+            continue;
+        }
+        let Some((phw, pports, _)) = crate::ib::sim::peer_ports(host, &peer) else {
+            continue;
+        };
+        if phw.ib_switch != hw.ib_switch || !phw.subnet_manager {
+            continue;
+        }
+        if let Some(p) = pports
+            .iter()
+            .find(|p| p.hw.link_layer == LinkLayer::InfiniBand && p.active)
+        {
+            members.push((
+                phw.node,
+                format!("{} {}", phw.host, p.hw.device),
+                p.hw.guid.clone(),
+                p.lid,
+            ));
+        }
+    }
+    members.sort();
+    let (sw_guid, sw_desc, devid, sw_ports) = switch_of(hw);
+    let sw_ref = format!("S-{sw_guid}");
+    let speed = speed(hw);
+    let short = |g: &str| g.trim_start_matches('0').to_owned();
+    let date = crate::ib::sim::date_line(host.now_millis());
+    let mut text = format!(
+        "#\n# Topology file: generated on {date}\n#\n# Initiated from node {} port {}\n\nvendid=0x2c9\ndevid={devid}\nsysimgguid=0x{sw_guid}\nswitchguid=0x{sw_guid}({})\nSwitch\t{sw_ports} \"{sw_ref}\"\t\t# \"{sw_desc}\" enhanced port 0 lid 1 lmc 0\n",
+        mine.hw.guid,
+        mine.hw.guid,
+        short(&sw_guid)
+    );
+    for (node, name, guid, lid) in &members {
+        text.push_str(&format!(
+            "[{node}]\t\"H-{guid}\"[1]({})\t\t# \"{name}\" lid {lid} {speed}\n",
+            short(guid)
+        ));
+    }
+    for (node, name, guid, lid) in &members {
+        text.push_str(&format!(
+            "\nvendid=0x2c9\ndevid=0x1017\nsysimgguid=0x{guid}\ncaguid=0x{guid}\nCa\t1 \"H-{guid}\"\t\t# \"{name}\"\n[1]({})\t\"{sw_ref}\"[{node}]\t\t# lid {lid} lmc 0 \"{sw_desc}\" lid 1 {speed}\n",
+            short(guid)
+        ));
+    }
+    out(0, text, "")
+}
+
+/// `Mon Nov 30 05:00:00 2026` for a clock reading (virtual or Unix epoch milliseconds).
+pub(crate) fn date_line(millis: u64) -> String {
+    let secs = millis / 1000;
+    let days = secs / 86_400;
+    let rem = secs % 86_400;
+    let (h, m, s) = (rem / 3600, rem % 3600 / 60, rem % 60);
+    // Civil date from days since 1970-01-01 (Howard Hinnant's algorithm).
+    let z = i64::try_from(days).unwrap_or(0) + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    let weekday =
+        ["Thu", "Fri", "Sat", "Sun", "Mon", "Tue", "Wed"][usize::try_from(days % 7).unwrap_or(0)];
+    let months = [
+        "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
+    ];
+    let month_name = months[usize::try_from(month - 1).unwrap_or(0).min(11)];
+    format!("{weekday} {month_name} {day:>2} {h:02}:{m:02}:{s:02} {year}")
+}
+
+/// `ibstatus`, `ibstat`, `ibv_devinfo`, `ibnetdiscover`.
+pub(crate) struct IbSim;
+
+impl SimTool for IbSim {
+    fn commands(&self) -> &[&'static str] {
+        &["ibstatus", "ibstat", "ibv_devinfo", "ibnetdiscover"]
+    }
+
+    fn name(&self) -> &'static str {
+        "ib"
+    }
+
+    fn run(&self, host: &mut SimContext<'_>, argv: &[String]) -> ExecOutput {
+        let program = argv.first().map_or("", String::as_str);
+        let loaded = host.tool_state("ofed").is_some_and(|o| o["loaded"] == true);
+        if !loaded {
+            return not_found(program);
+        }
+        let hw = GuestHw::of(host);
+        let ports = own_ports(host);
+        let args: Vec<&str> = argv.iter().skip(1).map(String::as_str).collect();
+        let named = |flag: &str| {
+            args.iter()
+                .position(|a| *a == flag)
+                .and_then(|i| args.get(i + 1))
+                .copied()
+        };
+        match program.rsplit('/').next().unwrap_or(program) {
+            "ibstatus" => ibstatus(&ports, args.first().copied(), &hw),
+            "ibstat" => ibstat(&ports, args.iter().find(|a| !a.starts_with('-')).copied()),
+            "ibv_devinfo" => ibv_devinfo(&ports, named("-d").or_else(|| named("--ib-dev"))),
+            _ => ibnetdiscover(host, &ports, &hw),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeMap;
+    use std::sync::Arc;
+    use std::time::Duration;
+
+    use cairn_runtime::ExecRequest;
+    use cairn_runtime::sim::SimHost;
+
+    use crate::sim_guest::rhel8;
+
+    fn run(host: &SimHost, argv: &[&str]) -> cairn_runtime::ExecOutput {
+        host.exec(&ExecRequest::new(argv.iter().copied()))
+            .unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    fn open(root: &std::path::Path, name: &str) -> SimHost {
+        let options = BTreeMap::from([
+            ("clock".to_owned(), "virtual".to_owned()),
+            ("ofed".to_owned(), "5.4-3.0.3.0".to_owned()),
+        ]);
+        SimHost::open(name, root.join(name), Arc::new(rhel8()), options)
+            .unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    #[test]
+    fn ports_come_up_and_the_fabric_lists_both_guests() {
+        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let a = open(dir.path(), "ibsim-02");
+        let b = open(dir.path(), "ibsim-03");
+        let before = run(&a, &["ibstatus"]);
+        let parsed = crate::ibstatus::parse(&before.stdout).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(parsed.ports.len(), 2);
+        assert_eq!(parsed.ports[0].state.as_deref(), Some("INIT"));
+        let _ = a
+            .clock()
+            .sleep(Duration::from_secs(3), &cairn_runtime::Cancel::default());
+        let _ = b
+            .clock()
+            .sleep(Duration::from_secs(3), &cairn_runtime::Cancel::default());
+        let after = run(&a, &["ibstatus"]);
+        let parsed = crate::ibstatus::parse(&after.stdout).unwrap_or_else(|e| panic!("{e}"));
+        let ib = &parsed.ports[0];
+        assert_eq!(
+            (ib.state.as_deref(), ib.base_lid, ib.rate_gbps),
+            (Some("ACTIVE"), Some(0x14), Some(100.0))
+        );
+        assert_eq!(parsed.ports[1].link_layer.as_deref(), Some("Ethernet"));
+        let stat = run(&a, &["ibstat"]);
+        let stat =
+            crate::ibstat::parse(&stat.stdout).unwrap_or_else(|e| panic!("{e}\n{}", stat.stdout));
+        assert_eq!(stat.cas.len(), 2);
+        let dev = run(&a, &["ibv_devinfo"]);
+        let dev = crate::ibv_devinfo::parse(&dev.stdout)
+            .unwrap_or_else(|e| panic!("{e}\n{}", dev.stdout));
+        assert_eq!(dev.devices.len(), 2);
+        let _ = run(&b, &["ibstatus"]);
+        let topo = run(&a, &["ibnetdiscover"]);
+        let topo = crate::ibnetdiscover::parse(&topo.stdout)
+            .unwrap_or_else(|e| panic!("{e}\n{}", topo.stdout));
+        assert_eq!(topo.switches.len(), 1);
+        let names: Vec<String> = topo
+            .channel_adapters
+            .iter()
+            .filter_map(|c| c.description.clone())
+            .collect();
+        assert_eq!(names, vec!["ibsim-02 mlx5_0", "ibsim-03 mlx5_0"]);
+    }
+
+    #[test]
+    fn dates() {
+        assert_eq!(
+            super::date_line(1_796_014_800_000),
+            "Mon Nov 30 05:00:00 2026"
+        );
+    }
+}

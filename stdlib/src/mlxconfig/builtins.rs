@@ -1,0 +1,364 @@
+//! The `mlxconfig::` builtins: query and set a ConnectX adapter's firmware configuration
+//! (reference 000 section 2.2.3).
+
+use cairn_runtime::{ActionCall, ActionError, HostIo, Outcome, Reconcile};
+use rhai::plugin::*;
+use rhai::{Map, NativeCallContext};
+use serde_json::{Value, json};
+
+use super::command;
+use crate::esxcli::action::{self, RhaiResult};
+
+/// The `mlxconfig::` module.
+#[export_module]
+pub mod mlxconfig_builtins {
+    use super::*;
+
+    /// Every parameter of a device (`mt4119_pciconf1`, `3b:00.0`), from `mlxconfig -d DEV -e
+    /// query`: `#{device_type, name, description, device, configurations, params}`. `params`
+    /// maps each parameter to `#{default, current, next_boot, modified}`, each value
+    /// `#{text, label, number}` (`IB(1)` → label `IB`, number 1). In check mode, on a host
+    /// where MFT is not installed yet, `params` is empty and `predicted` is true.
+    ///
+    /// ```rhai
+    /// let q = mlxconfig::query("mt4119_pciconf1");
+    /// log(`port 1 is ${q.params.LINK_TYPE_P1.current.label} now, ${q.params.LINK_TYPE_P1.next_boot.label} after a reboot`);
+    /// ```
+    #[rhai_fn(volatile, return_raw)]
+    pub fn query(ctx: NativeCallContext, dev: String) -> RhaiResult<Map> {
+        let value = action::query(&ctx, "mlxconfig::query", json!({ "device": dev }), |io| {
+            match query_device(io, &dev)? {
+                Some(device) => Ok(device),
+                None if io.checking() => {
+                    Ok(json!({ "device": dev, "params": {}, "predicted": true }))
+                }
+                None => Err(action::not_installed("mlxconfig", io.host())),
+            }
+        })?;
+        Ok(value.try_cast().unwrap_or_default())
+    }
+
+    /// Sets firmware parameters for the next boot, idempotently: queries first and sets only
+    /// the ones whose next-boot value differs (`mlxconfig -d DEV -y set K=V...`). Values are
+    /// numbers or labels: `LINK_TYPE_P1: "IB"` and `LINK_TYPE_P1: 1` are the same. Returns
+    /// `#{device, changed: #{KEY: #{from, to}}, reboot_required}`; marks the host
+    /// reboot-pending when a next-boot value differs from the current one.
+    ///
+    /// ```rhai
+    /// mlxconfig::set("mt4119_pciconf1", #{ LINK_TYPE_P1: "IB", LINK_TYPE_P2: "ETH" });
+    /// mlxconfig::set("mt4119_pciconf1", #{ ADVANCED_PCI_SETTINGS: 0, SRIOV_EN: 0 });
+    /// reboot_if_pending();
+    /// ```
+    #[rhai_fn(volatile, return_raw)]
+    pub fn set(ctx: NativeCallContext, dev: String, values: Map) -> RhaiResult<Map> {
+        set_values(&ctx, &dev, &values)
+    }
+}
+
+/// The device's query, shaped for scripts; `None` when mlxconfig is not installed.
+fn query_device(io: &mut HostIo<'_>, dev: &str) -> Result<Option<Value>, ActionError> {
+    let argv = command::query(dev);
+    let Some(output) = action::run_if_installed(io, &argv)? else {
+        return Ok(None);
+    };
+    let parsed = crate::mlxconfig::parse_query(&output.stdout)
+        .map_err(|e| action::parse_failure(&argv, &e, &output.stdout))?;
+    let Some(device) = parsed.devices.first() else {
+        return Err(ActionError::Failed(format!(
+            "`{}` printed no device{}",
+            argv.join(" "),
+            errors_of(&parsed.messages.errors)
+        )));
+    };
+    if !device.messages.errors.is_empty() {
+        return Err(ActionError::Failed(format!(
+            "`{}` failed{}",
+            argv.join(" "),
+            errors_of(&device.messages.errors)
+        )));
+    }
+    let mut value = action::json(device);
+    let params: serde_json::Map<String, Value> = device
+        .configurations
+        .iter()
+        .map(|p| {
+            (
+                p.name.clone(),
+                json!({ "default": p.default, "current": p.current, "next_boot": p.next_boot, "modified": p.modified }),
+            )
+        })
+        .collect();
+    value["params"] = Value::Object(params);
+    Ok(Some(value))
+}
+
+fn errors_of(errors: &[String]) -> String {
+    if errors.is_empty() {
+        String::new()
+    } else {
+        format!(": {}", errors.join(" / "))
+    }
+}
+
+/// What a script asked for: a number, or a label (`IB`, `True`).
+#[derive(Debug, Clone, PartialEq)]
+enum Wanted {
+    Number(u64),
+    Label(String),
+}
+
+impl Wanted {
+    fn from_json(value: &Value) -> Result<Self, String> {
+        match value {
+            Value::Number(n) => n
+                .as_u64()
+                .map(Self::Number)
+                .ok_or_else(|| format!("{n} is not a mlxconfig value (a non-negative integer)")),
+            Value::Bool(b) => Ok(Self::Number(u64::from(*b))),
+            Value::String(text) => {
+                let text = text.trim();
+                if text.is_empty() || text.contains(char::is_whitespace) || text.contains('=') {
+                    return Err(format!("`{text}` is not a mlxconfig value"));
+                }
+                Ok(text
+                    .parse::<u64>()
+                    .map_or_else(|_| Self::Label(text.to_owned()), Self::Number))
+            }
+            other => Err(format!("{other} is not a mlxconfig value")),
+        }
+    }
+
+    /// Whether a printed value (`{text, label, number}`) is this one.
+    fn matches(&self, value: &Value) -> bool {
+        match self {
+            Self::Number(n) => value["number"].as_u64() == Some(*n),
+            Self::Label(label) => {
+                value["label"]
+                    .as_str()
+                    .is_some_and(|l| l.eq_ignore_ascii_case(label))
+                    || value["text"]
+                        .as_str()
+                        .is_some_and(|t| t.eq_ignore_ascii_case(label))
+                    || known_number(label).is_some_and(|n| value["number"].as_u64() == Some(n))
+            }
+        }
+    }
+
+    fn arg(&self) -> String {
+        match self {
+            Self::Number(n) => n.to_string(),
+            Self::Label(label) => label.clone(),
+        }
+    }
+}
+
+/// Labels whose numbers mlxconfig fixes for every device.
+fn known_number(label: &str) -> Option<u64> {
+    match label.to_ascii_uppercase().as_str() {
+        "IB" | "TRUE" => Some(1),
+        "ETH" => Some(2),
+        "VPI" => Some(3),
+        "FALSE" => Some(0),
+        _ => None,
+    }
+}
+
+/// Which requested keys differ from the next-boot values, and whether any differs from the
+/// current value (then a reboot is owed).
+fn plan(
+    device: &Value,
+    wanted: &[(String, Wanted)],
+    dev: &str,
+) -> Result<(Vec<(String, Value)>, bool), ActionError> {
+    let mut differ = Vec::new();
+    let mut reboot = false;
+    for (key, want) in wanted {
+        let Some(param) = device["params"].get(key) else {
+            return Err(ActionError::Failed(format!(
+                "`{dev}` has no firmware parameter `{key}` (mlxconfig -d {dev} -e query lists its parameters)"
+            )));
+        };
+        if !want.matches(&param["next_boot"]) {
+            differ.push((key.clone(), param["next_boot"]["text"].clone()));
+        }
+        if !want.matches(&param["current"]) {
+            reboot = true;
+        }
+    }
+    Ok((differ, reboot))
+}
+
+fn set_values(ctx: &NativeCallContext, dev: &str, values: &Map) -> RhaiResult<Map> {
+    let requested = action::from_dynamic(&Dynamic::from_map(values.clone()))?;
+    let mut wanted = Vec::new();
+    for (key, value) in requested.as_object().into_iter().flatten() {
+        let want = Wanted::from_json(value)
+            .map_err(|e| action::fail(ctx, format!("mlxconfig::set {key}: {e}")))?;
+        wanted.push((key.clone(), want));
+    }
+    if wanted.is_empty() {
+        return Err(action::fail(
+            ctx,
+            "mlxconfig::set needs at least one KEY: value".into(),
+        ));
+    }
+    let dev_owned = dev.to_owned();
+    let probe_wanted = wanted.clone();
+    let call = ActionCall {
+        args: json!({ "device": dev, "values": requested }),
+        assumed: json!({ "device": dev, "changed": {}, "reboot_required": true }),
+        builtin: "mlxconfig::set".into(),
+        // Settled by the next-boot values: all as asked means the set happened.
+        reconcile: Reconcile::Probe(Box::new(move |io, _| {
+            let Some(device) = query_device(io, &dev_owned)? else {
+                return Ok(None);
+            };
+            let (differ, reboot) = plan(&device, &probe_wanted, &dev_owned)?;
+            Ok(differ.is_empty().then(|| Outcome {
+                changed: true,
+                reboot_required: reboot,
+                value: json!({ "device": dev_owned, "changed": {}, "reboot_required": reboot }),
+            }))
+        })),
+    };
+    let value = action::act(ctx, call, |io| {
+        let Some(device) = query_device(io, dev)? else {
+            if io.checking() {
+                let changed: serde_json::Map<String, Value> = wanted
+                    .iter()
+                    .map(|(k, w)| (k.clone(), json!({ "from": null, "to": w.arg() })))
+                    .collect();
+                return Ok(Outcome {
+                    changed: true,
+                    reboot_required: true,
+                    value: json!({ "device": dev, "changed": changed, "reboot_required": true, "predicted": true }),
+                });
+            }
+            return Err(action::not_installed("mlxconfig", io.host()));
+        };
+        let (differ, reboot) = plan(&device, &wanted, dev)?;
+        let changed: serde_json::Map<String, Value> = differ
+            .iter()
+            .map(|(key, from)| {
+                let to = wanted
+                    .iter()
+                    .find(|(k, _)| k == key)
+                    .map(|(_, w)| w.arg())
+                    .unwrap_or_default();
+                (key.clone(), json!({ "from": from, "to": to }))
+            })
+            .collect();
+        if !differ.is_empty() && !io.checking() {
+            let pairs: Vec<(String, String)> = wanted
+                .iter()
+                .filter(|(k, _)| differ.iter().any(|(d, _)| d == k))
+                .map(|(k, w)| (k.clone(), w.arg()))
+                .collect();
+            let argv = command::set(dev, &pairs);
+            let output = action::run(io, &argv)?;
+            let result = crate::mlxconfig::parse_set(&output.stdout)
+                .map_err(|e| action::parse_failure(&argv, &e, &output.stdout))?;
+            if !result.messages.errors.is_empty() || result.applying.as_deref() != Some("Done!") {
+                return Err(ActionError::Failed(format!(
+                    "`{}` did not apply{}",
+                    argv.join(" "),
+                    errors_of(&result.messages.errors)
+                )));
+            }
+        }
+        Ok(Outcome {
+            changed: !differ.is_empty(),
+            reboot_required: reboot,
+            value: json!({ "device": dev, "changed": changed, "reboot_required": reboot }),
+        })
+    })?;
+    Ok(value.try_cast().unwrap_or_default())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_and_numbers_are_the_same_value() {
+        let ib = json!({ "text": "IB(1)", "label": "IB", "number": 1 });
+        assert!(Wanted::from_json(&json!("IB")).is_ok_and(|w| w.matches(&ib)));
+        assert!(Wanted::from_json(&json!(1)).is_ok_and(|w| w.matches(&ib)));
+        assert!(Wanted::from_json(&json!("1")).is_ok_and(|w| w.matches(&ib)));
+        assert!(Wanted::from_json(&json!("ETH")).is_ok_and(|w| !w.matches(&ib)));
+        assert!(Wanted::from_json(&json!("a=b")).is_err());
+        let device = json!({ "params": { "LINK_TYPE_P1": { "current": { "text": "ETH(2)", "label": "ETH", "number": 2 }, "next_boot": ib } } });
+        let wanted = vec![("LINK_TYPE_P1".to_owned(), Wanted::Number(1))];
+        let (differ, reboot) = plan(&device, &wanted, "d").unwrap_or_else(|e| panic!("{e}"));
+        assert!(
+            differ.is_empty() && reboot,
+            "already set for the next boot, reboot owed"
+        );
+        let missing = vec![("NOPE".to_owned(), Wanted::Number(1))];
+        assert!(plan(&device, &missing, "d").is_err());
+    }
+}
+
+#[cfg(test)]
+mod engine_tests {
+    use crate::esxcli::test_host::{INSTALL_TOOLS, TestHost};
+
+    #[test]
+    fn set_is_idempotent_by_name_or_number_and_owes_a_reboot_until_one() {
+        let t = TestHost::new("", false);
+        t.run(INSTALL_TOOLS);
+        let q = t.eval(r#"let q = mlxconfig::query("mt4119_pciconf1"); [q.params.LINK_TYPE_P1.current.label, q.params.SRIOV_EN.current.number, q.device_type]"#);
+        assert_eq!(q.to_string(), r#"["ETH", 1, "ConnectX5"]"#);
+        let set = t
+            .eval(r#"mlxconfig::set("mt4119_pciconf1", #{ LINK_TYPE_P1: "IB", LINK_TYPE_P2: 2 })"#);
+        assert!(
+            set.to_string().contains("LINK_TYPE_P1") && !set.to_string().contains("LINK_TYPE_P2"),
+            "{set}"
+        );
+        assert!(t.reboot_pending());
+        let t = t.again(false);
+        let again = t.eval(r#"mlxconfig::set("3b:00.0", #{ LINK_TYPE_P1: 1 })"#);
+        assert!(
+            again.to_string().contains(r#""reboot_required": true"#),
+            "set for the next boot, not current yet: {again}"
+        );
+        assert!(t.changes().is_empty());
+        assert!(t.reboot_pending(), "still owes the reboot");
+        t.run("reboot()");
+        let t = t.again(false);
+        assert_eq!(
+            t.eval(r#"mlxconfig::query("mt4119_pciconf1").params.LINK_TYPE_P1.current.label"#)
+                .to_string(),
+            "IB"
+        );
+        t.run(r#"mlxconfig::set("mt4119_pciconf1", #{ LINK_TYPE_P1: "ib" })"#);
+        assert!(t.changes().is_empty() && !t.reboot_pending());
+        assert!(
+            t.error(r#"mlxconfig::set("mt4119_pciconf1", #{ NOPE: 1 })"#)
+                .contains("no firmware parameter `NOPE`")
+        );
+        assert!(
+            t.error(r#"mlxconfig::set("mt4119_pciconf1", #{})"#)
+                .contains("at least one")
+        );
+        let sets = t
+            .commands("esx01")
+            .iter()
+            .filter(|a| a.get(3).is_some_and(|s| s == "-y"))
+            .count();
+        assert_eq!(sets, 1, "one set ran in all");
+    }
+
+    #[test]
+    fn check_mode_before_mft_predicts_every_key() {
+        let t = TestHost::new("", true);
+        let set = t.eval(r#"mlxconfig::set("mt4119_pciconf1", #{ SRIOV_EN: 0 })"#);
+        assert!(set.to_string().contains(r#""predicted": true"#), "{set}");
+        assert!(t.reboot_pending());
+        assert!(
+            t.eval(r#"mlxconfig::query("mt4119_pciconf1").predicted"#)
+                .as_bool()
+                .unwrap_or(false)
+        );
+    }
+}

@@ -1,0 +1,195 @@
+//! The `mlxfwmanager::` builtins: an adapter's firmware versions, and online updates
+//! (reference 000 section 2.2.1).
+
+use cairn_runtime::{ActionCall, ActionError, HostIo, Outcome, Reconcile};
+use rhai::plugin::*;
+use rhai::{Map, NativeCallContext};
+use serde_json::{Value, json};
+
+use super::command;
+use crate::esxcli::action::{self, RhaiResult};
+
+/// The `mlxfwmanager::` module.
+#[export_module]
+pub mod mlxfwmanager_builtins {
+    use super::*;
+
+    /// A device's firmware (`3b:00.0` or `mt4119_pciconf1`), from `mlxfwmanager -d DEV`:
+    /// `#{device_type, part_number, description, psid, pci_device_name, base_guid, base_mac,
+    /// versions: [#{component, current, available}], status, fw, fw_available,
+    /// update_available}` (`fw` and `fw_available` are the FW row; `available` is `()` for
+    /// `N/A`). In check mode, on a host where MFT is not installed yet: `#{predicted: true,
+    /// update_available: false}`.
+    ///
+    /// ```rhai
+    /// let fw = mlxfwmanager::query("3b:00.0");
+    /// log(`${fw.psid}: FW ${fw.fw}, available ${fw.fw_available}`);
+    /// ```
+    #[rhai_fn(volatile, return_raw)]
+    pub fn query(ctx: NativeCallContext, dev: String) -> RhaiResult<Map> {
+        let value = action::query(
+            &ctx,
+            "mlxfwmanager::query",
+            json!({ "device": dev }),
+            |io| match query_device(io, &dev)? {
+                Some(device) => Ok(device),
+                None if io.checking() => {
+                    Ok(json!({ "predicted": true, "update_available": false }))
+                }
+                None => Err(action::not_installed("mlxfwmanager", io.host())),
+            },
+        )?;
+        Ok(value.try_cast().unwrap_or_default())
+    }
+
+    /// Updates a device's firmware when a newer image is available (`mlxfwmanager --online -u
+    /// -d DEV -f -y` with `#{online: true}`): queries first and changes nothing when the device
+    /// is up to date or no image matches. The new firmware runs after a reboot, so an update
+    /// marks the host reboot-pending. Returns `#{changed, from, to, reboot_required}`.
+    ///
+    /// ```rhai
+    /// mlxfwmanager::update("3b:00.0", #{ online: true });
+    /// ```
+    #[rhai_fn(volatile, return_raw)]
+    pub fn update(ctx: NativeCallContext, dev: String, options: Map) -> RhaiResult<Map> {
+        let online = options
+            .get("online")
+            .and_then(|v| v.as_bool().ok())
+            .unwrap_or(false);
+        let probe_dev = dev.clone();
+        let call = ActionCall {
+            args: json!({ "device": dev, "online": online }),
+            assumed: json!({ "changed": true, "reboot_required": true }),
+            builtin: "mlxfwmanager::update".into(),
+            // Settled by the flashed version: no update left means it was burnt.
+            reconcile: Reconcile::Probe(Box::new(move |io, _| {
+                let Some(device) = query_device(io, &probe_dev)? else {
+                    return Ok(None);
+                };
+                Ok((device["update_available"] == false).then(|| Outcome {
+                    changed: true,
+                    reboot_required: true,
+                    value: json!({ "changed": true, "from": null, "to": device["fw"], "reboot_required": true }),
+                }))
+            })),
+        };
+        let value = action::act(&ctx, call, |io| {
+            let Some(device) = query_device(io, &dev)? else {
+                if io.checking() {
+                    return Ok(Outcome::unchanged(
+                        json!({ "changed": false, "predicted": true }),
+                    ));
+                }
+                return Err(action::not_installed("mlxfwmanager", io.host()));
+            };
+            let (from, to) = (device["fw"].clone(), device["fw_available"].clone());
+            if device["update_available"] != true {
+                return Ok(Outcome::unchanged(
+                    json!({ "changed": false, "from": from, "to": from, "reboot_required": false }),
+                ));
+            }
+            let mut restart = true;
+            if !io.checking() {
+                let argv = command::update(&dev, online);
+                let output = action::run(io, &argv)?;
+                let parsed = crate::mlxfwmanager::parse(&output.stdout)
+                    .map_err(|e| action::parse_failure(&argv, &e, &output.stdout))?;
+                if !parsed.errors.is_empty() || parsed.updates.iter().any(|u| !u.done) {
+                    return Err(ActionError::Failed(format!(
+                        "`{}` did not finish: {}",
+                        argv.join(" "),
+                        parsed.errors.join(" / ")
+                    )));
+                }
+                restart = parsed.restart_needed;
+            }
+            Ok(Outcome {
+                changed: true,
+                reboot_required: restart,
+                value: json!({ "changed": true, "from": from, "to": to, "reboot_required": restart }),
+            })
+        })?;
+        Ok(value.try_cast().unwrap_or_default())
+    }
+}
+
+/// The device's query, shaped for scripts; `None` when mlxfwmanager is not installed.
+fn query_device(io: &mut HostIo<'_>, dev: &str) -> Result<Option<Value>, ActionError> {
+    let argv = command::query(dev);
+    let Some(output) = action::run_if_installed(io, &argv)? else {
+        return Ok(None);
+    };
+    let parsed = crate::mlxfwmanager::parse(&output.stdout)
+        .map_err(|e| action::parse_failure(&argv, &e, &output.stdout))?;
+    let Some(device) = parsed.devices.first() else {
+        return Err(ActionError::Failed(format!(
+            "`{}` listed no device: {}",
+            argv.join(" "),
+            parsed.errors.join(" / ")
+        )));
+    };
+    let fw = device.versions.iter().find(|v| v.component == "FW");
+    let current = fw.and_then(|v| v.current.clone());
+    let available = fw.and_then(|v| v.available.clone());
+    let mut value = action::json(device);
+    value["update_available"] =
+        json!(matches!((&current, &available), (Some(c), Some(a)) if c != a));
+    value["fw"] = json!(current);
+    value["fw_available"] = json!(available);
+    Ok(Some(value))
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::esxcli::test_host::{INSTALL_TOOLS, TestHost};
+
+    #[test]
+    fn the_guides_device_has_no_update() {
+        let t = TestHost::new("", false);
+        t.run(INSTALL_TOOLS);
+        let fw = t.eval(r#"let f = mlxfwmanager::query("3b:00.0"); [f.psid, f.fw, f.fw_available, f.update_available, f.part_number]"#);
+        assert_eq!(
+            fw.to_string(),
+            r#"["MT_0000000008", "16.32.1010", (), false, "MCX556A-ECA_Ax"]"#
+        );
+        assert!(
+            !t.eval(r#"mlxfwmanager::update("3b:00.0", #{ online: true }).changed"#)
+                .as_bool()
+                .unwrap_or(true)
+        );
+        assert_eq!(
+            t.eval(r#"flint::query("3b:00.0").psid"#).to_string(),
+            "MT_0000000008"
+        );
+    }
+
+    #[test]
+    fn an_available_image_is_burnt_once_and_owes_a_reboot() {
+        let t = TestHost::new("fw_available=16.35.2000", false);
+        t.run(INSTALL_TOOLS);
+        assert!(
+            t.eval(r#"mlxfwmanager::query("mt4119_pciconf1").update_available"#)
+                .as_bool()
+                .unwrap_or(false)
+        );
+        let update = t.eval(r#"mlxfwmanager::update("3b:00.0", #{ online: true })"#);
+        assert!(update.to_string().contains("16.35.2000"), "{update}");
+        assert!(t.reboot_pending());
+        assert!(
+            !t.eval(r#"mlxfwmanager::update("3b:00.0", #{ online: true }).changed"#)
+                .as_bool()
+                .unwrap_or(true)
+        );
+        assert_eq!(
+            t.eval(r#"flint::query("3b:00.0").fw_version"#).to_string(),
+            "16.35.2000"
+        );
+        assert_eq!(
+            t.commands("esx01")
+                .iter()
+                .filter(|a| a.iter().any(|x| x == "-u"))
+                .count(),
+            1
+        );
+    }
+}

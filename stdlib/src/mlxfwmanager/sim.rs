@@ -1,0 +1,203 @@
+//! The simulated `mlxfwmanager` (and the firmware `flint` reads): each adapter's firmware image,
+//! the version available (the `fw_available` option, for the ConnectX-5), and online updates
+//! that burn it (running after the next boot).
+
+use std::collections::BTreeMap;
+
+use cairn_runtime::ExecOutput;
+use cairn_runtime::sim::{SimContext, SimTool};
+use serde::{Deserialize, Serialize};
+
+use crate::esxcli::sim_hardware::{
+    Adapter, adapters, error, find, has, not_found, ok, tools_loaded,
+};
+
+/// The `mlxfwmanager` tool model.
+pub(crate) struct MlxfwmanagerTool;
+
+/// What the firmware model remembers, by adapter (mst name).
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub(crate) struct FirmwareState {
+    /// The image on flash: what `mlxfwmanager` and `flint` show.
+    pub(crate) flashed: BTreeMap<String, String>,
+    /// The image running (the flashed one after the next boot).
+    pub(crate) running: BTreeMap<String, String>,
+}
+
+/// The ConnectX-5's firmware on a fresh host: `fw_version`, else the guide's 16.32.1010.
+fn initial_fw(host: &SimContext<'_>, adapter: &Adapter) -> String {
+    match host.option("fw_version") {
+        Some(version) if adapter.kind.vpi => version.to_owned(),
+        _ => adapter.kind.fw.to_owned(),
+    }
+}
+
+/// The version an update would burn, if any.
+fn available(host: &SimContext<'_>, adapter: &Adapter) -> Option<String> {
+    host.option("fw_available")
+        .filter(|_| adapter.kind.vpi)
+        .map(str::to_owned)
+}
+
+/// The flashed firmware of an adapter (for `flint`).
+pub(crate) fn flashed(host: &SimContext<'_>, adapter: &Adapter) -> String {
+    host.tool_state("mlxfwmanager")
+        .and_then(|s| s["flashed"][adapter.mst()].as_str().map(str::to_owned))
+        .unwrap_or_else(|| initial_fw(host, adapter))
+}
+
+impl SimTool for MlxfwmanagerTool {
+    fn commands(&self) -> &[&'static str] {
+        &["mlxfwmanager", "/opt/mellanox/bin/mlxfwmanager"]
+    }
+
+    fn name(&self) -> &'static str {
+        "mlxfwmanager"
+    }
+
+    fn options(&self) -> &[&'static str] {
+        &["fw_version", "fw_available"]
+    }
+
+    fn init(&self, host: &mut SimContext<'_>) {
+        let mut state = FirmwareState::default();
+        for adapter in adapters(host) {
+            let fw = initial_fw(host, &adapter);
+            state.flashed.insert(adapter.mst(), fw.clone());
+            state.running.insert(adapter.mst(), fw);
+        }
+        let _ = host.save_state(&state);
+    }
+
+    fn on_boot(&self, host: &mut SimContext<'_>) {
+        let mut state: FirmwareState = host.load_state().unwrap_or_default();
+        state.running = state.flashed.clone();
+        let _ = host.save_state(&state);
+    }
+
+    fn run(&self, host: &mut SimContext<'_>, argv: &[String]) -> ExecOutput {
+        if !tools_loaded(host) {
+            return not_found(argv.first().map_or("mlxfwmanager", String::as_str));
+        }
+        let mut state: FirmwareState = host.load_state().unwrap_or_default();
+        let dev = crate::esxcli::sim_hardware::flag_value(argv, &["-d", "--dev"]);
+        let selected: Vec<Adapter> = match dev {
+            Some(dev) => match find(host, dev) {
+                Some(adapter) => vec![adapter],
+                None => return error(1, format!("-E- Failed to open device: {dev}\n")),
+            },
+            None => adapters(host),
+        };
+        let mut out = String::from("Querying Mellanox devices firmware ...\n");
+        let mut to_update = Vec::new();
+        for (i, adapter) in selected.iter().enumerate() {
+            let current = state
+                .flashed
+                .get(&adapter.mst())
+                .cloned()
+                .unwrap_or_else(|| initial_fw(host, adapter));
+            let newer = available(host, adapter);
+            let status = match &newer {
+                Some(v) if *v != current => {
+                    to_update.push((i + 1, adapter.clone(), v.clone()));
+                    "Update required"
+                }
+                Some(_) => "Up to date",
+                None => "No matching image found",
+            };
+            let pci = dev.map_or_else(|| adapter.pci(0), str::to_owned);
+            out.push_str(&block(
+                i + 1,
+                adapter,
+                &pci,
+                &current,
+                newer.as_deref(),
+                status,
+            ));
+        }
+        if has(argv, &["-u", "--update"]) {
+            out.push_str("\n---------\n");
+            if to_update.is_empty() {
+                out.push_str("All listed device(s) firmware images are up to date.\n");
+            } else {
+                out.push_str(&format!(
+                    "Found {} device(s) requiring firmware update...\n\n",
+                    to_update.len()
+                ));
+                for (number, adapter, version) in to_update {
+                    out.push_str(&format!(
+                        "Device #{number}: Updating FW ...     \nFSMST_INITIALIZE -   OK          \nWriting Boot image component -   OK          \nDone\n"
+                    ));
+                    state.flashed.insert(adapter.mst(), version);
+                }
+                out.push_str("\nRestart needed for updates to take effect.\n");
+            }
+        }
+        let _ = host.save_state(&state);
+        ok(out)
+    }
+}
+
+fn block(
+    number: usize,
+    adapter: &Adapter,
+    pci: &str,
+    fw: &str,
+    available: Option<&str>,
+    status: &str,
+) -> String {
+    let na = |v: Option<&str>| v.unwrap_or("N/A").to_owned();
+    let kind = adapter.kind;
+    format!(
+        "\nDevice #{number}:\n----------\n\n  Device Type:      {}\n  Part Number:      {}\n  Description:      {}\n  PSID:             {}\n  PCI Device Name:  {pci}\n  Base GUID:        {}\n  Base MAC:         {}\n  Versions:         Current        Available     \n     FW             {:<15}{:<14}\n     PXE            {:<15}{:<14}\n     UEFI           {:<15}{:<14}\n\n  Status:           {status}\n",
+        kind.device_type,
+        kind.part_number,
+        kind.description,
+        kind.psid,
+        adapter.base_guid(),
+        adapter.base_mac(),
+        fw,
+        na(available),
+        kind.pxe,
+        "N/A",
+        kind.uefi,
+        "N/A",
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_block_reads_as_the_guides_device() {
+        let adapters =
+            crate::esxcli::sim_hardware::parse_adapters("cx4lx@1a,cx5@3b").unwrap_or_default();
+        let cx5 = adapters.get(1).unwrap_or_else(|| panic!("no cx5"));
+        let text = format!(
+            "Querying Mellanox devices firmware ...\n{}",
+            block(
+                1,
+                cx5,
+                "3b:00.0",
+                "16.32.1010",
+                None,
+                "No matching image found"
+            )
+        );
+        let parsed = crate::mlxfwmanager::parse(&text).unwrap_or_else(|e| panic!("{e}\n{text}"));
+        let device = parsed
+            .devices
+            .first()
+            .unwrap_or_else(|| panic!("no device"));
+        assert_eq!(device.psid.as_deref(), Some("MT_0000000008"));
+        assert_eq!(device.part_number.as_deref(), Some("MCX556A-ECA_Ax"));
+        assert_eq!(device.status.as_deref(), Some("No matching image found"));
+        let fw = device
+            .versions
+            .first()
+            .unwrap_or_else(|| panic!("no versions"));
+        assert_eq!(fw.current.as_deref(), Some("16.32.1010"));
+        assert_eq!(fw.available, None);
+    }
+}

@@ -1,0 +1,236 @@
+//! The `net::` builtins: a guest's interfaces, their MTU and addresses (reference 000,
+//! section 2.4: MTU 9000 and an address on the RoCE interface).
+
+use rhai::plugin::*;
+
+/// The `net::` module.
+#[export_module]
+pub mod net_builtins {
+    use cairn_runtime::{ActionCall, Outcome, Reconcile};
+    use rhai::{Array, Dynamic, NativeCallContext};
+    use serde_json::{Value, json};
+
+    use crate::ib::action::{self, RhaiResult};
+    use crate::net::command;
+
+    /// The interfaces, from `ip -j addr show`: an array of `#{ifindex, ifname, mtu,
+    /// operstate, link_type, address, addr_info: [#{family, local, prefixlen, ...}], ...}`
+    /// (fields as in docs/parsers.md, `ip-addr`).
+    ///
+    /// ```rhai
+    /// for link in net::links() { log(`${link.ifname} mtu ${link.mtu}`); }
+    /// ```
+    #[rhai_fn(volatile, return_raw)]
+    pub fn links(ctx: NativeCallContext) -> RhaiResult<Array> {
+        let value = action::query(&ctx, "net::links", json!({}), |io| {
+            let links = super::links_of(io)?;
+            Ok(action::json(&links))
+        })?;
+        Ok(value.into_array().unwrap_or_default())
+    }
+
+    /// Sets an interface's MTU (`ip link set dev IFNAME mtu MTU`) unless it already has it.
+    /// Returns whether it changed. The setting lasts until the next reboot or driver reload.
+    ///
+    /// ```rhai
+    /// net::set_mtu("ens224f1", 9000);
+    /// ```
+    #[rhai_fn(volatile, return_raw)]
+    pub fn set_mtu(ctx: NativeCallContext, ifname: &str, mtu: i64) -> RhaiResult<bool> {
+        if !command::valid_ifname(ifname) {
+            return Err(action::fail(
+                &ctx,
+                format!("`{ifname}` is not an interface name"),
+            ));
+        }
+        let Ok(mtu) = u32::try_from(mtu) else {
+            return Err(action::fail(&ctx, format!("MTU {mtu} is out of range")));
+        };
+        let ifname = ifname.to_owned();
+        let call = ActionCall {
+            args: json!({ "ifname": ifname, "mtu": mtu }),
+            assumed: json!(true),
+            builtin: "net::set_mtu".into(),
+            reconcile: Reconcile::Redo,
+        };
+        let value = action::act(&ctx, call, |io| {
+            let link = super::find(io, &ifname)?;
+            if link.mtu == Some(mtu) {
+                return Ok(Outcome::unchanged(json!(false)));
+            }
+            if !io.checking() {
+                super::run(io, &command::set_mtu(&ifname, mtu))?;
+            }
+            Ok(Outcome {
+                changed: true,
+                reboot_required: false,
+                value: json!(true),
+            })
+        })?;
+        Ok(value.as_bool().unwrap_or(false))
+    }
+
+    /// Adds an address (`a.b.c.d/n`) to an interface (`ip addr add CIDR dev IFNAME`) unless it
+    /// already has it. Returns whether it changed.
+    ///
+    /// ```rhai
+    /// net::addr_add("ens224f1", "192.168.5.2/24");
+    /// ```
+    #[rhai_fn(volatile, return_raw)]
+    pub fn addr_add(ctx: NativeCallContext, ifname: &str, cidr: &str) -> RhaiResult<bool> {
+        if !command::valid_ifname(ifname) {
+            return Err(action::fail(
+                &ctx,
+                format!("`{ifname}` is not an interface name"),
+            ));
+        }
+        let Some((ip, prefix)) = command::cidr(cidr) else {
+            return Err(action::fail(
+                &ctx,
+                format!("`{cidr}` is not an IPv4 address with a prefix length (a.b.c.d/n)"),
+            ));
+        };
+        let (ifname, cidr) = (ifname.to_owned(), format!("{ip}/{prefix}"));
+        let call = ActionCall {
+            args: json!({ "ifname": ifname, "cidr": cidr }),
+            assumed: json!(true),
+            builtin: "net::addr_add".into(),
+            reconcile: Reconcile::Redo,
+        };
+        let value = action::act(&ctx, call, |io| {
+            let link = super::find(io, &ifname)?;
+            let has = link
+                .addr_info
+                .iter()
+                .any(|a| a.local == ip && a.prefixlen == prefix);
+            if has {
+                return Ok(Outcome::unchanged(json!(false)));
+            }
+            if !io.checking() {
+                super::run(io, &command::addr_add(&ifname, &cidr))?;
+            }
+            Ok(Outcome {
+                changed: true,
+                reboot_required: false,
+                value: json!(true),
+            })
+        })?;
+        Ok(value.as_bool().unwrap_or(false))
+    }
+
+    /// The network interface of an RDMA device's port, from `ibdev2netdev`
+    /// (`mlx5_1 port 1 ==> ens224f1 (Up)`); `()` when the port has none.
+    ///
+    /// ```rhai
+    /// let roce = net::ifname_for("mlx5_1", 1);   // "ens224f1"
+    /// ```
+    #[rhai_fn(volatile, return_raw)]
+    pub fn ifname_for(ctx: NativeCallContext, rdma_dev: &str, port: i64) -> RhaiResult<Dynamic> {
+        let device = rdma_dev.to_owned();
+        action::query(
+            &ctx,
+            "net::ifname_for",
+            json!({ "device": device, "port": port }),
+            |io| {
+                let output = io.run(command::IBDEV2NETDEV)?;
+                let parsed = crate::ibdev2netdev::parse(&output.stdout)
+                    .map_err(|e| action::parse_failure("ibdev2netdev", &e, &output.stdout))?;
+                Ok(parsed
+                    .mappings
+                    .iter()
+                    .find(|m| m.rdma_device == device && i64::from(m.port) == port)
+                    .map_or(Value::Null, |m| json!(m.netdev)))
+            },
+        )
+    }
+}
+
+use cairn_runtime::{ActionError, ExecRequest, HostIo};
+
+use crate::ib::action;
+use crate::net::command;
+
+fn links_of(io: &mut HostIo<'_>) -> Result<Vec<crate::ip::IpInterface>, ActionError> {
+    let output = io.run(command::ADDR_SHOW)?;
+    let parsed = crate::ip::parse_json(&output.stdout)
+        .map_err(|e| action::parse_failure("ip -j addr show", &e, &output.stdout))?;
+    Ok(parsed.interfaces)
+}
+
+fn find(io: &mut HostIo<'_>, ifname: &str) -> Result<crate::ip::IpInterface, ActionError> {
+    let links = links_of(io)?;
+    let names: Vec<String> = links.iter().map(|l| l.ifname.clone()).collect();
+    links
+        .into_iter()
+        .find(|l| l.ifname == ifname)
+        .ok_or_else(|| {
+            ActionError::Failed(format!(
+                "`{}` has no interface `{ifname}` (it has {})",
+                io.host(),
+                names.join(", ")
+            ))
+        })
+}
+
+fn run(io: &mut HostIo<'_>, argv: &[String]) -> Result<(), ActionError> {
+    let output = io.exec(&ExecRequest::new(argv.iter().cloned()))?;
+    if output.code == 0 {
+        Ok(())
+    } else {
+        Err(ActionError::CommandFailed {
+            code: output.code,
+            command: argv.join(" "),
+            stderr: output.stderr,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::ib::test_host::TestHost;
+
+    #[test]
+    fn mtu_and_address_change_once() {
+        let t = TestHost::new(&[("compute-02", "ofed=5.4-3.0.3.0")], "compute-02");
+        assert_eq!(
+            t.eval(r#"net::ifname_for("mlx5_1", 1)"#).to_string(),
+            "ens224f1"
+        );
+        assert_eq!(t.eval(r#"net::ifname_for("mlx5_0", 1)"#).to_string(), "ib0");
+        assert!(t.eval(r#"net::ifname_for("mlx5_7", 1)"#).is_unit());
+        assert_eq!(
+            t.eval(r#"net::set_mtu("ens224f1", 9000)"#).as_bool().ok(),
+            Some(true)
+        );
+        assert_eq!(
+            t.eval(r#"net::set_mtu("ens224f1", 9000)"#).as_bool().ok(),
+            Some(false)
+        );
+        assert_eq!(
+            t.eval(r#"net::addr_add("ens224f1", "192.168.5.2/24")"#)
+                .as_bool()
+                .ok(),
+            Some(true)
+        );
+        assert_eq!(
+            t.eval(r#"net::addr_add("ens224f1", "192.168.5.2/24")"#)
+                .as_bool()
+                .ok(),
+            Some(false)
+        );
+        let mtu = t.eval(r#"net::links().find(|l| l.ifname == "ens224f1").mtu"#);
+        assert_eq!(mtu.as_int().ok(), Some(9000));
+        assert!(
+            t.error(r#"net::addr_add("ens224f1", "192.168.5.2")"#)
+                .contains("prefix length")
+        );
+        assert!(
+            t.error(r#"net::set_mtu("ib0", 9000)"#)
+                .contains("mtu greater than device maximum")
+        );
+        assert!(
+            t.error(r#"net::set_mtu("eth9", 9000)"#)
+                .contains("has no interface `eth9`")
+        );
+    }
+}

@@ -1,0 +1,499 @@
+//! The simulated guest's interfaces: `ip` (`-j addr`, `addr`, `link set ... mtu`, `addr add`,
+//! `addr del`) and `ibdev2netdev`.
+//!
+//! Interfaces: `lo`, the management `ens192`, the RoCE port's netdev (the inbox driver has it
+//! from the first boot) and `ib0` once OFED's drivers are loaded. MTU and addresses set with
+//! `ip` last until the next reboot or driver reload, as on a real guest.
+
+use std::collections::BTreeMap;
+
+use cairn_runtime::ExecOutput;
+use cairn_runtime::sim::{SimContext, SimTool};
+use serde_json::{Value, json};
+
+use crate::ofed::sim::OfedState;
+use crate::sim_guest::{GuestHw, LinkLayer, not_found, out};
+
+/// What `ip` changed on one interface.
+#[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
+pub(crate) struct LinkSettings {
+    pub(crate) mtu: Option<u32>,
+    /// `address/prefix`.
+    pub(crate) addrs: Vec<String>,
+}
+
+/// The `ip` tool's state: settings made since the drivers last loaded.
+#[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
+pub(crate) struct NetState {
+    /// The OFED driver generation the settings were made under.
+    pub(crate) generation: u64,
+    pub(crate) links: BTreeMap<String, LinkSettings>,
+}
+
+/// One interface as the guest shows it.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Iface {
+    pub(crate) index: u32,
+    pub(crate) name: String,
+    pub(crate) link_type: &'static str,
+    pub(crate) mtu: u32,
+    pub(crate) max_mtu: u32,
+    pub(crate) address: String,
+    pub(crate) broadcast: String,
+    /// `(address, prefix)`.
+    pub(crate) addrs: Vec<(String, u8)>,
+    /// The RDMA device behind it.
+    pub(crate) rdma: Option<String>,
+}
+
+/// The interfaces of a guest, from its hardware and its OFED and `ip` states (its own, or a
+/// peer's read from its state file).
+pub(crate) fn interfaces(hw: &GuestHw, ofed: Option<&Value>, net: Option<&Value>) -> Vec<Iface> {
+    let ofed: OfedState = ofed
+        .and_then(|v| serde_json::from_value(v.clone()).ok())
+        .unwrap_or_default();
+    let net: NetState = net
+        .and_then(|v| serde_json::from_value(v.clone()).ok())
+        .unwrap_or_default();
+    let settings = |name: &str| {
+        (net.generation == ofed.generation)
+            .then(|| net.links.get(name).cloned())
+            .flatten()
+            .unwrap_or_default()
+    };
+    let parse_addrs = |s: &LinkSettings| -> Vec<(String, u8)> {
+        s.addrs
+            .iter()
+            .filter_map(|a| {
+                let (ip, prefix) = a.split_once('/')?;
+                Some((ip.to_owned(), prefix.parse().ok()?))
+            })
+            .collect()
+    };
+    let mut list = vec![
+        Iface {
+            index: 1,
+            name: "lo".into(),
+            link_type: "loopback",
+            mtu: 65536,
+            max_mtu: 65536,
+            address: "00:00:00:00:00:00".into(),
+            broadcast: "00:00:00:00:00:00".into(),
+            addrs: vec![("127.0.0.1".into(), 8)],
+            rdma: None,
+        },
+        Iface {
+            index: 2,
+            name: "ens192".into(),
+            link_type: "ether",
+            mtu: 1500,
+            max_mtu: 9000,
+            address: format!("00:50:56:8a:{:02x}:{:02x}", hw.node / 256, hw.node % 256),
+            broadcast: "ff:ff:ff:ff:ff:ff".into(),
+            addrs: vec![(hw.mgmt_ip.clone(), 24)],
+            rdma: None,
+        },
+    ];
+    let mut index = 3;
+    let ordered = hw
+        .ports
+        .iter()
+        .filter(|p| p.link_layer == LinkLayer::Ethernet)
+        .chain(
+            hw.ports
+                .iter()
+                .filter(|p| p.link_layer == LinkLayer::InfiniBand),
+        );
+    for port in ordered {
+        let s = settings(&port.netdev);
+        match port.link_layer {
+            LinkLayer::Ethernet => list.push(Iface {
+                index,
+                name: port.netdev.clone(),
+                link_type: "ether",
+                mtu: s.mtu.unwrap_or(hw.roce_mtu),
+                max_mtu: 9978,
+                address: port.mac.clone(),
+                broadcast: "ff:ff:ff:ff:ff:ff".into(),
+                addrs: parse_addrs(&s),
+                rdma: Some(port.device.clone()),
+            }),
+            LinkLayer::InfiniBand if ofed.loaded => {
+                let g = &port.guid;
+                let pairs: Vec<&str> = (0..8).filter_map(|i| g.get(i * 2..i * 2 + 2)).collect();
+                list.push(Iface {
+                    index,
+                    name: port.netdev.clone(),
+                    link_type: "infiniband",
+                    mtu: s.mtu.unwrap_or(4092),
+                    max_mtu: 4092,
+                    address: format!("00:00:01:c3:fe:80:00:00:00:00:00:00:{}", pairs.join(":")),
+                    broadcast: "00:ff:ff:ff:ff:12:40:1b:ff:ff:00:00:00:00:00:00:ff:ff:ff:ff".into(),
+                    addrs: parse_addrs(&s),
+                    rdma: Some(port.device.clone()),
+                });
+            }
+            LinkLayer::InfiniBand => continue,
+        }
+        index += 1;
+    }
+    list
+}
+
+/// The guest's own interfaces.
+pub(crate) fn own_interfaces(host: &SimContext<'_>) -> Vec<Iface> {
+    interfaces(
+        &GuestHw::of(host),
+        host.tool_state("ofed"),
+        host.tool_state("ip"),
+    )
+}
+
+fn ip_json(list: &[Iface], with_addrs: bool) -> String {
+    let records: Vec<Value> = list
+        .iter()
+        .map(|i| {
+            let mut record = json!({
+                "ifindex": i.index,
+                "ifname": i.name,
+                "flags": if i.name == "lo" { json!(["LOOPBACK", "UP", "LOWER_UP"]) } else { json!(["BROADCAST", "MULTICAST", "UP", "LOWER_UP"]) },
+                "mtu": i.mtu,
+                "qdisc": if i.name == "lo" { "noqueue" } else { "mq" },
+                "operstate": if i.name == "lo" { "UNKNOWN" } else { "UP" },
+                "group": "default",
+                "txqlen": if i.link_type == "infiniband" { 256 } else { 1000 },
+                "link_type": i.link_type,
+                "address": i.address,
+                "broadcast": i.broadcast,
+            });
+            if with_addrs {
+                record["addr_info"] = i
+                    .addrs
+                    .iter()
+                    .map(|(ip, prefix)| {
+                        json!({
+                            "family": "inet", "local": ip, "prefixlen": prefix,
+                            "scope": if i.name == "lo" { "host" } else { "global" },
+                            "label": i.name,
+                            "valid_life_time": 4_294_967_295_u64, "preferred_life_time": 4_294_967_295_u64
+                        })
+                    })
+                    .collect();
+            }
+            record
+        })
+        .collect();
+    Value::Array(records).to_string() + "\n"
+}
+
+fn ip_text(list: &[Iface]) -> String {
+    let mut text = String::new();
+    for i in list {
+        let flags = if i.name == "lo" {
+            "LOOPBACK,UP,LOWER_UP"
+        } else {
+            "BROADCAST,MULTICAST,UP,LOWER_UP"
+        };
+        let (qdisc, state) = if i.name == "lo" {
+            ("noqueue", "UNKNOWN")
+        } else {
+            ("mq", "UP")
+        };
+        let qlen = if i.link_type == "infiniband" {
+            256
+        } else {
+            1000
+        };
+        text.push_str(&format!(
+            "{}: {}: <{flags}> mtu {} qdisc {qdisc} state {state} group default qlen {qlen}\n    link/{} {} brd {}\n",
+            i.index, i.name, i.mtu, i.link_type, i.address, i.broadcast
+        ));
+        for (ip, prefix) in &i.addrs {
+            let scope = if i.name == "lo" { "host" } else { "global" };
+            text.push_str(&format!(
+                "    inet {ip}/{prefix} scope {scope} {}\n       valid_lft forever preferred_lft forever\n",
+                i.name
+            ));
+        }
+    }
+    text
+}
+
+/// `ip`.
+pub(crate) struct IpSim;
+
+impl SimTool for IpSim {
+    fn commands(&self) -> &[&'static str] {
+        &["ip"]
+    }
+
+    fn on_boot(&self, host: &mut SimContext<'_>) {
+        let _ = host.save_state(&NetState::default());
+    }
+
+    fn run(&self, host: &mut SimContext<'_>, argv: &[String]) -> ExecOutput {
+        let mut args: Vec<&str> = argv.iter().skip(1).map(String::as_str).collect();
+        let json_output = args.first().is_some_and(|a| *a == "-j" || *a == "-json");
+        if json_output {
+            args.remove(0);
+        }
+        let list = own_interfaces(host);
+        let select = |list: Vec<Iface>, rest: &[&str]| -> Result<Vec<Iface>, ExecOutput> {
+            let dev = rest
+                .iter()
+                .position(|a| *a == "dev")
+                .and_then(|i| rest.get(i + 1))
+                .or_else(|| rest.iter().find(|a| **a != "show" && **a != "list"));
+            match dev {
+                Some(name) => {
+                    let found: Vec<Iface> = list.into_iter().filter(|i| i.name == *name).collect();
+                    if found.is_empty() {
+                        Err(out(1, "", format!("Device \"{name}\" does not exist.\n")))
+                    } else {
+                        Ok(found)
+                    }
+                }
+                None => Ok(list),
+            }
+        };
+        match args.as_slice() {
+            ["link", "set", rest @ ..] => link_set(host, &list, rest),
+            ["addr" | "a" | "address", verb @ ("add" | "del"), rest @ ..] => {
+                addr_change(host, &list, verb, rest)
+            }
+            [object, rest @ ..] if matches!(*object, "a" | "addr" | "address" | "link" | "l") => {
+                let with_addrs = *object != "link" && *object != "l";
+                match select(list, rest) {
+                    Ok(list) if json_output => out(0, ip_json(&list, with_addrs), ""),
+                    Ok(list) => out(0, ip_text(&list), ""),
+                    Err(e) => e,
+                }
+            }
+            _ => out(255, "", "Object \"...\" is unknown, try \"ip help\".\n"),
+        }
+    }
+}
+
+fn settings_mut<'a>(
+    state: &'a mut NetState,
+    host_generation: u64,
+    name: &str,
+) -> &'a mut LinkSettings {
+    if state.generation != host_generation {
+        state.generation = host_generation;
+        state.links.clear();
+    }
+    state.links.entry(name.to_owned()).or_default()
+}
+
+fn generation(host: &SimContext<'_>) -> u64 {
+    host.tool_state("ofed")
+        .and_then(|o| o.get("generation"))
+        .and_then(Value::as_u64)
+        .unwrap_or(0)
+}
+
+fn link_set(host: &mut SimContext<'_>, list: &[Iface], rest: &[&str]) -> ExecOutput {
+    let rest: Vec<&str> = rest.iter().copied().filter(|a| *a != "dev").collect();
+    let Some((name, options)) = rest.split_first() else {
+        return out(
+            1,
+            "",
+            "Not enough information: \"dev\" argument is required.\n",
+        );
+    };
+    let Some(iface) = list.iter().find(|i| i.name == *name) else {
+        return out(1, "", format!("Cannot find device \"{name}\"\n"));
+    };
+    let mtu = options
+        .iter()
+        .position(|a| *a == "mtu")
+        .and_then(|i| options.get(i + 1));
+    if let Some(mtu) = mtu {
+        let Ok(mtu) = mtu.parse::<u32>() else {
+            return out(
+                255,
+                "",
+                format!("Error: argument \"{mtu}\" is wrong: Invalid \"mtu\" value\n\n"),
+            );
+        };
+        if mtu > iface.max_mtu {
+            return out(2, "", "Error: mtu greater than device maximum.\n");
+        }
+        if mtu < 68 {
+            return out(2, "", "Error: mtu less than device minimum.\n");
+        }
+        let g = generation(host);
+        let mut state: NetState = host.load_state().unwrap_or_default();
+        settings_mut(&mut state, g, name).mtu = Some(mtu);
+        let _ = host.save_state(&state);
+    }
+    out(0, "", "")
+}
+
+fn addr_change(host: &mut SimContext<'_>, list: &[Iface], verb: &str, rest: &[&str]) -> ExecOutput {
+    let Some(cidr) = rest.first() else {
+        return out(
+            1,
+            "",
+            "Not enough information: \"dev\" argument is required.\n",
+        );
+    };
+    let Some(name) = rest
+        .iter()
+        .position(|a| *a == "dev")
+        .and_then(|i| rest.get(i + 1))
+    else {
+        return out(
+            1,
+            "",
+            "Not enough information: \"dev\" argument is required.\n",
+        );
+    };
+    let Some(iface) = list.iter().find(|i| i.name == *name) else {
+        return out(1, "", format!("Cannot find device \"{name}\"\n"));
+    };
+    let (ip, prefix) = cidr.split_once('/').unwrap_or((cidr, "32"));
+    let valid = ip.split('.').count() == 4
+        && ip.split('.').all(|o| o.parse::<u8>().is_ok())
+        && prefix.parse::<u8>().is_ok_and(|p| p <= 32);
+    if !valid {
+        return out(
+            1,
+            "",
+            format!("Error: any valid prefix is expected rather than \"{cidr}\".\n"),
+        );
+    }
+    let cidr = format!("{ip}/{prefix}");
+    let exists = iface
+        .addrs
+        .iter()
+        .any(|(a, p)| *a == ip && p.to_string() == prefix);
+    let g = generation(host);
+    let mut state: NetState = host.load_state().unwrap_or_default();
+    let current: Vec<String> = iface
+        .addrs
+        .iter()
+        .map(|(a, p)| format!("{a}/{p}"))
+        .collect();
+    let settings = settings_mut(&mut state, g, name);
+    settings.addrs = current;
+    let answer = match (verb, exists) {
+        ("add", true) => out(2, "", "RTNETLINK answers: File exists\n"),
+        ("add", false) => {
+            settings.addrs.push(cidr);
+            out(0, "", "")
+        }
+        (_, true) => {
+            settings.addrs.retain(|a| *a != cidr);
+            out(0, "", "")
+        }
+        (_, false) => out(
+            2,
+            "",
+            "RTNETLINK answers: Cannot assign requested address\n",
+        ),
+    };
+    let _ = host.save_state(&state);
+    answer
+}
+
+/// `ibdev2netdev` (mlnx-tools, part of OFED).
+pub(crate) struct Ibdev2netdevSim;
+
+impl SimTool for Ibdev2netdevSim {
+    fn commands(&self) -> &[&'static str] {
+        &["ibdev2netdev"]
+    }
+
+    fn run(&self, host: &mut SimContext<'_>, argv: &[String]) -> ExecOutput {
+        let loaded = host.tool_state("ofed").is_some_and(|o| o["loaded"] == true);
+        if !loaded {
+            return not_found(argv.first().map_or("ibdev2netdev", String::as_str));
+        }
+        let hw = GuestHw::of(host);
+        let verbose = argv.iter().any(|a| a == "-v");
+        let text: String = hw
+            .ports
+            .iter()
+            .map(|p| {
+                if verbose {
+                    format!(
+                        "{} {} (MT4119 - MT1823X04353) CX556A - ConnectX-5 QSFP28 fw 16.32.1010 port 1 (ACTIVE) ==> {} (Up)\n",
+                        p.pci, p.device, p.netdev
+                    )
+                } else {
+                    format!("{} port 1 ==> {} (Up)\n", p.device, p.netdev)
+                }
+            })
+            .collect();
+        out(0, text, "")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeMap;
+    use std::sync::Arc;
+
+    use cairn_runtime::ExecRequest;
+    use cairn_runtime::sim::SimHost;
+
+    use crate::sim_guest::rhel8;
+
+    fn run(host: &SimHost, argv: &[&str]) -> cairn_runtime::ExecOutput {
+        host.exec(&ExecRequest::new(argv.iter().copied()))
+            .unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    #[test]
+    fn mtu_and_addresses_parse_and_last_until_reboot() {
+        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let options = BTreeMap::from([
+            ("clock".to_owned(), "virtual".to_owned()),
+            ("ofed".to_owned(), "5.4-3.0.3.0".to_owned()),
+        ]);
+        let host = SimHost::open("compute-02", dir.path(), Arc::new(rhel8()), options)
+            .unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(
+            run(&host, &["ip", "link", "set", "ens224f1", "mtu", "9000"]).code,
+            0
+        );
+        assert_eq!(
+            run(
+                &host,
+                &["ip", "addr", "add", "192.168.5.2/24", "dev", "ens224f1"]
+            )
+            .code,
+            0
+        );
+        let again = run(
+            &host,
+            &["ip", "addr", "add", "192.168.5.2/24", "dev", "ens224f1"],
+        );
+        assert_eq!(again.stderr, "RTNETLINK answers: File exists\n");
+        assert_eq!(
+            run(&host, &["ip", "link", "set", "ib0", "mtu", "9000"]).code,
+            2
+        );
+        let shown = run(&host, &["ip", "-j", "addr", "show"]);
+        let parsed = crate::ip::parse_json(&shown.stdout).unwrap_or_else(|e| panic!("{e}"));
+        let roce = parsed.interfaces.iter().find(|i| i.ifname == "ens224f1");
+        assert_eq!(roce.and_then(|i| i.mtu), Some(9000));
+        assert_eq!(roce.map(|i| i.addr_info.len()), Some(1));
+        assert!(
+            parsed
+                .interfaces
+                .iter()
+                .any(|i| i.ifname == "ib0" && i.mtu == Some(4092))
+        );
+        let text = run(&host, &["ip", "addr", "show"]);
+        let parsed_text = crate::ip::parse_text(&text.stdout).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(parsed_text.interfaces.len(), parsed.interfaces.len());
+        let map = run(&host, &["ibdev2netdev"]);
+        let mapping = crate::ibdev2netdev::parse(&map.stdout).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(mapping.mappings.len(), 2);
+        assert_eq!(run(&host, &["reboot"]).code, 0);
+        std::thread::sleep(std::time::Duration::ZERO);
+    }
+}

@@ -1,0 +1,181 @@
+//! The perftest command lines: the same options on the server and the client, the client
+//! adding the server's address (reference 000 section 3.1, reference 002).
+
+use serde_json::Value;
+
+use crate::ib::action;
+
+/// The perftest programs cairn runs, by builtin name.
+pub(crate) const TOOLS: &[(&str, &str)] = &[
+    ("send_bw", "ib_send_bw"),
+    ("write_bw", "ib_write_bw"),
+    ("read_bw", "ib_read_bw"),
+    ("send_lat", "ib_send_lat"),
+    ("write_lat", "ib_write_lat"),
+    ("read_lat", "ib_read_lat"),
+];
+
+/// perftest's default TCP port for exchanging queue pair data.
+pub(crate) const DEFAULT_PORT: i64 = 18515;
+
+/// The options of one test, checked.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub(crate) struct TestOptions {
+    pub(crate) device: String,
+    pub(crate) all_sizes: bool,
+    pub(crate) size: Option<i64>,
+    pub(crate) iterations: Option<i64>,
+    pub(crate) gid_index: Option<i64>,
+    pub(crate) qps: Option<i64>,
+    pub(crate) port: i64,
+    /// The address the client connects to; by default the server's host name.
+    pub(crate) address: Option<String>,
+}
+
+impl TestOptions {
+    /// Reads `#{device, all_sizes, size, iterations, gid_index, qps, port, address}`.
+    pub(crate) fn from_json(options: &Value) -> Result<Self, String> {
+        let known = [
+            "device",
+            "all_sizes",
+            "size",
+            "iterations",
+            "gid_index",
+            "qps",
+            "port",
+            "address",
+        ];
+        if let Some(map) = options.as_object()
+            && let Some(key) = map.keys().find(|k| !known.contains(&k.as_str()))
+        {
+            return Err(format!(
+                "unknown perftest option `{key}`; known: {}",
+                known.join(", ")
+            ));
+        }
+        let device = action::text(options, "device").unwrap_or_else(|| "mlx5_0".into());
+        if !crate::ib::command::valid_device(&device) {
+            return Err(format!("`{device}` is not an RDMA device name"));
+        }
+        let positive = |key: &str, max: i64| -> Result<Option<i64>, String> {
+            match action::int(options, key) {
+                Some(v) if v < 0 || v > max => {
+                    Err(format!("`{key}` {v} is out of range 0..={max}"))
+                }
+                other => Ok(other),
+            }
+        };
+        let address = action::text(options, "address");
+        if let Some(a) = &address
+            && (a.is_empty() || a.starts_with('-') || a.contains(char::is_whitespace))
+        {
+            return Err(format!("`{a}` is not an address"));
+        }
+        Ok(Self {
+            device,
+            all_sizes: action::flag(options, "all_sizes", false),
+            size: positive("size", 1 << 30)?,
+            iterations: positive("iterations", 100_000_000)?,
+            gid_index: positive("gid_index", 255)?,
+            qps: positive("qps", 16_384)?,
+            port: positive("port", 65_535)?.unwrap_or(DEFAULT_PORT),
+            address,
+        })
+    }
+
+    /// The server's command line.
+    pub(crate) fn server_argv(&self, program: &str) -> Vec<String> {
+        let mut argv = vec![program.to_owned()];
+        if self.all_sizes {
+            argv.push("-a".into());
+        }
+        if program.ends_with("_bw") {
+            argv.push("--report_gbits".into());
+        }
+        argv.push("-F".into());
+        argv.push("-d".into());
+        argv.push(self.device.clone());
+        let mut push = |flag: &str, value: Option<i64>| {
+            if let Some(v) = value {
+                argv.push(flag.into());
+                argv.push(v.to_string());
+            }
+        };
+        if !self.all_sizes {
+            push("-s", self.size);
+        }
+        push("-n", self.iterations);
+        push("-x", self.gid_index);
+        push("-q", self.qps);
+        if self.port != DEFAULT_PORT {
+            push("-p", Some(self.port));
+        }
+        argv
+    }
+
+    /// The client's command line: the server's, then the server's address.
+    pub(crate) fn client_argv(&self, program: &str, server: &str) -> Vec<String> {
+        let mut argv = self.server_argv(program);
+        argv.push(self.address.clone().unwrap_or_else(|| server.to_owned()));
+        argv
+    }
+}
+
+/// `env LOG=PATH sh -c '"$@" >"$LOG" 2>&1 </dev/null & echo $!' sh ARGV...`: starts a
+/// server in the background and prints its pid.
+pub(crate) fn background(log: &str, argv: &[String]) -> Vec<String> {
+    let mut command: Vec<String> = vec![
+        "env".into(),
+        format!("LOG={log}"),
+        "sh".into(),
+        "-c".into(),
+        crate::sim_guest::BACKGROUND_SCRIPT.into(),
+        "sh".into(),
+    ];
+    command.extend(argv.iter().cloned());
+    command
+}
+
+/// `sh -c 'kill "$1" 2>/dev/null; cat "$2"; rm -f "$2"' sh PID LOG`: stops a background
+/// server (if it has not ended) and prints what it wrote.
+pub(crate) fn collect(pid: &str, log: &str) -> Vec<String> {
+    ["sh", "-c", crate::sim_guest::COLLECT_SCRIPT, "sh", pid, log]
+        .map(str::to_owned)
+        .to_vec()
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    #[test]
+    fn the_guides_command_lines() {
+        let options = TestOptions::from_json(&json!({ "device": "mlx5_0", "all_sizes": true }))
+            .unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(
+            options.client_argv("ib_send_bw", "compute-03").join(" "),
+            "ib_send_bw -a --report_gbits -F -d mlx5_0 compute-03"
+        );
+        assert_eq!(
+            options.server_argv("ib_send_lat").join(" "),
+            "ib_send_lat -a -F -d mlx5_0"
+        );
+        let one = TestOptions::from_json(
+            &json!({ "device": "mlx5_1", "size": 65536, "gid_index": 3, "port": 18600 }),
+        )
+        .unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(
+            one.client_argv("ib_write_bw", "10.0.0.3").join(" "),
+            "ib_write_bw --report_gbits -F -d mlx5_1 -s 65536 -x 3 -p 18600 10.0.0.3"
+        );
+        assert!(TestOptions::from_json(&json!({ "devise": "x" })).is_err());
+        assert!(TestOptions::from_json(&json!({ "size": -1 })).is_err());
+        assert!(TestOptions::from_json(&json!({ "address": "-x" })).is_err());
+        assert_eq!(
+            background("/tmp/l", &["a".into()])[..2],
+            ["env".to_owned(), "LOG=/tmp/l".to_owned()]
+        );
+    }
+}

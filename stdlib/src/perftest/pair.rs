@@ -1,0 +1,137 @@
+//! Running a client/server pair on two hosts from one action: start the server in the
+//! background, run the client, and always stop the server and collect its output.
+//!
+//! Used by perftest and sockperf. The controller reaches the hosts through the run's shared
+//! transports; a host's own instance uses its own.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use cairn_runtime::{ActionError, ExecOutput, ExecRequest, HostIo, RunShared};
+
+use super::command;
+
+/// Both sides' output.
+#[derive(Debug, Clone)]
+pub(crate) struct PairOutput {
+    /// The server's output, collected after the client ended.
+    pub(crate) server: ExecOutput,
+    /// The client's output.
+    pub(crate) client: ExecOutput,
+}
+
+/// One pair to run.
+pub(crate) struct Pair<'a> {
+    pub(crate) server: &'a str,
+    pub(crate) client: &'a str,
+    pub(crate) server_argv: Vec<String>,
+    pub(crate) client_argv: Vec<String>,
+    /// The server's log file.
+    pub(crate) log: String,
+    /// The client's time limit.
+    pub(crate) timeout: Duration,
+}
+
+/// Runs a command on `name`: through `io` when it is the action's own host, else through the
+/// run's transport of that host.
+pub(crate) fn exec_on(
+    io: Option<&mut HostIo<'_>>,
+    shared: &RunShared,
+    name: &str,
+    request: &ExecRequest,
+) -> Result<ExecOutput, ActionError> {
+    if let Some(io) = io
+        && io.host() == name
+    {
+        return io.exec(request);
+    }
+    let transport = shared
+        .transports
+        .get(name)
+        .ok_or_else(|| ActionError::Failed(format!("`{name}` is not a host of this run")))?;
+    let mut transport = transport
+        .lock()
+        .map_err(|_| ActionError::Failed(format!("the transport of `{name}` broke")))?;
+    Ok(transport.exec(request)?)
+}
+
+/// Runs the pair. The server is stopped and its output collected whatever the client did.
+pub(crate) fn run(
+    mut io: Option<&mut HostIo<'_>>,
+    shared: &Arc<RunShared>,
+    pair: &Pair<'_>,
+) -> Result<PairOutput, ActionError> {
+    if pair.server == pair.client {
+        return Err(ActionError::Failed(format!(
+            "the server and the client are both `{}`: a test needs two hosts",
+            pair.server
+        )));
+    }
+    for name in [pair.server, pair.client] {
+        if !shared.transports.contains_key(name) && io.as_ref().is_none_or(|io| io.host() != name) {
+            return Err(ActionError::Failed(format!(
+                "`{name}` is not a host of this run"
+            )));
+        }
+    }
+    let start = ExecRequest::new(command::background(&pair.log, &pair.server_argv));
+    let started = exec_on(io.as_deref_mut(), shared, pair.server, &start)?;
+    let pid = started.stdout.trim().to_owned();
+    if started.code != 0 || pid.is_empty() || !pid.chars().all(|c| c.is_ascii_digit()) {
+        return Err(ActionError::CommandFailed {
+            code: started.code,
+            command: format!(
+                "{} (in the background on {})",
+                pair.server_argv.join(" "),
+                pair.server
+            ),
+            stderr: started.stderr,
+        });
+    }
+    if let Some(io) = io.as_deref_mut() {
+        // A resume after a crash from here on stops this server before running the test again.
+        io.record_progress(serde_json::json!({
+            "server": pair.server, "pid": pid, "log": pair.log
+        }))?;
+    }
+    // Give the server a moment to listen, on its own clock.
+    if let Some(transport) = shared.transports.get(pair.server)
+        && let Ok(transport) = transport.lock()
+    {
+        let clock = transport.clock();
+        drop(transport);
+        clock.sleep(Duration::from_secs(1), &shared.cancel)?;
+    }
+    let mut request = ExecRequest::new(pair.client_argv.iter().cloned());
+    request.timeout = Some(pair.timeout);
+    let client = exec_on(io.as_deref_mut(), shared, pair.client, &request);
+    let collect = ExecRequest::new(command::collect(&pid, &pair.log));
+    let server = exec_on(io, shared, pair.server, &collect);
+    let client = client?;
+    let server = server?;
+    Ok(PairOutput { server, client })
+}
+
+/// A probe for a test whose outcome was not recorded: stops the servers it had started (their
+/// pids are in its progress records), then lets the test run again.
+pub(crate) fn stop_stale(
+    io: &mut HostIo<'_>,
+    shared: &RunShared,
+    progress: &[serde_json::Value],
+) -> Result<Option<cairn_runtime::Outcome>, ActionError> {
+    for step in progress {
+        let (Some(server), Some(pid), Some(log)) = (
+            step.get("server").and_then(serde_json::Value::as_str),
+            step.get("pid").and_then(serde_json::Value::as_str),
+            step.get("log").and_then(serde_json::Value::as_str),
+        ) else {
+            continue;
+        };
+        if !pid.chars().all(|c| c.is_ascii_digit()) {
+            continue;
+        }
+        let collect = ExecRequest::new(command::collect(pid, log));
+        exec_on(Some(&mut *io), shared, server, &collect)?;
+    }
+    Ok(None)
+}

@@ -1,0 +1,321 @@
+//! What the `perftest::` builtins do: run a pair (or a matrix of pairs), parse both sides,
+//! and summarize.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use cairn_runtime::{ActionCall, ActionError, HostContext, HostIo, Outcome, Reconcile, RunShared};
+use rhai::{Array, Dynamic, Map, NativeCallContext};
+use serde_json::{Value, json};
+
+use super::command::{TOOLS, TestOptions};
+use super::pair::{self, Pair};
+use crate::ib::action::{self, RhaiResult};
+
+/// The program of a test (`send_bw` → `ib_send_bw`).
+fn program(test: &str) -> Option<&'static str> {
+    TOOLS.iter().find(|(t, _)| *t == test).map(|(_, p)| *p)
+}
+
+/// One perftest between `server` and `client`, as an action of the current instance.
+pub(crate) fn pair(
+    ctx: &NativeCallContext,
+    test: &str,
+    server: &str,
+    client: &str,
+    options: &Map,
+) -> RhaiResult<Dynamic> {
+    let host = HostContext::current(ctx)?;
+    let options = action::options_json(options)?;
+    let opts = TestOptions::from_json(&options).map_err(|m| action::fail(ctx, m))?;
+    let program =
+        program(test).ok_or_else(|| action::fail(ctx, format!("no perftest `{test}`")))?;
+    let shared = host.shared.clone();
+    let probe_shared = shared.clone();
+    let call = ActionCall {
+        args: json!({ "server": server, "client": client, "options": opts }),
+        assumed: Value::Null,
+        builtin: format!("perftest::{test}"),
+        reconcile: Reconcile::Probe(Box::new(move |io, progress| {
+            pair::stop_stale(io, &probe_shared, progress)
+        })),
+    };
+    action::act(ctx, call, |io| {
+        if io.checking() {
+            // A measurement changes nothing, but loads the fabric: check mode does not run it.
+            return Ok(Outcome::unchanged(json!({ "checked": true })));
+        }
+        measure(Some(io), &shared, program, server, client, &opts).map(Outcome::unchanged)
+    })
+}
+
+/// Runs one test and summarizes it.
+pub(crate) fn measure(
+    io: Option<&mut HostIo<'_>>,
+    shared: &Arc<RunShared>,
+    program: &str,
+    server: &str,
+    client: &str,
+    opts: &TestOptions,
+) -> Result<Value, ActionError> {
+    let pair = Pair {
+        server,
+        client,
+        server_argv: opts.server_argv(program),
+        client_argv: opts.client_argv(program, server),
+        log: format!("/tmp/cairn-{program}-{}.log", opts.port),
+        timeout: Duration::from_secs(if opts.all_sizes { 900 } else { 300 }),
+    };
+    let output = pair::run(io, shared, &pair)?;
+    let text = format!("{}{}", output.client.stdout, output.client.stderr);
+    let command = format!("{} (on {client})", pair.client_argv.join(" "));
+    let parsed = match crate::perftest::parse(&text) {
+        Ok(parsed) => parsed,
+        Err(error) if output.client.code != 0 => {
+            let _ = error;
+            return Err(ActionError::CommandFailed {
+                code: output.client.code,
+                command,
+                stderr: output.client.stderr,
+            });
+        }
+        Err(error) => return Err(action::parse_failure(program, &error, &text)),
+    };
+    if let Some(error) = &parsed.error {
+        return Err(ActionError::Failed(format!(
+            "{program} from {client} to {server} failed ({}): {}",
+            error.kind, error.message
+        )));
+    }
+    if output.client.code != 0 || parsed.rows.is_empty() {
+        return Err(ActionError::CommandFailed {
+            code: output.client.code,
+            command,
+            stderr: if output.client.stderr.is_empty() {
+                "no results".into()
+            } else {
+                output.client.stderr
+            },
+        });
+    }
+    let mut value = action::json(&parsed);
+    let server_side = crate::perftest::parse(&output.server.stdout)
+        .map(|s| action::json(&s))
+        .unwrap_or(Value::Null);
+    if let Some(map) = value.as_object_mut() {
+        let rows = &parsed.rows;
+        if parsed.kind.as_deref() == Some("lat") {
+            let first = rows.iter().min_by_key(|r| r.bytes);
+            map.insert(
+                "typical_us".into(),
+                json!(first.and_then(|r| r.t_typical_usec)),
+            );
+            map.insert("avg_us".into(), json!(first.and_then(|r| r.t_avg_usec)));
+            map.insert(
+                "p99_us".into(),
+                json!(first.and_then(|r| r.p99_usec.or(r.t_max_usec))),
+            );
+        } else {
+            let last = rows.iter().max_by_key(|r| r.bytes);
+            let gbps = |g: Option<f64>, m: Option<f64>| g.or(m.map(|m| m * 8.0 / 1000.0));
+            map.insert(
+                "peak_gbps".into(),
+                json!(last.and_then(|r| gbps(r.bw_peak_gbps, r.bw_peak_mbps))),
+            );
+            map.insert(
+                "avg_gbps".into(),
+                json!(last.and_then(|r| gbps(r.bw_average_gbps, r.bw_average_mbps))),
+            );
+            map.insert(
+                "msg_rate_mpps".into(),
+                json!(last.and_then(|r| r.msg_rate_mpps)),
+            );
+        }
+        map.insert("server".into(), json!(server));
+        map.insert("client".into(), json!(client));
+        map.insert("program".into(), json!(program));
+        map.insert("command".into(), json!(pair.client_argv.join(" ")));
+        map.insert("table".into(), json!(table(&output.client.stdout)));
+        map.insert("server_side".into(), server_side);
+    }
+    Ok(value)
+}
+
+/// The results table as printed: the titles line and the rows.
+pub(crate) fn table(text: &str) -> String {
+    let mut lines = text
+        .lines()
+        .skip_while(|l| !l.trim_start().starts_with("#bytes"));
+    let mut out: Vec<&str> = Vec::new();
+    if let Some(titles) = lines.next() {
+        out.push(titles.trim_end());
+    }
+    out.extend(
+        lines
+            .take_while(|l| {
+                l.trim_start()
+                    .chars()
+                    .next()
+                    .is_some_and(|c| c.is_ascii_digit())
+            })
+            .map(str::trim_end),
+    );
+    out.join("\n")
+}
+
+/// The pairs a matrix runs, in order.
+fn pairs(hosts: &[String], given: Option<&Value>) -> Result<Vec<(String, String)>, String> {
+    if let Some(given) = given {
+        let list = given
+            .as_array()
+            .ok_or("`pairs` must be an array of [server, client]")?;
+        return list
+            .iter()
+            .map(|p| {
+                let a = p.as_array().filter(|a| a.len() == 2);
+                match a.and_then(|a| Some((a.first()?.as_str()?, a.get(1)?.as_str()?))) {
+                    Some((s, c)) => Ok((s.to_owned(), c.to_owned())),
+                    None => Err(format!("`pairs` entry {p} is not [server, client]")),
+                }
+            })
+            .collect();
+    }
+    let mut list = Vec::new();
+    for (i, server) in hosts.iter().enumerate() {
+        for client in hosts.iter().skip(i + 1) {
+            list.push((server.clone(), client.clone()));
+        }
+    }
+    Ok(list)
+}
+
+/// Groups pairs in rounds of at most `concurrency` tests with no host in two of them.
+pub(crate) fn rounds(pairs: &[(String, String)], concurrency: usize) -> Vec<Vec<(String, String)>> {
+    let mut pending: Vec<(String, String)> = pairs.to_vec();
+    let mut rounds = Vec::new();
+    while !pending.is_empty() {
+        let mut round: Vec<(String, String)> = Vec::new();
+        let mut rest = Vec::new();
+        for p in pending {
+            let busy = round
+                .iter()
+                .any(|(s, c)| [s, c].contains(&&p.0) || [s, c].contains(&&p.1));
+            if busy || round.len() >= concurrency.max(1) {
+                rest.push(p);
+            } else {
+                round.push(p);
+            }
+        }
+        rounds.push(round);
+        pending = rest;
+    }
+    rounds
+}
+
+/// `perftest::matrix(hosts, opts)`.
+pub(crate) fn matrix(ctx: &NativeCallContext, hosts: Array, options: &Map) -> RhaiResult<Array> {
+    let host = HostContext::current(ctx)?;
+    let hosts: Vec<String> = hosts.into_iter().map(|h| h.to_string()).collect();
+    let mut options = action::options_json(options)?;
+    let (test, given, concurrency) = match options.as_object_mut() {
+        Some(map) => (
+            map.remove("test")
+                .and_then(|t| t.as_str().map(str::to_owned)),
+            map.remove("pairs"),
+            map.remove("concurrency").and_then(|c| c.as_u64()),
+        ),
+        None => (None, None, None),
+    };
+    let test = test.unwrap_or_else(|| "send_bw".into());
+    let program =
+        program(&test).ok_or_else(|| action::fail(ctx, format!("no perftest `{test}`")))?;
+    let opts = TestOptions::from_json(&options).map_err(|m| action::fail(ctx, m))?;
+    let pairs = pairs(&hosts, given.as_ref()).map_err(|m| action::fail(ctx, m))?;
+    let concurrency = usize::try_from(concurrency.unwrap_or(1).clamp(1, 256)).unwrap_or(1);
+    let shared = host.shared.clone();
+    let call = ActionCall {
+        args: json!({ "test": test, "pairs": pairs, "concurrency": concurrency, "options": opts }),
+        assumed: Value::Null,
+        builtin: "perftest::matrix".into(),
+        reconcile: Reconcile::Redo,
+    };
+    let entry = |s: &str, c: &str, r: Result<Value, ActionError>| match r {
+        Ok(result) => {
+            json!({ "server": s, "client": c, "ok": true, "error": null, "result": result })
+        }
+        Err(e) => {
+            json!({ "server": s, "client": c, "ok": false, "error": e.to_string(), "result": null })
+        }
+    };
+    let value = action::act(ctx, call, |io| {
+        if io.checking() {
+            return Ok(Outcome::unchanged(json!([])));
+        }
+        let own = io.host().to_owned();
+        let mut results = Vec::new();
+        if concurrency == 1 || pairs.iter().any(|(s, c)| *s == own || *c == own) {
+            for (s, c) in &pairs {
+                results.push(entry(
+                    s,
+                    c,
+                    measure(Some(io), &shared, program, s, c, &opts),
+                ));
+            }
+        } else {
+            for round in rounds(&pairs, concurrency) {
+                let done: Vec<Value> = std::thread::scope(|scope| {
+                    let handles: Vec<_> = round
+                        .iter()
+                        .map(|(s, c)| {
+                            let (shared, opts) = (&shared, &opts);
+                            scope.spawn(move || {
+                                entry(s, c, measure(None, shared, program, s, c, opts))
+                            })
+                        })
+                        .collect();
+                    handles
+                        .into_iter()
+                        .map(|h| {
+                            h.join().unwrap_or_else(
+                                |_| json!({ "ok": false, "error": "the test thread panicked" }),
+                            )
+                        })
+                        .collect()
+                });
+                results.extend(done);
+            }
+        }
+        Ok(Outcome::unchanged(Value::Array(results)))
+    })?;
+    Ok(value.into_array().unwrap_or_default())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rounds_never_share_a_host() {
+        let hosts: Vec<String> = ["a", "b", "c", "d"].map(str::to_owned).to_vec();
+        let all = pairs(&hosts, None).unwrap_or_default();
+        assert_eq!(all.len(), 6);
+        let rounds = rounds(&all, 2);
+        assert_eq!(rounds.iter().map(Vec::len).sum::<usize>(), 6);
+        for round in &rounds {
+            assert!(round.len() <= 2);
+            let mut seen: Vec<&String> = round.iter().flat_map(|(s, c)| [s, c]).collect();
+            seen.sort();
+            seen.dedup();
+            assert_eq!(seen.len(), round.len() * 2);
+        }
+    }
+
+    #[test]
+    fn the_table_is_cut_from_the_output() {
+        let text = "---\n #bytes  #iterations  BW\n 2  1000  0.11\n 4  1000  0.22\n---\n";
+        assert_eq!(
+            table(text),
+            " #bytes  #iterations  BW\n 2  1000  0.11\n 4  1000  0.22"
+        );
+    }
+}

@@ -1,0 +1,293 @@
+//! The `vhpc::` builtins: a VM's passthrough devices, latency sensitivity and reservations in
+//! vCenter, through `vhpc_toolkit` on the management host named by the inventory var
+//! `vhpc_host` (reference 000 section 2.3.1, reference 001).
+
+use cairn_runtime::{ActionCall, ActionError, HostContext, Outcome, Reconcile};
+use rhai::plugin::*;
+use rhai::{Map, NativeCallContext};
+use serde_json::{Value, json};
+
+use super::command;
+use super::remote::Management;
+use super::view::{self, VmView};
+use crate::esxcli::action::{self, RhaiResult};
+
+/// The `vhpc::` module.
+#[export_module]
+pub mod vhpc_builtins {
+    use super::*;
+
+    /// A VM as vCenter has it (`vhpc_toolkit view --vm VM`): `#{vm, power_state,
+    /// passthrough_devices, latency_sensitivity, cpu_reservation, memory_reservation}`.
+    ///
+    /// ```rhai
+    /// let vm = vhpc::view(host().vars.vm);
+    /// log(`${vm.vm}: ${vm.passthrough_devices}`);
+    /// ```
+    #[rhai_fn(volatile, return_raw)]
+    pub fn view(ctx: NativeCallContext, vm: String) -> RhaiResult<Map> {
+        let host = HostContext::current(&ctx)?;
+        let value = action::query(&ctx, "vhpc::view", json!({ "vm": vm }), |_| {
+            let management = Management::of(host)?;
+            Ok(action::json(&view_of(&management, &vm)?))
+        })?;
+        Ok(value.try_cast().unwrap_or_default())
+    }
+
+    /// Assigns a PCI device (a ConnectX port: `0000:3B:00.0` or `3b:00.0`) to a VM in
+    /// DirectPath I/O (`vhpc_toolkit passthru --add --vm VM --device PCI`), unless it is
+    /// already. vhpc_toolkit reserves the VM's memory with it. Returns `#{vm, device,
+    /// changed}`.
+    ///
+    /// ```rhai
+    /// vhpc::passthru_add(host().vars.vm, "0000:3B:00.0");
+    /// ```
+    #[rhai_fn(volatile, return_raw)]
+    pub fn passthru_add(ctx: NativeCallContext, vm: String, pci: String) -> RhaiResult<Map> {
+        passthru(&ctx, &vm, &pci, true)
+    }
+
+    /// Removes a passthrough PCI device from a VM, if it has it. Returns `#{vm, device,
+    /// changed}`.
+    ///
+    /// ```rhai
+    /// vhpc::passthru_remove("hpc-vm01", "0000:3b:00.1");
+    /// ```
+    #[rhai_fn(volatile, return_raw)]
+    pub fn passthru_remove(ctx: NativeCallContext, vm: String, pci: String) -> RhaiResult<Map> {
+        passthru(&ctx, &vm, &pci, false)
+    }
+
+    /// Sets a VM's latency sensitivity, `"high"` or `"normal"` (`vhpc_toolkit latency --vm VM
+    /// --level LEVEL`), unless it is already. Returns `#{vm, from, to, changed}`.
+    ///
+    /// ```rhai
+    /// vhpc::latency(host().vars.vm, "high");
+    /// ```
+    #[rhai_fn(volatile, return_raw)]
+    pub fn latency(ctx: NativeCallContext, vm: String, level: String) -> RhaiResult<Map> {
+        let level = level.to_ascii_lowercase();
+        if level != "high" && level != "normal" {
+            return Err(action::fail(
+                &ctx,
+                format!("latency level `{level}` is not `high` or `normal`"),
+            ));
+        }
+        change(
+            &ctx,
+            "vhpc::latency",
+            json!({ "vm": vm, "level": level }),
+            &vm,
+            move |now, program| {
+                let from = now.latency_sensitivity.clone();
+                let value = json!({ "vm": now.vm, "from": from, "to": level });
+                if from.as_deref() == Some(level.as_str()) {
+                    return (value, None);
+                }
+                (value, Some(command::latency(program, &now.vm, &level)))
+            },
+        )
+    }
+
+    /// Reserves (or releases) a VM's CPU and memory, `#{cpu: true, memory: true}`
+    /// (`vhpc_toolkit cpumem --cpu_reservation yes --memory_reservation yes`), changing only
+    /// what differs; a key left out is left as it is. Returns `#{vm, changed, cpu, memory}`.
+    ///
+    /// ```rhai
+    /// vhpc::reserve(host().vars.vm, #{ cpu: true, memory: true });
+    /// ```
+    #[rhai_fn(volatile, return_raw)]
+    pub fn reserve(ctx: NativeCallContext, vm: String, options: Map) -> RhaiResult<Map> {
+        let flag = |key: &str| options.get(key).and_then(|v| v.as_bool().ok());
+        let (cpu, memory) = (flag("cpu"), flag("memory"));
+        if cpu.is_none() && memory.is_none() {
+            return Err(action::fail(
+                &ctx,
+                "vhpc::reserve needs #{cpu: true|false} and/or #{memory: true|false}".into(),
+            ));
+        }
+        change(
+            &ctx,
+            "vhpc::reserve",
+            json!({ "vm": vm, "cpu": cpu, "memory": memory }),
+            &vm,
+            move |now, program| {
+                let cpu = cpu.filter(|c| *c != now.cpu_reservation);
+                let memory = memory.filter(|m| *m != now.memory_reservation);
+                let value = json!({ "vm": now.vm, "cpu": cpu.unwrap_or(now.cpu_reservation), "memory": memory.unwrap_or(now.memory_reservation) });
+                if cpu.is_none() && memory.is_none() {
+                    return (value, None);
+                }
+                (value, Some(command::cpumem(program, &now.vm, cpu, memory)))
+            },
+        )
+    }
+}
+
+fn view_of(management: &Management, vm: &str) -> Result<VmView, ActionError> {
+    let argv = command::view(&management.program, vm);
+    let output = management.run(&argv)?;
+    view::parse(&output.stdout).map_err(|e| {
+        ActionError::Failed(format!("`{}` output does not parse: {e}", argv.join(" ")))
+    })
+}
+
+fn passthru(ctx: &NativeCallContext, vm: &str, pci: &str, add: bool) -> RhaiResult<Map> {
+    let device = crate::esxcli::full_pci(pci);
+    let builtin = if add {
+        "vhpc::passthru_add"
+    } else {
+        "vhpc::passthru_remove"
+    };
+    change(
+        ctx,
+        builtin,
+        json!({ "vm": vm, "device": device }),
+        vm,
+        move |now, program| {
+            let has = now.passthrough_devices.contains(&device);
+            let value = json!({ "vm": now.vm, "device": device });
+            if has == add {
+                return (value, None);
+            }
+            (
+                value,
+                Some(command::passthru(program, &now.vm, &device, add)),
+            )
+        },
+    )
+}
+
+/// A change through vhpc_toolkit: `plan` looks at the VM and says what to run, if anything.
+/// Reconciled by looking again: nothing left to run means it happened.
+fn change(
+    ctx: &NativeCallContext,
+    builtin: &str,
+    args: Value,
+    vm: &str,
+    plan: impl Fn(&VmView, &str) -> (Value, Option<Vec<String>>) + Clone + 'static,
+) -> RhaiResult<Map> {
+    let host = HostContext::current(ctx)?;
+    let (probe_host, probe_plan, probe_vm) = (host.clone(), plan.clone(), vm.to_owned());
+    let call = ActionCall {
+        args,
+        assumed: json!({ "changed": true }),
+        builtin: builtin.into(),
+        reconcile: Reconcile::Probe(Box::new(move |_, _| {
+            let management = Management::of(probe_host)?;
+            let now = view_of(&management, &probe_vm)?;
+            let (mut value, todo) = probe_plan(&now, &management.program);
+            value["changed"] = json!(true);
+            Ok(todo.is_none().then_some(Outcome {
+                changed: true,
+                reboot_required: false,
+                value,
+            }))
+        })),
+    };
+    let value = action::act(ctx, call, |io| {
+        let management = Management::of(host)?;
+        let now = view_of(&management, vm)?;
+        let (mut value, todo) = plan(&now, &management.program);
+        value["changed"] = json!(todo.is_some());
+        let Some(argv) = todo else {
+            return Ok(Outcome::unchanged(value));
+        };
+        if !io.checking() {
+            management.run(&argv)?;
+        }
+        Ok(Outcome {
+            changed: true,
+            reboot_required: false,
+            value,
+        })
+    })?;
+    Ok(value.try_cast().unwrap_or_default())
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::esxcli::test_host::TestHost;
+
+    #[test]
+    fn passthrough_latency_and_reservations_through_the_management_host() {
+        let t = TestHost::new("", false);
+        assert!(
+            t.eval(r#"vhpc::passthru_add("hpc-vm01", "0000:3B:00.0").changed"#)
+                .as_bool()
+                .unwrap_or(false)
+        );
+        assert!(
+            !t.eval(r#"vhpc::passthru_add("hpc-vm01", "3b:00.0").changed"#)
+                .as_bool()
+                .unwrap_or(true)
+        );
+        let view = t.eval(r#"let v = vhpc::view("hpc-vm01"); [v.passthrough_devices, v.memory_reservation, v.cpu_reservation]"#);
+        assert_eq!(view.to_string(), r#"[["0000:3b:00.0"], true, false]"#);
+        assert!(
+            t.eval(r#"vhpc::latency("hpc-vm01", "high").changed"#)
+                .as_bool()
+                .unwrap_or(false)
+        );
+        assert!(
+            !t.eval(r#"vhpc::latency("hpc-vm01", "HIGH").changed"#)
+                .as_bool()
+                .unwrap_or(true)
+        );
+        assert!(
+            t.eval(r#"vhpc::reserve("hpc-vm01", #{ cpu: true, memory: true }).changed"#)
+                .as_bool()
+                .unwrap_or(false)
+        );
+        assert!(
+            !t.eval(r#"vhpc::reserve("hpc-vm01", #{ cpu: true, memory: true }).changed"#)
+                .as_bool()
+                .unwrap_or(true)
+        );
+        assert!(
+            t.eval(r#"vhpc::passthru_remove("hpc-vm01", "0000:3b:00.0").changed"#)
+                .as_bool()
+                .unwrap_or(false)
+        );
+        assert!(
+            t.error(r#"vhpc::latency("hpc-vm01", "extreme")"#)
+                .contains("not `high` or `normal`")
+        );
+        let cpumem: Vec<Vec<String>> = t
+            .commands("vcenter")
+            .into_iter()
+            .filter(|a| a.get(1).is_some_and(|c| c == "cpumem"))
+            .collect();
+        assert_eq!(
+            cpumem,
+            [[
+                "vhpc_toolkit",
+                "cpumem",
+                "--vm",
+                "hpc-vm01",
+                "--cpu_reservation",
+                "yes"
+            ]
+            .map(String::from)],
+            "memory was reserved with the device"
+        );
+        assert!(
+            t.commands("esx01").is_empty(),
+            "vhpc_toolkit runs on the management host only"
+        );
+    }
+
+    #[test]
+    fn check_mode_only_looks() {
+        let t = TestHost::new("", true);
+        t.run(
+            r#"vhpc::passthru_add("hpc-vm01", "0000:3B:00.0"); vhpc::latency("hpc-vm01", "high");"#,
+        );
+        assert_eq!(t.changes().len(), 2);
+        assert!(
+            t.commands("vcenter")
+                .iter()
+                .all(|a| a.get(1).is_some_and(|c| c == "view"))
+        );
+    }
+}

@@ -1,0 +1,77 @@
+//! Reaching the management host that runs `vhpc_toolkit`: the inventory var `vhpc_host` names
+//! it, and its transport is the run's (`RunShared::transports`), locked for each command.
+//!
+//! The runtime has no API to run an action on another host's transport; this is the minimal
+//! version. The action is journaled on the calling (ESXi) host; the commands run on the
+//! management host, whose own instance does not hold its transport while it waits at a stage.
+
+use std::sync::Arc;
+
+use cairn_runtime::{ActionError, ExecOutput, ExecRequest, HostContext};
+
+/// The management host and the `vhpc_toolkit` program to run there.
+pub(crate) struct Management {
+    host: Arc<HostContext>,
+    name: String,
+    /// The program (`vhpc_toolkit`, or the var `vhpc_toolkit`, e.g. `/opt/vhpc/bin/vhpc_toolkit`).
+    pub(crate) program: String,
+}
+
+impl Management {
+    /// The management host of the current host, from its vars.
+    pub(crate) fn of(host: Arc<HostContext>) -> Result<Self, ActionError> {
+        let var = |key: &str| {
+            host.info
+                .vars
+                .get(key)
+                .and_then(|v| v.as_str())
+                .map(str::to_owned)
+        };
+        let Some(name) = var("vhpc_host") else {
+            return Err(ActionError::Failed(format!(
+                "`{}` has no inventory var `vhpc_host`: it names the management host that runs vhpc_toolkit",
+                host.info.name
+            )));
+        };
+        if !host.shared.transports.contains_key(&name) {
+            return Err(ActionError::Failed(format!(
+                "the management host `{name}` (var `vhpc_host` of `{}`) is not in this run's inventory selection",
+                host.info.name
+            )));
+        }
+        let program = var("vhpc_toolkit").unwrap_or_else(|| "vhpc_toolkit".to_owned());
+        Ok(Self {
+            host,
+            name,
+            program,
+        })
+    }
+
+    /// Runs `argv` on the management host; a non-zero exit fails with its stderr.
+    pub(crate) fn run(&self, argv: &[String]) -> Result<ExecOutput, ActionError> {
+        let Some(transport) = self.host.shared.transports.get(&self.name) else {
+            return Err(ActionError::Failed(format!(
+                "no transport for `{}`",
+                self.name
+            )));
+        };
+        let output = {
+            let mut transport = transport.lock().map_err(|_| {
+                ActionError::Failed(format!("the transport of `{}` broke", self.name))
+            })?;
+            transport.exec(&ExecRequest::new(argv.iter().cloned()))?
+        };
+        if output.code != 0 {
+            return Err(ActionError::CommandFailed {
+                code: output.code,
+                command: format!("{} (on {})", argv.join(" "), self.name),
+                stderr: if output.stderr.trim().is_empty() {
+                    output.stdout
+                } else {
+                    output.stderr
+                },
+            });
+        }
+        Ok(output)
+    }
+}

@@ -1,0 +1,226 @@
+//! The simulated vCenter behind `vhpc_toolkit` on a management host (`sim:esxi7?role=vcenter`;
+//! on any other host `vhpc_toolkit` is not installed): VMs with
+//! their passthrough devices, latency sensitivity and reservations.
+//!
+//! `vms=a,b,c` lists the VMs that exist; without it any VM named exists (powered off, nothing
+//! attached). As the real tool does, adding a passthrough device reserves the VM's memory, and a
+//! device already attached is skipped with an error line, exit 0.
+
+use std::collections::BTreeMap;
+
+use cairn_runtime::ExecOutput;
+use cairn_runtime::sim::{SimContext, SimTool};
+use serde::{Deserialize, Serialize};
+
+use crate::esxcli::sim_hardware::{error, flag_value, has, ok};
+
+/// The `vhpc_toolkit` tool model.
+pub(crate) struct VhpcToolkit;
+
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+struct Vm {
+    devices: Vec<String>,
+    latency: String,
+    cpu_reservation: bool,
+    memory_reservation: bool,
+}
+
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+struct VcenterState {
+    vms: BTreeMap<String, Vm>,
+}
+
+fn new_vm() -> Vm {
+    Vm {
+        latency: "normal".into(),
+        ..Vm::default()
+    }
+}
+
+impl SimTool for VhpcToolkit {
+    fn commands(&self) -> &[&'static str] {
+        &["vhpc_toolkit"]
+    }
+
+    fn options(&self) -> &[&'static str] {
+        &["vms", "role"]
+    }
+
+    fn init(&self, host: &mut SimContext<'_>) {
+        let mut state = VcenterState::default();
+        for vm in host.option("vms").unwrap_or("").split(',').map(str::trim) {
+            if !vm.is_empty() {
+                state.vms.insert(vm.to_owned(), new_vm());
+            }
+        }
+        let _ = host.save_state(&state);
+    }
+
+    fn run(&self, host: &mut SimContext<'_>, argv: &[String]) -> ExecOutput {
+        if host.option("role") != Some("vcenter") {
+            return crate::esxcli::sim_hardware::not_found("vhpc_toolkit");
+        }
+        let mut state: VcenterState = host.load_state().unwrap_or_default();
+        let Some(name) = flag_value(argv, &["--vm"]) else {
+            return error(
+                2,
+                "vhpc_toolkit: error: one of the arguments --vm --file is required\n".into(),
+            );
+        };
+        let fixed = host.option("vms").is_some();
+        if fixed && !state.vms.contains_key(name) {
+            return error(1, format!("ERROR - Couldn't find VM {name}\n"));
+        }
+        let vm = state.vms.entry(name.to_owned()).or_insert_with(new_vm);
+        let output = match argv.get(1).map(String::as_str) {
+            Some("view") => ok(view(name, vm)),
+            Some("passthru") => passthru(vm, name, argv),
+            Some("latency") => match flag_value(argv, &["--level"]) {
+                Some(level @ ("high" | "normal")) => {
+                    vm.latency = level.to_owned();
+                    ok(format!(
+                        "INFO - Configure latency sensitivity to {level} for VM {name} completed\n"
+                    ))
+                }
+                Some(other) => error(
+                    2,
+                    format!(
+                        "vhpc_toolkit latency: error: argument --level: invalid choice: '{other}' (choose from 'high', 'normal')\n"
+                    ),
+                ),
+                None if has(argv, &["--check"]) => ok(format!(
+                    "Latency sensitivity of VM {name}: {}\n",
+                    vm.latency
+                )),
+                None => error(
+                    2,
+                    "vhpc_toolkit latency: error: --level or --check is required\n".into(),
+                ),
+            },
+            Some("cpumem") => {
+                let yes = |v: &str| matches!(v, "y" | "yes" | "t" | "true" | "1");
+                if let Some(cpu) = flag_value(argv, &["--cpu_reservation"]) {
+                    vm.cpu_reservation = yes(cpu);
+                }
+                if let Some(memory) = flag_value(argv, &["--memory_reservation"]) {
+                    vm.memory_reservation = yes(memory);
+                }
+                ok(format!(
+                    "INFO - Reconfigure CPU/memory for VM {name} completed\n"
+                ))
+            }
+            Some(other) => error(
+                2,
+                format!("vhpc_toolkit: error: invalid choice: '{other}'\n"),
+            ),
+            None => error(2, "usage: vhpc_toolkit [-h] COMMAND ...\n".into()),
+        };
+        let _ = host.save_state(&state);
+        output
+    }
+}
+
+fn view(name: &str, vm: &Vm) -> String {
+    let devices = if vm.devices.is_empty() {
+        "None".to_owned()
+    } else {
+        vm.devices.join(", ")
+    };
+    format!(
+        "VM: {name}\n    Power state: poweredOff\n    Passthrough devices: {devices}\n    Latency sensitivity: {}\n    CPU reservation: {}\n    Memory reservation: {}\n",
+        vm.latency,
+        if vm.cpu_reservation { "full" } else { "none" },
+        if vm.memory_reservation {
+            "full"
+        } else {
+            "none"
+        },
+    )
+}
+
+fn passthru(vm: &mut Vm, name: &str, argv: &[String]) -> ExecOutput {
+    let devices: Vec<String> = argv
+        .iter()
+        .skip_while(|a| *a != "--device")
+        .skip(1)
+        .take_while(|a| !a.starts_with("--"))
+        .map(|d| d.to_ascii_lowercase())
+        .collect();
+    if devices.is_empty() {
+        return error(
+            2,
+            "vhpc_toolkit passthru: error: --device is required\n".into(),
+        );
+    }
+    let mut out = String::new();
+    if has(argv, &["--add"]) {
+        let mut added = false;
+        for device in devices {
+            if vm.devices.contains(&device) {
+                out.push_str(&format!(
+                    "ERROR - Device {device} is already configured. Skip.\n"
+                ));
+            } else {
+                vm.devices.push(device);
+                added = true;
+            }
+        }
+        if added {
+            if !vm.memory_reservation {
+                out.push_str("WARNING - Adding a PCI device or shared PCI device in passthrough mode needs to reserve memory. Reserving memory.\n");
+                vm.memory_reservation = true;
+            }
+            out.push_str(&format!(
+                "INFO - Add Passthrough device(s) for VM {name} completed\n"
+            ));
+        }
+    } else if has(argv, &["--remove"]) {
+        for device in devices {
+            if let Some(i) = vm.devices.iter().position(|d| *d == device) {
+                vm.devices.remove(i);
+                out.push_str(&format!(
+                    "INFO - Device {device} to be removed on VM {name}\n"
+                ));
+            } else {
+                out.push_str(&format!(
+                    "ERROR - Couldn't find device {device} on VM {name}. Skip.\n"
+                ));
+            }
+        }
+    } else {
+        return error(
+            2,
+            "vhpc_toolkit passthru: error: --add, --remove or --query is required\n".into(),
+        );
+    }
+    ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_view_reads_back() {
+        let mut vm = new_vm();
+        let argv: Vec<String> = [
+            "vhpc_toolkit",
+            "passthru",
+            "--vm",
+            "v",
+            "--add",
+            "--device",
+            "0000:3B:00.0",
+        ]
+        .iter()
+        .map(|s| (*s).to_owned())
+        .collect();
+        assert_eq!(passthru(&mut vm, "v", &argv).code, 0);
+        let again = passthru(&mut vm, "v", &argv);
+        assert!(again.stdout.contains("already configured"));
+        let parsed = super::super::view::parse(&view("v", &vm)).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(parsed.passthrough_devices, ["0000:3b:00.0"]);
+        assert!(parsed.memory_reservation && !parsed.cpu_reservation);
+        assert_eq!(parsed.latency_sensitivity.as_deref(), Some("normal"));
+    }
+}

@@ -1,0 +1,372 @@
+//! The guest and fabric runbooks on simulated guests: OFED, RoCE interface, ports, perftest
+//! (reference 000 sections 2.4 and 3.1, reference 002).
+
+use cairn_tests::{Lab, records};
+use serde_json::Value;
+
+const GUEST_RUNBOOK: &str = include_str!("../../runbooks/guest-ib-roce-validate.rhai");
+const GUEST_LAB: &str = include_str!("../../runbooks/labs/guests-2node.toml");
+const FABRIC_RUNBOOK: &str = include_str!("../../runbooks/ib-fabric-validate.rhai");
+const FABRIC_LAB: &str = include_str!("../../runbooks/labs/fabric-4node.toml");
+
+/// The results of `builtin`'s successful outcomes in a journal, in order.
+fn results(journal: &[Value], builtin: &str) -> Vec<Value> {
+    let seqs: Vec<u64> = records(journal, "intent")
+        .iter()
+        .filter(|r| r["data"]["builtin"] == builtin)
+        .filter_map(|r| r["data"]["seq"].as_u64())
+        .collect();
+    records(journal, "outcome")
+        .iter()
+        .filter(|r| r["data"]["ok"] == true)
+        .filter(|r| r["data"]["seq"].as_u64().is_some_and(|s| seqs.contains(&s)))
+        .map(|r| r["data"]["result"].clone())
+        .collect()
+}
+
+fn logs(journal: &[Value]) -> String {
+    records(journal, "log")
+        .iter()
+        .filter_map(|r| r["data"]["message"].as_str())
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+fn number(value: &Value, key: &str) -> f64 {
+    value[key].as_f64().unwrap_or(f64::NAN)
+}
+
+#[test]
+fn guests_get_ofed_once_and_pass_ib_and_roce_tests() {
+    let lab = Lab::new();
+    lab.write("guest.rhai", GUEST_RUNBOOK);
+    lab.write("lab.toml", GUEST_LAB);
+    let run = lab.cairn(&["run", "guest.rhai", "-i", "lab.toml"]);
+    assert_eq!(run.code, 0, "{}\n{}", run.stdout, run.stderr);
+    for guest in ["compute-02", "compute-03"] {
+        assert_eq!(
+            lab.sim_count(guest, &["reboot"]),
+            1,
+            "{guest} rebooted once"
+        );
+        let installs = lab.sim_count(
+            guest,
+            &[
+                "/tmp/MLNX_OFED_LINUX-5.4-3.0.3.0-rhel8.1-x86_64/mlnxofedinstall",
+                "--force",
+            ],
+        );
+        assert_eq!(installs, 1);
+        assert_eq!(
+            lab.sim_count(guest, &["dnf", "install", "-y", "kernel-modules-extra"]),
+            1
+        );
+        assert_eq!(
+            lab.sim_count(
+                guest,
+                &["ip", "link", "set", "dev", "ens224f1", "mtu", "9000"]
+            ),
+            1
+        );
+        let journal = lab.journal(guest);
+        let text = logs(&journal);
+        assert!(text.contains("MLNX_OFED_LINUX-5.4-3.0.3.0"), "{text}");
+        assert!(text.contains("ens224f1 mtu 9000"), "{text}");
+        assert!(
+            text.contains("mlx5_0 port 1 ACTIVE LinkUp 100.0 Gb/sec (4X EDR) InfiniBand"),
+            "{text}"
+        );
+        assert!(
+            text.contains("mlx5_1 port 1 ACTIVE LinkUp 100.0 Gb/sec (4X EDR) Ethernet"),
+            "{text}"
+        );
+        assert!(text.contains("mlx5_1 active_mtu 4096 (max 4096)"), "{text}");
+    }
+    let controller = lab.journal("controller");
+    let bw = results(&controller, "perftest::send_bw");
+    let lat = results(&controller, "perftest::send_lat");
+    assert_eq!((bw.len(), lat.len()), (2, 2));
+    let (ib, roce) = (&bw[0], &bw[1]);
+    assert_eq!(ib["header"]["link_type"], "IB");
+    assert_eq!(roce["header"]["link_type"], "Ethernet");
+    assert_eq!(roce["header"]["gid_index"], 3);
+    assert_eq!(roce["header"]["mtu_bytes"], 4096);
+    for r in [ib, roce] {
+        assert_eq!(r["rows"].as_array().map(Vec::len), Some(23));
+        let avg = number(r, "avg_gbps");
+        assert!((94.0..=97.5).contains(&avg), "average {avg} Gb/s");
+        assert!(number(r, "peak_gbps") >= avg);
+    }
+    let ib_lat = number(&lat[0], "typical_us");
+    let roce_lat = number(&lat[1], "typical_us");
+    assert!((1.0..=1.2).contains(&ib_lat), "IB latency {ib_lat}");
+    assert!((1.85..=2.1).contains(&roce_lat), "RoCE latency {roce_lat}");
+    // The tables, as the guide prints them.
+    let text = logs(&controller);
+    assert!(
+        text.contains(" #bytes   #iterations  BW peak[Gb/sec]  BW average[Gb/sec]  MsgRate[Mpps]"),
+        "{text}"
+    );
+    assert!(
+        text.contains("t_typical[usec] t_avg[usec] t_stdev[usec] 99%[usec]  99.9%[usec]"),
+        "{text}"
+    );
+    assert!(text.contains("\n 8388608  1000"), "{text}");
+    // Reference 004: VMA against the kernel, over the RoCE interface.
+    let sockperf = results(&controller, "sockperf::ping_pong");
+    assert_eq!(sockperf.len(), 2);
+    let (kernel, vma) = (
+        number(&sockperf[0], "avg_us"),
+        number(&sockperf[1], "avg_us"),
+    );
+    assert!((6.3..=6.7).contains(&kernel), "kernel {kernel} us");
+    assert!((1.0..=1.12).contains(&vma), "VMA {vma} us");
+    assert_eq!(sockperf[1]["vma_loaded"], true);
+    assert!(text.contains("| Percentile | Kernel | VMA |"), "{text}");
+    // The servers were started in the background and stopped, every time.
+    for server in ["compute-03"] {
+        assert_eq!(
+            lab.sim_count(server, &["env", "LOG=/tmp/cairn-ib_send_bw-18515.log"]),
+            2
+        );
+        assert_eq!(lab.sim_count(server, &["env"]), 6);
+        assert_eq!(lab.sim_count(server, &["sh", "-c"]), 6);
+        let running = &lab.sim_state(server)["tools"]["processes"]["running"];
+        assert_eq!(
+            running.as_object().map(serde_json::Map::len),
+            Some(0),
+            "{running}"
+        );
+    }
+
+    // A second run finds OFED installed and the interface set: no install, no reboot.
+    let again = lab.cairn(&["run", "guest.rhai", "-i", "lab.toml"]);
+    assert_eq!(again.code, 0, "{}\n{}", again.stdout, again.stderr);
+    for guest in ["compute-02", "compute-03"] {
+        assert_eq!(
+            lab.sim_count(guest, &["reboot"]),
+            1,
+            "{guest} was not rebooted again"
+        );
+        assert_eq!(
+            lab.sim_count(guest, &["dnf", "install", "-y", "kernel-modules-extra"]),
+            1
+        );
+        let install = results(&lab.journal(guest), "ofed::install");
+        assert_eq!(
+            install.first().map(|r| r["changed"].clone()),
+            Some(Value::Bool(false))
+        );
+    }
+}
+
+#[test]
+fn roce_left_at_mtu_1500_fails_its_expectation_with_the_numbers() {
+    let lab = Lab::new();
+    lab.write("guest.rhai", GUEST_RUNBOOK);
+    lab.write("lab.toml", GUEST_LAB);
+    let run = lab.cairn(&[
+        "run",
+        "guest.rhai",
+        "-i",
+        "lab.toml",
+        "--param",
+        "roce_mtu=1500",
+    ]);
+    assert_ne!(run.code, 0, "{}\n{}", run.stdout, run.stderr);
+    let output = format!("{}{}", run.stdout, run.stderr);
+    assert!(
+        output.contains("compute-02 -> compute-03 mlx5_1: RoCE send bandwidth 75."),
+        "{output}"
+    );
+    assert!(
+        output.contains("(MTU 1024), expected at least 90.0 Gb/s"),
+        "{output}"
+    );
+    let controller = lab.journal("controller");
+    let bw = results(&controller, "perftest::send_bw");
+    assert_eq!(bw.len(), 2, "the IB test passed, the RoCE test ran");
+    assert!(number(&bw[0], "avg_gbps") > 94.0);
+    assert!(number(&bw[1], "avg_gbps") < 80.0);
+    assert_eq!(bw[1]["header"]["mtu_bytes"], 1024);
+    let end = records(&controller, "host_end");
+    assert_eq!(
+        end.first().map(|r| r["data"]["status"].clone()),
+        Some("failed".into())
+    );
+}
+
+#[test]
+fn a_four_node_fabric_is_checked_pairwise() {
+    let lab = Lab::new();
+    lab.write("fabric.rhai", FABRIC_RUNBOOK);
+    lab.write("lab.toml", FABRIC_LAB);
+    let run = lab.cairn(&["run", "fabric.rhai", "-i", "lab.toml"]);
+    assert_eq!(run.code, 0, "{}\n{}", run.stdout, run.stderr);
+    let node = lab.journal("node139");
+    let fabric = results(&node, "ib::netdiscover");
+    let cas = fabric
+        .first()
+        .map(|f| f["channel_adapters"].clone())
+        .unwrap_or_default();
+    assert_eq!(cas.as_array().map(Vec::len), Some(4), "{cas}");
+    let matrix = results(&lab.journal("controller"), "perftest::matrix");
+    let pairs = matrix
+        .first()
+        .and_then(|m| m.as_array().cloned())
+        .unwrap_or_default();
+    assert_eq!(pairs.len(), 6);
+    for pair in &pairs {
+        assert_eq!(pair["ok"], true, "{pair}");
+        let avg = number(&pair["result"], "avg_gbps");
+        assert!((194.0..=197.5).contains(&avg), "{avg}");
+    }
+}
+
+const WRONG: &str = r#"
+stage "ports up" on up {
+    ib::wait_active("mlx5_0", 1, 30);
+}
+
+stage "tests" on controller {
+    let r = perftest::send_bw(server, "a-01", #{ device: "mlx5_0", size: 65536 });
+    log(`${r.avg_gbps}`);
+}
+"#;
+
+#[test]
+fn a_wrong_link_type_or_an_unreachable_peer_fails_as_perftest_does() {
+    let lab = Lab::new();
+    lab.write(
+        "lab.toml",
+        "[hosts.\"a-[01-03]\"]\naddress = \"sim:rhel8?clock=virtual&ofed=5.4-3.0.3.0\"\ngroups = [\"up\"]\n\
+         [hosts.b-01]\naddress = \"sim:rhel8?clock=virtual&ofed=5.4-3.0.3.0&ports=eth,eth\"\ngroups = [\"up\"]\n\
+         [hosts.c-01]\naddress = \"sim:rhel8?clock=virtual\"\ngroups = [\"bare\"]\n",
+    );
+    lab.write("wrong.rhai", &format!("param server = \"b-01\";\n{WRONG}"));
+    let run = lab.cairn(&["run", "wrong.rhai", "-i", "lab.toml"]);
+    assert_ne!(run.code, 0);
+    let output = format!("{}{}", run.stdout, run.stderr);
+    assert!(
+        output.contains("ib_send_bw from a-01 to b-01 failed (qp_state): Failed to modify QP"),
+        "{output}"
+    );
+    // No OFED on c-01: its server never starts, the client cannot connect.
+    let run = lab.cairn(&[
+        "run",
+        "wrong.rhai",
+        "-i",
+        "lab.toml",
+        "--param",
+        "server=c-01",
+    ]);
+    assert_ne!(run.code, 0);
+    let output = format!("{}{}", run.stdout, run.stderr);
+    assert!(
+        output.contains(
+            "ib_send_bw from a-01 to c-01 failed (connection): Couldn't connect to c-01:18515"
+        ),
+        "{output}"
+    );
+    // A good pair measures line rate at 64 KiB.
+    let run = lab.cairn(&[
+        "run",
+        "wrong.rhai",
+        "-i",
+        "lab.toml",
+        "--param",
+        "server=a-02",
+    ]);
+    assert_eq!(run.code, 0, "{}\n{}", run.stdout, run.stderr);
+}
+
+#[test]
+fn a_connection_dropped_during_the_install_is_settled_by_a_probe_on_resume() {
+    let lab = Lab::new();
+    lab.write("guest.rhai", GUEST_RUNBOOK);
+    let inventory = GUEST_LAB.replacen(
+        "seed=7\"\ngroups = [\"guests\"]\nvars = { roce_ip = \"192.168.5.2\" }",
+        "seed=7&drop_once=mlnxofedinstall\"\ngroups = [\"guests\"]\nvars = { roce_ip = \"192.168.5.2\" }",
+        1,
+    );
+    assert_ne!(inventory, GUEST_LAB);
+    lab.write("lab.toml", &inventory);
+    let run = lab.cairn(&["run", "guest.rhai", "-i", "lab.toml"]);
+    assert_ne!(run.code, 0);
+    assert!(
+        run.stderr.contains("its outcome is unknown"),
+        "{}",
+        run.stderr
+    );
+    let resumed = lab.cairn(&["resume"]);
+    assert_eq!(resumed.code, 0, "{}\n{}", resumed.stdout, resumed.stderr);
+    let installer = "/tmp/MLNX_OFED_LINUX-5.4-3.0.3.0-rhel8.1-x86_64/mlnxofedinstall";
+    assert_eq!(
+        lab.sim_count("compute-02", &[installer]),
+        1,
+        "installed once"
+    );
+    assert_eq!(lab.sim_count("compute-02", &["reboot"]), 1, "rebooted once");
+    let journal = lab.journal("compute-02");
+    let probed = records(&journal, "outcome")
+        .iter()
+        .any(|r| r["data"]["how"] == "probe" && r["data"]["reboot_required"] == true);
+    assert!(probed, "the install was settled by its probe");
+}
+
+#[test]
+fn a_node_cabled_to_another_switch_is_missing_from_the_fabric() {
+    let lab = Lab::new();
+    lab.write("fabric.rhai", FABRIC_RUNBOOK);
+    let inventory = format!(
+        "{}\n[hosts.node143]\naddress = \"sim:rhel8?clock=virtual&ports=ib&rate=200&ib_switch=ib-other&ofed=23.10-1.1.9.0\"\ngroups = [\"fabric\"]\n",
+        FABRIC_LAB
+    );
+    lab.write("lab.toml", &inventory);
+    let run = lab.cairn(&["run", "fabric.rhai", "-i", "lab.toml"]);
+    assert_ne!(run.code, 0);
+    let output = format!("{}{}", run.stdout, run.stderr);
+    // node143 sees only itself (the others may see it leave the run before they look).
+    assert!(
+        output.contains("node143: ibnetdiscover does not list node1"),
+        "{output}"
+    );
+    assert!(output.contains("(it lists [\"node143\"])"), "{output}");
+}
+
+#[test]
+fn a_test_whose_outcome_was_lost_stops_its_server_and_runs_again_on_resume() {
+    let lab = Lab::new();
+    lab.write("guest.rhai", GUEST_RUNBOOK);
+    let inventory = GUEST_LAB.replacen(
+        "seed=7\"\ngroups = [\"guests\"]\nvars = { roce_ip = \"192.168.5.2\" }",
+        "seed=7&drop_once=ib_send_bw\"\ngroups = [\"guests\"]\nvars = { roce_ip = \"192.168.5.2\" }",
+        1,
+    );
+    assert_ne!(inventory, GUEST_LAB);
+    lab.write("lab.toml", &inventory);
+    let run = lab.cairn(&["run", "guest.rhai", "-i", "lab.toml"]);
+    assert_ne!(run.code, 0);
+    assert!(
+        run.stderr.contains("its outcome is unknown"),
+        "{}",
+        run.stderr
+    );
+    let resumed = lab.cairn(&["resume"]);
+    assert_eq!(resumed.code, 0, "{}\n{}", resumed.stdout, resumed.stderr);
+    // The lost test's server was stopped by the probe, then the test ran again.
+    let server_starts = lab.sim_count(
+        "compute-03",
+        &["env", "LOG=/tmp/cairn-ib_send_bw-18515.log"],
+    );
+    assert_eq!(server_starts, 3);
+    assert_eq!(lab.sim_count("compute-03", &["sh", "-c"]), 8);
+    let controller = lab.journal("controller");
+    assert_eq!(results(&controller, "perftest::send_bw").len(), 2);
+    let running = &lab.sim_state("compute-03")["tools"]["processes"]["running"];
+    assert_eq!(
+        running.as_object().map(serde_json::Map::len),
+        Some(0),
+        "{running}"
+    );
+}
