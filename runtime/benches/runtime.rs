@@ -22,17 +22,29 @@ fn main() {
     let scratch = tempfile::tempdir().expect("scratch dir");
     println!("| benchmark | result | target |");
     println!("| --- | --- | --- |");
-    let (first_live, replay_total) = resume_10k(scratch.path());
+    // This machine is shared and noisy: repeat the short benchmarks and report the median.
+    let mut resumes: Vec<(Duration, Duration)> = (0..5)
+        .map(|n| resume_10k(&scratch.path().join(format!("resume{n}"))))
+        .collect();
+    resumes.sort();
+    let (first_live, replay_total) = resumes[resumes.len() / 2];
     println!(
-        "| resume 10,000-action journal: start → first live action | {:.1} ms | < 100 ms |",
+        "| resume 10,000-action journal: start → first live action (median of 5; best {:.1} ms) | {:.1} ms | < 100 ms |",
+        ms(resumes[0].0),
         ms(first_live)
     );
     println!(
         "| (whole resume incl. the live action) | {:.1} ms | |",
         ms(replay_total)
     );
-    let rate = journal_throughput(scratch.path(), 64, 200);
-    println!("| journal throughput, fsync, 64 hosts | {rate:.0} actions/s | ≥ 5,000 |");
+    let mut rates: Vec<f64> = (0..3)
+        .map(|n| journal_throughput(&scratch.path().join(format!("journal{n}")), 64, 200))
+        .collect();
+    rates.sort_by(f64::total_cmp);
+    println!(
+        "| journal throughput, fsync, 64 hosts (median of 3; best {:.0}) | {:.0} actions/s | ≥ 5,000 |",
+        rates[2], rates[1]
+    );
     let (wall, peak_mb) = fleet(scratch.path(), 1000);
     println!(
         "| 3 stages, 2 reboots, 1,000 sim hosts (virtual clock) | {:.2} s wall | < 10 s |",
@@ -67,7 +79,9 @@ fn info(name: &str) -> HostInfo {
 
 /// Writes a journal of 10,000 finished actions, then resumes: replay all, one live action.
 fn resume_10k(scratch: &Path) -> (Duration, Duration) {
+    std::fs::create_dir_all(scratch).expect("dir");
     let dir = scratch.join("resume");
+    std::fs::create_dir_all(scratch).expect("dir");
     std::fs::create_dir_all(&dir).expect("dir");
     let text = "stage \"many\" on all {\n    for i in 0..10000 { run([\"echo\", `${i}`], #{ idempotent: true }); }\n    run([\"hostname\"]);\n}\n";
     let path = dir.join("book.rhai");
@@ -161,7 +175,9 @@ fn resume_10k(scratch: &Path) -> (Duration, Duration) {
 
 /// 64 threads, each appending intent + outcome pairs with fsync.
 fn journal_throughput(scratch: &Path, hosts: usize, actions: u64) -> f64 {
+    std::fs::create_dir_all(scratch).expect("dir");
     let dir = scratch.join("throughput");
+    std::fs::create_dir_all(scratch).expect("dir");
     std::fs::create_dir_all(&dir).expect("dir");
     let started = Instant::now();
     let threads: Vec<_> = (0..hosts)

@@ -78,7 +78,7 @@ impl HostJournal {
                 good_end = offset;
                 continue;
             }
-            match JournalEvent::decode(body) {
+            match serde_json::from_str::<JournalEvent>(body) {
                 Ok(event) => {
                     journal.apply(number, event, timeline);
                     good_end = offset;
