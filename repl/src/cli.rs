@@ -72,6 +72,18 @@ pub(crate) enum Command {
     },
     /// List runs and their state.
     Runs,
+    /// Try builtins on one host: rhai lines in a persistent scope, with completion and help.
+    Repl {
+        /// The inventory (with --host).
+        #[arg(short, long, requires = "host", conflicts_with = "sim")]
+        inventory: Option<PathBuf>,
+        /// The inventory host to start on.
+        #[arg(long)]
+        host: Option<String>,
+        /// A throwaway simulated host instead: MODEL or MODEL?option=value&... (e.g. esxi7).
+        #[arg(long, value_name = "MODEL")]
+        sim: Option<String>,
+    },
 }
 
 /// Options shared by `run` and `resume`.
@@ -89,6 +101,10 @@ pub(crate) struct CommonRunArgs {
     /// Print one JSON event per line instead of progress.
     #[arg(long)]
     pub(crate) json: bool,
+    /// SSH: record the key of a host that ~/.ssh/known_hosts does not know yet (a changed key
+    /// is still refused).
+    #[arg(long)]
+    pub(crate) accept_new_host_keys: bool,
 }
 
 /// `--assume done|redo`.

@@ -8,6 +8,7 @@ use std::time::Duration;
 use crate::inventory::{Address, HostSpec, Inventory, InventoryError};
 use crate::journal::{Assume, JournalError, now_millis};
 use crate::sim::{SimRegistry, SimTransport};
+use crate::ssh::{SshOptions, SshTarget, SshTransport};
 use crate::{
     Cancel, EventSink, HostInfo, Installer, LocalTransport, Outline, RunError, RunHost, RunMeta,
     RunOptions, RunReport, RunRequest, RunStore, Runbook, RunbookError, Transport, build_engine,
@@ -94,7 +95,7 @@ impl Launcher {
         let request = RunRequest {
             assume: None,
             from_stage: None,
-            hosts: self.hosts(&inventory),
+            hosts: self.hosts(&inventory, new.options.accept_new_host_keys),
             inventory: meta.inventory.display().to_string(),
             libraries: self.libraries.clone(),
             options: new.options,
@@ -126,6 +127,7 @@ impl Launcher {
         let mut params = meta.params.clone();
         params.extend(overrides.params);
         let options = RunOptions {
+            accept_new_host_keys: overrides.accept_new_host_keys,
             check: false,
             forks: overrides.forks.unwrap_or(RunOptions::default().forks),
             max_operations: meta.max_operations,
@@ -134,7 +136,7 @@ impl Launcher {
                 .unwrap_or(Duration::from_secs(meta.reboot_timeout_secs)),
         };
         let hosts = self
-            .hosts(&inventory)
+            .hosts(&inventory, options.accept_new_host_keys)
             .into_iter()
             .filter(|host| meta.hosts.contains(&host.info.name))
             .collect();
@@ -154,7 +156,7 @@ impl Launcher {
         Ok(execute(request, cancel, events)?)
     }
 
-    fn hosts(&self, inventory: &Inventory) -> Vec<RunHost> {
+    fn hosts(&self, inventory: &Inventory, accept_new_host_keys: bool) -> Vec<RunHost> {
         inventory
             .hosts()
             .iter()
@@ -164,12 +166,17 @@ impl Launcher {
                     name: spec.name.clone(),
                     vars: spec.vars.clone(),
                 },
-                transport: self.open(spec),
+                transport: self.open(spec, accept_new_host_keys),
             })
             .collect()
     }
 
-    fn open(&self, spec: &HostSpec) -> Result<Box<dyn Transport>, String> {
+    /// The transport for one inventory host.
+    pub fn open(
+        &self,
+        spec: &HostSpec,
+        accept_new_host_keys: bool,
+    ) -> Result<Box<dyn Transport>, String> {
         match &spec.address {
             Address::Local => Ok(Box::new(LocalTransport)),
             Address::Sim { model, options } => {
@@ -182,10 +189,13 @@ impl Launcher {
                     .map(|t| Box::new(t) as Box<dyn Transport>)
                     .map_err(|e| e.to_string())
             }
-            Address::Ssh { .. } => Err(format!(
-                "`{}`: the ssh transport is not built yet",
-                spec.address
-            )),
+            Address::Ssh { host, port, user } => {
+                let mut options = SshOptions::for_host(&spec.vars).map_err(|e| e.to_string())?;
+                options.accept_new_host_keys = accept_new_host_keys;
+                let target = SshTarget::resolve(host, *port, user.as_deref(), &options)
+                    .map_err(|e| e.to_string())?;
+                Ok(Box::new(SshTransport::new(&spec.name, target, options)))
+            }
         }
     }
 }
@@ -193,6 +203,8 @@ impl Launcher {
 /// What `cairn resume` may change for the rest of a run.
 #[derive(Debug, Clone, Default)]
 pub struct RunOverrides {
+    /// SSH: record the keys of hosts known_hosts does not know.
+    pub accept_new_host_keys: bool,
     /// A new fork limit.
     pub forks: Option<usize>,
     /// Run again from the first time this stage was entered.

@@ -12,6 +12,8 @@ use crate::{Cancel, EventSink, HostInfo, Transport};
 /// Options of a run that instances consult.
 #[derive(Debug, Clone)]
 pub struct RunOptions {
+    /// SSH: record the key of a host that known_hosts does not know (`--accept-new-host-keys`).
+    pub accept_new_host_keys: bool,
     /// Check mode: builtins report what they would change and change nothing.
     pub check: bool,
     /// At most this many hosts act at once.
@@ -25,6 +27,7 @@ pub struct RunOptions {
 impl Default for RunOptions {
     fn default() -> Self {
         Self {
+            accept_new_host_keys: false,
             check: false,
             forks: 64,
             max_operations: 10_000_000,

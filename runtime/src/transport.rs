@@ -1,5 +1,6 @@
 //! How the runtime reaches a host: run a command, and tell time on the host's clock.
 
+use std::path::Path;
 use std::time::Duration;
 
 use crate::{Clock, TransportError};
@@ -58,4 +59,21 @@ pub trait Transport: Send {
 
     /// A short description for messages, e.g. `sim:linux` or `ssh://root@node01:22`.
     fn describe(&self) -> String;
+
+    /// Copies the local file `local` to the absolute path `remote` on the host, unless the host
+    /// already has a file there with the same SHA-256: `Ok(true)` when copied, `Ok(false)` when
+    /// skipped. Transports that cannot copy files say so.
+    fn upload(&mut self, local: &Path, remote: &str) -> Result<bool, TransportError> {
+        Err(TransportError::Io {
+            context: format!(
+                "cannot upload `{}` to `{remote}` on {}",
+                local.display(),
+                self.describe()
+            ),
+            source: std::io::Error::new(
+                std::io::ErrorKind::Unsupported,
+                "this transport does not upload files",
+            ),
+        })
+    }
 }

@@ -2,4 +2,9 @@
 
 mod cli;
 mod crash;
+mod esxi;
 mod executor;
+mod guest;
+mod repl;
+mod ssh;
+mod ssh_lab;

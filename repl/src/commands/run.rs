@@ -25,6 +25,7 @@ pub(crate) fn run(
     let new = NewRun {
         inventory,
         options: RunOptions {
+            accept_new_host_keys: common.accept_new_host_keys,
             check,
             forks: common.forks.unwrap_or(defaults.forks),
             max_operations: defaults.max_operations,
@@ -55,6 +56,7 @@ pub(crate) fn resume(
         AssumeArg::Redo => Assume::Redo,
     });
     let overrides = RunOverrides {
+        accept_new_host_keys: common.accept_new_host_keys,
         forks: common.forks,
         from_stage,
         params: params(&common.params)?,

@@ -1,0 +1,28 @@
+//! The `ssh` transport, on libssh2 (the `ssh2` crate): one session per host kept open and reused,
+//! a channel per command, argv quoted into one command line, `~/.ssh/config`, known_hosts
+//! (strict by default), agent, key file or password authentication, `sudo` for non-root users,
+//! SFTP upload with a checksum skip; and what `cairn-simhost` needs to serve a simulated host
+//! behind a real sshd. See `docs/ssh.md`.
+
+mod command_line;
+mod known_hosts;
+mod sim_serve;
+mod ssh_connect;
+mod ssh_error;
+mod ssh_options;
+mod ssh_target;
+mod ssh_transport;
+mod ssh_upload;
+#[cfg(test)]
+mod tests;
+
+pub use command_line::{SUDO, command_line};
+pub use known_hosts::{KnownHosts, fingerprint, key_type, lookup_name};
+pub use sim_serve::{
+    SIMHOST_INTERRUPTED, SIMHOST_UNREACHABLE, SIMHOST_UNREACHABLE_CODE, SIMHOST_USAGE, SimRequest,
+    SimServe,
+};
+pub use ssh_error::SshError;
+pub use ssh_options::SshOptions;
+pub use ssh_target::SshTarget;
+pub use ssh_transport::SshTransport;

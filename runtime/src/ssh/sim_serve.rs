@@ -1,0 +1,228 @@
+//! `cairn-simhost`: a simulated host's commands served behind a real sshd.
+//!
+//! sshd runs `cairn-simhost --state DIR --host NAME --model MODEL [--options k=v&...]` as the
+//! `ForceCommand` of a lab server; the client's command line is in `SSH_ORIGINAL_COMMAND`,
+//! shell-unquoted here into the argv the simulated host runs (`-- ARGV...` gives it directly).
+//! While the host is down (rebooting) the command ends with exit 255 and a line starting with
+//! [`SIMHOST_UNREACHABLE`] on standard error, which the ssh transport reports as
+//! `TransportError::Unreachable`, as it would a refused connection; a `drop_once` fault ends
+//! with [`SIMHOST_INTERRUPTED`] (`TransportError::Interrupted`).
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+use super::command_line::SUDO;
+use crate::sim::{SimHost, SimRegistry};
+use crate::{ExecOutput, ExecRequest, TransportError};
+
+/// The exit code of a command the simulated host did not answer.
+pub const SIMHOST_UNREACHABLE_CODE: i64 = 255;
+/// How the standard error of a command refused by a down host starts.
+pub const SIMHOST_UNREACHABLE: &str = "cairn-simhost: unreachable: ";
+/// How the standard error of a command whose connection "dropped" starts.
+pub const SIMHOST_INTERRUPTED: &str = "cairn-simhost: interrupted: ";
+
+/// What `cairn-simhost` was asked.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SimServe {
+    /// The command, from `-- ARGV...` or `SSH_ORIGINAL_COMMAND`.
+    pub argv: Vec<String>,
+    /// The host's name.
+    pub host: String,
+    /// The model.
+    pub model: String,
+    /// The `sim:` address options.
+    pub options: BTreeMap<String, String>,
+    /// The host's state directory.
+    pub state: PathBuf,
+}
+
+/// What to do with the request: answer as the host, or hand over to the real SFTP server.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SimRequest {
+    /// A command for the simulated host.
+    Command(SimServe),
+    /// sshd's SFTP subsystem (its command line under `ForceCommand`): uploads go to this
+    /// machine's file system, not the simulated one.
+    Sftp(Vec<String>),
+}
+
+/// The usage line.
+pub const SIMHOST_USAGE: &str = "usage: cairn-simhost --state DIR --host NAME --model MODEL [--options 'k=v&k=v'] [-- ARGV...] (or the command in SSH_ORIGINAL_COMMAND)";
+
+impl SimServe {
+    /// Reads the arguments (without the program name) and `SSH_ORIGINAL_COMMAND`.
+    pub fn parse(args: &[String], original_command: Option<&str>) -> Result<SimRequest, String> {
+        let mut state = None;
+        let mut host = None;
+        let mut model = None;
+        let mut options = BTreeMap::new();
+        let mut argv = Vec::new();
+        let mut rest = args.iter();
+        while let Some(arg) = rest.next() {
+            let mut value = |name: &str| {
+                rest.next()
+                    .cloned()
+                    .ok_or_else(|| format!("`{name}` needs a value; {SIMHOST_USAGE}"))
+            };
+            match arg.as_str() {
+                "--state" => state = Some(PathBuf::from(value("--state")?)),
+                "--host" => host = Some(value("--host")?),
+                "--model" => model = Some(value("--model")?),
+                "--options" => options = parse_options(&value("--options")?)?,
+                "--" => {
+                    argv = rest.by_ref().cloned().collect();
+                    break;
+                }
+                other => return Err(format!("unknown argument `{other}`; {SIMHOST_USAGE}")),
+            }
+        }
+        if argv.is_empty() {
+            let Some(line) = original_command else {
+                return Err(format!("no command to run; {SIMHOST_USAGE}"));
+            };
+            argv = shlex::split(line)
+                .ok_or_else(|| format!("cannot split the command line `{line}`"))?;
+            if argv.first().is_some_and(|program| {
+                program.ends_with("/sftp-server") && program.starts_with('/')
+            }) {
+                return Ok(SimRequest::Sftp(argv));
+            }
+        }
+        // The simulated user is root already: `sudo -n --` (become) is a no-op.
+        if argv.get(..SUDO.len()).is_some_and(|head| head == SUDO) {
+            argv.drain(..SUDO.len());
+        }
+        if argv.is_empty() {
+            return Err("an empty command".into());
+        }
+        let (Some(state), Some(host), Some(model)) = (state, host, model) else {
+            return Err(format!(
+                "`--state`, `--host` and `--model` are required; {SIMHOST_USAGE}"
+            ));
+        };
+        Ok(SimRequest::Command(Self {
+            argv,
+            host,
+            model,
+            options,
+            state,
+        }))
+    }
+
+    /// Runs the command on the simulated host: its output, or a marked failure.
+    pub fn serve(&self, registry: &SimRegistry, stdin: Option<String>) -> ExecOutput {
+        let failed = |stderr: String| ExecOutput {
+            code: SIMHOST_UNREACHABLE_CODE,
+            stderr,
+            stdout: String::new(),
+        };
+        let model = match registry.model(&self.model) {
+            Ok(model) => model,
+            Err(e) => return failed(format!("cairn-simhost: {e}\n")),
+        };
+        let host = match SimHost::open(&self.host, &self.state, model, self.options.clone()) {
+            Ok(host) => host,
+            Err(e) => return failed(format!("cairn-simhost: {e}\n")),
+        };
+        let request = ExecRequest {
+            argv: self.argv.clone(),
+            stdin,
+            timeout: None,
+        };
+        match host.exec(&request) {
+            Ok(output) => output,
+            Err(TransportError::Unreachable { reason, .. }) => {
+                failed(format!("{SIMHOST_UNREACHABLE}{reason}\n"))
+            }
+            Err(TransportError::Interrupted { command, .. }) => {
+                failed(format!("{SIMHOST_INTERRUPTED}{command}\n"))
+            }
+            Err(other) => failed(format!("cairn-simhost: {other}\n")),
+        }
+    }
+}
+
+fn parse_options(text: &str) -> Result<BTreeMap<String, String>, String> {
+    let mut options = BTreeMap::new();
+    for pair in text.split('&').filter(|pair| !pair.is_empty()) {
+        let (key, value) = pair.split_once('=').unwrap_or((pair, "true"));
+        if key.is_empty() {
+            return Err(format!("option `{pair}` has no name"));
+        }
+        options.insert(key.to_owned(), value.to_owned());
+    }
+    Ok(options)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn strings(words: &[&str]) -> Vec<String> {
+        words.iter().map(|w| (*w).to_owned()).collect()
+    }
+
+    #[test]
+    fn the_original_command_is_unquoted_into_literal_arguments() {
+        let args = strings(&[
+            "--state",
+            "/s",
+            "--host",
+            "n1",
+            "--model",
+            "linux",
+            "--options",
+            "reboot_secs=1&clock",
+        ]);
+        let line = "echo 'a; $(id)' \"b\nc\"";
+        let Ok(SimRequest::Command(serve)) = SimServe::parse(&args, Some(line)) else {
+            panic!("parses");
+        };
+        assert_eq!(serve.argv, strings(&["echo", "a; $(id)", "b\nc"]));
+        assert_eq!(serve.options.get("clock").map(String::as_str), Some("true"));
+        let Ok(SimRequest::Command(sudo)) = SimServe::parse(&args, Some("sudo -n -- hostname"))
+        else {
+            panic!("parses");
+        };
+        assert_eq!(sudo.argv, strings(&["hostname"]));
+        assert!(matches!(
+            SimServe::parse(&args, Some("/usr/lib/openssh/sftp-server")),
+            Ok(SimRequest::Sftp(_))
+        ));
+        assert!(SimServe::parse(&args, Some("echo 'unclosed")).is_err());
+        assert!(SimServe::parse(&args, None).is_err());
+        assert!(SimServe::parse(&strings(&["--bogus"]), Some("true")).is_err());
+    }
+
+    #[test]
+    fn a_down_host_answers_with_the_unreachable_mark() {
+        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let registry = SimRegistry::with_builtin_models();
+        let serve = |line: &str| {
+            let args = strings(&[
+                "--state",
+                &dir.path().display().to_string(),
+                "--host",
+                "n1",
+                "--model",
+                "linux",
+                "--options",
+                "reboot_secs=60",
+            ]);
+            match SimServe::parse(&args, Some(line)) {
+                Ok(SimRequest::Command(serve)) => serve.serve(&registry, None),
+                other => panic!("{other:?}"),
+            }
+        };
+        assert_eq!(serve("hostname").stdout, "n1\n");
+        assert_eq!(serve("reboot").code, 0);
+        let down = serve("hostname");
+        assert_eq!(down.code, SIMHOST_UNREACHABLE_CODE);
+        assert!(
+            down.stderr.starts_with(SIMHOST_UNREACHABLE),
+            "{}",
+            down.stderr
+        );
+    }
+}

@@ -1,0 +1,341 @@
+//! The `ssh` transport: one session per host, kept open and reused, a channel per command.
+
+use std::io::{ErrorKind, Read, Write};
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use ssh2::{Channel, Session};
+
+use super::command_line::command_line;
+use super::sim_serve::{SIMHOST_INTERRUPTED, SIMHOST_UNREACHABLE, SIMHOST_UNREACHABLE_CODE};
+use super::ssh_connect::{ConnectError, connect, millis};
+use super::ssh_upload::upload;
+use super::{SshOptions, SshTarget};
+use crate::{Clock, ExecOutput, ExecRequest, Transport, TransportError};
+
+/// How long one blocking read waits before the command's deadline is looked at again and
+/// standard error is drained (so a command that fills it cannot stall).
+const READ_SLICE: Duration = Duration::from_millis(200);
+
+/// Reaches one host over SSH.
+pub struct SshTransport {
+    idle_since: Instant,
+    name: String,
+    options: SshOptions,
+    session: Option<Session>,
+    target: SshTarget,
+}
+
+impl std::fmt::Debug for SshTransport {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SshTransport")
+            .field("name", &self.name)
+            .field("target", &self.target)
+            .field("connected", &self.session.is_some())
+            .finish_non_exhaustive()
+    }
+}
+
+/// Why one command on an open session did not give an answer.
+enum Failure {
+    /// The command was not sent: the session is stale; a new one may run it.
+    NotStarted(String),
+    /// The command was sent and the connection failed: its outcome is unknown.
+    Interrupted,
+    /// The deadline passed.
+    TimedOut,
+}
+
+impl SshTransport {
+    /// A transport for the inventory host `name` at `target`; connects at the first command.
+    pub fn new(name: &str, target: SshTarget, options: SshOptions) -> Self {
+        Self {
+            idle_since: Instant::now(),
+            name: name.to_owned(),
+            options,
+            session: None,
+            target,
+        }
+    }
+
+    /// Whether a session is open.
+    pub fn is_connected(&self) -> bool {
+        self.session.is_some()
+    }
+
+    /// Opens the session now, if none is open.
+    pub fn connect(&mut self) -> Result<(), TransportError> {
+        self.session()?;
+        Ok(())
+    }
+
+    /// Copies the local file `local` to the absolute path `remote` over SFTP, unless a file with
+    /// the same SHA-256 is already there. `Ok(true)`: copied; `Ok(false)`: already there.
+    pub fn upload_file(&mut self, local: &Path, remote: &str) -> Result<bool, TransportError> {
+        let remote_sum = self.remote_sha256(remote);
+        let host = self.name.clone();
+        let session = self.session()?;
+        let result = upload(session, local, remote, remote_sum.as_deref());
+        if let Err(error) = &result
+            && !matches!(error, TransportError::Io { .. })
+        {
+            self.session = None;
+        }
+        result.map_err(|error| match error {
+            TransportError::Unreachable { reason, .. } => {
+                TransportError::Unreachable { host, reason }
+            }
+            other => other,
+        })
+    }
+
+    /// The host's `sha256sum` of `remote`, when the host has the command and the file.
+    fn remote_sha256(&mut self, remote: &str) -> Option<String> {
+        if !remote.starts_with('/') {
+            return None;
+        }
+        let output = self
+            .exec(&ExecRequest::new(["sha256sum", remote]))
+            .ok()
+            .filter(|output| output.code == 0)?;
+        let sum = output
+            .stdout
+            .split_whitespace()
+            .next()?
+            .to_ascii_lowercase();
+        (sum.len() == 64 && sum.bytes().all(|b| b.is_ascii_hexdigit())).then_some(sum)
+    }
+
+    fn session(&mut self) -> Result<&Session, TransportError> {
+        if self.session.is_none() {
+            let session = connect(&self.target, &self.options).map_err(|e| match e {
+                ConnectError::Unreachable(reason) => self.unreachable(reason),
+                ConnectError::Refused(error) => error.into_transport(),
+            })?;
+            self.idle_since = Instant::now();
+            self.session = Some(session);
+        }
+        self.session
+            .as_ref()
+            .ok_or_else(|| self.unreachable("no session".into()))
+    }
+
+    fn unreachable(&self, reason: String) -> TransportError {
+        TransportError::Unreachable {
+            host: self.name.clone(),
+            reason,
+        }
+    }
+
+    /// Runs `line` on the open session.
+    fn run(
+        session: &Session,
+        line: &str,
+        request: &ExecRequest,
+        idle: Duration,
+        keepalive: Duration,
+    ) -> Result<ExecOutput, Failure> {
+        let deadline = request.timeout.map(|limit| Instant::now() + limit);
+        let remaining = || deadline.map(|d| d.saturating_duration_since(Instant::now()));
+        session.set_timeout(millis(remaining().unwrap_or(Duration::from_secs(60))));
+        if idle >= keepalive {
+            // A session idle for long may have died quietly (a reboot); find out before sending.
+            session
+                .keepalive_send()
+                .map_err(|e| Failure::NotStarted(e.to_string()))?;
+        }
+        let mut channel = session
+            .channel_session()
+            .map_err(|e| Failure::NotStarted(e.to_string()))?;
+        channel.exec(line).map_err(|_| Failure::Interrupted)?;
+        if let Some(input) = &request.stdin {
+            channel
+                .write_all(input.as_bytes())
+                .map_err(|_| Failure::Interrupted)?;
+        }
+        channel.send_eof().map_err(|_| Failure::Interrupted)?;
+        let (stdout, stderr) = read_all(session, &mut channel, deadline)?;
+        session.set_timeout(millis(remaining().unwrap_or(Duration::from_secs(60))));
+        channel.wait_close().map_err(|e| classify(&e.into()))?;
+        let signal = channel.exit_signal().ok().and_then(|s| s.exit_signal);
+        let code = match signal {
+            Some(name) => 128 + signal_number(&name),
+            None => i64::from(channel.exit_status().map_err(|_| Failure::Interrupted)?),
+        };
+        Ok(ExecOutput {
+            code,
+            stderr: String::from_utf8_lossy(&stderr).into_owned(),
+            stdout: String::from_utf8_lossy(&stdout).into_owned(),
+        })
+    }
+}
+
+/// Reads standard output to its end, draining standard error whenever output is idle, then
+/// standard error to its end; all before `deadline`.
+fn read_all(
+    session: &Session,
+    channel: &mut Channel,
+    deadline: Option<Instant>,
+) -> Result<(Vec<u8>, Vec<u8>), Failure> {
+    let mut stdout = Vec::new();
+    let mut stderr = Vec::new();
+    let mut buffer = vec![0_u8; 32 * 1024];
+    let slice = |limit: Duration| {
+        let left = deadline.map_or(limit, |d| d.saturating_duration_since(Instant::now()));
+        if left.is_zero() {
+            return Err(Failure::TimedOut);
+        }
+        session.set_timeout(millis(left.min(limit)));
+        Ok(())
+    };
+    loop {
+        slice(READ_SLICE)?;
+        match channel.read(&mut buffer) {
+            Ok(0) => break,
+            Ok(n) => stdout.extend_from_slice(buffer.get(..n).unwrap_or_default()),
+            Err(e) if e.kind() == ErrorKind::TimedOut || e.kind() == ErrorKind::WouldBlock => {
+                session.set_timeout(1);
+                let mut errors = channel.stderr();
+                while let Ok(n) = errors.read(&mut buffer) {
+                    if n == 0 {
+                        break;
+                    }
+                    stderr.extend_from_slice(buffer.get(..n).unwrap_or_default());
+                }
+            }
+            Err(e) => return Err(classify(&e)),
+        }
+    }
+    let mut errors = channel.stderr();
+    loop {
+        slice(Duration::from_secs(3600))?;
+        match errors.read(&mut buffer) {
+            Ok(0) => break,
+            Ok(n) => stderr.extend_from_slice(buffer.get(..n).unwrap_or_default()),
+            Err(e) if e.kind() == ErrorKind::TimedOut || e.kind() == ErrorKind::WouldBlock => {}
+            Err(e) => return Err(classify(&e)),
+        }
+    }
+    Ok((stdout, stderr))
+}
+
+fn classify(error: &std::io::Error) -> Failure {
+    if error.kind() == ErrorKind::TimedOut {
+        Failure::TimedOut
+    } else {
+        Failure::Interrupted
+    }
+}
+
+/// The number of a signal named as SSH names them (`KILL`, `TERM`, ...).
+fn signal_number(name: &str) -> i64 {
+    match name.trim_start_matches("SIG") {
+        "HUP" => 1,
+        "INT" => 2,
+        "QUIT" => 3,
+        "ILL" => 4,
+        "ABRT" => 6,
+        "FPE" => 8,
+        "KILL" => 9,
+        "USR1" => 10,
+        "SEGV" => 11,
+        "USR2" => 12,
+        "PIPE" => 13,
+        "ALRM" => 14,
+        _ => 15,
+    }
+}
+
+impl Transport for SshTransport {
+    fn exec(&mut self, request: &ExecRequest) -> Result<ExecOutput, TransportError> {
+        let line = command_line(&request.argv, self.options.become_root)
+            .map_err(super::SshError::into_transport)?;
+        let command = request.argv.join(" ");
+        let mut fresh = self.session.is_none();
+        loop {
+            let idle = self.idle_since.elapsed();
+            let keepalive = self.target.keepalive;
+            let session = self.session()?;
+            let result = Self::run(session, &line, request, idle, keepalive);
+            self.idle_since = Instant::now();
+            match result {
+                Ok(output) => return self.sim_host_answer(output, command),
+                // A session that died while idle (the host rebooted): the command never left,
+                // so a new session may run it, once.
+                Err(Failure::NotStarted(_)) if !fresh => {
+                    self.session = None;
+                    fresh = true;
+                }
+                Err(Failure::NotStarted(reason)) => {
+                    self.session = None;
+                    return Err(self.unreachable(reason));
+                }
+                Err(Failure::Interrupted) => {
+                    self.session = None;
+                    return Err(TransportError::Interrupted {
+                        command,
+                        host: self.name.clone(),
+                    });
+                }
+                Err(Failure::TimedOut) => {
+                    // The remote command may still run; a new session starts clean.
+                    self.session = None;
+                    return Err(TransportError::TimedOut {
+                        command,
+                        host: self.name.clone(),
+                        seconds: request.timeout.map_or(0, |limit| limit.as_secs()),
+                    });
+                }
+            }
+        }
+    }
+
+    fn clock(&self) -> Clock {
+        Clock::Real
+    }
+
+    fn disconnect(&mut self) {
+        if let Some(session) = self.session.take() {
+            session.set_timeout(1000);
+            let _ = session.disconnect(None, "cairn disconnects", None);
+        }
+    }
+
+    fn describe(&self) -> String {
+        format!(
+            "ssh://{}@{}:{}",
+            self.target.user, self.target.host_name, self.target.port
+        )
+    }
+
+    fn upload(&mut self, local: &Path, remote: &str) -> Result<bool, TransportError> {
+        self.upload_file(local, remote)
+    }
+}
+
+impl SshTransport {
+    /// A simulated host behind sshd (`cairn-simhost`) says, with exit 255 and a marked line on
+    /// standard error, that it is down or that the connection "dropped"; a real host never
+    /// prints these lines.
+    fn sim_host_answer(
+        &mut self,
+        output: ExecOutput,
+        command: String,
+    ) -> Result<ExecOutput, TransportError> {
+        if output.code != SIMHOST_UNREACHABLE_CODE {
+            return Ok(output);
+        }
+        if let Some(reason) = output.stderr.strip_prefix(SIMHOST_UNREACHABLE) {
+            self.session = None;
+            return Err(self.unreachable(reason.trim().to_owned()));
+        }
+        if output.stderr.starts_with(SIMHOST_INTERRUPTED) {
+            self.session = None;
+            return Err(TransportError::Interrupted {
+                command,
+                host: self.name.clone(),
+            });
+        }
+        Ok(output)
+    }
+}

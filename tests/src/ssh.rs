@@ -1,0 +1,270 @@
+//! Runs over real OpenSSH servers on loopback (see `ssh_lab`): reboots, a killed controller,
+//! a server that stops, a changed host key, hostile arguments.
+
+use std::process::Stdio;
+use std::time::{Duration, Instant};
+
+use cairn_tests::records;
+
+use crate::executor::THREE_STAGES;
+use crate::ssh_lab::{SshLab, available};
+
+/// Real one-second reboots: each command is a new `cairn-simhost` process, so the simulated
+/// hosts keep the wall clock.
+const SIM: &str = "reboot_secs=1";
+
+fn lab(count: usize, runbook: &str) -> SshLab {
+    let lab = SshLab::start(count, SIM);
+    lab.lab.write("book.rhai", runbook);
+    lab.lab.write("lab.toml", &lab.inventory());
+    lab
+}
+
+fn assert_done(lab: &SshLab, host: &str, context: &str) {
+    let journal = lab.lab.journal(host);
+    let ends = records(&journal, "host_end");
+    assert_eq!(
+        ends.last().map(|e| e["data"]["status"].clone()),
+        Some("done".into()),
+        "{context}: {host}"
+    );
+}
+
+/// A diagnostic without the line breaks and frame that miette wraps long words with.
+fn flat(text: &str) -> String {
+    text.chars()
+        .filter(|c| !c.is_whitespace() && *c != '│')
+        .collect()
+}
+
+#[test]
+fn three_stages_with_two_reboots_on_sixteen_hosts_over_ssh() {
+    if !available("three_stages_with_two_reboots_on_sixteen_hosts_over_ssh") {
+        return;
+    }
+    let lab = lab(16, THREE_STAGES);
+    let mut ports = lab.ports();
+    ports.sort_unstable();
+    ports.dedup();
+    assert_eq!(ports.len(), 16, "each sshd has its own port");
+    let run = lab.cairn(&[
+        "run",
+        "book.rhai",
+        "-i",
+        "lab.toml",
+        "--accept-new-host-keys",
+    ]);
+    assert_eq!(run.code, 0, "{}\n{}", run.stdout, run.stderr);
+    assert!(run.stdout.contains("16 done, 0 failed"), "{}", run.stdout);
+    for host in lab.names() {
+        assert_done(&lab, &host, "16 hosts");
+        let journal = lab.lab.journal(&host);
+        assert_eq!(records(&journal, "outcome").len(), 6, "{host}");
+        assert_eq!(lab.sim_count(&host, &["reboot"]), 2, "{host}");
+        assert_eq!(lab.sim_count(&host, &["echo", "cairn"]), 1, "{host}");
+    }
+    // The keys were learned once; the same keys after the reboots were accepted silently.
+    let known =
+        std::fs::read_to_string(lab.lab.path().join("home/.ssh/known_hosts")).unwrap_or_default();
+    assert_eq!(known.lines().count(), 16, "{known}");
+}
+
+#[test]
+fn the_controller_killed_mid_run_resumes_over_ssh() {
+    if !available("the_controller_killed_mid_run_resumes_over_ssh") {
+        return;
+    }
+    let lab = lab(4, THREE_STAGES);
+    let mut child = lab
+        .command(&[
+            "run",
+            "book.rhai",
+            "-i",
+            "lab.toml",
+            "--accept-new-host-keys",
+        ])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap_or_else(|e| panic!("spawn: {e}"));
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while !lab
+        .names()
+        .iter()
+        .any(|h| lab.sim_count(h, &["reboot"]) >= 1)
+        && Instant::now() < deadline
+    {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    std::thread::sleep(Duration::from_millis(300));
+    child.kill().unwrap_or_else(|e| panic!("SIGKILL: {e}"));
+    let _ = child.wait();
+    let mut resumed = lab.cairn(&["resume"]);
+    if resumed.code == 2 && resumed.stderr.contains("outcome was not recorded") {
+        resumed = lab.cairn(&["resume", "--assume", "redo"]);
+    }
+    assert_eq!(resumed.code, 0, "{}\n{}", resumed.stdout, resumed.stderr);
+    for host in lab.names() {
+        assert_done(&lab, &host, "after SIGKILL");
+        assert_eq!(
+            lab.sim_count(&host, &["echo", "cairn"]),
+            1,
+            "{host} echoed once"
+        );
+        assert_eq!(
+            lab.sim_count(&host, &["reboot"]),
+            2,
+            "{host} rebooted twice"
+        );
+    }
+}
+
+#[test]
+fn a_host_whose_sshd_stops_fails_cleanly_and_the_others_finish() {
+    if !available("a_host_whose_sshd_stops_fails_cleanly_and_the_others_finish") {
+        return;
+    }
+    let book = r#"
+stage "one" on compute {
+    run(["echo", "one"]);
+    run(["sleep", "3"]);
+}
+stage "two" on compute {
+    run(["echo", "two"]);
+}
+"#;
+    let mut lab = lab(4, book);
+    let child = lab
+        .command(&[
+            "run",
+            "book.rhai",
+            "-i",
+            "lab.toml",
+            "--accept-new-host-keys",
+        ])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap_or_else(|e| panic!("spawn: {e}"));
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while lab.sim_count("node02", &["sleep"]) == 0 && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let started = Instant::now();
+    lab.stop("node02");
+    let output = child
+        .wait_with_output()
+        .unwrap_or_else(|e| panic!("wait: {e}"));
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(1), "{stdout}\n{stderr}");
+    assert!(stdout.contains("3 done, 1 failed"), "{stdout}\n{stderr}");
+    assert!(
+        started.elapsed() < Duration::from_secs(20),
+        "no host waited long"
+    );
+    assert!(stderr.contains("node02"), "{stderr}");
+    for host in ["node01", "node03", "node04"] {
+        assert_done(&lab, host, "sshd of node02 stopped");
+        assert_eq!(lab.sim_count(host, &["echo", "two"]), 1, "{host}");
+    }
+    assert_eq!(lab.sim_count("node02", &["echo", "two"]), 0);
+    let journal = lab.lab.journal("node02");
+    let ends = records(&journal, "host_end");
+    assert_eq!(
+        ends.last().map(|e| e["data"]["status"].clone()),
+        Some("failed".into())
+    );
+}
+
+#[test]
+fn an_unknown_or_changed_host_key_is_refused_with_its_fingerprints() {
+    if !available("an_unknown_or_changed_host_key_is_refused_with_its_fingerprints") {
+        return;
+    }
+    let mut lab = lab(1, "stage \"s\" on compute { run([\"hostname\"]); }\n");
+    let old = lab.fingerprint("node01");
+    let unknown = lab.cairn(&["run", "book.rhai", "-i", "lab.toml"]);
+    assert_eq!(unknown.code, 1, "{}", unknown.stdout);
+    assert!(unknown.stderr.contains("is not in"), "{}", unknown.stderr);
+    assert!(flat(&unknown.stderr).contains(&old), "{}", unknown.stderr);
+    assert_eq!(lab.sim_count("node01", &["hostname"]), 0, "nothing ran");
+    let learned = lab.cairn(&[
+        "run",
+        "book.rhai",
+        "-i",
+        "lab.toml",
+        "--accept-new-host-keys",
+    ]);
+    assert_eq!(learned.code, 0, "{}", learned.stderr);
+    let again = lab.cairn(&["run", "book.rhai", "-i", "lab.toml"]);
+    assert_eq!(again.code, 0, "a known key needs no flag: {}", again.stderr);
+    lab.rekey("node01");
+    let new = lab.fingerprint("node01");
+    assert_ne!(old, new);
+    let changed = lab.cairn(&[
+        "run",
+        "book.rhai",
+        "-i",
+        "lab.toml",
+        "--accept-new-host-keys",
+    ]);
+    assert_eq!(changed.code, 1, "{}", changed.stdout);
+    assert!(changed.stderr.contains("has changed"), "{}", changed.stderr);
+    assert!(
+        flat(&changed.stderr).contains(&old),
+        "old key: {}",
+        changed.stderr
+    );
+    assert!(
+        flat(&changed.stderr).contains(&new),
+        "new key: {}",
+        changed.stderr
+    );
+    assert_eq!(
+        lab.sim_count("node01", &["hostname"]),
+        2,
+        "the changed host ran nothing"
+    );
+}
+
+#[test]
+fn hostile_arguments_arrive_as_single_literal_arguments_over_ssh() {
+    if !available("hostile_arguments_arrive_as_single_literal_arguments_over_ssh") {
+        return;
+    }
+    let hostile = [
+        "a; touch /tmp/cairn-pwned",
+        "$(touch /tmp/cairn-pwned)",
+        "`id`",
+        "'single' \"double\"",
+        "line1\nline2",
+        "*",
+        "",
+        "-n",
+        "\\ ~ # & | > <",
+    ];
+    let literal: Vec<String> = hostile.iter().map(|h| format!("{h:?}")).collect();
+    let book = format!(
+        "stage \"s\" on compute {{\n    let out = run([\"echo\", {}]).stdout;\n    publish(\"out\", out);\n}}\n",
+        literal.join(", ")
+    );
+    let lab = lab(1, &book);
+    let run = lab.cairn(&[
+        "run",
+        "book.rhai",
+        "-i",
+        "lab.toml",
+        "--accept-new-host-keys",
+    ]);
+    assert_eq!(run.code, 0, "{}\n{}", run.stdout, run.stderr);
+    let mut expected = vec!["echo".to_owned()];
+    expected.extend(hostile.iter().map(|h| (*h).to_owned()));
+    let echoed: Vec<Vec<String>> = lab
+        .sim_commands("node01")
+        .into_iter()
+        .filter(|argv| argv.first().is_some_and(|p| p == "echo"))
+        .collect();
+    assert_eq!(echoed, [expected]);
+    assert!(!std::path::Path::new("/tmp/cairn-pwned").exists());
+}
