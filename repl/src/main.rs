@@ -3,6 +3,7 @@
 mod cli;
 mod commands;
 mod progress;
+mod repl;
 
 use std::process::ExitCode;
 

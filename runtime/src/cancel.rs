@@ -26,6 +26,13 @@ impl Cancel {
         wake.notify_all();
     }
 
+    /// Clears the flag, for a REPL that goes on after an interrupted line.
+    pub fn reset(&self) {
+        if let Ok(mut stopped) = self.0.0.lock() {
+            *stopped = false;
+        }
+    }
+
     /// Whether the run was stopped.
     pub fn is_cancelled(&self) -> bool {
         self.0.0.lock().map_or(true, |stopped| *stopped)

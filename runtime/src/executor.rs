@@ -13,9 +13,9 @@ use crate::journal::{
 };
 use crate::run_failure::HostFailure;
 use crate::{
-    ActionError, Cancel, Clock, RunEvent, EventSink, ExecOutput, ExecRequest, HostContext, HostInfo,
-    Installer, LocalTransport, Mode, Outline, Role, RunOptions, RunShared, Runbook, RunbookError,
-    Transport, TransportError, bind_host, build_engine,
+    ActionError, Cancel, Clock, EventSink, ExecOutput, ExecRequest, HostContext, HostInfo,
+    Installer, LocalTransport, Mode, Outline, Role, RunEvent, RunOptions, RunShared, Runbook,
+    RunbookError, Transport, TransportError, bind_host, build_engine,
 };
 
 /// A host to run on, with its transport or why it has none.

@@ -146,7 +146,7 @@ impl HostContext {
                 .position()
                 .and_then(|c| u32::try_from(c).ok())
                 .unwrap_or(0),
-            file: ctx.call_source().unwrap_or(&self.runbook_file).to_owned(),
+            file: crate::runbook::source_file(&self.runbook_file, ctx.call_source().unwrap_or("")),
             line: position
                 .line()
                 .and_then(|l| u32::try_from(l).ok())

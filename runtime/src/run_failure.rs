@@ -112,6 +112,7 @@ impl HostFailure {
     /// A failure from the rhai error a host's script ended with.
     pub fn from_rhai(host: &HostContext, runbook: &Runbook, error: &EvalAltResult) -> Self {
         let (inner, position, file) = innermost(error, &runbook.name());
+        let file = crate::runbook::source_file(&runbook.name(), &file);
         let rhai_message = match inner {
             EvalAltResult::ErrorRuntime(value, _) => value.to_string(),
             other => {

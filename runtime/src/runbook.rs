@@ -132,3 +132,21 @@ fn span_of(text: &str, position: Position) -> Option<SourceSpan> {
     }
     None
 }
+
+/// The file behind a script source name: the runbook itself, or an imported module (`import
+/// "greet"` is `lib/greet.rhai`, else `greet.rhai`, beside the runbook).
+pub(crate) fn source_file(runbook_file: &str, source: &str) -> String {
+    if source == runbook_file || source.is_empty() {
+        return runbook_file.to_owned();
+    }
+    let dir = Path::new(runbook_file).parent().unwrap_or(Path::new("."));
+    let name = if source.ends_with(".rhai") {
+        source.to_owned()
+    } else {
+        format!("{source}.rhai")
+    };
+    [dir.join("lib").join(&name), dir.join(&name)]
+        .into_iter()
+        .find(|candidate| candidate.exists())
+        .map_or_else(|| source.to_owned(), |found| found.display().to_string())
+}

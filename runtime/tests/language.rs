@@ -212,3 +212,33 @@ fn secrets_never_reach_the_journal() {
     assert!(!journal.contains("hunter2"), "{journal}");
     assert!(journal.contains("<redacted>"));
 }
+
+#[test]
+fn modules_are_imported_from_lib_and_their_actions_are_journaled_with_their_file() {
+    let lab = Lab::new();
+    lab.write(
+        "lib/greet.rhai",
+        "fn hello(name) {\n    run([\"echo\", `hello ${name}`]).stdout.trimmed()\n}\n",
+    );
+    let report = lab
+        .run(
+            r#"
+            import "greet" as greet;
+            stage "s" on all { log(greet::hello(host().name)); }
+            "#,
+            &[("a", &[])],
+            &[],
+            false,
+        )
+        .expect("starts");
+    assert!(report.succeeded(), "{report:?}");
+    assert_eq!(lab.logs("a"), vec!["hello a".to_owned()]);
+    let journal = lab.journal("a");
+    let intent = &journal.actions.values().next().expect("one action").intent;
+    assert!(
+        intent.file.ends_with("greet.rhai"),
+        "the action names its module: {}",
+        intent.file
+    );
+    assert_eq!(intent.line, 2);
+}

@@ -165,7 +165,7 @@ fn the_guide_on_four_hosts_reboots_three_times_then_a_second_run_changes_nothing
 #[test]
 fn check_mode_on_a_fresh_lab_reports_the_changes_and_three_reboots_and_changes_nothing() {
     let lab = shipped_lab();
-    let check = run(&lab, &["--check", "--param", "verify=false"]);
+    let check = run(&lab, &["--check"]);
     assert_eq!(check.code, 0, "{}\n{}", check.stdout, check.stderr);
     assert!(
         check.stdout.contains("check (nothing was changed):"),

@@ -82,3 +82,17 @@ fn describe(event: &JournalEvent) -> Option<String> {
         ),
     })
 }
+
+/// Prints the timeline of the journal at `path` (the REPL's `:journal`).
+pub(crate) fn print_timeline(path: &Path) {
+    match HostJournal::load(path, false) {
+        Ok(journal) => {
+            for (line, event) in &journal.events {
+                if let Some(text) = describe(event) {
+                    println!("{line:>5}  {text}");
+                }
+            }
+        }
+        Err(error) => eprintln!("{:?}", miette::Report::new(error)),
+    }
+}

@@ -3,6 +3,7 @@
 mod check;
 mod journal;
 mod parse;
+mod repl;
 mod run;
 mod runs;
 
@@ -37,5 +38,24 @@ pub(crate) fn execute(cli: Cli) -> miette::Result<ExitCode> {
             common,
         } => run::run(&state, runbook, inventory, check, common),
         Command::Runs => runs::runs(&state),
+        Command::Repl {
+            inventory,
+            host,
+            sim,
+        } => repl::repl(&state, inventory.as_deref(), host, sim.as_deref()),
     }
+}
+
+/// The launcher with every builtin and simulator model, over the state folder `state`.
+pub(crate) fn launcher(state: &std::path::Path) -> cairn_runtime::launch::Launcher {
+    cairn_runtime::launch::Launcher {
+        libraries: cairn_stdlib::libraries(),
+        sim_models: std::sync::Arc::new(cairn_stdlib::sim_models()),
+        store: cairn_runtime::RunStore::new(state),
+    }
+}
+
+/// Prints a journal's timeline.
+pub(crate) fn print_journal(path: &std::path::Path) {
+    journal::print_timeline(path);
 }

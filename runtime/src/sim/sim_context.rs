@@ -19,6 +19,7 @@ static NULL: serde_json::Value = serde_json::Value::Null;
 pub struct SimContext<'a> {
     boot_marker: BootMarker,
     clock: &'a Clock,
+    dir: &'a std::path::Path,
     host: &'a str,
     options: &'a BTreeMap<String, String>,
     pub(crate) reboot_requested: bool,
@@ -34,6 +35,7 @@ pub struct SimContext<'a> {
 pub(crate) struct SimContextParts<'a> {
     pub(crate) boot_marker: BootMarker,
     pub(crate) clock: &'a Clock,
+    pub(crate) dir: &'a std::path::Path,
     pub(crate) host: &'a str,
     pub(crate) options: &'a BTreeMap<String, String>,
     pub(crate) stdin: Option<&'a str>,
@@ -46,6 +48,7 @@ impl<'a> SimContext<'a> {
         Self {
             boot_marker: parts.boot_marker,
             clock: parts.clock,
+            dir: parts.dir,
             host: parts.host,
             options: parts.options,
             reboot_requested: false,
@@ -56,6 +59,12 @@ impl<'a> SimContext<'a> {
             timeout: parts.timeout,
             tool,
         }
+    }
+
+    /// The folder that holds this host's state directory and its peers' (`<state>/sim`), so a
+    /// tool modelling a fabric can read the other end's state, read-only.
+    pub fn sim_root(&self) -> Option<&std::path::Path> {
+        self.dir.parent()
     }
 
     /// The host's name.

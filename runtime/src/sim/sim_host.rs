@@ -351,6 +351,7 @@ impl SimHost {
         SimContextParts {
             boot_marker: self.model.boot_marker,
             clock: &self.clock,
+            dir: &self.dir,
             host: &self.name,
             options: &self.options.raw,
             stdin: request.and_then(|request| request.stdin.as_deref()),

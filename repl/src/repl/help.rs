@@ -1,0 +1,112 @@
+//! `:help` from the builtins' own doc comments (rhai metadata), the source of docs/builtins.md.
+
+use rhai::Engine;
+use serde_json::Value;
+
+/// Names of every builtin, namespaced ones as `module::name`.
+pub(crate) fn builtin_names(engine: &Engine) -> Vec<String> {
+    let mut names: Vec<String> = functions(engine)
+        .into_iter()
+        .map(|(name, _)| name)
+        .collect();
+    names.sort();
+    names.dedup();
+    names
+}
+
+/// `(qualified name, metadata)` of every non-standard function.
+fn functions(engine: &Engine) -> Vec<(String, Value)> {
+    let Ok(json) = engine.gen_fn_metadata_to_json(false) else {
+        return Vec::new();
+    };
+    let Ok(metadata) = serde_json::from_str::<Value>(&json) else {
+        return Vec::new();
+    };
+    let mut found = Vec::new();
+    if let Some(list) = metadata.get("functions").and_then(Value::as_array) {
+        for f in list {
+            if let Some(name) = f.get("name").and_then(Value::as_str) {
+                if !name.starts_with(|c: char| c.is_alphabetic()) {
+                    continue;
+                }
+                found.push((name.to_owned(), f.clone()));
+            }
+        }
+    }
+    if let Some(modules) = metadata.get("modules").and_then(Value::as_object) {
+        for (module, content) in modules {
+            for f in content
+                .get("functions")
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+            {
+                if let Some(name) = f.get("name").and_then(Value::as_str) {
+                    found.push((format!("{module}::{name}"), f.clone()));
+                }
+            }
+        }
+    }
+    found
+}
+
+/// The help text for `topic` (a builtin or module name), or the command list.
+pub(crate) fn help(engine: &Engine, topic: &str) -> String {
+    if topic.is_empty() {
+        return [
+            ":help [BUILTIN]   the builtin's documentation, or this list",
+            ":hosts            the inventory's hosts (* marks the current one)",
+            ":use HOST         switch to another host (a fresh scope)",
+            ":vars             variables in scope",
+            ":journal          this session's journal (every action taken here)",
+            ":where            the host and the session's journal file",
+            ":clear            clear the screen",
+            ":quit             leave (or Ctrl-D)",
+            "",
+            "Any other input is rhai, evaluated on the host; Tab completes builtins, variables,",
+            "fields and hosts; an open brace or string continues on the next line.",
+        ]
+        .join("\n");
+    }
+    let matches: Vec<(String, Value)> = functions(engine)
+        .into_iter()
+        .filter(|(name, _)| name == topic || name.starts_with(&format!("{topic}::")))
+        .collect();
+    if matches.is_empty() {
+        return format!("no builtin `{topic}`; Tab lists them");
+    }
+    let mut out = Vec::new();
+    for (name, f) in matches {
+        let signature = f
+            .get("signature")
+            .and_then(Value::as_str)
+            .unwrap_or(&name)
+            .to_owned();
+        out.push(if name.contains("::") && !signature.contains("::") {
+            format!(
+                "{}::{signature}",
+                name.rsplit_once("::").map_or("", |(m, _)| m)
+            )
+        } else {
+            signature
+        });
+        for line in f
+            .get("docComments")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+        {
+            if let Some(text) = line.as_str() {
+                for part in text.lines() {
+                    let part = part
+                        .trim_start_matches("///")
+                        .trim_start_matches("/**")
+                        .trim_end_matches("*/");
+                    out.push(format!("    {}", part.strip_prefix(' ').unwrap_or(part)));
+                }
+            }
+        }
+        out.push(String::new());
+    }
+    out.join("\n").trim_end().to_owned()
+}

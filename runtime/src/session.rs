@@ -1,0 +1,196 @@
+//! An interactive session on one host: lines evaluated in a persistent scope, with every action
+//! journaled in a journal of the session's own, so what was done by hand can be reviewed.
+
+use std::path::Path;
+use std::sync::{Arc, Mutex};
+
+use rhai::{Dynamic, Engine, EvalAltResult, Scope};
+
+use crate::journal::{
+    HostJournal, JOURNAL_VERSION, JournalEvent, JournalWriter, RunHeader, now_millis,
+};
+use crate::{
+    Cancel, EventSink, HostContext, HostInfo, Installer, Mode, Role, RunOptions, RunShared,
+    RunbookError, Transport, bind_host, build_engine, error_in,
+};
+
+/// A REPL session bound to one host.
+pub struct Session {
+    cancel: Cancel,
+    engine: Engine,
+    host: Arc<HostContext>,
+    scope: Scope<'static>,
+}
+
+impl Session {
+    /// Opens a session on `info` through `transport`, journaling to `journal` (a new file).
+    ///
+    /// Builtins run as if inside a stage named `repl`, so every action is journaled with it.
+    pub fn open(
+        info: HostInfo,
+        transport: Box<dyn Transport>,
+        journal: &Path,
+        libraries: &[Installer],
+        module_dir: &Path,
+    ) -> Result<Self, RunbookError> {
+        let failed = |message: String| error_in("repl", "", message, rhai::Position::NONE, None);
+        if let Some(dir) = journal.parent() {
+            std::fs::create_dir_all(dir)
+                .map_err(|e| failed(format!("cannot create {}: {e}", dir.display())))?;
+        }
+        let mut writer = JournalWriter::open(journal).map_err(|e| failed(e.to_string()))?;
+        let header = RunHeader {
+            at: now_millis(),
+            host: info.name.clone(),
+            hosts: vec![info.name.clone()],
+            inventory: String::new(),
+            params: Default::default(),
+            run_id: journal
+                .file_stem()
+                .and_then(|s| s.to_str())
+                .unwrap_or("repl")
+                .to_owned(),
+            runbook: "repl".into(),
+            runbook_hash: String::new(),
+            version: JOURNAL_VERSION,
+        };
+        writer
+            .append(&JournalEvent::Header(header), true)
+            .map_err(|e| failed(e.to_string()))?;
+        let cancel = Cancel::default();
+        let shared = Arc::new(RunShared::new(
+            1,
+            vec![info.clone()],
+            RunOptions::default(),
+            Default::default(),
+            cancel.clone(),
+            EventSink::none(),
+        ));
+        let transport = Arc::new(Mutex::new(transport));
+        let host = Arc::new(HostContext::new(
+            info,
+            Role::Host,
+            Mode::Live,
+            shared,
+            transport,
+            HostJournal::default(),
+            Some(writer),
+            "repl".into(),
+        ));
+        host.enter_stage("repl", "all")
+            .map_err(|e| failed(e.to_string()))?;
+        let mut engine = build_engine(module_dir, libraries, RunOptions::default().max_operations);
+        bind_host(&mut engine, &host);
+        Ok(Self {
+            cancel,
+            engine,
+            host,
+            scope: Scope::new(),
+        })
+    }
+
+    /// Evaluates one input (one or more lines) in the session's scope.
+    pub fn eval(&mut self, input: &str) -> Result<Dynamic, RunbookError> {
+        self.cancel.reset();
+        self.engine
+            .eval_with_scope::<Dynamic>(&mut self.scope, input)
+            .map_err(|error| {
+                let position = error.position();
+                let message = match &*error {
+                    EvalAltResult::ErrorRuntime(value, _) => value.to_string(),
+                    other => {
+                        let text = other.to_string();
+                        text.rfind(" (line ")
+                            .map_or(text.clone(), |at| text[..at].to_owned())
+                    }
+                };
+                let message = self
+                    .host
+                    .take_failure(&message)
+                    .map_or(message, |typed| typed.to_string());
+                error_in("input", input, message, position, None)
+            })
+    }
+
+    /// Stops a running action (Ctrl-C): it ends at its next wait or before its next command.
+    pub fn interrupt(&self) {
+        self.cancel.cancel();
+    }
+
+    /// A handle that interrupts this session from another thread.
+    pub fn interrupter(&self) -> Cancel {
+        self.cancel.clone()
+    }
+
+    /// The engine, for completion and help.
+    pub fn engine(&self) -> &Engine {
+        &self.engine
+    }
+
+    /// The variables in scope, by name.
+    pub fn variables(&self) -> impl Iterator<Item = (&str, &Dynamic)> {
+        self.scope.iter_raw().map(|(name, _, value)| (name, value))
+    }
+
+    /// The host this session acts on.
+    pub fn host(&self) -> &HostInfo {
+        &self.host.info
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeMap;
+
+    use super::*;
+    use crate::LocalTransport;
+
+    fn session(dir: &Path) -> Session {
+        let info = HostInfo {
+            groups: vec!["all".into()],
+            name: "local".into(),
+            vars: BTreeMap::new(),
+        };
+        Session::open(
+            info,
+            Box::new(LocalTransport),
+            &dir.join("s.jsonl"),
+            &[],
+            dir,
+        )
+        .expect("session")
+    }
+
+    #[test]
+    fn the_scope_persists_and_actions_are_journaled() {
+        let dir = tempfile::tempdir().expect("dir");
+        let mut s = session(dir.path());
+        let _ = s.eval("let r = run([\"echo\", \"hi\"]);").expect("run");
+        let out = s.eval("r.stdout").expect("read back");
+        assert_eq!(out.to_string(), "hi\n");
+        let journal = HostJournal::load(&dir.path().join("s.jsonl"), false).expect("journal");
+        assert_eq!(journal.actions.len(), 1);
+        assert_eq!(
+            journal
+                .actions
+                .values()
+                .next()
+                .map(|a| a.intent.stage.as_str()),
+            Some("repl")
+        );
+    }
+
+    #[test]
+    fn an_error_points_into_the_input() {
+        let dir = tempfile::tempdir().expect("dir");
+        let mut s = session(dir.path());
+        let error = s.eval("let x = 1;\nrun([\"false\"])").unwrap_err();
+        assert!(
+            error.message.contains("`false` exited with 1"),
+            "{}",
+            error.message
+        );
+        let span = error.span.expect("span");
+        assert_eq!(span.offset(), "let x = 1;\n".len());
+    }
+}
