@@ -95,6 +95,9 @@ pub(crate) struct CommonRunArgs {
     /// At most this many hosts act at once.
     #[arg(long)]
     pub(crate) forks: Option<usize>,
+    /// Stop the run (cleanly, resumable) once more than this percentage of hosts have failed.
+    #[arg(long, value_name = "PERCENT", value_parser = clap::value_parser!(u8).range(0..=100))]
+    pub(crate) max_fail_percent: Option<u8>,
     /// Seconds a rebooting host may take to come back.
     #[arg(long, value_name = "SECS")]
     pub(crate) reboot_timeout: Option<u64>,

@@ -349,6 +349,7 @@ fn run_instance(host: HostContext, runbook: &Runbook, libraries: &[Installer]) -
     let end = host.end(status, failure.as_ref().map(HostFailure::one_line));
     if let (HostStatus::Failed, Ok(mut failed)) = (status, shared.failed.lock()) {
         failed.insert(name.clone());
+        stop_if_too_many_failed(&shared, failed.len());
     }
     shared.barrier.leave();
     let failure = match end {
@@ -400,6 +401,24 @@ fn rewind(
             message: format!("no host of this run has entered a stage named `{stage}`"),
             help: Some("`cairn journal HOST` shows the stages a host went through".into()),
         })
+    }
+}
+
+/// `--max-fail-percent`: once more than that share of the hosts failed, stop the others cleanly
+/// (as Ctrl-C does: they finish their current action, and the run stays resumable).
+fn stop_if_too_many_failed(shared: &RunShared, failed: usize) {
+    let Some(limit) = shared.options.max_fail_percent else {
+        return;
+    };
+    let total = shared.hosts.len().max(1);
+    if failed * 100 > usize::from(limit) * total && !shared.cancel.is_cancelled() {
+        shared.events.send(RunEvent::Warning {
+            host: "controller".into(),
+            message: format!(
+                "{failed} of {total} hosts failed, more than --max-fail-percent {limit}: stopping the run"
+            ),
+        });
+        shared.cancel.cancel();
     }
 }
 

@@ -130,6 +130,7 @@ impl Launcher {
             accept_new_host_keys: overrides.accept_new_host_keys,
             check: false,
             forks: overrides.forks.unwrap_or(RunOptions::default().forks),
+            max_fail_percent: overrides.max_fail_percent,
             max_operations: meta.max_operations,
             reboot_timeout: overrides
                 .reboot_timeout
@@ -207,6 +208,8 @@ pub struct RunOverrides {
     pub accept_new_host_keys: bool,
     /// A new fork limit.
     pub forks: Option<usize>,
+    /// Stop once more than this percentage of hosts have failed.
+    pub max_fail_percent: Option<u8>,
     /// Run again from the first time this stage was entered.
     pub from_stage: Option<String>,
     /// Params given again (secrets, which the journal does not keep).

@@ -18,6 +18,8 @@ pub struct RunOptions {
     pub check: bool,
     /// At most this many hosts act at once.
     pub forks: usize,
+    /// Stop the run once more than this percentage of its hosts have failed.
+    pub max_fail_percent: Option<u8>,
     /// Script operations one instance may run before it is stopped as runaway.
     pub max_operations: u64,
     /// How long a rebooting host may take to come back.
@@ -30,6 +32,7 @@ impl Default for RunOptions {
             accept_new_host_keys: false,
             check: false,
             forks: 64,
+            max_fail_percent: None,
             max_operations: 10_000_000,
             reboot_timeout: Duration::from_secs(600),
         }

@@ -164,3 +164,40 @@ fn a_run_that_leaves_a_reboot_pending_says_so() {
         "{end}"
     );
 }
+
+#[test]
+fn max_fail_percent_stops_the_others_cleanly() {
+    let lab = Lab::new();
+    lab.write(
+        "book.rhai",
+        r#"
+        stage "one" on all { if host().name <= "node02" { run(["false"]); } }
+        stage "two" on all { run(["echo", "two"]); }
+        "#,
+    );
+    lab.write("lab.toml", &inventory("node[01-08]", "clock=virtual"));
+    let run = lab.cairn(&[
+        "run",
+        "book.rhai",
+        "-i",
+        "lab.toml",
+        "--max-fail-percent",
+        "20",
+    ]);
+    assert_eq!(run.code, 1, "{}\n{}", run.stdout, run.stderr);
+    assert!(
+        run.stdout
+            .contains("2 of 8 hosts failed, more than --max-fail-percent 20"),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        run.stdout.contains("0 done, 2 failed, 6 stopped"),
+        "{}",
+        run.stdout
+    );
+    let echoed: usize = (3..=8)
+        .map(|n| lab.sim_count(&format!("node{n:02}"), &["echo", "two"]))
+        .sum();
+    assert_eq!(echoed, 0, "no host started stage two");
+}

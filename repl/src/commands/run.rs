@@ -28,6 +28,7 @@ pub(crate) fn run(
             accept_new_host_keys: common.accept_new_host_keys,
             check,
             forks: common.forks.unwrap_or(defaults.forks),
+            max_fail_percent: common.max_fail_percent,
             max_operations: defaults.max_operations,
             reboot_timeout: common
                 .reboot_timeout
@@ -58,6 +59,7 @@ pub(crate) fn resume(
     let overrides = RunOverrides {
         accept_new_host_keys: common.accept_new_host_keys,
         forks: common.forks,
+        max_fail_percent: common.max_fail_percent,
         from_stage,
         params: params(&common.params)?,
         reboot_timeout: common.reboot_timeout.map(Duration::from_secs),
