@@ -3,6 +3,7 @@
 //! One module per tool: its pest grammar, the typed result, and (as they arrive) its builtins
 //! and simulator model. [`parsers`] lists every output parser by the name `cairn parse` uses.
 
+mod action;
 pub mod esxcli;
 pub mod flint;
 pub mod ib;

@@ -1,53 +1,11 @@
-//! What the ESXi builtins share: running queries and changes as actions, turning parse failures
-//! into errors that show the offending line, and reaching the management host.
+//! What the ESXi builtins share beyond `crate::action`: commands that need MFT installed, turning
+//! parse failures into errors that show the offending line, and reaching the management host.
 
-use cairn_runtime::{ActionCall, ActionError, ExecOutput, HostContext, HostIo, Outcome, Reconcile};
-use rhai::{Dynamic, EvalAltResult, NativeCallContext};
+use cairn_runtime::{ActionError, ExecOutput, HostIo};
+use rhai::Dynamic;
 use serde_json::Value;
 
-/// A builtin's result.
-pub(crate) type RhaiResult<T> = Result<T, Box<EvalAltResult>>;
-
-/// Runs a read-only query on the current host as an action (redone on resume).
-pub(crate) fn query(
-    ctx: &NativeCallContext,
-    builtin: &str,
-    args: Value,
-    live: impl FnOnce(&mut HostIo<'_>) -> Result<Value, ActionError>,
-) -> RhaiResult<Dynamic> {
-    act(
-        ctx,
-        ActionCall {
-            args,
-            assumed: Value::Null,
-            builtin: builtin.into(),
-            reconcile: Reconcile::Redo,
-        },
-        |io| live(io).map(Outcome::unchanged),
-    )
-}
-
-/// Runs an action on the current host and gives its value to the script.
-pub(crate) fn act(
-    ctx: &NativeCallContext,
-    call: ActionCall<'_>,
-    live: impl FnOnce(&mut HostIo<'_>) -> Result<Outcome, ActionError>,
-) -> RhaiResult<Dynamic> {
-    let host = HostContext::current(ctx)?;
-    let site = host.site(ctx);
-    let value = host
-        .perform(call, &site, live)
-        .map_err(|e| host.fail(e, ctx.call_position()))?;
-    rhai::serde::to_dynamic(value)
-}
-
-/// A failure in words before any action ran (a bad argument).
-pub(crate) fn fail(ctx: &NativeCallContext, message: String) -> Box<EvalAltResult> {
-    match HostContext::current(ctx) {
-        Ok(host) => host.fail(ActionError::Failed(message), ctx.call_position()),
-        Err(error) => error,
-    }
-}
+pub(crate) use crate::action::{RhaiResult, act, fail, json, query};
 
 /// Runs `argv`, failing on a non-zero exit.
 pub(crate) fn run(io: &mut HostIo<'_>, argv: &[String]) -> Result<ExecOutput, ActionError> {
@@ -99,11 +57,6 @@ pub(crate) fn parse_failure(argv: &[String], error: &crate::ParseError, text: &s
         argv.join(" "),
         line.trim_end()
     ))
-}
-
-/// A serializable value as JSON (`null` if it cannot be).
-pub(crate) fn json<T: serde::Serialize>(value: &T) -> Value {
-    serde_json::to_value(value).unwrap_or(Value::Null)
 }
 
 /// A script value as JSON.
