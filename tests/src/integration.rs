@@ -5,6 +5,7 @@ mod crash;
 mod esxi;
 mod executor;
 mod guest;
+mod readme;
 mod repl;
 mod ssh;
 mod ssh_lab;
