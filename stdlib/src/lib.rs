@@ -26,6 +26,8 @@ pub mod perftest;
 mod sim_esxi;
 mod sim_guest;
 pub mod sockperf;
+#[cfg(test)]
+mod test_support;
 pub mod vhpc;
 
 pub use library::{libraries, sim_models};

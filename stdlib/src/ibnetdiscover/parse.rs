@@ -276,17 +276,8 @@ fn inner_str(pair: &Pair<'_, Rule>, rule: Rule) -> Option<String> {
         .map(|p| p.as_str().to_owned())
 }
 
-fn number(text: &str, pair: &Pair<'_, Rule>) -> Result<u32, ParseError> {
-    pair.as_str().parse().map_err(|_| {
-        let span = pair.as_span();
-        ParseError::at(
-            TOOL,
-            text,
-            span.start(),
-            span.end() - span.start(),
-            format!("`{}` is out of range", pair.as_str()),
-        )
-    })
+fn number<T: std::str::FromStr>(text: &str, pair: &Pair<'_, Rule>) -> Result<T, ParseError> {
+    ParseError::number(TOOL, text, pair.as_span())
 }
 
 #[cfg(test)]

@@ -167,16 +167,7 @@ fn last_word(pair: Pair<'_, Rule>) -> Option<String> {
 }
 
 fn number<T: std::str::FromStr>(text: &str, pair: &Pair<'_, Rule>) -> Result<T, ParseError> {
-    pair.as_str().parse().map_err(|_| {
-        let span = pair.as_span();
-        ParseError::at(
-            TOOL,
-            text,
-            span.start(),
-            span.end() - span.start(),
-            format!("`{}` is not a number in range", pair.as_str()),
-        )
-    })
+    ParseError::number(TOOL, text, pair.as_span())
 }
 
 #[cfg(test)]

@@ -402,17 +402,6 @@ mod tests {
         );
     }
 
-    /// The same output with `\r\n` line ends, without its final line break, and with one
-    /// more leading space on every line: each must read exactly as the original.
-    fn variants(fixture: &str) -> Vec<String> {
-        let text = fixture.split_once('\n').map_or(fixture, |(_, rest)| rest);
-        vec![
-            text.replace('\n', "\r\n"),
-            text.trim_end_matches('\n').to_owned(),
-            text.lines().map(|line| format!(" {line}\n")).collect(),
-        ]
-    }
-
     #[test]
     fn line_ends_and_indentation_do_not_change_the_result() {
         let fixture = include_str!(
@@ -421,7 +410,7 @@ mod tests {
         let expected =
             super::parse_query(fixture.split_once('\n').map_or(fixture, |(_, rest)| rest));
         assert!(expected.is_ok());
-        for text in variants(fixture) {
+        for text in crate::test_support::variants(fixture) {
             assert_eq!(
                 super::parse_query(&text).ok(),
                 expected.as_ref().ok().cloned(),
