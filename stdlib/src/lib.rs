@@ -23,8 +23,9 @@ pub mod ofed;
 mod parse_error;
 pub mod parsers;
 pub mod perftest;
-mod sim_esxi;
+pub(crate) mod sim_esxi;
 mod sim_guest;
+mod sim_passthrough;
 pub mod sockperf;
 #[cfg(test)]
 mod test_support;

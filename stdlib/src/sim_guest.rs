@@ -44,8 +44,12 @@ pub(crate) fn rhel8() -> SimModel {
 /// | `ofed` | | OFED version already installed (absent by default) |
 /// | `node` | trailing digits of the name | the node number: LIDs, addresses |
 /// | `seed` | `1` | seed of the measurement noise |
+/// | `esxi` | | the ESXi host the VM runs on: its ports then come from there, not from `ports` |
+/// | `vcenter` | `vcenter` | the management host whose vCenter holds the VM |
+/// | `vm` | the host's name | the VM's name in vCenter |
 pub(crate) const GUEST_OPTIONS: &[&str] = &[
     "distro",
+    "esxi",
     "eth_switch",
     "ib_switch",
     "node",
@@ -58,6 +62,8 @@ pub(crate) const GUEST_OPTIONS: &[&str] = &[
     "seed",
     "subnet_manager",
     "switch_mtu",
+    "vcenter",
+    "vm",
 ];
 
 /// A port's link layer.
@@ -92,6 +98,9 @@ pub(crate) struct PortHw {
     pub(crate) guid: String,
     /// MAC (Ethernet) `0c:42:a1:..`.
     pub(crate) mac: String,
+    /// The adapter as `lspci` names it.
+    #[serde(default)]
+    pub(crate) model: String,
 }
 
 /// The guest's hardware and cabling, from its options.
@@ -118,9 +127,28 @@ pub(crate) struct GuestHw {
 }
 
 impl GuestHw {
-    /// The hardware of the host `ctx` runs on.
+    /// The hardware of the host `ctx` runs on: with `esxi=HOST`, the ports its ESXi host passes
+    /// through to its VM now (see [`crate::sim_passthrough`]).
     pub(crate) fn of(ctx: &SimContext<'_>) -> Self {
-        Self::from_options(ctx.host_name(), ctx.options())
+        let mut hw = Self::from_options(ctx.host_name(), ctx.options());
+        if let Some(esxi) = ctx.option("esxi") {
+            let vcenter = ctx.option("vcenter").unwrap_or("vcenter");
+            let vm = ctx.option("vm").unwrap_or(ctx.host_name());
+            let passed = crate::sim_passthrough::passed_through(ctx, esxi, vcenter, vm);
+            if ctx.option("rate").is_none() {
+                if let Some(first) = passed.first() {
+                    hw.rate_gbps = u32::try_from(first.speed_gbps).unwrap_or(100);
+                }
+            }
+            hw.ports = passed
+                .iter()
+                .enumerate()
+                .map(|(index, port)| {
+                    port_hw(&hw.host, &hw.roce_ifname, index, port.link_layer, &port.model)
+                })
+                .collect();
+        }
+        hw
     }
 
     /// The hardware described by a host's name and options; bad values fall back to defaults
@@ -146,7 +174,6 @@ impl GuestHw {
             .unwrap_or_else(|| u32::try_from(hash(&[host]) % 200).unwrap_or(0) + 1)
             .min(4000);
         let roce_ifname = get("roce_ifname").unwrap_or("ens224f1").to_owned();
-        let h = hash(&[host, "guid"]).to_be_bytes();
         let ports = get("ports").unwrap_or("ib,eth");
         let ports: Vec<PortHw> = if ports == "none" {
             Vec::new()
@@ -160,20 +187,7 @@ impl GuestHw {
                     } else {
                         LinkLayer::InfiniBand
                     };
-                    let last = h[2].wrapping_add(u8::try_from(index % 200).unwrap_or(0));
-                    PortHw {
-                        device: format!("mlx5_{index}"),
-                        link_layer,
-                        pci: format!("0000:{:02x}:00.0", 0x0b + index),
-                        netdev: match link_layer {
-                            LinkLayer::InfiniBand if index == 0 => "ib0".to_owned(),
-                            LinkLayer::InfiniBand => format!("ib{index}"),
-                            LinkLayer::Ethernet if index == 1 => roce_ifname.clone(),
-                            LinkLayer::Ethernet => format!("ens{}f{index}", 224 + index),
-                        },
-                        guid: format!("0c42a10300{:02x}{:02x}{last:02x}", h[0], h[1]),
-                        mac: format!("0c:42:a1:{:02x}:{:02x}:{last:02x}", h[0], h[1]),
-                    }
+                    port_hw(host, &roce_ifname, index, link_layer, CONNECTX5)
                 })
                 .collect()
         };
@@ -209,6 +223,30 @@ impl GuestHw {
             25 => "1X EDR",
             _ => "4X EDR",
         }
+    }
+}
+
+/// `lspci`'s name of the ConnectX-5, the adapter a guest has without `esxi=`.
+const CONNECTX5: &str = "Mellanox Technologies MT27800 Family [ConnectX-5]";
+
+/// The guest's view of its `index`th passed-through port: `mlx5_<index>`, a PCI slot of its
+/// own, `ib0` or the RoCE interface, identifiers derived from the host's name.
+fn port_hw(host: &str, roce_ifname: &str, index: usize, link_layer: LinkLayer, model: &str) -> PortHw {
+    let h = hash(&[host, "guid"]).to_be_bytes();
+    let last = h[2].wrapping_add(u8::try_from(index % 200).unwrap_or(0));
+    PortHw {
+        device: format!("mlx5_{index}"),
+        link_layer,
+        pci: format!("0000:{:02x}:00.0", 0x0b + index),
+        netdev: match link_layer {
+            LinkLayer::InfiniBand if index == 0 => "ib0".to_owned(),
+            LinkLayer::InfiniBand => format!("ib{index}"),
+            LinkLayer::Ethernet if index == 1 => roce_ifname.to_owned(),
+            LinkLayer::Ethernet => format!("ens{}f{index}", 224 + index),
+        },
+        guid: format!("0c42a10300{:02x}{:02x}{last:02x}", h[0], h[1]),
+        mac: format!("0c:42:a1:{:02x}:{:02x}:{last:02x}", h[0], h[1]),
+        model: model.to_owned(),
     }
 }
 
@@ -340,9 +378,12 @@ impl SimTool for GuestHardware {
                 LinkLayer::Ethernet => "Ethernet controller",
             };
             let address = port.pci.trim_start_matches("0000:");
-            text.push_str(&format!(
-                "{address} {class}: Mellanox Technologies MT27800 Family [ConnectX-5]\n"
-            ));
+            let model = if port.model.is_empty() {
+                CONNECTX5
+            } else {
+                &port.model
+            };
+            text.push_str(&format!("{address} {class}: {model}\n"));
         }
         out(0, text, "")
     }

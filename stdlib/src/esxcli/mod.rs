@@ -16,7 +16,7 @@ mod grammar;
 mod module_parameters;
 mod nic_list;
 mod pcipassthru_list;
-mod sim;
+pub(crate) mod sim;
 pub(crate) mod sim_hardware;
 mod types;
 mod vib_install;

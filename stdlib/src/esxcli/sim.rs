@@ -10,7 +10,9 @@ use cairn_runtime::ExecOutput;
 use cairn_runtime::sim::{SimContext, SimTool};
 use serde::{Deserialize, Serialize};
 
-use super::sim_hardware::{MFT_MARK, NMST_MARK, error, flag_value, has, ok, ports, table};
+use super::sim_hardware::{
+    MFT_MARK, NMST_MARK, error, flag_value, has, ok, ports, preset_passthrough, table,
+};
 
 /// The `esxcli` tool model.
 pub(crate) struct Esxcli;
@@ -158,6 +160,31 @@ fn default_state() -> EsxcliState {
     }
 }
 
+/// What sections 2.2 to 2.3 of the guide leave in the image and the settings: the MFT and NMST
+/// VIBs, the native driver of 2.2.2, `nmlx5_core` without parameters, power policy High
+/// Performance (the passthrough itself is set per port by `init`).
+fn apply_passthrough_preset(state: &mut EsxcliState) {
+    for (source, depot) in [
+        ("mft-4.22.1.11-10EM-703.0.0.18644231.x86_64.vib", false),
+        ("nmst-4.22.1.11-1OEM.703.0.0.18644231.x86_64.vib", false),
+        (
+            "Mellanox-nmlx5_4.21.71.101-1OEM.702.0.0.17473468_18203393.zip",
+            true,
+        ),
+    ] {
+        for vib in vibs_of(source, depot).unwrap_or_default() {
+            state.vibs.retain(|v| v.name != vib.name);
+            state.vibs.push(vib);
+        }
+    }
+    state
+        .module_parameters
+        .insert("nmlx5_core".to_owned(), String::new());
+    if let Some(policy) = state.advanced.get_mut("/Power/CpuPolicy") {
+        policy.string = Some("High Performance".to_owned());
+    }
+}
+
 impl SimTool for Esxcli {
     fn commands(&self) -> &[&'static str] {
         &["esxcli"]
@@ -169,8 +196,13 @@ impl SimTool for Esxcli {
 
     fn init(&self, host: &mut SimContext<'_>) {
         let mut state = default_state();
+        let preset = preset_passthrough(host);
         for (adapter, function) in ports(host) {
-            state.passthru.insert(adapter.full_pci(function), false);
+            let enabled = preset && adapter.kind.vpi;
+            state.passthru.insert(adapter.full_pci(function), enabled);
+        }
+        if preset {
+            apply_passthrough_preset(&mut state);
         }
         let _ = host.save_state(&state);
     }

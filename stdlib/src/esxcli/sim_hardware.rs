@@ -179,6 +179,16 @@ pub(crate) fn ports(host: &SimContext<'_>) -> Vec<(Adapter, u32)> {
         .collect()
 }
 
+/// `preset=passthrough`: the host as sections 2.2 to 2.3 of the guide leave it (MFT and the
+/// native driver installed, port 1 InfiniBand and port 2 Ethernet, SR-IOV off, the ConnectX-5's
+/// ports enabled for passthrough), so a lab can start where the guest half of the guide starts.
+pub(crate) const PRESET_PASSTHROUGH: &str = "passthrough";
+
+/// Whether the host was created with `preset=passthrough`.
+pub(crate) fn preset_passthrough(host: &SimContext<'_>) -> bool {
+    host.option("preset") == Some(PRESET_PASSTHROUGH)
+}
+
 /// The marks set at boot once the VIBs are in: the MFT tools and the NMST driver.
 pub(crate) const MFT_MARK: &str = "mft_loaded";
 pub(crate) const NMST_MARK: &str = "nmst_loaded";

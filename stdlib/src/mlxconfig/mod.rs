@@ -8,7 +8,7 @@
 
 pub mod builtins;
 mod command;
-mod sim;
+pub(crate) mod sim;
 pub(crate) use sim::Mlxconfig;
 mod parse;
 mod types;

@@ -10,7 +10,9 @@ use cairn_runtime::ExecOutput;
 use cairn_runtime::sim::{SimContext, SimTool};
 use serde::{Deserialize, Serialize};
 
-use crate::esxcli::sim_hardware::{Adapter, adapters, error, find, not_found, ok, tools_loaded};
+use crate::esxcli::sim_hardware::{
+    Adapter, adapters, error, find, not_found, ok, preset_passthrough, tools_loaded,
+};
 
 /// The `mlxconfig` tool model.
 pub(crate) struct Mlxconfig;
@@ -53,6 +55,15 @@ const CX4LX_PARAMETERS: &[Definition] = &[
     ("ADVANCED_PCI_SETTINGS", Kind::Bool, 0, 0),
 ];
 
+/// `preset=passthrough`: what section 2.2.3 of the guide sets (port 1 IB, port 2 ETH, SR-IOV
+/// and the advanced PCI settings off).
+const PASSTHROUGH_PRESET: &[(&str, u64)] = &[
+    ("LINK_TYPE_P1", 1),
+    ("LINK_TYPE_P2", 2),
+    ("ADVANCED_PCI_SETTINGS", 0),
+    ("SRIOV_EN", 0),
+];
+
 fn definitions(adapter: &Adapter) -> &'static [Definition] {
     if adapter.kind.vpi {
         CX5_PARAMETERS
@@ -85,15 +96,20 @@ impl SimTool for Mlxconfig {
 
     fn init(&self, host: &mut SimContext<'_>) {
         let mut state = MlxconfigState::default();
+        let preset = preset_passthrough(host);
         for adapter in adapters(host) {
             let values = definitions(&adapter)
                 .iter()
                 .map(|(name, _, _, value)| {
+                    let value = match PASSTHROUGH_PRESET.iter().find(|(n, _)| n == name) {
+                        Some((_, set)) if preset => *set,
+                        _ => *value,
+                    };
                     (
                         (*name).to_owned(),
                         Values {
-                            current: *value,
-                            next: *value,
+                            current: value,
+                            next: value,
                         },
                     )
                 })

@@ -4,7 +4,7 @@
 pub mod builtins;
 mod command;
 mod remote;
-mod sim;
+pub(crate) mod sim;
 mod view;
 
 pub(crate) use sim::VhpcToolkit;

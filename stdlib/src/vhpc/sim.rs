@@ -3,7 +3,8 @@
 //! their passthrough devices, latency sensitivity and reservations.
 //!
 //! `vms=a,b,c` lists the VMs that exist; without it any VM named exists (powered off, nothing
-//! attached). As the real tool does, adding a passthrough device reserves the VM's memory, and a
+//! attached). `vm_devices=0000:3b:00.0+0000:3b:00.1` attaches those devices to every listed VM
+//! from the start (a lab whose ESXi half is done). As the real tool does, adding a passthrough device reserves the VM's memory, and a
 //! device already attached is skipped with an error line, exit 0.
 
 use std::collections::BTreeMap;
@@ -17,17 +18,19 @@ use crate::esxcli::sim_hardware::{error, flag_value, has, ok};
 /// The `vhpc_toolkit` tool model.
 pub(crate) struct VhpcToolkit;
 
+/// A VM as vCenter keeps it; guests read `devices` (lower case, `0000:3b:00.0`).
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
-struct Vm {
-    devices: Vec<String>,
+pub(crate) struct Vm {
+    pub(crate) devices: Vec<String>,
     latency: String,
     cpu_reservation: bool,
     memory_reservation: bool,
 }
 
+/// The `vhpc_toolkit` state slot of the management host: the simulated vCenter's VMs.
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
-struct VcenterState {
-    vms: BTreeMap<String, Vm>,
+pub(crate) struct VcenterState {
+    pub(crate) vms: BTreeMap<String, Vm>,
 }
 
 fn new_vm() -> Vm {
@@ -43,14 +46,24 @@ impl SimTool for VhpcToolkit {
     }
 
     fn options(&self) -> &[&'static str] {
-        &["vms", "role"]
+        &["vms", "role", "vm_devices"]
     }
 
     fn init(&self, host: &mut SimContext<'_>) {
         let mut state = VcenterState::default();
+        let devices: Vec<String> = host
+            .option("vm_devices")
+            .unwrap_or("")
+            .split('+')
+            .map(|d| d.trim().to_ascii_lowercase())
+            .filter(|d| !d.is_empty())
+            .collect();
         for vm in host.option("vms").unwrap_or("").split(',').map(str::trim) {
             if !vm.is_empty() {
-                state.vms.insert(vm.to_owned(), new_vm());
+                let mut new = new_vm();
+                new.memory_reservation = !devices.is_empty();
+                new.devices.clone_from(&devices);
+                state.vms.insert(vm.to_owned(), new);
             }
         }
         let _ = host.save_state(&state);
