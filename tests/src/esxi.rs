@@ -16,6 +16,7 @@ fn shipped_lab() -> Lab {
     };
     lab.write("esxi-ib-roce-ports.rhai", &read("esxi-ib-roce-ports.rhai"));
     lab.write("lib/connectx.rhai", &read("lib/connectx.rhai"));
+    lab.write("lib/vsphere.rhai", &read("lib/vsphere.rhai"));
     lab.write("esxi-4.toml", &read("labs/esxi-4.toml"));
     lab
 }
