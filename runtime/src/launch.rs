@@ -129,6 +129,7 @@ impl Launcher {
         let options = RunOptions {
             accept_new_host_keys: overrides.accept_new_host_keys,
             check: false,
+            debugger: overrides.debugger,
             forks: overrides.forks.unwrap_or(RunOptions::default().forks),
             max_fail_percent: overrides.max_fail_percent,
             max_operations: meta.max_operations,
@@ -206,6 +207,8 @@ impl Launcher {
 pub struct RunOverrides {
     /// SSH: record the keys of hosts known_hosts does not know.
     pub accept_new_host_keys: bool,
+    /// `--debug-on-failure`: the debugger failed actions wait for.
+    pub debugger: Option<Arc<crate::Debugger>>,
     /// A new fork limit.
     pub forks: Option<usize>,
     /// Stop once more than this percentage of hosts have failed.
