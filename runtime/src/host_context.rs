@@ -496,6 +496,7 @@ impl HostContext {
 
     /// During a `:retry` rerun, what the action returned the first time.
     fn rerun_answer(&self, seq: u64) -> Option<Value> {
+        self.debugger.as_ref()?;
         let mut state = self.state();
         if state.rerun.is_empty() {
             return None;
