@@ -64,8 +64,9 @@ pub struct Pause {
     pub reason: PauseReason,
     /// The host's transport, so the prompt can act on the same host while the runbook waits.
     pub transport: Arc<Mutex<Box<dyn Transport>>>,
-    /// The runbook's variables in scope (those last seen; empty when not tracked).
-    pub vars: Vec<(String, Dynamic)>,
+    /// The runbook's variables in scope, as last seen; `None` where they are not tracked (a
+    /// run's failure: tracking would cost every host on every variable read).
+    pub vars: Option<Vec<(String, Dynamic)>>,
     pub(crate) reply: Sender<Resume>,
 }
 

@@ -403,7 +403,10 @@ mod tests {
         );
         assert!(matches!(run.go(Resume::Step), DebugEvent::Paused));
         assert_eq!(paused_line(&run), 3);
-        let vars = run.paused().map(|p| p.vars.clone()).unwrap_or_default();
+        let vars = run
+            .paused()
+            .and_then(|p| p.vars.clone())
+            .unwrap_or_default();
         assert!(
             vars.iter()
                 .any(|(name, value)| name == "greeting" && value.to_string() == "hi"),
@@ -422,7 +425,7 @@ mod tests {
         let pause = run.paused().expect("paused at the breakpoint");
         assert_eq!(pause.reason, PauseReason::Breakpoint(Breakpoint::Line(8)));
         assert!(
-            pause.vars.iter().any(|(name, _)| name == "n"),
+            pause.vars.iter().flatten().any(|(name, _)| name == "n"),
             "{:?}",
             pause.vars
         );

@@ -101,12 +101,6 @@ impl Debugger {
         self.state().breakpoints.clone()
     }
 
-    /// Whether the runbook's variables are worth tracking: a stepping session shows them at
-    /// every stop; a run that only stops on failure does not pay for it on every host.
-    pub fn tracks_vars(&self) -> bool {
-        self.stepping
-    }
-
     /// Keeps the variables in `scope` as the ones a pause shows.
     pub(crate) fn observe(&self, scope: &Scope) {
         let vars = variables(scope);
@@ -139,7 +133,7 @@ impl Debugger {
             }
         };
         let vars = self.state().vars.clone();
-        self.stopped(host, point, reason, vars, Value::Null)
+        self.stopped(host, point, reason, Some(vars), Value::Null)
     }
 
     /// At the start of a stage the host runs: stops on `:next` or at a stage breakpoint.
@@ -152,6 +146,7 @@ impl Debugger {
         if !self.stepping {
             return Ok(());
         }
+        self.observe(scope);
         let reason = {
             let state = self.state();
             let breakpoint = state
@@ -164,7 +159,7 @@ impl Debugger {
                 _ => return Ok(()),
             }
         };
-        self.stopped(host, point, reason, variables(scope), Value::Null)
+        self.stopped(host, point, reason, Some(variables(scope)), Value::Null)
     }
 
     /// After an action failed: the operator's choice (`Retry`, `Skip` or `Abort`).
@@ -175,11 +170,7 @@ impl Debugger {
         error: &ActionError,
         assumed: Value,
     ) -> Resume {
-        let vars = if self.stepping {
-            self.state().vars.clone()
-        } else {
-            Vec::new()
-        };
+        let vars = self.stepping.then(|| self.state().vars.clone());
         let reason = PauseReason::Failed(error.to_string());
         match self.pause(host, point, reason, vars, assumed) {
             answer @ (Resume::Retry | Resume::Skip(_)) => answer,
@@ -193,7 +184,7 @@ impl Debugger {
         host: &HostContext,
         point: PausePoint,
         reason: PauseReason,
-        vars: Vec<(String, Dynamic)>,
+        vars: Option<Vec<(String, Dynamic)>>,
         assumed: Value,
     ) -> Result<(), ActionError> {
         match self.pause(host, point, reason, vars, assumed) {
@@ -208,7 +199,7 @@ impl Debugger {
         host: &HostContext,
         point: PausePoint,
         reason: PauseReason,
-        vars: Vec<(String, Dynamic)>,
+        vars: Option<Vec<(String, Dynamic)>>,
         assumed: Value,
     ) -> Resume {
         let (reply, answer) = channel();

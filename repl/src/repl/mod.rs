@@ -238,12 +238,16 @@ impl Repl {
             .as_ref()
             .or_else(|| self.loaded.as_ref().and_then(DebugRun::paused));
         if let Some(pause) = paused {
-            if pause.vars.is_empty() {
-                println!("runbook: (its variables are tracked under `cairn debug` and `:load`)");
-            } else {
-                println!("runbook:");
-                for (name, value) in &pause.vars {
-                    println!("  {name} = {}", one_line(value));
+            match &pause.vars {
+                None => {
+                    println!("runbook: (a run does not track them; `cairn debug` and `:load` do)")
+                }
+                Some(vars) if vars.is_empty() => println!("runbook: (none seen yet)"),
+                Some(vars) => {
+                    println!("runbook:");
+                    for (name, value) in vars {
+                        println!("  {name} = {}", one_line(value));
+                    }
                 }
             }
             println!("repl:");
