@@ -76,6 +76,19 @@ impl Pause {
         matches!(self.reason, PauseReason::Failed(_))
     }
 
+    /// Whether `answer` applies here: retry and skip answer a failed action, and a failed action
+    /// takes nothing else; abort applies anywhere.
+    pub fn check(&self, answer: &Resume) -> Result<(), &'static str> {
+        match (self.failed(), answer) {
+            (_, Resume::Abort) | (true, Resume::Retry | Resume::Skip(_)) => Ok(()),
+            (true, _) => Err("the action failed: :retry, :skip [VALUE] or :abort"),
+            (false, Resume::Retry | Resume::Skip(_)) => {
+                Err("no action failed here: :retry and :skip answer a failed action")
+            }
+            (false, _) => Ok(()),
+        }
+    }
+
     /// Lets the runbook go on as `answer` says.
     pub fn resume(self, answer: Resume) {
         // The runbook's thread may have gone (a stopped run); then there is nobody to tell.
@@ -90,5 +103,53 @@ impl std::fmt::Debug for Pause {
             .field("point", &self.point)
             .field("reason", &self.reason)
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeMap;
+
+    use serde_json::json;
+
+    use super::*;
+
+    fn pause(reason: PauseReason) -> Pause {
+        let (reply, _) = std::sync::mpsc::channel();
+        Pause {
+            assumed: Value::Null,
+            host: HostInfo {
+                groups: Vec::new(),
+                name: "h".into(),
+                vars: BTreeMap::new(),
+            },
+            point: PausePoint {
+                action: None,
+                seq: None,
+                site: CallSite {
+                    column: 1,
+                    file: "book.rhai".into(),
+                    line: 1,
+                },
+                stage: "s".into(),
+            },
+            reason,
+            transport: Arc::new(Mutex::new(Box::new(crate::LocalTransport))),
+            vars: None,
+            reply,
+        }
+    }
+
+    #[test]
+    fn a_failed_action_takes_only_retry_skip_or_abort() {
+        let failed = pause(PauseReason::Failed("boom".into()));
+        assert!(failed.check(&Resume::Retry).is_ok());
+        assert!(failed.check(&Resume::Skip(json!(1))).is_ok());
+        assert!(failed.check(&Resume::Abort).is_ok());
+        assert!(failed.check(&Resume::Step).is_err());
+        let step = pause(PauseReason::Step);
+        assert!(step.check(&Resume::Continue).is_ok());
+        assert!(step.check(&Resume::Abort).is_ok());
+        assert!(step.check(&Resume::Retry).is_err());
     }
 }

@@ -116,8 +116,8 @@ impl Repl {
             eprintln!("no runbook loaded: `:load RUNBOOK` first");
             return;
         };
-        if run.paused().is_some_and(Pause::failed) {
-            eprintln!("the action failed: :retry, :skip [VALUE] or :abort");
+        if let Some(Err(refused)) = run.paused().map(|pause| pause.check(&answer)) {
+            eprintln!("{refused}");
             return;
         }
         self.resume_loaded(answer);
@@ -154,35 +154,33 @@ impl Repl {
 
     /// `:retry`, `:skip [VALUE]`, `:abort`. At a run's failed action the answer ends the prompt.
     pub(super) fn decide(&mut self, name: &str, argument: &str) -> Flow {
-        let (pause_failed, assumed) = match (&self.failed, self.loaded.as_ref()) {
-            (Some(pause), _) => (true, pause.assumed.clone()),
-            (None, Some(run)) => match run.paused() {
-                Some(pause) => (pause.failed(), pause.assumed.clone()),
-                None => {
-                    eprintln!("the runbook is not paused: :step, :next or :continue");
-                    return Flow::Continue;
-                }
-            },
-            (None, None) => {
-                eprintln!("nothing failed here: `:{name}` answers a failed action");
-                return Flow::Continue;
-            }
-        };
-        if !pause_failed && name != "abort" {
-            eprintln!("no action failed here: `:{name}` answers a failed action");
+        let paused = self
+            .failed
+            .as_ref()
+            .or_else(|| self.loaded.as_ref().and_then(DebugRun::paused));
+        let Some(pause) = paused else {
+            eprintln!("nothing waits here: `:{name}` answers a paused runbook");
             return Flow::Continue;
-        }
+        };
         let answer = match name {
             "retry" => Resume::Retry,
             "abort" => Resume::Abort,
-            _ if argument.is_empty() => Resume::Skip(assumed),
-            _ => match self.session.eval_json(argument) {
+            // Checked before the value is evaluated: evaluating it may act on the host.
+            _ => Resume::Skip(pause.assumed.clone()),
+        };
+        if let Err(refused) = pause.check(&answer) {
+            eprintln!("{refused}");
+            return Flow::Continue;
+        }
+        let answer = match answer {
+            Resume::Skip(_) if !argument.is_empty() => match self.session.eval_json(argument) {
                 Ok(value) => Resume::Skip(value),
                 Err(error) => {
                     eprintln!("{:?}", miette::Report::new(error));
                     return Flow::Continue;
                 }
             },
+            answer => answer,
         };
         if let Some(pause) = self.failed.take() {
             println!("{}", decided(&answer));
