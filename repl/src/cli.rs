@@ -123,8 +123,8 @@ pub(crate) struct CommonRunArgs {
     #[arg(long)]
     pub(crate) json: bool,
     /// When an action fails, open the REPL on that host: `:retry`, `:skip [VALUE]` or
-    /// `:abort` (needs a terminal).
-    #[arg(long)]
+    /// `:abort` (needs a terminal; not with --json, whose lines it would interrupt).
+    #[arg(long, conflicts_with = "json")]
     pub(crate) debug_on_failure: bool,
     /// SSH: record the key of a host that ~/.ssh/known_hosts does not know yet (a changed key
     /// is still refused).
