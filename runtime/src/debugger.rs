@@ -88,14 +88,6 @@ impl Debugger {
         }
     }
 
-    /// Removes a breakpoint; whether it was set.
-    pub fn remove_breakpoint(&self, breakpoint: &Breakpoint) -> bool {
-        let mut state = self.state();
-        let before = state.breakpoints.len();
-        state.breakpoints.retain(|b| b != breakpoint);
-        state.breakpoints.len() != before
-    }
-
     /// The breakpoints, in the order they were set.
     pub fn breakpoints(&self) -> Vec<Breakpoint> {
         self.state().breakpoints.clone()
