@@ -238,3 +238,33 @@ fn debug_on_failure_needs_a_terminal() {
     assert!(run.stderr.contains("needs a terminal"), "{}", run.stderr);
     assert!(lab.runs().is_empty(), "nothing ran");
 }
+
+#[test]
+fn next_runs_to_the_next_stage_and_abort_stops_the_runbook_there() {
+    let lab = Lab::new();
+    lab.write("book.rhai", BOOK);
+    lab.write("lab.toml", LAB);
+    let mut p = spawn(&lab, &["repl", "-i", "lab.toml", "--host", "n1"]);
+    expect(&mut p, "n1> ");
+    say(&mut p, ":load book.rhai nope=1");
+    expect(&mut p, "the runbook declares no param `nope`");
+    say(&mut p, ":step");
+    expect(&mut p, "no runbook loaded");
+    say(&mut p, ":load book.rhai greeting=hi");
+    expect(&mut p, "loaded book.rhai on `n1`");
+    say(&mut p, ":where");
+    expect(&mut p, "not started: :step, :next or :continue");
+    say(&mut p, ":next");
+    expect(&mut p, "stage `prepare` begins at book.rhai:3");
+    say(&mut p, ":step");
+    expect(&mut p, "before action #1 `run echo hi`");
+    say(&mut p, ":retry");
+    expect(&mut p, "no action failed here");
+    say(&mut p, ":abort");
+    expect(&mut p, "aborting");
+    expect(&mut p, "the runbook ended (Failed) on `n1`");
+    expect(&mut p, "stopped in the debugger");
+    say(&mut p, ":quit");
+    p.exp_eof().unwrap_or_else(|e| panic!("quit: {e}"));
+    assert_eq!(lab.sim_count("n1", &["echo"]), 0, "nothing ran");
+}
