@@ -7,7 +7,8 @@
 //! - `openssh`: one `ssh` process per command over a ControlMaster connection per host, hosts
 //!   in parallel, the same key exchange (curve25519-sha256).
 //!
-//! Each way gets a fresh lab, so CPU time is counted per way: this process and every process
+//! Each way runs 3 times per size, interleaved, and the run with the median wall time is shown.
+//! Each run gets a fresh lab, so CPU time is counted per way: this process and every process
 //! it waited for (the controller, sshd and its sessions, `cairn-simhost`), in seconds per host.
 //! Peak memory is the controller's (cairn's; this process's for the loop; the ControlMaster
 //! processes' together for OpenSSH). The bench builds `cairn` and `cairn-simhost` in its own
@@ -28,6 +29,7 @@ use ssh_lab::SshLab;
 const COMMANDS: usize = 10;
 const PER_COMMAND: usize = 100;
 const CONNECTIONS: usize = 20;
+const REPEAT: usize = 3;
 const KEX: &str = "curve25519-sha256";
 
 /// What one way reports.
@@ -62,9 +64,15 @@ fn main() {
     );
     println!("|---:|---|---:|---:|---:|---:|---:|");
     for n in sizes {
-        let cairn = measure(n, cairn);
-        let bare = measure(n, bare_loop);
-        let openssh = measure(n, openssh);
+        // Each way REPEAT times, interleaved so they share the machine's moods; the run with the
+        // median wall time of each way is shown.
+        let mut runs: [Vec<Sample>; 3] = [Vec::new(), Vec::new(), Vec::new()];
+        for _ in 0..REPEAT {
+            runs[0].push(measure(n, cairn));
+            runs[1].push(measure(n, bare_loop));
+            runs[2].push(measure(n, openssh));
+        }
+        let [cairn, bare, openssh] = runs.map(median);
         for (name, s) in [
             ("cairn", &cairn),
             ("ssh2 loop", &bare),
@@ -80,6 +88,13 @@ fn main() {
             );
         }
     }
+}
+
+/// The sample with the median wall time.
+fn median(mut samples: Vec<Sample>) -> Sample {
+    samples.sort_by_key(|sample| sample.wall);
+    let middle = samples.len() / 2;
+    samples.swap_remove(middle)
 }
 
 /// Builds `cairn` and `cairn-simhost` in this bench's own profile folder (`target/release` for
