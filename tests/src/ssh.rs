@@ -497,3 +497,76 @@ fn walk(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
     }
     files
 }
+
+/// `sh -c SCRIPT` for `cairn ARGS` in `lab`, the script ending with `exec cairn ARGS`.
+fn cairn_under_shell(lab: &cairn_tests::Lab, script: &str, args: &[&str]) -> cairn_tests::Run {
+    let mut command = std::process::Command::new("sh");
+    command
+        .arg("-c")
+        .arg(format!("{script}; exec \"$0\" \"$@\""))
+        .arg(cairn_tests::binary("cairn"))
+        .args(args)
+        .current_dir(lab.path())
+        .env_remove("CAIRN_STATE_DIR");
+    let output = command.output().unwrap_or_else(|e| panic!("sh runs: {e}"));
+    cairn_tests::Run {
+        code: output.status.code().unwrap_or(-1),
+        stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
+        stdout: String::from_utf8_lossy(&output.stdout).into_owned(),
+    }
+}
+
+#[test]
+fn a_run_on_a_thousand_ssh_hosts_raises_the_open_file_limit_or_warns() {
+    // The SSH hosts are never contacted (the stage is on `near` only): what is tested is the
+    // limit cairn gives itself, seen from a program it starts, which inherits it.
+    let lab = cairn_tests::Lab::new();
+    lab.write(
+        "fleet.toml",
+        "[hosts.near]\naddress = \"local\"\ngroups = [\"near\"]\n\n\
+         [hosts.\"far[0001-1000]\"]\naddress = \"ssh://root@{name}.invalid\"\ngroups = [\"far\"]\n",
+    );
+    lab.write(
+        "limit.rhai",
+        "stage \"s\" on near {\n    let soft = run([\"sh\", \"-c\", \"ulimit -Sn\"]).stdout;\n    log(`soft limit ${soft}`);\n}\n",
+    );
+    let args = ["run", "limit.rhai", "-i", "fleet.toml"];
+    let Ok(hard) = std::process::Command::new("sh")
+        .args(["-c", "ulimit -Hn"])
+        .output()
+        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_owned())
+    else {
+        panic!("ulimit -Hn");
+    };
+    let needed = 1000 * 4 + 64;
+    if hard.parse::<u64>().is_ok_and(|hard| hard > needed) {
+        // Soft 1,024 as on a default system: raised towards the hard limit, no warning.
+        let raised = cairn_under_shell(&lab, "ulimit -Sn 1024", &args);
+        assert_eq!(raised.code, 0, "{}\n{}", raised.stdout, raised.stderr);
+        let Some(line) = raised.stdout.lines().find(|l| l.contains("soft limit")) else {
+            panic!("{}", raised.stdout);
+        };
+        let soft: u64 = line
+            .rsplit(' ')
+            .next()
+            .and_then(|n| n.trim().parse().ok())
+            .unwrap_or(0);
+        assert!(soft >= needed, "{line}");
+        assert!(!raised.stdout.contains("warning"), "{}", raised.stdout);
+    } else {
+        eprintln!(
+            "the hard open-file limit {hard} leaves no room to raise: only the warning is tested"
+        );
+    }
+    // A hard limit of 2,000 cannot serve 1,000 SSH hosts: the run is warned, with both numbers.
+    let low = cairn_under_shell(&lab, "ulimit -n 2000", &args);
+    assert_eq!(low.code, 0, "{}\n{}", low.stdout, low.stderr);
+    assert!(
+        mentions(
+            &low.stdout,
+            "1000 SSH hosts (--forks 64) may need 4064 open files, but the limit is 2000"
+        ),
+        "{}",
+        low.stdout
+    );
+}
