@@ -14,7 +14,7 @@ pub enum SshError {
     #[diagnostic(
         code(cairn::ssh::auth_failed),
         help(
-            "cairn tries the IdentityFile keys of ~/.ssh/config and the host var `identity_file`, the SSH agent, ~/.ssh/id_ed25519, id_ecdsa and id_rsa, then the password in the environment variable named by the host var `password_env`"
+            "cairn tries the IdentityFile keys of ~/.ssh/config and the host var `identity_file` (an encrypted key's passphrase from the variable the host var `identity_passphrase_env` names, else asked on the terminal), the SSH agent, ~/.ssh/id_ed25519, id_ecdsa and id_rsa, then a password: from the variable the host var `password_env` names, else asked on the terminal (host var `password_prompt`); nothing is asked when standard input is not a terminal"
         )
     )]
     AuthFailed {
