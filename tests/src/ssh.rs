@@ -559,7 +559,11 @@ fn a_run_on_a_thousand_ssh_hosts_raises_the_open_file_limit_or_warns() {
         );
     }
     // A hard limit of 2,000 cannot serve 1,000 SSH hosts: the run is warned, with both numbers.
-    let low = cairn_under_shell(&lab, "ulimit -n 2000", &args);
+    let low = cairn_under_shell(&lab, "ulimit -n 2000 || exit 99", &args);
+    if low.code == 99 {
+        eprintln!("cannot set the open-file limit to 2000 here: the warning is not tested");
+        return;
+    }
     assert_eq!(low.code, 0, "{}\n{}", low.stdout, low.stderr);
     assert!(
         mentions(
