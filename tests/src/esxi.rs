@@ -15,8 +15,7 @@ fn shipped_lab() -> Lab {
         std::fs::read_to_string(root.join(path)).unwrap_or_else(|e| panic!("{path}: {e}"))
     };
     lab.write("esxi-ib-roce-ports.rhai", &read("esxi-ib-roce-ports.rhai"));
-    lab.write("lib/connectx.rhai", &read("lib/connectx.rhai"));
-    lab.write("lib/vsphere.rhai", &read("lib/vsphere.rhai"));
+    lab.copy_lib();
     lab.write("esxi-4.toml", &read("labs/esxi-4.toml"));
     lab
 }

@@ -6,6 +6,7 @@ mod esxi;
 mod executor;
 mod guest;
 mod readme;
+mod recipes;
 mod repl;
 mod ssh;
 mod ssh_lab;

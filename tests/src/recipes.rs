@@ -1,0 +1,187 @@
+//! The shipped recipes end to end on their shipped labs, run as a user types them
+//! (`cairn run runbooks/RECIPE -i runbooks/labs/LAB`): the whole VMware guide on 4 ESXi hosts
+//! and their 4 VMs, the ESXi tuning, and the VMA comparison.
+
+use std::process::Stdio;
+use std::time::{Duration, Instant};
+
+use cairn_tests::{Lab, records};
+use serde_json::Value;
+
+const WHOLE_GUIDE: [&str; 4] = [
+    "run",
+    "runbooks/vsphere7-ib-roce-passthrough.rhai",
+    "-i",
+    "runbooks/labs/vsphere7-4node.toml",
+];
+const ESXI: [&str; 4] = ["esx01", "esx02", "esx03", "esx04"];
+const VMS: [&str; 4] = ["compute-01", "compute-02", "compute-03", "compute-04"];
+
+/// The builtins whose outcomes changed something in `host`'s newest journal.
+fn changes(lab: &Lab, host: &str) -> Vec<String> {
+    let journal = lab.journal(host);
+    let intents = records(&journal, "intent");
+    records(&journal, "outcome")
+        .iter()
+        .filter(|o| o["data"]["changed"] == true)
+        .filter_map(|o| {
+            intents
+                .iter()
+                .find(|i| i["data"]["seq"] == o["data"]["seq"])
+                .and_then(|i| i["data"]["builtin"].as_str())
+                .map(str::to_owned)
+        })
+        .collect()
+}
+
+fn output(run: &cairn_tests::Run) -> String {
+    format!("{}\n{}", run.stdout, run.stderr)
+}
+
+fn assert_the_guide_is_done(lab: &Lab) {
+    for host in ESXI {
+        assert_eq!(lab.sim_count(host, &["reboot"]), 3, "{host} reboots");
+        let cx5 = &lab.sim_state(host)["tools"]["mlxconfig"]["devices"]["mt4119_pciconf1"];
+        assert_eq!(cx5["LINK_TYPE_P1"]["current"], 1, "{host}: {cx5}");
+        assert_eq!(cx5["LINK_TYPE_P2"]["current"], 2, "{host}: {cx5}");
+    }
+    for vm in VMS {
+        assert_eq!(lab.sim_count(vm, &["reboot"]), 1, "{vm} reboots");
+        let installs = lab
+            .sim_commands(vm)
+            .iter()
+            .filter(|c| c.first().is_some_and(|p| p.ends_with("/mlnxofedinstall")))
+            .count();
+        assert_eq!(installs, 1, "{vm} installs OFED once");
+    }
+}
+
+#[test]
+fn the_whole_guide_on_four_esxi_hosts_and_their_vms_then_a_second_run_changes_nothing() {
+    let lab = Lab::shipped();
+    let run = lab.cairn(&WHOLE_GUIDE);
+    assert_eq!(run.code, 0, "{}", output(&run));
+    assert_the_guide_is_done(&lab);
+    // The validation table: both pairs at about 96 Gb/s on IB and RoCE, RoCE at MTU 4096.
+    for pair in ["compute-01 -> compute-02", "compute-03 -> compute-04"] {
+        let row = run
+            .stdout
+            .lines()
+            .find(|l| l.contains(&format!("| {pair} |")))
+            .unwrap_or_else(|| panic!("no row for {pair}:\n{}", run.stdout));
+        // pair | IB Gb/s | IB us | RoCE Gb/s | RoCE us | RoCE MTU
+        let cells: Vec<&str> = row
+            .split('|')
+            .map(str::trim)
+            .skip_while(|c| *c != pair)
+            .collect();
+        let number = |i: usize| cells.get(i).and_then(|c| c.parse::<f64>().ok());
+        assert!(number(1).is_some_and(|g| g > 94.0), "IB bandwidth: {row}");
+        assert!(number(2).is_some_and(|us| us < 1.2), "IB latency: {row}");
+        assert!(number(3).is_some_and(|g| g > 94.0), "RoCE bandwidth: {row}");
+        assert!(number(4).is_some_and(|us| us < 2.2), "RoCE latency: {row}");
+        assert_eq!(cells.get(5).copied(), Some("4096"), "RoCE MTU: {row}");
+    }
+    // The VMs' RDMA devices came from their ESXi hosts' passthrough.
+    assert!(
+        run.stdout
+            .contains("compute-01     │ compute-01: mlx5_0 port 1 ACTIVE LinkUp 100.0 Gb/sec (4X EDR) InfiniBand"),
+        "{}",
+        run.stdout
+    );
+
+    let again = lab.cairn(&WHOLE_GUIDE);
+    assert_eq!(again.code, 0, "{}", output(&again));
+    for host in ESXI.iter().chain(VMS.iter()) {
+        assert_eq!(changes(&lab, host), Vec::<String>::new(), "{host} changed");
+    }
+    assert_the_guide_is_done(&lab);
+}
+
+#[test]
+fn roce_left_at_mtu_1500_fails_the_roce_threshold_naming_hosts_and_numbers() {
+    let lab = Lab::shipped();
+    let mut args = WHOLE_GUIDE.to_vec();
+    args.extend(["--param", "roce_mtu=1500"]);
+    let run = lab.cairn(&args);
+    assert_eq!(run.code, 1, "{}", output(&run));
+    let text = output(&run);
+    assert!(
+        text.contains(
+            "compute-01 -> compute-02 mlx5_1: RoCE send bandwidth 75.66 Gb/s at 8388608 bytes (MTU 1024), expected at least 90.0 Gb/s"
+        ),
+        "{text}"
+    );
+    // InfiniBand is not affected: no IB failure is reported.
+    assert!(!text.contains("InfiniBand send bandwidth"), "{text}");
+}
+
+#[test]
+fn a_vm_whose_esxi_host_did_not_pass_the_ports_through_has_no_rdma_device() {
+    let lab = Lab::shipped();
+    // esx04 attaches its ports to another VM than compute-04's.
+    let inventory = std::fs::read_to_string(lab.path().join("runbooks/labs/vsphere7-4node.toml"))
+        .unwrap_or_else(|e| panic!("{e}"));
+    let broken = inventory
+        .replacen("vm = \"compute-04\"", "vm = \"other-vm\"", 1)
+        .replacen("compute-04\"\ngroups", "compute-04,other-vm\"\ngroups", 1);
+    assert_ne!(broken, inventory);
+    lab.write("runbooks/labs/vsphere7-4node.toml", &broken);
+    let run = lab.cairn(&WHOLE_GUIDE);
+    assert_eq!(run.code, 1, "{}", output(&run));
+    // Only compute-04 fails, as ibstatus fails on a guest without an RDMA device.
+    let text = output(&run);
+    assert!(
+        text.contains("`compute-04`: `ibstatus` exited with 1: Fatal error:  device 'mlx5_0': sys"),
+        "{text}"
+    );
+    assert_eq!(text.matches("FAILED:").count(), 1, "{text}");
+}
+
+#[test]
+fn the_whole_guide_killed_during_the_vms_reboot_resumes_to_the_same_end() {
+    let lab = Lab::shipped();
+    // The VMs reboot on real clocks, for 3 s, so that the kill lands inside a reboot.
+    let path = "runbooks/labs/vsphere7-4node.toml";
+    let inventory =
+        std::fs::read_to_string(lab.path().join(path)).unwrap_or_else(|e| panic!("{e}"));
+    let slow = inventory.replace(
+        "sim:rhel8?clock=virtual&reboot_secs=90",
+        "sim:rhel8?reboot_secs=3",
+    );
+    assert_ne!(slow, inventory);
+    lab.write(path, &slow);
+    let mut child = lab
+        .command(&WHOLE_GUIDE)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap_or_else(|e| panic!("spawn: {e}"));
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while !VMS.iter().any(|vm| lab.sim_count(vm, &["reboot"]) == 1) && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    std::thread::sleep(Duration::from_millis(300));
+    child.kill().unwrap_or_else(|e| panic!("SIGKILL: {e}"));
+    let _ = child.wait();
+    assert!(
+        VMS.iter().any(|vm| lab.sim_count(vm, &["reboot"]) == 1),
+        "killed during a VM reboot"
+    );
+    let unfinished: Vec<Value> = lab.journal("compute-01");
+    assert!(!unfinished.is_empty());
+
+    let resumed = lab.cairn(&["resume"]);
+    let resumed = if resumed.code == 2 && resumed.stderr.contains("outcome was not recorded") {
+        lab.cairn(&["resume", "--assume", "done"])
+    } else {
+        resumed
+    };
+    assert_eq!(resumed.code, 0, "{}", output(&resumed));
+    assert_the_guide_is_done(&lab);
+    assert!(
+        resumed.stdout.contains("| compute-03 -> compute-04 |"),
+        "{}",
+        resumed.stdout
+    );
+}
