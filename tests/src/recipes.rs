@@ -185,3 +185,165 @@ fn the_whole_guide_killed_during_the_vms_reboot_resumes_to_the_same_end() {
         resumed.stdout
     );
 }
+
+const TUNING: [&str; 4] = [
+    "run",
+    "runbooks/esxi-hpc-tuning.rhai",
+    "-i",
+    "runbooks/labs/esxi-4.toml",
+];
+
+fn assert_tuned(lab: &Lab) {
+    for host in ESXI {
+        assert_eq!(lab.sim_count(host, &["reboot"]), 1, "{host} reboots once");
+        let esxcli = &lab.sim_state(host)["tools"]["esxcli"];
+        assert_eq!(
+            esxcli["module_parameters"]["nmlx5_core"], "max_vfs=8,8 num_rings_per_rss_queue=4",
+            "{host}: the driver's other parameters are kept"
+        );
+        assert_eq!(
+            esxcli["advanced"]["/Power/CpuPolicy"]["string"],
+            "High Performance"
+        );
+        assert_eq!(
+            esxcli["advanced"]["/Net/NetNetqNumaIOCpuPinThreshold"]["int"],
+            100
+        );
+    }
+    let vms = &lab.sim_state("vcenter")["tools"]["vhpc_toolkit"]["vms"];
+    for n in 1..=4 {
+        let vm = &vms[format!("hpc-vm0{n}")];
+        assert_eq!(vm["latency"], "high", "{vm}");
+        assert_eq!(
+            (
+                vm["cpu_reservation"].as_bool(),
+                vm["memory_reservation"].as_bool()
+            ),
+            (Some(true), Some(true))
+        );
+    }
+}
+
+#[test]
+fn the_tuning_recipe_sets_and_checks_every_knob_then_a_second_run_changes_nothing() {
+    let lab = Lab::shipped();
+    let run = lab.cairn(&TUNING);
+    assert_eq!(run.code, 0, "{}", output(&run));
+    assert_tuned(&lab);
+    assert!(
+        run.stdout
+            .contains("esx03          │ | RSS rings | 4 | 4 |"),
+        "{}",
+        run.stdout
+    );
+    let again = lab.cairn(&TUNING);
+    assert_eq!(again.code, 0, "{}", output(&again));
+    for host in ESXI {
+        assert_eq!(changes(&lab, host), Vec::<String>::new(), "{host} changed");
+    }
+    assert_tuned(&lab);
+    // A value out of range is refused by esxcli itself, and named.
+    let mut args = TUNING.to_vec();
+    args.extend(["--param", "numa_io_threshold=300"]);
+    let wrong = lab.cairn(&args);
+    assert_eq!(wrong.code, 1, "{}", output(&wrong));
+    assert!(
+        output(&wrong).contains("NetNetqNumaIOCpuPinThreshold"),
+        "{}",
+        output(&wrong)
+    );
+}
+
+#[test]
+fn the_tuning_recipe_killed_during_the_reboot_resumes_with_one_reboot_per_host() {
+    let lab = Lab::shipped();
+    let path = "runbooks/labs/esxi-4.toml";
+    let inventory =
+        std::fs::read_to_string(lab.path().join(path)).unwrap_or_else(|e| panic!("{e}"));
+    let slow = inventory.replace("reboot_secs=120&clock=virtual", "reboot_secs=3");
+    assert_ne!(slow, inventory);
+    lab.write(path, &slow);
+    let mut child = lab
+        .command(&TUNING)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap_or_else(|e| panic!("spawn: {e}"));
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while !ESXI.iter().any(|h| lab.sim_count(h, &["reboot"]) == 1) && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    std::thread::sleep(Duration::from_millis(300));
+    child.kill().unwrap_or_else(|e| panic!("SIGKILL: {e}"));
+    let _ = child.wait();
+    let resumed = lab.cairn(&["resume"]);
+    let resumed = if resumed.code == 2 && resumed.stderr.contains("outcome was not recorded") {
+        lab.cairn(&["resume", "--assume", "done"])
+    } else {
+        resumed
+    };
+    assert_eq!(resumed.code, 0, "{}", output(&resumed));
+    assert_tuned(&lab);
+}
+
+const VMA: [&str; 4] = [
+    "run",
+    "runbooks/vma-latency.rhai",
+    "-i",
+    "runbooks/labs/vma-2node.toml",
+];
+
+#[test]
+fn the_vma_recipe_compares_kernel_and_vma_latency_as_the_guide_does() {
+    let lab = Lab::shipped();
+    let run = lab.cairn(&VMA);
+    assert_eq!(run.code, 0, "{}", output(&run));
+    let row = run
+        .stdout
+        .lines()
+        .find(|l| l.contains("| average usec |"))
+        .unwrap_or_else(|| panic!("{}", run.stdout));
+    let cells: Vec<f64> = row
+        .split('|')
+        .filter_map(|c| c.trim().parse().ok())
+        .collect();
+    assert_eq!(cells.len(), 2, "{row}");
+    assert!((6.0..7.0).contains(&cells[0]), "kernel: {row}");
+    assert!((0.9..1.2).contains(&cells[1]), "VMA: {row}");
+    assert!(
+        run.stdout.contains("| Percentile | Kernel | VMA |"),
+        "{}",
+        run.stdout
+    );
+    // The server ran under libvma the second time, as the guide starts it.
+    let servers: Vec<Vec<String>> = lab
+        .sim_commands("vma-server-03")
+        .into_iter()
+        .filter(|c| c.iter().any(|a| a == "sockperf") && c.iter().any(|a| a == "server"))
+        .collect();
+    assert_eq!(servers.len(), 2, "{servers:?}");
+    assert!(
+        servers[1].iter().any(|a| a == "LD_PRELOAD=libvma.so"),
+        "{servers:?}"
+    );
+    let again = lab.cairn(&VMA);
+    assert_eq!(again.code, 0, "{}", output(&again));
+    for host in ["vma-server-03", "vma-client-29"] {
+        assert_eq!(changes(&lab, host), Vec::<String>::new(), "{host} changed");
+    }
+    // A stricter threshold fails with both numbers.
+    let mut args = VMA.to_vec();
+    args.extend(["--param", "max_vma_us=0.5"]);
+    let strict = lab.cairn(&args);
+    assert_eq!(strict.code, 1, "{}", output(&strict));
+    assert!(
+        output(&strict).contains("vma-client-29 -> vma-server-03 11.4.3.3: VMA latency 1.0"),
+        "{}",
+        output(&strict)
+    );
+    assert!(
+        output(&strict).contains("expected at most 0.5 us"),
+        "{}",
+        output(&strict)
+    );
+}
