@@ -22,6 +22,24 @@ pub(crate) enum Command {
         /// The runbook.
         runbook: PathBuf,
     },
+    /// Run one host's instance of a runbook under the debugger, from the start: it stops before
+    /// the first action (or at the first breakpoint). Journals apart from any run.
+    Debug {
+        /// The runbook.
+        runbook: PathBuf,
+        /// The inventory (TOML).
+        #[arg(short, long)]
+        inventory: PathBuf,
+        /// The inventory host to run it on.
+        #[arg(long)]
+        host: String,
+        /// A parameter: NAME=VALUE (repeatable).
+        #[arg(long = "param", value_name = "NAME=VALUE")]
+        params: Vec<String>,
+        /// Stop before an action on this runbook line, or at this stage (repeatable).
+        #[arg(long = "break", value_name = "LINE|STAGE")]
+        breakpoints: Vec<String>,
+    },
     /// Print a host's journal: its timeline, or the records as JSON lines.
     Journal {
         /// `[RUN-ID] HOST`: the run (default: the newest) and the host.
@@ -104,6 +122,10 @@ pub(crate) struct CommonRunArgs {
     /// Print one JSON event per line instead of progress.
     #[arg(long)]
     pub(crate) json: bool,
+    /// When an action fails, open the REPL on that host: `:retry`, `:skip [VALUE]` or
+    /// `:abort` (needs a terminal; not with --json, whose lines it would interrupt).
+    #[arg(long, conflicts_with = "json")]
+    pub(crate) debug_on_failure: bool,
     /// SSH: record the key of a host that ~/.ssh/known_hosts does not know yet (a changed key
     /// is still refused).
     #[arg(long)]

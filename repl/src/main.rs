@@ -4,6 +4,7 @@ mod cli;
 mod commands;
 mod progress;
 mod repl;
+mod terminal;
 
 use std::process::ExitCode;
 

@@ -26,6 +26,7 @@ pub(crate) fn show(events: &Receiver<RunEvent>, style: Style) {
     let stdout = std::io::stdout();
     let mut seen_stages = BTreeSet::new();
     for event in events {
+        let _terminal = crate::terminal::hold();
         let mut out = stdout.lock();
         let written = match style {
             Style::Json => {

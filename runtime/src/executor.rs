@@ -269,6 +269,7 @@ pub fn execute(
             .name(format!("host {name}"))
             .stack_size(8 << 20)
             .spawn(move || {
+                let debugger = instance_shared.options.debugger.clone();
                 let host = HostContext::new(
                     info,
                     role,
@@ -278,7 +279,8 @@ pub fn execute(
                     journal,
                     writer,
                     runbook.name(),
-                );
+                )
+                .with_debugger(debugger);
                 run_instance(host, &runbook, &libraries)
             });
         match spawned {

@@ -8,11 +8,13 @@ use rhai::{Dynamic, EvalAltResult, NativeCallContext, Position};
 use serde_json::Value;
 
 use crate::journal::{
-    Assume, HostEndRecord, HostJournal, HostStatus, IntentRecord, JournalEvent, JournalWriter,
-    LogRecord, OutcomeRecord, ProgressRecord, RecordedAction, StageRecord, now_millis,
+    Assume, DebugChoice, DebugRecord, HostEndRecord, HostJournal, HostStatus, IntentRecord,
+    JournalEvent, JournalWriter, LogRecord, OutcomeRecord, ProgressRecord, RecordedAction,
+    StageRecord, now_millis,
 };
 use crate::{
-    ActionCall, ActionError, CallSite, HostIo, Outcome, Reconcile, RunEvent, RunShared, Transport,
+    ActionCall, ActionError, CallSite, Debugger, HostIo, Outcome, PausePoint, Reconcile, Resume,
+    RunEvent, RunShared, Transport,
 };
 
 /// A host as runbooks see it through `host()` and `hosts()`.
@@ -57,14 +59,22 @@ struct InstanceState {
     changes: Vec<String>,
     failure: Option<(String, ActionError)>,
     reboot_pending: Option<String>,
+    /// What the current stage's finished actions returned, answered again when the debugger's
+    /// `:retry` runs the stage again (kept only under a debugger).
+    rerun: BTreeMap<u64, Value>,
+    /// `:retry` was chosen: the stage runs again from its start.
+    retry: bool,
     secrets: Vec<String>,
     seq: u64,
     stage: Option<StageState>,
     stage_count: u64,
+    stage_results: BTreeMap<u64, Value>,
+    stage_start_seq: u64,
 }
 
 /// One host's instance: its journal, what it replays from, and where it is.
 pub struct HostContext {
+    debugger: Option<Arc<Debugger>>,
     /// The host.
     pub info: HostInfo,
     journal: Mutex<Option<JournalWriter>>,
@@ -105,6 +115,7 @@ impl HostContext {
             |w| w.path().display().to_string(),
         );
         Self {
+            debugger: None,
             info,
             journal: Mutex::new(journal),
             journal_path,
@@ -117,6 +128,24 @@ impl HostContext {
             state: Mutex::new(InstanceState::default()),
             transport,
         }
+    }
+
+    /// Puts the instance under `debugger`, which it asks before live actions, at stages and
+    /// after failures.
+    #[must_use]
+    pub fn with_debugger(mut self, debugger: Option<Arc<Debugger>>) -> Self {
+        self.debugger = debugger;
+        self
+    }
+
+    /// The debugger this instance answers to, if any.
+    pub fn debugger(&self) -> Option<&Arc<Debugger>> {
+        self.debugger.as_ref()
+    }
+
+    /// The runbook file, as call sites name it.
+    pub fn runbook_file(&self) -> &str {
+        &self.runbook_file
     }
 
     /// The instance a builtin runs for, from the engine's tag.
@@ -154,9 +183,16 @@ impl HostContext {
         }
     }
 
-    /// Whether the next action will be answered from the journal.
+    /// Whether the next action will be answered from the journal (or, under the debugger's
+    /// `:retry`, from what the stage's earlier actions returned).
     pub fn replaying(&self) -> bool {
-        self.state().seq < self.last_recorded
+        let state = self.state();
+        state.seq < self.last_recorded
+            || state
+                .rerun
+                .keys()
+                .next_back()
+                .is_some_and(|last| *last > state.seq)
     }
 
     /// The actions of this run that changed the host (not the replayed ones), summarized.
@@ -235,12 +271,60 @@ impl HostContext {
                 name: name.to_owned(),
             });
         }
-        self.state().stage = Some(StageState {
+        let mut state = self.state();
+        state.stage = Some(StageState {
             index,
             name: name.to_owned(),
             ordinal: 0,
         });
+        state.stage_start_seq = state.seq;
+        state.stage_results.clear();
         Ok(member)
+    }
+
+    /// At the start of a stage's block: the debugger may stop here (`:next`, a breakpoint).
+    pub(crate) fn debug_stage(
+        &self,
+        name: &str,
+        position: Position,
+        scope: &rhai::Scope,
+    ) -> Result<(), ActionError> {
+        let Some(debugger) = &self.debugger else {
+            return Ok(());
+        };
+        let point = PausePoint {
+            action: None,
+            seq: None,
+            site: CallSite {
+                column: position
+                    .position()
+                    .and_then(|c| u32::try_from(c).ok())
+                    .unwrap_or(0),
+                file: self.runbook_file.clone(),
+                line: position
+                    .line()
+                    .and_then(|l| u32::try_from(l).ok())
+                    .unwrap_or(0),
+            },
+            stage: name.to_owned(),
+        };
+        debugger.at_stage(self, point, scope)
+    }
+
+    /// Whether `:retry` was chosen since the last call: the stage must run again.
+    pub(crate) fn take_retry(&self) -> bool {
+        std::mem::take(&mut self.state().retry)
+    }
+
+    /// Sets the stage back to its start for `:retry`: its actions that finished answer with
+    /// what they returned, so only the failed one touches the host again.
+    pub(crate) fn rerun_stage(&self) {
+        let mut state = self.state();
+        state.seq = state.stage_start_seq;
+        if let Some(stage) = state.stage.as_mut() {
+            stage.ordinal = 0;
+        }
+        state.rerun = state.stage_results.clone();
     }
 
     /// Leaves the current stage.
@@ -256,6 +340,10 @@ impl HostContext {
         live: impl FnOnce(&mut HostIo<'_>) -> Result<Outcome, ActionError>,
     ) -> Result<Value, ActionError> {
         let (seq, stage, ordinal) = self.next_action(&call.builtin)?;
+        if let Some(value) = self.rerun_answer(seq) {
+            return Ok(value);
+        }
+        let skip_default = self.debugger.as_ref().map(|_| call.assumed.clone());
         let args = self.redact(call.args);
         let reconcile_kind = call.reconcile.kind();
         if let Some(recorded) = self.recorded.get(&seq) {
@@ -330,6 +418,9 @@ impl HostContext {
         if self.mode == Mode::Verify {
             return Err(ActionError::ReachedLivePoint);
         }
+        if let Some(debugger) = &self.debugger {
+            debugger.before_action(self, point(seq, &stage, &call.builtin, &args, site))?;
+        }
         self.shared.cancel.check()?;
         let intent = IntentRecord {
             args: args.clone(),
@@ -341,13 +432,13 @@ impl HostContext {
             ordinal,
             reconcile: reconcile_kind.to_owned(),
             seq,
-            stage,
+            stage: stage.clone(),
             stage_index: self.state().stage.as_ref().map_or(0, |s| s.index),
         };
         self.append(&JournalEvent::Intent(intent), true)?;
         let started = Instant::now();
         let result = HostIo::new(self, seq).and_then(|mut io| live(&mut io));
-        self.finish(
+        let result = self.finish(
             seq,
             &call.builtin,
             site,
@@ -355,7 +446,62 @@ impl HostContext {
             result,
             elapsed_ms(started),
             None,
-        )
+        );
+        match (result, &self.debugger) {
+            (Err(error), Some(debugger)) if !error.outcome_unknown() => {
+                let point = point(seq, &stage, &call.builtin, &args, site);
+                let assumed = skip_default.unwrap_or(Value::Null);
+                let answer = debugger.after_failure(self, point, &error, assumed);
+                self.debug_decided(seq, &call.builtin, site, &args, error, answer)
+            }
+            (result, _) => result,
+        }
+    }
+
+    /// Journals the debugger's answer to a failed action and carries it out: a retry fails
+    /// the call and marks the stage for a rerun, a skip records the given value as the outcome.
+    fn debug_decided(
+        &self,
+        seq: u64,
+        builtin: &str,
+        site: &CallSite,
+        args: &Value,
+        error: ActionError,
+        answer: Resume,
+    ) -> Result<Value, ActionError> {
+        let (choice, value) = match &answer {
+            Resume::Retry => (DebugChoice::Retry, None),
+            Resume::Skip(value) => (DebugChoice::Skip, Some(self.redact(value.clone()))),
+            _ => (DebugChoice::Abort, None),
+        };
+        let record = DebugRecord {
+            at: now_millis(),
+            choice,
+            seq,
+            value,
+        };
+        self.append(&JournalEvent::Debug(record), true)?;
+        match answer {
+            Resume::Retry => {
+                self.state().retry = true;
+                Err(error)
+            }
+            Resume::Skip(value) => {
+                let outcome = Outcome::unchanged(value);
+                self.finish(seq, builtin, site, args, Ok(outcome), 0, Some("skipped"))
+            }
+            _ => Err(error),
+        }
+    }
+
+    /// During a `:retry` rerun, what the action returned the first time.
+    fn rerun_answer(&self, seq: u64) -> Option<Value> {
+        self.debugger.as_ref()?;
+        let mut state = self.state();
+        if state.rerun.is_empty() {
+            return None;
+        }
+        state.rerun.remove(&seq)
     }
 
     /// Records an outcome (unless the action's fate is unknown) and reports it.
@@ -398,6 +544,11 @@ impl HostContext {
             seq,
         };
         self.append(&JournalEvent::Outcome(record), true)?;
+        if let (Some(_), Ok(outcome)) = (&self.debugger, &result) {
+            self.state()
+                .stage_results
+                .insert(seq, outcome.value.clone());
+        }
         self.settle(builtin, site, reboot_required, ok);
         if changed {
             self.state().changes.push(summary.clone());
@@ -531,6 +682,16 @@ fn redact_value(value: Value, secrets: &[String]) -> Value {
                 .collect(),
         ),
         other => other,
+    }
+}
+
+/// Where an action stands, for the debugger.
+fn point(seq: u64, stage: &str, builtin: &str, args: &Value, site: &CallSite) -> PausePoint {
+    PausePoint {
+        action: Some(summarize(builtin, args)),
+        seq: Some(seq),
+        site: site.clone(),
+        stage: stage.to_owned(),
     }
 }
 

@@ -8,7 +8,7 @@ use std::time::Duration;
 use crate::inventory::{Address, HostSpec, Inventory, InventoryError};
 use crate::journal::{Assume, JournalError, now_millis};
 use crate::sim::{SimRegistry, SimTransport};
-use crate::ssh::{SshOptions, SshTarget, SshTransport};
+use crate::ssh::{SshOptions, SshTarget, SshTransport, prepare_fd_limit};
 use crate::{
     Cancel, EventSink, HostInfo, Installer, LocalTransport, Outline, RunError, RunHost, RunMeta,
     RunOptions, RunReport, RunRequest, RunStore, Runbook, RunbookError, Transport, build_engine,
@@ -92,6 +92,7 @@ impl Launcher {
         } else {
             self.store.create(&meta)?
         };
+        warn_of_fd_limit(&inventory, &meta.hosts, new.options.forks, &events);
         let request = RunRequest {
             assume: None,
             from_stage: None,
@@ -129,6 +130,7 @@ impl Launcher {
         let options = RunOptions {
             accept_new_host_keys: overrides.accept_new_host_keys,
             check: false,
+            debugger: overrides.debugger,
             forks: overrides.forks.unwrap_or(RunOptions::default().forks),
             max_fail_percent: overrides.max_fail_percent,
             max_operations: meta.max_operations,
@@ -141,6 +143,7 @@ impl Launcher {
             .into_iter()
             .filter(|host| meta.hosts.contains(&host.info.name))
             .collect();
+        warn_of_fd_limit(&inventory, &meta.hosts, options.forks, &events);
         let request = RunRequest {
             assume,
             from_stage: overrides.from_stage,
@@ -206,6 +209,8 @@ impl Launcher {
 pub struct RunOverrides {
     /// SSH: record the keys of hosts known_hosts does not know.
     pub accept_new_host_keys: bool,
+    /// `--debug-on-failure`: the debugger failed actions wait for.
+    pub debugger: Option<Arc<crate::Debugger>>,
     /// A new fork limit.
     pub forks: Option<usize>,
     /// Stop once more than this percentage of hosts have failed.
@@ -216,6 +221,22 @@ pub struct RunOverrides {
     pub params: BTreeMap<String, String>,
     /// A new reboot timeout.
     pub reboot_timeout: Option<Duration>,
+}
+
+/// Raises the open-file limit for the run's SSH hosts (each keeps its session open), with a
+/// warning when it stays too low.
+fn warn_of_fd_limit(inventory: &Inventory, hosts: &[String], forks: usize, events: &EventSink) {
+    let ssh_hosts = inventory
+        .hosts()
+        .iter()
+        .filter(|spec| hosts.contains(&spec.name) && matches!(spec.address, Address::Ssh { .. }))
+        .count();
+    if let Some(message) = prepare_fd_limit(ssh_hosts, forks) {
+        events.send(crate::RunEvent::Warning {
+            host: "controller".into(),
+            message,
+        });
+    }
 }
 
 fn secret_params(

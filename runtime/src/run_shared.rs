@@ -16,6 +16,8 @@ pub struct RunOptions {
     pub accept_new_host_keys: bool,
     /// Check mode: builtins report what they would change and change nothing.
     pub check: bool,
+    /// `--debug-on-failure`: a failed action waits for the operator's retry, skip or abort.
+    pub debugger: Option<Arc<crate::Debugger>>,
     /// At most this many hosts act at once.
     pub forks: usize,
     /// Stop the run once more than this percentage of its hosts have failed.
@@ -31,6 +33,7 @@ impl Default for RunOptions {
         Self {
             accept_new_host_keys: false,
             check: false,
+            debugger: None,
             forks: 64,
             max_fail_percent: None,
             max_operations: 10_000_000,

@@ -33,6 +33,19 @@ impl Session {
         libraries: &[Installer],
         module_dir: &Path,
     ) -> Result<Self, RunbookError> {
+        let transport = Arc::new(Mutex::new(transport));
+        Self::open_shared(info, transport, journal, libraries, module_dir)
+    }
+
+    /// Opens a session on a transport it shares: a runbook paused by the debugger on the same
+    /// host, so what is typed at the pause acts on that host.
+    pub fn open_shared(
+        info: HostInfo,
+        transport: Arc<Mutex<Box<dyn Transport>>>,
+        journal: &Path,
+        libraries: &[Installer],
+        module_dir: &Path,
+    ) -> Result<Self, RunbookError> {
         let failed = |message: String| error_in("repl", "", message, rhai::Position::NONE, None);
         if let Some(dir) = journal.parent() {
             std::fs::create_dir_all(dir)
@@ -66,7 +79,6 @@ impl Session {
             cancel.clone(),
             EventSink::none(),
         ));
-        let transport = Arc::new(Mutex::new(transport));
         let host = Arc::new(HostContext::new(
             info,
             Role::Host,
@@ -130,6 +142,25 @@ impl Session {
     /// The variables in scope, by name.
     pub fn variables(&self) -> impl Iterator<Item = (&str, &Dynamic)> {
         self.scope.iter_raw().map(|(name, _, value)| (name, value))
+    }
+
+    /// The host's transport, to share with a runbook loaded for debugging.
+    pub fn transport(&self) -> Arc<Mutex<Box<dyn Transport>>> {
+        self.host.transport().clone()
+    }
+
+    /// Evaluates `input` as a value for the journal (`:skip VALUE`): rhai, then JSON.
+    pub fn eval_json(&mut self, input: &str) -> Result<serde_json::Value, RunbookError> {
+        let value = self.eval(input)?;
+        rhai::serde::from_dynamic(&value).map_err(|error| {
+            error_in(
+                "input",
+                input,
+                format!("this value cannot be journaled: {error}"),
+                rhai::Position::new(1, 1),
+                None,
+            )
+        })
     }
 
     /// The host this session acts on.

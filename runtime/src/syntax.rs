@@ -39,11 +39,37 @@ fn stage(context: &mut EvalContext, inputs: &[Expression]) -> Result<Dynamic, Bo
         .enter_stage(&name, &group)
         .map_err(|e| host.fail(e, position))?;
     let result = match (member, inputs.get(2)) {
-        (true, Some(block)) => context.eval_expression_tree(block).map(|_| ()),
+        (true, Some(block)) => run_block(context, &host, &name, position, block),
         _ => Ok(()),
     };
     host.exit_stage();
     result.map(|()| Dynamic::UNIT)
+}
+
+/// Runs a stage's block. Under a debugger it may stop first, and a `:retry` of a failed action
+/// runs the block again from the scope it started with: the actions that finished answer with
+/// what they returned, as on a resume, so only the failed one touches the host again.
+fn run_block(
+    context: &mut EvalContext,
+    host: &HostContext,
+    name: &str,
+    position: Position,
+    block: &Expression,
+) -> Result<(), Box<EvalAltResult>> {
+    if host.debugger().is_none() {
+        return context.eval_expression_tree(block).map(|_| ());
+    }
+    host.debug_stage(name, position, context.scope())
+        .map_err(|e| host.fail(e, position))?;
+    let start = context.scope().clone();
+    loop {
+        let result = context.eval_expression_tree(block).map(|_| ());
+        if !host.take_retry() {
+            return result;
+        }
+        *context.scope_mut() = start.clone();
+        host.rerun_stage();
+    }
 }
 
 fn param(context: &mut EvalContext, inputs: &[Expression]) -> Result<Dynamic, Box<EvalAltResult>> {

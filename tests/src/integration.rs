@@ -2,6 +2,7 @@
 
 mod cli;
 mod crash;
+mod debugger;
 mod esxi;
 mod executor;
 mod guest;

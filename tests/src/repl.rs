@@ -59,3 +59,38 @@ fn a_person_evaluates_completes_and_sees_errors_with_their_span() {
     p.exp_eof().unwrap_or_else(|e| panic!("quit: {e}"));
     assert!(lab.path().join("cairn/history").exists(), "history saved");
 }
+
+#[test]
+fn mft_installs_from_the_repl_with_the_file_names_of_the_builtin_docs() {
+    let lab = Lab::new();
+    let mut command = std::process::Command::new(binary("cairn"));
+    command
+        .current_dir(lab.path())
+        .env("XDG_STATE_HOME", lab.path())
+        .env("TERM", "xterm")
+        .args(["repl", "--sim", "esxi7?clock=virtual"]);
+    let mut p = spawn_command(command, Some(20_000)).unwrap_or_else(|e| panic!("spawn: {e}"));
+    p.exp_string("sim-esxi7> ")
+        .unwrap_or_else(|e| panic!("prompt: {e}"));
+    p.send_line(r#"esxcli::vib_installed("mft")"#)
+        .unwrap_or_default();
+    p.exp_string("false")
+        .unwrap_or_else(|e| panic!("not installed yet: {e}"));
+    // The paths of docs/builtins.md, as a person would paste them.
+    p.send_line(r#"esxcli::vib_install("/vmfs/volumes/nfs/mellanox/mft-4.22.1.11-10EM-703.0.0.18644231.x86_64.vib").vibs_installed"#)
+        .unwrap_or_default();
+    p.exp_string("MEL_bootbank_mft_4.22.1.11-10EM")
+        .unwrap_or_else(|e| panic!("installed: {e}"));
+    p.send_line(r#"esxcli::vib_install("/vmfs/volumes/nfs/mellanox/nmst-4.22.1.11-1OEM.703.0.0.18644231.x86_64.vib", #{ force: true }).changed"#)
+        .unwrap_or_default();
+    p.exp_string("true")
+        .unwrap_or_else(|e| panic!("nmst installed: {e}"));
+    p.send_line("reboot_if_pending();").unwrap_or_default();
+    p.exp_string("sim-esxi7> ")
+        .unwrap_or_else(|e| panic!("rebooted: {e}"));
+    p.send_line("mst::status().len() > 0").unwrap_or_default();
+    p.exp_string("true")
+        .unwrap_or_else(|e| panic!("MFT works after the reboot: {e}"));
+    p.send_line(":quit").unwrap_or_default();
+    p.exp_eof().unwrap_or_else(|e| panic!("quit: {e}"));
+}

@@ -268,3 +268,232 @@ fn hostile_arguments_arrive_as_single_literal_arguments_over_ssh() {
     assert_eq!(echoed, [expected]);
     assert!(!std::path::Path::new("/tmp/cairn-pwned").exists());
 }
+
+const PASSPHRASE: &str = "lab passphrase, not a secret";
+
+/// `text` mentions `phrase`, however miette wrapped it.
+fn mentions(text: &str, phrase: &str) -> bool {
+    flat(text).contains(&flat(phrase))
+}
+
+/// Two hosts whose only key is the lab's passphrase-protected one, with inventory vars `vars`.
+fn locked_lab(vars: &str) -> SshLab {
+    let mut lab = lab(2, "stage \"s\" on compute { run([\"hostname\"]); }\n");
+    for host in lab.names() {
+        lab.use_locked_key(&host, PASSPHRASE);
+    }
+    let mut inventory = String::new();
+    for host in lab.names() {
+        inventory.push_str(&format!(
+            "[hosts.{host}]\ngroups = [\"compute\"]\nvars = {{ {vars} }}\n\n"
+        ));
+    }
+    lab.lab.write("lab.toml", &inventory);
+    lab
+}
+
+#[test]
+fn an_encrypted_key_opens_with_the_passphrase_from_the_variable_the_inventory_names() {
+    if !available(
+        "an_encrypted_key_opens_with_the_passphrase_from_the_variable_the_inventory_names",
+    ) {
+        return;
+    }
+    let lab = locked_lab("identity_passphrase_env = \"CAIRN_LAB_PASSPHRASE\"");
+    let args = [
+        "run",
+        "book.rhai",
+        "-i",
+        "lab.toml",
+        "--accept-new-host-keys",
+    ];
+    let run = |passphrase: Option<&str>| {
+        let mut command = lab.command(&args);
+        command
+            .stdin(Stdio::null())
+            .env_remove("CAIRN_LAB_PASSPHRASE");
+        if let Some(passphrase) = passphrase {
+            command.env("CAIRN_LAB_PASSPHRASE", passphrase);
+        }
+        command
+            .output()
+            .unwrap_or_else(|e| panic!("cairn runs: {e}"))
+    };
+    // No variable and no terminal: refused, saying why, without asking.
+    let unset = run(None);
+    let stderr = String::from_utf8_lossy(&unset.stderr);
+    assert_eq!(unset.status.code(), Some(1), "{stderr}");
+    assert!(
+        mentions(&stderr, "is encrypted and has no passphrase"),
+        "{stderr}"
+    );
+    assert!(
+        mentions(&stderr, "$CAIRN_LAB_PASSPHRASE is not set"),
+        "{stderr}"
+    );
+    assert!(mentions(&stderr, "not a terminal"), "{stderr}");
+    let wrong = run(Some("not it"));
+    let stderr = String::from_utf8_lossy(&wrong.stderr);
+    assert_eq!(wrong.status.code(), Some(1), "{stderr}");
+    assert!(mentions(&stderr, "(encrypted)"), "{stderr}");
+    assert_eq!(lab.sim_count("node01", &["hostname"]), 0, "nothing ran");
+    let right = run(Some(PASSPHRASE));
+    let stdout = String::from_utf8_lossy(&right.stdout);
+    assert_eq!(
+        right.status.code(),
+        Some(0),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&right.stderr)
+    );
+    assert!(stdout.contains("2 done, 0 failed"), "{stdout}");
+    for host in lab.names() {
+        assert_eq!(lab.sim_count(&host, &["hostname"]), 1, "{host}");
+    }
+    // The passphrase is in no file the run left behind.
+    for entry in walk(&lab.lab.path().join(".cairn")) {
+        let text = std::fs::read(&entry).unwrap_or_default();
+        assert!(
+            !String::from_utf8_lossy(&text).contains(PASSPHRASE),
+            "{}",
+            entry.display()
+        );
+    }
+}
+
+#[test]
+fn a_passphrase_is_asked_once_on_the_terminal_for_every_host_using_the_key() {
+    if !available("a_passphrase_is_asked_once_on_the_terminal_for_every_host_using_the_key") {
+        return;
+    }
+    let lab = locked_lab("become = false");
+    let mut command = lab.command(&[
+        "run",
+        "book.rhai",
+        "-i",
+        "lab.toml",
+        "--accept-new-host-keys",
+    ]);
+    command.env_remove("CAIRN_LAB_PASSPHRASE");
+    let mut pty = rexpect::session::spawn_command(command, Some(30_000))
+        .unwrap_or_else(|e| panic!("spawn on a pty: {e}"));
+    pty.exp_string("passphrase for key")
+        .unwrap_or_else(|e| panic!("the prompt: {e}"));
+    pty.exp_string(": ")
+        .unwrap_or_else(|e| panic!("the prompt's end: {e}"));
+    pty.send_line(PASSPHRASE)
+        .unwrap_or_else(|e| panic!("answer: {e}"));
+    let before = pty
+        .exp_string("2 done, 0 failed")
+        .unwrap_or_else(|e| panic!("the run ends: {e}"));
+    assert!(
+        !before.contains("passphrase for key"),
+        "asked again: {before}"
+    );
+    assert!(!before.contains(PASSPHRASE), "echoed: {before}");
+    for host in lab.names() {
+        assert_eq!(lab.sim_count(&host, &["hostname"]), 1, "{host}");
+    }
+}
+
+#[test]
+fn a_host_behind_a_proxy_jump_is_reached_through_it() {
+    if !available("a_host_behind_a_proxy_jump_is_reached_through_it") {
+        return;
+    }
+    let mut lab = lab(2, "stage \"s\" on compute { run([\"hostname\"]); }\n");
+    lab.configure("node02", "  ProxyJump node01\n");
+    lab.lab
+        .write("jump.toml", "[hosts.node01]\ngroups = [\"compute\"]\n");
+    lab.lab
+        .write("behind.toml", "[hosts.node02]\ngroups = [\"compute\"]\n");
+    let run = |lab: &SshLab, inventory: &str, accept: bool| {
+        let mut args = vec!["run", "book.rhai", "-i", inventory];
+        if accept {
+            args.push("--accept-new-host-keys");
+        }
+        lab.cairn(&args)
+    };
+    // The jump host's key is learned first (OpenSSH's `ssh -W` checks it, in batch mode).
+    let jump = run(&lab, "jump.toml", true);
+    assert_eq!(jump.code, 0, "{}", jump.stderr);
+    let behind = run(&lab, "behind.toml", true);
+    assert_eq!(behind.code, 0, "{}\n{}", behind.stdout, behind.stderr);
+    assert_eq!(lab.sim_count("node02", &["hostname"]), 1);
+    assert_eq!(
+        lab.sim_count("node01", &["hostname"]),
+        1,
+        "the jump host ran no command"
+    );
+    // Without the jump host, the host behind it cannot be reached, though its sshd is up.
+    lab.stop("node01");
+    let cut = run(&lab, "behind.toml", false);
+    assert_eq!(cut.code, 1, "{}\n{}", cut.stdout, cut.stderr);
+    assert!(cut.stderr.contains("node02"), "{}", cut.stderr);
+    assert!(
+        mentions(&cut.stderr, "the ProxyJump `ssh -W` said"),
+        "{}",
+        cut.stderr
+    );
+    assert_eq!(
+        lab.sim_count("node02", &["hostname"]),
+        1,
+        "nothing more ran"
+    );
+}
+
+#[test]
+fn become_runs_commands_through_a_real_sudo() {
+    if !available("become_runs_commands_through_a_real_sudo") {
+        return;
+    }
+    if !std::path::Path::new("/usr/bin/sudo").exists() {
+        eprintln!(
+            "SKIPPED become_runs_commands_through_a_real_sudo: no /usr/bin/sudo (apt-get install sudo)"
+        );
+        return;
+    }
+    // A real shell behind sshd, logged in as root: `sudo -n --` then runs as root without a
+    // password, and sets SUDO_USER, which a command run without sudo does not have.
+    let mut lab = SshLab::start(0, SIM);
+    lab.add_real_host("real01");
+    let book = r#"
+stage "s" on compute {
+    let user = run(["printenv", "SUDO_USER"]).stdout;
+    if user != "root\n" { throw `SUDO_USER is ${user}`; }
+    let arg = run(["printf", "%s|", "a; echo $(id -u)", "*"]).stdout;
+    if arg != "a; echo $(id -u)|*|" { throw `arguments came out as ${arg}`; }
+}
+"#;
+    lab.lab.write("book.rhai", book);
+    lab.lab.write(
+        "sudo.toml",
+        "[hosts.real01]\ngroups = [\"compute\"]\nvars = { become = true }\n",
+    );
+    lab.lab
+        .write("plain.toml", "[hosts.real01]\ngroups = [\"compute\"]\n");
+    let with = lab.cairn(&[
+        "run",
+        "book.rhai",
+        "-i",
+        "sudo.toml",
+        "--accept-new-host-keys",
+    ]);
+    assert_eq!(with.code, 0, "{}\n{}", with.stdout, with.stderr);
+    let without = lab.cairn(&["run", "book.rhai", "-i", "plain.toml"]);
+    assert_eq!(without.code, 1, "no sudo, no SUDO_USER: {}", without.stdout);
+    assert!(without.stderr.contains("printenv"), "{}", without.stderr);
+}
+
+/// Every file under `dir`.
+fn walk(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
+    let mut files = Vec::new();
+    for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            files.extend(walk(&path));
+        } else {
+            files.push(path);
+        }
+    }
+    files
+}

@@ -10,8 +10,9 @@
 //! Each way gets a fresh lab, so CPU time is counted per way: this process and every process
 //! it waited for (the controller, sshd and its sessions, `cairn-simhost`), in seconds per host.
 //! Peak memory is the controller's (cairn's; this process's for the loop; the ControlMaster
-//! processes' together for OpenSSH). `cargo build --workspace` first (the bench runs the
-//! binaries of its own profile folder); `cargo bench -p cairn-tests --bench ssh [-- 1,4,16]`.
+//! processes' together for OpenSSH). The bench builds `cairn` and `cairn-simhost` in its own
+//! profile (release, for `cargo bench`) before it starts:
+//! `cargo bench -p cairn-tests --bench ssh [-- 1,4,16]`.
 
 #[allow(dead_code, unreachable_pub)]
 mod ssh_lab;
@@ -38,6 +39,7 @@ fn main() {
         eprintln!("SKIPPED ssh bench: {} is absent", ssh_lab::SSHD);
         return;
     }
+    build_binaries();
     let sizes: Vec<usize> = std::env::args()
         .skip(1)
         .find(|a| !a.starts_with('-'))
@@ -66,6 +68,41 @@ fn main() {
             );
         }
     }
+}
+
+/// Builds `cairn` and `cairn-simhost` in this bench's own profile folder (`target/release` for
+/// `cargo bench`), so the lab never runs a stale or debug `cairn-simhost`.
+fn build_binaries() {
+    let exe = std::env::current_exe().unwrap_or_else(|e| panic!("current_exe: {e}"));
+    let Some(profile_dir) = exe.parent().and_then(Path::parent) else {
+        panic!("{} is not in a profile folder", exe.display());
+    };
+    let Some(target_dir) = profile_dir.parent() else {
+        panic!("{} is not in a target folder", profile_dir.display());
+    };
+    let profile = profile_dir
+        .file_name()
+        .and_then(|name| name.to_str())
+        .unwrap_or("release");
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let mut command = Command::new(cargo);
+    command
+        .args(["build", "--quiet", "-p", "cairn", "--bins", "--target-dir"])
+        .arg(target_dir);
+    if profile != "debug" {
+        command.arg("--release");
+    }
+    let status = command
+        .status()
+        .unwrap_or_else(|e| panic!("cargo build: {e}"));
+    assert!(
+        status.success(),
+        "cargo build of cairn and cairn-simhost failed"
+    );
+    eprintln!(
+        "binaries: {} ({profile} profile)",
+        profile_dir.join("cairn-simhost").display()
+    );
 }
 
 /// Runs `way` on a fresh lab of `n` hosts whose keys are known already.
@@ -133,6 +170,11 @@ fn bare_loop(lab: &SshLab) -> (Duration, u64) {
             scope.spawn(move || {
                 let tcp = TcpStream::connect(("127.0.0.1", *port))
                     .unwrap_or_else(|e| panic!("connect: {e}"));
+                // As cairn's transport: without it, Nagle's algorithm holds libssh2's second
+                // small packet of a command (the `exec` after the channel open) until the
+                // first is acknowledged, a delayed ACK of up to 40 ms on Linux.
+                tcp.set_nodelay(true)
+                    .unwrap_or_else(|e| panic!("TCP_NODELAY: {e}"));
                 let mut session = ssh2::Session::new().unwrap_or_else(|e| panic!("{e}"));
                 let _ = session.method_pref(ssh2::MethodType::Kex, KEX);
                 session.set_tcp_stream(tcp);

@@ -25,12 +25,17 @@ pub(crate) fn available(test: &str) -> bool {
     false
 }
 
-/// One sshd serving one simulated host.
+/// One sshd serving one simulated host (or, `simulated: false`, this machine itself).
 struct LabHost {
     child: Option<Child>,
     dir: PathBuf,
+    /// Lines added to the host's block in `~/.ssh/config` (`ProxyJump node01`).
+    extra_config: String,
+    /// The client's key for this host (default: the lab key).
+    identity: Option<PathBuf>,
     name: String,
     port: u16,
+    simulated: bool,
 }
 
 /// N sshd servers and a `HOME` for the cairn that reaches them.
@@ -68,13 +73,77 @@ impl SshLab {
             this.hosts.push(LabHost {
                 child: None,
                 dir,
+                extra_config: String::new(),
+                identity: None,
                 name,
                 port: 0,
+                simulated: true,
             });
             this.launch(n - 1);
         }
         this.write_ssh_config();
         this
+    }
+
+    /// Adds a server without `ForceCommand`: commands run for real on this machine, as root.
+    pub(crate) fn add_real_host(&mut self, name: &str) {
+        let dir = self.lab.path().join("sshd").join(name);
+        std::fs::create_dir_all(&dir).unwrap_or_else(|e| panic!("mkdir: {e}"));
+        keygen(&dir.join("host_key"));
+        self.hosts.push(LabHost {
+            child: None,
+            dir,
+            extra_config: String::new(),
+            identity: None,
+            name: name.to_owned(),
+            port: 0,
+            simulated: false,
+        });
+        self.launch(self.hosts.len() - 1);
+        self.write_ssh_config();
+    }
+
+    /// Adds `lines` to host `name`'s block in `~/.ssh/config`.
+    pub(crate) fn configure(&mut self, name: &str, lines: &str) {
+        if let Some(host) = self.hosts.iter_mut().find(|h| h.name == name) {
+            host.extra_config.push_str(lines);
+        }
+        self.write_ssh_config();
+    }
+
+    /// Makes a new client key protected by `passphrase`, authorizes it on every server, and has
+    /// `~/.ssh/config` offer it (alone) for host `name`; returns its path.
+    pub(crate) fn use_locked_key(&mut self, name: &str, passphrase: &str) -> PathBuf {
+        let key = self.lab.path().join("home/.ssh/locked_key");
+        if !key.exists() {
+            let status = Command::new("ssh-keygen")
+                .args([
+                    "-q",
+                    "-t",
+                    "ed25519",
+                    "-N",
+                    passphrase,
+                    "-C",
+                    "cairn-lab",
+                    "-f",
+                ])
+                .arg(&key)
+                .stdin(Stdio::null())
+                .status()
+                .unwrap_or_else(|e| panic!("ssh-keygen: {e}"));
+            assert!(status.success(), "ssh-keygen failed");
+            let public = std::fs::read_to_string(key.with_extension("pub"))
+                .unwrap_or_else(|e| panic!("public key: {e}"));
+            let authorized = std::fs::read_to_string(self.lab.path().join("authorized_keys"))
+                .unwrap_or_default();
+            self.lab
+                .write("authorized_keys", &format!("{authorized}{public}"));
+        }
+        if let Some(host) = self.hosts.iter_mut().find(|h| h.name == name) {
+            host.identity = Some(key.clone());
+        }
+        self.write_ssh_config();
+        key
     }
 
     /// The sshd ports, in host order.
@@ -191,6 +260,21 @@ impl SshLab {
         };
         let state = self.state_dir(&host.name);
         let (name, dir, old_port) = (host.name.clone(), host.dir.clone(), host.port);
+        let force_command = if host.simulated {
+            format!(
+                "ForceCommand {simhost} --state {state} --host {name} --model linux --options '{options}'\n",
+                simhost = simhost.display(),
+                state = state.display(),
+                options = self.sim_options,
+            )
+        } else {
+            String::new()
+        };
+        // sshd runs every command as `$SHELL -c COMMAND`, and bash then sources `~/.bashrc`
+        // (it does when started by sshd): with the login user's real home, whatever that file
+        // does would be timed with every command. The sessions get an empty home instead.
+        let server_home = dir.join("home");
+        std::fs::create_dir_all(&server_home).unwrap_or_else(|e| panic!("mkdir: {e}"));
         for attempt in 0..5 {
             let port = if old_port != 0 && attempt < 3 {
                 old_port
@@ -202,15 +286,13 @@ impl SshLab {
                  AuthorizedKeysFile {authorized}\nPubkeyAuthentication yes\n\
                  PasswordAuthentication no\nKbdInteractiveAuthentication no\nUsePAM no\n\
                  PermitRootLogin prohibit-password\nStrictModes no\nPrintMotd no\n\
+                 PrintLastLog no\nUseDNS no\nSetEnv HOME={server_home}\n\
                  MaxSessions 1000\nMaxStartups 1000\nLogLevel ERROR\n\
-                 Subsystem sftp /usr/lib/openssh/sftp-server\n\
-                 ForceCommand {simhost} --state {state} --host {name} --model linux --options '{options}'\n",
+                 Subsystem sftp /usr/lib/openssh/sftp-server\n{force_command}",
                 key = dir.join("host_key").display(),
+                server_home = server_home.display(),
                 dir = dir.display(),
                 authorized = authorized.display(),
-                simhost = simhost.display(),
-                state = state.display(),
-                options = self.sim_options,
             );
             let config_path = dir.join("sshd_config");
             std::fs::write(&config_path, config).unwrap_or_else(|e| panic!("sshd_config: {e}"));
@@ -249,10 +331,11 @@ impl SshLab {
         let mut config = String::new();
         for host in &self.hosts {
             config.push_str(&format!(
-                "Host {}\n  HostName 127.0.0.1\n  Port {}\n  User root\n  IdentityFile {}\n\n",
+                "Host {}\n  HostName 127.0.0.1\n  Port {}\n  User root\n  IdentityFile {}\n{}\n",
                 host.name,
                 host.port,
-                key.display()
+                host.identity.as_ref().unwrap_or(&key).display(),
+                host.extra_config,
             ));
         }
         self.lab.write("home/.ssh/config", &config);

@@ -70,6 +70,15 @@ fn describe(event: &JournalEvent) -> Option<String> {
             format!("  #{} failed: {}", o.seq, o.error.as_deref().unwrap_or(""))
         }
         JournalEvent::Decision(d) => format!("  #{} operator: assume {:?}", d.seq, d.assume),
+        JournalEvent::Debug(d) => format!(
+            "  #{} debugger: {:?}{}",
+            d.seq,
+            d.choice,
+            d.value
+                .as_ref()
+                .map(|value| format!(" with {value}"))
+                .unwrap_or_default()
+        ),
         JournalEvent::Rewind(r) => format!("rewound to action {}", r.seq),
         JournalEvent::Log(l) => format!("  │ {}", l.message),
         JournalEvent::HostEnd(e) => format!(

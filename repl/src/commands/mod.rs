@@ -1,6 +1,7 @@
 //! One file per subcommand; this one dispatches.
 
 mod check;
+mod debug;
 mod journal;
 mod parse;
 mod repl;
@@ -17,6 +18,13 @@ pub(crate) fn execute(cli: Cli) -> miette::Result<ExitCode> {
     let state = cli.state_dir;
     match cli.command {
         Command::Check { runbook } => check::check(&runbook),
+        Command::Debug {
+            runbook,
+            inventory,
+            host,
+            params,
+            breakpoints,
+        } => debug::debug(&state, runbook, &inventory, host, &params, breakpoints),
         Command::Journal {
             mut run_and_host,
             json,

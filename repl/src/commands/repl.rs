@@ -25,11 +25,18 @@ pub(crate) fn repl(
                     "--sim {model}: {e}"
                 )
             })?;
-            let name = format!("sim-{}", model.split('?').next().unwrap_or(model));
+            let base = model.split('?').next().unwrap_or(model);
+            let name = format!("sim-{base}");
+            // `esxi7` is in group `esxi`, so a recipe's `on esxi` stages run on it under `:load`.
+            let family = base.trim_end_matches(|c: char| c.is_ascii_digit());
+            let mut groups = vec!["all".to_owned()];
+            if !family.is_empty() && family != "all" {
+                groups.push(family.to_owned());
+            }
             Target::Sim {
                 host: HostSpec {
                     address,
-                    groups: vec!["all".into()],
+                    groups,
                     name,
                     vars: Default::default(),
                 },
@@ -42,6 +49,6 @@ pub(crate) fn repl(
             ));
         }
     };
-    repl::run(state, target)?;
+    repl::run(state, target, None)?;
     Ok(ExitCode::SUCCESS)
 }

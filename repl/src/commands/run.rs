@@ -13,6 +13,7 @@ use miette::IntoDiagnostic;
 
 use crate::cli::{AssumeArg, CommonRunArgs};
 use crate::progress::{self, Style};
+use crate::repl::FailurePrompt;
 
 pub(crate) fn run(
     state: &Path,
@@ -22,11 +23,17 @@ pub(crate) fn run(
     common: CommonRunArgs,
 ) -> miette::Result<ExitCode> {
     let defaults = RunOptions::default();
+    let prompt = common
+        .debug_on_failure
+        .then(|| FailurePrompt::start(state))
+        .transpose()?;
+    let debugger = prompt.as_ref().map(|(debugger, _)| debugger.clone());
     let new = NewRun {
         inventory,
         options: RunOptions {
             accept_new_host_keys: common.accept_new_host_keys,
             check,
+            debugger,
             forks: common.forks.unwrap_or(defaults.forks),
             max_fail_percent: common.max_fail_percent,
             max_operations: defaults.max_operations,
@@ -37,12 +44,18 @@ pub(crate) fn run(
         params: params(&common.params)?,
         runbook,
     };
-    drive(
+    let code = drive(
         common.json,
         check,
         |launcher, cancel, events| launcher.run(new, cancel, events).map_err(Into::into),
         state,
-    )
+    );
+    if let Some((debugger, prompt)) = prompt {
+        // The prompt ends once the run's last hold on the debugger is gone.
+        drop(debugger);
+        prompt.finish();
+    }
+    code
 }
 
 pub(crate) fn resume(
@@ -56,15 +69,20 @@ pub(crate) fn resume(
         AssumeArg::Done => Assume::Done,
         AssumeArg::Redo => Assume::Redo,
     });
+    let prompt = common
+        .debug_on_failure
+        .then(|| FailurePrompt::start(state))
+        .transpose()?;
     let overrides = RunOverrides {
         accept_new_host_keys: common.accept_new_host_keys,
+        debugger: prompt.as_ref().map(|(debugger, _)| debugger.clone()),
         forks: common.forks,
         max_fail_percent: common.max_fail_percent,
         from_stage,
         params: params(&common.params)?,
         reboot_timeout: common.reboot_timeout.map(Duration::from_secs),
     };
-    drive(
+    let code = drive(
         common.json,
         false,
         |launcher, cancel, events| {
@@ -73,10 +91,16 @@ pub(crate) fn resume(
                 .map_err(Into::into)
         },
         state,
-    )
+    );
+    if let Some((debugger, prompt)) = prompt {
+        // The prompt ends once the run's last hold on the debugger is gone.
+        drop(debugger);
+        prompt.finish();
+    }
+    code
 }
 
-fn params(given: &[String]) -> miette::Result<BTreeMap<String, String>> {
+pub(crate) fn params(given: &[String]) -> miette::Result<BTreeMap<String, String>> {
     given
         .iter()
         .map(|pair| match pair.split_once('=') {

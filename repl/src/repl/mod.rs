@@ -1,21 +1,44 @@
-//! `cairn repl`: rhai lines on one host, with builtins, completion, history and help.
+//! `cairn repl`: rhai lines on one host, with builtins, completion, history and help. The same
+//! prompt is the debugger's: `:load` a runbook and step through it (`cairn debug` starts that
+//! way), or answer a failed action of a run (`cairn run --debug-on-failure`).
 
+mod debug;
+mod failure;
 mod help;
 mod helper;
 mod render;
+mod sessions;
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use cairn_runtime::inventory::{HostSpec, Inventory};
-use cairn_runtime::{HostInfo, Session};
+use cairn_runtime::{DebugRun, Pause, Session};
 use rhai::{Array, Dynamic, Map};
 use rustyline::error::ReadlineError;
 use rustyline::{Config, Editor, history::DefaultHistory};
 
+pub(crate) use failure::FailurePrompt;
 use helper::ReplHelper;
+use sessions::Sessions;
 
-const COMMANDS: [&str; 8] = [
-    ":help", ":hosts", ":journal", ":quit", ":use", ":vars", ":where", ":clear",
+const COMMANDS: [&str; 16] = [
+    ":abort",
+    ":break",
+    ":clear",
+    ":continue",
+    ":help",
+    ":hosts",
+    ":journal",
+    ":load",
+    ":next",
+    ":quit",
+    ":retry",
+    ":skip",
+    ":step",
+    ":use",
+    ":vars",
+    ":where",
 ];
 
 /// Where the REPL's hosts come from.
@@ -26,135 +49,179 @@ pub(crate) enum Target {
     Sim { host: HostSpec },
 }
 
-/// Runs the REPL until `:quit` or Ctrl-D.
-pub(crate) fn run(state: &Path, target: Target) -> miette::Result<()> {
-    let launcher = crate::commands::launcher(state);
-    // A `--sim` host is throwaway: its state lives in a temporary folder, its journal stays.
-    let scratch = match &target {
-        Target::Sim { .. } => {
-            Some(tempfile::tempdir().map_err(|e| miette::miette!("temporary folder: {e}"))?)
-        }
-        Target::Inventory { .. } => None,
-    };
-    let transports = crate::commands::launcher(scratch.as_ref().map_or(state, |dir| dir.path()));
-    let hosts = match &target {
-        Target::Inventory { hosts, .. } => hosts.clone(),
-        Target::Sim { host } => vec![host.clone()],
-    };
-    let start = match &target {
-        Target::Inventory { start, .. } => start.clone(),
-        Target::Sim { host } => host.name.clone(),
-    };
-    let journals = state.join("repl");
-    let open = |name: &str| -> miette::Result<Session> {
-        let Some(spec) = hosts.iter().find(|h| h.name == name) else {
-            return Err(miette::miette!(
-                help = "`:hosts` lists them",
-                "no host `{name}` in the inventory"
-            ));
-        };
-        let transport = transports
-            .open(spec, false)
-            .map_err(|e| miette::miette!("{}: {e}", spec.name))?;
-        let info = HostInfo {
-            groups: spec.groups.clone(),
-            name: spec.name.clone(),
-            vars: spec.vars.clone(),
-        };
-        let journal = journals.join(format!(
-            "{}-{}.jsonl",
-            launcher.store.new_run_id(),
-            spec.name
-        ));
-        Ok(Session::open(
-            info,
-            transport,
-            &journal,
-            &launcher.libraries,
-            Path::new("runbooks"),
-        )?)
-    };
-    let mut session = open(&start)?;
-    let mut journal_path = latest(&journals, &start);
+/// A runbook to load before the first prompt (`cairn debug`).
+pub(crate) struct DebugStart {
+    /// Breakpoints, as `:break` takes them.
+    pub(crate) breakpoints: Vec<String>,
+    /// `--param` values.
+    pub(crate) params: BTreeMap<String, String>,
+    /// The runbook.
+    pub(crate) runbook: PathBuf,
+}
 
-    let config = Config::builder()
-        .auto_add_history(true)
-        .max_history_size(5000)
-        .map_err(|e| miette::miette!("{e}"))?
-        .build();
-    let mut editor: Editor<ReplHelper, DefaultHistory> =
-        Editor::with_config(config).map_err(|e| miette::miette!("{e}"))?;
-    editor.set_helper(Some(ReplHelper::new()));
-    let history = history_file();
-    let _ = editor.load_history(&history);
-    let interrupter = session.interrupter();
-    install_interrupt(interrupter);
+/// What an input asks of the loop.
+enum Flow {
+    Continue,
+    Quit,
+}
+
+/// The prompt: a session on one host, and a runbook under the debugger if one is loaded.
+struct Repl {
+    editor: Editor<ReplHelper, DefaultHistory>,
+    /// A failed action of a run, waiting for `:retry`, `:skip` or `:abort`.
+    failed: Option<Pause>,
+    journal_path: PathBuf,
+    loaded: Option<DebugRun>,
+    /// The journal of the runbook loaded last, which `:journal` shows (also once it ended).
+    runbook_journal: Option<PathBuf>,
+    session: Session,
+    sessions: Sessions,
+}
+
+/// Runs the REPL until `:quit` or Ctrl-D.
+pub(crate) fn run(state: &Path, target: Target, start: Option<DebugStart>) -> miette::Result<()> {
+    let sessions = Sessions::new(state, target)?;
+    let (session, journal_path) = sessions.open(&sessions.start)?;
+    let mut repl = Repl::new(session, journal_path, sessions)?;
+    install_interrupt(repl.session.interrupter());
     println!(
         "cairn repl on `{}` — :help for commands, Tab completes, Ctrl-D quits",
-        session.host().name
+        repl.session.host().name
     );
+    if let Some(start) = start {
+        repl.start_debugging(start)?;
+    }
+    repl.run_loop()?;
+    repl.save_history();
+    Ok(())
+}
 
-    loop {
-        refresh_words(&mut editor, &session, &hosts);
-        let prompt = helper::prompt(&session.host().name, false);
-        let line = match editor.readline(&prompt) {
-            Ok(line) => line,
-            Err(ReadlineError::Interrupted) => continue,
-            Err(ReadlineError::Eof) => break,
-            Err(error) => return Err(miette::miette!("cannot read input: {error}")),
-        };
-        let input = line.trim();
-        if input.is_empty() {
-            continue;
-        }
-        if let Some(command) = input.strip_prefix(':') {
-            let (name, argument) = command
-                .split_once(' ')
-                .map_or((command, ""), |(n, a)| (n, a.trim()));
-            match name {
-                "quit" | "q" => break,
-                "help" | "h" => println!("{}", help::help(session.engine(), argument)),
-                "hosts" => {
-                    for host in &hosts {
-                        let mark = if host.name == session.host().name {
-                            "*"
-                        } else {
-                            " "
-                        };
-                        println!(
-                            "{mark} {:<16} {:<32} {}",
-                            host.name,
-                            host.address.to_string(),
-                            host.groups.join(",")
-                        );
-                    }
+impl Repl {
+    fn new(session: Session, journal_path: PathBuf, sessions: Sessions) -> miette::Result<Self> {
+        let config = Config::builder()
+            .auto_add_history(true)
+            .max_history_size(5000)
+            .map_err(|e| miette::miette!("{e}"))?
+            .build();
+        let mut editor: Editor<ReplHelper, DefaultHistory> =
+            Editor::with_config(config).map_err(|e| miette::miette!("{e}"))?;
+        editor.set_helper(Some(ReplHelper::new()));
+        let _ = editor.load_history(&history_file());
+        Ok(Self {
+            editor,
+            failed: None,
+            journal_path,
+            loaded: None,
+            runbook_journal: None,
+            session,
+            sessions,
+        })
+    }
+
+    fn save_history(&mut self) {
+        let history = history_file();
+        let _ = std::fs::create_dir_all(history.parent().unwrap_or(Path::new(".")));
+        let _ = self.editor.save_history(&history);
+    }
+
+    /// Reads and handles inputs until `:quit`, Ctrl-D, or (at a failed action) an answer.
+    fn run_loop(&mut self) -> miette::Result<()> {
+        loop {
+            self.refresh_words();
+            let prompt = helper::prompt(&self.prompt_name(), false);
+            let line = match self.editor.readline(&prompt) {
+                Ok(line) => line,
+                Err(ReadlineError::Interrupted) => continue,
+                Err(ReadlineError::Eof) => {
+                    self.quit_failed();
+                    return Ok(());
                 }
-                "use" => match open(argument) {
-                    Ok(next) => {
-                        session = next;
-                        install_interrupt(session.interrupter());
-                        journal_path = latest(&journals, argument);
-                        println!("now on `{argument}` (a fresh scope)");
-                    }
-                    Err(error) => eprintln!("{error:?}"),
-                },
-                "vars" => {
-                    for (name, value) in session.variables() {
-                        println!("{name} = {}", one_line(value));
-                    }
-                }
-                "where" => println!(
-                    "host `{}`, journal {}",
-                    session.host().name,
-                    journal_path.display()
-                ),
-                "journal" => crate::commands::print_journal(&journal_path),
-                "clear" => print!("\x1b[2J\x1b[H"),
-                other => eprintln!("unknown command `:{other}`; :help lists them"),
+                Err(error) => return Err(miette::miette!("cannot read input: {error}")),
+            };
+            let input = line.trim();
+            if input.is_empty() {
+                continue;
             }
-            continue;
+            let flow = match input.strip_prefix(':') {
+                Some(command) => {
+                    let (name, argument) = command
+                        .split_once(' ')
+                        .map_or((command, ""), |(n, a)| (n, a.trim()));
+                    self.command(name, argument)
+                }
+                None => {
+                    self.eval(input);
+                    Flow::Continue
+                }
+            };
+            if let Flow::Quit = flow {
+                return Ok(());
+            }
         }
-        match session.eval(input) {
+    }
+
+    /// The prompt's host name, marked while a runbook waits.
+    fn prompt_name(&self) -> String {
+        let host = &self.session.host().name;
+        match (
+            &self.failed,
+            self.loaded.as_ref().and_then(DebugRun::paused),
+        ) {
+            (Some(_), _) => format!("{host} (failed)"),
+            (None, Some(pause)) if pause.failed() => format!("{host} (failed)"),
+            (None, Some(pause)) => format!("{host} @{}", pause.point.site.line),
+            (None, None) => host.clone(),
+        }
+    }
+
+    fn command(&mut self, name: &str, argument: &str) -> Flow {
+        match name {
+            "quit" | "q" => {
+                self.quit_failed();
+                return Flow::Quit;
+            }
+            "help" | "h" => println!("{}", help::help(self.session.engine(), argument)),
+            "hosts" => self.sessions.print_hosts(&self.session.host().name),
+            "use" if self.failed.is_some() => {
+                eprintln!("a failed action waits on this host: :retry, :skip or :abort first");
+            }
+            "use" => match self.sessions.open(argument) {
+                Ok((next, journal)) => {
+                    self.loaded = None;
+                    self.runbook_journal = None;
+                    self.session = next;
+                    self.journal_path = journal;
+                    install_interrupt(self.session.interrupter());
+                    println!("now on `{argument}` (a fresh scope)");
+                }
+                Err(error) => eprintln!("{error:?}"),
+            },
+            "vars" => self.print_vars(),
+            "where" => self.print_where(),
+            "journal" => crate::commands::print_journal(self.journal(argument)),
+            "clear" => print!("\x1b[2J\x1b[H"),
+            "load" => self.load(argument),
+            "break" => self.set_break(argument),
+            "step" | "s" => self.go(cairn_runtime::Resume::Step),
+            "next" | "n" => self.go(cairn_runtime::Resume::Next),
+            "continue" | "c" => self.go(cairn_runtime::Resume::Continue),
+            "retry" | "skip" | "abort" => return self.decide(name, argument),
+            other => eprintln!("unknown command `:{other}`; :help lists them"),
+        }
+        Flow::Continue
+    }
+
+    /// The journal `:journal` shows: the runbook's loaded last, else (or with `repl`) the
+    /// session's.
+    fn journal(&self, argument: &str) -> &Path {
+        match &self.runbook_journal {
+            Some(path) if argument != "repl" => path,
+            _ => &self.journal_path,
+        }
+    }
+
+    fn eval(&mut self, input: &str) {
+        match self.session.eval(input) {
             Ok(value) => {
                 let shown = render::render(&value);
                 if !shown.is_empty() {
@@ -164,9 +231,51 @@ pub(crate) fn run(state: &Path, target: Target) -> miette::Result<()> {
             Err(error) => eprintln!("{:?}", miette::Report::new(error)),
         }
     }
-    let _ = std::fs::create_dir_all(history.parent().unwrap_or(Path::new(".")));
-    let _ = editor.save_history(&history);
-    Ok(())
+
+    fn print_vars(&self) {
+        let paused = self
+            .failed
+            .as_ref()
+            .or_else(|| self.loaded.as_ref().and_then(DebugRun::paused));
+        if let Some(pause) = paused {
+            match &pause.vars {
+                None => {
+                    println!("runbook: (a run does not track them; `cairn debug` and `:load` do)")
+                }
+                Some(vars) if vars.is_empty() => println!("runbook: (none seen yet)"),
+                Some(vars) => {
+                    println!("runbook:");
+                    for (name, value) in vars {
+                        println!("  {name} = {}", one_line(value));
+                    }
+                }
+            }
+            println!("repl:");
+        }
+        for (name, value) in self.session.variables() {
+            println!(
+                "{}{name} = {}",
+                if paused.is_some() { "  " } else { "" },
+                one_line(value)
+            );
+        }
+    }
+
+    fn refresh_words(&mut self) {
+        let Some(helper) = self.editor.helper_mut() else {
+            return;
+        };
+        if helper.words.builtins.is_empty() {
+            helper.words.builtins = help::builtin_names(self.session.engine());
+        }
+        helper.words.commands = COMMANDS.to_vec();
+        helper.words.hosts = self.sessions.names();
+        helper.words.variables = self
+            .session
+            .variables()
+            .map(|(name, value)| (name.to_owned(), keys_of(value)))
+            .collect();
+    }
 }
 
 /// Ctrl-C while an action runs stops that action; at the prompt it clears the line.
@@ -198,25 +307,6 @@ fn install_interrupt(cancel: cairn_runtime::Cancel) {
     }
 }
 
-fn refresh_words(
-    editor: &mut Editor<ReplHelper, DefaultHistory>,
-    session: &Session,
-    hosts: &[HostSpec],
-) {
-    let Some(helper) = editor.helper_mut() else {
-        return;
-    };
-    if helper.words.builtins.is_empty() {
-        helper.words.builtins = help::builtin_names(session.engine());
-    }
-    helper.words.commands = COMMANDS.to_vec();
-    helper.words.hosts = hosts.iter().map(|h| h.name.clone()).collect();
-    helper.words.variables = session
-        .variables()
-        .map(|(name, value)| (name.to_owned(), keys_of(value)))
-        .collect();
-}
-
 /// The keys of a map, or of the first map in a list: what `x.` can complete to.
 fn keys_of(value: &Dynamic) -> Vec<String> {
     if let Some(map) = value.read_lock::<Map>() {
@@ -237,24 +327,6 @@ fn one_line(value: &Dynamic) -> String {
     } else {
         text
     }
-}
-
-fn latest(dir: &Path, host: &str) -> PathBuf {
-    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
-        .into_iter()
-        .flatten()
-        .flatten()
-        .map(|e| e.path())
-        .filter(|p| {
-            p.file_name()
-                .and_then(|n| n.to_str())
-                .is_some_and(|n| n.ends_with(&format!("-{host}.jsonl")))
-        })
-        .collect();
-    files.sort();
-    files
-        .pop()
-        .unwrap_or_else(|| dir.join(format!("{host}.jsonl")))
 }
 
 fn history_file() -> PathBuf {

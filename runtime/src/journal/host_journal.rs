@@ -173,7 +173,7 @@ impl HostJournal {
             }
             JournalEvent::HostEnd(end) => self.end = Some(end),
             JournalEvent::Resume(_) => self.end = None,
-            JournalEvent::Log(_) | JournalEvent::Stage(_) => {}
+            JournalEvent::Debug(_) | JournalEvent::Log(_) | JournalEvent::Stage(_) => {}
         }
     }
 

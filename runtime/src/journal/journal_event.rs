@@ -15,6 +15,8 @@ pub const JOURNAL_VERSION: u32 = 1;
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", content = "data", rename_all = "snake_case")]
 pub enum JournalEvent {
+    /// What the operator chose in the debugger for a failed action: retry, skip or abort.
+    Debug(DebugRecord),
     /// The operator's answer for an action whose outcome was unknown.
     Decision(DecisionRecord),
     /// The host left the run: done, failed or stopped.
@@ -132,6 +134,35 @@ pub struct DecisionRecord {
     pub at: u64,
     /// The intent this answers.
     pub seq: u64,
+}
+
+/// What the operator chose in the debugger after an action failed.
+///
+/// A skip is also recorded as the action's outcome (`ok: true`, `how: "skipped"`, the given
+/// value as `result`), so replay needs nothing from this record; it says who decided what.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct DebugRecord {
+    /// Milliseconds since the Unix epoch.
+    pub at: u64,
+    /// `retry`, `skip` or `abort`.
+    pub choice: DebugChoice,
+    /// The failed action.
+    pub seq: u64,
+    /// The value a skipped action returns (JSON), secrets redacted.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub value: Option<Value>,
+}
+
+/// The debugger's answers to a failed action.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum DebugChoice {
+    /// Fail the host, as without the debugger.
+    Abort,
+    /// Run the action again.
+    Retry,
+    /// Record the action as done with a value the operator gave.
+    Skip,
 }
 
 /// An operator's answer for an action with an intent and no outcome.

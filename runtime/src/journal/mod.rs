@@ -10,8 +10,9 @@ mod journal_writer;
 pub use host_journal::{HostJournal, RecordedAction};
 pub use journal_error::JournalError;
 pub use journal_event::{
-    Assume, DecisionRecord, HostEndRecord, HostStatus, IntentRecord, JOURNAL_VERSION, JournalEvent,
-    LogRecord, OutcomeRecord, ProgressRecord, ResumeRecord, RewindRecord, RunHeader, StageRecord,
+    Assume, DebugChoice, DebugRecord, DecisionRecord, HostEndRecord, HostStatus, IntentRecord,
+    JOURNAL_VERSION, JournalEvent, LogRecord, OutcomeRecord, ProgressRecord, ResumeRecord,
+    RewindRecord, RunHeader, StageRecord,
 };
 pub use journal_writer::JournalWriter;
 

@@ -5,7 +5,11 @@
 //! behind a real sshd. See `docs/ssh.md`.
 
 mod command_line;
+mod fd_limit;
 mod known_hosts;
+mod login_secret;
+mod private_key;
+mod proxy_jump;
 mod sim_serve;
 mod ssh_connect;
 mod ssh_error;
@@ -17,12 +21,13 @@ mod ssh_upload;
 mod tests;
 
 pub use command_line::{SUDO, command_line};
+pub use fd_limit::{FDS_PER_HOST, FDS_RESERVE, FdBudget, prepare_fd_limit};
 pub use known_hosts::{KnownHosts, fingerprint, key_type, lookup_name};
 pub use sim_serve::{
     SIMHOST_INTERRUPTED, SIMHOST_UNREACHABLE, SIMHOST_UNREACHABLE_CODE, SIMHOST_USAGE, SimRequest,
     SimServe,
 };
 pub use ssh_error::SshError;
-pub use ssh_options::SshOptions;
+pub use ssh_options::{PasswordPrompt, SshOptions};
 pub use ssh_target::SshTarget;
 pub use ssh_transport::SshTransport;

@@ -3,14 +3,16 @@
 
 use std::net::{TcpStream, ToSocketAddrs};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
 use std::time::Duration;
 
 use ssh2::{MethodType, Session};
 
 use super::known_hosts::KnownHosts;
+use super::login_secret::{SecretCache, SecretRequest, Terminal};
+use super::private_key;
+use super::proxy_jump::ProxyJump;
 use super::ssh_options::home_dir;
-use super::{SshError, SshOptions, SshTarget};
+use super::{PasswordPrompt, SshError, SshOptions, SshTarget};
 
 /// Why a session could not be opened.
 #[derive(Debug)]
@@ -25,17 +27,22 @@ pub(crate) enum ConnectError {
 pub(crate) fn connect(target: &SshTarget, options: &SshOptions) -> Result<Session, ConnectError> {
     let mut session = Session::new().map_err(|e| ConnectError::Unreachable(e.to_string()))?;
     let limit = millis(target.connect_timeout);
+    let mut jump = None;
     if target.proxy_jump.is_empty() {
         session.set_tcp_stream(tcp(target)?);
     } else {
-        session.set_tcp_stream(through_jump_hosts(target)?);
+        let (stream, proxy) =
+            ProxyJump::start(target, options).map_err(ConnectError::Unreachable)?;
+        session.set_tcp_stream(stream);
+        jump = Some(proxy);
     }
     session.set_timeout(limit);
     let known_hosts = KnownHosts::new(&options.known_hosts);
     prefer_known_key_types(&session, &known_hosts, target);
-    session
-        .handshake()
-        .map_err(|e| ConnectError::Unreachable(format!("SSH handshake failed: {e}")))?;
+    session.handshake().map_err(|e| {
+        let why = jump.as_ref().map(ProxyJump::failure).unwrap_or_default();
+        ConnectError::Unreachable(format!("SSH handshake failed: {e}{why}"))
+    })?;
     let Some((key, _)) = session.host_key() else {
         return Err(ConnectError::Refused(SshError::NoHostKey {
             host: target.host_name.clone(),
@@ -75,50 +82,6 @@ fn tcp(target: &SshTarget) -> Result<TcpStream, ConnectError> {
         }
     }
     Err(unreachable(last))
-}
-
-/// `ProxyJump`: OpenSSH's own `ssh -W` through the jump hosts (as `ssh -J` does), its standard
-/// input and output bridged to a socket that the session talks over.
-fn through_jump_hosts(target: &SshTarget) -> Result<std::os::unix::net::UnixStream, ConnectError> {
-    use std::os::unix::net::UnixStream;
-    let unreachable = |reason: String| ConnectError::Unreachable(reason);
-    let Some((last, before)) = target.proxy_jump.split_last() else {
-        return Err(unreachable("no jump host".into()));
-    };
-    let (ours, theirs) =
-        UnixStream::pair().map_err(|e| unreachable(format!("cannot make a socket pair: {e}")))?;
-    let mut command = Command::new("ssh");
-    command.args(["-o", "BatchMode=yes", "-W"]);
-    command.arg(format!("{}:{}", target.host_name, target.port));
-    if !before.is_empty() {
-        command.arg("-J").arg(before.join(","));
-    }
-    let mut child = command
-        .arg("--")
-        .arg(format!("ssh://{last}"))
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .map_err(|e| unreachable(format!("cannot start `ssh -W` for ProxyJump: {e}")))?;
-    let (Some(mut to_child), Some(mut from_child)) = (child.stdin.take(), child.stdout.take())
-    else {
-        return Err(unreachable("`ssh -W` has no pipes".into()));
-    };
-    let mut reader = theirs
-        .try_clone()
-        .map_err(|e| unreachable(format!("cannot clone a socket: {e}")))?;
-    let mut writer = theirs;
-    std::thread::spawn(move || {
-        let _ = std::io::copy(&mut reader, &mut to_child);
-    });
-    std::thread::spawn(move || {
-        let _ = std::io::copy(&mut from_child, &mut writer);
-        let _ = writer.shutdown(std::net::Shutdown::Both);
-        let _ = child.kill();
-        let _ = child.wait();
-    });
-    Ok(ours)
 }
 
 /// Asks for the key types known_hosts already holds for the host first, as OpenSSH does, so a
@@ -161,11 +124,37 @@ fn authenticate(
     let user = target.user.as_str();
     let mut tried: Vec<String> = Vec::new();
     let try_key = |path: &Path, tried: &mut Vec<String>| {
-        if !path.exists() {
+        let Ok(text) = std::fs::read_to_string(path) else {
+            tried.push(format!("key {}: cannot read it", path.display()));
+            return;
+        };
+        if !private_key::is_encrypted(&text) {
+            if let Err(e) = session.userauth_pubkey_file(user, None, path, None) {
+                tried.push(format!("key {}: {}", path.display(), e.message()));
+            }
             return;
         }
-        if let Err(e) = session.userauth_pubkey_file(user, None, path, None) {
-            tried.push(format!("key {}: {}", path.display(), e.message()));
+        let request = SecretRequest {
+            key: format!("passphrase:{}", path.display()),
+            prompt: format!("cairn: passphrase for key {}: ", path.display()),
+            variable: options.identity_passphrase_env.clone(),
+        };
+        let cache = SecretCache::global();
+        match cache.get(&request, &Terminal) {
+            Ok(passphrase) => {
+                if let Err(e) = session.userauth_pubkey_file(user, None, path, Some(&passphrase)) {
+                    cache.forget(&request.key);
+                    tried.push(format!(
+                        "key {} (encrypted): {}",
+                        path.display(),
+                        e.message()
+                    ));
+                }
+            }
+            Err(reason) => tried.push(format!(
+                "key {} is encrypted and has no passphrase: {reason}",
+                path.display()
+            )),
         }
     };
     for file in &target.identity_files {
@@ -190,19 +179,29 @@ fn authenticate(
                 break;
             }
             let path: PathBuf = home_dir().join(".ssh").join(name);
-            try_key(&path, &mut tried);
+            if path.exists() {
+                try_key(&path, &mut tried);
+            }
         }
     }
     if !session.authenticated()
-        && let Some(variable) = &options.password_env
+        && let Some(request) = password_request(target, options)
     {
-        match std::env::var(variable) {
+        let cache = SecretCache::global();
+        match cache.get(&request, &Terminal) {
             Ok(password) => {
                 if let Err(e) = session.userauth_password(user, &password) {
-                    tried.push(format!("password from ${variable}: {}", e.message()));
+                    cache.forget(&request.key);
+                    let from = match &options.password_env {
+                        Some(variable) if std::env::var_os(variable).is_some() => {
+                            format!("password from ${variable}")
+                        }
+                        _ => "password asked on the terminal".to_owned(),
+                    };
+                    tried.push(format!("{from}: {}", e.message()));
                 }
             }
-            Err(_) => tried.push(format!("password: ${variable} is not set")),
+            Err(reason) => tried.push(format!("password: {reason}")),
         }
     }
     if session.authenticated() {
@@ -215,6 +214,35 @@ fn authenticate(
         host: target.host_name.clone(),
         tried: tried.join("; "),
         user: user.to_owned(),
+    })
+}
+
+/// Where the password comes from: the variable `password_env` names, else the terminal, once
+/// per variable (hosts naming the same one share the answer), per `password_prompt` name, or
+/// per `user@host`. `None`: the inventory asks for no password login.
+pub(crate) fn password_request(target: &SshTarget, options: &SshOptions) -> Option<SecretRequest> {
+    let account = format!("{}@{}", target.user, target.host_name);
+    let (key, prompt) = match (&options.password_env, &options.password_prompt) {
+        (None, None) => return None,
+        (Some(variable), _) => (
+            format!("password_env:{variable}"),
+            format!(
+                "cairn: ${variable} is not set; password for {account} (and every host naming ${variable}): "
+            ),
+        ),
+        (None, Some(PasswordPrompt::Shared(name))) => (
+            format!("password_prompt:{name}"),
+            format!("cairn: password `{name}` (for {account} and every host naming it): "),
+        ),
+        (None, Some(PasswordPrompt::PerHost)) => (
+            format!("account:{account}:{}", target.port),
+            format!("cairn: password for {account}: "),
+        ),
+    };
+    Some(SecretRequest {
+        key,
+        prompt,
+        variable: options.password_env.clone(),
     })
 }
 

@@ -8,6 +8,15 @@ use serde_json::Value;
 
 use super::SshError;
 
+/// How a password asked on the terminal is shared among hosts.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PasswordPrompt {
+    /// Asked once for each `user@host`.
+    PerHost,
+    /// Asked once for every host that gives this name.
+    Shared(String),
+}
+
 /// Settings of one SSH host that the address and `~/.ssh/config` do not give.
 #[derive(Debug, Clone)]
 pub struct SshOptions {
@@ -19,6 +28,9 @@ pub struct SshOptions {
     pub connect_timeout: Duration,
     /// A key file to try first (host var `identity_file`).
     pub identity_file: Option<PathBuf>,
+    /// The environment variable that holds the passphrase of encrypted key files (host var
+    /// `identity_passphrase_env`); unset or not named, the passphrase is asked on the terminal.
+    pub identity_passphrase_env: Option<String>,
     /// Send a keepalive when the session was idle this long (`ServerAliveInterval` wins).
     pub keepalive: Duration,
     /// The known_hosts file (default `~/.ssh/known_hosts`).
@@ -26,6 +38,9 @@ pub struct SshOptions {
     /// The environment variable that holds the password (host var `password_env`); the
     /// password itself is read when connecting and kept nowhere.
     pub password_env: Option<String>,
+    /// Log in with a password asked on the terminal when `password_env` does not give one (host
+    /// var `password_prompt = true`, or a name: hosts that give the same name share one answer).
+    pub password_prompt: Option<PasswordPrompt>,
     /// The SSH client configuration (default `~/.ssh/config`; absent is fine).
     pub ssh_config: PathBuf,
 }
@@ -38,9 +53,11 @@ impl Default for SshOptions {
             become_root: false,
             connect_timeout: Duration::from_secs(10),
             identity_file: None,
+            identity_passphrase_env: None,
             keepalive: Duration::from_secs(30),
             known_hosts: ssh_dir.join("known_hosts"),
             password_env: None,
+            password_prompt: None,
             ssh_config: ssh_dir.join("config"),
         }
     }
@@ -48,7 +65,8 @@ impl Default for SshOptions {
 
 impl SshOptions {
     /// The defaults, with a host's vars applied: `become` (bool), `password_env` (string),
-    /// `identity_file` (string, `~/` expanded).
+    /// `password_prompt` (bool or name), `identity_file` (string, `~/` expanded),
+    /// `identity_passphrase_env` (string).
     pub fn for_host(vars: &BTreeMap<String, Value>) -> Result<Self, SshError> {
         let mut options = Self::default();
         if let Some(value) = vars.get("become") {
@@ -64,6 +82,19 @@ impl SshOptions {
             };
         }
         options.password_env = string_var(vars, "password_env")?;
+        options.password_prompt = match vars.get("password_prompt") {
+            None | Some(Value::Bool(false)) => None,
+            Some(Value::Bool(true)) => Some(PasswordPrompt::PerHost),
+            Some(Value::String(name)) if !name.is_empty() => {
+                Some(PasswordPrompt::Shared(name.clone()))
+            }
+            Some(other) => {
+                return Err(SshError::Invalid(format!(
+                    "host var `password_prompt` is {other}: write `true`, or a name that hosts sharing one password give"
+                )));
+            }
+        };
+        options.identity_passphrase_env = string_var(vars, "identity_passphrase_env")?;
         options.identity_file = string_var(vars, "identity_file")?.map(|p| expand_home(&p));
         Ok(options)
     }

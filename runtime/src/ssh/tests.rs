@@ -213,3 +213,77 @@ fn uploads_skip_a_file_with_the_same_checksum() {
     assert_eq!(std::fs::read(&remote).ok(), Some(b"firmware v2".to_vec()));
     assert!(ssh.upload(&local, "relative/path").is_err());
 }
+
+#[test]
+fn a_password_is_asked_once_per_variable_name_or_account() {
+    use super::PasswordPrompt;
+    use super::ssh_connect::password_request;
+    let target = |host: &str| SshTarget {
+        alias: host.into(),
+        connect_timeout: Duration::from_secs(1),
+        host_name: host.into(),
+        identity_files: Vec::new(),
+        keepalive: Duration::from_secs(30),
+        port: 22,
+        proxy_jump: Vec::new(),
+        user: "root".into(),
+    };
+    let mut options = SshOptions::default();
+    assert_eq!(
+        password_request(&target("a"), &options),
+        None,
+        "no password login"
+    );
+    options.password_prompt = Some(PasswordPrompt::PerHost);
+    let per_host = |host: &str, options: &SshOptions| {
+        password_request(&target(host), options).map(|r| (r.key, r.variable))
+    };
+    assert_ne!(per_host("a", &options), per_host("b", &options));
+    options.password_prompt = Some(PasswordPrompt::Shared("esx-root".into()));
+    assert_eq!(per_host("a", &options), per_host("b", &options));
+    options.password_env = Some("ESX_PASSWORD".into());
+    let Some(request) = password_request(&target("a"), &options) else {
+        panic!("a password login");
+    };
+    assert_eq!(request.variable.as_deref(), Some("ESX_PASSWORD"));
+    assert!(
+        request.prompt.contains("$ESX_PASSWORD is not set"),
+        "{}",
+        request.prompt
+    );
+    assert_eq!(per_host("a", &options), per_host("b", &options));
+}
+
+#[test]
+fn host_vars_choose_the_password_and_passphrase_sources() {
+    use super::PasswordPrompt;
+    use serde_json::json;
+    let vars = |pairs: serde_json::Value| -> std::collections::BTreeMap<String, serde_json::Value> {
+        serde_json::from_value(pairs).unwrap_or_else(|e| panic!("{e}"))
+    };
+    let Ok(options) = SshOptions::for_host(&vars(json!({
+        "password_prompt": "esx-root",
+        "identity_passphrase_env": "LAB_PASSPHRASE",
+    }))) else {
+        panic!("valid vars");
+    };
+    assert_eq!(
+        options.password_prompt,
+        Some(PasswordPrompt::Shared("esx-root".into()))
+    );
+    assert_eq!(
+        options.identity_passphrase_env.as_deref(),
+        Some("LAB_PASSPHRASE")
+    );
+    let Ok(per_host) = SshOptions::for_host(&vars(json!({"password_prompt": true}))) else {
+        panic!("valid vars");
+    };
+    assert_eq!(per_host.password_prompt, Some(PasswordPrompt::PerHost));
+    for bad in [
+        json!({"password_prompt": 3}),
+        json!({"password_prompt": ""}),
+        json!({"identity_passphrase_env": false}),
+    ] {
+        assert!(SshOptions::for_host(&vars(bad.clone())).is_err(), "{bad}");
+    }
+}

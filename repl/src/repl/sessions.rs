@@ -1,0 +1,142 @@
+//! The hosts a REPL can be on, and opening a session on one: its transport, and a journal of
+//! its own under `.cairn/repl/`.
+
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+
+use cairn_runtime::inventory::HostSpec;
+use cairn_runtime::launch::Launcher;
+use cairn_runtime::{HostInfo, Installer, Session, Transport};
+
+use super::Target;
+
+/// Opens sessions on the hosts of a REPL.
+pub(crate) struct Sessions {
+    hosts: Vec<HostSpec>,
+    journals: PathBuf,
+    launcher: Launcher,
+    /// A `--sim` host keeps its state in a temporary folder; its journals stay.
+    _scratch: Option<tempfile::TempDir>,
+    /// The host to start on.
+    pub(crate) start: String,
+    transports: Launcher,
+}
+
+impl Sessions {
+    pub(crate) fn new(state: &Path, target: Target) -> miette::Result<Self> {
+        let scratch = match &target {
+            Target::Sim { .. } => {
+                Some(tempfile::tempdir().map_err(|e| miette::miette!("temporary folder: {e}"))?)
+            }
+            Target::Inventory { .. } => None,
+        };
+        let transports =
+            crate::commands::launcher(scratch.as_ref().map_or(state, |dir| dir.path()));
+        let (hosts, start) = match target {
+            Target::Inventory { hosts, start } => (hosts, start),
+            Target::Sim { host } => {
+                let start = host.name.clone();
+                (vec![host], start)
+            }
+        };
+        Ok(Self {
+            hosts,
+            journals: state.join("repl"),
+            launcher: crate::commands::launcher(state),
+            _scratch: scratch,
+            start,
+            transports,
+        })
+    }
+
+    /// Sessions for a run's failed hosts: no inventory to switch in, transports come shared.
+    pub(crate) fn bare(state: &Path) -> Self {
+        Self {
+            hosts: Vec::new(),
+            journals: state.join("repl"),
+            launcher: crate::commands::launcher(state),
+            _scratch: None,
+            start: String::new(),
+            transports: crate::commands::launcher(state),
+        }
+    }
+
+    /// A session on host `name`, and its journal.
+    pub(crate) fn open(&self, name: &str) -> miette::Result<(Session, PathBuf)> {
+        let Some(spec) = self.hosts.iter().find(|h| h.name == name) else {
+            return Err(miette::miette!(
+                help = "`:hosts` lists them",
+                "no host `{name}` in the inventory"
+            ));
+        };
+        let transport = self
+            .transports
+            .open(spec, false)
+            .map_err(|e| miette::miette!("{}: {e}", spec.name))?;
+        let info = HostInfo {
+            groups: spec.groups.clone(),
+            name: spec.name.clone(),
+            vars: spec.vars.clone(),
+        };
+        self.open_on(info, Arc::new(Mutex::new(transport)))
+    }
+
+    /// A session on `info` through a transport shared with a paused runbook.
+    pub(crate) fn open_on(
+        &self,
+        info: HostInfo,
+        transport: Arc<Mutex<Box<dyn Transport>>>,
+    ) -> miette::Result<(Session, PathBuf)> {
+        let journal = self.journal(&info.name, None);
+        let session = Session::open_shared(
+            info,
+            transport,
+            &journal,
+            &self.launcher.libraries,
+            Path::new("runbooks"),
+        )?;
+        Ok((session, journal))
+    }
+
+    /// A new journal file for `host`: the session's, or a loaded runbook's (`<stem>`).
+    pub(crate) fn journal(&self, host: &str, runbook: Option<&Path>) -> PathBuf {
+        let id = self.launcher.store.new_run_id();
+        let stem = runbook
+            .and_then(Path::file_stem)
+            .and_then(|s| s.to_str())
+            .map(|stem| format!(".{stem}"))
+            .unwrap_or_default();
+        // Two sessions on one host within a second get files of their own.
+        (1..)
+            .map(|n| match n {
+                1 => format!("{id}-{host}{stem}.jsonl"),
+                n => format!("{id}-{n}-{host}{stem}.jsonl"),
+            })
+            .map(|name| self.journals.join(name))
+            .find(|path| !path.exists())
+            .unwrap_or_else(|| self.journals.join(format!("{id}-{host}{stem}.jsonl")))
+    }
+
+    /// The builtins.
+    pub(crate) fn libraries(&self) -> &[Installer] {
+        &self.launcher.libraries
+    }
+
+    /// The hosts' names, for completion.
+    pub(crate) fn names(&self) -> Vec<String> {
+        self.hosts.iter().map(|h| h.name.clone()).collect()
+    }
+
+    /// `:hosts`.
+    pub(crate) fn print_hosts(&self, current: &str) {
+        for host in &self.hosts {
+            let mark = if host.name == current { "*" } else { " " };
+            println!(
+                "{mark} {:<16} {:<32} {}",
+                host.name,
+                host.address.to_string(),
+                host.groups.join(",")
+            );
+        }
+    }
+}
