@@ -112,6 +112,11 @@ fn roce_left_at_mtu_1500_fails_the_roce_threshold_naming_hosts_and_numbers() {
         ),
         "{text}"
     );
+    assert!(
+        run.stdout
+            .contains("9 done, 0 failed, 0 stopped; the controller failed"),
+        "{text}"
+    );
     // InfiniBand is not affected: no IB failure is reported.
     assert!(!text.contains("InfiniBand send bandwidth"), "{text}");
 }
