@@ -3,6 +3,7 @@
 mod cli;
 mod crash;
 mod debugger;
+mod docs;
 mod esxi;
 mod executor;
 mod guest;
