@@ -26,23 +26,6 @@ fn run(lab: &Lab, extra: &[&str]) -> cairn_tests::Run {
     lab.cairn(&args)
 }
 
-/// The actions of the newest run that changed a host, by builtin.
-fn changes(lab: &Lab, host: &str) -> Vec<String> {
-    let journal = lab.journal(host);
-    let intents = records(&journal, "intent");
-    records(&journal, "outcome")
-        .iter()
-        .filter(|o| o["data"]["changed"] == true)
-        .filter_map(|o| {
-            intents
-                .iter()
-                .find(|i| i["data"]["seq"] == o["data"]["seq"])
-                .and_then(|i| i["data"]["builtin"].as_str())
-                .map(str::to_owned)
-        })
-        .collect()
-}
-
 fn tool(lab: &Lab, host: &str, name: &str) -> Value {
     lab.sim_state(host)["tools"][name].clone()
 }
@@ -95,7 +78,7 @@ fn the_guide_on_four_hosts_reboots_three_times_then_a_second_run_changes_nothing
         let boots = lab.sim_state(host)["boots"].as_array().map_or(0, Vec::len);
         assert_eq!(boots, 4, "{host}: first boot and three reboots");
         assert_configured(&lab, host);
-        let changed = changes(&lab, host);
+        let changed = lab.changes(host);
         assert_eq!(
             changed.iter().filter(|c| *c == "reboot").count(),
             3,
@@ -140,7 +123,7 @@ fn the_guide_on_four_hosts_reboots_three_times_then_a_second_run_changes_nothing
             "{host}: no reboot the second time"
         );
         assert_eq!(
-            changes(&lab, host),
+            lab.changes(host),
             Vec::<String>::new(),
             "{host}: nothing changes"
         );
@@ -317,12 +300,15 @@ fn a_firmware_update_rides_on_the_drivers_reboot() {
             firmware["running"]["mt4119_pciconf1"], "16.35.2000",
             "{firmware}"
         );
-        assert!(changes(&lab, host).contains(&"mlxfwmanager::update".to_owned()));
+        assert!(
+            lab.changes(host)
+                .contains(&"mlxfwmanager::update".to_owned())
+        );
         assert_configured(&lab, host);
     }
     let second = run(&lab, &[]);
     assert_eq!(second.code, 0, "{}\n{}", second.stdout, second.stderr);
     for host in HOSTS {
-        assert_eq!(changes(&lab, host), Vec::<String>::new(), "{host}");
+        assert_eq!(lab.changes(host), Vec::<String>::new(), "{host}");
     }
 }

@@ -114,6 +114,23 @@ impl Lab {
         }
     }
 
+    /// The builtins whose actions changed `host` in its newest journal, in order.
+    pub fn changes(&self, host: &str) -> Vec<String> {
+        let journal = self.journal(host);
+        let intents = records(&journal, "intent");
+        records(&journal, "outcome")
+            .iter()
+            .filter(|o| o["data"]["changed"] == true)
+            .filter_map(|o| {
+                intents
+                    .iter()
+                    .find(|i| i["data"]["seq"] == o["data"]["seq"])
+                    .and_then(|i| i["data"]["builtin"].as_str())
+                    .map(str::to_owned)
+            })
+            .collect()
+    }
+
     /// A `cairn` command run in the lab.
     pub fn command(&self, args: &[&str]) -> Command {
         let mut command = Command::new(binary("cairn"));
