@@ -2,7 +2,7 @@
 //! simulated ESXi hosts and a simulated vCenter: `runbooks/esxi-ib-roce-ports.rhai` with
 //! `runbooks/labs/esxi-4.toml`, as shipped.
 
-use cairn_tests::{Lab, records};
+use cairn_tests::Lab;
 use serde_json::Value;
 
 const HOSTS: [&str; 4] = ["esx01", "esx02", "esx03", "esx04"];
