@@ -318,3 +318,93 @@ fn the_vma_recipe_compares_kernel_and_vma_latency_as_the_guide_does() {
         output(&strict)
     );
 }
+
+const FABRIC: [&str; 4] = [
+    "run",
+    "runbooks/ib-fabric-validate.rhai",
+    "-i",
+    "runbooks/labs/fabric-4node.toml",
+];
+
+/// The number of the journal write that records the controller's last outcome, in a whole run
+/// of `args` on a fresh lab whose instances are `hosts`: the controller's last stage runs after
+/// every host ended, so its records are the run's last writes.
+fn last_controller_outcome_write(args: &[&str], hosts: &[&str]) -> usize {
+    let lab = Lab::shipped();
+    let run = lab.cairn(args);
+    assert_eq!(run.code, 0, "{}", output(&run));
+    let total: usize = hosts.iter().map(|h| lab.journal(h).len()).sum();
+    let controller = lab.journal("controller");
+    let last = controller
+        .iter()
+        .rposition(|r| r["type"] == "outcome")
+        .unwrap_or_else(|| panic!("the controller has no outcome"));
+    total - (controller.len() - 1 - last)
+}
+
+/// Whether the instance's newest journal has an action whose outcome is missing.
+fn outcome_missing(lab: &Lab, host: &str) -> bool {
+    let journal = lab.journal(host);
+    cairn_tests::records(&journal, "intent").len() > cairn_tests::records(&journal, "outcome").len()
+}
+
+/// Runs `args` with the process ending abruptly just before its journal write number `write`
+/// (a test's effect done, its outcome not recorded), then resumes the run to its end.
+fn crash_before_write_and_resume(lab: &Lab, args: &[&str], write: usize) -> cairn_tests::Run {
+    let point = format!("{write}:before");
+    let crashed = lab.cairn_with(args, &[("CAIRN_FAULT_EXIT_AT_WRITE", point.as_str())]);
+    assert_eq!(crashed.code, 137, "{}", output(&crashed));
+    assert!(
+        outcome_missing(lab, "controller"),
+        "the crash lands in a controller's test"
+    );
+    let resumed = lab.cairn(&["resume"]);
+    assert_eq!(resumed.code, 0, "{}", output(&resumed));
+    resumed
+}
+
+#[test]
+fn the_fabric_recipe_crashed_during_a_bandwidth_test_resumes_with_every_pair_measured() {
+    let nodes = ["node139", "node140", "node141", "node142", "controller"];
+    let write = last_controller_outcome_write(&FABRIC, &nodes);
+    let lab = Lab::shipped();
+    // Every test of the matrix ran, none is recorded.
+    crash_before_write_and_resume(&lab, &FABRIC, write);
+    let controller = lab.journal("controller");
+    let measured = cairn_tests::records(&controller, "outcome")
+        .iter()
+        .filter(|o| o["data"]["ok"] == true)
+        .filter_map(|o| o["data"]["result"].as_array())
+        .flatten()
+        .filter(|pair| pair["ok"] == true)
+        .count();
+    assert_eq!(measured, 6, "every pair of the 4 nodes measured");
+    for node in &nodes[..4] {
+        let running = &lab.sim_state(node)["tools"]["processes"]["running"];
+        assert_eq!(
+            running.as_object().map(serde_json::Map::len),
+            Some(0),
+            "{node}: {running}"
+        );
+    }
+}
+
+#[test]
+fn the_vma_recipe_crashed_during_a_ping_pong_resumes_to_its_comparison() {
+    let hosts = ["vma-server-03", "vma-client-29", "controller"];
+    let write = last_controller_outcome_write(&VMA, &hosts);
+    let lab = Lab::shipped();
+    // The VMA ping-pong ran, its outcome is not recorded.
+    let resumed = crash_before_write_and_resume(&lab, &VMA, write);
+    assert!(
+        resumed.stdout.contains("| average usec |"),
+        "{}",
+        resumed.stdout
+    );
+    let running = &lab.sim_state("vma-server-03")["tools"]["processes"]["running"];
+    assert_eq!(
+        running.as_object().map(serde_json::Map::len),
+        Some(0),
+        "{running}"
+    );
+}
