@@ -81,7 +81,12 @@ fn text(
                 writeln!(out, "  {host:<14} {mark:<8} {summary} ({elapsed_ms} ms)")?;
             }
         }
-        RunEvent::Log { host, message } => writeln!(out, "  {host:<14} │ {message}")?,
+        RunEvent::Log { host, message } => {
+            // Every line of a table logged at once keeps the host's column.
+            for line in message.lines() {
+                writeln!(out, "  {host:<14} │ {line}")?;
+            }
+        }
         RunEvent::Warning { host, message } => writeln!(out, "  {host:<14} warning: {message}")?,
         RunEvent::Rebooting { host } => writeln!(out, "  {host:<14} rebooting…")?,
         RunEvent::Rebooted { host, waited_ms } => {

@@ -102,6 +102,18 @@ impl DebugRun {
         Ok(breakpoint)
     }
 
+    /// Removes the breakpoint `text` names (read as `:break` reads it); whether it was set.
+    pub fn unbreak(&self, text: &str) -> Result<(Breakpoint, bool), RunbookError> {
+        let breakpoint = Breakpoint::parse(text, &self.runbook, &self.outline)?;
+        let removed = self.debugger.remove_breakpoint(&breakpoint);
+        Ok((breakpoint, removed))
+    }
+
+    /// Removes every breakpoint; how many there were.
+    pub fn clear_breakpoints(&self) -> usize {
+        self.debugger.clear_breakpoints()
+    }
+
     /// The breakpoints set.
     pub fn breakpoints(&self) -> Vec<Breakpoint> {
         self.debugger.breakpoints()

@@ -88,6 +88,19 @@ impl Debugger {
         }
     }
 
+    /// Removes a breakpoint; whether it was set.
+    pub fn remove_breakpoint(&self, breakpoint: &Breakpoint) -> bool {
+        let mut state = self.state();
+        let before = state.breakpoints.len();
+        state.breakpoints.retain(|b| b != breakpoint);
+        state.breakpoints.len() < before
+    }
+
+    /// Removes every breakpoint; how many there were.
+    pub fn clear_breakpoints(&self) -> usize {
+        std::mem::take(&mut self.state().breakpoints).len()
+    }
+
     /// The breakpoints, in the order they were set.
     pub fn breakpoints(&self) -> Vec<Breakpoint> {
         self.state().breakpoints.clone()
@@ -331,6 +344,23 @@ mod tests {
             .filter(|(_, e)| matches!(e, crate::journal::JournalEvent::Intent(_)))
             .count();
         assert_eq!(intents, 2);
+    }
+
+    #[test]
+    fn breakpoints_are_removed_one_by_one_or_all_at_once() {
+        let (sender, _pauses) = channel();
+        let debugger = Debugger::stepping(sender);
+        let stage = Breakpoint::Stage("one".into());
+        let line = Breakpoint::Line(3);
+        debugger.add_breakpoint(stage.clone());
+        debugger.add_breakpoint(line.clone());
+        debugger.add_breakpoint(line.clone());
+        assert_eq!(debugger.breakpoints(), vec![stage.clone(), line.clone()]);
+        assert!(debugger.remove_breakpoint(&stage));
+        assert!(!debugger.remove_breakpoint(&stage), "already removed");
+        assert_eq!(debugger.breakpoints(), vec![line]);
+        assert_eq!(debugger.clear_breakpoints(), 1);
+        assert!(debugger.breakpoints().is_empty());
     }
 
     #[test]

@@ -43,6 +43,11 @@ pub(crate) fn register(engine: &mut Engine) {
             }
         },
     );
+    // A step that depends on one check mode only predicts (a driver not installed yet) can
+    // say so instead of failing: `if check_mode() { ... }`.
+    engine.register_fn("check_mode", |ctx: NativeCallContext| -> RhaiResult<bool> {
+        Ok(HostContext::current(&ctx)?.shared.options.check)
+    });
     engine.register_fn(
         "reboot_pending",
         |ctx: NativeCallContext| -> RhaiResult<bool> {

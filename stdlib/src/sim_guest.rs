@@ -135,16 +135,20 @@ impl GuestHw {
             let vcenter = ctx.option("vcenter").unwrap_or("vcenter");
             let vm = ctx.option("vm").unwrap_or(ctx.host_name());
             let passed = crate::sim_passthrough::passed_through(ctx, esxi, vcenter, vm);
-            if ctx.option("rate").is_none() {
-                if let Some(first) = passed.first() {
-                    hw.rate_gbps = u32::try_from(first.speed_gbps).unwrap_or(100);
-                }
+            if let (None, Some(first)) = (ctx.option("rate"), passed.first()) {
+                hw.rate_gbps = u32::try_from(first.speed_gbps).unwrap_or(100);
             }
             hw.ports = passed
                 .iter()
                 .enumerate()
                 .map(|(index, port)| {
-                    port_hw(&hw.host, &hw.roce_ifname, index, port.link_layer, &port.model)
+                    port_hw(
+                        &hw.host,
+                        &hw.roce_ifname,
+                        index,
+                        port.link_layer,
+                        &port.model,
+                    )
                 })
                 .collect();
         }
@@ -231,7 +235,13 @@ const CONNECTX5: &str = "Mellanox Technologies MT27800 Family [ConnectX-5]";
 
 /// The guest's view of its `index`th passed-through port: `mlx5_<index>`, a PCI slot of its
 /// own, `ib0` or the RoCE interface, identifiers derived from the host's name.
-fn port_hw(host: &str, roce_ifname: &str, index: usize, link_layer: LinkLayer, model: &str) -> PortHw {
+fn port_hw(
+    host: &str,
+    roce_ifname: &str,
+    index: usize,
+    link_layer: LinkLayer,
+    model: &str,
+) -> PortHw {
     let h = hash(&[host, "guid"]).to_be_bytes();
     let last = h[2].wrapping_add(u8::try_from(index % 200).unwrap_or(0));
     PortHw {

@@ -42,7 +42,8 @@ pub(crate) fn passed_through(
     let slot = |tools: &serde_json::Map<String, Value>, name: &str| {
         tools.get(name).cloned().unwrap_or(Value::Null)
     };
-    let hardware: PublishedHardware = serde_json::from_value(slot(&host, "esxi")).unwrap_or_default();
+    let hardware: PublishedHardware =
+        serde_json::from_value(slot(&host, "esxi")).unwrap_or_default();
     let esxcli: EsxcliState = serde_json::from_value(slot(&host, "esxcli")).unwrap_or_default();
     let firmware: MlxconfigState =
         serde_json::from_value(slot(&host, "mlxconfig")).unwrap_or_default();
@@ -173,7 +174,10 @@ mod tests {
                 ("clock".to_owned(), "virtual".to_owned()),
                 ("role".to_owned(), "vcenter".to_owned()),
                 ("vms".to_owned(), "hpc-vm01".to_owned()),
-                ("vm_devices".to_owned(), "0000:3B:00.0+0000:3B:00.1".to_owned()),
+                (
+                    "vm_devices".to_owned(),
+                    "0000:3B:00.0+0000:3B:00.1".to_owned(),
+                ),
             ]),
         )
         .unwrap_or_else(|e| panic!("{e}"));
@@ -197,7 +201,11 @@ mod tests {
         t.run("mst::start();");
         let q = t.eval(r#"mlxconfig::query("mt4119_pciconf1").params.LINK_TYPE_P1.current.label"#);
         assert_eq!(q.to_string(), "IB");
-        assert!(t.commands("esx01").iter().all(|c| c.first().is_none_or(|p| p != "reboot")));
+        assert!(
+            t.commands("esx01")
+                .iter()
+                .all(|c| c.first().is_none_or(|p| p != "reboot"))
+        );
         assert!(!t.reboot_pending());
     }
 }

@@ -118,6 +118,13 @@ fn cairn_debug_stops_before_the_first_action_and_at_a_line_and_retries_a_failure
     expect(&mut p, "line 2 holds no code");
     say(&mut p, ":break 11");
     expect(&mut p, "breakpoint at line 11");
+    // A breakpoint set then removed does not stop the runbook (line 10 runs `true`).
+    say(&mut p, ":break 10");
+    expect(&mut p, "breakpoint at line 10");
+    say(&mut p, ":unbreak 10");
+    expect(&mut p, "no breakpoint at line 10 any more");
+    say(&mut p, ":unbreak 10");
+    expect(&mut p, "there was no breakpoint at line 10");
     say(&mut p, ":continue");
     // The simulator fails the first `hostname`: the prompt offers retry, skip, abort.
     expect(&mut p, "action #2 `run hostname` failed on `n1`");

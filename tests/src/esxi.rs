@@ -2,7 +2,7 @@
 //! simulated ESXi hosts and a simulated vCenter: `runbooks/esxi-ib-roce-ports.rhai` with
 //! `runbooks/labs/esxi-4.toml`, as shipped.
 
-use cairn_tests::{Lab, records};
+use cairn_tests::Lab;
 use serde_json::Value;
 
 const HOSTS: [&str; 4] = ["esx01", "esx02", "esx03", "esx04"];
@@ -15,8 +15,7 @@ fn shipped_lab() -> Lab {
         std::fs::read_to_string(root.join(path)).unwrap_or_else(|e| panic!("{path}: {e}"))
     };
     lab.write("esxi-ib-roce-ports.rhai", &read("esxi-ib-roce-ports.rhai"));
-    lab.write("lib/connectx.rhai", &read("lib/connectx.rhai"));
-    lab.write("lib/vsphere.rhai", &read("lib/vsphere.rhai"));
+    lab.copy_lib();
     lab.write("esxi-4.toml", &read("labs/esxi-4.toml"));
     lab
 }
@@ -25,23 +24,6 @@ fn run(lab: &Lab, extra: &[&str]) -> cairn_tests::Run {
     let mut args = vec!["run", "esxi-ib-roce-ports.rhai", "-i", "esxi-4.toml"];
     args.extend_from_slice(extra);
     lab.cairn(&args)
-}
-
-/// The actions of the newest run that changed a host, by builtin.
-fn changes(lab: &Lab, host: &str) -> Vec<String> {
-    let journal = lab.journal(host);
-    let intents = records(&journal, "intent");
-    records(&journal, "outcome")
-        .iter()
-        .filter(|o| o["data"]["changed"] == true)
-        .filter_map(|o| {
-            intents
-                .iter()
-                .find(|i| i["data"]["seq"] == o["data"]["seq"])
-                .and_then(|i| i["data"]["builtin"].as_str())
-                .map(str::to_owned)
-        })
-        .collect()
 }
 
 fn tool(lab: &Lab, host: &str, name: &str) -> Value {
@@ -96,7 +78,7 @@ fn the_guide_on_four_hosts_reboots_three_times_then_a_second_run_changes_nothing
         let boots = lab.sim_state(host)["boots"].as_array().map_or(0, Vec::len);
         assert_eq!(boots, 4, "{host}: first boot and three reboots");
         assert_configured(&lab, host);
-        let changed = changes(&lab, host);
+        let changed = lab.changes(host);
         assert_eq!(
             changed.iter().filter(|c| *c == "reboot").count(),
             3,
@@ -141,7 +123,7 @@ fn the_guide_on_four_hosts_reboots_three_times_then_a_second_run_changes_nothing
             "{host}: no reboot the second time"
         );
         assert_eq!(
-            changes(&lab, host),
+            lab.changes(host),
             Vec::<String>::new(),
             "{host}: nothing changes"
         );
@@ -318,12 +300,15 @@ fn a_firmware_update_rides_on_the_drivers_reboot() {
             firmware["running"]["mt4119_pciconf1"], "16.35.2000",
             "{firmware}"
         );
-        assert!(changes(&lab, host).contains(&"mlxfwmanager::update".to_owned()));
+        assert!(
+            lab.changes(host)
+                .contains(&"mlxfwmanager::update".to_owned())
+        );
         assert_configured(&lab, host);
     }
     let second = run(&lab, &[]);
     assert_eq!(second.code, 0, "{}\n{}", second.stdout, second.stderr);
     for host in HOSTS {
-        assert_eq!(changes(&lab, host), Vec::<String>::new(), "{host}");
+        assert_eq!(lab.changes(host), Vec::<String>::new(), "{host}");
     }
 }

@@ -40,6 +40,7 @@ fn number(value: &Value, key: &str) -> f64 {
 fn guests_get_ofed_once_and_pass_ib_and_roce_tests() {
     let lab = Lab::new();
     lab.write("guest.rhai", GUEST_RUNBOOK);
+    lab.copy_lib();
     lab.write("lab.toml", GUEST_LAB);
     let run = lab.cairn(&["run", "guest.rhai", "-i", "lab.toml"]);
     assert_eq!(run.code, 0, "{}\n{}", run.stdout, run.stderr);
@@ -163,6 +164,7 @@ fn guests_get_ofed_once_and_pass_ib_and_roce_tests() {
 fn roce_left_at_mtu_1500_fails_its_expectation_with_the_numbers() {
     let lab = Lab::new();
     lab.write("guest.rhai", GUEST_RUNBOOK);
+    lab.copy_lib();
     lab.write("lab.toml", GUEST_LAB);
     let run = lab.cairn(&[
         "run",
@@ -283,6 +285,7 @@ fn a_wrong_link_type_or_an_unreachable_peer_fails_as_perftest_does() {
 fn a_connection_dropped_during_the_install_is_settled_by_a_probe_on_resume() {
     let lab = Lab::new();
     lab.write("guest.rhai", GUEST_RUNBOOK);
+    lab.copy_lib();
     let inventory = GUEST_LAB.replacen(
         "seed=7\"\ngroups = [\"guests\"]\nvars = { roce_ip = \"192.168.5.2\" }",
         "seed=7&drop_once=mlnxofedinstall\"\ngroups = [\"guests\"]\nvars = { roce_ip = \"192.168.5.2\" }",
@@ -337,6 +340,7 @@ fn a_node_cabled_to_another_switch_is_missing_from_the_fabric() {
 fn a_test_whose_outcome_was_lost_stops_its_server_and_runs_again_on_resume() {
     let lab = Lab::new();
     lab.write("guest.rhai", GUEST_RUNBOOK);
+    lab.copy_lib();
     let inventory = GUEST_LAB.replacen(
         "seed=7\"\ngroups = [\"guests\"]\nvars = { roce_ip = \"192.168.5.2\" }",
         "seed=7&drop_once=ib_send_bw\"\ngroups = [\"guests\"]\nvars = { roce_ip = \"192.168.5.2\" }",

@@ -3,10 +3,12 @@
 mod cli;
 mod crash;
 mod debugger;
+mod docs;
 mod esxi;
 mod executor;
 mod guest;
 mod readme;
+mod recipes;
 mod repl;
 mod ssh;
 mod ssh_lab;

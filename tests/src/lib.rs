@@ -80,6 +80,57 @@ impl Lab {
         path
     }
 
+    /// Copies the shipped runbooks' modules (`runbooks/lib/`) into the lab's `lib/`, where a
+    /// runbook written in the lab imports them from.
+    pub fn copy_lib(&self) {
+        self.copy_tree("runbooks/lib", "lib");
+    }
+
+    /// A lab holding the shipped runbooks as the repository has them (`runbooks/*.rhai`,
+    /// `runbooks/lib/`, `runbooks/labs/`), so that commands run as a user types them.
+    pub fn shipped() -> Self {
+        let lab = Self::new();
+        for dir in ["runbooks", "runbooks/lib", "runbooks/labs"] {
+            lab.copy_tree(dir, dir);
+        }
+        lab
+    }
+
+    /// Copies the files (not the folders) of the repository's folder `from` to `to` in the lab.
+    fn copy_tree(&self, from: &str, to: &str) {
+        let source = Path::new(env!("CARGO_MANIFEST_DIR")).join("..").join(from);
+        let entries =
+            std::fs::read_dir(&source).unwrap_or_else(|e| panic!("{}: {e}", source.display()));
+        for entry in entries {
+            let path = entry.unwrap_or_else(|e| panic!("{e}")).path();
+            if path.is_file() {
+                let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{e}"));
+                let name = path
+                    .file_name()
+                    .and_then(|n| n.to_str())
+                    .unwrap_or_default();
+                self.write(&format!("{to}/{name}"), &text);
+            }
+        }
+    }
+
+    /// The builtins whose actions changed `host` in its newest journal, in order.
+    pub fn changes(&self, host: &str) -> Vec<String> {
+        let journal = self.journal(host);
+        let intents = records(&journal, "intent");
+        records(&journal, "outcome")
+            .iter()
+            .filter(|o| o["data"]["changed"] == true)
+            .filter_map(|o| {
+                intents
+                    .iter()
+                    .find(|i| i["data"]["seq"] == o["data"]["seq"])
+                    .and_then(|i| i["data"]["builtin"].as_str())
+                    .map(str::to_owned)
+            })
+            .collect()
+    }
+
     /// A `cairn` command run in the lab.
     pub fn command(&self, args: &[&str]) -> Command {
         let mut command = Command::new(binary("cairn"));

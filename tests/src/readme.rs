@@ -58,5 +58,17 @@ fn the_readme_main_job_runs_as_written() {
         "{stdout}\n{}",
         String::from_utf8_lossy(&output.stderr)
     );
-    assert!(stdout.contains("8 done, 0 failed"), "{stdout}");
+    // Four ESXi hosts, four VMs and vCenter, and the validation table of both pairs.
+    assert!(stdout.contains("9 done, 0 failed"), "{stdout}");
+    assert!(
+        stdout.contains("| compute-01 -> compute-02 | 96.07 | 1.08 |"),
+        "{stdout}"
+    );
+    assert_eq!(
+        stdout
+            .matches("back after 125.0 s with a new boot id")
+            .count(),
+        12,
+        "{stdout}"
+    );
 }

@@ -218,16 +218,26 @@ fn summarize(report: RunReport, json: bool) -> ExitCode {
                 .map(|why| format!("{} ({why})", h.name))
         })
         .collect();
+    // The controller is no host, but its failure (a failed validation) fails the run.
+    let controller_failed = report
+        .hosts
+        .iter()
+        .any(|h| h.name == "controller" && h.status == HostStatus::Failed);
     if json {
         let summary = serde_json::json!({
             "event": "run_finished", "run_id": report.run_id, "done": done, "failed": failed,
-            "stopped": stopped, "reboot_pending": pending,
+            "stopped": stopped, "reboot_pending": pending, "controller_failed": controller_failed,
         });
         println!("{summary}");
     } else {
         println!(
-            "run {}: {done} done, {failed} failed, {stopped} stopped{}",
+            "run {}: {done} done, {failed} failed, {stopped} stopped{}{}",
             report.run_id,
+            if controller_failed {
+                "; the controller failed"
+            } else {
+                ""
+            },
             if pending.is_empty() {
                 String::new()
             } else {

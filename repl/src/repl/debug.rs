@@ -106,6 +106,23 @@ impl Repl {
         }
     }
 
+    /// `:unbreak LINE|STAGE`, or alone every breakpoint.
+    pub(super) fn remove_break(&mut self, argument: &str) {
+        let Some(run) = &self.loaded else {
+            eprintln!("no runbook loaded: `:load RUNBOOK` first");
+            return;
+        };
+        if argument.is_empty() {
+            println!("{} breakpoint(s) removed", run.clear_breakpoints());
+            return;
+        }
+        match run.unbreak(argument) {
+            Ok((breakpoint, true)) => println!("no breakpoint at {breakpoint} any more"),
+            Ok((breakpoint, false)) => eprintln!("there was no breakpoint at {breakpoint}"),
+            Err(error) => eprintln!("{:?}", miette::Report::new(error)),
+        }
+    }
+
     /// `:step`, `:next`, `:continue`: let the loaded runbook go and show where it stops.
     pub(super) fn go(&mut self, answer: Resume) {
         if self.failed.is_some() {

@@ -22,7 +22,7 @@ pub(crate) use failure::FailurePrompt;
 use helper::ReplHelper;
 use sessions::Sessions;
 
-const COMMANDS: [&str; 16] = [
+const COMMANDS: [&str; 17] = [
     ":abort",
     ":break",
     ":clear",
@@ -36,6 +36,7 @@ const COMMANDS: [&str; 16] = [
     ":retry",
     ":skip",
     ":step",
+    ":unbreak",
     ":use",
     ":vars",
     ":where",
@@ -202,6 +203,7 @@ impl Repl {
             "clear" => print!("\x1b[2J\x1b[H"),
             "load" => self.load(argument),
             "break" => self.set_break(argument),
+            "unbreak" => self.remove_break(argument),
             "step" | "s" => self.go(cairn_runtime::Resume::Step),
             "next" | "n" => self.go(cairn_runtime::Resume::Next),
             "continue" | "c" => self.go(cairn_runtime::Resume::Continue),

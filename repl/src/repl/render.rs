@@ -90,7 +90,16 @@ fn cell(value: &Dynamic) -> String {
 
 fn nested(out: &mut String, value: &Dynamic, depth: usize) {
     let pad = "  ".repeat(depth);
-    if let Some(map) = value.read_lock::<Map>() {
+    // An empty list or map still answers: `mst::status()` before `mst start` finds nothing.
+    if let Some(map) = value.read_lock::<Map>()
+        && map.is_empty()
+    {
+        out.push_str(&format!("{pad}#{{}}\n"));
+    } else if let Some(array) = value.read_lock::<Array>()
+        && array.is_empty()
+    {
+        out.push_str(&format!("{pad}[]\n"));
+    } else if let Some(map) = value.read_lock::<Map>() {
         for (key, item) in map.iter() {
             if item.is_map() || item.is_array() {
                 out.push_str(&format!("{pad}{key}:\n"));
@@ -134,6 +143,15 @@ mod tests {
         assert_eq!(lines[0], "mst                pci      net");
         assert_eq!(lines[2], "mt4119_pciconf1    3b:00.0");
         assert_eq!(lines[3], "mt4119_pciconf1.1  3b:00.1  vmnic4");
+    }
+
+    #[test]
+    fn empty_lists_and_maps_are_shown() {
+        assert_eq!(render(&eval("[]")), "[]");
+        assert_eq!(
+            render(&eval("#{rows: [], header: #{}}")),
+            "header:\n  #{}\nrows:\n  []"
+        );
     }
 
     #[test]
