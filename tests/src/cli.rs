@@ -176,3 +176,35 @@ fn json_prints_one_event_per_line() {
         Some("run_finished".into())
     );
 }
+
+#[test]
+fn a_closed_output_pipe_does_not_stop_a_run() {
+    use std::io::BufRead as _;
+    let lab = Lab::shipped();
+    let mut child = lab
+        .command(&[
+            "run",
+            "runbooks/vsphere7-ib-roce-passthrough.rhai",
+            "-i",
+            "runbooks/labs/vsphere7-4node.toml",
+        ])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap_or_else(|e| panic!("spawn: {e}"));
+    // `cairn run ... | head -1`: the reader goes away after the first line.
+    let stdout = child.stdout.take().unwrap_or_else(|| panic!("no stdout"));
+    let mut first = String::new();
+    let _ = std::io::BufReader::new(stdout).read_line(&mut first);
+    assert!(first.starts_with("▸ stage 1"), "{first}");
+    let output = child
+        .wait_with_output()
+        .unwrap_or_else(|e| panic!("wait: {e}"));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    assert_eq!(output.status.code(), Some(0), "{stderr}");
+    // The run went on to its end: its journal says so.
+    let journal = lab.journal("controller");
+    let end = cairn_tests::records(&journal, "host_end");
+    assert_eq!(end.len(), 1, "the controller finished");
+}

@@ -16,7 +16,7 @@ pub(crate) fn check(path: &Path) -> miette::Result<ExitCode> {
         eprintln!("{:?}", miette::Report::new(problem));
     }
     if count == 0 {
-        println!("{}: ok", runbook.name());
+        say!("{}: ok", runbook.name());
         Ok(ExitCode::SUCCESS)
     } else {
         Err(miette::miette!("{count} problem(s) in {}", runbook.name()))

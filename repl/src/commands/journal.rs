@@ -32,9 +32,9 @@ pub(crate) fn journal(
     }
     for (line, event) in &journal.events {
         if json {
-            println!("{}", serde_json::to_string(event).unwrap_or_default());
+            say!("{}", serde_json::to_string(event).unwrap_or_default());
         } else if let Some(text) = describe(event) {
-            println!("{line:>5}  {text}");
+            say!("{line:>5}  {text}");
         }
     }
     Ok(ExitCode::SUCCESS)
@@ -98,7 +98,7 @@ pub(crate) fn print_timeline(path: &Path) {
         Ok(journal) => {
             for (line, event) in &journal.events {
                 if let Some(text) = describe(event) {
-                    println!("{line:>5}  {text}");
+                    say!("{line:>5}  {text}");
                 }
             }
         }

@@ -1,5 +1,14 @@
 //! One file per subcommand; this one dispatches.
 
+/// `println!` that stays quiet when standard output is closed (`cairn run ... | head`): a run
+/// goes on to its end, since its journal, not its output, is the record.
+macro_rules! say {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stdout(), $($arg)*);
+    }};
+}
+
 mod check;
 mod debug;
 mod journal;

@@ -9,7 +9,7 @@ use miette::IntoDiagnostic;
 pub(crate) fn parse(tool: Option<&str>, file: &str, list: bool) -> miette::Result<ExitCode> {
     if list {
         for p in parsers() {
-            println!("{:<26} {}", p.name, p.command);
+            say!("{:<26} {}", p.name, p.command);
         }
         return Ok(ExitCode::SUCCESS);
     }
@@ -30,7 +30,7 @@ pub(crate) fn parse(tool: Option<&str>, file: &str, list: bool) -> miette::Resul
         std::fs::read_to_string(file).map_err(|e| miette::miette!("cannot read `{file}`: {e}"))?
     };
     let value = (parser.parse)(&text)?;
-    println!(
+    say!(
         "{}",
         serde_json::to_string_pretty(&value).into_diagnostic()?
     );

@@ -166,7 +166,7 @@ fn drive(
 
 /// What a check found: per host, what would change and whether a reboot would follow.
 fn show_check(report: &RunReport) {
-    println!("check (nothing was changed):");
+    say!("check (nothing was changed):");
     for host in &report.hosts {
         let reboots = host
             .changes
@@ -185,11 +185,11 @@ fn show_check(report: &RunReport) {
             (n, _) => format!("; {n} reboot(s) would follow"),
         };
         if changes.is_empty() && reboot.is_empty() {
-            println!("  {:<14} no change", host.name);
+            say!("  {:<14} no change", host.name);
         } else {
-            println!("  {:<14} {} change(s){reboot}", host.name, changes.len());
+            say!("  {:<14} {} change(s){reboot}", host.name, changes.len());
             for change in changes {
-                println!("  {:<14}   {change}", "");
+                say!("  {:<14}   {change}", "");
             }
         }
     }
@@ -228,9 +228,9 @@ fn summarize(report: RunReport, json: bool) -> ExitCode {
             "event": "run_finished", "run_id": report.run_id, "done": done, "failed": failed,
             "stopped": stopped, "reboot_pending": pending, "controller_failed": controller_failed,
         });
-        println!("{summary}");
+        say!("{summary}");
     } else {
-        println!(
+        say!(
             "run {}: {done} done, {failed} failed, {stopped} stopped{}{}",
             report.run_id,
             if controller_failed {

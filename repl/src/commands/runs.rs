@@ -9,7 +9,7 @@ pub(crate) fn runs(state: &Path) -> miette::Result<ExitCode> {
     let store = RunStore::new(state);
     let ids = store.ids();
     if ids.is_empty() {
-        println!("no runs in {}", state.display());
+        say!("no runs in {}", state.display());
     }
     for id in ids {
         let meta = store.meta(&id)?;
@@ -19,7 +19,7 @@ pub(crate) fn runs(state: &Path) -> miette::Result<ExitCode> {
             Ok(RunState::Unfinished) => "unfinished",
             Err(_) => "unreadable",
         };
-        println!(
+        say!(
             "{id}  {status:<10}  {} host(s)  {}",
             meta.hosts.len(),
             meta.runbook.display()
