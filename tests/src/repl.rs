@@ -85,12 +85,30 @@ fn mft_installs_from_the_repl_with_the_file_names_of_the_builtin_docs() {
         .unwrap_or_default();
     p.exp_string("true")
         .unwrap_or_else(|e| panic!("nmst installed: {e}"));
-    p.send_line("reboot_if_pending();").unwrap_or_default();
-    p.exp_string("sim-esxi7> ")
-        .unwrap_or_else(|e| panic!("rebooted: {e}"));
-    p.send_line("mst::status().len() > 0").unwrap_or_default();
-    p.exp_string("true")
-        .unwrap_or_else(|e| panic!("MFT works after the reboot: {e}"));
+    // Each answer, then the next prompt, then a pause: at a new prompt rustyline asks the
+    // terminal where its cursor is and reads the reply for 100 ms; a pseudo-terminal does not
+    // reply, so what is typed within that time would be read as the reply.
+    let mut ask = |line: &str, answer: &str| {
+        p.send_line(line).unwrap_or_default();
+        p.exp_string(answer)
+            .unwrap_or_else(|e| panic!("{line} answers {answer}: {e}"));
+        p.exp_string("sim-esxi7> ")
+            .unwrap_or_else(|e| panic!("prompt after {line}: {e}"));
+        std::thread::sleep(std::time::Duration::from_millis(300));
+    };
+    ask("reboot_if_pending()", "\r\ntrue\r\n");
+    // Before `mst start` the service lists nothing, as on a real host.
+    ask("mst::status().len()", "\r\n0\r\n");
+    ask("mst::start()", "changed: true");
+    // The devices as a table: one row per port, with its mst device and PCI address.
+    ask("mst::status()", "mt4119_pciconf1.1  ");
+    // Tab completes a module's function.
+    p.send("mlxconfig::qu").unwrap_or_default();
+    p.send("\t").unwrap_or_default();
+    p.send_line(r#"("mt4119_pciconf1").params.SRIOV_EN.current.label"#)
+        .unwrap_or_default();
+    p.exp_string("\"True\"")
+        .unwrap_or_else(|e| panic!("mlxconfig::query completed and ran: {e}"));
     p.send_line(":quit").unwrap_or_default();
     p.exp_eof().unwrap_or_else(|e| panic!("quit: {e}"));
 }
