@@ -408,3 +408,22 @@ fn the_vma_recipe_crashed_during_a_ping_pong_resumes_to_its_comparison() {
         "{running}"
     );
 }
+
+#[test]
+fn every_shipped_runbook_passes_cairn_check() {
+    let lab = Lab::shipped();
+    let mut books: Vec<String> = std::fs::read_dir(lab.path().join("runbooks"))
+        .unwrap_or_else(|e| panic!("{e}"))
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "rhai"))
+        .filter_map(|p| p.file_name().and_then(|n| n.to_str()).map(str::to_owned))
+        .collect();
+    books.sort();
+    assert!(books.len() >= 7, "{books:?}");
+    for book in books {
+        let path = format!("runbooks/{book}");
+        let run = lab.cairn(&["check", &path]);
+        assert_eq!(run.code, 0, "{path}: {}", output(&run));
+        assert!(run.stdout.contains(": ok"), "{path}: {}", run.stdout);
+    }
+}
