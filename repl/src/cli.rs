@@ -37,7 +37,7 @@ pub(crate) enum Command {
         #[arg(long = "param", value_name = "NAME=VALUE")]
         params: Vec<String>,
         /// Stop before an action on this runbook line, or at this stage (repeatable).
-        #[arg(long = "break", value_name = "LINE|STAGE")]
+        #[arg(long = "break", value_name = "LINE|MODULE:LINE|STAGE")]
         breakpoints: Vec<String>,
     },
     /// Print a host's journal: its timeline, or the records as JSON lines.

@@ -13,6 +13,9 @@ pub enum Breakpoint {
     Line(u32),
     /// At the start of the stage with this name.
     Stage(String),
+    /// Before an action called on this line of a module the runbook imports (`vsphere:36`);
+    /// `file` is the module's path as call sites name it.
+    ModuleLine { file: String, line: u32 },
 }
 
 impl Breakpoint {
@@ -28,6 +31,9 @@ impl Breakpoint {
                 "`:break` needs a runbook line or a stage name".into(),
                 Some(stage_list(outline)),
             ));
+        }
+        if let Some((module, line)) = module_line(text, outline) {
+            return Self::module_line(module, line, runbook);
         }
         if let Ok(line) = text.parse::<u32>() {
             let count = runbook.text.lines().count();
@@ -52,6 +58,20 @@ impl Breakpoint {
                     ),
                 ));
             }
+            if let Some(alias) = import_aliases(&runbook.text)
+                .into_iter()
+                .find(|alias| code.contains(&format!("{alias}::")))
+            {
+                return Err(runbook.error_at(
+                    format!(
+                        "line {line} calls into the module `{alias}`, whose actions run on its own lines"
+                    ),
+                    Position::new(u16::try_from(line).unwrap_or(u16::MAX), 1),
+                    Some(format!(
+                        "break at a line of the module (`:break {alias}:LINE`), or at this line's stage"
+                    )),
+                ));
+            }
             return Ok(Self::Line(line));
         }
         let name = text.trim_matches('"');
@@ -65,9 +85,56 @@ impl Breakpoint {
         }
     }
 
-    /// Whether this stops before an action called at `line` of the runbook.
-    pub(crate) fn hits_action(&self, line: u32) -> bool {
-        matches!(self, Self::Line(at) if *at == line)
+    /// `MODULE:LINE`: the module must be one the runbook can import, the line must hold code.
+    fn module_line(module: &str, line: u32, runbook: &Runbook) -> Result<Self, RunbookError> {
+        let file = crate::runbook::source_file(&runbook.name(), module);
+        let Ok(text) = std::fs::read_to_string(&file) else {
+            return Err(error_in(
+                "break",
+                &format!("{module}:{line}"),
+                format!("no module `{module}` next to {}", runbook.name()),
+                Position::new(1, 1),
+                Some("modules are `lib/NAME.rhai` or `NAME.rhai` beside the runbook".into()),
+            ));
+        };
+        let count = text.lines().count();
+        let code = usize::try_from(line)
+            .ok()
+            .filter(|l| (1..=count).contains(l))
+            .and_then(|l| text.lines().nth(l - 1))
+            .map(str::trim);
+        match code {
+            None => Err(error_in(
+                "break",
+                &format!("{module}:{line}"),
+                format!("{file} has no line {line}: it has {count}"),
+                Position::new(1, 1),
+                None,
+            )),
+            Some(code) if code.is_empty() || code.starts_with("//") || code == "}" => {
+                Err(error_in(
+                    &file,
+                    &text,
+                    format!("line {line} holds no code, so a breakpoint there would never stop"),
+                    Position::new(u16::try_from(line).unwrap_or(u16::MAX), 1),
+                    None,
+                ))
+            }
+            Some(_) => Ok(Self::ModuleLine { file, line }),
+        }
+    }
+
+    /// Whether this stops before an action called at `line` of `file`, in a run of
+    /// `runbook_file`.
+    pub(crate) fn hits_action(&self, file: &str, line: u32, runbook_file: &str) -> bool {
+        match self {
+            Self::Line(at) => *at == line && file == runbook_file,
+            Self::ModuleLine {
+                file: at_file,
+                line: at,
+            } => *at == line && file == at_file,
+            Self::Stage(_) => false,
+        }
     }
 
     /// Whether this stops at the start of stage `name`, declared at `line`.
@@ -75,8 +142,35 @@ impl Breakpoint {
         match self {
             Self::Line(at) => *at == line,
             Self::Stage(stage) => stage == name,
+            Self::ModuleLine { .. } => false,
         }
     }
+}
+
+/// `MODULE:LINE` (not a stage's name that happens to hold a colon).
+fn module_line<'a>(text: &'a str, outline: &Outline) -> Option<(&'a str, u32)> {
+    if outline
+        .stages
+        .iter()
+        .any(|s| s.name == text.trim_matches('"'))
+    {
+        return None;
+    }
+    let (module, line) = text.rsplit_once(':')?;
+    let module = module.trim().trim_end_matches(".rhai");
+    let module = module.rsplit('/').next().unwrap_or(module);
+    (!module.is_empty()).then_some(())?;
+    Some((module, line.trim().parse().ok()?))
+}
+
+/// The aliases of the runbook's `import "..." as ALIAS;` statements.
+fn import_aliases(text: &str) -> Vec<String> {
+    text.lines()
+        .filter_map(|line| line.trim().strip_prefix("import "))
+        .filter_map(|rest| rest.split_once(" as "))
+        .map(|(_, alias)| alias.trim().trim_end_matches(';').trim().to_owned())
+        .filter(|alias| !alias.is_empty())
+        .collect()
 }
 
 impl std::fmt::Display for Breakpoint {
@@ -84,6 +178,7 @@ impl std::fmt::Display for Breakpoint {
         match self {
             Self::Line(line) => write!(f, "line {line}"),
             Self::Stage(name) => write!(f, "stage `{name}`"),
+            Self::ModuleLine { file, line } => write!(f, "line {line} of {file}"),
         }
     }
 }
@@ -154,9 +249,65 @@ mod tests {
     }
 
     #[test]
+    fn a_module_line_is_read_and_a_line_calling_into_a_module_is_refused() {
+        let dir = tempfile::tempdir().expect("dir");
+        std::fs::create_dir_all(dir.path().join("lib")).expect("lib");
+        std::fs::write(
+            dir.path().join("lib/m.rhai"),
+            "// m\nfn step() {\n    run([\"true\"]);\n}\n",
+        )
+        .expect("module");
+        let text = "import \"m\" as m;\nstage \"s\" on all {\n    m::step();\n}\n";
+        let runbook = Runbook::from_text(&dir.path().join("book.rhai"), text.into());
+        let engine = crate::build_engine(dir.path(), &[], 1000);
+        let outline = Outline::of(&runbook.compile(&engine).expect("compiles"));
+        let parse = |text: &str| Breakpoint::parse(text, &runbook, &outline);
+        let file = dir.path().join("lib").join("m.rhai").display().to_string();
+        assert_eq!(
+            parse("m:3").ok(),
+            Some(Breakpoint::ModuleLine {
+                file: file.clone(),
+                line: 3
+            })
+        );
+        assert_eq!(parse("lib/m.rhai:3").ok(), parse("m:3").ok());
+        let comment = parse("m:1").expect_err("a comment line");
+        assert!(
+            comment.message.contains("holds no code"),
+            "{}",
+            comment.message
+        );
+        let missing = parse("nosuch:1").expect_err("no such module");
+        assert!(
+            missing.message.contains("no module `nosuch`"),
+            "{}",
+            missing.message
+        );
+        let into = parse("3").expect_err("a line that calls into the module");
+        assert!(
+            into.message.contains("calls into the module `m`"),
+            "{}",
+            into.message
+        );
+        assert!(
+            into.help
+                .as_deref()
+                .is_some_and(|h| h.contains(":break m:LINE"))
+        );
+    }
+
+    #[test]
     fn a_stage_stops_by_name_or_by_its_line() {
         assert!(Breakpoint::Stage("a".into()).hits_stage("a", 9));
         assert!(Breakpoint::Line(9).hits_stage("a", 9));
-        assert!(!Breakpoint::Line(9).hits_action(10));
+        assert!(!Breakpoint::Line(9).hits_action("book.rhai", 10, "book.rhai"));
+        assert!(Breakpoint::Line(9).hits_action("book.rhai", 9, "book.rhai"));
+        assert!(!Breakpoint::Line(9).hits_action("lib/m.rhai", 9, "book.rhai"));
+        let module = Breakpoint::ModuleLine {
+            file: "lib/m.rhai".into(),
+            line: 9,
+        };
+        assert!(module.hits_action("lib/m.rhai", 9, "book.rhai"));
+        assert!(!module.hits_stage("a", 9));
     }
 }

@@ -123,14 +123,10 @@ impl Debugger {
         }
         let reason = {
             let state = self.state();
-            let breakpoint = (point.site.file == host.runbook_file())
-                .then(|| {
-                    state
-                        .breakpoints
-                        .iter()
-                        .find(|b| b.hits_action(point.site.line))
-                })
-                .flatten();
+            let breakpoint = state
+                .breakpoints
+                .iter()
+                .find(|b| b.hits_action(&point.site.file, point.site.line, host.runbook_file()));
             match (state.mode, breakpoint) {
                 (Mode::Step, _) => PauseReason::Step,
                 (_, Some(breakpoint)) => PauseReason::Breakpoint(breakpoint.clone()),

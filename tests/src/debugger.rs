@@ -46,6 +46,15 @@ fn say(p: &mut PtySession, line: &str) {
         .unwrap_or_else(|e| panic!("send `{line}`: {e}"));
 }
 
+/// The 1-based number of the line of `file` that holds `code`.
+fn line_of(file: &std::path::Path, code: &str) -> usize {
+    let text = std::fs::read_to_string(file).unwrap_or_else(|e| panic!("{}: {e}", file.display()));
+    text.lines()
+        .position(|l| l.contains(code))
+        .map(|i| i + 1)
+        .unwrap_or_else(|| panic!("{} has no `{code}`", file.display()))
+}
+
 fn recipe(name: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
         .join("../runbooks")
@@ -97,6 +106,23 @@ fn a_person_loads_a_recipe_breaks_at_a_stage_and_steps_through_its_actions() {
     // While paused, what is typed runs on the same host: MFT is installed by stage 2.2.1.
     say(&mut p, r#"esxcli::vib_installed("mft")"#);
     expect(&mut p, "true");
+    // The recipe's steps live in runbooks/lib/vsphere.rhai: a line of the recipe that calls
+    // into it is refused, a line of the module is a breakpoint that stops.
+    let calls_into = line_of(&book, "vsphere::set_link_types();");
+    say(&mut p, &format!(":break {calls_into}"));
+    expect(&mut p, "calls into the module `vsphere`");
+    let module_line = line_of(
+        &recipe("lib/vsphere.rhai"),
+        "mlxconfig::set(dev, #{ LINK_TYPE_P1: 1 });",
+    );
+    say(&mut p, &format!(":break vsphere:{module_line}"));
+    expect(&mut p, &format!("breakpoint at line {module_line} of "));
+    say(&mut p, ":continue");
+    expect(&mut p, ": before action #");
+    expect(
+        &mut p,
+        "mlxconfig::set {\"device\":\"mt4119_pciconf1\",\"values\":{\"LINK_TYPE_P1\":1}}",
+    );
     say(&mut p, ":quit");
     p.exp_eof().unwrap_or_else(|e| panic!("quit: {e}"));
 }

@@ -64,7 +64,7 @@ pub(crate) fn help(engine: &Engine, topic: &str) -> String {
             "",
             "Debugging a runbook on this host:",
             ":load RUNBOOK [NAME=VALUE...]  load it (params at their defaults unless given)",
-            ":break [LINE|STAGE]            stop at an action on that line, or at that stage; alone, list",
+            ":break [LINE|MODULE:LINE|STAGE] stop at an action on that line (of a module: vsphere:36), or at that stage; alone, list",
             ":unbreak [LINE|STAGE]          remove that breakpoint; alone, every one",
             ":step             run up to the next action and stop before it",
             ":next             run to the start of the next stage",
