@@ -336,20 +336,11 @@ fn run(
         .acquire(&shared.cancel)
         .map_err(|e| HostFailure::message(&name, e.to_string()))
         .and_then(|()| {
-            let outcome = match runbook.compile(&engine) {
-                Ok(ast) => engine
-                    .run_ast(&ast)
-                    .map_err(|error| HostFailure::from_rhai(&host, &runbook, &error)),
-                Err(error) => Err(HostFailure::message(&name, error.to_string())),
-            };
+            let outcome = crate::executor::run_runbook(&engine, &runbook, &host);
             shared.forks.release();
             outcome
         });
-    let (status, failure) = match result {
-        Ok(()) => (HostStatus::Done, None),
-        Err(failure) if failure.cancelled() => (HostStatus::Cancelled, Some(failure)),
-        Err(failure) => (HostStatus::Failed, Some(failure)),
-    };
+    let (status, failure) = crate::executor::ending(result);
     let _ = host.end(status, failure.as_ref().map(HostFailure::one_line));
     shared.barrier.leave();
     HostReport {

@@ -321,6 +321,29 @@ pub fn execute(
     Ok(RunReport { hosts, run_id })
 }
 
+/// Compiles `runbook` with the instance's engine and runs it; a failure points at its line.
+pub(crate) fn run_runbook(
+    engine: &rhai::Engine,
+    runbook: &Runbook,
+    host: &HostContext,
+) -> Result<(), HostFailure> {
+    match runbook.compile(engine) {
+        Ok(ast) => engine
+            .run_ast(&ast)
+            .map_err(|error| HostFailure::from_rhai(host, runbook, &error)),
+        Err(error) => Err(HostFailure::message(&host.info.name, error.to_string())),
+    }
+}
+
+/// How an instance ended: done, stopped (Ctrl-C, too many failures) or failed.
+pub(crate) fn ending(result: Result<(), HostFailure>) -> (HostStatus, Option<HostFailure>) {
+    match result {
+        Ok(()) => (HostStatus::Done, None),
+        Err(failure) if failure.cancelled() => (HostStatus::Cancelled, Some(failure)),
+        Err(failure) => (HostStatus::Failed, Some(failure)),
+    }
+}
+
 /// One instance, on its own thread: take a fork slot, run the runbook, record how it ended.
 fn run_instance(host: HostContext, runbook: &Runbook, libraries: &[Installer]) -> HostReport {
     let host = Arc::new(host);
@@ -334,20 +357,11 @@ fn run_instance(host: HostContext, runbook: &Runbook, libraries: &[Installer]) -
     let result = result.and_then(|()| {
         let mut engine = build_engine(&runbook.dir(), libraries, shared.options.max_operations);
         bind_host(&mut engine, &host);
-        let outcome = match runbook.compile(&engine) {
-            Ok(ast) => engine
-                .run_ast(&ast)
-                .map_err(|error| HostFailure::from_rhai(&host, runbook, &error)),
-            Err(error) => Err(HostFailure::message(&name, error.to_string())),
-        };
+        let outcome = run_runbook(&engine, runbook, &host);
         shared.forks.release();
         outcome
     });
-    let (status, failure) = match result {
-        Ok(()) => (HostStatus::Done, None),
-        Err(failure) if failure.cancelled() => (HostStatus::Cancelled, Some(failure)),
-        Err(failure) => (HostStatus::Failed, Some(failure)),
-    };
+    let (status, failure) = ending(result);
     let end = host.end(status, failure.as_ref().map(HostFailure::one_line));
     if let (HostStatus::Failed, Ok(mut failed)) = (status, shared.failed.lock()) {
         failed.insert(name.clone());
