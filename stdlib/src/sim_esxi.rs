@@ -81,6 +81,14 @@ impl SimTool for EsxiHardware {
         &["preset"]
     }
 
+    fn check_option(&self, key: &str, value: &str) -> Result<(), String> {
+        match (key, value) {
+            ("preset", crate::esxcli::sim_hardware::PRESET_PASSTHROUGH) => Ok(()),
+            ("preset", _) => Err("`passthrough`".into()),
+            _ => Ok(()),
+        }
+    }
+
     fn init(&self, host: &mut SimContext<'_>) {
         Self::publish(host);
     }
@@ -92,5 +100,42 @@ impl SimTool for EsxiHardware {
     fn run(&self, host: &mut SimContext<'_>, argv: &[String]) -> ExecOutput {
         let _ = host;
         not_found(argv.first().map_or("", String::as_str))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeMap;
+    use std::sync::Arc;
+
+    use cairn_runtime::sim::SimHost;
+
+    /// Opening a host with one option; the error's text when it is refused.
+    fn refused(model: cairn_runtime::sim::SimModel, key: &str, value: &str) -> Option<String> {
+        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let options = BTreeMap::from([(key.to_owned(), value.to_owned())]);
+        SimHost::open("h01", dir.path().join("h01"), Arc::new(model), options)
+            .err()
+            .map(|e| e.to_string())
+    }
+
+    #[test]
+    fn a_bad_preset_adapter_list_or_guest_option_is_refused_when_the_host_opens() {
+        assert_eq!(refused(super::esxi7(), "preset", "passthrough"), None);
+        let preset = refused(super::esxi7(), "preset", "configured").unwrap_or_default();
+        assert!(
+            preset.contains("`preset=configured` is invalid: expected `passthrough`"),
+            "{preset}"
+        );
+        let adapters = refused(super::esxi7(), "adapters", "cx9@3b").unwrap_or_default();
+        assert!(
+            adapters.contains("unknown adapter kind `cx9`"),
+            "{adapters}"
+        );
+        assert_eq!(refused(crate::sim_guest::rhel8(), "ports", "ib,eth"), None);
+        let ports = refused(crate::sim_guest::rhel8(), "ports", "ib,roce").unwrap_or_default();
+        assert!(ports.contains("`ib` and `eth`"), "{ports}");
+        let rate = refused(crate::sim_guest::rhel8(), "rate", "fast").unwrap_or_default();
+        assert!(rate.contains("a speed in Gb/s"), "{rate}");
     }
 }

@@ -155,8 +155,8 @@ impl GuestHw {
         hw
     }
 
-    /// The hardware described by a host's name and options; bad values fall back to defaults
-    /// (the option's tool reports them).
+    /// The hardware described by a host's name and options (bad values were refused when the
+    /// host opened; defaults stand in for any that slip through).
     pub(crate) fn from_options(host: &str, options: &BTreeMap<String, String>) -> Self {
         let get = |key: &str| options.get(key).map(String::as_str);
         let flag = |key: &str, default: bool| match get(key) {
@@ -351,6 +351,24 @@ impl SimTool for GuestHardware {
 
     fn options(&self) -> &[&'static str] {
         GUEST_OPTIONS
+    }
+
+    fn check_option(&self, key: &str, value: &str) -> Result<(), String> {
+        let number = |what: &str| {
+            value
+                .parse::<u64>()
+                .map(|_| ())
+                .map_err(|_| what.to_owned())
+        };
+        match key {
+            "ports" if value == "none" => Ok(()),
+            "ports" if value.split(',').all(|p| matches!(p.trim(), "ib" | "eth")) => Ok(()),
+            "ports" => Err("`ib` and `eth` separated by commas, or `none`".into()),
+            "rate" => number("a speed in Gb/s: 25, 40, 56, 100, 200 or 400"),
+            "roce_mtu" | "switch_mtu" => number("an MTU in bytes"),
+            "node" | "seed" => number("a whole number"),
+            _ => Ok(()),
+        }
     }
 
     fn init(&self, host: &mut SimContext<'_>) {

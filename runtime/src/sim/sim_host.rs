@@ -55,6 +55,18 @@ impl SimHost {
             .tools
             .iter()
             .flat_map(|tool| tool.options().iter().copied());
+        for tool in &model.tools {
+            for key in tool.options() {
+                if let Some(value) = options.get(*key) {
+                    tool.check_option(key, value)
+                        .map_err(|expected| SimError::BadOption {
+                            expected,
+                            key: (*key).to_owned(),
+                            value: value.clone(),
+                        })?;
+                }
+            }
+        }
         let options = SimOptions::parse(&options, tool_options)?;
         let dir = dir.into();
         let clock = if options.virtual_clock {

@@ -49,6 +49,13 @@ pub trait SimTool: Send + Sync {
         &[]
     }
 
+    /// Checks the value of one of [`SimTool::options`] when a host is opened: `Err` says what the
+    /// option takes (`` `passthrough` ``), and opening the host fails with `sim_bad_option`.
+    fn check_option(&self, key: &str, value: &str) -> Result<(), String> {
+        let _ = (key, value);
+        Ok(())
+    }
+
     /// Called at every boot, after the boot marker is written: staged changes become current.
     fn on_boot(&self, host: &mut SimContext<'_>) {
         let _ = host;

@@ -194,6 +194,14 @@ impl SimTool for Esxcli {
         &["adapters"]
     }
 
+    fn check_option(&self, key: &str, value: &str) -> Result<(), String> {
+        if key == "adapters" {
+            super::sim_hardware::parse_adapters(value)
+                .map_err(|why| format!("KIND@BUS,... such as cx4lx@1a,cx5@3b ({why})"))?;
+        }
+        Ok(())
+    }
+
     fn init(&self, host: &mut SimContext<'_>) {
         let mut state = default_state();
         let preset = preset_passthrough(host);

@@ -161,7 +161,7 @@ pub(crate) fn parse_adapters(spec: &str) -> Result<Vec<Adapter>, String> {
         .collect())
 }
 
-/// The host's adapters (a bad option gives none: the tools then report no device).
+/// The host's adapters (a bad `adapters` value is refused when the host opens).
 pub(crate) fn adapters(host: &SimContext<'_>) -> Vec<Adapter> {
     parse_adapters(host.option("adapters").unwrap_or(DEFAULT_ADAPTERS)).unwrap_or_default()
 }
