@@ -55,6 +55,19 @@ impl ParseError {
         })
     }
 
+    /// As [`ParseError::number`], with the message naming what the number is (`port number`).
+    pub(crate) fn named_number<T: std::str::FromStr>(
+        tool: &'static str,
+        text: &str,
+        span: pest::Span<'_>,
+        what: &str,
+    ) -> Result<T, Self> {
+        span.as_str().parse().map_err(|_| {
+            let message = format!("{what} `{}` is out of range", span.as_str());
+            Self::at(tool, text, span.start(), span.end() - span.start(), message)
+        })
+    }
+
     /// Converts a pest failure, naming the rules that were expected in plain words.
     pub fn from_pest<R: RuleType>(
         tool: &'static str,

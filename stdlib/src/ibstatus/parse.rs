@@ -129,16 +129,7 @@ fn number<T: std::str::FromStr>(
     pair: &Pair<'_, Rule>,
     what: &str,
 ) -> Result<T, ParseError> {
-    pair.as_str().parse().map_err(|_| {
-        let span = pair.as_span();
-        ParseError::at(
-            TOOL,
-            text,
-            span.start(),
-            span.end() - span.start(),
-            format!("{what} `{}` is out of range", pair.as_str()),
-        )
-    })
+    ParseError::named_number(TOOL, text, pair.as_span(), what)
 }
 
 /// `0x14` (hex, as sysfs prints it) or a decimal LID.
