@@ -64,6 +64,22 @@ impl StageBarrier {
         }
         self.wake.notify_all();
     }
+
+    /// Leaves when dropped, so that a host whose thread ends in any way (a panic too) does not
+    /// keep the others waiting at the next barrier forever.
+    pub fn departure(&self) -> Departure<'_> {
+        Departure(self)
+    }
+}
+
+/// A host's place at the barrier, given up when dropped.
+#[derive(Debug)]
+pub struct Departure<'a>(&'a StageBarrier);
+
+impl Drop for Departure<'_> {
+    fn drop(&mut self) {
+        self.0.leave();
+    }
 }
 
 /// At most `N` hosts act at once; a host waiting at a barrier or for a reboot gives its slot up.
@@ -128,6 +144,19 @@ mod tests {
         for waiter in waiters {
             assert_eq!(waiter.join().ok(), Some(Ok(())));
         }
+    }
+
+    #[test]
+    fn a_host_whose_thread_panics_does_not_hold_the_others() {
+        let barrier = Arc::new(StageBarrier::new(2));
+        let cancel = Cancel::default();
+        let panicking = barrier.clone();
+        let crashed = std::thread::spawn(move || {
+            let _departure = panicking.departure();
+            panic!("a builtin panicked");
+        });
+        assert!(crashed.join().is_err());
+        assert_eq!(barrier.arrive(1, &cancel), Ok(()));
     }
 
     #[test]

@@ -247,7 +247,10 @@ pub fn execute(
         version: JOURNAL_VERSION,
     };
 
-    let mut threads = Vec::new();
+    // Every journal is opened before any host starts: a host whose journal cannot be opened
+    // (a name the file system refuses, too many open files) fails the run before anything runs,
+    // instead of leaving the hosts already started waiting for it at the first barrier.
+    let mut ready = Vec::new();
     for (info, role, transport) in instances {
         let path = journal_path(&info.name);
         let journal = recorded.remove(&info.name).unwrap_or_default();
@@ -262,6 +265,10 @@ pub fn execute(
             writer.append(&first, true)?;
             Some(writer)
         };
+        ready.push((info, role, transport, journal, writer));
+    }
+    let mut threads = Vec::new();
+    for (info, role, transport, journal, writer) in ready {
         let (instance_shared, runbook, libraries) =
             (shared.clone(), runbook.clone(), libraries.clone());
         let name = info.name.clone();
@@ -348,6 +355,7 @@ pub(crate) fn ending(result: Result<(), HostFailure>) -> (HostStatus, Option<Hos
 fn run_instance(host: HostContext, runbook: &Runbook, libraries: &[Installer]) -> HostReport {
     let host = Arc::new(host);
     let shared = host.shared.clone();
+    let departure = shared.barrier.departure();
     let name = host.info.name.clone();
     let result = shared
         .forks
@@ -367,7 +375,7 @@ fn run_instance(host: HostContext, runbook: &Runbook, libraries: &[Installer]) -
         failed.insert(name.clone());
         stop_if_too_many_failed(&shared, failed.len());
     }
-    shared.barrier.leave();
+    drop(departure);
     let failure = match end {
         Ok(()) => failure,
         Err(error) => Some(HostFailure::message(&name, error.to_string())),

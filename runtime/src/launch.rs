@@ -8,7 +8,7 @@ use std::time::Duration;
 use crate::inventory::{Address, HostSpec, Inventory, InventoryError};
 use crate::journal::{Assume, JournalError, now_millis};
 use crate::sim::{SimRegistry, SimTransport};
-use crate::ssh::{SshOptions, SshTarget, SshTransport, prepare_fd_limit};
+use crate::ssh::{FdDemand, FdLimitError, SshOptions, SshTarget, SshTransport, prepare_fd_limit};
 use crate::{
     Cancel, EventSink, HostInfo, Installer, LocalTransport, Outline, RunError, RunHost, RunMeta,
     RunOptions, RunReport, RunRequest, RunStore, Runbook, RunbookError, Transport, build_engine,
@@ -43,6 +43,10 @@ pub enum LaunchError {
     #[error("no unfinished run in `{0}`")]
     #[diagnostic(code(cairn::runtime::no_run), help("`cairn runs` lists the runs"))]
     NoRun(String),
+    /// Even the hard open-file limit is too low for the run.
+    #[error(transparent)]
+    #[diagnostic(transparent)]
+    FdLimit(#[from] FdLimitError),
     /// The run refused to start.
     #[error(transparent)]
     #[diagnostic(transparent)]
@@ -86,13 +90,20 @@ impl Launcher {
             run_id: run_id.clone(),
             runbook: absolute(&new.runbook),
         };
+        let options = &new.options;
+        prepare_fds(
+            &inventory,
+            &meta.hosts,
+            options.forks,
+            options.check,
+            &events,
+        )?;
         // A check changes nothing and leaves no run to resume.
         let run_dir = if new.options.check {
             self.store.root().join("checks")
         } else {
             self.store.create(&meta)?
         };
-        warn_of_fd_limit(&inventory, &meta.hosts, new.options.forks, &events);
         let request = RunRequest {
             assume: None,
             from_stage: None,
@@ -143,7 +154,7 @@ impl Launcher {
             .into_iter()
             .filter(|host| meta.hosts.contains(&host.info.name))
             .collect();
-        warn_of_fd_limit(&inventory, &meta.hosts, options.forks, &events);
+        prepare_fds(&inventory, &meta.hosts, options.forks, false, &events)?;
         let request = RunRequest {
             assume,
             from_stage: overrides.from_stage,
@@ -223,20 +234,39 @@ pub struct RunOverrides {
     pub reboot_timeout: Option<Duration>,
 }
 
-/// Raises the open-file limit for the run's SSH hosts (each keeps its session open), with a
-/// warning when it stays too low.
-fn warn_of_fd_limit(inventory: &Inventory, hosts: &[String], forks: usize, events: &EventSink) {
-    let ssh_hosts = inventory
+/// Raises the open-file limit for the run's hosts (each keeps its journal open, an SSH host its
+/// session too), with a warning when it stays short of the most the run may need, and an error
+/// when even the hard limit cannot hold the journals.
+fn prepare_fds(
+    inventory: &Inventory,
+    hosts: &[String],
+    forks: usize,
+    check: bool,
+    events: &EventSink,
+) -> Result<(), FdLimitError> {
+    let specs: Vec<&HostSpec> = inventory
         .hosts()
         .iter()
-        .filter(|spec| hosts.contains(&spec.name) && matches!(spec.address, Address::Ssh { .. }))
+        .filter(|spec| hosts.contains(&spec.name))
+        .collect();
+    let ssh_hosts = specs
+        .iter()
+        .filter(|spec| matches!(spec.address, Address::Ssh { .. }))
         .count();
-    if let Some(message) = prepare_fd_limit(ssh_hosts, forks) {
+    let demand = FdDemand {
+        // The controller's journal too, when the runbook has controller stages.
+        journals: if check { 0 } else { specs.len() + 1 },
+        ssh_hosts,
+        forks,
+        hosts: specs.len(),
+    };
+    if let Some(message) = prepare_fd_limit(demand)? {
         events.send(crate::RunEvent::Warning {
             host: "controller".into(),
             message,
         });
     }
+    Ok(())
 }
 
 fn secret_params(

@@ -1,73 +1,119 @@
-//! Open files for a run over SSH: every SSH host keeps its session (one socket; a `ProxyJump`
-//! host also a socket pair and the pipes of its `ssh -W`) open from its first command to the end
-//! of the run, so a run on 1,000 hosts needs over 1,000 descriptors, and the usual soft limit is
-//! 1,024. The soft `RLIMIT_NOFILE` is raised to the hard limit before such a run, and the run is
-//! warned when even that is too few.
+//! Open files for a run: every host keeps its journal open from the start of the run to its end,
+//! and every SSH host its session (one socket; a `ProxyJump` host also a socket pair and the pipes
+//! of its `ssh -W`) from its first command on, so a run on 1,000 hosts needs over 1,000
+//! descriptors, and the usual soft limit is 1,024. The soft `RLIMIT_NOFILE` is raised towards the
+//! hard limit before such a run; a run whose journals alone do not fit under the hard limit is
+//! refused (it would fail host by host with `Too many open files`), and one that may need more
+//! than the limit gives is warned.
 
-/// Descriptors one SSH host may hold: its socket, and for a `ProxyJump` host the other end of the
-/// socket pair and the pipes of `ssh -W`.
+/// Descriptors every host holds for the whole run: its journal.
+pub const FDS_PER_JOURNAL: u64 = 1;
+
+/// Descriptors one SSH host may hold besides its journal: its socket, and for a `ProxyJump`
+/// host the other end of the socket pair and the pipes of `ssh -W`.
 pub const FDS_PER_HOST: u64 = 4;
 
-/// Descriptors the rest of the process keeps (journals, the run folder, the terminal, libraries).
+/// Descriptors a host holds while it acts (at most `--forks` hosts at once): a command's pipes on
+/// a local host, a simulated host's lock, state and log files.
+pub const FDS_PER_FORK: u64 = 4;
+
+/// Descriptors the rest of the process keeps (the run folder, the terminal, libraries).
 pub const FDS_RESERVE: u64 = 64;
 
 /// The soft limit is raised to at least this (or to the hard limit, if lower).
 const RAISE_AT_LEAST: u64 = 65_536;
 
-/// What the descriptor limit allows for a run of `hosts` SSH hosts.
+/// The hosts of a run, as the descriptors they need.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct FdBudget {
-    /// Descriptors the run may need.
-    pub needed: u64,
-    /// The soft limit in force (after raising it).
-    pub soft: u64,
+pub struct FdDemand {
+    /// Hosts that keep a journal open (none in check mode), the controller included.
+    pub journals: usize,
+    /// Hosts reached over SSH.
+    pub ssh_hosts: usize,
+    /// `--forks`.
+    pub forks: usize,
+    /// Every host of the run.
+    pub hosts: usize,
 }
 
-impl FdBudget {
-    /// The budget of a run of `hosts` SSH hosts under the limit `soft`.
-    pub fn new(hosts: usize, soft: u64) -> Self {
-        let hosts = u64::try_from(hosts).unwrap_or(u64::MAX);
-        Self {
-            needed: hosts
-                .saturating_mul(FDS_PER_HOST)
-                .saturating_add(FDS_RESERVE),
-            soft,
-        }
+impl FdDemand {
+    /// What the run surely needs: its journals, all open at once.
+    pub fn floor(&self) -> u64 {
+        count(self.journals)
+            .saturating_mul(FDS_PER_JOURNAL)
+            .saturating_add(FDS_RESERVE)
     }
 
-    /// A warning when the limit is below what the run may need.
-    pub fn warning(&self, hosts: usize, forks: usize) -> Option<String> {
-        (self.needed > self.soft).then(|| {
+    /// What the run may need at most.
+    pub fn needed(&self) -> u64 {
+        let acting = count(self.forks.min(self.hosts));
+        self.floor()
+            .saturating_add(count(self.ssh_hosts).saturating_mul(FDS_PER_HOST))
+            .saturating_add(acting.saturating_mul(FDS_PER_FORK))
+    }
+
+    /// A warning when the limit `soft` is below what the run may need.
+    pub fn warning(&self, soft: u64) -> Option<String> {
+        let needed = self.needed();
+        (needed > soft).then(|| {
             format!(
-                "{hosts} SSH hosts (--forks {forks}) may need {} open files, but the limit is {}: hosts past it fail with `Too many open files`; raise the hard limit (`ulimit -Hn`, `LimitNOFILE=` for a service) or run on fewer hosts at a time",
-                self.needed, self.soft
+                "{} hosts ({} over SSH, --forks {}) may need {needed} open files, but the limit is {soft}: hosts past it fail with `Too many open files`; raise the hard limit (`ulimit -Hn`, `LimitNOFILE=` for a service) or run on fewer hosts at a time",
+                self.hosts, self.ssh_hosts, self.forks
             )
         })
     }
 }
 
-/// Raises the soft `RLIMIT_NOFILE` towards the hard limit when `hosts` SSH hosts need more than the
-/// soft limit gives; returns a warning when the limit is still too low (or cannot be read).
-pub fn prepare_fd_limit(hosts: usize, forks: usize) -> Option<String> {
-    if hosts == 0 {
-        return None;
+/// Even the hard open-file limit is too low for the run's journals: the run does not start.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error, miette::Diagnostic)]
+#[error(
+    "this run keeps {journals} journals open and needs at least {floor} open files, but the hard limit (RLIMIT_NOFILE) is {hard}; nothing was run"
+)]
+#[diagnostic(
+    code(cairn::runtime::fd_limit),
+    help(
+        "raise the hard limit (`ulimit -Hn`, `LimitNOFILE=` for a service) or split the inventory into smaller runs"
+    )
+)]
+pub struct FdLimitError {
+    /// Journals the run keeps open.
+    pub journals: usize,
+    /// Descriptors it needs at least.
+    pub floor: u64,
+    /// The hard limit.
+    pub hard: u64,
+}
+
+/// Raises the soft `RLIMIT_NOFILE` towards the hard limit when the run may need more than the
+/// soft limit gives. Refuses the run when its journals alone exceed the hard limit; otherwise
+/// returns a warning when the limit is still short of the most it may need (or cannot be read).
+pub fn prepare_fd_limit(demand: FdDemand) -> Result<Option<String>, FdLimitError> {
+    if demand.hosts == 0 {
+        return Ok(None);
     }
     let (soft, hard) = match rlimit::Resource::NOFILE.get() {
         Ok(limits) => limits,
-        Err(e) => return Some(format!("cannot read the open-file limit: {e}")),
+        Err(e) => return Ok(Some(format!("cannot read the open-file limit: {e}"))),
     };
-    let mut budget = FdBudget::new(hosts, soft);
-    if let Some(raised) = raise_to(soft, hard, budget.needed) {
+    if demand.floor() > hard {
+        return Err(FdLimitError {
+            journals: demand.journals,
+            floor: demand.floor(),
+            hard,
+        });
+    }
+    let mut soft_now = soft;
+    if let Some(raised) = raise_to(soft, hard, demand.needed()) {
         match rlimit::Resource::NOFILE.set(raised, hard) {
-            Ok(()) => budget.soft = raised,
+            Ok(()) => soft_now = raised,
             Err(e) => {
-                return Some(format!(
+                return Ok(Some(format!(
                     "cannot raise the open-file limit from {soft} to {raised}: {e}"
-                ));
+                )));
             }
         }
     }
-    budget.warning(hosts, forks)
+    Ok(demand.warning(soft_now))
 }
 
 /// The soft limit to set, when `needed` descriptors are more than `soft` gives: up to the hard
@@ -76,26 +122,50 @@ fn raise_to(soft: u64, hard: u64, needed: u64) -> Option<u64> {
     (needed > soft && hard > soft).then(|| hard.min(needed.max(RAISE_AT_LEAST)))
 }
 
+fn count(n: usize) -> u64 {
+    u64::try_from(n).unwrap_or(u64::MAX)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
+    fn demand(hosts: usize, ssh_hosts: usize) -> FdDemand {
+        FdDemand {
+            journals: hosts,
+            ssh_hosts,
+            forks: 64,
+            hosts,
+        }
+    }
+
     #[test]
     fn a_thousand_hosts_need_more_than_the_usual_soft_limit() {
-        let budget = FdBudget::new(1000, 1024);
-        assert_eq!(budget.needed, 1000 * FDS_PER_HOST + FDS_RESERVE);
-        let Some(warning) = budget.warning(1000, 64) else {
+        let ssh = demand(1000, 1000);
+        assert_eq!(
+            ssh.needed(),
+            1000 * (FDS_PER_JOURNAL + FDS_PER_HOST) + 64 * FDS_PER_FORK + FDS_RESERVE
+        );
+        let Some(warning) = ssh.warning(1024) else {
             panic!("1,024 is too few for 1,000 hosts");
         };
         assert!(warning.contains("limit is 1024"), "{warning}");
         assert!(warning.contains("--forks 64"), "{warning}");
-        assert_eq!(FdBudget::new(1000, 524_288).warning(1000, 64), None);
-        assert_eq!(FdBudget::new(16, 1024).warning(16, 64), None);
+        assert_eq!(ssh.warning(524_288), None);
+        assert_eq!(demand(16, 16).warning(1024), None);
+        // Simulated and local hosts hold their journal: 1,100 of them do not fit in 1,024.
+        let sim = demand(1100, 0);
+        assert!(sim.floor() > 1024 && sim.warning(1024).is_some());
+        assert_eq!(
+            FdDemand { journals: 0, ..sim }.floor(),
+            FDS_RESERVE,
+            "a check opens no journal"
+        );
     }
 
     #[test]
     fn the_soft_limit_goes_towards_the_hard_one_but_not_past_what_is_useful() {
-        let needed = FdBudget::new(1000, 0).needed;
+        let needed = demand(1000, 1000).needed();
         assert_eq!(raise_to(1024, 1_048_576, needed), Some(RAISE_AT_LEAST));
         assert_eq!(raise_to(1024, 20_000, needed), Some(20_000));
         assert_eq!(
@@ -104,11 +174,11 @@ mod tests {
             "the hard limit is the soft one"
         );
         assert_eq!(raise_to(65_536, 1_048_576, needed), None, "enough already");
-        let huge = FdBudget::new(100_000, 0).needed;
+        let huge = demand(100_000, 100_000).needed();
         assert_eq!(raise_to(1024, 1_048_576, huge), Some(huge));
         // The process's own limit is left alone when it is enough (the raise itself is tested
-        // end to end, on the `cairn` binary: tests/src/ssh.rs).
-        assert_eq!(prepare_fd_limit(0, 64), None);
-        assert_eq!(prepare_fd_limit(1, 64), None);
+        // end to end, on the `cairn` binary: tests/src/ssh.rs, tests/src/hangs.rs).
+        assert_eq!(prepare_fd_limit(demand(0, 0)), Ok(None));
+        assert_eq!(prepare_fd_limit(demand(1, 1)), Ok(None));
     }
 }

@@ -21,7 +21,10 @@ mod ssh_upload;
 mod tests;
 
 pub use command_line::{SUDO, command_line};
-pub use fd_limit::{FDS_PER_HOST, FDS_RESERVE, FdBudget, prepare_fd_limit};
+pub use fd_limit::{
+    FDS_PER_FORK, FDS_PER_HOST, FDS_PER_JOURNAL, FDS_RESERVE, FdDemand, FdLimitError,
+    prepare_fd_limit,
+};
 pub use known_hosts::{KnownHosts, fingerprint, key_type, lookup_name};
 pub use sim_serve::{
     SIMHOST_INTERRUPTED, SIMHOST_UNREACHABLE, SIMHOST_UNREACHABLE_CODE, SIMHOST_USAGE, SimRequest,

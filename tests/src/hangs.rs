@@ -1,0 +1,138 @@
+//! A run that cannot go on says why and ends: a journal that cannot be opened, too few open
+//! files for the run's journals.
+
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use cairn_tests::{Lab, Run};
+
+const TWO_STAGES: &str = "stage \"s1\" on all { run([\"echo\",\"x\"]); }\n\
+                          stage \"s2\" on all { run([\"echo\",\"y\"]); }\n";
+
+/// Runs `command` to its end, or kills it after `limit` and fails the test: a hang.
+pub(crate) fn within(mut command: Command, limit: Duration, what: &str) -> Run {
+    let mut child = command
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap_or_else(|e| panic!("spawn: {e}"));
+    let started = Instant::now();
+    while child.try_wait().ok().flatten().is_none() {
+        if started.elapsed() > limit {
+            let _ = child.kill();
+            let output = child.wait_with_output().ok();
+            let stderr = output
+                .map(|o| String::from_utf8_lossy(&o.stderr).into_owned())
+                .unwrap_or_default();
+            panic!("{what}: still running after {limit:?} (a hang)\n{stderr}");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let output = child
+        .wait_with_output()
+        .unwrap_or_else(|e| panic!("wait: {e}"));
+    Run {
+        code: output.status.code().unwrap_or(-1),
+        stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
+        stdout: String::from_utf8_lossy(&output.stdout).into_owned(),
+    }
+}
+
+/// `cairn ARGS` in `lab` under a shell that first runs `script` (`ulimit ...`).
+fn under_shell(lab: &Lab, script: &str, args: &[&str]) -> Command {
+    let mut command = Command::new("sh");
+    command
+        .arg("-c")
+        .arg(format!("{script}; exec \"$0\" \"$@\""))
+        .arg(cairn_tests::binary("cairn"))
+        .args(args)
+        .current_dir(lab.path())
+        .env_remove("CAIRN_STATE_DIR");
+    command
+}
+
+#[test]
+fn a_journal_that_cannot_be_opened_ends_the_run_with_its_cause() {
+    let lab = Lab::new();
+    lab.write("book.rhai", TWO_STAGES);
+    // The second host's journal name is 256 bytes, which the file system refuses; the first
+    // host's journal opens fine (it used to start and wait for the second one forever).
+    let long = "a".repeat(250);
+    lab.write(
+        "lab.toml",
+        &format!(
+            "[hosts.ok]\naddress = \"sim:linux?clock=virtual\"\n\
+             [hosts.{long}]\naddress = \"sim:linux?clock=virtual\"\n"
+        ),
+    );
+    let run = within(
+        lab.command(&["run", "book.rhai", "-i", "lab.toml"]),
+        Duration::from_secs(20),
+        "a journal that cannot be opened",
+    );
+    assert_ne!(run.code, 0, "{}", run.stdout);
+    assert!(run.stderr.contains("File name too long"), "{}", run.stderr);
+    assert!(run.stderr.contains("cannot open"), "{}", run.stderr);
+    assert_eq!(
+        lab.sim_count("ok", &["echo"]),
+        0,
+        "no host acts before every journal is open"
+    );
+}
+
+#[test]
+fn a_hard_open_file_limit_too_low_for_the_journals_is_named_and_nothing_runs() {
+    let lab = Lab::new();
+    lab.write("book.rhai", TWO_STAGES);
+    lab.write(
+        "lab.toml",
+        "[hosts.\"n[01-60]\"]\naddress = \"sim:linux?clock=virtual\"\n",
+    );
+    let args = ["run", "book.rhai", "-i", "lab.toml"];
+    let low = within(
+        under_shell(&lab, "ulimit -n 40 || exit 99", &args),
+        Duration::from_secs(20),
+        "60 hosts under a hard limit of 40",
+    );
+    if low.code == 99 {
+        eprintln!("cannot set the open-file limit to 40 here: not tested");
+        return;
+    }
+    assert_eq!(low.code, 2, "{}\n{}", low.stdout, low.stderr);
+    assert!(
+        low.stderr.contains("hard limit (RLIMIT_NOFILE) is 40"),
+        "{}",
+        low.stderr
+    );
+    assert!(low.stderr.contains("61 journals"), "{}", low.stderr);
+    assert!(
+        lab.runs().is_empty(),
+        "no run was created: {:?}",
+        lab.runs()
+    );
+    assert_eq!(lab.sim_count("n01", &["echo"]), 0);
+
+    // A soft limit of 40 under a higher hard one is raised for the run, which then finishes.
+    let Ok(hard) = Command::new("sh")
+        .args(["-c", "ulimit -Hn"])
+        .output()
+        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_owned())
+    else {
+        panic!("ulimit -Hn");
+    };
+    if hard.parse::<u64>().is_ok_and(|hard| hard < 1024) {
+        eprintln!("the hard open-file limit {hard} leaves no room to raise: not tested");
+        return;
+    }
+    let raised = within(
+        under_shell(&lab, "ulimit -Sn 40", &args),
+        Duration::from_secs(60),
+        "60 hosts under a soft limit of 40",
+    );
+    assert_eq!(raised.code, 0, "{}\n{}", raised.stdout, raised.stderr);
+    assert!(
+        raised.stdout.contains("60 done, 0 failed"),
+        "{}",
+        raised.stdout
+    );
+}
