@@ -644,7 +644,18 @@ impl HostContext {
             .unwrap_or_else(std::sync::PoisonError::into_inner)
             .as_mut()
         {
-            Some(writer) => Ok(writer.append(event, durable)?),
+            Some(writer) => writer.append(event, durable).map_err(|error| {
+                // Without its journal this host cannot go on, and the others must not pass the
+                // next barrier without it: the whole run stops, as on Ctrl-C.
+                if !self.shared.cancel.is_cancelled() {
+                    self.shared.events.send(RunEvent::Warning {
+                        host: self.info.name.clone(),
+                        message: format!("{error}: stopping the run"),
+                    });
+                    self.shared.cancel.cancel();
+                }
+                error.into()
+            }),
             None => Ok(()),
         }
     }

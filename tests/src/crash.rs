@@ -8,9 +8,9 @@ use cairn_tests::{Lab, Run, records};
 
 use crate::executor::{THREE_STAGES, inventory};
 
-const HOSTS: [&str; 2] = ["node01", "node02"];
+pub(crate) const HOSTS: [&str; 2] = ["node01", "node02"];
 
-fn lab() -> Lab {
+pub(crate) fn lab() -> Lab {
     let lab = Lab::new();
     lab.write("book.rhai", THREE_STAGES);
     lab.write(
@@ -28,7 +28,7 @@ fn writes_of_a_whole_run() -> usize {
     HOSTS.iter().map(|h| lab.journal(h).len()).sum()
 }
 
-fn assert_exactly_once(lab: &Lab, context: &str) {
+pub(crate) fn assert_exactly_once(lab: &Lab, context: &str) {
     for host in HOSTS {
         assert_eq!(
             lab.sim_count(host, &["echo", "cairn"]),
@@ -53,7 +53,7 @@ fn assert_exactly_once(lab: &Lab, context: &str) {
 }
 
 /// Resumes until done, answering an unknown outcome with `answer` when asked.
-fn resume(lab: &Lab, answer: &str, context: &str) -> Run {
+pub(crate) fn resume(lab: &Lab, answer: &str, context: &str) -> Run {
     // The run may have finished before the crash; resuming it by id then replays it all.
     let id = lab.runs().pop().unwrap_or_default();
     let run = lab.cairn(&["resume", &id]);

@@ -1,6 +1,7 @@
 //! A run that cannot go on says why and ends: a journal that cannot be opened, too few open
 //! files for the run's journals.
 
+use std::io::Read;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -9,32 +10,52 @@ use cairn_tests::{Lab, Run};
 const TWO_STAGES: &str = "stage \"s1\" on all { run([\"echo\",\"x\"]); }\n\
                           stage \"s2\" on all { run([\"echo\",\"y\"]); }\n";
 
-/// Runs `command` to its end, or kills it after `limit` and fails the test: a hang.
+/// Runs `command` to its end, or kills it after `limit` and fails the test: a hang. Its output
+/// is read as it comes, so that a chatty run does not block on a full pipe.
 pub(crate) fn within(mut command: Command, limit: Duration, what: &str) -> Run {
     let mut child = command
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
         .unwrap_or_else(|e| panic!("spawn: {e}"));
+    let drain = |pipe: Option<Box<dyn Read + Send>>| {
+        std::thread::spawn(move || {
+            let mut text = Vec::new();
+            if let Some(mut pipe) = pipe {
+                let _ = pipe.read_to_end(&mut text);
+            }
+            String::from_utf8_lossy(&text).into_owned()
+        })
+    };
+    let stdout = drain(
+        child
+            .stdout
+            .take()
+            .map(|p| Box::new(p) as Box<dyn Read + Send>),
+    );
+    let stderr = drain(
+        child
+            .stderr
+            .take()
+            .map(|p| Box::new(p) as Box<dyn Read + Send>),
+    );
     let started = Instant::now();
-    while child.try_wait().ok().flatten().is_none() {
+    let status = loop {
+        if let Ok(Some(status)) = child.try_wait() {
+            break status;
+        }
         if started.elapsed() > limit {
             let _ = child.kill();
-            let output = child.wait_with_output().ok();
-            let stderr = output
-                .map(|o| String::from_utf8_lossy(&o.stderr).into_owned())
-                .unwrap_or_default();
+            let _ = child.wait();
+            let stderr = stderr.join().unwrap_or_default();
             panic!("{what}: still running after {limit:?} (a hang)\n{stderr}");
         }
         std::thread::sleep(Duration::from_millis(20));
-    }
-    let output = child
-        .wait_with_output()
-        .unwrap_or_else(|e| panic!("wait: {e}"));
+    };
     Run {
-        code: output.status.code().unwrap_or(-1),
-        stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
-        stdout: String::from_utf8_lossy(&output.stdout).into_owned(),
+        code: status.code().unwrap_or(-1),
+        stderr: stderr.join().unwrap_or_default(),
+        stdout: stdout.join().unwrap_or_default(),
     }
 }
 

@@ -3,6 +3,7 @@
 mod cli;
 mod crash;
 mod debugger;
+mod disk_full;
 mod docs;
 mod esxi;
 mod executor;

@@ -29,8 +29,10 @@ pub enum JournalError {
         #[label("this record")]
         span: SourceSpan,
     },
-    /// A file operation failed.
-    #[error("{context} `{path}`")]
+    /// A file operation failed. The operating system's reason is part of the message, since
+    /// the message is often all that is shown (a host's one-line failure, the journal's
+    /// `host_end` record): "No space left on device" is the cause, not a detail.
+    #[error("{context} `{path}`: {cause}")]
     #[diagnostic(code(cairn::runtime::journal_io))]
     Io {
         /// What was being done.
@@ -38,8 +40,7 @@ pub enum JournalError {
         /// The file.
         path: String,
         /// The operating system's reason.
-        #[source]
-        source: std::io::Error,
+        cause: std::io::Error,
     },
     /// The journal has no header, or a header for another host or a newer format.
     #[error("journal `{path}` cannot be resumed: {reason}")]
@@ -57,7 +58,7 @@ impl JournalError {
         Self::Io {
             context: context.to_owned(),
             path: path.display().to_string(),
-            source,
+            cause: source,
         }
     }
 }

@@ -11,11 +11,16 @@ use super::{JournalError, JournalEvent};
 /// Appends records to one host's journal file.
 ///
 /// Intents and outcomes are fsynced before `append` returns; other records are written but not
-/// synced, since losing them loses nothing a resume needs.
+/// synced, since losing them loses nothing a resume needs. A write that fails (a full disk) is
+/// cut off again, so that the journal never holds half a line followed by whole ones.
 #[derive(Debug)]
 pub struct JournalWriter {
     file: File,
+    /// The file's length after the last whole record.
+    len: u64,
     path: PathBuf,
+    /// Set by the test hook once this journal's disk is "full": every later write fails too.
+    full: bool,
 }
 
 impl JournalWriter {
@@ -26,9 +31,15 @@ impl JournalWriter {
             .append(true)
             .open(path)
             .map_err(|source| JournalError::io(path, "cannot open", source))?;
+        let len = file
+            .metadata()
+            .map_err(|source| JournalError::io(path, "cannot read the length of", source))?
+            .len();
         Ok(Self {
             file,
+            len,
             path: path.to_owned(),
+            full: false,
         })
     }
 
@@ -39,54 +50,77 @@ impl JournalWriter {
 
     /// Appends one record as a single line; fsyncs it when `durable`.
     pub fn append(&mut self, event: &JournalEvent, durable: bool) -> Result<(), JournalError> {
-        fault_point(Moment::Before);
         let mut line = serde_json::to_string(event)
             .map_err(|e| JournalError::io(&self.path, "cannot encode a record for", e.into()))?;
         line.push('\n');
-        self.file
-            .write_all(line.as_bytes())
-            .map_err(|source| JournalError::io(&self.path, "cannot write", source))?;
+        if fault_point(Moment::Before) == Some(Fault::DiskFull) || self.full {
+            self.full = true;
+            let full = std::io::Error::from_raw_os_error(28);
+            return Err(JournalError::io(&self.path, "cannot write", full));
+        }
+        if let Err(source) = self.file.write_all(line.as_bytes()) {
+            // Best effort: a torn line at the end would be dropped on resume anyway, but a
+            // whole record written after it (once space is back) would make it corrupt.
+            let _ = self.file.set_len(self.len);
+            return Err(JournalError::io(&self.path, "cannot write", source));
+        }
         if durable {
             self.file
                 .sync_data()
                 .map_err(|source| JournalError::io(&self.path, "cannot sync", source))?;
         }
+        self.len += line.len() as u64;
         fault_point(Moment::After);
         Ok(())
     }
 }
 
-/// Which side of a journal write a test crash happens on.
+/// Which side of a journal write a test fault happens on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Moment {
     After,
     Before,
 }
 
+/// What the test hook does at its write.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Fault {
+    /// The process ends abruptly, as in a crash.
+    Exit(Moment),
+    /// The write fails with `ENOSPC`, and so does every later write to the same journal.
+    DiskFull,
+}
+
 /// Test hook: `CAIRN_FAULT_EXIT_AT_WRITE=k:after` ends the process abruptly right after the k-th
 /// journal write of this process, and `k:before` right before it (so an action's effect has
 /// happened but its outcome is not recorded), as a crash would. Crash-recovery tests use it to
-/// stop a run at every action boundary.
-fn fault_point(moment: Moment) {
-    static FAULT: OnceLock<Option<(u64, Moment)>> = OnceLock::new();
+/// stop a run at every action boundary. `k:enospc` makes the k-th write fail as on a full disk,
+/// and with it every later write to that journal (other journals go on being written).
+fn fault_point(moment: Moment) -> Option<Fault> {
+    static FAULT: OnceLock<Option<(u64, Fault)>> = OnceLock::new();
     static WRITES: AtomicU64 = AtomicU64::new(0);
-    let Some((limit, when)) = *FAULT.get_or_init(|| {
+    let (limit, fault) = (*FAULT.get_or_init(|| {
         let value = std::env::var("CAIRN_FAULT_EXIT_AT_WRITE").ok()?;
         let (k, when) = value.split_once(':').unwrap_or((value.as_str(), "after"));
-        let when = if when == "before" {
-            Moment::Before
-        } else {
-            Moment::After
+        let fault = match when {
+            "before" => Fault::Exit(Moment::Before),
+            "enospc" => Fault::DiskFull,
+            _ => Fault::Exit(Moment::After),
         };
-        Some((k.parse().ok()?, when))
-    }) else {
-        return;
-    };
+        Some((k.parse().ok()?, fault))
+    }))?;
+    if fault == Fault::DiskFull {
+        // Writes are counted as they start, so that exactly one is the k-th.
+        let started =
+            moment == Moment::Before && WRITES.fetch_add(1, Ordering::SeqCst) + 1 == limit;
+        return started.then_some(Fault::DiskFull);
+    }
     let count = match moment {
         Moment::Before => WRITES.load(Ordering::SeqCst) + 1,
         Moment::After => WRITES.fetch_add(1, Ordering::SeqCst) + 1,
     };
-    if moment == when && count == limit {
+    if fault == Fault::Exit(moment) && count == limit {
         std::process::exit(137);
     }
+    None
 }
