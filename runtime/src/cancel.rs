@@ -3,6 +3,8 @@
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::Duration;
 
+use crate::InFlight;
+
 /// The run was stopped (Ctrl-C) while this host waited or before its next action.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error, miette::Diagnostic)]
 #[error("the run was stopped")]
@@ -12,9 +14,9 @@ use std::time::Duration;
 )]
 pub struct Cancelled;
 
-/// A shared stop flag. Cloning shares it.
+/// A shared stop flag, and the actions the run is in the middle of. Cloning shares both.
 #[derive(Debug, Clone, Default)]
-pub struct Cancel(Arc<(Mutex<bool>, Condvar)>);
+pub struct Cancel(Arc<(Mutex<bool>, Condvar)>, InFlight);
 
 impl Cancel {
     /// Stops the run: wakes every waiting host.
@@ -45,6 +47,11 @@ impl Cancel {
         } else {
             Ok(())
         }
+    }
+
+    /// The actions hosts are performing: what a stop at once would leave unknown.
+    pub fn in_flight(&self) -> &InFlight {
+        &self.1
     }
 
     /// Waits `duration` unless the run is stopped first.

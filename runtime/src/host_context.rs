@@ -393,8 +393,9 @@ impl HostContext {
                         self.shared.cancel.check()?;
                         let started = Instant::now();
                         let mut io = HostIo::new(self, seq)?;
+                        let acting = self.acting(&call.builtin, &args);
                         let probed = probe(&mut io, &recorded.progress);
-                        drop(io);
+                        drop((acting, io));
                         match probed {
                             Ok(Some(outcome)) => {
                                 let elapsed = elapsed_ms(started);
@@ -437,7 +438,9 @@ impl HostContext {
         };
         self.append(&JournalEvent::Intent(intent), true)?;
         let started = Instant::now();
+        let acting = self.acting(&call.builtin, &args);
         let result = HostIo::new(self, seq).and_then(|mut io| live(&mut io));
+        drop(acting);
         let result = self.finish(
             seq,
             &call.builtin,
@@ -563,6 +566,13 @@ impl HostContext {
             summary,
         });
         result.map(|outcome| outcome.value)
+    }
+
+    /// Marks this host as in the middle of `builtin` until the guard drops, for a run stopped at
+    /// once to say which outcomes it leaves unknown.
+    fn acting(&self, builtin: &str, args: &Value) -> crate::Acting {
+        let in_flight = self.shared.cancel.in_flight();
+        in_flight.start(&self.info.name, summarize(builtin, args))
     }
 
     /// Updates what the host owes: a reboot after a staged change, none after a reboot.

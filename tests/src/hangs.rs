@@ -12,7 +12,17 @@ const TWO_STAGES: &str = "stage \"s1\" on all { run([\"echo\",\"x\"]); }\n\
 
 /// Runs `command` to its end, or kills it after `limit` and fails the test: a hang. Its output
 /// is read as it comes, so that a chatty run does not block on a full pipe.
-pub(crate) fn within(mut command: Command, limit: Duration, what: &str) -> Run {
+pub(crate) fn within(command: Command, limit: Duration, what: &str) -> Run {
+    within_after(command, limit, what, |_| {})
+}
+
+/// `within`, calling `meanwhile` with the child's pid once it has started.
+pub(crate) fn within_after(
+    mut command: Command,
+    limit: Duration,
+    what: &str,
+    meanwhile: impl FnOnce(u32),
+) -> Run {
     let mut child = command
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -39,6 +49,7 @@ pub(crate) fn within(mut command: Command, limit: Duration, what: &str) -> Run {
             .take()
             .map(|p| Box::new(p) as Box<dyn Read + Send>),
     );
+    meanwhile(child.id());
     let started = Instant::now();
     let status = loop {
         if let Ok(Some(status)) = child.try_wait() {

@@ -12,5 +12,6 @@ mod hangs;
 mod readme;
 mod recipes;
 mod repl;
+mod signals;
 mod ssh;
 mod ssh_lab;

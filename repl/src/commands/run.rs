@@ -129,19 +129,13 @@ fn drive(
         store: RunStore::new(state),
     };
     let cancel = Cancel::default();
-    // tokio only watches for Ctrl-C; the run itself is plain threads.
+    // tokio only watches for signals; the run itself is plain threads.
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(1)
         .enable_all()
         .build()
         .into_diagnostic()?;
-    let stopper = cancel.clone();
-    runtime.spawn(async move {
-        if tokio::signal::ctrl_c().await.is_ok() {
-            eprintln!("stopping: each host finishes its current action; `cairn resume` continues");
-            stopper.cancel();
-        }
-    });
+    runtime.spawn(stop_on_signals(cancel.clone()));
     let (sender, receiver) = std::sync::mpsc::channel();
     let events = EventSink::new(sender);
     let style = if json {
@@ -162,6 +156,49 @@ fn drive(
         show_check(&report);
     }
     Ok(summarize(report, json))
+}
+
+/// The first SIGINT (Ctrl-C), SIGTERM or SIGHUP stops the run cleanly, as each host finishes
+/// its current action; a second one ends the process at once (exit 128 + the signal's number),
+/// after naming the actions whose outcome it leaves for `cairn resume` to settle.
+async fn stop_on_signals(cancel: Cancel) {
+    use tokio::signal::unix::{SignalKind, signal};
+    let kinds = [
+        ("SIGINT", SignalKind::interrupt(), 2),
+        ("SIGTERM", SignalKind::terminate(), 15),
+        ("SIGHUP", SignalKind::hangup(), 1),
+    ];
+    let (sender, mut received) = tokio::sync::mpsc::unbounded_channel();
+    for (name, kind, number) in kinds {
+        let Ok(mut stream) = signal(kind) else {
+            continue;
+        };
+        let sender = sender.clone();
+        tokio::spawn(async move {
+            while stream.recv().await.is_some() && sender.send((name, number)).is_ok() {}
+        });
+    }
+    drop(sender);
+    let Some((name, _)) = received.recv().await else {
+        return;
+    };
+    // Not eprintln!: after SIGHUP the terminal may be gone, and a failed write must not panic.
+    let say = |text: String| {
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stderr(), "{text}");
+    };
+    say(format!(
+        "{name}: stopping: each host finishes its current action; `cairn resume` continues (a second signal stops at once)"
+    ));
+    cancel.cancel();
+    let Some((name, number)) = received.recv().await else {
+        return;
+    };
+    say(format!(
+        "a second signal ({name}): stopping at once; {}",
+        cancel.in_flight().describe()
+    ));
+    std::process::exit(128 + number);
 }
 
 /// What a check found: per host, what would change and whether a reboot would follow.

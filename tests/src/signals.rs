@@ -1,0 +1,165 @@
+//! SIGTERM and SIGHUP stop a run as Ctrl-C does; a second signal stops it at once, naming the
+//! actions it leaves unknown.
+
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use cairn_tests::{Lab, records};
+
+use crate::hangs::within_after;
+
+const HOSTS: [&str; 2] = ["node01", "node02"];
+
+/// Two simulated hosts on the real clock, whose first stage sleeps `secs` seconds.
+fn lab(secs: u32) -> Lab {
+    let lab = Lab::new();
+    lab.write(
+        "book.rhai",
+        &format!(
+            "stage \"a\" on all {{ run([\"sleep\", \"{secs}\"]); }}\n\
+             stage \"b\" on all {{ run([\"echo\", \"after\"]); }}\n"
+        ),
+    );
+    lab.write(
+        "lab.toml",
+        "[hosts.\"node[01-02]\"]\naddress = \"sim:linux\"\n",
+    );
+    lab
+}
+
+/// Waits until every host has journaled the intent of its sleep.
+fn wait_for_sleeps(lab: &Lab) {
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while !HOSTS
+        .iter()
+        .all(|h| !records(&lab.journal(h), "intent").is_empty())
+    {
+        assert!(
+            Instant::now() < deadline,
+            "the hosts never started to sleep"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+fn signal(pid: u32, name: &str) {
+    let sent = Command::new("kill")
+        .args([&format!("-{name}"), &pid.to_string()])
+        .status()
+        .is_ok_and(|s| s.success());
+    assert!(sent, "kill -{name}");
+}
+
+#[test]
+fn sigterm_and_sighup_stop_a_run_cleanly_and_resume_needs_no_assume() {
+    for name in ["TERM", "HUP"] {
+        let lab = lab(2);
+        let run = within_after(
+            lab.command(&["run", "book.rhai", "-i", "lab.toml"]),
+            Duration::from_secs(30),
+            name,
+            |pid| {
+                wait_for_sleeps(&lab);
+                signal(pid, name);
+            },
+        );
+        assert_eq!(run.code, 1, "SIG{name}\n{}\n{}", run.stdout, run.stderr);
+        assert!(
+            run.stderr.contains(&format!("SIG{name}: stopping")),
+            "{}",
+            run.stderr
+        );
+        assert!(
+            run.stdout.contains("0 done, 0 failed, 2 stopped"),
+            "{}",
+            run.stdout
+        );
+        for host in HOSTS {
+            let journal = lab.journal(host);
+            let ends = records(&journal, "host_end");
+            assert_eq!(
+                ends.last().map(|e| e["data"]["status"].clone()),
+                Some("cancelled".into()),
+                "SIG{name}: {host}"
+            );
+            // The sleep finished and was recorded: no intent is left without its outcome.
+            let intents = records(&journal, "intent");
+            let outcomes = records(&journal, "outcome");
+            assert!(!intents.is_empty());
+            for intent in intents {
+                assert!(
+                    outcomes
+                        .iter()
+                        .any(|o| o["data"]["seq"] == intent["data"]["seq"]),
+                    "SIG{name}: {host}: {intent} has no outcome"
+                );
+            }
+        }
+        let resumed = lab.cairn(&["resume"]);
+        assert_eq!(
+            resumed.code, 0,
+            "SIG{name}: resume without --assume\n{}\n{}",
+            resumed.stdout, resumed.stderr
+        );
+        for host in HOSTS {
+            assert_eq!(lab.sim_count(host, &["sleep"]), 1, "SIG{name}: {host}");
+            assert_eq!(
+                lab.sim_count(host, &["echo", "after"]),
+                1,
+                "SIG{name}: {host}"
+            );
+        }
+    }
+}
+
+#[test]
+fn a_second_signal_stops_at_once_and_names_the_actions_in_flight() {
+    let lab = lab(30);
+    let mut signalled = Instant::now();
+    let run = within_after(
+        lab.command(&["run", "book.rhai", "-i", "lab.toml"]),
+        Duration::from_secs(20),
+        "a second signal",
+        |pid| {
+            wait_for_sleeps(&lab);
+            signal(pid, "TERM");
+            std::thread::sleep(Duration::from_millis(200));
+            signalled = Instant::now();
+            signal(pid, "INT");
+        },
+    );
+    assert!(
+        signalled.elapsed() < Duration::from_secs(5),
+        "did not wait for the 30 s sleeps"
+    );
+    assert_eq!(run.code, 128 + 2, "{}\n{}", run.stdout, run.stderr);
+    assert!(
+        run.stderr
+            .contains("a second signal (SIGINT): stopping at once"),
+        "{}",
+        run.stderr
+    );
+    for host in HOSTS {
+        assert!(
+            run.stderr.contains(&format!("{host}: run sleep 30")),
+            "{host} is named with its action\n{}",
+            run.stderr
+        );
+        // Its fate is truly unknown: the intent stays open and the host has no end.
+        let journal = lab.journal(host);
+        assert!(records(&journal, "outcome").is_empty(), "{host}");
+        assert!(records(&journal, "host_end").is_empty(), "{host}");
+    }
+    let asked = lab.cairn(&["resume"]);
+    assert_eq!(asked.code, 2, "{}\n{}", asked.stdout, asked.stderr);
+    assert!(
+        asked.stderr.contains("outcome was not recorded"),
+        "{}",
+        asked.stderr
+    );
+    let resumed = lab.cairn(&["resume", "--assume", "done"]);
+    assert_eq!(resumed.code, 0, "{}\n{}", resumed.stdout, resumed.stderr);
+    for host in HOSTS {
+        assert_eq!(lab.sim_count(host, &["echo", "after"]), 1, "{host}");
+    }
+}
