@@ -49,6 +49,12 @@ pub enum Reconcile<'a> {
     Ask,
     /// The builtin's probe looks at the host.
     Probe(Probe<'a>),
+    /// A probe for a builtin that looks before it changes and records what it saw with
+    /// [`HostIo::acting`](crate::HostIo::acting), fsynced, just before changing the host. Without
+    /// that record the action changed nothing (the host already was as asked, or it stopped
+    /// before acting), so it runs again instead of being probed: a host that already matched is
+    /// then not mistaken for one this action changed (and owes no reboot).
+    Marked(Probe<'a>),
     /// Running it again is harmless.
     Redo,
 }
@@ -59,7 +65,17 @@ impl Reconcile<'_> {
         match self {
             Self::Ask => "ask",
             Self::Probe(_) => "probe",
+            Self::Marked(_) => "marked",
             Self::Redo => "redo",
         }
     }
+}
+
+/// The key of the progress record [`HostIo::acting`](crate::HostIo::acting) writes.
+pub const ACTING: &str = "acting";
+
+/// What an interrupted action recorded it saw just before it changed the host, if it got that
+/// far (see [`Reconcile::Marked`]).
+pub fn acted(progress: &[Value]) -> Option<&Value> {
+    progress.iter().find_map(|step| step.get(ACTING))
 }

@@ -143,6 +143,15 @@ impl HostContext {
         self.debugger.as_ref()
     }
 
+    /// The run's id: the name of the folder its journals are in (`.cairn/runs/<id>/`). Names
+    /// what a run leaves on a host (a server's pidfile) so a resume of the same run finds it.
+    pub fn run_id(&self) -> String {
+        std::path::Path::new(&self.journal_path)
+            .parent()
+            .and_then(std::path::Path::file_name)
+            .map_or_else(|| "run".to_owned(), |n| n.to_string_lossy().into_owned())
+    }
+
     /// The runbook file, as call sites name it.
     pub fn runbook_file(&self) -> &str {
         &self.runbook_file
@@ -389,7 +398,11 @@ impl HostContext {
                             site: site.clone(),
                         });
                     }
-                    Reconcile::Probe(probe) => {
+                    // Marked, with no `acting` record: it stopped before changing anything.
+                    Reconcile::Marked(_)
+                        if recorded.intent.reconcile == "marked"
+                            && crate::acted(&recorded.progress).is_none() => {}
+                    Reconcile::Probe(probe) | Reconcile::Marked(probe) => {
                         self.shared.cancel.check()?;
                         let started = Instant::now();
                         let mut io = HostIo::new(self, seq)?;

@@ -61,6 +61,13 @@ impl<'a> HostIo<'a> {
         self.ctx.record_progress(self.seq, data)
     }
 
+    /// Records, fsynced, that the action is about to change the host and what it saw there
+    /// before (for [`Reconcile::Marked`](crate::Reconcile::Marked)). Call it after the query,
+    /// right before the first command that changes anything, and not in check mode.
+    pub fn acting(&mut self, before: Value) -> Result<(), ActionError> {
+        self.record_progress(serde_json::json!({ crate::ACTING: before }))
+    }
+
     /// The host's clock.
     pub fn clock(&self) -> Clock {
         self.transport.clock()

@@ -35,7 +35,7 @@ mod transport;
 mod transport_error;
 mod vocabulary;
 
-pub use action::{ActionCall, Outcome, Probe, Reconcile};
+pub use action::{ACTING, ActionCall, Outcome, Probe, Reconcile, acted};
 pub use action_error::{ActionError, CallSite};
 pub use cancel::{Cancel, Cancelled};
 pub use check::check_calls;

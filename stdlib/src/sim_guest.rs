@@ -417,17 +417,20 @@ impl SimTool for GuestHardware {
     }
 }
 
-/// Background processes started by cairn's `sh -c '"$@" >LOG 2>&1 & echo $!' sh CMD...`, their
-/// collection by `sh -c 'kill "$1"; cat "$2"; rm -f "$2"' sh PID LOG`, and `kill`.
+/// Background processes started by cairn's `env LOG=.. PIDFILE=.. sh -c SCRIPT sh CMD...` (which
+/// first stops the process an earlier start left in PIDFILE), their collection by
+/// `sh -c 'kill "$1"; cat "$2"; rm -f "$2" "$3"' sh PID LOG PIDFILE`, and `kill`.
 ///
 /// The state is the process table: pid → `{argv, log, started_millis}`. A server's output is
 /// computed when it is collected, by the tool that owns the program (perftest, sockperf).
 pub(crate) struct Processes;
 
-/// The `sh -c` script cairn starts a background command with.
-pub(crate) const BACKGROUND_SCRIPT: &str = "\"$@\" >\"$LOG\" 2>&1 </dev/null & echo $!";
+/// The `sh -c` script cairn starts a background command with: a server an interrupted start left
+/// (its pid in `$PIDFILE`, written by the host's shell itself) is stopped first, then the new
+/// one's pid is written there, so no crash of the controller can leave one unaccounted for.
+pub(crate) const BACKGROUND_SCRIPT: &str = "[ -f \"$PIDFILE\" ] && kill \"$(cat \"$PIDFILE\")\" 2>/dev/null; \"$@\" >\"$LOG\" 2>&1 </dev/null & echo $! >\"$PIDFILE\"; echo $!";
 /// The `sh -c` script cairn stops a background command and reads its output with.
-pub(crate) const COLLECT_SCRIPT: &str = "kill \"$1\" 2>/dev/null; cat \"$2\"; rm -f \"$2\"";
+pub(crate) const COLLECT_SCRIPT: &str = "kill \"$1\" 2>/dev/null; cat \"$2\"; rm -f \"$2\" \"$3\"";
 
 /// A background process in the simulated process table.
 #[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
@@ -503,16 +506,22 @@ impl SimTool for Processes {
                     );
                 };
                 match rest {
-                    [sh, flag, script, _zero, command @ ..]
+                    [pidfile, sh, flag, script, _zero, command @ ..]
                         if sh == "sh" && flag == "-c" && script == BACKGROUND_SCRIPT =>
                     {
-                        start(host, &mut table, log, command)
+                        let Some(pidfile) = pidfile.strip_prefix("PIDFILE=") else {
+                            return out(2, "", "sh: PIDFILE is not set\n");
+                        };
+                        start(host, &mut table, log, pidfile, command)
                     }
                     _ => out(2, "", "sh: unsupported command line in the simulator\n"),
                 }
             }
             _ => match args {
-                [flag, script, _zero, pid, log] if flag == "-c" && script == COLLECT_SCRIPT => {
+                [flag, script, _zero, pid, log, pidfile]
+                    if flag == "-c" && script == COLLECT_SCRIPT =>
+                {
+                    host.remove_file(pidfile);
                     let process = table.running.remove(pid.as_str());
                     let _ = host.save_state(&table);
                     let text = match process {
@@ -532,8 +541,12 @@ fn start(
     host: &mut SimContext<'_>,
     table: &mut ProcessTable,
     log: &str,
+    pidfile: &str,
     command: &[String],
 ) -> ExecOutput {
+    if let Some(left) = host.remove_file(pidfile) {
+        table.running.remove(left.trim());
+    }
     let program = program_of(command);
     let known = crate::perftest::sim::is_perftest(program) || program == "sockperf";
     let started = host.now_millis();
@@ -552,6 +565,7 @@ fn start(
     } else {
         host.write_file(log, format!("sh: {program}: command not found\n"));
     }
+    host.write_file(pidfile, format!("{pid}\n"));
     let _ = host.save_state(table);
     out(0, format!("{pid}\n"), "")
 }
@@ -662,6 +676,7 @@ mod tests {
             &[
                 "env",
                 "LOG=/tmp/x",
+                "PIDFILE=/tmp/x.pid",
                 "sh",
                 "-c",
                 BACKGROUND_SCRIPT,
@@ -670,7 +685,18 @@ mod tests {
             ],
         );
         let pid = pid.stdout.trim().to_owned();
-        let log = run(&host, &["sh", "-c", COLLECT_SCRIPT, "sh", &pid, "/tmp/x"]);
+        let log = run(
+            &host,
+            &[
+                "sh",
+                "-c",
+                COLLECT_SCRIPT,
+                "sh",
+                &pid,
+                "/tmp/x",
+                "/tmp/x.pid",
+            ],
+        );
         assert_eq!(log.stdout, "sh: ib_send_bw: command not found\n");
     }
 }

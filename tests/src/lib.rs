@@ -80,6 +80,14 @@ impl Lab {
         path
     }
 
+    /// A new lab holding everything `self` holds (runbooks, state, simulated hosts), so many
+    /// trials can start from one set-up.
+    pub fn copy(&self) -> Self {
+        let lab = Self::new();
+        copy_dir(self.path(), lab.path());
+        lab
+    }
+
     /// Copies the shipped runbooks' modules (`runbooks/lib/`) into the lab's `lib/`, where a
     /// runbook written in the lab imports them from.
     pub fn copy_lib(&self) {
@@ -225,4 +233,19 @@ impl Lab {
 /// Records of `kind` in a journal.
 pub fn records<'a>(journal: &'a [Value], kind: &str) -> Vec<&'a Value> {
     journal.iter().filter(|r| r["type"] == kind).collect()
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap_or_else(|e| panic!("mkdir {}: {e}", to.display()));
+    let entries = std::fs::read_dir(from).unwrap_or_else(|e| panic!("{}: {e}", from.display()));
+    for entry in entries.flatten() {
+        let path = entry.path();
+        let target = to.join(entry.file_name());
+        if path.is_dir() {
+            copy_dir(&path, &target);
+        } else {
+            std::fs::copy(&path, &target)
+                .unwrap_or_else(|e| panic!("copy {}: {e}", path.display()));
+        }
+    }
 }

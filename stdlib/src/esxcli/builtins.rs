@@ -268,14 +268,18 @@ fn install_vib(ctx: &NativeCallContext, source: &str, options: &Map) -> RhaiResu
         args: json!({ "source": source, "force": force }),
         assumed: json!({ "changed": true, "reboot_required": true }),
         builtin: "esxcli::vib_install".into(),
-        reconcile: Reconcile::Probe(Box::new(move |io, _| {
+        // Marked before installing: only an install that got that far can have changed the host.
+        reconcile: Reconcile::Marked(Box::new(move |io, progress| {
             // Installed if a dry run now has nothing left to install.
             let dry = dry_run(io, &probe_source, force)?;
             if installs_nothing(&dry) {
+                let reboot = cairn_runtime::acted(progress)
+                    .and_then(|before| before["reboot_required"].as_bool())
+                    .unwrap_or(true);
                 Ok(Some(Outcome {
                     changed: true,
-                    reboot_required: true,
-                    value: result_value(&dry, true, true),
+                    reboot_required: reboot,
+                    value: result_value(&dry, true, reboot),
                 }))
             } else {
                 Ok(None)
@@ -295,6 +299,7 @@ fn install_vib(ctx: &NativeCallContext, source: &str, options: &Map) -> RhaiResu
                 value: result_value(&dry, true, reboot),
             });
         }
+        io.acting(json!({ "reboot_required": reboot, "vibs": dry["vibs_installed"] }))?;
         let argv = command::vib_install(&source_owned, force, false);
         let result = install_result(io, &argv)?;
         let reboot = result["reboot_required"].as_bool().unwrap_or(false);
@@ -423,12 +428,15 @@ fn set_parameters(ctx: &NativeCallContext, module: &str, params: &Dynamic) -> Rh
         args: json!({ "module": module, "params": text }),
         assumed: json!({ "changed": true }),
         builtin: "esxcli::module_parameters_set".into(),
-        reconcile: Reconcile::Probe(Box::new(move |io, _| {
+        reconcile: Reconcile::Marked(Box::new(move |io, progress| {
             let now = current_parameters(&list_parameters(io, &probe_module)?);
+            let from = cairn_runtime::acted(progress)
+                .cloned()
+                .unwrap_or(Value::Null);
             Ok((now == probe_wanted).then(|| Outcome {
                 changed: true,
                 reboot_required: true,
-                value: json!({ "changed": true, "from": null, "to": probe_wanted }),
+                value: json!({ "changed": true, "from": from, "to": probe_wanted }),
             }))
         })),
     };
@@ -439,6 +447,7 @@ fn set_parameters(ctx: &NativeCallContext, module: &str, params: &Dynamic) -> Rh
             return Ok(Outcome::unchanged(value));
         }
         if !io.checking() {
+            io.acting(json!(now))?;
             action::run(io, &command::module_parameters_set(module, &text))?;
         }
         Ok(Outcome {
@@ -470,7 +479,7 @@ fn set_advanced(ctx: &NativeCallContext, option: &str, value: &Dynamic) -> RhaiR
             args: json!({ "option": option, "value": wanted }),
             assumed: json!({ "changed": true }),
             builtin: "esxcli::advanced_set".into(),
-            reconcile: Reconcile::Probe(Box::new(move |io, _| {
+            reconcile: Reconcile::Marked(Box::new(move |io, _| {
                 let now = get_advanced(io, &option_owned)?;
                 Ok(same_advanced(&now["value"], &probe_wanted).then(|| Outcome {
                 changed: true,
@@ -488,6 +497,7 @@ fn set_advanced(ctx: &NativeCallContext, option: &str, value: &Dynamic) -> RhaiR
             ));
         }
         if !io.checking() {
+            io.acting(from.clone())?;
             let integer = now["type"] == "integer";
             let argv = command::advanced_set(option, &action::arg_text(&wanted), integer);
             action::run(io, &argv)?;
@@ -525,7 +535,7 @@ fn set_passthru(ctx: &NativeCallContext, pci: &str, enabled: bool) -> RhaiResult
         args: json!({ "pci": device, "enabled": enabled }),
         assumed: json!({ "device_id": device, "enabled": enabled, "changed": true }),
         builtin: "esxcli::pcipassthru_set".into(),
-        reconcile: Reconcile::Probe(Box::new(move |io, _| {
+        reconcile: Reconcile::Marked(Box::new(move |io, _| {
             let list = list_passthru(io)?;
             Ok((passthru_enabled(&list, &probe_device) == Some(enabled)).then(|| Outcome {
                 changed: true,
@@ -547,6 +557,7 @@ fn set_passthru(ctx: &NativeCallContext, pci: &str, enabled: bool) -> RhaiResult
             return Ok(Outcome::unchanged(value));
         }
         if !io.checking() {
+            io.acting(json!({ "enabled": now }))?;
             action::run(io, &command::pcipassthru_set(&device, enabled))?;
         }
         Ok(Outcome {
@@ -576,7 +587,7 @@ fn set_maintenance(ctx: &NativeCallContext, on: bool) -> RhaiResult<Map> {
         args: json!({ "on": on }),
         assumed: json!({ "enabled": on, "changed": true }),
         builtin: "esxcli::maintenance_mode".into(),
-        reconcile: Reconcile::Probe(Box::new(move |io, _| {
+        reconcile: Reconcile::Marked(Box::new(move |io, _| {
             Ok((maintenance_now(io)? == on).then(|| Outcome {
                 changed: true,
                 reboot_required: false,
@@ -591,6 +602,7 @@ fn set_maintenance(ctx: &NativeCallContext, on: bool) -> RhaiResult<Map> {
             return Ok(Outcome::unchanged(value));
         }
         if !io.checking() {
+            io.acting(json!({ "enabled": now }))?;
             action::run(io, &command::maintenance_set(on))?;
         }
         Ok(Outcome {

@@ -208,8 +208,9 @@ fn set_values(ctx: &NativeCallContext, dev: &str, values: &Map) -> RhaiResult<Ma
         args: json!({ "device": dev, "values": requested }),
         assumed: json!({ "device": dev, "changed": {}, "reboot_required": true }),
         builtin: "mlxconfig::set".into(),
-        // Settled by the next-boot values: all as asked means the set happened.
-        reconcile: Reconcile::Probe(Box::new(move |io, _| {
+        // Settled by the next-boot values: all as asked means the set happened (if it got as
+        // far as recording what differed).
+        reconcile: Reconcile::Marked(Box::new(move |io, _| {
             let Some(device) = query_device(io, &dev_owned)? else {
                 return Ok(None);
             };
@@ -254,6 +255,7 @@ fn set_values(ctx: &NativeCallContext, dev: &str, values: &Map) -> RhaiResult<Ma
                 .filter(|(k, _)| differ.iter().any(|(d, _)| d == k))
                 .map(|(k, w)| (k.clone(), w.arg()))
                 .collect();
+            io.acting(json!(changed))?;
             let argv = command::set(dev, &pairs);
             let output = action::run(io, &argv)?;
             let result = crate::mlxconfig::parse_set(&output.stdout)

@@ -61,15 +61,20 @@ pub mod mlxfwmanager_builtins {
             args: json!({ "device": dev, "online": online }),
             assumed: json!({ "changed": true, "reboot_required": true }),
             builtin: "mlxfwmanager::update".into(),
-            // Settled by the flashed version: no update left means it was burnt.
-            reconcile: Reconcile::Probe(Box::new(move |io, _| {
+            // Settled by the flashed version: burnt if the device now runs the image the update
+            // recorded it was burning (no image at all is not a burn).
+            reconcile: Reconcile::Marked(Box::new(move |io, progress| {
+                let Some(before) = cairn_runtime::acted(progress) else {
+                    return Ok(None);
+                };
                 let Some(device) = query_device(io, &probe_dev)? else {
                     return Ok(None);
                 };
-                Ok((device["update_available"] == false).then(|| Outcome {
+                let burnt = !before["to"].is_null() && device["fw"] == before["to"];
+                Ok(burnt.then(|| Outcome {
                     changed: true,
                     reboot_required: true,
-                    value: json!({ "changed": true, "from": null, "to": device["fw"], "reboot_required": true }),
+                    value: json!({ "changed": true, "from": before["from"], "to": device["fw"], "reboot_required": true }),
                 }))
             })),
         };
@@ -90,6 +95,7 @@ pub mod mlxfwmanager_builtins {
             }
             let mut restart = true;
             if !io.checking() {
+                io.acting(json!({ "from": from, "to": to }))?;
                 let argv = command::update(&dev, online);
                 let output = action::run(io, &argv)?;
                 let parsed = crate::mlxfwmanager::parse(&output.stdout)

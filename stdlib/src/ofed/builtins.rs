@@ -76,7 +76,8 @@ pub mod ofed_builtins {
             args: json!({ "tarball": tarball, "force": force, "dir": dir, "distro_packages": packages }),
             assumed: json!({ "version": version, "changed": true }),
             builtin: "ofed::install".into(),
-            reconcile: Reconcile::Probe(Box::new(move |io, _| {
+            // Marked before unpacking: a guest that already had this version owes no reboot.
+            reconcile: Reconcile::Marked(Box::new(move |io, _| {
                 let now = super::installed(io)?;
                 Ok((now["version"] == probe_version.as_str()).then(|| Outcome {
                     changed: true,
@@ -100,6 +101,7 @@ pub mod ofed_builtins {
                     value,
                 });
             }
+            io.acting(json!({ "version": now["version"] }))?;
             io.run(&super::to_refs(&command::unpack(tarball, &dir)))?;
             let packages = match &packages {
                 Some(p) => p.clone(),

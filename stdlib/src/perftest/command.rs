@@ -123,10 +123,11 @@ impl TestOptions {
 
 /// `env LOG=PATH sh -c '"$@" >"$LOG" 2>&1 </dev/null & echo $!' sh ARGV...`: starts a
 /// server in the background and prints its pid.
-pub(crate) fn background(log: &str, argv: &[String]) -> Vec<String> {
+pub(crate) fn background(log: &str, pidfile: &str, argv: &[String]) -> Vec<String> {
     let mut command: Vec<String> = vec![
         "env".into(),
         format!("LOG={log}"),
+        format!("PIDFILE={pidfile}"),
         "sh".into(),
         "-c".into(),
         crate::sim_guest::BACKGROUND_SCRIPT.into(),
@@ -136,12 +137,20 @@ pub(crate) fn background(log: &str, argv: &[String]) -> Vec<String> {
     command
 }
 
-/// `sh -c 'kill "$1" 2>/dev/null; cat "$2"; rm -f "$2"' sh PID LOG`: stops a background
-/// server (if it has not ended) and prints what it wrote.
-pub(crate) fn collect(pid: &str, log: &str) -> Vec<String> {
-    ["sh", "-c", crate::sim_guest::COLLECT_SCRIPT, "sh", pid, log]
-        .map(str::to_owned)
-        .to_vec()
+/// `sh -c 'kill "$1" 2>/dev/null; cat "$2"; rm -f "$2" "$3"' sh PID LOG PIDFILE`: stops a
+/// background server (if it has not ended), prints what it wrote and forgets its pidfile.
+pub(crate) fn collect(pid: &str, log: &str, pidfile: &str) -> Vec<String> {
+    [
+        "sh",
+        "-c",
+        crate::sim_guest::COLLECT_SCRIPT,
+        "sh",
+        pid,
+        log,
+        pidfile,
+    ]
+    .map(str::to_owned)
+    .to_vec()
 }
 
 #[cfg(test)]
@@ -174,8 +183,12 @@ mod tests {
         assert!(TestOptions::from_json(&json!({ "size": -1 })).is_err());
         assert!(TestOptions::from_json(&json!({ "address": "-x" })).is_err());
         assert_eq!(
-            background("/tmp/l", &["a".into()])[..2],
-            ["env".to_owned(), "LOG=/tmp/l".to_owned()]
+            background("/tmp/l", "/tmp/p", &["a".into()])[..3],
+            [
+                "env".to_owned(),
+                "LOG=/tmp/l".to_owned(),
+                "PIDFILE=/tmp/p".to_owned()
+            ]
         );
     }
 }

@@ -28,6 +28,9 @@ pub(crate) struct Pair<'a> {
     pub(crate) client_argv: Vec<String>,
     /// The server's log file.
     pub(crate) log: String,
+    /// Where the server host's shell writes the server's pid, named after the run and the
+    /// port ([`pidfile`]): the next start of a server there stops one an interrupted test left.
+    pub(crate) pidfile: String,
     /// The client's time limit.
     pub(crate) timeout: Duration,
 }
@@ -74,7 +77,11 @@ pub(crate) fn run(
             )));
         }
     }
-    let start = ExecRequest::new(command::background(&pair.log, &pair.server_argv));
+    let start = ExecRequest::new(command::background(
+        &pair.log,
+        &pair.pidfile,
+        &pair.server_argv,
+    ));
     let started = exec_on(io.as_deref_mut(), shared, pair.server, &start)?;
     let pid = started.stdout.trim().to_owned();
     if started.code != 0 || pid.is_empty() || !pid.chars().all(|c| c.is_ascii_digit()) {
@@ -91,7 +98,7 @@ pub(crate) fn run(
     if let Some(io) = io.as_deref_mut() {
         // A resume after a crash from here on stops this server before running the test again.
         io.record_progress(serde_json::json!({
-            "server": pair.server, "pid": pid, "log": pair.log
+            "server": pair.server, "pid": pid, "log": pair.log, "pidfile": pair.pidfile
         }))?;
     }
     // Give the server a moment to listen, on its own clock.
@@ -105,11 +112,27 @@ pub(crate) fn run(
     let mut request = ExecRequest::new(pair.client_argv.iter().cloned());
     request.timeout = Some(pair.timeout);
     let client = exec_on(io.as_deref_mut(), shared, pair.client, &request);
-    let collect = ExecRequest::new(command::collect(&pid, &pair.log));
+    let collect = ExecRequest::new(command::collect(&pid, &pair.log, &pair.pidfile));
     let server = exec_on(io, shared, pair.server, &collect);
     let client = client?;
     let server = server?;
     Ok(PairOutput { server, client })
+}
+
+/// The pidfile of this run's server on `port`: `/tmp/cairn-RUN-portPORT.pid`. Two servers of one
+/// run on one host and port cannot both listen, so one found there is a leftover to stop.
+pub(crate) fn pidfile(run: &str, port: i64) -> String {
+    let run: String = run
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    format!("/tmp/cairn-{run}-port{port}.pid")
 }
 
 /// A probe for a test whose outcome was not recorded: stops the servers it had started (their
@@ -130,7 +153,12 @@ pub(crate) fn stop_stale(
         if !pid.chars().all(|c| c.is_ascii_digit()) {
             continue;
         }
-        let collect = ExecRequest::new(command::collect(pid, log));
+        // Journals from before pidfiles have none: removing "" is harmless.
+        let pidfile = step
+            .get("pidfile")
+            .and_then(serde_json::Value::as_str)
+            .unwrap_or("");
+        let collect = ExecRequest::new(command::collect(pid, log, pidfile));
         exec_on(Some(&mut *io), shared, server, &collect)?;
     }
     Ok(None)

@@ -31,6 +31,7 @@ pub(crate) fn pair(
     let program =
         program(test).ok_or_else(|| action::fail(ctx, format!("no perftest `{test}`")))?;
     let shared = host.shared.clone();
+    let run = host.run_id();
     let probe_shared = shared.clone();
     let call = ActionCall {
         args: json!({ "server": server, "client": client, "options": opts }),
@@ -45,7 +46,7 @@ pub(crate) fn pair(
             // A measurement changes nothing, but loads the fabric: check mode does not run it.
             return Ok(Outcome::unchanged(json!({ "checked": true })));
         }
-        measure(Some(io), &shared, program, server, client, &opts).map(Outcome::unchanged)
+        measure(Some(io), &shared, &run, program, server, client, &opts).map(Outcome::unchanged)
     })
 }
 
@@ -53,6 +54,7 @@ pub(crate) fn pair(
 pub(crate) fn measure(
     io: Option<&mut HostIo<'_>>,
     shared: &Arc<RunShared>,
+    run: &str,
     program: &str,
     server: &str,
     client: &str,
@@ -64,6 +66,7 @@ pub(crate) fn measure(
         server_argv: opts.server_argv(program),
         client_argv: opts.client_argv(program, server),
         log: format!("/tmp/cairn-{program}-{}.log", opts.port),
+        pidfile: pair::pidfile(run, opts.port),
         timeout: Duration::from_secs(if opts.all_sizes { 900 } else { 300 }),
     };
     let output = pair::run(io, shared, &pair)?;
@@ -233,6 +236,7 @@ pub(crate) fn matrix(ctx: &NativeCallContext, hosts: Array, options: &Map) -> Rh
     let pairs = pairs(&hosts, given.as_ref()).map_err(|m| action::fail(ctx, m))?;
     let concurrency = usize::try_from(concurrency.unwrap_or(1).clamp(1, 256)).unwrap_or(1);
     let shared = host.shared.clone();
+    let run = host.run_id();
     let call = ActionCall {
         args: json!({ "test": test, "pairs": pairs, "concurrency": concurrency, "options": opts }),
         assumed: Value::Null,
@@ -258,7 +262,7 @@ pub(crate) fn matrix(ctx: &NativeCallContext, hosts: Array, options: &Map) -> Rh
                 results.push(entry(
                     s,
                     c,
-                    measure(Some(io), &shared, program, s, c, &opts),
+                    measure(Some(io), &shared, &run, program, s, c, &opts),
                 ));
             }
         } else {
@@ -267,9 +271,9 @@ pub(crate) fn matrix(ctx: &NativeCallContext, hosts: Array, options: &Map) -> Rh
                     let handles: Vec<_> = round
                         .iter()
                         .map(|(s, c)| {
-                            let (shared, opts) = (&shared, &opts);
+                            let (shared, opts, run) = (&shared, &opts, &run);
                             scope.spawn(move || {
-                                entry(s, c, measure(None, shared, program, s, c, opts))
+                                entry(s, c, measure(None, shared, run, program, s, c, opts))
                             })
                         })
                         .collect();

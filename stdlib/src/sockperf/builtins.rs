@@ -54,6 +54,7 @@ fn ping_pong(
     let options = action::options_json(options)?;
     let opts = PingPongOptions::from_json(&options).map_err(|m| action::fail(ctx, m))?;
     let shared = host.shared.clone();
+    let run = host.run_id();
     let probe_shared = shared.clone();
     let call = ActionCall {
         args: json!({ "server": server, "client": client, "options": opts }),
@@ -73,6 +74,7 @@ fn ping_pong(
             server_argv: opts.server_argv(),
             client_argv: opts.client_argv(),
             log: format!("/tmp/cairn-sockperf-{}.log", opts.port),
+            pidfile: pair::pidfile(&run, opts.port),
             timeout: Duration::from_secs(u64::try_from(opts.duration).unwrap_or(4) + 60),
         };
         let output = pair::run(Some(io), &shared, &pair)?;

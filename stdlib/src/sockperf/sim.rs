@@ -348,6 +348,7 @@ mod tests {
             let mut start = vec![
                 "env",
                 "LOG=/tmp/s.log",
+                "PIDFILE=/tmp/s.pid",
                 "sh",
                 "-c",
                 crate::sim_guest::BACKGROUND_SCRIPT,
@@ -377,6 +378,7 @@ mod tests {
                 "sh",
                 &pid,
                 "/tmp/s.log",
+                "/tmp/s.pid",
             ];
             let server_text = run(&server, &collect).stdout;
             let parsed = crate::sockperf::parse(&server_text)

@@ -173,7 +173,7 @@ fn change(
         args,
         assumed: json!({ "changed": true }),
         builtin: builtin.into(),
-        reconcile: Reconcile::Probe(Box::new(move |_, _| {
+        reconcile: Reconcile::Marked(Box::new(move |_, _| {
             let management = Management::of(probe_host)?;
             let now = view_of(&management, &probe_vm)?;
             let (mut value, todo) = probe_plan(&now, &management.program);
@@ -194,6 +194,7 @@ fn change(
             return Ok(Outcome::unchanged(value));
         };
         if !io.checking() {
+            io.acting(value.clone())?;
             management.run(&argv)?;
         }
         Ok(Outcome {

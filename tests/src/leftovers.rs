@@ -1,0 +1,66 @@
+//! What a run leaves on its hosts: a test server started just before a kill is found and
+//! stopped when the run resumes, so the next test on its port does not fail forever.
+
+use cairn_tests::Lab;
+
+const GUEST_RUNBOOK: &str = include_str!("../../runbooks/guest-ib-roce-validate.rhai");
+const GUEST_LAB: &str = include_str!("../../runbooks/labs/guests-2node.toml");
+
+/// Two tests on perftest's default port, the second on the other adapter port, as in the
+/// torture trial that found the leak.
+const TWO_TESTS: &str = r#"
+stage "tests" on controller {
+    perftest::send_lat("compute-03", "compute-02", #{ device: "mlx5_0" });
+    perftest::send_lat("compute-03", "compute-02", #{ device: "mlx5_1" });
+}
+"#;
+
+/// The guests set up by the shipped runbook, with the two tests beside it.
+fn set_up() -> Lab {
+    let lab = Lab::new();
+    lab.write("guest.rhai", GUEST_RUNBOOK);
+    lab.write("tests.rhai", TWO_TESTS);
+    lab.copy_lib();
+    lab.write("lab.toml", GUEST_LAB);
+    let run = lab.cairn(&["run", "guest.rhai", "-i", "lab.toml"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    lab
+}
+
+fn running(lab: &Lab, host: &str) -> usize {
+    lab.sim_state(host)["tools"]["processes"]["running"]
+        .as_object()
+        .map_or(0, serde_json::Map::len)
+}
+
+#[test]
+fn a_server_started_right_before_a_kill_is_stopped_on_resume() {
+    let template = set_up();
+    // The trials' runs need an id of their own (they are per second).
+    std::thread::sleep(std::time::Duration::from_millis(1100));
+    let mut hit = 0;
+    for k in 1..100 {
+        for moment in ["before", "after"] {
+            let lab = template.copy();
+            let fault = format!("{k}:{moment}");
+            let crashed = lab.cairn_with(
+                &["run", "tests.rhai", "-i", "lab.toml"],
+                &[("CAIRN_FAULT_EXIT_AT_WRITE", &fault)],
+            );
+            if crashed.code == 0 {
+                assert!(hit >= 4, "{hit} kills hit the run");
+                return;
+            }
+            assert_eq!(crashed.code, 137, "{fault}: {}", crashed.stderr);
+            hit += 1;
+            let resumed = lab.cairn(&["resume"]);
+            assert_eq!(
+                resumed.code, 0,
+                "{fault}: resume\n{}\n{}",
+                resumed.stdout, resumed.stderr
+            );
+            assert_eq!(running(&lab, "compute-03"), 0, "{fault}: servers left");
+        }
+    }
+    panic!("the run did not end within 100 writes");
+}
