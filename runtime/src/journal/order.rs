@@ -59,3 +59,130 @@ pub(super) fn check(
         _ => Ok(()),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::journal::{HostJournal, JournalError};
+
+    const HEADER: &str = r#"{"type":"header","data":{"at":1,"host":"h","hosts":["h"],"inventory":"i","params":{},"run_id":"r","runbook":"b","runbook_hash":"x","version":1}}"#;
+
+    fn intent(seq: u64) -> String {
+        format!(
+            r#"{{"type":"intent","data":{{"args":{{}},"at":1,"builtin":"run","column":1,"file":"b","line":1,"ordinal":{seq},"reconcile":"ask","seq":{seq},"stage":"s","stage_index":1}}}}"#
+        )
+    }
+
+    fn outcome(seq: u64, ok: bool) -> String {
+        format!(
+            r#"{{"type":"outcome","data":{{"at":1,"changed":true,"elapsed_ms":0,"ok":{ok},"reboot_required":false,"result":null,"seq":{seq}}}}}"#
+        )
+    }
+
+    fn progress(seq: u64) -> String {
+        format!(r#"{{"type":"progress","data":{{"at":1,"data":{{}},"seq":{seq}}}}}"#)
+    }
+
+    fn load(records: &[String]) -> Result<HostJournal, JournalError> {
+        let dir = tempfile::tempdir().map_err(|e| JournalError::io(".".as_ref(), "tmp", e))?;
+        let path = dir.path().join("h.jsonl");
+        let text: String = std::iter::once(HEADER.to_owned())
+            .chain(records.iter().cloned())
+            .map(|line| line + "\n")
+            .collect();
+        std::fs::write(&path, text).map_err(|e| JournalError::io(&path, "write", e))?;
+        HostJournal::load(&path, false)
+    }
+
+    fn refused_at(records: &[String]) -> Option<usize> {
+        match load(records) {
+            Err(JournalError::OutOfOrder { line, .. }) => Some(line),
+            _ => None,
+        }
+    }
+
+    #[test]
+    fn what_cairn_writes_is_accepted() {
+        let rewind = r#"{"type":"rewind","data":{"at":1,"seq":2}}"#.to_owned();
+        let debug = r#"{"type":"debug","data":{"at":1,"choice":"retry","seq":2}}"#.to_owned();
+        let decision = r#"{"type":"decision","data":{"assume":"redo","at":1,"seq":3}}"#.to_owned();
+        let cases = [
+            // A reboot: intent, progress, outcome.
+            vec![intent(1), progress(1), outcome(1, true)],
+            // A failed action retried in the debugger, then skipped.
+            vec![
+                intent(1),
+                outcome(1, true),
+                intent(2),
+                outcome(2, false),
+                debug.clone(),
+                intent(2),
+                outcome(2, false),
+                outcome(2, true),
+            ],
+            // An unknown outcome decided, then redone by a resume.
+            vec![
+                intent(1),
+                outcome(1, true),
+                intent(2),
+                outcome(2, true),
+                intent(3),
+                decision,
+                intent(3),
+                outcome(3, true),
+            ],
+            // A rewind to action 2: numbering starts again there.
+            vec![
+                intent(1),
+                outcome(1, true),
+                intent(2),
+                outcome(2, true),
+                rewind,
+                intent(2),
+                outcome(2, true),
+            ],
+            // A REPL's second session in the same file.
+            vec![
+                intent(1),
+                outcome(1, true),
+                HEADER.to_owned(),
+                intent(1),
+                outcome(1, true),
+            ],
+        ];
+        for case in cases {
+            assert!(load(&case).is_ok(), "{case:?}: {:?}", load(&case).err());
+        }
+    }
+
+    #[test]
+    fn records_out_of_order_are_refused_at_their_line() {
+        // Line 1 is the header.
+        assert_eq!(refused_at(&[outcome(1, true), intent(1)]), Some(2));
+        assert_eq!(
+            refused_at(&[progress(1), intent(1), outcome(1, true)]),
+            Some(2)
+        );
+        assert_eq!(
+            refused_at(&[intent(1), outcome(1, true), progress(1)]),
+            Some(4)
+        );
+        assert_eq!(
+            refused_at(&[intent(1), outcome(1, true), outcome(1, true)]),
+            Some(4)
+        );
+        assert_eq!(
+            refused_at(&[intent(1), outcome(1, true), intent(1)]),
+            Some(4)
+        );
+        assert_eq!(
+            refused_at(&[
+                intent(1),
+                outcome(1, true),
+                intent(2),
+                outcome(2, true),
+                intent(1)
+            ]),
+            Some(6)
+        );
+    }
+}
