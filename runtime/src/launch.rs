@@ -183,8 +183,13 @@ impl Launcher {
             .cloned()
             .chain(meta.controller.then(|| "controller".to_owned()))
             .collect();
+        // The controller can have pending actions even in a run.json from before `controller`.
+        let mut answerable = journals.clone();
+        if !meta.controller {
+            answerable.push("controller".to_owned());
+        }
         for host in assume.hosts.keys() {
-            known_host("--assume", host, &journals)?;
+            known_host("--assume", host, &answerable)?;
         }
         for host in &overrides.restart_hosts {
             known_host("--restart-host", host, &journals)?;
