@@ -2,7 +2,7 @@
 
 use std::path::PathBuf;
 
-use clap::{Args, Parser, Subcommand, ValueEnum};
+use clap::{Args, Parser, Subcommand};
 
 /// cairn: runbooks for InfiniBand and RoCE fabric on ESXi hosts and Linux guests.
 #[derive(Debug, Parser)]
@@ -66,9 +66,14 @@ pub(crate) enum Command {
         /// The run (default: the newest unfinished one in the state folder).
         run_id: Option<String>,
         /// For actions that started but whose outcome was not recorded: `done` records them as
-        /// done, `redo` runs them again.
-        #[arg(long, value_enum)]
-        assume: Option<AssumeArg>,
+        /// done, `redo` runs them again. `HOST=done|redo` answers for one host (repeatable); a
+        /// bare answer covers every host not named.
+        #[arg(long, value_name = "[HOST=]done|redo")]
+        assume: Vec<String>,
+        /// A host whose journal is lost (missing, empty, no header): run it again from scratch,
+        /// every action included (repeatable).
+        #[arg(long, value_name = "HOST")]
+        restart_host: Vec<String>,
         /// Forget what the journals hold from this stage on, and run it again (after an edit).
         #[arg(long, value_name = "STAGE")]
         from_stage: Option<String>,
@@ -130,15 +135,6 @@ pub(crate) struct CommonRunArgs {
     /// is still refused).
     #[arg(long)]
     pub(crate) accept_new_host_keys: bool,
-}
-
-/// `--assume done|redo`.
-#[derive(Debug, Clone, Copy, ValueEnum)]
-pub(crate) enum AssumeArg {
-    /// The action happened.
-    Done,
-    /// The action did not happen: run it again.
-    Redo,
 }
 
 #[cfg(test)]

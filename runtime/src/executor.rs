@@ -8,14 +8,14 @@ use std::sync::{Arc, Mutex};
 use rhai::AST;
 
 use crate::journal::{
-    Assume, DecisionRecord, HostJournal, HostStatus, JOURNAL_VERSION, JournalError, JournalEvent,
+    DecisionRecord, HostJournal, HostStatus, JOURNAL_VERSION, JournalError, JournalEvent,
     JournalWriter, ResumeRecord, RewindRecord, RunHeader, now_millis,
 };
 use crate::run_failure::HostFailure;
 use crate::{
-    ActionError, Cancel, Clock, EventSink, ExecOutput, ExecRequest, HostContext, HostInfo,
-    Installer, LocalTransport, Mode, Outline, Role, RunEvent, RunOptions, RunShared, Runbook,
-    RunbookError, Transport, TransportError, bind_host, build_engine,
+    ActionError, Assumptions, Cancel, Clock, EventSink, ExecOutput, ExecRequest, HostContext,
+    HostInfo, Installer, LocalTransport, Mode, Outline, Role, RunEvent, RunOptions, RunShared,
+    Runbook, RunbookError, Transport, TransportError, bind_host, build_engine,
 };
 
 /// A host to run on, with its transport or why it has none.
@@ -28,8 +28,8 @@ pub struct RunHost {
 
 /// Everything one run (or resume) needs.
 pub struct RunRequest {
-    /// `--assume` for actions whose outcome is unknown (resume only).
-    pub assume: Option<Assume>,
+    /// `--assume` for actions whose outcome is unknown (resume only), for all or some hosts.
+    pub assume: Option<Assumptions>,
     /// `--from-stage`: forget what the journals hold from this stage on (resume only).
     pub from_stage: Option<String>,
     /// The hosts, in inventory order.
@@ -103,7 +103,7 @@ pub enum RunError {
     #[diagnostic(
         code(cairn::runtime::needs_decision),
         help(
-            "if they happened: `cairn resume --assume done`; to run them again: `cairn resume --assume redo`"
+            "if they happened: `cairn resume --assume done`; to run them again: `cairn resume --assume redo`; when hosts differ, answer per host: `--assume HOST=done`, `--assume HOST=redo` (repeatable; a bare answer covers the hosts not named)"
         )
     )]
     NeedsDecision(#[related] Vec<HostFailure>),
@@ -142,6 +142,18 @@ pub fn execute(
     let ast = runbook.compile(&engine)?;
     let outline = Outline::of(&ast);
     check_params(&outline, &params)?;
+    let secret_names: Vec<&str> = outline
+        .params
+        .iter()
+        .filter(|p| p.secret)
+        .map(|p| p.name.as_str())
+        .collect();
+    for (name, value) in &params {
+        if secret_names.contains(&name.as_str()) {
+            crate::secrets::register(value);
+        }
+    }
+    let assume = assume.unwrap_or_default();
 
     let mut participants: Vec<(HostInfo, Role, Box<dyn Transport>)> = hosts
         .into_iter()
@@ -184,9 +196,9 @@ pub fn execute(
         if let Some(stage) = &from_stage {
             rewind(&mut recorded, stage, &journal_path)?;
         }
-        settle_unknown_outcomes(&recorded, assume, &journal_path)?;
-        for journal in recorded.values_mut() {
-            if let Some(assume) = assume {
+        settle_unknown_outcomes(&recorded, &assume, &journal_path)?;
+        for (host, journal) in recorded.iter_mut() {
+            if let Some(assume) = assume.for_host(host) {
                 for action in journal.actions.values_mut() {
                     if action.outcome.is_none() && action.intent.reconcile == "ask" {
                         action.decision = Some(assume);
@@ -240,17 +252,19 @@ pub fn execute(
         host: host.to_owned(),
         hosts: host_infos.iter().map(|h| h.name.clone()).collect(),
         inventory: inventory.clone(),
-        params: params.clone(),
+        params: crate::secrets::redact_params(&params, &secret_names),
         run_id: run_id.clone(),
         runbook: runbook.name(),
         runbook_hash: runbook.hash.clone(),
         version: JOURNAL_VERSION,
     };
 
-    // Every journal is opened before any host starts: a host whose journal cannot be opened
-    // (a name the file system refuses, too many open files) fails the run before anything runs,
-    // instead of leaving the hosts already started waiting for it at the first barrier.
-    let mut ready = Vec::new();
+    // Every journal is begun before any host is touched, and run.json then says so: from then
+    // on a missing or headerless journal was lost, not "not started yet". A host whose journal
+    // cannot be opened (a name the file system refuses, too many open files) fails the run
+    // before anything runs, instead of leaving the hosts already started waiting for it at the
+    // first barrier.
+    let mut begun = Vec::new();
     for (info, role, transport) in instances {
         let path = journal_path(&info.name);
         let journal = recorded.remove(&info.name).unwrap_or_default();
@@ -265,10 +279,13 @@ pub fn execute(
             writer.append(&first, true)?;
             Some(writer)
         };
-        ready.push((info, role, transport, journal, writer));
+        begun.push((info, role, transport, journal, writer));
+    }
+    if !shared.options.check {
+        crate::run_store::mark_begun(&run_dir)?;
     }
     let mut threads = Vec::new();
-    for (info, role, transport, journal, writer) in ready {
+    for (info, role, transport, journal, writer) in begun {
         let (instance_shared, runbook, libraries) =
             (shared.clone(), runbook.clone(), libraries.clone());
         let name = info.name.clone();
@@ -474,46 +491,39 @@ fn check_params(outline: &Outline, params: &BTreeMap<String, String>) -> Result<
 /// refuse to start.
 fn settle_unknown_outcomes(
     recorded: &BTreeMap<String, HostJournal>,
-    assume: Option<Assume>,
+    assume: &Assumptions,
     journal_path: &dyn Fn(&str) -> PathBuf,
 ) -> Result<(), RunError> {
     let mut waiting = Vec::new();
+    let mut answered = Vec::new();
     for (host, journal) in recorded {
-        let unsettled: Vec<_> = journal
+        for action in journal
             .unfinished()
             .filter(|action| action.intent.reconcile == "ask" && action.decision.is_none())
-            .collect();
-        if unsettled.is_empty() {
-            continue;
-        }
-        match assume {
-            Some(assume) => {
-                let mut writer = JournalWriter::open(&journal_path(host))?;
-                for action in unsettled {
-                    let record = DecisionRecord {
-                        assume,
-                        at: now_millis(),
-                        seq: action.intent.seq,
-                    };
-                    writer.append(&JournalEvent::Decision(record), true)?;
-                }
-            }
-            None => {
-                for action in unsettled {
-                    waiting.push(HostFailure::needs_decision(
-                        host,
-                        &journal_path(host),
-                        action,
-                    ));
-                }
+        {
+            match assume.for_host(host) {
+                Some(assume) => answered.push((host, action.intent.seq, assume)),
+                None => waiting.push(HostFailure::needs_decision(
+                    host,
+                    &journal_path(host),
+                    action,
+                )),
             }
         }
     }
-    if waiting.is_empty() {
-        Ok(())
-    } else {
-        Err(RunError::NeedsDecision(waiting))
+    // A host left without an answer stops the resume before any answer is recorded.
+    if !waiting.is_empty() {
+        return Err(RunError::NeedsDecision(waiting));
     }
+    for (host, seq, assume) in answered {
+        let record = DecisionRecord {
+            assume,
+            at: now_millis(),
+            seq,
+        };
+        JournalWriter::open(&journal_path(host))?.append(&JournalEvent::Decision(record), true)?;
+    }
+    Ok(())
 }
 
 /// Replays every host's journal against the edited runbook, touching no host, and refuses to

@@ -217,6 +217,7 @@ impl HostContext {
     /// Marks a value as secret: it is replaced by `<redacted>` wherever it would be journaled.
     pub fn add_secret(&self, value: &str) {
         if !value.is_empty() {
+            crate::secrets::register(value);
             self.state().secrets.push(value.to_owned());
         }
     }
@@ -546,7 +547,13 @@ impl HostContext {
                 outcome.value.clone(),
                 None,
             ),
-            Err(error) => (false, false, false, Value::Null, Some(error.to_string())),
+            Err(error) => (
+                false,
+                false,
+                false,
+                Value::Null,
+                Some(self.redact_text(&error.to_string())),
+            ),
         };
         let record = OutcomeRecord {
             at: now_millis(),
@@ -644,6 +651,7 @@ impl HostContext {
             return Ok(());
         }
         let reboot_pending = self.reboot_pending();
+        let error = error.map(|e| self.redact_text(&e));
         let record = HostEndRecord {
             at: now_millis(),
             error: error.clone(),
@@ -684,18 +692,21 @@ impl HostContext {
     }
 
     fn redact(&self, value: Value) -> Value {
-        let state = self.state();
-        if state.secrets.is_empty() {
+        let mut secrets = self.state().secrets.clone();
+        secrets.extend(crate::secrets::all());
+        if secrets.is_empty() {
             return value;
         }
-        redact_value(value, &state.secrets)
+        redact_value(value, &secrets)
     }
 
-    fn redact_text(&self, text: &str) -> String {
+    /// `text` with this host's secrets, and the run's, replaced.
+    pub(crate) fn redact_text(&self, text: &str) -> String {
         let state = self.state();
-        state.secrets.iter().fold(text.to_owned(), |text, secret| {
+        let text = state.secrets.iter().fold(text.to_owned(), |text, secret| {
             text.replace(secret.as_str(), "<redacted>")
-        })
+        });
+        crate::secrets::redact(&text)
     }
 }
 

@@ -6,13 +6,13 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use crate::inventory::{Address, HostSpec, Inventory, InventoryError};
-use crate::journal::{Assume, JournalError, now_millis};
+use crate::journal::{JournalError, JournalEvent, now_millis};
 use crate::sim::{SimRegistry, SimTransport};
 use crate::ssh::{FdDemand, FdLimitError, SshOptions, SshTarget, SshTransport, prepare_fd_limit};
 use crate::{
-    Cancel, EventSink, HostInfo, Installer, LocalTransport, Outline, RunError, RunHost, RunMeta,
-    RunOptions, RunReport, RunRequest, RunStore, Runbook, RunbookError, Transport, build_engine,
-    execute,
+    Assumptions, Cancel, EventSink, HostInfo, Installer, LocalTransport, Outline, RunError,
+    RunHost, RunMeta, RunOptions, RunReport, RunRequest, RunStore, Runbook, RunbookError,
+    Transport, build_engine, execute,
 };
 
 /// What the command line chose for a new run.
@@ -39,6 +39,38 @@ pub enum LaunchError {
     #[error(transparent)]
     #[diagnostic(transparent)]
     Journal(#[from] JournalError),
+    /// A `--assume` or `--restart-host` value that does not fit the run.
+    #[error("{message}")]
+    #[diagnostic(code(cairn::runtime::resume_flag))]
+    Flag {
+        /// What is wrong.
+        message: String,
+        /// A did-you-mean, or what to do instead.
+        #[help]
+        help: Option<String>,
+    },
+    /// Journals that are missing, empty or headerless, so what those hosts did is unknown.
+    #[error(
+        "run {run_id}: the journal of {} host(s) is lost, so what they did is unknown; nothing was run: {}",
+        .hosts.len(),
+        .hosts.join(", ")
+    )]
+    #[diagnostic(
+        code(cairn::runtime::journal_lost),
+        help(
+            "restore the journal from a copy, or run the host again from scratch (every action, including reboots): `cairn resume {run_id} --restart-host HOST` (repeatable)"
+        )
+    )]
+    LostJournals {
+        /// Each host, with why its journal counts as lost.
+        hosts: Vec<String>,
+        /// The run.
+        run_id: String,
+    },
+    /// Another process drives the run, or its lock cannot be taken.
+    #[error(transparent)]
+    #[diagnostic(transparent)]
+    Lock(#[from] crate::LockError),
     /// There is no run to resume.
     #[error("no unfinished run in `{0}`")]
     #[diagnostic(code(cairn::runtime::no_run), help("`cairn runs` lists the runs"))]
@@ -78,27 +110,33 @@ impl Launcher {
     ) -> Result<RunReport, LaunchError> {
         let runbook = Runbook::load(&new.runbook)?;
         let inventory = Inventory::load(&new.inventory)?;
-        let secrets = secret_params(&runbook, &self.libraries, new.options.max_operations)?;
-        let run_id = self.store.new_run_id();
+        let outline = outline(&runbook, &self.libraries, new.options.max_operations)?;
+        let secrets = secret_params(&outline);
+        let hosts: Vec<String> = inventory.hosts().iter().map(|h| h.name.clone()).collect();
+        let options = &new.options;
+        prepare_fds(&inventory, &hosts, options.forks, options.check, &events)?;
+        // A check changes nothing and leaves no run to resume, so it claims no folder.
+        let (run_id, _lock) = if new.options.check {
+            (self.store.new_run_id(), None)
+        } else {
+            let (id, lock) = self.store.claim()?;
+            (id, Some(lock))
+        };
         let meta = RunMeta {
             at: now_millis(),
-            hosts: inventory.hosts().iter().map(|h| h.name.clone()).collect(),
+            begun: false,
+            controller: outline.has_controller_stages(),
+            hosts,
             inventory: absolute(&new.inventory),
             max_operations: new.options.max_operations,
-            params: redact(&new.params, &secrets),
+            params: crate::secrets::redact_params(
+                &new.params,
+                &secrets.iter().map(String::as_str).collect::<Vec<_>>(),
+            ),
             reboot_timeout_secs: new.options.reboot_timeout.as_secs(),
             run_id: run_id.clone(),
             runbook: absolute(&new.runbook),
         };
-        let options = &new.options;
-        prepare_fds(
-            &inventory,
-            &meta.hosts,
-            options.forks,
-            options.check,
-            &events,
-        )?;
-        // A check changes nothing and leaves no run to resume.
         let run_dir = if new.options.check {
             self.store.root().join("checks")
         } else {
@@ -124,16 +162,47 @@ impl Launcher {
     pub fn resume(
         &self,
         id: Option<String>,
-        assume: Option<Assume>,
+        assume: Assumptions,
         overrides: RunOverrides,
         cancel: Cancel,
         events: EventSink,
     ) -> Result<RunReport, LaunchError> {
-        let id = match id.or_else(|| self.store.latest_resumable()) {
+        let id = match id {
             Some(id) => id,
-            None => return Err(LaunchError::NoRun(self.store.root().display().to_string())),
+            None => {
+                let (latest, skipped) = self.store.latest_resumable();
+                for message in skipped {
+                    events.send(crate::RunEvent::Warning {
+                        host: "controller".into(),
+                        message,
+                    });
+                }
+                latest.ok_or_else(|| LaunchError::NoRun(self.store.root().display().to_string()))?
+            }
         };
+        // Held until the resume ends; a second driver is refused before it reads or writes.
+        let _lock = self.store.lock(&id)?;
         let meta = self.store.meta(&id)?;
+        let journals: Vec<String> = meta
+            .hosts
+            .iter()
+            .cloned()
+            .chain(meta.controller.then(|| "controller".to_owned()))
+            .collect();
+        // The controller can have pending actions even in a run.json from before `controller`.
+        let mut answerable = journals.clone();
+        if !meta.controller {
+            answerable.push("controller".to_owned());
+        }
+        for host in assume.hosts.keys() {
+            known_host("--assume", host, &answerable)?;
+        }
+        for host in &overrides.restart_hosts {
+            known_host("--restart-host", host, &journals)?;
+        }
+        if meta.begun {
+            self.restart_lost_journals(&id, &journals, &overrides.restart_hosts)?;
+        }
         let runbook = Runbook::load(&meta.runbook)?;
         let inventory = Inventory::load(&meta.inventory)?;
         let mut params = meta.params.clone();
@@ -156,7 +225,7 @@ impl Launcher {
             .collect();
         prepare_fds(&inventory, &meta.hosts, options.forks, false, &events)?;
         let request = RunRequest {
-            assume,
+            assume: Some(assume),
             from_stage: overrides.from_stage,
             hosts,
             inventory: meta.inventory.display().to_string(),
@@ -169,6 +238,50 @@ impl Launcher {
             runbook,
         };
         Ok(execute(request, cancel, events)?)
+    }
+
+    /// Refuses to resume while a host's journal is lost (missing, empty, or without a whole
+    /// header): resuming it as a fresh start would run again all it had done. A host named in
+    /// `restart` starts from scratch instead; its damaged journal is kept aside.
+    fn restart_lost_journals(
+        &self,
+        id: &str,
+        journals: &[String],
+        restart: &[String],
+    ) -> Result<(), LaunchError> {
+        let mut lost = Vec::new();
+        for host in journals {
+            let path = self.store.journal_path(id, host);
+            match (journal_lost(&path), restart.contains(host)) {
+                (Some(_), true) if path.exists() => {
+                    let aside = path.with_extension(format!("jsonl.lost-{}", now_millis()));
+                    std::fs::rename(&path, &aside)
+                        .map_err(|e| JournalError::io(&path, "cannot move aside", e))?;
+                }
+                (Some(_), true) => {}
+                (Some(why), false) => lost.push(format!("{host} ({why})")),
+                (None, true) => {
+                    return Err(LaunchError::Flag {
+                        message: format!(
+                            "--restart-host {host}: its journal is intact, so it is resumed, not restarted"
+                        ),
+                        help: Some(
+                            "to run a stage again after an edit: `cairn resume --from-stage \"NAME\"`"
+                                .into(),
+                        ),
+                    });
+                }
+                (None, false) => {}
+            }
+        }
+        if lost.is_empty() {
+            Ok(())
+        } else {
+            Err(LaunchError::LostJournals {
+                hosts: lost,
+                run_id: id.to_owned(),
+            })
+        }
     }
 
     fn hosts(&self, inventory: &Inventory, accept_new_host_keys: bool) -> Vec<RunHost> {
@@ -230,6 +343,8 @@ pub struct RunOverrides {
     pub from_stage: Option<String>,
     /// Params given again (secrets, which the journal does not keep).
     pub params: BTreeMap<String, String>,
+    /// `--restart-host`: hosts whose journal is lost, to run again from scratch.
+    pub restart_hosts: Vec<String>,
     /// A new reboot timeout.
     pub reboot_timeout: Option<Duration>,
 }
@@ -269,35 +384,62 @@ fn prepare_fds(
     Ok(())
 }
 
-fn secret_params(
+fn outline(
     runbook: &Runbook,
     libraries: &[Installer],
     max_operations: u64,
-) -> Result<Vec<String>, RunbookError> {
+) -> Result<Outline, RunbookError> {
     let engine = build_engine(&runbook.dir(), libraries, max_operations);
-    let outline = Outline::of(&runbook.compile(&engine)?);
-    Ok(outline
-        .params
-        .into_iter()
-        .filter(|p| p.secret)
-        .map(|p| p.name)
-        .collect())
+    Ok(Outline::of(&runbook.compile(&engine)?))
 }
 
-fn redact(params: &BTreeMap<String, String>, secrets: &[String]) -> BTreeMap<String, String> {
-    params
+fn secret_params(outline: &Outline) -> Vec<String> {
+    outline
+        .params
         .iter()
-        .map(|(k, v)| {
-            (
-                k.clone(),
-                if secrets.contains(k) {
-                    "<redacted>".to_owned()
-                } else {
-                    v.clone()
-                },
-            )
-        })
+        .filter(|p| p.secret)
+        .map(|p| p.name.clone())
         .collect()
+}
+
+/// Why the journal at `path` cannot say what its host did, if it cannot. Called only for a run
+/// whose journals were all begun (with their header, before any host was touched), so a
+/// missing or headerless one was lost (deleted, truncated), never "not started yet".
+fn journal_lost(path: &Path) -> Option<&'static str> {
+    let text = match std::fs::read_to_string(path) {
+        Ok(text) => text,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Some("missing"),
+        // Unreadable for another reason: the journal reader reports it.
+        Err(_) => return None,
+    };
+    let Some(first) = text.lines().find(|line| !line.trim().is_empty()) else {
+        return Some("empty");
+    };
+    match serde_json::from_str::<JournalEvent>(first) {
+        Ok(JournalEvent::Header(_)) => None,
+        Ok(_) => Some("no header record"),
+        Err(_) if text.trim_end() == first && !text.ends_with('\n') => Some("only a torn header"),
+        // A corrupt line: the journal reader reports it with its line.
+        Err(_) => None,
+    }
+}
+
+/// Refuses a `flag` value that names no journal of the run, with a did-you-mean.
+fn known_host(flag: &str, host: &str, hosts: &[String]) -> Result<(), LaunchError> {
+    if hosts.iter().any(|h| h == host) {
+        return Ok(());
+    }
+    let near = crate::inventory::suggest::closest(host, hosts.iter().map(String::as_str));
+    Err(LaunchError::Flag {
+        message: format!("{flag} {host}: the run has no host `{host}`"),
+        help: Some(match near {
+            Some(near) => format!(
+                "did you mean `{near}`? the run's hosts: {}",
+                hosts.join(", ")
+            ),
+            None => format!("the run's hosts: {}", hosts.join(", ")),
+        }),
+    })
 }
 
 fn absolute(path: &Path) -> PathBuf {

@@ -140,7 +140,7 @@ impl HostFailure {
             kind: FailureKind::Other,
             label_span: span,
             label: "failed here".into(),
-            message: rhai_message,
+            message: host.redact_text(&rhai_message),
             related: Vec::new(),
             source_code: NamedSource::new(&file, source),
         };

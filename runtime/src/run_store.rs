@@ -6,6 +6,8 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use crate::journal::{HostJournal, HostStatus, JournalError};
+use crate::private_files;
+use crate::run_lock::{LockError, RunLock};
 
 /// What a run was asked to do; `cairn resume` reads it back.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -18,6 +20,15 @@ pub struct RunMeta {
     pub inventory: PathBuf,
     /// Script operations per instance.
     pub max_operations: u64,
+    /// Whether every journal of the run was begun (with its header) before any host was
+    /// touched; until then a missing journal is one not started yet. Older runs lack the field
+    /// and count as begun, the safe side.
+    #[serde(default = "begun_by_default")]
+    pub begun: bool,
+    /// Whether the runbook has `on controller` stages, so a `controller` journal was begun
+    /// with the others (absent in older runs: then a missing one is not counted as lost).
+    #[serde(default)]
+    pub controller: bool,
     /// `--param` values; secret ones are `<redacted>`.
     pub params: BTreeMap<String, String>,
     /// Seconds a reboot may take.
@@ -64,33 +75,65 @@ impl RunStore {
         self.root.join("runs").join(id)
     }
 
-    /// A fresh run id: the UTC time, with a counter if two runs start in one second.
+    /// A fresh run id: the UTC time (a counter is added when the folder is already taken).
     pub fn new_run_id(&self) -> String {
         let secs = crate::journal::now_millis() / 1000;
         let (days, rest) = (secs / 86_400, secs % 86_400);
         let (year, month, day) = civil_from_days(i64::try_from(days).unwrap_or(0));
-        let base = format!(
+        format!(
             "{year:04}{month:02}{day:02}-{:02}{:02}{:02}",
             rest / 3600,
             rest % 3600 / 60,
             rest % 60
-        );
-        let mut id = base.clone();
-        let mut n = 1;
-        while self.run_dir(&id).exists() {
-            n += 1;
-            id = format!("{base}-{n}");
-        }
-        id
+        )
     }
 
-    /// Writes `run.json` for a new run, creating its folder.
+    /// Claims a folder for a new run and locks it: creating the folder is the claim, so two
+    /// runs started in one second get `<time>` and `<time>-2`, never one folder.
+    pub fn claim(&self) -> Result<(String, RunLock), LockError> {
+        let runs = self.root.join("runs");
+        private_files::create_dir_all(&runs)
+            .map_err(|e| JournalError::io(&runs, "cannot create", e))?;
+        let base = self.new_run_id();
+        let mut n = 1;
+        loop {
+            let id = if n == 1 {
+                base.clone()
+            } else {
+                format!("{base}-{n}")
+            };
+            let dir = self.run_dir(&id);
+            match private_files::create_dir(&dir) {
+                Ok(()) => return Ok((id.clone(), RunLock::acquire(&dir, &id)?)),
+                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists && n < 10_000 => n += 1,
+                Err(e) => return Err(JournalError::io(&dir, "cannot create", e).into()),
+            }
+        }
+    }
+
+    /// Locks run `id` for a resume; refuses at once if another process drives it.
+    pub fn lock(&self, id: &str) -> Result<RunLock, LockError> {
+        let dir = self.run_dir(id);
+        if !dir.join("run.json").exists() {
+            let path = dir.join("run.json");
+            return Err(JournalError::io(
+                &path,
+                "cannot read",
+                std::io::Error::from(std::io::ErrorKind::NotFound),
+            )
+            .into());
+        }
+        RunLock::acquire(&dir, id)
+    }
+
+    /// Writes a claimed run's `run.json` atomically (`0600`).
     pub fn create(&self, meta: &RunMeta) -> Result<PathBuf, JournalError> {
         let dir = self.run_dir(&meta.run_id);
-        std::fs::create_dir_all(&dir).map_err(|e| JournalError::io(&dir, "cannot create", e))?;
         let path = dir.join("run.json");
-        let text = serde_json::to_string_pretty(meta).unwrap_or_default();
-        std::fs::write(&path, text).map_err(|e| JournalError::io(&path, "cannot write", e))?;
+        let text = serde_json::to_string_pretty(meta)
+            .map_err(|e| JournalError::io(&path, "cannot encode", e.into()))?;
+        private_files::write_atomic(&path, text.as_bytes())
+            .map_err(|e| JournalError::io(&path, "cannot write", e))?;
         Ok(dir)
     }
 
@@ -148,13 +191,46 @@ impl RunStore {
         Ok(state)
     }
 
-    /// The newest run that is not done, for `cairn resume` with no id.
-    pub fn latest_resumable(&self) -> Option<String> {
-        self.ids()
-            .into_iter()
-            .rev()
-            .find(|id| !matches!(self.state(id), Ok(RunState::Done)))
+    /// The newest run that is not done, for `cairn resume` with no id, and a warning for each
+    /// newer run whose `run.json` cannot be read (it is skipped, not resumed).
+    pub fn latest_resumable(&self) -> (Option<String>, Vec<String>) {
+        let mut warnings = Vec::new();
+        for id in self.ids().into_iter().rev() {
+            if let Err(error) = self.meta(&id) {
+                warnings.push(format!("run {id} is skipped: {error}"));
+                continue;
+            }
+            if !matches!(self.state(&id), Ok(RunState::Done)) {
+                return (Some(id), warnings);
+            }
+        }
+        (None, warnings)
     }
+}
+
+fn begun_by_default() -> bool {
+    true
+}
+
+/// Records in the `run.json` of the run folder `dir` that its journals are begun (see
+/// [`RunMeta::begun`]); a folder without `run.json` (a check, a test) is left alone.
+pub(crate) fn mark_begun(dir: &Path) -> Result<(), JournalError> {
+    let path = dir.join("run.json");
+    let Ok(text) = std::fs::read_to_string(&path) else {
+        return Ok(());
+    };
+    let mut meta: RunMeta = serde_json::from_str(&text).map_err(|e| JournalError::Header {
+        path: path.display().to_string(),
+        reason: e.to_string(),
+    })?;
+    if meta.begun {
+        return Ok(());
+    }
+    meta.begun = true;
+    let text = serde_json::to_string_pretty(&meta)
+        .map_err(|e| JournalError::io(&path, "cannot encode", e.into()))?;
+    private_files::write_atomic(&path, text.as_bytes())
+        .map_err(|e| JournalError::io(&path, "cannot write", e))
 }
 
 /// Days since 1970-01-01 → (year, month, day), Howard Hinnant's algorithm.

@@ -17,3 +17,4 @@ mod rerun_crash;
 mod signals;
 mod ssh;
 mod ssh_lab;
+mod store;

@@ -45,9 +45,10 @@ pub(crate) fn execute(cli: Cli) -> miette::Result<ExitCode> {
         Command::Resume {
             run_id,
             assume,
+            restart_host,
             from_stage,
             common,
-        } => run::resume(&state, run_id, assume, from_stage, common),
+        } => run::resume(&state, run_id, &assume, restart_host, from_stage, common),
         Command::Run {
             runbook,
             inventory,

@@ -6,12 +6,12 @@ use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Duration;
 
-use cairn_runtime::journal::{Assume, HostStatus};
+use cairn_runtime::journal::HostStatus;
 use cairn_runtime::launch::{Launcher, NewRun, RunOverrides};
-use cairn_runtime::{Cancel, EventSink, RunOptions, RunReport, RunStore};
+use cairn_runtime::{Assumptions, Cancel, EventSink, RunOptions, RunReport, RunStore};
 use miette::IntoDiagnostic;
 
-use crate::cli::{AssumeArg, CommonRunArgs};
+use crate::cli::CommonRunArgs;
 use crate::progress::{self, Style};
 use crate::repl::FailurePrompt;
 
@@ -61,14 +61,18 @@ pub(crate) fn run(
 pub(crate) fn resume(
     state: &Path,
     run_id: Option<String>,
-    assume: Option<AssumeArg>,
+    assume: &[String],
+    restart_hosts: Vec<String>,
     from_stage: Option<String>,
     common: CommonRunArgs,
 ) -> miette::Result<ExitCode> {
-    let assume = assume.map(|a| match a {
-        AssumeArg::Done => Assume::Done,
-        AssumeArg::Redo => Assume::Redo,
-    });
+    let assume = Assumptions::parse(assume).map_err(|message| {
+        miette::miette!(
+            code = "cairn::assume_syntax",
+            help = "write --assume done, --assume redo, or per host --assume HOST=done",
+            "{message}"
+        )
+    })?;
     let prompt = common
         .debug_on_failure
         .then(|| FailurePrompt::start(state))
@@ -81,6 +85,7 @@ pub(crate) fn resume(
         from_stage,
         params: params(&common.params)?,
         reboot_timeout: common.reboot_timeout.map(Duration::from_secs),
+        restart_hosts,
     };
     let code = drive(
         common.json,

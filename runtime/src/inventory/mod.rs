@@ -29,7 +29,7 @@ mod inventory_builder;
 mod inventory_error;
 mod raw_inventory;
 mod string_span;
-mod suggest;
+pub(crate) mod suggest;
 #[cfg(test)]
 mod tests;
 mod toml_json;

@@ -8,7 +8,7 @@ use serde_json::Value;
 
 use super::{
     Assume, HostEndRecord, IntentRecord, JOURNAL_VERSION, JournalError, JournalEvent,
-    OutcomeRecord, RunHeader,
+    OutcomeRecord, RunHeader, order,
 };
 
 /// One action as the journal knows it.
@@ -80,7 +80,15 @@ impl HostJournal {
             }
             match serde_json::from_str::<JournalEvent>(body) {
                 Ok(event) => {
-                    journal.apply(number, event, timeline);
+                    if let Err(reason) = journal.apply(number, event, timeline) {
+                        return Err(JournalError::OutOfOrder {
+                            path: path.display().to_string(),
+                            line: number,
+                            reason,
+                            source_code: NamedSource::new(path.display().to_string(), text.clone()),
+                            span: SourceSpan::new(start.into(), body.len()),
+                        });
+                    }
                     good_end = offset;
                 }
                 Err(_) if offset == text.len() && !line.ends_with('\n') => {
@@ -121,27 +129,36 @@ impl HostJournal {
         })
     }
 
-    fn apply(&mut self, line: usize, event: JournalEvent, timeline: bool) {
+    fn apply(&mut self, line: usize, event: JournalEvent, timeline: bool) -> Result<(), String> {
         if timeline {
-            self.apply_action(line, event.clone());
+            self.apply_action(line, event.clone())?;
             self.events.push((line, event));
-            return;
+            return Ok(());
         }
         match event {
             JournalEvent::Intent(_) | JournalEvent::Outcome(_) | JournalEvent::Progress(_) => {
-                self.apply_action(line, event);
+                self.apply_action(line, event)
             }
             other => {
-                self.apply_action(line, other.clone());
+                self.apply_action(line, other.clone())?;
                 self.events.push((line, other));
+                Ok(())
             }
         }
     }
 
-    /// Applies a record to the actions and the host's state, taking what it needs.
-    fn apply_action(&mut self, line: usize, event: JournalEvent) {
+    /// Applies a record to the actions and the host's state, taking what it needs; a record
+    /// out of the order cairn writes them in is refused with the reason (see [`order`]).
+    fn apply_action(&mut self, line: usize, event: JournalEvent) -> Result<(), String> {
+        order::check(&self.actions, &event)?;
         match event {
-            JournalEvent::Header(header) => self.header = Some(header),
+            JournalEvent::Header(header) => {
+                // A later header begins a new session in the same file (the REPL's journals).
+                if self.header.is_some() {
+                    self.actions.clear();
+                }
+                self.header = Some(header);
+            }
             JournalEvent::Intent(intent) => {
                 let action = RecordedAction {
                     decision: None,
@@ -175,6 +192,7 @@ impl HostJournal {
             JournalEvent::Resume(_) => self.end = None,
             JournalEvent::Debug(_) | JournalEvent::Log(_) | JournalEvent::Stage(_) => {}
         }
+        Ok(())
     }
 
     /// Values this host published, by key, from its recorded `publish` actions.
@@ -202,8 +220,6 @@ fn cut_back(path: &Path, text: &str, good_end: usize) -> Result<(), JournalError
     if !kept.is_empty() && !kept.ends_with('\n') {
         kept.push('\n');
     }
-    let temporary = path.with_extension("jsonl.repair");
-    std::fs::write(&temporary, kept)
-        .and_then(|()| std::fs::rename(&temporary, path))
+    crate::private_files::write_atomic(path, kept.as_bytes())
         .map_err(|source| JournalError::io(path, "cannot repair journal", source))
 }

@@ -29,6 +29,29 @@ pub enum JournalError {
         #[label("this record")]
         span: SourceSpan,
     },
+    /// A record out of the order cairn writes them in: an outcome, progress or decision with
+    /// no intent before it, or an intent whose `seq` goes back over a finished action.
+    #[error("journal `{path}` line {line} is out of order: {reason}")]
+    #[diagnostic(
+        code(cairn::runtime::journal_order),
+        help(
+            "cairn writes an intent before its progress, decision and outcome, and numbers actions upwards; this journal was edited or mixed up, so it cannot say what ran: restore it, or restart the host with `cairn resume --restart-host HOST` after removing it"
+        )
+    )]
+    OutOfOrder {
+        /// The journal file.
+        path: String,
+        /// 1-based line number.
+        line: usize,
+        /// What is out of order.
+        reason: String,
+        /// The journal text.
+        #[source_code]
+        source_code: NamedSource<String>,
+        /// The record.
+        #[label("this record")]
+        span: SourceSpan,
+    },
     /// A file operation failed. The operating system's reason is part of the message, since
     /// the message is often all that is shown (a host's one-line failure, the journal's
     /// `host_end` record): "No space left on device" is the cause, not a detail.

@@ -1,6 +1,6 @@
 //! Appending records to a host's journal, durably.
 
-use std::fs::{File, OpenOptions};
+use std::fs::File;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
@@ -26,7 +26,7 @@ pub struct JournalWriter {
 impl JournalWriter {
     /// Opens (creating if needed) the journal at `path` for appending.
     pub fn open(path: &Path) -> Result<Self, JournalError> {
-        let file = OpenOptions::new()
+        let file = crate::private_files::options()
             .create(true)
             .append(true)
             .open(path)

@@ -6,6 +6,7 @@ mod host_journal;
 mod journal_error;
 mod journal_event;
 mod journal_writer;
+mod order;
 
 pub use host_journal::{HostJournal, RecordedAction};
 pub use journal_error::JournalError;

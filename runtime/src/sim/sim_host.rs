@@ -7,7 +7,7 @@
 //! sleeping.
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::fs::{File, OpenOptions};
+use std::fs::File;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -226,9 +226,9 @@ impl SimHost {
             path: path.into(),
             source,
         };
-        std::fs::create_dir_all(&self.dir).map_err(|e| io("create", &self.dir, e))?;
+        crate::private_files::create_dir_all(&self.dir).map_err(|e| io("create", &self.dir, e))?;
         let path = self.dir.join(LOCK_FILE);
-        let file = OpenOptions::new()
+        let file = crate::private_files::options()
             .create(true)
             .truncate(false)
             .write(true)
@@ -348,9 +348,11 @@ impl SimHost {
             path: path.clone(),
             source,
         };
-        let mut line = serde_json::to_string(argv).map_err(|e| io("log to", e.into()))?;
+        // The log is the operator's record of the host, kept in the state folder: no secrets.
+        let argv: Vec<String> = argv.iter().map(|a| crate::secrets::redact(a)).collect();
+        let mut line = serde_json::to_string(&argv).map_err(|e| io("log to", e.into()))?;
         line.push('\n');
-        let mut log = OpenOptions::new()
+        let mut log = crate::private_files::options()
             .create(true)
             .append(true)
             .open(&path)

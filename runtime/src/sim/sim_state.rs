@@ -107,7 +107,12 @@ impl SimState {
             reason: format!("cannot serialize: {e}"),
         })?;
         text.push('\n');
-        let mut file = std::fs::File::create(&temporary).map_err(|e| io("create", e))?;
+        let mut file = crate::private_files::options()
+            .write(true)
+            .create(true)
+            .truncate(true)
+            .open(&temporary)
+            .map_err(|e| io("create", e))?;
         file.write_all(text.as_bytes())
             .map_err(|e| io("write", e))?;
         drop(file);

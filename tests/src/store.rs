@@ -1,0 +1,524 @@
+//! The run store and journal trust: secrets reach no file, one driver per run, a lost or
+//! mixed-up journal is never a fresh start, and `--assume` answers per host.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use cairn_tests::{Lab, records};
+
+use crate::executor::{THREE_STAGES, inventory};
+
+const SECRET: &str = "Tok-9f3Qz-s3cret";
+
+const SECRET_BOOK: &str = r#"
+param token = secret("none");
+param mtu = 1500;
+stage "one" on compute {
+    log(`token is ${token}`);
+    run(["echo", token]);
+    run(["echo", "x" + token + "y"]);
+}
+stage "two" on compute {
+    run(["false", token]);
+}
+"#;
+
+/// Every file under `dir`, recursively.
+fn files(dir: &Path) -> Vec<PathBuf> {
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            found.extend(files(&path));
+        } else {
+            found.push(path);
+        }
+    }
+    found
+}
+
+/// A diagnostic's text on one line: miette wraps long messages.
+fn flat(text: &str) -> String {
+    text.replace('│', " ")
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+#[cfg(unix)]
+fn mode(path: &Path) -> u32 {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::metadata(path).map_or(0, |m| m.permissions().mode() & 0o777)
+}
+
+#[test]
+fn a_secret_param_reaches_no_file_and_no_output() {
+    let lab = Lab::new();
+    lab.write("book.rhai", SECRET_BOOK);
+    lab.write("lab.toml", &inventory("node[01-02]", "clock=virtual"));
+    let given = format!("token={SECRET}");
+    let mut outputs = Vec::new();
+    for json in [false, true] {
+        let mut args = vec!["run", "book.rhai", "-i", "lab.toml", "--param", &given];
+        if json {
+            args.push("--json");
+        }
+        let run = lab.cairn(&args);
+        assert_eq!(run.code, 1, "`false` fails: {}\n{}", run.stdout, run.stderr);
+        assert!(run.stderr.contains("<redacted>"), "{}", run.stderr);
+        outputs.push(run);
+    }
+    // Resuming needs the secret again, and replays what ran with it.
+    let id = lab.runs().pop().unwrap_or_default();
+    let without = lab.cairn(&["resume", &id]);
+    assert_eq!(without.code, 2, "{}", without.stderr);
+    assert!(
+        without.stderr.contains("give it again"),
+        "{}",
+        without.stderr
+    );
+    let resumed = lab.cairn(&["resume", &id, "--param", &given, "--json"]);
+    assert_eq!(resumed.code, 1, "{}\n{}", resumed.stdout, resumed.stderr);
+    assert!(
+        !resumed.stderr.contains("no longer matches"),
+        "replay compares redacted with redacted: {}",
+        resumed.stderr
+    );
+    assert_eq!(
+        lab.sim_count("node01", &["echo"]),
+        4,
+        "two runs echo twice each; the resume replays them"
+    );
+    outputs.push(without);
+    outputs.push(resumed);
+    for run in &outputs {
+        assert!(!run.stdout.contains(SECRET), "stdout: {}", run.stdout);
+        assert!(!run.stderr.contains(SECRET), "stderr: {}", run.stderr);
+    }
+    let state = lab.path().join(".cairn");
+    let all = files(&state);
+    assert!(all.len() >= 10, "{all:?}");
+    for file in &all {
+        let text = String::from_utf8_lossy(&std::fs::read(file).unwrap_or_default()).into_owned();
+        assert!(
+            !text.contains(SECRET),
+            "{} holds the secret",
+            file.display()
+        );
+    }
+    let journal = lab.journal("node01");
+    assert_eq!(
+        records(&journal, "header")[0]["data"]["params"]["token"],
+        "<redacted>"
+    );
+    assert_eq!(
+        records(&journal, "header")[0]["data"]["params"].get("mtu"),
+        None
+    );
+    #[cfg(unix)]
+    {
+        for file in &all {
+            let inside = file.strip_prefix(&state).unwrap_or(file);
+            if inside.starts_with("runs") || inside.starts_with("sim") {
+                assert_eq!(mode(file), 0o600, "{}", file.display());
+            }
+        }
+        for dir in [state.join("runs").join(&id), state.join("sim/node01")] {
+            assert_eq!(mode(&dir), 0o700, "{}", dir.display());
+        }
+    }
+}
+
+/// A runbook whose run lasts a few real seconds: a real two-second reboot.
+fn slow_lab() -> Lab {
+    let lab = Lab::new();
+    lab.write(
+        "book.rhai",
+        "stage \"one\" on compute {\n    run([\"echo\", \"once\"]);\n    reboot();\n}\n",
+    );
+    lab.write("lab.toml", &inventory("node01", "reboot_secs=3"));
+    lab
+}
+
+fn wait_for_journal(lab: &Lab, host: &str) {
+    for _ in 0..200 {
+        if !records(&lab.journal(host), "intent").is_empty() {
+            return;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    panic!("{host} never started");
+}
+
+#[test]
+fn a_run_being_driven_refuses_a_second_driver_and_writes_nothing() {
+    let lab = slow_lab();
+    let mut first = lab
+        .command(&["run", "book.rhai", "-i", "lab.toml"])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap_or_else(|e| panic!("spawn: {e}"));
+    wait_for_journal(&lab, "node01");
+    let id = lab.runs().pop().unwrap_or_default();
+    let before = lab.journal("node01").len();
+    for args in [vec!["resume", id.as_str()], vec!["resume"]] {
+        let second = lab.cairn(&args);
+        assert_eq!(
+            second.code, 2,
+            "{args:?}: {}\n{}",
+            second.stdout, second.stderr
+        );
+        assert!(
+            second
+                .stderr
+                .contains(&format!("run {id} is being driven by pid {}", first.id())),
+            "{}",
+            second.stderr
+        );
+    }
+    let status = first.wait().unwrap_or_else(|e| panic!("wait: {e}"));
+    assert!(status.success());
+    let journal = lab.journal("node01");
+    assert!(journal.len() > before, "the first went on");
+    assert!(
+        records(&journal, "resume").is_empty(),
+        "the second wrote nothing"
+    );
+    assert_eq!(lab.sim_count("node01", &["reboot"]), 1);
+    assert_eq!(lab.sim_count("node01", &["echo", "once"]), 1);
+    // Once the first has ended, the run can be resumed (it replays to the end).
+    assert_eq!(lab.cairn(&["resume", &id]).code, 0);
+}
+
+#[test]
+fn two_runs_started_in_the_same_second_get_their_own_folders() {
+    let lab = Lab::new();
+    lab.write(
+        "book.rhai",
+        "stage \"one\" on compute {\n    run([\"echo\", \"a\"]);\n}\n",
+    );
+    lab.write("lab.toml", &inventory("node01", "clock=virtual"));
+    // Start both just after a second begins, so they start within it.
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap_or_default();
+    std::thread::sleep(Duration::from_millis(
+        u64::from(1000 - now.subsec_millis()) + 20,
+    ));
+    let spawn = || {
+        lab.command(&["run", "book.rhai", "-i", "lab.toml"])
+            .stdout(std::process::Stdio::null())
+            .spawn()
+            .unwrap_or_else(|e| panic!("spawn: {e}"))
+    };
+    let (mut a, mut b) = (spawn(), spawn());
+    assert!(a.wait().is_ok_and(|s| s.success()));
+    assert!(b.wait().is_ok_and(|s| s.success()));
+    let ids = lab.runs();
+    assert_eq!(ids.len(), 2, "{ids:?}");
+    for id in &ids {
+        let path = lab.path().join(".cairn/runs").join(id).join("node01.jsonl");
+        let text = std::fs::read_to_string(&path).unwrap_or_default();
+        assert_eq!(
+            text.matches("\"type\":\"header\"").count(),
+            1,
+            "{id}: {text}"
+        );
+        assert_eq!(
+            text.matches("\"type\":\"host_end\"").count(),
+            1,
+            "{id}: {text}"
+        );
+    }
+}
+
+fn journal_path(lab: &Lab, host: &str) -> PathBuf {
+    let id = lab.runs().pop().unwrap_or_default();
+    lab.path()
+        .join(".cairn/runs")
+        .join(id)
+        .join(format!("{host}.jsonl"))
+}
+
+#[test]
+fn a_lost_journal_stops_resume_until_the_host_is_restarted() {
+    let lab = Lab::new();
+    lab.write(
+        "book.rhai",
+        "stage \"one\" on compute {\n    run([\"echo\", \"once\"]);\n}\n",
+    );
+    lab.write("lab.toml", &inventory("node[01-04]", "clock=virtual"));
+    assert_eq!(lab.cairn(&["run", "book.rhai", "-i", "lab.toml"]).code, 0);
+    let write = |host: &str, text: &str| {
+        std::fs::write(journal_path(&lab, host), text).unwrap_or_else(|e| panic!("{e}"));
+    };
+    std::fs::remove_file(journal_path(&lab, "node01")).unwrap_or_else(|e| panic!("{e}"));
+    write("node02", "");
+    let headerless: Vec<String> = std::fs::read_to_string(journal_path(&lab, "node03"))
+        .unwrap_or_default()
+        .lines()
+        .skip(1)
+        .map(|l| format!("{l}\n"))
+        .collect();
+    write("node03", &headerless.concat());
+    let refused = lab.cairn(&["resume"]);
+    assert_eq!(refused.code, 2, "{}\n{}", refused.stdout, refused.stderr);
+    for lost in [
+        "node01 (missing)",
+        "node02 (empty)",
+        "node03 (no header record)",
+    ] {
+        assert!(
+            flat(&refused.stderr).contains(lost),
+            "{lost}: {}",
+            refused.stderr
+        );
+    }
+    assert!(
+        refused.stderr.contains("--restart-host"),
+        "{}",
+        refused.stderr
+    );
+    assert!(!refused.stderr.contains("node04"), "{}", refused.stderr);
+    let partly = lab.cairn(&[
+        "resume",
+        "--restart-host",
+        "node01",
+        "--restart-host",
+        "node02",
+    ]);
+    assert_eq!(partly.code, 2, "{}", partly.stderr);
+    assert!(
+        flat(&partly.stderr).contains("node03 (no header record)"),
+        "{}",
+        partly.stderr
+    );
+    assert!(
+        !partly.stderr.contains("node01 (missing)"),
+        "{}",
+        partly.stderr
+    );
+    let typo = lab.cairn(&["resume", "--restart-host", "node1"]);
+    assert_eq!(typo.code, 2);
+    assert!(
+        typo.stderr.contains("did you mean `node01`"),
+        "{}",
+        typo.stderr
+    );
+    let intact = lab.cairn(&["resume", "--restart-host", "node04"]);
+    assert_eq!(intact.code, 2);
+    assert!(
+        intact.stderr.contains("journal is intact"),
+        "{}",
+        intact.stderr
+    );
+    for host in ["node01", "node02", "node03", "node04"] {
+        assert_eq!(
+            lab.sim_count(host, &["echo", "once"]),
+            1,
+            "{host}: nothing ran"
+        );
+    }
+    let restarted = lab.cairn(&[
+        "resume",
+        "--restart-host",
+        "node01",
+        "--restart-host",
+        "node02",
+        "--restart-host",
+        "node03",
+    ]);
+    assert_eq!(
+        restarted.code, 0,
+        "{}\n{}",
+        restarted.stdout, restarted.stderr
+    );
+    for host in ["node01", "node02", "node03"] {
+        assert_eq!(
+            lab.sim_count(host, &["echo", "once"]),
+            2,
+            "{host} ran again"
+        );
+        assert_eq!(records(&lab.journal(host), "header").len(), 1, "{host}");
+    }
+    assert_eq!(
+        lab.sim_count("node04", &["echo", "once"]),
+        1,
+        "node04 replayed"
+    );
+    let kept_aside = std::fs::read_dir(journal_path(&lab, "node02").with_file_name(""))
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter(|e| e.file_name().to_string_lossy().contains(".jsonl.lost-"))
+        .count();
+    assert_eq!(
+        kept_aside, 2,
+        "node02's and node03's damaged journals are kept aside"
+    );
+}
+
+#[test]
+fn records_out_of_order_are_an_error_with_their_line() {
+    let lab = Lab::new();
+    lab.write("book.rhai", THREE_STAGES);
+    lab.write(
+        "lab.toml",
+        &inventory("node01", "reboot_secs=2&clock=virtual"),
+    );
+    assert_eq!(lab.cairn(&["run", "book.rhai", "-i", "lab.toml"]).code, 0);
+    let path = journal_path(&lab, "node01");
+    let mut lines: Vec<String> = std::fs::read_to_string(&path)
+        .unwrap_or_default()
+        .lines()
+        .map(str::to_owned)
+        .collect();
+    let is = |line: &str, kind: &str| {
+        line.contains(&format!("\"type\":\"{kind}\"")) && line.contains("\"seq\":2")
+    };
+    let intent = lines
+        .iter()
+        .position(|l| is(l, "intent") && l.contains("\"reboot\""));
+    let outcome = lines.iter().position(|l| is(l, "outcome"));
+    let (Some(intent), Some(outcome)) = (intent, outcome) else {
+        panic!("no reboot records: {lines:?}");
+    };
+    lines.swap(intent, outcome);
+    std::fs::write(&path, lines.join("\n") + "\n").unwrap_or_else(|e| panic!("{e}"));
+    let resume = lab.cairn(&["resume"]);
+    assert_eq!(resume.code, 2, "{}\n{}", resume.stdout, resume.stderr);
+    assert!(
+        resume
+            .stderr
+            .contains(&format!("line {} is out of order", intent + 1)),
+        "{}",
+        resume.stderr
+    );
+    assert!(
+        resume.stderr.contains("no intent before it"),
+        "{}",
+        resume.stderr
+    );
+    assert_eq!(
+        lab.sim_count("node01", &["reboot"]),
+        2,
+        "no reboot was sent again"
+    );
+    let shown = lab.cairn(&["journal", "node01"]);
+    assert_eq!(shown.code, 2, "{}", shown.stdout);
+}
+
+#[test]
+fn an_unreadable_run_json_is_listed_and_skipped() {
+    let lab = Lab::new();
+    lab.write(
+        "fails.rhai",
+        "stage \"one\" on compute {\n    run([\"false\"]);\n}\n",
+    );
+    lab.write("lab.toml", &inventory("node01", "clock=virtual"));
+    assert_eq!(lab.cairn(&["run", "fails.rhai", "-i", "lab.toml"]).code, 1);
+    assert_eq!(lab.cairn(&["run", "fails.rhai", "-i", "lab.toml"]).code, 1);
+    let ids = lab.runs();
+    let (older, newer) = (ids[0].clone(), ids[1].clone());
+    let broken = lab.path().join(".cairn/runs").join(&newer).join("run.json");
+    std::fs::write(&broken, "{ not json").unwrap_or_else(|e| panic!("{e}"));
+    let runs = lab.cairn(&["runs"]);
+    assert_eq!(runs.code, 0, "{}", runs.stderr);
+    assert!(
+        runs.stdout.contains(&format!("{older}  failed")),
+        "{}",
+        runs.stdout
+    );
+    assert!(
+        runs.stdout.contains(&format!("{newer}  unreadable")),
+        "{}",
+        runs.stdout
+    );
+    assert!(
+        runs.stdout.contains("run.json"),
+        "the reason: {}",
+        runs.stdout
+    );
+    let resume = lab.cairn(&["resume"]);
+    assert_eq!(resume.code, 1, "{}\n{}", resume.stdout, resume.stderr);
+    let said = format!("{}{}", resume.stdout, resume.stderr);
+    assert!(said.contains(&format!("run {newer} is skipped")), "{said}");
+    assert!(said.contains(&format!("run {older}:")), "{said}");
+}
+
+/// A run on two hosts whose last action (a plain `run`, settled by asking) has an intent and
+/// no outcome on both, as after a crash.
+fn pending_on_both() -> Lab {
+    let lab = Lab::new();
+    lab.write(
+        "book.rhai",
+        "stage \"one\" on compute {\n    run([\"echo\", \"once\"]);\n}\n",
+    );
+    lab.write("lab.toml", &inventory("node[01-02]", "clock=virtual"));
+    assert_eq!(lab.cairn(&["run", "book.rhai", "-i", "lab.toml"]).code, 0);
+    for host in ["node01", "node02"] {
+        let path = journal_path(&lab, host);
+        let kept: String = std::fs::read_to_string(&path)
+            .unwrap_or_default()
+            .lines()
+            .filter(|l| !l.contains("\"type\":\"outcome\"") && !l.contains("\"type\":\"host_end\""))
+            .map(|l| format!("{l}\n"))
+            .collect();
+        std::fs::write(&path, kept).unwrap_or_else(|e| panic!("{e}"));
+    }
+    lab
+}
+
+#[test]
+fn assume_answers_per_host() {
+    let lab = pending_on_both();
+    let asked = lab.cairn(&["resume"]);
+    assert_eq!(asked.code, 2, "{}", asked.stderr);
+    assert!(
+        asked.stderr.contains("--assume HOST=done"),
+        "{}",
+        asked.stderr
+    );
+    let one = lab.cairn(&["resume", "--assume", "node01=done"]);
+    assert_eq!(one.code, 2, "{}", one.stderr);
+    assert!(one.stderr.contains("node02"), "{}", one.stderr);
+    assert!(
+        !one.stderr.contains("`node01`"),
+        "node01 was answered: {}",
+        one.stderr
+    );
+    assert!(
+        records(&lab.journal("node01"), "decision").is_empty(),
+        "nothing recorded"
+    );
+    let typo = lab.cairn(&["resume", "--assume", "nod01=done", "--assume", "redo"]);
+    assert_eq!(typo.code, 2);
+    assert!(
+        typo.stderr.contains("did you mean `node01`"),
+        "{}",
+        typo.stderr
+    );
+    let bad = lab.cairn(&["resume", "--assume", "node01=maybe"]);
+    assert_eq!(bad.code, 2);
+    assert!(
+        bad.stderr.contains("neither `done` nor `redo`"),
+        "{}",
+        bad.stderr
+    );
+    let both = lab.cairn(&["resume", "--assume", "node01=done", "--assume", "redo"]);
+    assert_eq!(both.code, 0, "{}\n{}", both.stdout, both.stderr);
+    assert_eq!(
+        lab.sim_count("node01", &["echo", "once"]),
+        1,
+        "node01: done, not run"
+    );
+    assert_eq!(
+        lab.sim_count("node02", &["echo", "once"]),
+        2,
+        "node02: run again"
+    );
+    let decision = |host| records(&lab.journal(host), "decision")[0]["data"]["assume"].clone();
+    assert_eq!(decision("node01"), "done");
+    assert_eq!(decision("node02"), "redo");
+}
