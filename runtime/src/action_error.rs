@@ -85,6 +85,15 @@ pub enum ActionError {
     /// The host could not be reached, or a command's fate is unknown.
     #[error(transparent)]
     Transport(#[from] TransportError),
+    /// Taking another host's transport would wait forever: that host's own action is waiting for
+    /// this one's (or the host is its own peer).
+    #[error("{what}")]
+    WouldDeadlock {
+        /// Who waits for whom.
+        what: String,
+        /// How to write the runbook so it does not.
+        help: String,
+    },
     /// Divergence checking reached the first action the journal has no outcome for.
     #[error("replay reached the live point")]
     ReachedLivePoint,

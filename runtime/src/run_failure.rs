@@ -200,6 +200,7 @@ fn help_for(error: &ActionError) -> Option<String> {
         ActionError::RebootTimeout { .. } => {
             Some("raise --reboot-timeout, or check the host's console".into())
         }
+        ActionError::WouldDeadlock { help, .. } => Some(help.clone()),
         _ => None,
     }
 }

@@ -22,6 +22,7 @@ pub mod net;
 pub mod ofed;
 mod parse_error;
 pub mod parsers;
+mod peer_lock;
 pub mod perftest;
 pub(crate) mod sim_esxi;
 mod sim_guest;

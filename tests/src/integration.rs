@@ -2,6 +2,7 @@
 
 mod cli;
 mod crash;
+mod cross_host;
 mod debugger;
 mod disk_full;
 mod docs;

@@ -43,18 +43,17 @@ pub(crate) fn exec_on(
     name: &str,
     request: &ExecRequest,
 ) -> Result<ExecOutput, ActionError> {
+    let holder = io.as_ref().map(|io| io.host().to_owned());
     if let Some(io) = io
         && io.host() == name
     {
         return io.exec(request);
     }
-    let transport = shared
-        .transports
-        .get(name)
-        .ok_or_else(|| ActionError::Failed(format!("`{name}` is not a host of this run")))?;
-    let mut transport = transport
-        .lock()
-        .map_err(|_| ActionError::Failed(format!("the transport of `{name}` broke")))?;
+    let what = format!(
+        "the test's `{}`",
+        request.argv.first().map_or("", String::as_str)
+    );
+    let mut transport = crate::peer_lock::lock(shared, holder.as_deref(), name, &what)?;
     Ok(transport.exec(request)?)
 }
 
@@ -102,13 +101,15 @@ pub(crate) fn run(
         }))?;
     }
     // Give the server a moment to listen, on its own clock.
-    if let Some(transport) = shared.transports.get(pair.server)
-        && let Ok(transport) = transport.lock()
-    {
-        let clock = transport.clock();
-        drop(transport);
-        clock.sleep(Duration::from_secs(1), &shared.cancel)?;
-    }
+    let clock = match io.as_deref() {
+        Some(io) if io.host() == pair.server => io.clock(),
+        own => {
+            let holder = own.map(|io| io.host().to_owned());
+            crate::peer_lock::lock(shared, holder.as_deref(), pair.server, "the test's server")?
+                .clock()
+        }
+    };
+    clock.sleep(Duration::from_secs(1), &shared.cancel)?;
     let mut request = ExecRequest::new(pair.client_argv.iter().cloned());
     request.timeout = Some(pair.timeout);
     let client = exec_on(io.as_deref_mut(), shared, pair.client, &request);

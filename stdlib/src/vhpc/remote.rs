@@ -39,6 +39,16 @@ impl Management {
                 host.info.name
             )));
         }
+        if name == host.info.name {
+            return Err(ActionError::WouldDeadlock {
+                what: format!(
+                    "`{name}` is its own `vhpc_host`: vhpc_toolkit runs on a management host, for other hosts' VMs"
+                ),
+                help: format!(
+                    "set `vhpc_host` of `{name}` to the management host, or call vhpc:: only from hosts it manages"
+                ),
+            });
+        }
         let program = var("vhpc_toolkit").unwrap_or_else(|| "vhpc_toolkit".to_owned());
         Ok(Self {
             host,
@@ -49,16 +59,17 @@ impl Management {
 
     /// Runs `argv` on the management host; a non-zero exit fails with its stderr.
     pub(crate) fn run(&self, argv: &[String]) -> Result<ExecOutput, ActionError> {
-        let Some(transport) = self.host.shared.transports.get(&self.name) else {
-            return Err(ActionError::Failed(format!(
-                "no transport for `{}`",
-                self.name
-            )));
-        };
         let output = {
-            let mut transport = transport.lock().map_err(|_| {
-                ActionError::Failed(format!("the transport of `{}` broke", self.name))
-            })?;
+            let what = format!(
+                "`{}` (var `vhpc_host` of `{}`)",
+                self.program, self.host.info.name
+            );
+            let mut transport = crate::peer_lock::lock(
+                &self.host.shared,
+                Some(&self.host.info.name),
+                &self.name,
+                &what,
+            )?;
             transport.exec(&ExecRequest::new(argv.iter().cloned()))?
         };
         if output.code != 0 {

@@ -1,0 +1,88 @@
+//! Waits between hosts end: two host stages that each test against the other, and a host that is
+//! its own `vhpc_host`, fail with an error that says who waits for whom instead of hanging.
+
+use std::time::{Duration, Instant};
+
+use cairn_tests::{Lab, Run};
+
+const GUEST_RUNBOOK: &str = include_str!("../../runbooks/guest-ib-roce-validate.rhai");
+const GUEST_LAB: &str = include_str!("../../runbooks/labs/guests-2node.toml");
+
+/// Runs `cairn ARGS`, failing the test if it has not ended within a minute.
+fn bounded(lab: &Lab, args: &[&str]) -> Run {
+    let mut child = lab
+        .command(args)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap_or_else(|e| panic!("cairn runs: {e}"));
+    let started = Instant::now();
+    while child.try_wait().ok().flatten().is_none() {
+        if started.elapsed() > Duration::from_secs(60) {
+            let _ = child.kill();
+            panic!("`cairn {}` hung", args.join(" "));
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let output = child
+        .wait_with_output()
+        .unwrap_or_else(|e| panic!("cairn ends: {e}"));
+    Run {
+        code: output.status.code().unwrap_or(-1),
+        stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
+        stdout: String::from_utf8_lossy(&output.stdout).into_owned(),
+    }
+}
+
+const EACH_TESTS_THE_OTHER: &str = r#"
+stage "each tests the other" on guests {
+    let me = host().name;
+    let other = if me == "compute-02" { "compute-03" } else { "compute-02" };
+    perftest::send_lat(other, me, #{ device: "mlx5_0" });
+}
+"#;
+
+#[test]
+fn two_host_stages_testing_each_other_fail_instead_of_hanging() {
+    let lab = Lab::new();
+    lab.write("guest.rhai", GUEST_RUNBOOK);
+    lab.write("each.rhai", EACH_TESTS_THE_OTHER);
+    lab.copy_lib();
+    lab.write("lab.toml", GUEST_LAB);
+    let setup = lab.cairn(&["run", "guest.rhai", "-i", "lab.toml"]);
+    assert_eq!(setup.code, 0, "{}", setup.stderr);
+    // Many times: which host waits first is up to the scheduler.
+    for _ in 0..5 {
+        let run = bounded(&lab, &["run", "each.rhai", "-i", "lab.toml"]);
+        if run.code == 0 {
+            // The two tests did not overlap: each host's action ran while the other waited.
+            continue;
+        }
+        assert_eq!(run.code, 1, "{}\n{}", run.stdout, run.stderr);
+        assert!(run.stderr.contains("waits for"), "{}", run.stderr);
+        assert!(
+            run.stderr.contains("help: run tests between hosts"),
+            "{}",
+            run.stderr
+        );
+    }
+}
+
+#[test]
+fn a_host_that_is_its_own_vhpc_host_fails_instead_of_hanging() {
+    let lab = Lab::new();
+    lab.write(
+        "self.rhai",
+        "stage \"s\" on esxi {\n    log(vhpc::view(\"vm1\"));\n}\n",
+    );
+    lab.write(
+        "self.toml",
+        "[hosts.vc]\naddress = \"sim:esxi7?clock=virtual&role=vcenter&vms=vm1\"\n\
+         groups = [\"esxi\"]\nvars = { vhpc_host = \"vc\" }\n",
+    );
+    let run = bounded(&lab, &["run", "self.rhai", "-i", "self.toml"]);
+    assert_eq!(run.code, 1, "{}\n{}", run.stdout, run.stderr);
+    assert!(run.stderr.contains("its own `vhpc_host`"), "{}", run.stderr);
+    assert!(run.stderr.contains("help:"), "{}", run.stderr);
+    assert!(run.stderr.contains("self.rhai:2"), "{}", run.stderr);
+}
