@@ -418,7 +418,9 @@ fn journal_lost(path: &Path) -> Option<&'static str> {
     match serde_json::from_str::<JournalEvent>(first) {
         Ok(JournalEvent::Header(_)) => None,
         Ok(_) => Some("no header record"),
-        Err(_) if text.trim_end() == first && !text.ends_with('\n') => Some("only a torn header"),
+        Err(_) if text.trim() == first.trim() && !text.ends_with('\n') => {
+            Some("only a torn header")
+        }
         // A corrupt line: the journal reader reports it with its line.
         Err(_) => None,
     }
