@@ -1,29 +1,39 @@
 //! What a builtin's effect gets: the host's transport and clock, and a way to record progress.
 
-use std::sync::MutexGuard;
+use std::sync::{Mutex, MutexGuard, PoisonError};
 use std::time::Duration;
 
 use serde_json::Value;
 
 use crate::{ActionError, Clock, ExecOutput, ExecRequest, HostContext, Transport};
 
-/// The host, as one running action sees it. Holds the host's transport for the action's span.
+/// The host, as one running action sees it.
+///
+/// The host's transport is locked for each command, not for the action's span: an action may
+/// also reach other hosts of the run (a test between two hosts), and when each of two hosts' own
+/// actions held its host while it needed the other's (or its own again, through the run's
+/// transports), both waited forever.
 pub struct HostIo<'a> {
     ctx: &'a HostContext,
     seq: u64,
-    transport: MutexGuard<'a, Box<dyn Transport>>,
+    transport: &'a Mutex<Box<dyn Transport>>,
 }
 
 impl<'a> HostIo<'a> {
     pub(crate) fn new(ctx: &'a HostContext, seq: u64) -> Result<Self, ActionError> {
-        let transport = ctx.transport().lock().map_err(|_| {
-            ActionError::Failed(format!("the transport of `{}` broke", ctx.info.name))
-        })?;
         Ok(Self {
             ctx,
             seq,
-            transport,
+            transport: ctx.transport(),
         })
+    }
+
+    /// The transport, for one command. A command that panicked leaves it usable: the transport
+    /// reconnects when its session is broken.
+    fn transport(&self) -> MutexGuard<'a, Box<dyn Transport>> {
+        self.transport
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
     }
 
     /// Check mode (`cairn run --check`): a builtin may query the host but must change nothing,
@@ -39,7 +49,7 @@ impl<'a> HostIo<'a> {
 
     /// Runs a command; a non-zero exit is an `Ok` here.
     pub fn exec(&mut self, request: &ExecRequest) -> Result<ExecOutput, ActionError> {
-        Ok(self.transport.exec(request)?)
+        Ok(self.transport().exec(request)?)
     }
 
     /// Runs `argv` and fails on a non-zero exit, keeping the command and its stderr.
@@ -70,7 +80,7 @@ impl<'a> HostIo<'a> {
 
     /// The host's clock.
     pub fn clock(&self) -> Clock {
-        self.transport.clock()
+        self.transport().clock()
     }
 
     /// Waits on the host's clock, giving the fork slot up meanwhile.
@@ -85,7 +95,7 @@ impl<'a> HostIo<'a> {
 
     /// Drops the connection so the next command reconnects.
     pub fn disconnect(&mut self) {
-        self.transport.disconnect();
+        self.transport().disconnect();
     }
 
     /// How long to wait for a rebooting host.

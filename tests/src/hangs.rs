@@ -168,3 +168,30 @@ fn a_hard_open_file_limit_too_low_for_the_journals_is_named_and_nothing_runs() {
         raised.stdout
     );
 }
+
+#[test]
+fn a_test_between_two_hosts_run_from_both_hosts_own_stages_ends() {
+    // Each host's instance runs the same sockperf test, each being one end of it: each holds its
+    // own host for the action and needs the other's (and its own again) for the test's commands.
+    let lab = Lab::shipped();
+    let book = std::fs::read_to_string(lab.path().join("runbooks/vma-latency.rhai"))
+        .unwrap_or_else(|e| panic!("{e}"));
+    let from = "stage \"sockperf: kernel, then VMA\" on controller";
+    assert!(book.contains(from), "the recipe has its controller stage");
+    lab.write(
+        "runbooks/vma-latency.rhai",
+        &book.replace(from, "stage \"sockperf: kernel, then VMA\" on all"),
+    );
+    let run = within(
+        lab.command(&[
+            "run",
+            "runbooks/vma-latency.rhai",
+            "-i",
+            "runbooks/labs/vma-2node.toml",
+        ]),
+        Duration::from_secs(60),
+        "sockperf from both hosts' stages",
+    );
+    assert_eq!(run.code, 0, "{}\n{}", run.stdout, run.stderr);
+    assert!(run.stdout.contains("2 done, 0 failed"), "{}", run.stdout);
+}
