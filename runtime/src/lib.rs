@@ -4,6 +4,7 @@
 mod action;
 mod action_error;
 mod barrier;
+mod builtin_options;
 mod cancel;
 mod check;
 mod clock;
@@ -20,6 +21,7 @@ pub mod journal;
 pub mod launch;
 mod local_transport;
 mod outline;
+mod param_value;
 mod reboot;
 mod run_event;
 mod run_failure;
@@ -28,7 +30,9 @@ mod run_store;
 mod runbook;
 mod session;
 pub mod sim;
+mod source_fold;
 pub mod ssh;
+mod string_methods;
 mod syntax;
 mod transport;
 mod transport_error;
@@ -36,8 +40,11 @@ mod vocabulary;
 
 pub use action::{ActionCall, Outcome, Probe, Reconcile};
 pub use action_error::{ActionError, CallSite};
+pub use builtin_options::{
+    BuiltinOptions, OptionKey, OptionType, declare_options, declared_options,
+};
 pub use cancel::{Cancel, Cancelled};
-pub use check::check_calls;
+pub use check::{GroupCheck, check_groups, check_runbook};
 pub use clock::Clock;
 pub use debug_breakpoint::Breakpoint;
 pub use debug_pause::{Pause, PausePoint, PauseReason, Resume};
@@ -49,6 +56,7 @@ pub use host_context::{HostContext, HostInfo, Mode, Role};
 pub use host_io::HostIo;
 pub use local_transport::LocalTransport;
 pub use outline::{Declaration, Outline};
+pub use param_value::{ParamError, check_params};
 pub use run_event::{EventSink, RunEvent};
 pub use run_failure::{HostFailure, JournalLine};
 pub use run_shared::{RunOptions, RunShared};
