@@ -12,3 +12,4 @@ mod recipes;
 mod repl;
 mod ssh;
 mod ssh_lab;
+mod typos;

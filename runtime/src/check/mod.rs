@@ -63,3 +63,6 @@ fn check_modules(
     }
     problems
 }
+
+#[cfg(test)]
+mod tests;

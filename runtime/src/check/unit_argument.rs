@@ -5,7 +5,7 @@ use rhai::{ASTNode, Expr, Position, Stmt};
 
 use super::calls::call_at;
 use super::signatures::Signatures;
-use super::unit_values::returns_nothing;
+use super::unit_values::Nothing;
 use crate::Runbook;
 
 /// The help for a call whose signature (`net::set_mtu ((), i64)`) has a `()` argument.
@@ -27,6 +27,7 @@ pub(crate) fn unit_argument_help(
         return Some(generic);
     };
     let signatures = Signatures::of(&engine);
+    let nothing = Nothing::of(&signatures, &ast);
     let mut assigned: Vec<(String, String, Position)> = Vec::new();
     let mut found = None;
     ast.walk(&mut |path: &[ASTNode]| {
@@ -34,7 +35,7 @@ pub(crate) fn unit_argument_help(
             return true;
         };
         if let ASTNode::Stmt(Stmt::Var(var, ..)) = node
-            && let Some((call, at)) = returns_nothing(&signatures, &var.1)
+            && let Some((call, at)) = nothing.call(&var.1)
         {
             assigned.push((var.0.name.to_string(), call, at));
         }
@@ -46,7 +47,7 @@ pub(crate) fn unit_argument_help(
             && at == position
         {
             for (index, argument) in call.args.iter().enumerate() {
-                let culprit = returns_nothing(&signatures, argument).or_else(|| match argument {
+                let culprit = nothing.call(argument).or_else(|| match argument {
                     Expr::Variable(variable, ..) => assigned
                         .iter()
                         .rev()
