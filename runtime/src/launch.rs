@@ -143,6 +143,9 @@ impl Launcher {
         let meta = self.store.meta(&id)?;
         let runbook = Runbook::load(&meta.runbook)?;
         let inventory = self.inventory(&meta.inventory)?;
+        // An edit since the run started may have brought a typo (or a second stage of a name
+        // `--from-stage` looks for): it is refused before any host is touched, as on `run`.
+        self.check_runbook(&runbook, &inventory, &events)?;
         let mut params = meta.params.clone();
         params.extend(overrides.params);
         let options = RunOptions {
@@ -194,6 +197,18 @@ impl Launcher {
         params: &BTreeMap<String, String>,
         events: &EventSink,
     ) -> Result<(), LaunchError> {
+        let ast = self.check_runbook(runbook, inventory, events)?;
+        check_params(&ast, params)?;
+        Ok(())
+    }
+
+    /// What `cairn check -i` finds; the compiled runbook when nothing.
+    fn check_runbook(
+        &self,
+        runbook: &Runbook,
+        inventory: &Inventory,
+        events: &EventSink,
+    ) -> Result<rhai::AST, LaunchError> {
         let engine = build_engine(&runbook.dir(), &self.libraries, u64::MAX);
         let ast = runbook.compile(&engine)?;
         let mut problems = check_runbook(&engine, &ast, runbook);
@@ -211,8 +226,7 @@ impl Launcher {
                 message,
             });
         }
-        check_params(&ast, params)?;
-        Ok(())
+        Ok(ast)
     }
 
     fn hosts(&self, inventory: &Inventory, accept_new_host_keys: bool) -> Vec<RunHost> {

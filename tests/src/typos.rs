@@ -346,3 +346,23 @@ fn a_call_given_nothing_says_which_call_made_the_nothing() {
         run.stderr
     );
 }
+
+#[test]
+fn resume_refuses_a_runbook_edited_into_a_duplicate_stage() {
+    let lab = Lab::new();
+    let book =
+        "stage \"one\" on all { run([\"true\"]); }\nstage \"two\" on all { run([\"false\"]); }\n";
+    lab.write("book.rhai", book);
+    lab.write("lab.toml", &inventory("node01", "clock=virtual"));
+    assert_eq!(lab.cairn(&["run", "book.rhai", "-i", "lab.toml"]).code, 1);
+    lab.write("book.rhai", &book.replace("\"two\"", "\"one\""));
+    let before = lab.sim_commands("node01").len();
+    let resume = lab.cairn(&["resume", "--from-stage", "one"]);
+    assert_eq!(resume.code, 2, "{}", resume.stderr);
+    assert!(
+        resume.stderr.contains("stage `one` is declared twice"),
+        "{}",
+        resume.stderr
+    );
+    assert_eq!(lab.sim_commands("node01").len(), before, "nothing ran");
+}
