@@ -17,10 +17,15 @@ pub(crate) struct Cli {
 
 #[derive(Debug, Subcommand)]
 pub(crate) enum Command {
-    /// Compile a runbook: syntax, unknown builtins and their arity; runs nothing.
+    /// Check a runbook without running anything: syntax, unknown functions and modules, argument
+    /// counts and literal types, option keys, params and stages declared once, stages not
+    /// nested, actions inside stages, imports; with an inventory, the stages' groups too.
     Check {
         /// The runbook.
         runbook: PathBuf,
+        /// The inventory (TOML) whose groups the stages must name.
+        #[arg(short, long)]
+        inventory: Option<PathBuf>,
     },
     /// Run one host's instance of a runbook under the debugger, from the start: it stops before
     /// the first action (or at the first breakpoint). Journals apart from any run.

@@ -71,6 +71,10 @@ pub enum ActionError {
         /// Where the runbook calls it.
         site: CallSite,
     },
+    /// The runbook itself is wrong (an unknown option, a call no builtin takes): no host is to
+    /// blame, and the run exits 2 as `cairn check` would.
+    #[error("{0}")]
+    Runbook(String),
     /// An action outside any `stage` block.
     #[error("`{0}` touches the host and must be called inside a `stage` block")]
     OutsideStage(String),

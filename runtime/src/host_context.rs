@@ -246,7 +246,7 @@ impl HostContext {
         let index = {
             let mut state = self.state();
             if let Some(outer) = &state.stage {
-                return Err(ActionError::Failed(format!(
+                return Err(ActionError::Runbook(format!(
                     "stage `{name}` is inside stage `{}`: stages cannot nest",
                     outer.name
                 )));

@@ -10,9 +10,9 @@ use crate::journal::{JournalError, JournalEvent, now_millis};
 use crate::sim::{SimRegistry, SimTransport};
 use crate::ssh::{FdDemand, FdLimitError, SshOptions, SshTarget, SshTransport, prepare_fd_limit};
 use crate::{
-    Assumptions, Cancel, EventSink, HostInfo, Installer, LocalTransport, Outline, RunError,
-    RunHost, RunMeta, RunOptions, RunReport, RunRequest, RunStore, Runbook, RunbookError,
-    Transport, build_engine, execute,
+    Assumptions, Cancel, EventSink, HostInfo, Installer, LocalTransport, Outline, ParamError,
+    RunError, RunHost, RunMeta, RunOptions, RunReport, RunRequest, RunStore, Runbook,
+    RunbookError, Transport, build_engine, check_groups, check_params, check_runbook, execute,
 };
 
 /// What the command line chose for a new run.
@@ -87,6 +87,23 @@ pub enum LaunchError {
     #[error(transparent)]
     #[diagnostic(transparent)]
     Runbook(#[from] RunbookError),
+    /// `cairn check` finds problems in the runbook: nothing was run.
+    #[error("{} problem(s) in {runbook}; nothing was run", problems.len())]
+    #[diagnostic(
+        code(cairn::runtime::check),
+        help("`cairn check RUNBOOK -i INVENTORY` finds these without running anything")
+    )]
+    Check {
+        /// The problems, each with its span.
+        #[related]
+        problems: Vec<RunbookError>,
+        /// The runbook.
+        runbook: String,
+    },
+    /// A `--param` the runbook cannot take.
+    #[error(transparent)]
+    #[diagnostic(transparent)]
+    Param(#[from] ParamError),
 }
 
 /// Starts and resumes runs under one state folder, with the builtins and simulator models the
@@ -109,7 +126,8 @@ impl Launcher {
         events: EventSink,
     ) -> Result<RunReport, LaunchError> {
         let runbook = Runbook::load(&new.runbook)?;
-        let inventory = Inventory::load(&new.inventory)?;
+        let inventory = self.inventory(&new.inventory)?;
+        self.preflight(&runbook, &inventory, &new.params, &events)?;
         let outline = outline(&runbook, &self.libraries, new.options.max_operations)?;
         let secrets = secret_params(&outline);
         let hosts: Vec<String> = inventory.hosts().iter().map(|h| h.name.clone()).collect();
@@ -204,7 +222,10 @@ impl Launcher {
             self.restart_lost_journals(&id, &journals, &overrides.restart_hosts)?;
         }
         let runbook = Runbook::load(&meta.runbook)?;
-        let inventory = Inventory::load(&meta.inventory)?;
+        let inventory = self.inventory(&meta.inventory)?;
+        // An edit since the run started may have brought a typo (or a second stage of a name
+        // `--from-stage` looks for): it is refused before any host is touched, as on `run`.
+        self.check_runbook(&runbook, &inventory, &events)?;
         let mut params = meta.params.clone();
         params.extend(overrides.params);
         let options = RunOptions {
@@ -282,6 +303,54 @@ impl Launcher {
                 run_id: id.to_owned(),
             })
         }
+    }
+
+    /// Loads an inventory, checking its `sim:` addresses against the simulator's models.
+    pub fn inventory(&self, path: &Path) -> Result<Inventory, InventoryError> {
+        let models = self.sim_models.clone();
+        let check = move |address: &Address| crate::sim::check_address(&models, address);
+        Inventory::load_checked(path, Some(&check))
+    }
+
+    /// What `cairn check` finds, and stages on groups the inventory lacks, and `--param`
+    /// values the runbook cannot take: any of them stops the run before it is created.
+    pub fn preflight(
+        &self,
+        runbook: &Runbook,
+        inventory: &Inventory,
+        params: &BTreeMap<String, String>,
+        events: &EventSink,
+    ) -> Result<(), LaunchError> {
+        let ast = self.check_runbook(runbook, inventory, events)?;
+        check_params(&ast, params)?;
+        Ok(())
+    }
+
+    /// What `cairn check -i` finds; the compiled runbook when nothing.
+    fn check_runbook(
+        &self,
+        runbook: &Runbook,
+        inventory: &Inventory,
+        events: &EventSink,
+    ) -> Result<rhai::AST, LaunchError> {
+        let engine = build_engine(&runbook.dir(), &self.libraries, u64::MAX);
+        let ast = runbook.compile(&engine)?;
+        let mut problems = check_runbook(&engine, &ast, runbook);
+        let groups = check_groups(&ast, runbook, inventory);
+        problems.extend(groups.errors);
+        if !problems.is_empty() {
+            return Err(LaunchError::Check {
+                problems,
+                runbook: runbook.name(),
+            });
+        }
+        for message in groups.warnings {
+            events.send(crate::RunEvent::Warning {
+                host: "controller".into(),
+                message,
+            });
+        }
+        Ok(ast)
     }
 
     fn hosts(&self, inventory: &Inventory, accept_new_host_keys: bool) -> Vec<RunHost> {

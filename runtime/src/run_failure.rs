@@ -16,6 +16,8 @@ enum FailureKind {
     Diverged,
     NeedsDecision,
     Other,
+    /// The runbook is wrong (an unknown function or option, a nested stage): exit 2.
+    Runbook,
 }
 
 /// Why one host failed, pointing at the runbook line that failed.
@@ -70,6 +72,11 @@ impl HostFailure {
     /// Whether the run was stopped rather than failed.
     pub fn cancelled(&self) -> bool {
         self.kind == FailureKind::Cancelled
+    }
+
+    /// Whether the runbook itself is wrong, as `cairn check` would say, rather than a host.
+    pub fn runbook_error(&self) -> bool {
+        self.kind == FailureKind::Runbook
     }
 
     /// Whether the runbook contradicts the journal.
@@ -144,8 +151,23 @@ impl HostFailure {
             related: Vec::new(),
             source_code: NamedSource::new(&file, source),
         };
+        if matches!(
+            inner,
+            EvalAltResult::ErrorFunctionNotFound(..)
+                | EvalAltResult::ErrorModuleNotFound(..)
+                | EvalAltResult::ErrorVariableNotFound(..)
+        ) {
+            failure.kind = FailureKind::Runbook;
+        }
+        if let EvalAltResult::ErrorFunctionNotFound(signature, _) = inner {
+            failure.help = crate::check::unit_argument_help(runbook, signature, position);
+        }
         match typed {
             Some(ActionError::Cancelled(_)) => failure.kind = FailureKind::Cancelled,
+            Some(error @ (ActionError::Runbook(_) | ActionError::OutsideStage(_))) => {
+                failure.kind = FailureKind::Runbook;
+                failure.help = help_for(&error);
+            }
             Some(ActionError::NeedsDecision { .. }) => failure.kind = FailureKind::NeedsDecision,
             Some(ActionError::Diverged {
                 journal,

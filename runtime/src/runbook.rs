@@ -104,7 +104,7 @@ pub fn error_in(
     RunbookError {
         help,
         message,
-        source_code: NamedSource::new(name, text.to_owned()),
+        source_code: NamedSource::new(name, crate::source_fold::fold_long_lines(text)),
         span: span_of(text, position),
     }
 }
@@ -121,8 +121,15 @@ fn span_of(text: &str, position: Position) -> Option<SourceSpan> {
                 .nth(column - 1)
                 .map_or(content.len(), |(i, _)| i);
             let rest = &content[start..];
-            let width = rest
-                .find(|c: char| c.is_whitespace() || c == '(' || c == ';')
+            // A string literal spans to its closing quote.
+            let quoted = rest
+                .strip_prefix('"')
+                .and_then(|inner| inner.find('"'))
+                .map(|end| end + 2);
+            let width = quoted
+                .or_else(|| {
+                    rest.find(|c: char| c.is_whitespace() || matches!(c, '(' | ')' | ';' | ','))
+                })
                 .unwrap_or(rest.trim_end().len())
                 .max(1)
                 .min(rest.trim_end().len().max(1));

@@ -89,7 +89,7 @@ fn param(context: &mut EvalContext, inputs: &[Expression]) -> Result<Dynamic, Bo
         None => (default, false),
     };
     let value = match host.shared.params.get(&name) {
-        Some(given) => convert(given, &default).map_err(|expected| {
+        Some(given) => crate::param_value::convert(given, &default).map_err(|expected| {
             host.fail(
                 ActionError::Failed(format!(
                     "--param {name}={given}: expected {expected}, like the default"
@@ -104,35 +104,10 @@ fn param(context: &mut EvalContext, inputs: &[Expression]) -> Result<Dynamic, Bo
     }
     if context.scope().contains(&name) {
         return Err(host.fail(
-            ActionError::Failed(format!("param `{name}` is declared twice")),
+            ActionError::Runbook(format!("param `{name}` is declared twice")),
             position,
         ));
     }
     context.scope_mut().push_constant_dynamic(name, value);
     Ok(Dynamic::UNIT)
-}
-
-/// Converts a `--param` text to the type of the declared default.
-fn convert(given: &str, default: &Dynamic) -> Result<Dynamic, &'static str> {
-    if default.is_int() {
-        given
-            .trim()
-            .parse::<rhai::INT>()
-            .map(Dynamic::from)
-            .map_err(|_| "an integer")
-    } else if default.is_float() {
-        given
-            .trim()
-            .parse::<rhai::FLOAT>()
-            .map(Dynamic::from)
-            .map_err(|_| "a number")
-    } else if default.is_bool() {
-        given
-            .trim()
-            .parse::<bool>()
-            .map(Dynamic::from)
-            .map_err(|_| "true or false")
-    } else {
-        Ok(Dynamic::from(given.to_owned()))
-    }
 }

@@ -8,10 +8,39 @@ use rhai::{Array, Dynamic, Engine, EvalAltResult, Map, NativeCallContext};
 use serde_json::{Value, json};
 
 use crate::{
-    ActionCall, ActionError, ExecRequest, HostContext, HostInfo, Outcome, Reconcile, reboot,
+    ActionCall, ActionError, BuiltinOptions, ExecRequest, HostContext, HostInfo, OptionKey,
+    OptionType, Outcome, Reconcile, reboot,
 };
 
 type RhaiResult<T> = Result<T, Box<EvalAltResult>>;
+
+/// `run(argv, #{...})`'s options.
+pub(crate) const RUN_OPTIONS: BuiltinOptions = BuiltinOptions {
+    builtin: "run",
+    arg: 1,
+    keys: &[
+        OptionKey {
+            name: "allow_fail",
+            kind: OptionType::Bool,
+        },
+        OptionKey {
+            name: "idempotent",
+            kind: OptionType::Bool,
+        },
+        OptionKey {
+            name: "reboot_required",
+            kind: OptionType::Bool,
+        },
+        OptionKey {
+            name: "stdin",
+            kind: OptionType::Text,
+        },
+        OptionKey {
+            name: "timeout",
+            kind: OptionType::Int,
+        },
+    ],
+};
 
 /// A secret value: `param password = secret("")` keeps it out of journals and the screen.
 #[derive(Debug, Clone)]
@@ -19,10 +48,12 @@ pub struct Secret(pub Dynamic);
 
 /// Registers the vocabulary on `engine`.
 pub(crate) fn register(engine: &mut Engine) {
+    crate::declare_options(&RUN_OPTIONS);
     engine.register_type_with_name::<Secret>("Secret");
     engine.register_fn("secret", |value: Dynamic| Secret(value));
     // rhai's `trim` trims in place and returns nothing, a trap in expressions.
     engine.register_fn("trimmed", |text: &str| text.trim().to_owned());
+    crate::string_methods::register(engine);
     engine.register_fn("run", |ctx: NativeCallContext, argv: Array| {
         run(&ctx, argv, Map::new())
     });
@@ -178,10 +209,13 @@ fn run(ctx: &NativeCallContext, argv: Array, options: Map) -> RhaiResult<Map> {
         .collect();
     if argv.is_empty() {
         return Err(host.fail(
-            ActionError::Failed("`run` needs a program: run([\"cmd\", ...])".into()),
+            ActionError::Runbook("`run` needs a program: run([\"cmd\", ...])".into()),
             ctx.call_position(),
         ));
     }
+    RUN_OPTIONS
+        .check(&options)
+        .map_err(|message| host.fail(ActionError::Runbook(message), ctx.call_position()))?;
     let flag = |name: &str| {
         options
             .get(name)

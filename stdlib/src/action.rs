@@ -1,7 +1,10 @@
 //! What every vendor builtin shares: running a query or a change as a journaled action on the
 //! current host, and failing with a typed error that keeps the call's position.
 
-use cairn_runtime::{ActionCall, ActionError, HostContext, HostIo, Outcome, Reconcile};
+use cairn_runtime::{
+    ActionCall, ActionError, BuiltinOptions, HostContext, HostIo, OptionKey, OptionType, Outcome,
+    Reconcile,
+};
 use rhai::{Dynamic, EvalAltResult, NativeCallContext};
 use serde_json::Value;
 
@@ -52,4 +55,24 @@ pub(crate) fn fail(ctx: &NativeCallContext, message: String) -> Box<EvalAltResul
 /// A serializable value as JSON (`null` if it cannot be).
 pub(crate) fn json<T: serde::Serialize>(value: &T) -> Value {
     serde_json::to_value(value).unwrap_or(Value::Null)
+}
+
+/// Checks a builtin's `#{...}` options against its declaration: an unknown key or a value of
+/// the wrong type is a runbook error, never ignored.
+pub(crate) fn check_options(
+    ctx: &NativeCallContext,
+    declared: &BuiltinOptions,
+    options: &rhai::Map,
+) -> RhaiResult<()> {
+    declared
+        .check(options)
+        .map_err(|message| match HostContext::current(ctx) {
+            Ok(host) => host.fail(ActionError::Runbook(message), ctx.call_position()),
+            Err(error) => error,
+        })
+}
+
+/// One option key, for the declarations.
+pub(crate) const fn key(name: &'static str, kind: OptionType) -> OptionKey {
+    OptionKey { name, kind }
 }

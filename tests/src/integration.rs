@@ -19,3 +19,4 @@ mod signals;
 mod ssh;
 mod ssh_lab;
 mod store;
+mod typos;

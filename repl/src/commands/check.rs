@@ -1,16 +1,28 @@
-//! `cairn check`: compile a runbook and check its builtin calls, running nothing.
+//! `cairn check`: compile a runbook and check it, and its stages' groups against an inventory;
+//! runs nothing.
 
 use std::path::Path;
 use std::process::ExitCode;
 
-use cairn_runtime::{Runbook, build_engine, check_calls};
+use cairn_runtime::inventory::Inventory;
+use cairn_runtime::{Runbook, build_engine, check_groups, check_runbook};
 
-pub(crate) fn check(path: &Path) -> miette::Result<ExitCode> {
+pub(crate) fn check(path: &Path, inventory: Option<&Path>) -> miette::Result<ExitCode> {
     let runbook = Runbook::load(path)?;
     let libraries = cairn_stdlib::libraries();
     let engine = build_engine(&runbook.dir(), &libraries, u64::MAX);
     let ast = runbook.compile(&engine)?;
-    let problems = check_calls(&engine, &ast, &runbook);
+    let mut problems = check_runbook(&engine, &ast, &runbook);
+    if let Some(inventory) = inventory {
+        let models = cairn_stdlib::sim_models();
+        let check = |address: &_| cairn_runtime::sim::check_address(&models, address);
+        let inventory = Inventory::load_checked(inventory, Some(&check))?;
+        let groups = check_groups(&ast, &runbook, &inventory);
+        problems.extend(groups.errors);
+        for warning in groups.warnings {
+            eprintln!("warning: {warning}");
+        }
+    }
     let count = problems.len();
     for problem in problems {
         eprintln!("{:?}", miette::Report::new(problem));

@@ -26,7 +26,7 @@ use crate::cli::{Cli, Command};
 pub(crate) fn execute(cli: Cli) -> miette::Result<ExitCode> {
     let state = cli.state_dir;
     match cli.command {
-        Command::Check { runbook } => check::check(&runbook),
+        Command::Check { runbook, inventory } => check::check(&runbook, inventory.as_deref()),
         Command::Debug {
             runbook,
             inventory,

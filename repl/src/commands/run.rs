@@ -287,12 +287,19 @@ fn summarize(report: RunReport, json: bool) -> ExitCode {
             }
         );
     }
+    // A runbook error is the runbook's fault, not the hosts': exit 2, as `cairn check` would.
+    let runbook_error = report
+        .hosts
+        .iter()
+        .any(|h| h.failure.as_ref().is_some_and(|f| f.runbook_error()));
     for host in report.hosts {
         if let (HostStatus::Failed, Some(failure)) = (host.status, host.failure) {
             eprintln!("{:?}", miette::Report::new(failure));
         }
     }
-    if succeeded {
+    if runbook_error {
+        ExitCode::from(2)
+    } else if succeeded {
         ExitCode::SUCCESS
     } else {
         ExitCode::from(1)

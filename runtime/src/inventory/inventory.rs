@@ -3,7 +3,22 @@
 use std::path::Path;
 
 use super::inventory_builder::InventoryBuilder;
-use super::{HostSpec, InventoryError};
+use super::{Address, HostSpec, InventoryError};
+
+/// Why an address cannot be used, beyond its syntax: `part` is the text of the address to
+/// point at (the model's name, an option's key).
+#[derive(Debug, Clone)]
+pub struct AddressProblem {
+    /// What would fix it.
+    pub help: Option<String>,
+    /// The offending part of the address as written.
+    pub part: String,
+    /// What is wrong.
+    pub reason: String,
+}
+
+/// A check of each address beyond its syntax, such as the simulator's models and options.
+pub type AddressCheck<'a> = &'a dyn Fn(&Address) -> Result<(), AddressProblem>;
 
 /// Hosts and groups read from a TOML inventory (see `docs/inventory.md`).
 ///
@@ -32,17 +47,34 @@ pub struct Inventory {
 impl Inventory {
     /// Reads and resolves the inventory at `path`.
     pub fn load(path: impl AsRef<Path>) -> Result<Self, InventoryError> {
+        Self::load_checked(path, None)
+    }
+
+    /// Reads and resolves the inventory at `path`, checking each address with `check`.
+    pub fn load_checked(
+        path: impl AsRef<Path>,
+        check: Option<AddressCheck<'_>>,
+    ) -> Result<Self, InventoryError> {
         let path = path.as_ref();
         let text = std::fs::read_to_string(path).map_err(|source| InventoryError::Io {
             path: path.display().to_string(),
             source,
         })?;
-        Self::parse(&path.display().to_string(), &text)
+        Self::parse_checked(&path.display().to_string(), &text, check)
     }
 
     /// Resolves the inventory `text`; `name` names the file in error messages.
     pub fn parse(name: &str, text: &str) -> Result<Self, InventoryError> {
-        let (hosts, groups) = InventoryBuilder::new(name, text).build()?;
+        Self::parse_checked(name, text, None)
+    }
+
+    /// Resolves the inventory `text`, checking each address with `check`.
+    pub fn parse_checked(
+        name: &str,
+        text: &str,
+        check: Option<AddressCheck<'_>>,
+    ) -> Result<Self, InventoryError> {
+        let (hosts, groups) = InventoryBuilder::new(name, text, check).build()?;
         Ok(Self { groups, hosts })
     }
 

@@ -12,13 +12,16 @@ use super::raw_inventory::RawInventory;
 use super::string_span::string_span;
 use super::suggest::closest;
 use super::toml_json::to_json;
-use super::{Address, AddressError, HostSpec, InventoryError, host_pattern};
+use super::{
+    Address, AddressCheck, AddressError, HostSpec, InventoryError, host_name, host_pattern,
+};
 
 /// Why `controller` cannot be a group.
 const CONTROLLER_REASON: &str = "`on controller` runs a stage on the interpreter's machine";
 
 /// Builds hosts from one inventory file.
 pub(crate) struct InventoryBuilder<'a> {
+    check: Option<AddressCheck<'a>>,
     name: &'a str,
     text: &'a str,
 }
@@ -32,8 +35,8 @@ struct PendingHost<'a> {
 }
 
 impl<'a> InventoryBuilder<'a> {
-    pub(crate) fn new(name: &'a str, text: &'a str) -> Self {
-        Self { name, text }
+    pub(crate) fn new(name: &'a str, text: &'a str, check: Option<AddressCheck<'a>>) -> Self {
+        Self { check, name, text }
     }
 
     /// The hosts in file order and the group names in declaration order.
@@ -56,7 +59,7 @@ impl<'a> InventoryBuilder<'a> {
             let host = host.get_ref();
             let names =
                 host_pattern::expand(key.get_ref()).map_err(|e| InventoryError::BadPattern {
-                    pattern: key.get_ref().clone(),
+                    pattern: host_name::shown(key.get_ref()),
                     reason: e.reason,
                     span: self.within(key, e.range),
                     src: self.src(),
@@ -69,6 +72,14 @@ impl<'a> InventoryBuilder<'a> {
                 graph.add(group.get_ref());
             }
             for name in names {
+                if let Err(reason) = host_name::check(&name) {
+                    return Err(InventoryError::BadHostName {
+                        name: host_name::shown(&name),
+                        reason,
+                        span: key.span().into(),
+                        src: self.src(),
+                    });
+                }
                 if let Some(first) = defined.get(&name) {
                     return Err(InventoryError::DuplicateHost {
                         first: first.clone().into(),
@@ -83,6 +94,20 @@ impl<'a> InventoryBuilder<'a> {
                         .map_err(|e| self.address_error(address, &e))?,
                     None => Address::ssh(name.clone()),
                 };
+                if let (Some(check), Some(written)) = (self.check, &host.address)
+                    && let Err(problem) = check(&address)
+                {
+                    let value = written.get_ref();
+                    let range = value
+                        .find(&problem.part)
+                        .map_or(0..value.len(), |at| at..at + problem.part.len());
+                    return Err(InventoryError::UnusableAddress {
+                        help: problem.help,
+                        reason: problem.reason,
+                        span: self.within(written, range),
+                        src: self.src(),
+                    });
+                }
                 let direct_groups = host.groups.iter().map(|g| g.get_ref().clone()).collect();
                 pending.push(PendingHost {
                     address,
@@ -275,6 +300,7 @@ impl<'a> InventoryBuilder<'a> {
     }
 
     fn src(&self) -> NamedSource<String> {
-        NamedSource::new(self.name, self.text.to_owned()).with_language("toml")
+        NamedSource::new(self.name, crate::source_fold::fold_long_lines(self.text))
+            .with_language("toml")
     }
 }

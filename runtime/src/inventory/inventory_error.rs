@@ -59,6 +59,42 @@ pub enum InventoryError {
         #[label("here")]
         span: SourceSpan,
     },
+    /// A host name that cannot name the host's files, or is reserved.
+    #[error("invalid host name `{name}`: {reason}")]
+    #[diagnostic(
+        code(cairn::runtime::inventory_bad_host_name),
+        help(
+            "a host's name names its journal (`<name>.jsonl`) and its simulator state folder: not `.` or `..`, no `/`, at most 249 bytes; `controller` is the interpreter's own instance"
+        )
+    )]
+    BadHostName {
+        /// The name (shortened when long).
+        name: String,
+        /// What is wrong.
+        reason: String,
+        /// The file.
+        #[source_code]
+        src: NamedSource<String>,
+        /// The host's entry.
+        #[label("this host")]
+        span: SourceSpan,
+    },
+    /// An address that parses but names what does not exist (a simulator model or option).
+    #[error("unusable address: {reason}")]
+    #[diagnostic(code(cairn::runtime::inventory_unusable_address))]
+    UnusableAddress {
+        /// What would fix it.
+        #[help]
+        help: Option<String>,
+        /// What is wrong.
+        reason: String,
+        /// The file.
+        #[source_code]
+        src: NamedSource<String>,
+        /// The offending part of the address.
+        #[label("here")]
+        span: SourceSpan,
+    },
     /// A port that is not a number from 1 to 65535.
     #[error("port `{port}` is not a number from 1 to 65535")]
     #[diagnostic(code(cairn::runtime::inventory_bad_port))]

@@ -21,6 +21,7 @@
 mod address;
 mod address_error;
 mod group_graph;
+mod host_name;
 mod host_pattern;
 mod host_spec;
 #[allow(clippy::module_inception)] // one concept per file: `Inventory` lives in inventory.rs
@@ -37,5 +38,6 @@ mod toml_json;
 pub use address::Address;
 pub use address_error::AddressError;
 pub use host_spec::HostSpec;
-pub use inventory::Inventory;
+pub use inventory::{AddressCheck, AddressProblem, Inventory};
 pub use inventory_error::InventoryError;
+pub use suggest::closest;

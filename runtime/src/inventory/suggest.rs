@@ -1,10 +1,7 @@
 //! "Did you mean": the closest of some names to a misspelt one.
 
 /// The candidate closest to `word` by edit distance, if close enough to be a likely typo.
-pub(crate) fn closest<'a>(
-    word: &str,
-    candidates: impl IntoIterator<Item = &'a str>,
-) -> Option<&'a str> {
+pub fn closest<'a>(word: &str, candidates: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
     candidates
         .into_iter()
         .map(|candidate| (distance(word, candidate), candidate))
@@ -13,22 +10,32 @@ pub(crate) fn closest<'a>(
         .map(|(_, candidate)| candidate)
 }
 
-/// Levenshtein distance over characters.
+/// Edit distance over characters, a swap of neighbours counting as one edit (`lgo` is one
+/// edit from `log`): Levenshtein with transpositions (optimal string alignment).
 fn distance(a: &str, b: &str) -> usize {
+    let a: Vec<char> = a.chars().collect();
     let b: Vec<char> = b.chars().collect();
-    let mut previous: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut current = Vec::with_capacity(b.len() + 1);
-        current.push(i + 1);
-        for (j, cb) in b.iter().enumerate() {
-            let substitute = previous.get(j).copied().unwrap_or(0) + usize::from(ca != *cb);
-            let delete = previous.get(j + 1).copied().unwrap_or(0) + 1;
-            let insert = current.get(j).copied().unwrap_or(0) + 1;
-            current.push(substitute.min(delete).min(insert));
-        }
-        previous = current;
+    let width = b.len() + 1;
+    let mut table = vec![0usize; (a.len() + 1) * width];
+    for (i, cell) in table.iter_mut().step_by(width).enumerate() {
+        *cell = i;
     }
-    previous.last().copied().unwrap_or(0)
+    for (j, cell) in table.iter_mut().take(width).enumerate() {
+        *cell = j;
+    }
+    for i in 1..=a.len() {
+        for j in 1..=b.len() {
+            let cost = usize::from(a[i - 1] != b[j - 1]);
+            let mut best = (table[(i - 1) * width + j] + 1)
+                .min(table[i * width + j - 1] + 1)
+                .min(table[(i - 1) * width + j - 1] + cost);
+            if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
+                best = best.min(table[(i - 2) * width + j - 2] + 1);
+            }
+            table[i * width + j] = best;
+        }
+    }
+    table.last().copied().unwrap_or(0)
 }
 
 #[cfg(test)]
@@ -42,5 +49,7 @@ mod tests {
         assert_eq!(closest("group", keys), Some("groups"));
         assert_eq!(closest("user", keys), None);
         assert_eq!(distance("kitten", "sitting"), 3);
+        assert_eq!(distance("lgo", "log"), 1);
+        assert_eq!(closest("lgo", ["log", "run"]), Some("log"));
     }
 }

@@ -22,6 +22,7 @@
 
 mod boot_marker;
 mod generic_commands;
+mod sim_address_check;
 mod sim_boot;
 mod sim_context;
 mod sim_error;
@@ -37,6 +38,7 @@ mod sim_transport;
 mod tests;
 
 pub use boot_marker::BootMarker;
+pub use sim_address_check::check_address;
 pub use sim_boot::SimBoot;
 pub use sim_context::SimContext;
 pub use sim_error::SimError;

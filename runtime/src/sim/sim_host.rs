@@ -51,23 +51,7 @@ impl SimHost {
         model: Arc<SimModel>,
         options: BTreeMap<String, String>,
     ) -> Result<Self, SimError> {
-        let tool_options = model
-            .tools
-            .iter()
-            .flat_map(|tool| tool.options().iter().copied());
-        for tool in &model.tools {
-            for key in tool.options() {
-                if let Some(value) = options.get(*key) {
-                    tool.check_option(key, value)
-                        .map_err(|expected| SimError::BadOption {
-                            expected,
-                            key: (*key).to_owned(),
-                            value: value.clone(),
-                        })?;
-                }
-            }
-        }
-        let options = SimOptions::parse(&options, tool_options)?;
+        let options = model.options(&options)?;
         let dir = dir.into();
         let clock = if options.virtual_clock {
             Clock::virtual_at(VIRTUAL_EPOCH_MILLIS)

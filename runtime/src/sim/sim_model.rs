@@ -1,8 +1,10 @@
 //! A kind of simulated host: how it shows a boot, and which tools it has.
 
+use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use super::{BootMarker, SimTool};
+use super::sim_options::SimOptions;
+use super::{BootMarker, SimError, SimTool};
 
 /// A kind of simulated host (`linux`, and the vendor stdlib's `esxi`, ...).
 #[derive(Clone)]
@@ -30,6 +32,36 @@ impl SimModel {
     pub fn with_tool(mut self, tool: impl SimTool + 'static) -> Self {
         self.tools.push(Arc::new(tool));
         self
+    }
+
+    /// Checks a `sim:` address's options against the simulator's and this model's tools' own,
+    /// names and values; the inventory calls it when it is loaded, before any run starts.
+    pub fn check_options(&self, options: &BTreeMap<String, String>) -> Result<(), SimError> {
+        self.options(options).map(|_| ())
+    }
+
+    /// The typed options of a `sim:` address, checked.
+    pub(crate) fn options(
+        &self,
+        options: &BTreeMap<String, String>,
+    ) -> Result<SimOptions, SimError> {
+        for tool in &self.tools {
+            for key in tool.options() {
+                if let Some(value) = options.get(*key) {
+                    tool.check_option(key, value)
+                        .map_err(|expected| SimError::BadOption {
+                            expected,
+                            key: (*key).to_owned(),
+                            value: value.clone(),
+                        })?;
+                }
+            }
+        }
+        let tool_options = self
+            .tools
+            .iter()
+            .flat_map(|tool| tool.options().iter().copied());
+        SimOptions::parse(options, tool_options)
     }
 
     /// The tool that answers `program`: exact name first, then its base name.

@@ -257,7 +257,16 @@ fn get_advanced(io: &mut HostIo<'_>, option: &str) -> Result<Value, ActionError>
     Ok(value)
 }
 
+/// `esxcli::vib_install(source, #{...})`'s options.
+pub(crate) const VIB_INSTALL_OPTIONS: cairn_runtime::BuiltinOptions =
+    cairn_runtime::BuiltinOptions {
+        builtin: "esxcli::vib_install",
+        arg: 1,
+        keys: &[crate::action::key("force", cairn_runtime::OptionType::Bool)],
+    };
+
 fn install_vib(ctx: &NativeCallContext, source: &str, options: &Map) -> RhaiResult<Map> {
+    crate::action::check_options(ctx, &VIB_INSTALL_OPTIONS, options)?;
     let force = options
         .get("force")
         .and_then(|v| v.as_bool().ok())

@@ -3,6 +3,16 @@
 
 use cairn_runtime::{ActionCall, ActionError, HostIo, Outcome, Reconcile};
 use rhai::plugin::*;
+
+/// `mlxfwmanager::update(dev, #{...})`'s options.
+pub(crate) const UPDATE_OPTIONS: cairn_runtime::BuiltinOptions = cairn_runtime::BuiltinOptions {
+    builtin: "mlxfwmanager::update",
+    arg: 1,
+    keys: &[crate::action::key(
+        "online",
+        cairn_runtime::OptionType::Bool,
+    )],
+};
 use rhai::{Map, NativeCallContext};
 use serde_json::{Value, json};
 
@@ -52,6 +62,7 @@ pub mod mlxfwmanager_builtins {
     /// ```
     #[rhai_fn(volatile, return_raw)]
     pub fn update(ctx: NativeCallContext, dev: String, options: Map) -> RhaiResult<Map> {
+        crate::action::check_options(&ctx, &super::UPDATE_OPTIONS, &options)?;
         let online = options
             .get("online")
             .and_then(|v| v.as_bool().ok())

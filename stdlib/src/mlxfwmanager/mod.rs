@@ -27,5 +27,6 @@ pub fn install(engine: &mut rhai::Engine) {
     static MODULE: std::sync::OnceLock<rhai::Shared<rhai::Module>> = std::sync::OnceLock::new();
     let module = MODULE
         .get_or_init(|| rhai::Shared::new(rhai::exported_module!(builtins::mlxfwmanager_builtins)));
+    cairn_runtime::declare_options(&builtins::UPDATE_OPTIONS);
     engine.register_static_module("mlxfwmanager", module.clone());
 }

@@ -1,7 +1,21 @@
 //! The `ofed::` builtins: install MLNX_OFED in a Linux guest, read its version, restart its
 //! drivers (reference 000, section 2.4).
 
+use cairn_runtime::{BuiltinOptions, OptionType};
 use rhai::plugin::*;
+
+use crate::action::key;
+
+/// `ofed::install(tarball, #{...})`'s options.
+pub(crate) const INSTALL_OPTIONS: BuiltinOptions = BuiltinOptions {
+    builtin: "ofed::install",
+    arg: 1,
+    keys: &[
+        key("dir", OptionType::Text),
+        key("distro_packages", OptionType::Array),
+        key("force", OptionType::Bool),
+    ],
+};
 
 /// The `ofed::` module.
 #[export_module]
@@ -50,6 +64,7 @@ pub mod ofed_builtins {
     /// ```
     #[rhai_fn(volatile, return_raw, name = "install")]
     pub fn install(ctx: NativeCallContext, tarball: &str, options: Map) -> RhaiResult<Dynamic> {
+        crate::action::check_options(&ctx, &super::INSTALL_OPTIONS, &options)?;
         let opts = action::options_json(&options)?;
         let Some(parsed) = Tarball::from_path(tarball) else {
             return Err(action::fail(

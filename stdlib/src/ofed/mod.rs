@@ -25,5 +25,6 @@ pub fn install(engine: &mut rhai::Engine) {
     let module = MODULE
         .get_or_init(|| rhai::Shared::new(rhai::exported_module!(builtins::ofed_builtins)))
         .clone();
+    cairn_runtime::declare_options(&builtins::INSTALL_OPTIONS);
     engine.register_static_module("ofed", module);
 }

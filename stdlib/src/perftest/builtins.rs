@@ -329,7 +329,7 @@ mod tests {
         );
         assert!(
             t.error(r#"perftest::send_bw("bb", "ba", #{ sise: 1 })"#)
-                .contains("unknown perftest option `sise`")
+                .contains("`perftest::send_bw` has no option `sise`; did you mean `size`?")
         );
         let error = t.error(r#"perftest::send_bw("bare", "ba", #{})"#);
         assert!(

@@ -1,7 +1,10 @@
 //! The perftest command lines: the same options on the server and the client, the client
 //! adding the server's address (reference 000 section 3.1, reference 002).
 
+use cairn_runtime::{BuiltinOptions, OptionKey, OptionType};
 use serde_json::Value;
+
+use crate::action::key;
 
 use crate::ib::action;
 
@@ -14,6 +17,55 @@ pub(crate) const TOOLS: &[(&str, &str)] = &[
     ("write_lat", "ib_write_lat"),
     ("read_lat", "ib_read_lat"),
 ];
+
+/// The keys of one test's `#{...}`.
+const TEST_KEYS: &[OptionKey] = &[
+    key("address", OptionType::Text),
+    key("all_sizes", OptionType::Bool),
+    key("device", OptionType::Text),
+    key("gid_index", OptionType::Int),
+    key("iterations", OptionType::Int),
+    key("port", OptionType::Int),
+    key("qps", OptionType::Int),
+    key("size", OptionType::Int),
+];
+
+/// The six tests' options, in the order of [`TOOLS`].
+pub(crate) const PAIR_OPTIONS: [BuiltinOptions; 6] = [
+    pair_options("perftest::send_bw"),
+    pair_options("perftest::write_bw"),
+    pair_options("perftest::read_bw"),
+    pair_options("perftest::send_lat"),
+    pair_options("perftest::write_lat"),
+    pair_options("perftest::read_lat"),
+];
+
+const fn pair_options(builtin: &'static str) -> BuiltinOptions {
+    BuiltinOptions {
+        builtin,
+        arg: 2,
+        keys: TEST_KEYS,
+    }
+}
+
+/// `perftest::matrix(hosts, #{...})`'s options: a test's, and which test, pairs, concurrency.
+pub(crate) const MATRIX_OPTIONS: BuiltinOptions = BuiltinOptions {
+    builtin: "perftest::matrix",
+    arg: 1,
+    keys: &[
+        key("address", OptionType::Text),
+        key("all_sizes", OptionType::Bool),
+        key("concurrency", OptionType::Int),
+        key("device", OptionType::Text),
+        key("gid_index", OptionType::Int),
+        key("iterations", OptionType::Int),
+        key("pairs", OptionType::Array),
+        key("port", OptionType::Int),
+        key("qps", OptionType::Int),
+        key("size", OptionType::Int),
+        key("test", OptionType::Text),
+    ],
+};
 
 /// perftest's default TCP port for exchanging queue pair data.
 pub(crate) const DEFAULT_PORT: i64 = 18515;

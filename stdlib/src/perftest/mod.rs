@@ -30,5 +30,11 @@ pub fn install(engine: &mut rhai::Engine) {
     let module = MODULE
         .get_or_init(|| rhai::Shared::new(rhai::exported_module!(builtins::perftest_builtins)))
         .clone();
+    for declared in command::PAIR_OPTIONS
+        .iter()
+        .chain([&command::MATRIX_OPTIONS])
+    {
+        cairn_runtime::declare_options(declared);
+    }
     engine.register_static_module("perftest", module);
 }

@@ -8,7 +8,7 @@ use cairn_runtime::{ActionCall, ActionError, HostContext, HostIo, Outcome, Recon
 use rhai::{Array, Dynamic, Map, NativeCallContext};
 use serde_json::{Value, json};
 
-use super::command::{TOOLS, TestOptions};
+use super::command::{MATRIX_OPTIONS, PAIR_OPTIONS, TOOLS, TestOptions};
 use super::pair::{self, Pair};
 use crate::ib::action::{self, RhaiResult};
 
@@ -26,6 +26,9 @@ pub(crate) fn pair(
     options: &Map,
 ) -> RhaiResult<Dynamic> {
     let host = HostContext::current(ctx)?;
+    if let Some(declared) = PAIR_OPTIONS.iter().find(|o| o.builtin.ends_with(test)) {
+        crate::action::check_options(ctx, declared, options)?;
+    }
     let options = action::options_json(options)?;
     let opts = TestOptions::from_json(&options).map_err(|m| action::fail(ctx, m))?;
     let program =
@@ -218,6 +221,7 @@ pub(crate) fn rounds(pairs: &[(String, String)], concurrency: usize) -> Vec<Vec<
 /// `perftest::matrix(hosts, opts)`.
 pub(crate) fn matrix(ctx: &NativeCallContext, hosts: Array, options: &Map) -> RhaiResult<Array> {
     let host = HostContext::current(ctx)?;
+    crate::action::check_options(ctx, &MATRIX_OPTIONS, options)?;
     let hosts: Vec<String> = hosts.into_iter().map(|h| h.to_string()).collect();
     let mut options = action::options_json(options)?;
     let (test, given, concurrency) = match options.as_object_mut() {

@@ -44,6 +44,20 @@ use crate::ib::action::{self, RhaiResult};
 use crate::perftest::pair::{self, Pair};
 use crate::sockperf::command::PingPongOptions;
 
+/// `sockperf::ping_pong(server, client, #{...})`'s options.
+pub(crate) const PING_PONG_OPTIONS: cairn_runtime::BuiltinOptions = cairn_runtime::BuiltinOptions {
+    builtin: "sockperf::ping_pong",
+    arg: 2,
+    keys: &[
+        crate::action::key("address", cairn_runtime::OptionType::Text),
+        crate::action::key("duration", cairn_runtime::OptionType::Int),
+        crate::action::key("msg_size", cairn_runtime::OptionType::Int),
+        crate::action::key("port", cairn_runtime::OptionType::Int),
+        crate::action::key("tcp", cairn_runtime::OptionType::Bool),
+        crate::action::key("vma", cairn_runtime::OptionType::Bool),
+    ],
+};
+
 fn ping_pong(
     ctx: &NativeCallContext,
     server: &str,
@@ -51,6 +65,7 @@ fn ping_pong(
     options: &Map,
 ) -> RhaiResult<Dynamic> {
     let host = HostContext::current(ctx)?;
+    crate::action::check_options(ctx, &PING_PONG_OPTIONS, options)?;
     let options = action::options_json(options)?;
     let opts = PingPongOptions::from_json(&options).map_err(|m| action::fail(ctx, m))?;
     let shared = host.shared.clone();

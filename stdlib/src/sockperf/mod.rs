@@ -27,5 +27,6 @@ pub fn install(engine: &mut rhai::Engine) {
     let module = MODULE
         .get_or_init(|| rhai::Shared::new(rhai::exported_module!(builtins::sockperf_builtins)))
         .clone();
+    cairn_runtime::declare_options(&builtins::PING_PONG_OPTIONS);
     engine.register_static_module("sockperf", module);
 }

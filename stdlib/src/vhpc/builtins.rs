@@ -4,6 +4,16 @@
 
 use cairn_runtime::{ActionCall, ActionError, HostContext, Outcome, Reconcile};
 use rhai::plugin::*;
+
+/// `vhpc::reserve(vm, #{...})`'s options.
+pub(crate) const RESERVE_OPTIONS: cairn_runtime::BuiltinOptions = cairn_runtime::BuiltinOptions {
+    builtin: "vhpc::reserve",
+    arg: 1,
+    keys: &[
+        crate::action::key("cpu", cairn_runtime::OptionType::Bool),
+        crate::action::key("memory", cairn_runtime::OptionType::Bool),
+    ],
+};
 use rhai::{Map, NativeCallContext};
 use serde_json::{Value, json};
 
@@ -98,6 +108,7 @@ pub mod vhpc_builtins {
     /// ```
     #[rhai_fn(volatile, return_raw)]
     pub fn reserve(ctx: NativeCallContext, vm: String, options: Map) -> RhaiResult<Map> {
+        crate::action::check_options(&ctx, &super::RESERVE_OPTIONS, &options)?;
         let flag = |key: &str| options.get(key).and_then(|v| v.as_bool().ok());
         let (cpu, memory) = (flag("cpu"), flag("memory"));
         if cpu.is_none() && memory.is_none() {

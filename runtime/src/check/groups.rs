@@ -1,0 +1,66 @@
+//! Stages against an inventory: `stage ... on GROUP` must name a group the inventory has, or
+//! the stage would be skipped on every host without a word.
+
+use rhai::{AST, ASTNode, Expr};
+
+use crate::inventory::{Inventory, closest};
+use crate::{Runbook, RunbookError};
+
+/// What checking a runbook's groups found.
+#[derive(Debug, Default)]
+pub struct GroupCheck {
+    /// Stages on groups the inventory does not have.
+    pub errors: Vec<RunbookError>,
+    /// Stages on groups that have no hosts.
+    pub warnings: Vec<String>,
+}
+
+/// Checks every stage's group against `inventory`.
+pub fn check_groups(ast: &AST, runbook: &Runbook, inventory: &Inventory) -> GroupCheck {
+    let mut found = GroupCheck::default();
+    ast.walk(&mut |path: &[ASTNode]| {
+        let Some(ASTNode::Expr(Expr::Custom(custom, _))) = path.last() else {
+            return true;
+        };
+        if custom.tokens.first().map(|t| t.as_str()) != Some("stage") {
+            return true;
+        }
+        let (Some(Expr::StringConstant(stage, _)), Some(Expr::Variable(group, _, position))) =
+            (custom.inputs.first(), custom.inputs.get(1))
+        else {
+            return true;
+        };
+        let group = group.1.as_str();
+        if group == "controller" {
+            return true;
+        }
+        if !inventory.group_names().iter().any(|g| g == group) {
+            let known: Vec<&str> = inventory
+                .group_names()
+                .iter()
+                .map(String::as_str)
+                .chain(["controller"])
+                .collect();
+            let help = match closest(group, known.iter().copied()) {
+                Some(near) => format!(
+                    "did you mean `{near}`? the inventory's groups: {}",
+                    known.join(", ")
+                ),
+                None => format!("the inventory's groups: {}", known.join(", ")),
+            };
+            found.errors.push(runbook.error_at(
+                format!(
+                    "stage `{stage}` runs on group `{group}`, which the inventory does not have"
+                ),
+                *position,
+                Some(help),
+            ));
+        } else if inventory.group(group).is_empty() {
+            found.warnings.push(format!(
+                "stage `{stage}` runs on group `{group}`, which has no hosts"
+            ));
+        }
+        true
+    });
+    found
+}

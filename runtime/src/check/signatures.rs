@@ -1,0 +1,118 @@
+//! The builtins' signatures, from the engine's own metadata: the one source `cairn check` reads
+//! for names, argument counts, argument types and what a call returns.
+
+use std::any::TypeId;
+use std::collections::BTreeMap;
+
+use rhai::{Array, Dynamic, Engine, FLOAT, INT, ImmutableString, Map};
+
+/// One registered function.
+#[derive(Debug, Clone)]
+pub(crate) struct Signature {
+    /// How a runbook writes it, with its parameters (`net::set_mtu(iface: &str, mtu: i64)`).
+    pub(crate) display: String,
+    /// Its parameters' types.
+    pub(crate) params: Vec<TypeId>,
+    /// Its return type's name (`()` for nothing).
+    pub(crate) returns: String,
+}
+
+/// Every registered function by qualified name (`run`, `net::set_mtu`, `trim`).
+#[derive(Debug, Default)]
+pub(crate) struct Signatures {
+    pub(crate) by_name: BTreeMap<String, Vec<Signature>>,
+}
+
+impl Signatures {
+    /// Reads the engine's function metadata, the standard library's included.
+    pub(crate) fn of(engine: &Engine) -> Self {
+        let mut by_name: BTreeMap<String, Vec<Signature>> = BTreeMap::new();
+        let found = engine.collect_fn_metadata(
+            None,
+            |info| {
+                let name = if info.namespace.is_empty() {
+                    info.metadata.name.to_string()
+                } else {
+                    format!("{}::{}", info.namespace, info.metadata.name)
+                };
+                // `RhaiResult<T>` is how a builtin fails; the runbook sees a `T`.
+                let signature = info.metadata.gen_signature(|t| t.into());
+                let signature = match signature.split_once(" -> RhaiResult<") {
+                    Some((head, tail)) => {
+                        format!("{head} -> {}", tail.strip_suffix('>').unwrap_or(tail))
+                    }
+                    None => signature,
+                };
+                let display = if info.namespace.is_empty() {
+                    signature
+                } else {
+                    format!("{}::{signature}", info.namespace)
+                };
+                Some((
+                    name,
+                    Signature {
+                        display,
+                        params: info.metadata.param_types.to_vec(),
+                        returns: info.metadata.return_type.to_string(),
+                    },
+                ))
+            },
+            true,
+        );
+        for (name, signature) in found {
+            by_name.entry(name).or_default().push(signature);
+        }
+        Self { by_name }
+    }
+
+    /// The signatures of `name` with `arity` parameters.
+    pub(crate) fn with_arity(&self, name: &str, arity: usize) -> Vec<&Signature> {
+        self.by_name
+            .get(name)
+            .map(|all| all.iter().filter(|s| s.params.len() == arity).collect())
+            .unwrap_or_default()
+    }
+
+    /// Whether every function `name` with `arity` parameters returns nothing.
+    pub(crate) fn returns_nothing(&self, name: &str, arity: usize) -> bool {
+        let candidates = self.with_arity(name, arity);
+        !candidates.is_empty() && candidates.iter().all(|s| s.returns == "()")
+    }
+}
+
+/// Whether a parameter of type `param` can take `value`.
+pub(crate) fn accepts(param: TypeId, value: &Dynamic) -> bool {
+    if param == TypeId::of::<Dynamic>() {
+        return true;
+    }
+    let actual = if value.is_int() {
+        TypeId::of::<INT>()
+    } else if value.is_float() {
+        TypeId::of::<FLOAT>()
+    } else if value.is_bool() {
+        TypeId::of::<bool>()
+    } else if value.is_string() {
+        TypeId::of::<ImmutableString>()
+    } else if value.is_array() {
+        TypeId::of::<Array>()
+    } else if value.is_map() {
+        TypeId::of::<Map>()
+    } else if value.is_unit() {
+        TypeId::of::<()>()
+    } else {
+        return true;
+    };
+    let text = [TypeId::of::<ImmutableString>(), TypeId::of::<String>()];
+    param == actual || (text.contains(&param) && text.contains(&actual))
+}
+
+/// A literal value's type in words.
+pub(crate) fn describe(value: &Dynamic) -> String {
+    if value.is_string() {
+        format!("the string {value:?}")
+    } else if value.is_unit() {
+        "`()`".into()
+    } else {
+        format!("{} `{value}`", value.type_name())
+    }
+}

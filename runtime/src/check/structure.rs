@@ -1,0 +1,124 @@
+//! The shape of a runbook: params and stages declared once, stages not nested, actions inside
+//! stages, imports that resolve to a file.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use rhai::{AST, ASTNode, Expr, Position, Stmt};
+
+use super::calls::{call_at, qualified};
+use super::signatures::Signatures;
+use crate::{Runbook, RunbookError};
+
+/// Builtins outside the vendor modules that touch the host, so need a stage.
+const ACTIONS: &[&str] = &["publish", "reboot", "reboot_if_pending", "run"];
+
+/// A `stage` or `param` form's keyword and name, with where the name is.
+fn declaration<'a>(node: &'a ASTNode<'a>) -> Option<(&'a str, String, Position)> {
+    let ASTNode::Expr(Expr::Custom(custom, position)) = node else {
+        return None;
+    };
+    let keyword = custom.tokens.first()?.as_str();
+    let name = match custom.inputs.first() {
+        Some(Expr::StringConstant(name, _)) => name.to_string(),
+        Some(Expr::Variable(variable, ..)) => variable.1.to_string(),
+        _ => String::new(),
+    };
+    let at = custom.inputs.first().map_or(*position, Expr::position);
+    Some((keyword, name, at))
+}
+
+/// Duplicate params and stages, nested stages, actions outside stages, missing imports.
+pub(crate) fn check_structure(
+    signatures: &Signatures,
+    ast: &AST,
+    runbook: &Runbook,
+) -> Vec<RunbookError> {
+    let mut problems = Vec::new();
+    let mut seen: BTreeMap<(String, String), usize> = BTreeMap::new();
+    let mut visit = |path: &[ASTNode]| {
+        let Some(node) = path.last() else {
+            return true;
+        };
+        if let Some((keyword, name, at)) = declaration(node) {
+            let line = at.line().unwrap_or(0);
+            if let Some(first) = seen.insert((keyword.to_owned(), name.clone()), line) {
+                let why = if keyword == "stage" {
+                    "stage names must differ: `--from-stage` and the journal find a stage by its name"
+                } else {
+                    "a param has one value for the whole run"
+                };
+                problems.push(runbook.error_at(
+                    format!("{keyword} `{name}` is declared twice (first on line {first})"),
+                    at,
+                    Some(why.into()),
+                ));
+            }
+            let outer = path[..path.len() - 1]
+                .iter()
+                .rev()
+                .find_map(|n| declaration(n).filter(|(k, ..)| *k == "stage"));
+            if keyword == "stage"
+                && let Some((_, outer, _)) = outer
+            {
+                problems.push(runbook.error_at(
+                    format!("stage `{name}` is inside stage `{outer}`: stages cannot nest"),
+                    at,
+                    Some("close the outer stage first; a stage runs on one group at a time".into()),
+                ));
+            }
+        }
+        if let Some((call, position)) = call_at(node) {
+            let name = qualified(call);
+            let action = ACTIONS.contains(&name.as_str())
+                || (name.contains("::") && signatures.by_name.contains_key(&name));
+            let in_stage = path
+                .iter()
+                .any(|n| declaration(n).is_some_and(|(k, ..)| k == "stage"));
+            if action && !in_stage {
+                problems.push(runbook.error_at(
+                    format!("`{name}` touches the host and must be called inside a `stage` block"),
+                    position,
+                    Some("wrap the call in `stage \"name\" on GROUP { ... }`".into()),
+                ));
+            }
+        }
+        if let ASTNode::Stmt(Stmt::Import(import, position)) = node
+            && let Some(module) = import.0.get_literal_value(None).filter(|m| m.is_string())
+        {
+            let module = module.to_string();
+            if import_file(&runbook.path, &module).is_none() {
+                problems.push(runbook.error_at(
+                    format!("no module `{module}`: neither lib/{module}.rhai nor {module}.rhai beside the runbook"),
+                    if import.0.position().is_none() {
+                        *position
+                    } else {
+                        import.0.position()
+                    },
+                    None,
+                ));
+            }
+        }
+        true
+    };
+    // Only the runbook's own statements: a function's body runs wherever it is called.
+    let mut path = Vec::new();
+    for statement in ast.statements() {
+        statement.walk(&mut path, &mut visit);
+        path.clear();
+    }
+    problems
+}
+
+/// The file an `import "name"` of the runbook at `runbook` loads.
+pub(crate) fn import_file(runbook: &Path, module: &str) -> Option<std::path::PathBuf> {
+    let dir = runbook.parent().unwrap_or(Path::new("."));
+    let name = if module.ends_with(".rhai") {
+        module.to_owned()
+    } else {
+        format!("{module}.rhai")
+    };
+    [dir.join("lib").join(&name), dir.join(&name)]
+        .into_iter()
+        .find(|candidate| candidate.is_file())
+}

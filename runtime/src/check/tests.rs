@@ -1,0 +1,67 @@
+use std::path::Path;
+
+use crate::inventory::Inventory;
+use crate::{Runbook, build_engine, check_groups, check_runbook};
+
+fn problems(text: &str) -> Vec<String> {
+    let runbook = Runbook::from_text(Path::new("book.rhai"), text.to_owned());
+    let engine = build_engine(Path::new("."), &[], u64::MAX);
+    let ast = runbook.compile(&engine).expect("compiles");
+    check_runbook(&engine, &ast, &runbook)
+        .into_iter()
+        .map(|p| format!("{} {}", p.message, p.help.unwrap_or_default()))
+        .collect()
+}
+
+#[test]
+fn a_clean_runbook_has_no_problems() {
+    let text = "param n = 1;\nfn twice(x) { x * 2 }\nstage \"a\" on all {\n    let s = \" x \".trim();\n    s.make_upper();\n    let v = [];\n    v.push(twice(n));\n    run([\"echo\", s], #{ allow_fail: true, timeout: 5 });\n}\n";
+    assert_eq!(problems(text), Vec::<String>::new());
+}
+
+#[test]
+fn finds_each_kind_of_problem() {
+    let found = problems(
+        "stage \"a\" on all {\n    lgo(1);\n    run(\"ls -l\");\n    run([\"x\"], #{ allow_fial: true, timeout: \"5\" });\n    let x = [].push(1);\n}\nstage \"a\" on all { stage \"b\" on all {} }\nreboot();\n",
+    );
+    let all = found.join("\n");
+    for expected in [
+        "unknown function `lgo`",
+        "did you mean `log`?",
+        "`run` takes its command as an array of words",
+        "`run` has no option `allow_fial`; did you mean `allow_fail`?",
+        "`run` option `timeout` takes an integer",
+        "`.push(...)` returns nothing",
+        "stage `a` is declared twice",
+        "stage `b` is inside stage `a`",
+        "`reboot` touches the host",
+    ] {
+        assert!(all.contains(expected), "{expected}:\n{all}");
+    }
+    assert_eq!(found.len(), 8, "{all}");
+}
+
+#[test]
+fn groups_are_checked_against_the_inventory() {
+    let runbook = Runbook::from_text(
+        Path::new("book.rhai"),
+        "stage \"a\" on compute {}\nstage \"b\" on comptue {}\nstage \"c\" on spare {}\nstage \"d\" on controller {}\n".into(),
+    );
+    let engine = build_engine(Path::new("."), &[], u64::MAX);
+    let ast = runbook.compile(&engine).expect("compiles");
+    let inventory = Inventory::parse(
+        "lab.toml",
+        "[groups.spare]\n[hosts.n1]\naddress = \"local\"\ngroups = [\"compute\"]\n",
+    )
+    .expect("inventory");
+    let found = check_groups(&ast, &runbook, &inventory);
+    assert_eq!(found.errors.len(), 1);
+    assert!(
+        found.errors[0]
+            .help
+            .as_deref()
+            .is_some_and(|h| h.contains("did you mean `compute`?"))
+    );
+    assert_eq!(found.warnings.len(), 1);
+    assert!(found.warnings[0].contains("`spare`"));
+}

@@ -1,0 +1,81 @@
+//! `trim` and `replace` that give the new string.
+//!
+//! rhai's own change the string in place and return `()`, so
+//! `let name = run(["hostname"]).stdout.trim();` left `name` empty without a word, and
+//! `net::set_mtu(s.replace(" ", ""), 9000)` failed with `Function not found: net::set_mtu ((),
+//! i64)`. These, registered on the engine itself, come before the standard library's: they
+//! still change a variable they are called on (`s.trim();` as a statement trims `s`), and also
+//! return the result, so both readings of the code do what they say.
+
+use rhai::{Engine, ImmutableString};
+
+/// Registers the string methods on `engine`.
+pub(crate) fn register(engine: &mut Engine) {
+    engine.register_fn("trim", |text: &mut ImmutableString| {
+        let trimmed: ImmutableString = text.trim().into();
+        *text = trimmed.clone();
+        trimmed
+    });
+    engine.register_fn(
+        "replace",
+        |text: &mut ImmutableString, find: &str, with: &str| replace(text, find, with),
+    );
+    engine.register_fn(
+        "replace",
+        |text: &mut ImmutableString, find: char, with: char| {
+            replace(
+                text,
+                find.encode_utf8(&mut [0; 4]),
+                with.encode_utf8(&mut [0; 4]),
+            )
+        },
+    );
+    engine.register_fn(
+        "replace",
+        |text: &mut ImmutableString, find: &str, with: char| {
+            replace(text, find, with.encode_utf8(&mut [0; 4]))
+        },
+    );
+    engine.register_fn(
+        "replace",
+        |text: &mut ImmutableString, find: char, with: &str| {
+            replace(text, find.encode_utf8(&mut [0; 4]), with)
+        },
+    );
+}
+
+fn replace(text: &mut ImmutableString, find: &str, with: &str) -> ImmutableString {
+    let replaced: ImmutableString = text.replace(find, with).into();
+    *text = replaced.clone();
+    replaced
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+
+    fn eval(script: &str) -> String {
+        let engine = crate::build_engine(Path::new("."), &[], u64::MAX);
+        engine
+            .eval::<rhai::Dynamic>(script)
+            .map(|v| v.to_string())
+            .unwrap_or_else(|e| format!("error: {e}"))
+    }
+
+    #[test]
+    fn trim_and_replace_give_the_new_string() {
+        assert_eq!(eval(r#""  a b ".trim() == "a b""#), "true");
+        assert_eq!(eval(r#""a-b".replace("-", "_") == "a_b""#), "true");
+        assert_eq!(eval(r#""a-b".replace('-', '_')"#), "a_b");
+        assert_eq!(
+            eval(r#"let s = " x "; let t = s.trim(); t + "|" + s"#),
+            "x|x"
+        );
+    }
+
+    #[test]
+    fn trim_as_a_statement_still_trims_in_place() {
+        assert_eq!(eval(r#"let s = "  a "; s.trim(); s"#), "a");
+        assert_eq!(eval(r#"let s = "a b"; s.replace(" ", ""); s"#), "ab");
+    }
+}

@@ -1,0 +1,368 @@
+//! Typos are errors before anything runs: stages on groups the inventory lacks, unknown option
+//! keys, `--param` values of the wrong type, unknown `sim:` options, unsafe host names, and
+//! what `cairn check` finds; none of them creates a run.
+
+use cairn_tests::Lab;
+
+use crate::executor::inventory;
+
+/// `run` with `args`, expecting exit 2 before any run folder exists.
+fn refused(lab: &Lab, args: &[&str]) -> String {
+    let run = lab.cairn(args);
+    assert_eq!(run.code, 2, "{}\n{}", run.stdout, run.stderr);
+    assert!(
+        lab.runs().is_empty(),
+        "no run was created: {:?}",
+        lab.runs()
+    );
+    assert!(
+        !lab.path().join(".cairn/sim").exists(),
+        "no host was touched"
+    );
+    run.stderr
+}
+
+#[test]
+fn a_stage_on_an_unknown_group_stops_the_run_with_a_suggestion() {
+    let lab = Lab::new();
+    lab.write(
+        "book.rhai",
+        "stage \"one\" on compute { run([\"true\"]); }\nstage \"two\" on computee { run([\"true\"]); }\n",
+    );
+    lab.write("lab.toml", &inventory("node01", "clock=virtual"));
+    let stderr = refused(&lab, &["run", "book.rhai", "-i", "lab.toml"]);
+    assert!(stderr.contains("group `computee`"), "{stderr}");
+    assert!(stderr.contains("did you mean `compute`?"), "{stderr}");
+    assert!(stderr.contains("book.rhai:2:16"), "{stderr}");
+    let check = lab.cairn(&["check", "book.rhai", "-i", "lab.toml"]);
+    assert_eq!(check.code, 2, "{}", check.stderr);
+    assert!(
+        check.stderr.contains("did you mean `compute`?"),
+        "{}",
+        check.stderr
+    );
+}
+
+#[test]
+fn a_stage_on_a_group_without_hosts_is_a_warning() {
+    let lab = Lab::new();
+    lab.write("book.rhai", "stage \"one\" on spare { run([\"true\"]); }\n");
+    lab.write(
+        "lab.toml",
+        &format!("[groups.spare]\n\n{}", inventory("node01", "clock=virtual")),
+    );
+    let run = lab.cairn(&["run", "book.rhai", "-i", "lab.toml"]);
+    assert_eq!(run.code, 0, "{}\n{}", run.stdout, run.stderr);
+    let output = format!("{}{}", run.stdout, run.stderr);
+    assert!(
+        output.contains("stage `one` runs on group `spare`, which has no hosts"),
+        "{output}"
+    );
+}
+
+#[test]
+fn an_unknown_option_key_is_an_error_not_ignored() {
+    let lab = Lab::new();
+    lab.write(
+        "literal.rhai",
+        "stage \"s\" on all { run([\"false\"], #{ allow_failure: true }); }\n",
+    );
+    lab.write("lab.toml", &inventory("node01", "clock=virtual"));
+    let stderr = refused(&lab, &["run", "literal.rhai", "-i", "lab.toml"]);
+    assert!(
+        stderr.contains("`run` has no option `allow_failure`"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("did you mean `allow_fail`?"), "{stderr}");
+    assert!(stderr.contains("idempotent, reboot_required"), "{stderr}");
+    // A map built at run time is checked when the builtin is called: a runbook error, exit 2.
+    lab.write(
+        "built.rhai",
+        "stage \"s\" on all {\n    let options = #{};\n    options.allow_failure = true;\n    run([\"false\"], options);\n}\n",
+    );
+    let run = lab.cairn(&["run", "built.rhai", "-i", "lab.toml"]);
+    assert_eq!(run.code, 2, "{}\n{}", run.stdout, run.stderr);
+    assert!(
+        run.stderr.contains("no option `allow_failure`"),
+        "{}",
+        run.stderr
+    );
+    assert_eq!(
+        lab.sim_count("node01", &["false"]),
+        0,
+        "the command never ran"
+    );
+}
+
+#[test]
+fn a_misspelt_ofed_force_installs_nothing() {
+    let lab = Lab::new();
+    lab.write(
+        "book.rhai",
+        "stage \"s\" on all {\n    let options = #{ forse: false };\n    ofed::install(\"/nfs/MLNX_OFED_LINUX-5.4-3.0.3.0-rhel8.1-x86_64.tgz\", options);\n}\n",
+    );
+    lab.write(
+        "lab.toml",
+        "[hosts.vm01]\naddress = \"sim:rhel8?clock=virtual\"\n",
+    );
+    let run = lab.cairn(&["run", "book.rhai", "-i", "lab.toml"]);
+    assert_eq!(run.code, 2, "{}\n{}", run.stdout, run.stderr);
+    assert!(
+        run.stderr.contains("`ofed::install` has no option `forse`"),
+        "{}",
+        run.stderr
+    );
+    assert!(
+        run.stderr.contains("did you mean `force`?"),
+        "{}",
+        run.stderr
+    );
+    let installs = lab
+        .sim_commands("vm01")
+        .iter()
+        .filter(|argv| argv.iter().any(|a| a.contains("mlnxofedinstall")))
+        .count();
+    assert_eq!(installs, 0);
+    lab.write(
+        "literal.rhai",
+        "stage \"s\" on all { ofed::install(\"/nfs/MLNX_OFED_LINUX-5.4-3.0.3.0-rhel8.1-x86_64.tgz\", #{ forse: false }); }\n",
+    );
+    let check = lab.cairn(&["check", "literal.rhai"]);
+    assert_eq!(check.code, 2, "{}", check.stderr);
+    assert!(check.stderr.contains("literal.rhai:1:"), "{}", check.stderr);
+}
+
+#[test]
+fn a_param_that_does_not_convert_stops_the_run() {
+    let lab = Lab::new();
+    lab.write(
+        "book.rhai",
+        "param mtu = 9000;\nparam max_us = 1.5;\nstage \"s\" on all { expect(2.0 < max_us, \"fast enough\"); }\n",
+    );
+    lab.write("lab.toml", &inventory("node01", "clock=virtual"));
+    let base = ["run", "book.rhai", "-i", "lab.toml", "--param"];
+    let stderr = refused(&lab, &[&base[..], &["mtu=jumbo"]].concat());
+    assert!(stderr.contains("`mtu` takes an integer"), "{stderr}");
+    assert!(stderr.contains("command line"), "{stderr}");
+    for bad in ["max_us=nan", "max_us=inf", "max_us=1e400"] {
+        let stderr = refused(&lab, &[&base[..], &[bad]].concat());
+        assert!(stderr.contains("a finite number"), "{bad}: {stderr}");
+    }
+    let stderr = refused(&lab, &[&base[..], &["max_usec=3"]].concat());
+    assert!(stderr.contains("did you mean `max_us`?"), "{stderr}");
+    let run = lab.cairn(&[&base[..], &["max_us=3.0"]].concat());
+    assert_eq!(run.code, 0, "{}\n{}", run.stdout, run.stderr);
+}
+
+#[test]
+fn an_unknown_sim_option_points_at_the_inventory_line() {
+    let lab = Lab::new();
+    lab.write("book.rhai", "stage \"s\" on all { run([\"true\"]); }\n");
+    lab.write("lab.toml", &inventory("node01", "reboot_sec=2"));
+    let stderr = refused(&lab, &["run", "book.rhai", "-i", "lab.toml"]);
+    assert!(
+        stderr.contains("unknown sim option `reboot_sec`"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("did you mean `reboot_secs`?"), "{stderr}");
+    assert!(stderr.contains("lab.toml:2:22"), "{stderr}");
+    lab.write("lab.toml", "[hosts.n1]\naddress = \"sim:linus\"\n");
+    let stderr = refused(&lab, &["run", "book.rhai", "-i", "lab.toml"]);
+    assert!(stderr.contains("no simulator model `linus`"), "{stderr}");
+    assert!(stderr.contains("did you mean `linux`?"), "{stderr}");
+}
+
+#[test]
+fn host_names_that_are_not_safe_file_names_are_refused() {
+    let lab = Lab::new();
+    lab.write("book.rhai", "stage \"s\" on all { run([\"true\"]); }\n");
+    let long = "a".repeat(250);
+    for (name, why) in [
+        ("..", "is a folder"),
+        (".", "is a folder"),
+        ("controller", "interpreter's own instance"),
+        (long.as_str(), "250 bytes long"),
+    ] {
+        lab.write(
+            "lab.toml",
+            &format!("[hosts.\"{name}\"]\naddress = \"sim:linux?clock=virtual\"\n"),
+        );
+        let stderr = refused(&lab, &["run", "book.rhai", "-i", "lab.toml"]);
+        assert!(stderr.contains("invalid host name"), "{name}: {stderr}");
+        assert!(stderr.contains(why), "{name}: {stderr}");
+        assert!(stderr.contains("lab.toml:1:8"), "{name}: {stderr}");
+    }
+    // A `/` is refused by the host pattern already, at the character.
+    lab.write("lab.toml", "[hosts.\"a/b\"]\naddress = \"local\"\n");
+    let stderr = refused(&lab, &["run", "book.rhai", "-i", "lab.toml"]);
+    assert!(stderr.contains("'/' cannot appear"), "{stderr}");
+}
+
+#[test]
+fn an_inventory_error_past_column_65535_is_shown_not_a_panic() {
+    let lab = Lab::new();
+    lab.write("book.rhai", "stage \"s\" on all { run([\"true\"]); }\n");
+    let key = "a".repeat(70_000);
+    lab.write(
+        "lab.toml",
+        &format!("[hosts.{key}!]\naddress = \"local\"\n"),
+    );
+    let stderr = refused(&lab, &["run", "book.rhai", "-i", "lab.toml"]);
+    assert!(
+        stderr.contains("invalid inventory"),
+        "{}",
+        &stderr[..stderr.len().min(2000)]
+    );
+    assert!(!stderr.contains("panicked"));
+    lab.write(
+        "lab.toml",
+        &format!("[hosts.\"n{key}[1-\"]\naddress = \"local\"\n"),
+    );
+    let stderr = refused(&lab, &["run", "book.rhai", "-i", "lab.toml"]);
+    assert!(
+        stderr.contains("invalid host pattern"),
+        "{}",
+        &stderr[..stderr.len().min(2000)]
+    );
+}
+
+#[test]
+fn check_finds_every_kind_of_runbook_error_with_its_span() {
+    let lab = Lab::new();
+    lab.write(
+        "bad.rhai",
+        r#"import "missing" as m;
+param mtu = 9000;
+param mtu = 1500;
+run(["true"]);
+stage "a" on all {
+    run("ip link");
+    net::set_mtu(9000, "ens224f1");
+    lgo("x");
+    let names = [];
+    let n = names.push(1);
+    stage "inner" on all { log(1); }
+}
+stage "a" on all { log(2); }
+"#,
+    );
+    let check = lab.cairn(&["check", "bad.rhai"]);
+    assert_eq!(check.code, 2, "{}", check.stderr);
+    let stderr = check.stderr;
+    for (expected, at) in [
+        ("no module `missing`", "bad.rhai:1:8"),
+        ("param `mtu` is declared twice", "bad.rhai:3:7"),
+        (
+            "`run` touches the host and must be called inside a `stage` block",
+            "bad.rhai:4:1",
+        ),
+        (
+            "`run` takes its command as an array of words",
+            "bad.rhai:6:9",
+        ),
+        (
+            "argument 1 of `net::set_mtu` is i64 `9000`",
+            "bad.rhai:7:18",
+        ),
+        ("unknown function `lgo`", "bad.rhai:8:5"),
+        ("`.push(...)` returns nothing", "bad.rhai:10:19"),
+        ("stage `inner` is inside stage `a`", "bad.rhai:11:11"),
+        ("stage `a` is declared twice", "bad.rhai:13:7"),
+    ] {
+        assert!(stderr.contains(expected), "{expected}: {stderr}");
+        assert!(stderr.contains(at), "{at}: {stderr}");
+    }
+    assert!(stderr.contains("write run([\"ip\", \"link\"])"), "{stderr}");
+    assert!(stderr.contains("did you mean `log`?"), "{stderr}");
+    assert!(stderr.contains("9 problem(s)"), "{stderr}");
+    // The same runbook does not start a run.
+    lab.write("lab.toml", &inventory("node01", "clock=virtual"));
+    let stderr = refused(&lab, &["run", "bad.rhai", "-i", "lab.toml"]);
+    assert!(stderr.contains("nothing was run"), "{stderr}");
+}
+
+#[test]
+fn trim_and_replace_give_their_result() {
+    let lab = Lab::new();
+    lab.write(
+        "book.rhai",
+        r#"stage "s" on all {
+    let name = run(["echo", "  node01  "]).stdout.trim();
+    expect(name == "node01", `trimmed: '${name}'`);
+    let iface = "ens 224".replace(" ", "");
+    expect(iface == "ens224", `replaced: '${iface}'`);
+    let s = "  x ";
+    s.trim();
+    expect(s == "x", "trim as a statement trims in place");
+    log(`${name} ${iface}`);
+}
+"#,
+    );
+    lab.write("lab.toml", &inventory("node01", "clock=virtual"));
+    let check = lab.cairn(&["check", "book.rhai"]);
+    assert_eq!(check.code, 0, "{}", check.stderr);
+    let run = lab.cairn(&["run", "book.rhai", "-i", "lab.toml"]);
+    assert_eq!(run.code, 0, "{}\n{}", run.stdout, run.stderr);
+    assert!(run.stdout.contains("node01 ens224"), "{}", run.stdout);
+}
+
+#[test]
+fn a_call_given_nothing_says_which_call_made_the_nothing() {
+    let lab = Lab::new();
+    lab.write(
+        "named.rhai",
+        "fn upper(s) { s.make_upper() }\nstage \"s\" on all {\n    let name = upper(\"eth0\");\n    net::set_mtu(name, 9000);\n}\n",
+    );
+    let check = lab.cairn(&["check", "named.rhai"]);
+    assert_eq!(check.code, 2, "{}", check.stderr);
+    assert!(
+        check
+            .stderr
+            .contains("`upper(...)`, whose last expression (line 1) is `.make_upper(...)`"),
+        "{}",
+        check.stderr
+    );
+    assert!(check.stderr.contains("named.rhai:3:16"), "{}", check.stderr);
+    // Through a closure the checker cannot follow it; at run time the error explains the `()`.
+    lab.write(
+        "closure.rhai",
+        "stage \"s\" on all {\n    let upper = |s| s.make_upper();\n    let name = upper.call(\"eth0\");\n    net::set_mtu(name, 9000);\n}\n",
+    );
+    lab.write(
+        "lab.toml",
+        "[hosts.vm01]\naddress = \"sim:rhel8?clock=virtual\"\n",
+    );
+    let run = lab.cairn(&["run", "closure.rhai", "-i", "lab.toml"]);
+    assert_eq!(run.code, 2, "{}\n{}", run.stdout, run.stderr);
+    assert!(
+        run.stderr.contains("net::set_mtu ((), i64)"),
+        "{}",
+        run.stderr
+    );
+    assert!(
+        run.stderr
+            .contains("an argument is `()`, the value of a call that returns nothing"),
+        "{}",
+        run.stderr
+    );
+}
+
+#[test]
+fn resume_refuses_a_runbook_edited_into_a_duplicate_stage() {
+    let lab = Lab::new();
+    let book =
+        "stage \"one\" on all { run([\"true\"]); }\nstage \"two\" on all { run([\"false\"]); }\n";
+    lab.write("book.rhai", book);
+    lab.write("lab.toml", &inventory("node01", "clock=virtual"));
+    assert_eq!(lab.cairn(&["run", "book.rhai", "-i", "lab.toml"]).code, 1);
+    lab.write("book.rhai", &book.replace("\"two\"", "\"one\""));
+    let before = lab.sim_commands("node01").len();
+    let resume = lab.cairn(&["resume", "--from-stage", "one"]);
+    assert_eq!(resume.code, 2, "{}", resume.stderr);
+    assert!(
+        resume.stderr.contains("stage `one` is declared twice"),
+        "{}",
+        resume.stderr
+    );
+    assert_eq!(lab.sim_commands("node01").len(), before, "nothing ran");
+}
