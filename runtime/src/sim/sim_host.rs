@@ -383,7 +383,9 @@ fn transport_error(error: SimError) -> TransportError {
             path,
             source,
         } => TransportError::Io {
-            context: format!("cannot {action} `{}`", path.display()),
+            // The reason goes in the message too: a host's failure keeps only its one line, and
+            // "No space left on device" is the point.
+            context: format!("cannot {action} `{}`: {source}", path.display()),
             source,
         },
         other => {
