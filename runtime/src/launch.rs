@@ -11,8 +11,8 @@ use crate::sim::{SimRegistry, SimTransport};
 use crate::ssh::{FdDemand, FdLimitError, SshOptions, SshTarget, SshTransport, prepare_fd_limit};
 use crate::{
     Assumptions, Cancel, EventSink, HostInfo, Installer, LocalTransport, Outline, ParamError,
-    RunError, RunHost, RunMeta, RunOptions, RunReport, RunRequest, RunStore, Runbook,
-    RunbookError, Transport, build_engine, check_groups, check_params, check_runbook, execute,
+    RunError, RunHost, RunMeta, RunOptions, RunReport, RunRequest, RunStore, Runbook, RunbookError,
+    Transport, build_engine, check_groups, check_params, check_runbook, execute,
 };
 
 /// What the command line chose for a new run.

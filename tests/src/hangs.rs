@@ -84,31 +84,32 @@ fn under_shell(lab: &Lab, script: &str, args: &[&str]) -> Command {
 }
 
 #[test]
-fn a_journal_that_cannot_be_opened_ends_the_run_with_its_cause() {
+fn a_journal_that_cannot_be_begun_ends_the_run_with_its_cause() {
     let lab = Lab::new();
     lab.write("book.rhai", TWO_STAGES);
-    // The second host's journal name is 256 bytes, which the file system refuses; the first
-    // host's journal opens fine (it used to start and wait for the second one forever).
-    let long = "a".repeat(250);
+    // The second host's journal cannot be begun (its header write fails as on a full disk); the
+    // first host's journal is fine. Cairn used to start the first host, which then waited for the
+    // second at the first barrier forever. (A host name the file system refuses, the first way
+    // this was seen, is now refused by the inventory.)
     lab.write(
         "lab.toml",
-        &format!(
-            "[hosts.ok]\naddress = \"sim:linux?clock=virtual\"\n\
-             [hosts.{long}]\naddress = \"sim:linux?clock=virtual\"\n"
-        ),
+        "[hosts.ok]\naddress = \"sim:linux?clock=virtual\"\n\
+         [hosts.second]\naddress = \"sim:linux?clock=virtual\"\n",
     );
+    let mut command = lab.command(&["run", "book.rhai", "-i", "lab.toml"]);
+    command.env("CAIRN_FAULT_EXIT_AT_WRITE", "2:enospc");
     let run = within(
-        lab.command(&["run", "book.rhai", "-i", "lab.toml"]),
+        command,
         Duration::from_secs(20),
-        "a journal that cannot be opened",
+        "a journal that cannot be begun",
     );
     assert_ne!(run.code, 0, "{}", run.stdout);
-    assert!(run.stderr.contains("File name too long"), "{}", run.stderr);
-    assert!(run.stderr.contains("cannot open"), "{}", run.stderr);
+    assert!(run.stderr.contains("No space left on"), "{}", run.stderr);
+    assert!(run.stderr.contains("second.jsonl"), "{}", run.stderr);
     assert_eq!(
         lab.sim_count("ok", &["echo"]),
         0,
-        "no host acts before every journal is open"
+        "no host acts before every journal is begun"
     );
 }
 
