@@ -97,3 +97,27 @@ fn forget(run: usize, holder: Option<&str>) {
             .remove(&(run, holder.to_owned()));
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_wait_that_closes_a_cycle_is_refused_and_withdrawn() {
+        let run = usize::MAX - 1;
+        assert_eq!(wait(run, "a", "b"), None);
+        assert_eq!(wait(run, "c", "a"), None);
+        assert_eq!(
+            wait(run, "b", "c").as_deref(),
+            Some("`a`, which waits for `b`")
+        );
+        // b's wait was withdrawn: a chain ending at b is no cycle for anyone else.
+        assert_eq!(wait(run, "d", "b"), None);
+        forget(run, Some("a"));
+        forget(run, Some("c"));
+        forget(run, Some("d"));
+        // Another run's waits are its own.
+        assert_eq!(wait(run - 1, "b", "a"), None);
+        forget(run - 1, Some("b"));
+    }
+}
