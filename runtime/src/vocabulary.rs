@@ -61,6 +61,17 @@ pub(crate) fn register(engine: &mut Engine) {
         "run",
         |ctx: NativeCallContext, argv: Array, options: Map| run(&ctx, argv, options),
     );
+    // A command line as one string would need a shell to split it: say how to write it.
+    engine.register_fn(
+        "run",
+        |ctx: NativeCallContext, line: &str| -> RhaiResult<Map> { Err(argv_not_array(&ctx, line)) },
+    );
+    engine.register_fn(
+        "run",
+        |ctx: NativeCallContext, line: &str, _options: Map| -> RhaiResult<Map> {
+            Err(argv_not_array(&ctx, line))
+        },
+    );
     engine.register_fn("reboot", |ctx: NativeCallContext| reboot_now(&ctx));
     engine.register_fn(
         "reboot_if_pending",
@@ -278,6 +289,19 @@ fn run(ctx: &NativeCallContext, argv: Array, options: Map) -> RhaiResult<Map> {
     rhai::serde::to_dynamic(value)?
         .try_cast::<Map>()
         .ok_or_else(|| "`run` result is not a map".into())
+}
+
+/// `run("ip link")`: a runbook error naming the array to write instead.
+fn argv_not_array(ctx: &NativeCallContext, line: &str) -> Box<EvalAltResult> {
+    let words: Vec<String> = line.split_whitespace().map(|w| format!("{w:?}")).collect();
+    let message = format!(
+        "`run` takes its command as an array of words, not a string: write run([{}])",
+        words.join(", ")
+    );
+    match HostContext::current(ctx) {
+        Ok(host) => host.fail(ActionError::Runbook(message), ctx.call_position()),
+        Err(error) => error,
+    }
 }
 
 fn reboot_now(ctx: &NativeCallContext) -> RhaiResult<()> {

@@ -366,3 +366,22 @@ fn resume_refuses_a_runbook_edited_into_a_duplicate_stage() {
     );
     assert_eq!(lab.sim_commands("node01").len(), before, "nothing ran");
 }
+
+#[test]
+fn run_given_a_string_at_run_time_says_to_write_an_array() {
+    let lab = Lab::new();
+    lab.write(
+        "book.rhai",
+        "stage \"s\" on all {\n    let line = \"ip link\";\n    run(line);\n}\n",
+    );
+    lab.write("lab.toml", &inventory("node01", "clock=virtual"));
+    let run = lab.cairn(&["run", "book.rhai", "-i", "lab.toml"]);
+    assert_eq!(run.code, 2, "{}\n{}", run.stdout, run.stderr);
+    assert!(
+        run.stderr.contains("write run([\"ip\", \"link\"])"),
+        "{}",
+        run.stderr
+    );
+    assert!(run.stderr.contains("book.rhai:3:5"), "{}", run.stderr);
+    assert_eq!(lab.sim_count("node01", &["ip"]), 0);
+}
