@@ -157,7 +157,7 @@ impl RunStore {
             .filter(|entry| entry.path().join("run.json").exists())
             .filter_map(|entry| entry.file_name().to_str().map(str::to_owned))
             .collect();
-        ids.sort();
+        ids.sort_by(|a, b| run_id_order(a).cmp(&run_id_order(b)));
         ids
     }
 
@@ -233,6 +233,18 @@ pub(crate) fn mark_begun(dir: &Path) -> Result<(), JournalError> {
         .map_err(|e| JournalError::io(&path, "cannot write", e))
 }
 
+/// The order of run ids: by time, then by the counter of runs started in the same second
+/// (`-2` … `-10` by number, not as text).
+fn run_id_order(id: &str) -> (&str, u64, &str) {
+    match id.rsplit_once('-') {
+        Some((base, n)) if base.contains('-') => match n.parse() {
+            Ok(n) => (base, n, ""),
+            Err(_) => (id, 1, id),
+        },
+        _ => (id, 1, ""),
+    }
+}
+
 /// Days since 1970-01-01 → (year, month, day), Howard Hinnant's algorithm.
 fn civil_from_days(days: i64) -> (i64, u32, u32) {
     let z = days + 719_468;
@@ -249,6 +261,26 @@ fn civil_from_days(days: i64) -> (i64, u32, u32) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn runs_of_one_second_sort_by_their_counter() {
+        let mut ids = vec![
+            "20261201-101500-10",
+            "20261201-101501",
+            "20261201-101500-2",
+            "20261201-101500",
+        ];
+        ids.sort_by(|a, b| run_id_order(a).cmp(&run_id_order(b)));
+        assert_eq!(
+            ids,
+            [
+                "20261201-101500",
+                "20261201-101500-2",
+                "20261201-101500-10",
+                "20261201-101501"
+            ]
+        );
+    }
 
     #[test]
     fn civil_dates() {

@@ -43,17 +43,12 @@ pub(crate) fn exec_on(
     name: &str,
     request: &ExecRequest,
 ) -> Result<ExecOutput, ActionError> {
-    let holder = io.as_ref().map(|io| io.host().to_owned());
     if let Some(io) = io
         && io.host() == name
     {
         return io.exec(request);
     }
-    let what = format!(
-        "the test's `{}`",
-        request.argv.first().map_or("", String::as_str)
-    );
-    let mut transport = crate::peer_lock::lock(shared, holder.as_deref(), name, &what)?;
+    let mut transport = crate::peer_lock::lock(shared, name)?;
     Ok(transport.exec(request)?)
 }
 
@@ -76,6 +71,9 @@ pub(crate) fn run(
             )));
         }
     }
+    // Another test on either host would share its port (and its leftover cleanup would stop
+    // this test's server): tests that share a host run in turn.
+    let _hold = crate::peer_lock::hold_pair(shared, pair.server, pair.client)?;
     let start = ExecRequest::new(command::background(
         &pair.log,
         &pair.pidfile,
@@ -103,11 +101,7 @@ pub(crate) fn run(
     // Give the server a moment to listen, on its own clock.
     let clock = match io.as_deref() {
         Some(io) if io.host() == pair.server => io.clock(),
-        own => {
-            let holder = own.map(|io| io.host().to_owned());
-            crate::peer_lock::lock(shared, holder.as_deref(), pair.server, "the test's server")?
-                .clock()
-        }
+        _ => crate::peer_lock::lock(shared, pair.server)?.clock(),
     };
     clock.sleep(Duration::from_secs(1), &shared.cancel)?;
     let mut request = ExecRequest::new(pair.client_argv.iter().cloned());
