@@ -218,7 +218,7 @@ impl Launcher {
         for host in &overrides.restart_hosts {
             known_host("--restart-host", host, &journals)?;
         }
-        if meta.begun {
+        if meta.begun && self.run_progressed(&id, &journals) {
             self.restart_lost_journals(&id, &journals, &overrides.restart_hosts)?;
         }
         let runbook = Runbook::load(&meta.runbook)?;
@@ -259,6 +259,32 @@ impl Launcher {
             runbook,
         };
         Ok(execute(request, cancel, events)?)
+    }
+
+    /// Whether a host of run `id` may have acted: some journal has a record past its header
+    /// (hosts act only once every journal is begun), or no journal is left to tell. A run killed
+    /// while it was beginning its journals has only headers, and its missing or empty journals
+    /// lost nothing.
+    fn run_progressed(&self, id: &str, journals: &[String]) -> bool {
+        let mut any_header = false;
+        for host in journals {
+            let Ok(text) = std::fs::read_to_string(self.store.journal_path(id, host)) else {
+                continue;
+            };
+            let mut records = text.lines().filter(|line| !line.trim().is_empty());
+            if records.next().is_some_and(|first| {
+                matches!(
+                    serde_json::from_str::<JournalEvent>(first),
+                    Ok(JournalEvent::Header(_))
+                )
+            }) {
+                any_header = true;
+                if records.next().is_some() {
+                    return true;
+                }
+            }
+        }
+        !any_header
     }
 
     /// Refuses to resume while a host's journal is lost (missing, empty, or without a whole
