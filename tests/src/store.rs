@@ -522,3 +522,43 @@ fn assume_answers_per_host() {
     assert_eq!(decision("node01"), "done");
     assert_eq!(decision("node02"), "redo");
 }
+
+#[test]
+fn journals_that_hold_only_headers_had_not_started_so_missing_ones_begin() {
+    let lab = Lab::new();
+    lab.write(
+        "book.rhai",
+        "stage \"one\" on compute {\n    run([\"echo\", \"once\"]);\n}\n",
+    );
+    lab.write("lab.toml", &inventory("node[01-03]", "clock=virtual"));
+    // Killed right after the first journal's header: the other journals were never begun.
+    let mut command = lab.command(&["run", "book.rhai", "-i", "lab.toml"]);
+    command.env("CAIRN_FAULT_EXIT_AT_WRITE", "1:after");
+    let killed = command
+        .output()
+        .unwrap_or_else(|e| panic!("cairn runs: {e}"));
+    assert_eq!(killed.status.code(), Some(137));
+    // Even where run.json says the journals were all begun (it is written just after), a run
+    // whose journals hold nothing past their headers touched no host.
+    let id = lab.runs().pop().unwrap_or_default();
+    let meta = lab.path().join(".cairn/runs").join(&id).join("run.json");
+    let text = std::fs::read_to_string(&meta).unwrap_or_else(|e| panic!("{e}"));
+    assert!(text.contains("\"begun\": false"), "{text}");
+    std::fs::write(&meta, text.replace("\"begun\": false", "\"begun\": true"))
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert!(!journal_path(&lab, "node02").exists());
+    let resumed = lab.cairn(&["resume"]);
+    assert_eq!(resumed.code, 0, "{}\n{}", resumed.stdout, resumed.stderr);
+    for host in ["node01", "node02", "node03"] {
+        assert_eq!(lab.sim_count(host, &["echo", "once"]), 1, "{host}");
+    }
+    // Once a host has gone past its header, a journal that goes missing was lost.
+    std::fs::remove_file(journal_path(&lab, "node02")).unwrap_or_else(|e| panic!("{e}"));
+    let refused = lab.cairn(&["resume", &id]);
+    assert_eq!(refused.code, 2, "{}\n{}", refused.stdout, refused.stderr);
+    assert!(
+        flat(&refused.stderr).contains("node02 (missing)"),
+        "{}",
+        refused.stderr
+    );
+}
