@@ -4,6 +4,7 @@
 //! and simulator model. [`parsers`] lists every output parser by the name `cairn parse` uses.
 
 mod action;
+mod column_cursor;
 pub mod esxcli;
 pub mod flint;
 pub mod ib;

@@ -7,6 +7,7 @@ mod docs;
 mod esxi;
 mod executor;
 mod guest;
+mod parse;
 mod readme;
 mod recipes;
 mod repl;
