@@ -29,7 +29,7 @@ fn json<T: Serialize>(parsed: Result<T, ParseError>) -> Result<serde_json::Value
     parsed.map(|value| serde_json::to_value(value).unwrap_or(serde_json::Value::Null))
 }
 
-const PARSERS: [ToolParser; 22] = [
+const PARSERS: [ToolParser; 23] = [
     ToolParser {
         name: "mst-status",
         command: "mst status [-v|-vv]",
@@ -104,6 +104,11 @@ const PARSERS: [ToolParser; 22] = [
         name: "ibv-devinfo",
         command: "ibv_devinfo [-d DEV] [-i PORT] [-v]",
         parse: |t| json(crate::ibv_devinfo::parse(t)),
+    },
+    ToolParser {
+        name: "ibv-devinfo-list",
+        command: "ibv_devinfo -l",
+        parse: |t| json(crate::ibv_devinfo::parse_list(t)),
     },
     ToolParser {
         name: "ibnetdiscover",

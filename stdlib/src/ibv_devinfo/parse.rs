@@ -12,7 +12,7 @@ const TOOL: &str = "ibv-devinfo";
 
 #[derive(pest_derive::Parser)]
 #[grammar = "src/ibv_devinfo/ibv_devinfo.pest"]
-struct IbvDevinfoParser;
+pub(super) struct IbvDevinfoParser;
 
 /// Parses `ibv_devinfo` output.
 pub(super) fn parse(text: &str) -> Result<IbvDevinfo, ParseError> {
