@@ -29,7 +29,7 @@ fn json<T: Serialize>(parsed: Result<T, ParseError>) -> Result<serde_json::Value
     parsed.map(|value| serde_json::to_value(value).unwrap_or(serde_json::Value::Null))
 }
 
-const PARSERS: [ToolParser; 23] = [
+const PARSERS: [ToolParser; 25] = [
     ToolParser {
         name: "mst-status",
         command: "mst status [-v|-vv]",
@@ -99,6 +99,16 @@ const PARSERS: [ToolParser; 23] = [
         name: "ibstat",
         command: "ibstat [-s]",
         parse: |t| json(crate::ibstat::parse(t)),
+    },
+    ToolParser {
+        name: "ibstat-list",
+        command: "ibstat -l",
+        parse: |t| json(crate::ibstat::parse_list(t)),
+    },
+    ToolParser {
+        name: "ibstat-ports",
+        command: "ibstat -p",
+        parse: |t| json(crate::ibstat::parse_ports(t)),
     },
     ToolParser {
         name: "ibv-devinfo",
