@@ -29,7 +29,7 @@ fn json<T: Serialize>(parsed: Result<T, ParseError>) -> Result<serde_json::Value
     parsed.map(|value| serde_json::to_value(value).unwrap_or(serde_json::Value::Null))
 }
 
-const PARSERS: [ToolParser; 25] = [
+const PARSERS: [ToolParser; 26] = [
     ToolParser {
         name: "mst-status",
         command: "mst status [-v|-vv]",
@@ -144,6 +144,11 @@ const PARSERS: [ToolParser; 25] = [
         name: "ip-addr-text",
         command: "ip addr show",
         parse: |t| json(crate::ip::parse_text(t)),
+    },
+    ToolParser {
+        name: "ip-link",
+        command: "ip [-d] link show",
+        parse: |t| json(crate::ip::parse_link(t)),
     },
     ToolParser {
         name: "perftest",
