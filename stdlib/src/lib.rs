@@ -21,6 +21,7 @@ pub mod mlxfwmanager;
 pub mod mst;
 pub mod net;
 pub mod ofed;
+pub mod openibd;
 mod parse_error;
 pub mod parsers;
 pub mod perftest;
