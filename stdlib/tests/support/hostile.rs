@@ -81,7 +81,7 @@ fn in_first_line(text: &str, run: &str) -> String {
 
 /// The shapes of a `size`-byte input made from `seed`, by name: the output repeated, one run of
 /// spaces the size of the input, 20,000 tabs in every line, a 70,000-letter line, one huge
-/// number, blank lines only, and CRLF line ends.
+/// number, blank lines only, CRLF line ends, and one line of single-spaced short words.
 pub fn shapes(seed: &str, size: usize) -> Vec<(&'static str, String)> {
     let first_digit = seed.find(|c: char| c.is_ascii_digit()).unwrap_or(0);
     vec![
@@ -105,6 +105,7 @@ pub fn shapes(seed: &str, size: usize) -> Vec<(&'static str, String)> {
             ),
         ),
         ("blank-lines", format!("{seed}{}", " \t\n".repeat(size / 3))),
+        ("words", in_first_line(seed, &" ab".repeat(size / 3))),
         ("crlf", repeated(&seed.replace('\n', "\r\n"), size)),
     ]
 }
