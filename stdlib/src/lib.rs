@@ -4,6 +4,7 @@
 //! and simulator model. [`parsers`] lists every output parser by the name `cairn parse` uses.
 
 mod action;
+mod column_cursor;
 pub mod esxcli;
 pub mod flint;
 pub mod ib;
@@ -20,6 +21,7 @@ pub mod mlxfwmanager;
 pub mod mst;
 pub mod net;
 pub mod ofed;
+pub mod openibd;
 mod parse_error;
 pub mod parsers;
 mod peer_lock;

@@ -29,7 +29,7 @@ fn json<T: Serialize>(parsed: Result<T, ParseError>) -> Result<serde_json::Value
     parsed.map(|value| serde_json::to_value(value).unwrap_or(serde_json::Value::Null))
 }
 
-const PARSERS: [ToolParser; 22] = [
+const PARSERS: [ToolParser; 27] = [
     ToolParser {
         name: "mst-status",
         command: "mst status [-v|-vv]",
@@ -91,6 +91,11 @@ const PARSERS: [ToolParser; 22] = [
         parse: |t| json(crate::ofed::parse_info(t)),
     },
     ToolParser {
+        name: "openibd",
+        command: "/etc/init.d/openibd restart|start|stop",
+        parse: |t| json(crate::openibd::parse(t)),
+    },
+    ToolParser {
         name: "ibstatus",
         command: "ibstatus [DEV[:PORT]]",
         parse: |t| json(crate::ibstatus::parse(t)),
@@ -101,9 +106,24 @@ const PARSERS: [ToolParser; 22] = [
         parse: |t| json(crate::ibstat::parse(t)),
     },
     ToolParser {
+        name: "ibstat-list",
+        command: "ibstat -l",
+        parse: |t| json(crate::ibstat::parse_list(t)),
+    },
+    ToolParser {
+        name: "ibstat-ports",
+        command: "ibstat -p",
+        parse: |t| json(crate::ibstat::parse_ports(t)),
+    },
+    ToolParser {
         name: "ibv-devinfo",
         command: "ibv_devinfo [-d DEV] [-i PORT] [-v]",
         parse: |t| json(crate::ibv_devinfo::parse(t)),
+    },
+    ToolParser {
+        name: "ibv-devinfo-list",
+        command: "ibv_devinfo -l",
+        parse: |t| json(crate::ibv_devinfo::parse_list(t)),
     },
     ToolParser {
         name: "ibnetdiscover",
@@ -129,6 +149,11 @@ const PARSERS: [ToolParser; 22] = [
         name: "ip-addr-text",
         command: "ip addr show",
         parse: |t| json(crate::ip::parse_text(t)),
+    },
+    ToolParser {
+        name: "ip-link",
+        command: "ip [-d] link show",
+        parse: |t| json(crate::ip::parse_link(t)),
     },
     ToolParser {
         name: "perftest",

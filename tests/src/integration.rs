@@ -11,6 +11,7 @@ mod executor;
 mod guest;
 mod hangs;
 mod leftovers;
+mod parse;
 mod readme;
 mod recipes;
 mod repl;

@@ -4,6 +4,7 @@ use pest::Parser;
 use pest::iterators::{Pair, Pairs};
 
 use crate::ParseError;
+use crate::column_cursor::ColumnCursor;
 
 /// The pest parser of `esxcli.pest`.
 #[derive(pest_derive::Parser)]
@@ -54,6 +55,7 @@ pub(super) fn table<'i>(
     text: &str,
     pair: Pair<'i, Rule>,
 ) -> Result<Table<'i>, ParseError> {
+    let mut cursor = ColumnCursor::new(text);
     let mut table = Table {
         titles: Vec::new(),
         columns: Vec::new(),
@@ -65,7 +67,7 @@ pub(super) fn table<'i>(
                 let runs: Vec<usize> = part
                     .clone()
                     .into_inner()
-                    .map(|run| column_of(&run))
+                    .map(|run| cursor.column(run.as_span().start()))
                     .collect();
                 if runs.len() != table.titles.len() {
                     return Err(error_at(
@@ -86,7 +88,7 @@ pub(super) fn table<'i>(
             | Rule::nic_titles
             | Rule::pcipassthru_titles => {
                 for title in part.into_inner() {
-                    table.columns.push(column_of(&title));
+                    table.columns.push(cursor.column(title.as_span().start()));
                     table.titles.push(title.as_str());
                 }
             }
@@ -94,11 +96,6 @@ pub(super) fn table<'i>(
         }
     }
     Ok(table)
-}
-
-/// The column (0-based, in characters from the start of its line) where `pair` starts.
-fn column_of(pair: &Pair<'_, Rule>) -> usize {
-    pair.as_span().start_pos().line_col().1.saturating_sub(1)
 }
 
 /// Splits a row (from the start of its line) into one trimmed cell per column. A cell wider

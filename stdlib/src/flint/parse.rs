@@ -8,6 +8,7 @@ use pest::iterators::Pair;
 
 use super::types::{FlintQuery, PortIds, RomInfo, Uid};
 use crate::ParseError;
+use crate::column_cursor::ColumnCursor;
 
 const TOOL: &str = "flint-query";
 
@@ -71,6 +72,7 @@ fn field(text: &str, pair: Pair<'_, Rule>, query: &mut FlintQuery) -> Result<(),
     let value = value_pair.as_ref().map(|v| v.as_str().to_owned());
     match label.as_str().trim_end() {
         "FW Version" => query.fw_version = value,
+        "FW Version(Running)" => query.fw_version_running = value,
         "FW Release Date" => query.fw_release_date = value,
         "MIC Version" => query.mic_version = value,
         "Config Sectors" => query.config_sectors = number(text, value_pair.as_ref())?,
@@ -150,10 +152,11 @@ fn uid_row(text: &str, row: Pair<'_, Rule>, query: &mut FlintQuery) -> Result<()
 
 /// The FS2 table: each cell goes to the column whose title it sits under.
 fn port_table(text: &str, table: Pair<'_, Rule>, query: &mut FlintQuery) -> Result<(), ParseError> {
+    let mut cursor = ColumnCursor::new(text);
     let mut columns: Vec<(usize, Pair<'_, Rule>)> = Vec::new();
     for part in table.into_inner() {
         match part.as_rule() {
-            Rule::port_column => columns.push((column_of(&part), part)),
+            Rule::port_column => columns.push((cursor.column(part.as_span().start()), part)),
             Rule::port_row => {
                 let mut ids = PortIds::default();
                 let mut label = "";
@@ -161,7 +164,7 @@ fn port_table(text: &str, table: Pair<'_, Rule>, query: &mut FlintQuery) -> Resu
                     match cell.as_rule() {
                         Rule::port_row_label => label = cell.as_str(),
                         Rule::port_value => {
-                            let at = column_of(&cell);
+                            let at = cursor.column(cell.as_span().start());
                             let title = columns.iter().rev().find(|(start, _)| *start <= at);
                             let slot = match title.map(|(_, t)| t.as_str()) {
                                 Some("Node") => &mut ids.node,
@@ -196,11 +199,6 @@ fn port_table(text: &str, table: Pair<'_, Rule>, query: &mut FlintQuery) -> Resu
     Ok(())
 }
 
-/// The column (in characters from the start of its line) where `pair` starts.
-fn column_of(pair: &Pair<'_, Rule>) -> usize {
-    pair.as_span().start_pos().line_col().1
-}
-
 /// The number in `pair`, or an error that points at it.
 fn number<T: FromStr>(text: &str, pair: Option<&Pair<'_, Rule>>) -> Result<Option<T>, ParseError> {
     let Some(pair) = pair else {
@@ -213,7 +211,10 @@ fn number<T: FromStr>(text: &str, pair: Option<&Pair<'_, Rule>>) -> Result<Optio
             text,
             span.start(),
             span.as_str().len(),
-            format!("`{}` is not a number", span.as_str()),
+            format!(
+                "`{}` is not a number",
+                crate::parse_error::quote(span.as_str())
+            ),
         )
     })
 }

@@ -9,8 +9,11 @@ use serde::Serialize;
 pub struct FlintQuery {
     /// `Image type:` (`FS2`, `FS3`, `FS4`).
     pub image_type: Option<String>,
-    /// `FW Version:` (`28.43.1014`).
+    /// `FW Version:` (`28.43.1014`): the image on flash, which runs after the next reset.
     pub fw_version: Option<String>,
+    /// `FW Version(Running):`, printed only while the running firmware differs from the one on
+    /// flash (burned, not yet activated by a reset or reboot).
+    pub fw_version_running: Option<String>,
     /// `FW Release Date:` as printed, day.month.year (`7.11.2024`).
     pub fw_release_date: Option<String>,
     /// `MIC Version:` (FS2).

@@ -10,7 +10,7 @@ const TOOL: &str = "ibstat";
 
 #[derive(pest_derive::Parser)]
 #[grammar = "src/ibstat/ibstat.pest"]
-struct IbStatParser;
+pub(super) struct IbStatParser;
 
 /// Parses `ibstat` or `ibstat -s` output.
 pub(super) fn parse(text: &str) -> Result<IbStat, ParseError> {

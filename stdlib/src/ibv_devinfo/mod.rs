@@ -2,12 +2,19 @@
 //! MTU, LIDs, link layer).
 //!
 //! Reads `ibv_devinfo`, `-d DEV`, `-i PORT` and `-v`, with or without the `Device ports:` line,
-//! tab or space indented. The grammar is `ibv_devinfo.pest`.
+//! tab or space indented, and `-l` (the device names). The grammar is `ibv_devinfo.pest`.
 
+mod list;
 mod parse;
 mod types;
 
+pub use list::IbvDeviceList;
 pub use types::{IbvDevice, IbvDevinfo, IbvPort};
+
+/// Parses `ibv_devinfo -l` output: the device names.
+pub fn parse_list(text: &str) -> Result<IbvDeviceList, crate::ParseError> {
+    list::parse_list(text)
+}
 
 /// Parses `ibv_devinfo` output.
 pub fn parse(text: &str) -> Result<IbvDevinfo, crate::ParseError> {

@@ -12,7 +12,7 @@ const TOOL: &str = "ibv-devinfo";
 
 #[derive(pest_derive::Parser)]
 #[grammar = "src/ibv_devinfo/ibv_devinfo.pest"]
-struct IbvDevinfoParser;
+pub(super) struct IbvDevinfoParser;
 
 /// Parses `ibv_devinfo` output.
 pub(super) fn parse(text: &str) -> Result<IbvDevinfo, ParseError> {
@@ -41,15 +41,32 @@ struct Field<'a> {
     value: Pair<'a, Rule>,
 }
 
-/// Collects the fields of a block, folding continuation lines into the previous field.
-fn fields<'a>(pairs: impl Iterator<Item = Pair<'a, Rule>>) -> Vec<(Field<'a>, Vec<&'a str>)> {
-    let mut fields: Vec<(Field<'a>, Vec<&'a str>)> = Vec::new();
+/// The fields of a block, and its lines that are entries of their own.
+struct Fields<'a> {
+    /// `key: value` lines, each with the lines under it (a `-v` flag list).
+    fields: Vec<(Field<'a>, Vec<&'a str>)>,
+    /// Lines without a colon at a field's depth (older MLNX_OFED `-v`): `log atomic arg sizes
+    /// (mask)<TAB>0x8`, `ooo_rc_caps  = 0x0`, `Multi-Packet RQ supported`.
+    lines: Vec<(String, String)>,
+}
+
+/// Collects the fields of a block. A line without a colon continues the previous field only
+/// when it is indented deeper than that field's key (a flag list); otherwise it is its own
+/// entry, never glued onto the previous value.
+fn fields<'a>(pairs: impl Iterator<Item = Pair<'a, Rule>>) -> Fields<'a> {
+    let mut out = Fields {
+        fields: Vec::new(),
+        lines: Vec::new(),
+    };
+    let mut field_indent = None;
     for pair in pairs {
         match pair.as_rule() {
             Rule::field => {
+                let indent = indent_of(&pair);
                 let mut inner = pair.into_inner();
                 if let (Some(key), Some(value)) = (inner.next(), inner.next()) {
-                    fields.push((
+                    field_indent = Some(indent);
+                    out.fields.push((
                         Field {
                             key: key.as_str(),
                             value,
@@ -58,17 +75,48 @@ fn fields<'a>(pairs: impl Iterator<Item = Pair<'a, Rule>>) -> Vec<(Field<'a>, Ve
                     ));
                 }
             }
-            Rule::continuation => {
-                if let Some((_, more)) = fields.last_mut()
-                    && !pair.as_str().is_empty()
-                {
-                    more.push(pair.as_str());
+            Rule::continuation if !pair.as_str().is_empty() => {
+                let deeper = field_indent.is_some_and(|field| indent_of(&pair) > field);
+                match out.fields.last_mut() {
+                    Some((_, more)) if deeper => more.push(pair.as_str()),
+                    _ => out.lines.push(own_entry(pair.as_str())),
                 }
             }
             _ => {}
         }
     }
-    fields
+    out
+}
+
+/// The column where `pair` starts on its line, tabs to the next multiple of 8.
+fn indent_of(pair: &Pair<'_, Rule>) -> usize {
+    let span = pair.as_span();
+    let before = span.get_input().get(..span.start()).unwrap_or_default();
+    let line = before.rfind('\n').map_or(before, |i| &before[i + 1..]);
+    line.chars().fold(
+        0,
+        |col, c| if c == '\t' { col / 8 * 8 + 8 } else { col + 1 },
+    )
+}
+
+/// A line without a colon as a key and a value: `key = value`, `key<TAB or 2+ blanks>value`,
+/// or free text as a key with an empty value.
+fn own_entry(line: &str) -> (String, String) {
+    if let Some((key, value)) = line.split_once('=') {
+        return (key.trim().to_owned(), value.trim().to_owned());
+    }
+    let gap = line
+        .char_indices()
+        .filter(|&(i, c)| c == '\t' || (c == ' ' && line[i + 1..].starts_with(' ')))
+        .map(|(i, _)| i)
+        .next_back();
+    match gap {
+        Some(at) => {
+            let key = line[..at].trim_end_matches([' ', '\t']);
+            (key.to_owned(), line[at..].trim().to_owned())
+        }
+        None => (line.to_owned(), String::new()),
+    }
 }
 
 fn joined(value: &str, more: &[&str]) -> String {
@@ -109,7 +157,9 @@ fn device(text: &str, block: Pair<'_, Rule>) -> Result<IbvDevice, ParseError> {
             _ => device_fields.push(pair),
         }
     }
-    for (field, more) in fields(device_fields.into_iter()) {
+    let block_fields = fields(device_fields.into_iter());
+    device.extra.extend(block_fields.lines);
+    for (field, more) in block_fields.fields {
         let value = field.value.as_str();
         match field.key {
             "transport" => {
@@ -158,7 +208,9 @@ fn port(text: &str, block: Pair<'_, Rule>) -> Result<IbvPort, ParseError> {
             port_fields.push(pair);
         }
     }
-    for (field, more) in fields(port_fields.into_iter()) {
+    let block_fields = fields(port_fields.into_iter());
+    port.extra.extend(block_fields.lines);
+    for (field, more) in block_fields.fields {
         let value = field.value.as_str();
         match field.key {
             "state" => {
@@ -246,6 +298,31 @@ fn number(text: &str, value: &Pair<'_, Rule>, radix: u32) -> Result<u32, ParseEr
 #[cfg(test)]
 mod tests {
     use super::parse;
+
+    /// Older MLNX_OFED `-v`: lines without a colon at the fields' depth are entries of their
+    /// own (`key<TAB>value`, `key = value`, free text), never glued onto the previous value;
+    /// deeper lines still continue the field above them.
+    #[test]
+    fn colonless_lines_at_field_depth_are_their_own_entries() {
+        let real = include_str!(
+            "../../../tests/fixtures/ibv-devinfo/mofed4-cx4lx-v-exp-verbs-colonless-lines.txt"
+        );
+        let output = real.split_once('\n').map_or("", |(_, rest)| rest);
+        let tabbed = output.replace("(mask)             0x8", "(mask)\t\t0x8");
+        assert_ne!(tabbed, output);
+        for text in [output, tabbed.as_str()] {
+            let parsed = parse(text).unwrap_or_else(|e| panic!("{e}"));
+            let extra = &parsed.devices[0].extra;
+            let get = |key: &str| extra.get(key).map(String::as_str);
+            assert_eq!(get("atomic_cap"), Some("ATOMIC_HCA (1)"));
+            assert_eq!(get("log atomic arg sizes (mask)"), Some("0x8"));
+            assert_eq!(get("ooo_rc_caps"), Some("0x0"));
+            assert_eq!(get("max_device_ctx"), Some("1020"));
+            assert_eq!(get("Multi-Packet RQ supported"), Some(""));
+            assert!(get("device_cap_flags").is_some_and(|f| f.contains("BAD_PKEY_CNTR")));
+            assert_eq!(parsed.devices[0].ports[0].port_lid, Some(0));
+        }
+    }
 
     #[test]
     fn verbose_lines_become_extra_fields() {

@@ -6,9 +6,12 @@
 //!   JSON itself, so there is no grammar for it;
 //! * [`parse_text`] reads the text `ip addr show` / `ip a` with the grammar in `ip.pest`,
 //!   including published copies with flattened indentation, lowercase flags and `. . .`
-//!   elisions.
+//!   elisions;
+//! * [`parse_link`] reads the text `ip [-d] link show` with the same grammar, refusing address
+//!   lines.
 
 mod json;
+mod link;
 mod parse;
 mod types;
 
@@ -17,6 +20,11 @@ pub use types::{IpAddrShow, IpAddress, IpInterface};
 /// Parses `ip -j addr show` JSON output.
 pub fn parse_json(text: &str) -> Result<IpAddrShow, crate::ParseError> {
     json::parse_json(text)
+}
+
+/// Parses the text `ip [-d] link show` output (no address lines).
+pub fn parse_link(text: &str) -> Result<IpAddrShow, crate::ParseError> {
+    link::parse_link(text)
 }
 
 /// Parses the text `ip addr show` output.

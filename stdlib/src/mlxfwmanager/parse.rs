@@ -216,22 +216,24 @@ fn summary_line(
                 match part.as_rule() {
                     Rule::device_number => update.device = number(text, &part)?,
                     Rule::update_step => {
-                        let mut inner = part.into_inner();
-                        let name = inner
-                            .next()
-                            .map(|n| n.as_str().to_owned())
-                            .unwrap_or_default();
-                        let status = inner
-                            .next()
-                            .map(|s| s.as_str().to_owned())
-                            .unwrap_or_default();
-                        update.steps.push(UpdateStep { name, status });
+                        let mut name = String::new();
+                        let mut status = String::new();
+                        for piece in part.into_inner() {
+                            match piece.as_rule() {
+                                Rule::step_name => name = piece.as_str().to_owned(),
+                                Rule::step_status => status = piece.as_str().to_owned(),
+                                Rule::done_on_step_line => update.done = true,
+                                _ => {}
+                            }
+                        }
+                        add_step(&mut update.steps, UpdateStep { name, status });
                     }
+                    Rule::message => message(part, out),
                     Rule::done => update.done = true,
                     _ => {}
                 }
             }
-            out.updates.push(update);
+            merge_update(&mut out.updates, update);
         }
         Rule::restart_needed => out.restart_needed = true,
         Rule::log_file => out.log_file = line.into_inner().next().map(|p| p.as_str().to_owned()),
@@ -242,6 +244,28 @@ fn summary_line(
         _ => {}
     }
     Ok(())
+}
+
+/// A step redrawn (progress `10%` then `OK`) keeps one entry, with its last status.
+fn add_step(steps: &mut Vec<UpdateStep>, step: UpdateStep) {
+    match steps.iter_mut().find(|s| s.name == step.name) {
+        Some(known) => known.status = step.status,
+        None => steps.push(step),
+    }
+}
+
+/// A device's update header printed again by a progress redraw continues that device's entry:
+/// one entry per device, done once any redraw said `Done`.
+fn merge_update(updates: &mut Vec<DeviceUpdate>, update: DeviceUpdate) {
+    match updates.iter_mut().find(|u| u.device == update.device) {
+        Some(known) => {
+            for step in update.steps {
+                add_step(&mut known.steps, step);
+            }
+            known.done |= update.done;
+        }
+        None => updates.push(update),
+    }
 }
 
 fn message(pair: Pair<'_, Rule>, out: &mut Mlxfwmanager) {
@@ -267,7 +291,10 @@ fn number(text: &str, pair: &Pair<'_, Rule>) -> Result<u32, ParseError> {
             text,
             span.start(),
             span.as_str().len(),
-            format!("`{}` is out of range", span.as_str()),
+            format!(
+                "`{}` is out of range",
+                crate::parse_error::quote(span.as_str())
+            ),
         )
     })
 }
@@ -277,6 +304,39 @@ mod tests {
     use pest::{consumes_to, parses_to};
 
     use super::{MlxfwmanagerParser, Rule};
+
+    /// A redraw that prints the device's update header again, after a blank line, keeps one
+    /// update entry for the device, with each step once and its true done state.
+    #[test]
+    fn a_redrawn_update_header_continues_the_same_device() {
+        let real = include_str!(
+            "../../../tests/fixtures/mlxfwmanager/mlnx-fw-updater-dgx-spark-cx7-redraw-aerial.txt"
+        );
+        let redrawn = real.replace(
+            "FSMST_INITIALIZE -   OK\n",
+            "FSMST_INITIALIZE -   10%\n\nDevice #1: Updating FW ...\n\nFSMST_INITIALIZE -   OK\n",
+        );
+        assert_ne!(redrawn, real);
+        for text in [real.to_owned(), redrawn, real.replace('\n', "\r\n")] {
+            let parsed = super::super::parse(&text).unwrap_or_else(|e| panic!("{e}"));
+            assert_eq!(parsed.updates.len(), 1, "{:?}", parsed.updates);
+            let update = &parsed.updates[0];
+            assert!(update.done, "{update:?}");
+            let steps: Vec<(&str, &str)> = update
+                .steps
+                .iter()
+                .map(|s| (s.name.as_str(), s.status.as_str()))
+                .collect();
+            assert_eq!(
+                steps,
+                [
+                    ("FSMST_INITIALIZE", "OK"),
+                    ("Writing Boot image component", "OK")
+                ]
+            );
+            assert_eq!(parsed.warnings.len(), 1, "{:?}", parsed.warnings);
+        }
+    }
 
     #[test]
     fn a_component_name_may_have_spaces() {

@@ -145,7 +145,10 @@ fn number<T: FromStr>(text: &str, pair: &Pair<'_, Rule>) -> Result<T, ParseError
             text,
             span.start(),
             span.end() - span.start(),
-            format!("`{}` is not a number in range", span.as_str()),
+            format!(
+                "`{}` is not a number in range",
+                crate::parse_error::quote(span.as_str())
+            ),
         )
     })
 }

@@ -1,0 +1,3 @@
+//! Helpers shared by the stdlib's integration tests and benches.
+
+pub mod hostile;
