@@ -1,37 +1,18 @@
 //! Waits between hosts end: two host stages that each test against the other run their tests in
 //! turn, and a host that is its own `vhpc_host` fails with an error instead of hanging.
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use cairn_tests::{Lab, Run};
+
+use crate::hangs::within;
 
 const GUEST_RUNBOOK: &str = include_str!("../../runbooks/guest-ib-roce-validate.rhai");
 const GUEST_LAB: &str = include_str!("../../runbooks/labs/guests-2node.toml");
 
 /// Runs `cairn ARGS`, failing the test if it has not ended within a minute.
 fn bounded(lab: &Lab, args: &[&str]) -> Run {
-    let mut child = lab
-        .command(args)
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap_or_else(|e| panic!("cairn runs: {e}"));
-    let started = Instant::now();
-    while child.try_wait().ok().flatten().is_none() {
-        if started.elapsed() > Duration::from_secs(60) {
-            let _ = child.kill();
-            panic!("`cairn {}` hung", args.join(" "));
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    let output = child
-        .wait_with_output()
-        .unwrap_or_else(|e| panic!("cairn ends: {e}"));
-    Run {
-        code: output.status.code().unwrap_or(-1),
-        stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
-        stdout: String::from_utf8_lossy(&output.stdout).into_owned(),
-    }
+    within(lab.command(args), Duration::from_secs(60), &args.join(" "))
 }
 
 const EACH_TESTS_THE_OTHER: &str = r#"

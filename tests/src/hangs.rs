@@ -70,19 +70,6 @@ pub(crate) fn within_after(
     }
 }
 
-/// `cairn ARGS` in `lab` under a shell that first runs `script` (`ulimit ...`).
-fn under_shell(lab: &Lab, script: &str, args: &[&str]) -> Command {
-    let mut command = Command::new("sh");
-    command
-        .arg("-c")
-        .arg(format!("{script}; exec \"$0\" \"$@\""))
-        .arg(cairn_tests::binary("cairn"))
-        .args(args)
-        .current_dir(lab.path())
-        .env_remove("CAIRN_STATE_DIR");
-    command
-}
-
 #[test]
 fn a_journal_that_cannot_be_begun_ends_the_run_with_its_cause() {
     let lab = Lab::new();
@@ -123,7 +110,7 @@ fn a_hard_open_file_limit_too_low_for_the_journals_is_named_and_nothing_runs() {
     );
     let args = ["run", "book.rhai", "-i", "lab.toml"];
     let low = within(
-        under_shell(&lab, "ulimit -n 40 || exit 99", &args),
+        lab.command_under_shell("ulimit -n 40 || exit 99", &args),
         Duration::from_secs(20),
         "60 hosts under a hard limit of 40",
     );
@@ -158,7 +145,7 @@ fn a_hard_open_file_limit_too_low_for_the_journals_is_named_and_nothing_runs() {
         return;
     }
     let raised = within(
-        under_shell(&lab, "ulimit -Sn 40", &args),
+        lab.command_under_shell("ulimit -Sn 40", &args),
         Duration::from_secs(60),
         "60 hosts under a soft limit of 40",
     );

@@ -42,7 +42,8 @@ pub struct Run {
 }
 
 impl Run {
-    fn from(output: Output) -> Self {
+    /// What a finished process printed, and its exit code (-1 when a signal ended it).
+    pub fn from(output: Output) -> Self {
         Self {
             code: output.status.code().unwrap_or(-1),
             stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
@@ -145,6 +146,20 @@ impl Lab {
         command
             .current_dir(self.path())
             .args(args)
+            .env_remove("CAIRN_STATE_DIR");
+        command
+    }
+
+    /// A `cairn` command run in the lab under `sh -c SCRIPT` (`ulimit ...`), the script ending
+    /// with `exec cairn ARGS`.
+    pub fn command_under_shell(&self, script: &str, args: &[&str]) -> Command {
+        let mut command = Command::new("sh");
+        command
+            .arg("-c")
+            .arg(format!("{script}; exec \"$0\" \"$@\""))
+            .arg(binary("cairn"))
+            .args(args)
+            .current_dir(self.path())
             .env_remove("CAIRN_STATE_DIR");
         command
     }

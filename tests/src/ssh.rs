@@ -498,22 +498,13 @@ fn walk(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
     files
 }
 
-/// `sh -c SCRIPT` for `cairn ARGS` in `lab`, the script ending with `exec cairn ARGS`.
+/// `cairn ARGS` in `lab` under `sh -c SCRIPT`.
 fn cairn_under_shell(lab: &cairn_tests::Lab, script: &str, args: &[&str]) -> cairn_tests::Run {
-    let mut command = std::process::Command::new("sh");
-    command
-        .arg("-c")
-        .arg(format!("{script}; exec \"$0\" \"$@\""))
-        .arg(cairn_tests::binary("cairn"))
-        .args(args)
-        .current_dir(lab.path())
-        .env_remove("CAIRN_STATE_DIR");
-    let output = command.output().unwrap_or_else(|e| panic!("sh runs: {e}"));
-    cairn_tests::Run {
-        code: output.status.code().unwrap_or(-1),
-        stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
-        stdout: String::from_utf8_lossy(&output.stdout).into_owned(),
-    }
+    let output = lab
+        .command_under_shell(script, args)
+        .output()
+        .unwrap_or_else(|e| panic!("sh runs: {e}"));
+    cairn_tests::Run::from(output)
 }
 
 #[test]
