@@ -206,10 +206,13 @@ pub fn execute(
                 }
             }
         }
+        // A resume with other `--param` values can diverge as an edit can: both are verified
+        // before anything runs, rather than failing host by host mid-run.
+        let shown_params = crate::secrets::redact_params(&params, &secret_names);
         if recorded.values().any(|j| {
             j.header
                 .as_ref()
-                .is_none_or(|h| h.runbook_hash != runbook.hash)
+                .is_none_or(|h| h.runbook_hash != runbook.hash || h.params != shown_params)
         }) {
             verify(
                 &runbook,

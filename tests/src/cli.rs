@@ -77,6 +77,31 @@ fn an_edited_stage_makes_resume_refuse_before_running_anything() {
 }
 
 #[test]
+fn a_resume_with_another_param_that_diverges_refuses_before_running_anything() {
+    let lab = Lab::new();
+    let book = "param mtu = 1500;\nstage \"one\" on all {\n    run([\"echo\", `${mtu}`]);\n}\nstage \"two\" on all {\n    run([\"false\"]);\n}\n";
+    lab.write("book.rhai", book);
+    lab.write("lab.toml", &inventory("node[01-02]", "clock=virtual"));
+    assert_eq!(lab.cairn(&["run", "book.rhai", "-i", "lab.toml"]).code, 1);
+    let before = lab.sim_commands("node01").len();
+    // The recorded `echo 1500` is now `echo 9000`: found by the verify pass, as an edit is, not
+    // host by host in the middle of the run.
+    let resume = lab.cairn(&["resume", "--param", "mtu=9000"]);
+    assert_eq!(resume.code, 2, "{}\n{}", resume.stdout, resume.stderr);
+    assert!(
+        resume.stderr.contains("nothing was run"),
+        "{}",
+        resume.stderr
+    );
+    assert!(resume.stderr.contains("book.rhai:3"), "{}", resume.stderr);
+    assert_eq!(lab.sim_commands("node01").len(), before, "nothing ran");
+    // The same values replay as before.
+    let same = lab.cairn(&["resume", "--param", "mtu=1500"]);
+    assert_eq!(same.code, 1, "{}\n{}", same.stdout, same.stderr);
+    assert_eq!(lab.sim_count("node01", &["echo", "1500"]), 1);
+}
+
+#[test]
 fn a_failed_host_resumes_from_its_failure_after_the_fix() {
     let lab = Lab::new();
     lab.write(
