@@ -6,9 +6,7 @@ use std::time::Duration;
 use cairn_tests::{Lab, Run};
 
 use crate::hangs::within;
-
-const GUEST_RUNBOOK: &str = include_str!("../../runbooks/guest-ib-roce-validate.rhai");
-const GUEST_LAB: &str = include_str!("../../runbooks/labs/guests-2node.toml");
+use crate::leftovers::guests_set_up;
 
 /// Runs `cairn ARGS`, failing the test if it has not ended within a minute.
 fn bounded(lab: &Lab, args: &[&str]) -> Run {
@@ -25,13 +23,7 @@ stage "each tests the other" on guests {
 
 #[test]
 fn two_host_stages_testing_each_other_run_in_turn_instead_of_hanging() {
-    let lab = Lab::new();
-    lab.write("guest.rhai", GUEST_RUNBOOK);
-    lab.write("each.rhai", EACH_TESTS_THE_OTHER);
-    lab.copy_lib();
-    lab.write("lab.toml", GUEST_LAB);
-    let setup = lab.cairn(&["run", "guest.rhai", "-i", "lab.toml"]);
-    assert_eq!(setup.code, 0, "{}", setup.stderr);
+    let lab = guests_set_up("each.rhai", EACH_TESTS_THE_OTHER);
     let before: Vec<usize> = ["compute-02", "compute-03"]
         .iter()
         .map(|host| lab.sim_count(host, &["ib_send_lat"]))

@@ -15,11 +15,12 @@ stage "tests" on controller {
 }
 "#;
 
-/// The guests set up by the shipped runbook, with the two tests beside it.
-fn set_up() -> Lab {
+/// The two-guest lab (`lab.toml`) set up by the shipped guest runbook, with `book` beside it as
+/// `name`.
+pub(crate) fn guests_set_up(name: &str, book: &str) -> Lab {
     let lab = Lab::new();
     lab.write("guest.rhai", GUEST_RUNBOOK);
-    lab.write("tests.rhai", TWO_TESTS);
+    lab.write(name, book);
     lab.copy_lib();
     lab.write("lab.toml", GUEST_LAB);
     let run = lab.cairn(&["run", "guest.rhai", "-i", "lab.toml"]);
@@ -35,7 +36,7 @@ fn running(lab: &Lab, host: &str) -> usize {
 
 #[test]
 fn a_server_started_right_before_a_kill_is_stopped_on_resume() {
-    let template = set_up();
+    let template = guests_set_up("tests.rhai", TWO_TESTS);
     // The trials' runs need an id of their own (they are per second).
     std::thread::sleep(std::time::Duration::from_millis(1100));
     let whole = template.copy();
