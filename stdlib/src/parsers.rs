@@ -29,7 +29,7 @@ fn json<T: Serialize>(parsed: Result<T, ParseError>) -> Result<serde_json::Value
     parsed.map(|value| serde_json::to_value(value).unwrap_or(serde_json::Value::Null))
 }
 
-const PARSERS: [ToolParser; 27] = [
+const PARSERS: [ToolParser; 28] = [
     ToolParser {
         name: "mst-status",
         command: "mst status [-v|-vv]",
@@ -89,6 +89,11 @@ const PARSERS: [ToolParser; 27] = [
         name: "ofed-info",
         command: "ofed_info -s",
         parse: |t| json(crate::ofed::parse_info(t)),
+    },
+    ToolParser {
+        name: "mlnxofedinstall",
+        command: "mlnxofedinstall [--force] [--without-fw-update] ...",
+        parse: |t| json(crate::ofed::parse_install(t)),
     },
     ToolParser {
         name: "openibd",

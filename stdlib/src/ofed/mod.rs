@@ -3,19 +3,32 @@
 //!
 //! Reads `ofed_info -s` (one line, `MLNX_OFED_LINUX-5.4-3.0.3.0:`) and the full `ofed_info`
 //! (first line `OFED-internal-26.01-1.0.0:`, then `name:` / source / `commit` entries, then
-//! `Installed Packages:`). The grammar is `ofed.pest`.
+//! `Installed Packages:`). The grammar is `ofed.pest`. The installer's transcript
+//! (`mlnxofedinstall`) is read line by line in `installer.rs`.
 
 pub mod builtins;
 pub(crate) mod command;
+mod installer;
+mod installer_types;
 mod parse;
 pub(crate) mod sim;
 mod types;
 
+pub use installer_types::{
+    FirmwareOutcome, FirmwareReport, InstallResult, InstalledPackage, NextStep, NotDistributed,
+    OfedInstall, PcieLink,
+};
 pub use types::{OfedComponent, OfedInfo};
 
 /// Parses `ofed_info` or `ofed_info -s` output.
 pub fn parse_info(text: &str) -> Result<OfedInfo, crate::ParseError> {
     parse::parse_info(text)
+}
+
+/// Parses the transcript of `mlnxofedinstall` (MLNX_OFED's installer, or MLNX_EN's `install`):
+/// log folder, packages, firmware update, PCIe link report, result and next step.
+pub fn parse_install(text: &str) -> Result<OfedInstall, crate::ParseError> {
+    installer::parse_install(text)
 }
 
 /// Registers the `ofed::` builtins: `ofed::info()`, `ofed::install(tarball[, #{...}])`,
