@@ -138,7 +138,8 @@ impl SimTool for MlxfwmanagerTool {
     }
 }
 
-fn block(
+/// One `Device #N:` block of the query, as `mlxfwmanager` prints it.
+pub(crate) fn block(
     number: usize,
     adapter: &Adapter,
     pci: &str,

@@ -13,6 +13,7 @@ pub(crate) const INSTALL_OPTIONS: BuiltinOptions = BuiltinOptions {
     keys: &[
         key("dir", OptionType::Text),
         key("distro_packages", OptionType::Array),
+        key("firmware_update", OptionType::Bool),
         key("force", OptionType::Bool),
     ],
 };
@@ -55,8 +56,10 @@ pub mod ofed_builtins {
     }
 
     /// `ofed::install(tarball, #{...})` with options: `force` (default true: pass `--force`),
-    /// `distro_packages` (an array; default from `/etc/os-release`), `dir` (where to unpack,
-    /// default `/tmp`).
+    /// `firmware_update` (default false: pass `--without-fw-update`, firmware belongs to the
+    /// firmware step), `distro_packages` (an array; default from `/etc/os-release`), `dir`
+    /// (where to unpack, default `/tmp`). The result adds `firmware` (what the installer did:
+    /// `not_attempted`, `updated`, `up_to_date`, `failed`).
     ///
     /// ```rhai
     /// ofed::install("/nfs/MLNX_OFED_LINUX-5.4-3.0.3.0-rhel8.1-x86_64.tgz",
@@ -75,6 +78,7 @@ pub mod ofed_builtins {
             ));
         };
         let force = action::flag(&opts, "force", true);
+        let firmware_update = action::flag(&opts, "firmware_update", false);
         let dir = action::text(&opts, "dir").unwrap_or_else(|| "/tmp".into());
         let packages: Option<Vec<String>> = opts.get("distro_packages").map(|p| {
             p.as_array()
@@ -88,7 +92,7 @@ pub mod ofed_builtins {
         let version = parsed.version.clone();
         let probe_version = version.clone();
         let call = ActionCall {
-            args: json!({ "tarball": tarball, "force": force, "dir": dir, "distro_packages": packages }),
+            args: json!({ "tarball": tarball, "force": force, "firmware_update": firmware_update, "dir": dir, "distro_packages": packages }),
             assumed: json!({ "version": version, "changed": true }),
             builtin: "ofed::install".into(),
             // Marked before unpacking: a guest that already had this version owes no reboot.
@@ -129,30 +133,30 @@ pub mod ofed_builtins {
                 io.run(&super::to_refs(&command::dnf_install(&packages)))?;
             }
             io.record_progress(json!({ "unpacked": parsed.folder, "packages": packages }))?;
-            let argv = command::mlnxofedinstall(&dir, &parsed.folder, force);
+            let argv = command::mlnxofedinstall(&dir, &parsed.folder, force, firmware_update);
             let output = io.exec(&ExecRequest::new(argv.iter().cloned()))?;
-            if output.code != 0 {
-                let tail: Vec<&str> = output
-                    .stdout
-                    .lines()
-                    .filter(|l| {
-                        l.contains("rror") || l.contains("Failure") || l.contains("install ")
-                    })
-                    .collect();
+            let transcript = crate::ofed::parse_install(&output.stdout);
+            let passed = transcript
+                .as_ref()
+                .is_ok_and(|t| t.result == crate::ofed::InstallResult::Passed);
+            if output.code != 0 || !passed {
                 return Err(ActionError::CommandFailed {
                     code: output.code,
                     command: argv.join(" "),
-                    stderr: if tail.is_empty() {
-                        output.stderr
-                    } else {
-                        tail.join("\n")
+                    stderr: match &transcript {
+                        Ok(t) => super::failure_summary(t, &output.stderr),
+                        Err(_) => output.stderr,
                     },
                 });
             }
+            let firmware = transcript
+                .as_ref()
+                .map(|t| serde_json::to_value(t.firmware.outcome).unwrap_or(Value::Null))
+                .unwrap_or(Value::Null);
             Ok(Outcome {
                 changed: true,
                 reboot_required: true,
-                value,
+                value: json!({ "version": version, "changed": true, "firmware": firmware }),
             })
         })
     }
@@ -205,6 +209,27 @@ fn installed(io: &mut HostIo<'_>) -> Result<Value, ActionError> {
     Ok(json!({ "installed": true, "distribution": info.distribution, "version": info.version }))
 }
 
+/// What a failed install said, for its error: the failure lines, and what the installer asks
+/// to do next (`yum install kernel-modules-extra` after `Run:`), or why it stopped.
+fn failure_summary(transcript: &crate::ofed::OfedInstall, stderr: &str) -> String {
+    let mut lines: Vec<String> = transcript.errors.clone();
+    for step in &transcript.next_steps {
+        lines.push(match &step.command {
+            Some(command) => format!("{} {command}", step.what),
+            None => step.what.clone(),
+        });
+    }
+    if transcript.result == crate::ofed::InstallResult::NotConfirmed {
+        lines.push(
+            "the installer asked `Do you want to continue?[y/N]:` (pass `force: true`)".into(),
+        );
+    }
+    if lines.is_empty() {
+        return stderr.to_owned();
+    }
+    lines.join("\n")
+}
+
 fn to_refs(argv: &[String]) -> Vec<&str> {
     argv.iter().map(String::as_str).collect()
 }
@@ -253,5 +278,27 @@ mod tests {
             error.contains("yum install kernel-modules-extra"),
             "{error}"
         );
+    }
+
+    #[test]
+    fn install_leaves_firmware_to_the_firmware_step_unless_asked() {
+        let t = TestHost::new(&[("g", "ofed_fw=16.35.1012")], "g");
+        let plain = t.eval(&format!("ofed::install(\"{TGZ}\").firmware"));
+        assert_eq!(plain.to_string(), "not_attempted");
+        let log = cairn_runtime::sim::SimHost::command_log(&t.dir.path().join("sim").join("g"));
+        assert!(
+            log.iter()
+                .any(|argv| argv.iter().any(|a| a == "--without-fw-update")),
+            "{log:?}"
+        );
+        let t = TestHost::new(&[("g", "ofed_fw=16.35.1012")], "g");
+        let burned = t.eval(&format!(
+            "ofed::install(\"{TGZ}\", #{{ firmware_update: true }}).firmware"
+        ));
+        assert_eq!(burned.to_string(), "updated");
+        let error = t.error(&format!(
+            "ofed::install(\"{TGZ}\", #{{ firmware_updates: true }})"
+        ));
+        assert!(error.contains("firmware_update"), "{error}");
     }
 }

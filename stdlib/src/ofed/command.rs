@@ -49,14 +49,26 @@ pub(crate) fn dnf_install(packages: &[String]) -> Vec<String> {
     argv
 }
 
-/// `DIR/FOLDER/mlnxofedinstall [--force]`.
-pub(crate) fn mlnxofedinstall(dir: &str, folder: &str, force: bool) -> Vec<String> {
+/// `DIR/FOLDER/mlnxofedinstall [--force] [--without-fw-update]`. The installer burns the
+/// adapters' firmware unless told not to (its `--without-fw-update`; NVIDIA's MLNX_OFED user
+/// manual, "Installation Procedure": the firmware is updated when the script runs in default
+/// mode and the adapter's firmware is older than the bundle's); cairn leaves firmware to the
+/// firmware step, so the flag is passed unless `firmware_update` asks otherwise.
+pub(crate) fn mlnxofedinstall(
+    dir: &str,
+    folder: &str,
+    force: bool,
+    firmware_update: bool,
+) -> Vec<String> {
     let mut argv = vec![format!(
         "{}/{folder}/mlnxofedinstall",
         dir.trim_end_matches('/')
     )];
     if force {
         argv.push("--force".into());
+    }
+    if !firmware_update {
+        argv.push("--without-fw-update".into());
     }
     argv
 }
@@ -103,8 +115,8 @@ mod tests {
         assert_eq!(prerequisites("ID=\"centos\"\n"), vec!["tk"]);
         assert!(prerequisites("ID=ubuntu\n").is_empty());
         assert_eq!(
-            mlnxofedinstall("/tmp/", "M", true),
-            vec!["/tmp/M/mlnxofedinstall", "--force"]
+            mlnxofedinstall("/tmp/", "M", true, false),
+            vec!["/tmp/M/mlnxofedinstall", "--force", "--without-fw-update"]
         );
     }
 }

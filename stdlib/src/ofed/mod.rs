@@ -12,6 +12,7 @@ mod installer;
 mod installer_types;
 mod parse;
 pub(crate) mod sim;
+mod sim_installer;
 mod types;
 
 pub use installer_types::{

@@ -23,6 +23,19 @@ pub(crate) struct OfedState {
     pub(crate) unpacked: Vec<String>,
     /// Packages installed with `dnf`.
     pub(crate) packages: Vec<String>,
+    /// The adapter firmware the installer burned (the `guest_fw` option until then).
+    #[serde(default)]
+    pub(crate) firmware: Option<String>,
+}
+
+/// The adapter's firmware before any update: the `guest_fw` option, else the VMware guide's
+/// ConnectX-5 16.32.1010 (reference 000).
+fn adapter_firmware(host: &SimContext<'_>, state: &OfedState) -> String {
+    state
+        .firmware
+        .clone()
+        .or_else(|| host.option("guest_fw").map(str::to_owned))
+        .unwrap_or_else(|| "16.32.1010".to_owned())
 }
 
 /// `tar`, `dnf`, `yum`, `rpm`, `mlnxofedinstall`, `ofed_info`, `openibd`.
@@ -43,6 +56,24 @@ impl SimTool for OfedSim {
 
     fn name(&self) -> &'static str {
         "ofed"
+    }
+
+    /// `guest_fw`: the adapter's firmware (default 16.32.1010); `ofed_fw`: the firmware the
+    /// OFED bundle carries (default: the adapter's, so the installer finds it up to date).
+    fn options(&self) -> &[&'static str] {
+        &["guest_fw", "ofed_fw"]
+    }
+
+    fn check_option(&self, _key: &str, value: &str) -> Result<(), String> {
+        let dotted = value.split('.').count() == 3
+            && value
+                .split('.')
+                .all(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()));
+        if dotted {
+            Ok(())
+        } else {
+            Err("a firmware version such as 16.35.1012".into())
+        }
     }
 
     fn init(&self, host: &mut SimContext<'_>) {
@@ -207,7 +238,13 @@ fn install(
     };
     let pid = 10_000 + host.now_millis() % 50_000;
     let logs = format!("/tmp/MLNX_OFED_LINUX.{pid}.logs");
-    let mut text = format!("Logs dir: {logs}\nGeneral log file: {logs}/general.log\n");
+    let mut text = super::sim_installer::header(&logs);
+    // The real installer asks unless `--force` (its `main`: `if (not $force and not $quiet)`),
+    // and reads no answer without a terminal.
+    if !args.contains(&"--force") {
+        text.push_str("Do you want to continue?[y/N]:\n");
+        return out(1, text, "");
+    }
     if !state.packages.iter().any(|p| p == needed) {
         text.push_str(&format!(
             "Error: One or more required packages for installing MLNX_OFED_LINUX are missing.\n\
@@ -216,31 +253,22 @@ fn install(
         ));
         return out(1, text, "");
     }
-    if !args.contains(&"--force") {
-        text.push_str(
-            "\nBelow is the list of MLNX_OFED_LINUX packages that you have chosen\n\
-             (some may have been already installed and will be reinstalled).\n\
-             Do you want to continue?[y/N]:\n",
-        );
-        return out(1, text, "");
-    }
     let version = tarball.version;
-    text.push_str(&format!(
-        "Removing old packages...\nInstalling new packages\n\
-         Installing ofed-scripts-{version}...\nInstalling mlnx-tools-{version}...\n\
-         Installing rdma-core-{version}...\nInstalling mlnx-ofa_kernel-{version}...\n\
-         Installing perftest-{version}...\nInstalling infiniband-diags-{version}...\n\
-         Installing sockperf-{version}...\nInstalling libvma-{version}...\n\
-         Installation passed successfully\n"
+    let current = adapter_firmware(host, state);
+    let bundled = host
+        .option("ofed_fw")
+        .map_or_else(|| current.clone(), str::to_owned);
+    let plan = super::sim_installer::FirmwarePlan {
+        current: &current,
+        bundled: &bundled,
+    };
+    let firmware = (!args.contains(&"--without-fw-update")).then_some(&plan);
+    text.push_str(&super::sim_installer::install_body(
+        &hw, &version, &logs, firmware,
     ));
-    for port in &hw.ports {
-        text.push_str(&format!(
-            "Device ({}):\n\t{}\t\tMellanox Technologies MT27800 Family [ConnectX-5]\n\tLink Width: x16\n\tPCI Link Speed: 8GT/s\n\n",
-            port.pci.trim_start_matches("0000:"),
-            port.pci.trim_start_matches("0000:")
-        ));
+    if firmware.is_some_and(|p| p.updates()) {
+        state.firmware = Some(bundled.clone());
     }
-    text.push_str("To load the new driver, run:\n/etc/init.d/openibd restart\n");
     state.installed = Some(version);
     host.mark("reboot_pending");
     out(0, text, "")
@@ -342,5 +370,66 @@ mod tests {
             1
         );
         assert_eq!(run(&host, &["ibstatus"]).code, 127);
+    }
+
+    #[test]
+    fn the_installer_updates_firmware_unless_told_not_to_and_its_transcript_parses() {
+        use crate::ofed::{FirmwareOutcome, InstallResult, parse_install};
+        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let options = BTreeMap::from([
+            ("clock".to_owned(), "virtual".to_owned()),
+            ("ofed_fw".to_owned(), "16.35.1012".to_owned()),
+        ]);
+        let host = SimHost::open(
+            "compute-03",
+            dir.path(),
+            std::sync::Arc::new(rhel8()),
+            options,
+        )
+        .unwrap_or_else(|e| panic!("{e}"));
+        let tgz = "/nfs/MLNX_OFED_LINUX-5.4-3.0.3.0-rhel8.1-x86_64.tgz";
+        let installer = "/tmp/MLNX_OFED_LINUX-5.4-3.0.3.0-rhel8.1-x86_64/mlnxofedinstall";
+        run(&host, &["tar", "xf", tgz, "-C", "/tmp"]);
+        let asked = run(&host, &[installer]);
+        let parsed = parse_install(&asked.stdout).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(
+            (asked.code, parsed.result),
+            (1, InstallResult::NotConfirmed)
+        );
+        run(&host, &["dnf", "install", "-y", "kernel-modules-extra"]);
+        let skipped = run(&host, &[installer, "--force", "--without-fw-update"]);
+        let parsed = parse_install(&skipped.stdout).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(parsed.result, InstallResult::Passed, "{}", skipped.stdout);
+        assert_eq!(parsed.firmware.outcome, FirmwareOutcome::NotAttempted);
+        assert_eq!(parsed.pcie_links.len(), 2);
+        assert_eq!(
+            parsed.next_steps.first().and_then(|s| s.command.as_deref()),
+            Some("/etc/init.d/openibd restart")
+        );
+        let updated = run(&host, &[installer, "--force"]);
+        let parsed = parse_install(&updated.stdout).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(
+            parsed.firmware.outcome,
+            FirmwareOutcome::Updated,
+            "{}",
+            updated.stdout
+        );
+        assert!(parsed.reboot_required);
+        let query = parsed.firmware.query.unwrap_or_else(|| panic!("no query"));
+        let fw = query
+            .devices
+            .first()
+            .and_then(|d| d.versions.first())
+            .cloned();
+        assert_eq!(fw.and_then(|v| v.available), Some("16.35.1012".to_owned()));
+        // The burned image is the adapter's now: a second run finds it up to date.
+        let again = run(&host, &[installer, "--force"]);
+        let parsed = parse_install(&again.stdout).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(
+            parsed.firmware.outcome,
+            FirmwareOutcome::UpToDate,
+            "{}",
+            again.stdout
+        );
     }
 }
