@@ -55,6 +55,14 @@ pub enum ActionError {
     /// A builtin's own error, in words.
     #[error("{0}")]
     Failed(String),
+    /// A builtin's own error, with what to do about it (shown as the diagnostic's help).
+    #[error("{message}")]
+    Hinted {
+        /// What went wrong.
+        message: String,
+        /// What to do about it.
+        help: String,
+    },
     /// The journal could not be written: the action was not run.
     #[error(transparent)]
     Journal(#[from] JournalError),

@@ -222,7 +222,9 @@ fn help_for(error: &ActionError) -> Option<String> {
         ActionError::RebootTimeout { .. } => {
             Some("raise --reboot-timeout, or check the host's console".into())
         }
-        ActionError::WouldDeadlock { help, .. } => Some(help.clone()),
+        ActionError::WouldDeadlock { help, .. } | ActionError::Hinted { help, .. } => {
+            Some(help.clone())
+        }
         _ => None,
     }
 }

@@ -28,6 +28,7 @@ mod peer_lock;
 pub mod perftest;
 pub(crate) mod sim_esxi;
 mod sim_guest;
+mod sim_linux_commands;
 mod sim_passthrough;
 pub mod sockperf;
 #[cfg(test)]

@@ -25,6 +25,7 @@ pub(crate) fn rhel8() -> SimModel {
         .with_tool(crate::ib::sim::IbSim)
         .with_tool(crate::perftest::sim::PerftestSim)
         .with_tool(crate::sockperf::sim::SockperfSim)
+        .with_tool(crate::sim_linux_commands::LinuxCommands)
 }
 
 /// The options of a `sim:rhel8` address.

@@ -224,6 +224,36 @@ fn a_four_node_fabric_is_checked_pairwise() {
     }
 }
 
+const NO_SWEEP: &str = r#"
+stage "tests" on controller {
+    let r = perftest::send_bw("n-02", "n-01", #{ device: "mlx5_0", size: 65536 });
+    log(`${r.avg_gbps}`);
+}
+"#;
+
+#[test]
+fn perftest_on_a_port_still_init_fails_as_perftest_does_and_points_to_wait_active() {
+    let lab = Lab::new();
+    lab.write(
+        "lab.toml",
+        "[hosts.\"n-[01-02]\"]\naddress = \"sim:rhel8?clock=virtual&ofed=5.4-3.0.3.0&subnet_manager=false\"\ngroups = [\"up\"]\n",
+    );
+    lab.write("nosweep.rhai", NO_SWEEP);
+    let run = lab.cairn(&["run", "nosweep.rhai", "-i", "lab.toml"]);
+    assert_ne!(run.code, 0);
+    let output = format!("{}{}", run.stdout, run.stderr);
+    assert!(
+        output.contains("ib_send_bw on n-01: port 1 of mlx5_0 is Init, not ACTIVE")
+            && output.contains("Port number 1 state is Init"),
+        "{output}"
+    );
+    assert!(
+        output.contains("ib::wait_active(\"mlx5_0\", 1, 60)"),
+        "{output}"
+    );
+    assert!(!output.contains("Failed to modify QP"), "{output}");
+}
+
 const WRONG: &str = r#"
 stage "ports up" on up {
     ib::wait_active("mlx5_0", 1, 30);

@@ -44,14 +44,21 @@ impl SimTool for GenericCommands {
             }
             "sleep" => sleep(host, args),
             "true" => output(0, "", ""),
-            _ => not_found(program),
+            _ => not_simulated(program),
         }
     }
 }
 
-/// What bash prints for a program it cannot find.
-pub(crate) fn not_found(program: &str) -> ExecOutput {
-    output(127, "", &format!("bash: {program}: command not found\n"))
+/// A program no tool of the model answers: bash's words, then plainly that the simulator does
+/// not model it (a runbook author should not mistake it for a missing package).
+fn not_simulated(program: &str) -> ExecOutput {
+    output(
+        127,
+        "",
+        &format!(
+            "bash: {program}: command not found (cairn sim: `{program}` is not simulated on this host; see docs/simulator.md for the commands it answers)\n"
+        ),
+    )
 }
 
 fn output(code: i64, stdout: &str, stderr: &str) -> ExecOutput {

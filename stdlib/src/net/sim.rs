@@ -237,6 +237,10 @@ impl SimTool for IpSim {
         if json_output {
             args.remove(0);
         }
+        let brief = args.first().is_some_and(|a| *a == "-br" || *a == "-brief");
+        if brief {
+            args.remove(0);
+        }
         let list = own_interfaces(host);
         let select = |list: Vec<Iface>, rest: &[&str]| -> Result<Vec<Iface>, ExecOutput> {
             let dev = rest
@@ -264,6 +268,14 @@ impl SimTool for IpSim {
             [object, rest @ ..] if matches!(*object, "a" | "addr" | "address" | "link" | "l") => {
                 let with_addrs = *object != "link" && *object != "l";
                 match select(list, rest) {
+                    Ok(list) if brief && !with_addrs => {
+                        out(0, crate::sim_linux_commands::ip_brief_link(&list), "")
+                    }
+                    Ok(_) if brief => out(
+                        255,
+                        "",
+                        "cairn sim: `ip -br addr` is not simulated (it answers `ip -br link`)\n",
+                    ),
                     Ok(list) if json_output => out(0, ip_json(&list, with_addrs), ""),
                     Ok(list) => out(0, ip_text(&list), ""),
                     Err(e) => e,

@@ -331,14 +331,18 @@ mod tests {
             t.error(r#"perftest::send_bw("bb", "ba", #{ sise: 1 })"#)
                 .contains("`perftest::send_bw` has no option `sise`; did you mean `size`?")
         );
+        // The client checks its own port before it connects anywhere.
         let error = t.error(r#"perftest::send_bw("bare", "ba", #{})"#);
+        assert!(error.contains("ib_send_bw on ba: port 1"), "{error}");
+        // The ports are still in INIT: perftest refuses them before connecting, as the real
+        // one does (not "Failed to modify QP to RTR").
+        let error = t.error(r#"perftest::send_bw("bb", "ba", #{})"#);
         assert!(
-            error.contains("failed (connection): Couldn't connect to bare:18515"),
+            error.contains("port 1 of mlx5_0 is Init, not ACTIVE")
+                && error.contains("Port number 1 state is Init"),
             "{error}"
         );
-        // The ports are still in INIT: the queue pairs cannot connect.
-        let error = t.error(r#"perftest::send_bw("bb", "ba", #{})"#);
-        assert!(error.contains("Failed to modify QP"), "{error}");
+        assert!(!error.contains("Failed to modify QP"), "{error}");
         let running =
             std::fs::read_to_string(t.dir.path().join("sim/bb/state.json")).unwrap_or_default();
         let state: serde_json::Value = serde_json::from_str(&running).unwrap_or_default();

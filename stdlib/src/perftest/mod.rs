@@ -12,6 +12,7 @@ pub mod builtins;
 pub(crate) mod command;
 pub(crate) mod pair;
 mod parse;
+mod port_state;
 mod run;
 pub(crate) mod sim;
 mod types;

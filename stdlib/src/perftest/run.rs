@@ -74,6 +74,19 @@ pub(crate) fn measure(
     };
     let output = pair::run(io, shared, &pair)?;
     let text = format!("{}{}", output.client.stdout, output.client.stderr);
+    // perftest refuses a port that is not ACTIVE before connecting: on the client, or on the
+    // server (then the client cannot connect).
+    for (host, said) in [(client, &text), (server, &output.server.stdout)] {
+        if let Some((port, state)) = super::port_state::detect(said) {
+            return Err(super::port_state::not_active_error(
+                program,
+                host,
+                &opts.device,
+                port,
+                &state,
+            ));
+        }
+    }
     let command = format!("{} (on {client})", pair.client_argv.join(" "));
     let parsed = match crate::perftest::parse(&text) {
         Ok(parsed) => parsed,

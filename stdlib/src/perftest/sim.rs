@@ -165,6 +165,12 @@ fn client(host: &mut SimContext<'_>, args: &Args, server_name: &str) -> ExecOutp
             format!(" IB device {device} not found\n Unable to find the Infiniband/RoCE device\n"),
         );
     };
+    // perftest checks its own port before it connects (see `port_state`); each simulated
+    // device has one port, 1.
+    if !local.active {
+        let infiniband = local.hw.link_layer == LinkLayer::InfiniBand;
+        return super::port_state::refusal(1, super::port_state::state_name(false, infiniband));
+    }
     let Some(peer) = resolve(host, server_name) else {
         return connect_error(server_name, args.port);
     };
@@ -268,6 +274,10 @@ fn client(host: &mut SimContext<'_>, args: &Args, server_name: &str) -> ExecOutp
     let Some(remote) = remote else {
         return connect_error(server_name, args.port);
     };
+    // A server whose port is not active refused it at start and exited: nobody listens.
+    if !remote.active {
+        return connect_error(server_name, args.port);
+    }
     let sizes: Vec<u64> = if args.all {
         (1..=23).map(|p| 1u64 << p).collect()
     } else {
@@ -441,7 +451,19 @@ fn latency_table(
 
 /// What a perftest server that `collect` stopped had printed: the waiting box, and once a
 /// client ran against it, the banner, both addresses and (send tests) the table.
-pub(crate) fn server_output(host: &mut SimContext<'_>, pid: &str, _process: &Process) -> String {
+pub(crate) fn server_output(host: &mut SimContext<'_>, pid: &str, process: &Process) -> String {
+    // A server checks its port at start, as the client does, and exits when it is not active.
+    let device = parse_args(&process.argv)
+        .device
+        .unwrap_or_else(|| "mlx5_0".into());
+    if let Some(port) = own_ports(host)
+        .into_iter()
+        .find(|p| p.hw.device == device && !p.active)
+    {
+        let infiniband = port.hw.link_layer == LinkLayer::InfiniBand;
+        return super::port_state::refusal(1, super::port_state::state_name(false, infiniband))
+            .stderr;
+    }
     let key = format!("{}:{pid}", host.host_name());
     for peer in sibling_hosts(host) {
         if peer == host.host_name() {
