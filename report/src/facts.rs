@@ -201,6 +201,9 @@ fn text(value: &Value, key: &str) -> Option<String> {
     }
 }
 
+/// A host's name and facts.
+type Row<'a> = (&'a str, [String; 6]);
+
 /// The section.
 pub(crate) struct FactsSection;
 
@@ -215,7 +218,7 @@ impl Section for FactsSection {
 
     fn render(&self, model: &RunModel) -> Result<Option<String>, ReportError> {
         // Rows grouped by the hosts' groups, in the order groups first appear.
-        let mut groups: Vec<(String, Vec<(&str, [String; 6])>)> = Vec::new();
+        let mut groups: Vec<(String, Vec<Row<'_>>)> = Vec::new();
         for host in &model.hosts {
             let facts = host_facts(host);
             if facts.iter().all(String::is_empty) {

@@ -8,6 +8,9 @@ use crate::report_error::ReportError;
 use crate::run_model::RunModel;
 use crate::section::Section;
 
+/// Where (file and line) and what: the failures that are shown as one.
+type FailureKey = (Option<(String, u32)>, String);
+
 /// The section.
 pub(crate) struct FailuresSection;
 
@@ -21,7 +24,7 @@ impl Section for FailuresSection {
     }
 
     fn render(&self, model: &RunModel) -> Result<Option<String>, ReportError> {
-        let mut groups: BTreeMap<(Option<(String, u32)>, String), Vec<&str>> = BTreeMap::new();
+        let mut groups: BTreeMap<FailureKey, Vec<&str>> = BTreeMap::new();
         for host in &model.hosts {
             if let Some(failure) = &host.failure {
                 groups
