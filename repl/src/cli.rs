@@ -98,6 +98,15 @@ pub(crate) enum Command {
         #[command(flatten)]
         common: CommonRunArgs,
     },
+    /// Write a run's report: one self-contained HTML page (summary, recap, failures, timeline,
+    /// perftest and sockperf plots, fleet facts), made from its journals alone.
+    Report {
+        /// The run (default: the newest).
+        run_id: Option<String>,
+        /// The HTML file to write.
+        #[arg(short, long, value_name = "FILE", default_value = "report.html")]
+        output: PathBuf,
+    },
     /// List runs and their state.
     Runs,
     /// Try builtins on one host: rhai lines in a persistent scope, with completion and help.

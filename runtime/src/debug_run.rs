@@ -341,7 +341,7 @@ fn run(
             outcome
         });
     let (status, failure) = crate::executor::ending(result);
-    let _ = host.end(status, failure.as_ref().map(HostFailure::one_line));
+    let _ = host.end_with(status, failure.as_ref());
     shared.barrier.leave();
     HostReport {
         changes: host.changes(),

@@ -390,7 +390,7 @@ fn run_instance(host: HostContext, runbook: &Runbook, libraries: &[Installer]) -
         outcome
     });
     let (status, failure) = ending(result);
-    let end = host.end(status, failure.as_ref().map(HostFailure::one_line));
+    let end = host.end_with(status, failure.as_ref());
     if let (HostStatus::Failed, Ok(mut failed)) = (status, shared.failed.lock()) {
         failed.insert(name.clone());
         stop_if_too_many_failed(&shared, failed.len());

@@ -647,14 +647,41 @@ impl HostContext {
 
     /// Writes the host's last record.
     pub fn end(&self, status: HostStatus, error: Option<String>) -> Result<(), ActionError> {
+        self.end_at(status, error, None)
+    }
+
+    /// Writes the host's last record for how its runbook ended: the failure's message and the
+    /// runbook line it points at.
+    pub fn end_with(
+        &self,
+        status: HostStatus,
+        failure: Option<&crate::HostFailure>,
+    ) -> Result<(), ActionError> {
+        let location = failure.and_then(crate::HostFailure::location);
+        self.end_at(status, failure.map(crate::HostFailure::one_line), location)
+    }
+
+    fn end_at(
+        &self,
+        status: HostStatus,
+        error: Option<String>,
+        location: Option<(String, u32, u32)>,
+    ) -> Result<(), ActionError> {
         if self.mode == Mode::Verify {
             return Ok(());
         }
         let reboot_pending = self.reboot_pending();
         let error = error.map(|e| self.redact_text(&e));
+        let (file, line, column) = match location {
+            Some((file, line, column)) => (Some(file), Some(line), Some(column)),
+            None => (None, None, None),
+        };
         let record = HostEndRecord {
             at: now_millis(),
+            column,
             error: error.clone(),
+            file,
+            line,
             reboot_pending: reboot_pending.clone(),
             status,
         };

@@ -84,6 +84,20 @@ impl HostFailure {
         self.kind == FailureKind::Diverged
     }
 
+    /// The runbook file, line and column (1-based) the failure points at, if it has a span,
+    /// so the journal's `host_end` can say where the host failed (`cairn report` shows it).
+    pub fn location(&self) -> Option<(String, u32, u32)> {
+        let offset = self.label_span?.offset();
+        let before = self.source_code.inner().get(..offset)?;
+        let line = before.matches('\n').count() + 1;
+        let column = before.len() - before.rfind('\n').map_or(0, |at| at + 1) + 1;
+        Some((
+            self.source_code.name().to_owned(),
+            u32::try_from(line).ok()?,
+            u32::try_from(column).ok()?,
+        ))
+    }
+
     /// The message on one line, for the journal.
     pub fn one_line(&self) -> String {
         self.message.lines().collect::<Vec<_>>().join(" / ")

@@ -15,6 +15,7 @@ mod parse;
 mod readme;
 mod recipes;
 mod repl;
+mod report;
 mod rerun_crash;
 mod signals;
 mod ssh;

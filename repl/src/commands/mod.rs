@@ -14,6 +14,7 @@ mod debug;
 mod journal;
 mod parse;
 mod repl;
+mod report;
 mod run;
 mod runs;
 
@@ -55,6 +56,7 @@ pub(crate) fn execute(cli: Cli) -> miette::Result<ExitCode> {
             check,
             common,
         } => run::run(&state, runbook, inventory, check, common),
+        Command::Report { run_id, output } => report::report(&state, run_id.as_deref(), &output),
         Command::Runs => runs::runs(&state),
         Command::Repl {
             inventory,

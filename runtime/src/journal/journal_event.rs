@@ -180,9 +180,19 @@ pub enum Assume {
 pub struct HostEndRecord {
     /// Milliseconds since the Unix epoch.
     pub at: u64,
+    /// Column (1-based) in `file` of what failed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub column: Option<u32>,
     /// The error, for a failed host.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
+    /// The runbook or module file of what failed, when the failure points into one (older
+    /// journals lack it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub file: Option<String>,
+    /// Line (1-based) in `file` of what failed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub line: Option<u32>,
     /// Why the host still needs a reboot, if it does.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reboot_pending: Option<String>,

@@ -1,0 +1,202 @@
+//! The report of a 200-host run of recipe 1's shape (100 ESXi hosts with 3 reboots each, 100
+//! VMs, the controller's 4 perftest runs for each of 50 pairs: 200 plots), journals written
+//! here with the runtime's record types; prints the time to read them and write the page.
+
+use std::time::Instant;
+
+use cairn_runtime::journal::{
+    HostEndRecord, HostStatus, IntentRecord, JournalEvent, OutcomeRecord, RunHeader, StageRecord,
+};
+use cairn_runtime::{RunMeta, RunStore};
+use serde_json::{Value, json};
+
+const ESXI: usize = 100;
+const VMS: usize = 100;
+
+fn main() {
+    let dir = tempfile::tempdir().expect("temporary folder");
+    let store = RunStore::new(dir.path());
+    let (id, _lock) = store.claim().expect("claim a run");
+    let mut hosts: Vec<String> = (1..=ESXI).map(|i| format!("esx{i:03}")).collect();
+    hosts.extend((1..=VMS).map(|i| format!("vm{i:03}")));
+    store
+        .create(&RunMeta {
+            at: 1_796_015_702_000,
+            hosts: hosts.clone(),
+            inventory: "lab.toml".into(),
+            max_operations: 1,
+            begun: true,
+            controller: true,
+            params: Default::default(),
+            reboot_timeout_secs: 600,
+            run_id: id.clone(),
+            runbook: "book.rhai".into(),
+        })
+        .expect("run.json");
+    for (index, host) in hosts.iter().enumerate() {
+        let esxi = index < ESXI;
+        let actions: Vec<(&str, Value, Value)> = if esxi {
+            let query = json!({"device_type": "ConnectX5", "part_number": "MCX556A-ECA_Ax",
+                "pci_device_name": "3b:00.0", "psid": "MT_0000000008",
+                "fw": if index == 7 { "16.31.1014" } else { "16.32.1010" }});
+            let mut list = vec![("mlxfwmanager::query", json!({"device": "3b:00.0"}), query)];
+            for _ in 0..3 {
+                list.push((
+                    "esxcli::vib_install",
+                    json!({}),
+                    json!({"vibs_installed":
+                    ["MEL_bootbank_nmlx5-core_4.21.71.101-1OEM.702.0.0.17473468"]}),
+                ));
+                list.push(("reboot", json!({}), json!({"waited_ms": 125_000})));
+            }
+            list
+        } else {
+            vec![
+                (
+                    "ofed::info",
+                    json!({}),
+                    json!({"distribution": "MLNX_OFED_LINUX", "version": "5.4-3.0.3.0"}),
+                ),
+                (
+                    "ib::wait_active",
+                    json!({}),
+                    json!({"device": "mlx5_0", "port": 1, "rate_gbps": 100.0, "link_layer": "InfiniBand"}),
+                ),
+                ("reboot", json!({}), json!({"waited_ms": 95_000})),
+            ]
+        };
+        write_journal(
+            &store,
+            &id,
+            host,
+            &hosts,
+            if esxi { "esxi" } else { "guests" },
+            &actions,
+        );
+    }
+    let rows = |lat: bool| -> Value {
+        (1..=23)
+            .map(|p| {
+                let bytes = 1u64 << p;
+                if lat {
+                    json!({"bytes": bytes, "t_typical_usec": 1.0 + bytes as f64 / 12_000.0, "p99_usec": 1.3 + bytes as f64 / 11_000.0})
+                } else {
+                    json!({"bytes": bytes, "bw_average_gbps": (bytes as f64 / 40.0).min(96.0), "bw_peak_gbps": (bytes as f64 / 39.0).min(96.2)})
+                }
+            })
+            .collect()
+    };
+    let mut tests = Vec::new();
+    for pair in 0..VMS / 2 {
+        let (client, server) = (
+            format!("vm{:03}", 2 * pair + 1),
+            format!("vm{:03}", 2 * pair + 2),
+        );
+        for device in ["mlx5_0", "mlx5_1"] {
+            for (kind, lat) in [("bw", false), ("lat", true)] {
+                tests.push(("perftest::send_bw", json!({"client": client, "server": server}), json!({
+                    "kind": kind, "program": format!("ib_send_{kind}"), "client": client, "server": server,
+                    "command": format!("ib_send_{kind} -a -d {device} {server}"),
+                    "header": {"device": device, "link_type": "IB", "mtu_bytes": 4096}, "rows": rows(lat)})));
+            }
+        }
+    }
+    write_journal(&store, &id, "controller", &hosts, "controller", &tests);
+
+    let out = dir.path().join("report.html");
+    let mut times = Vec::new();
+    for _ in 0..3 {
+        let start = Instant::now();
+        let model = cairn_report::RunModel::load(&store, Some(&id)).expect("read the run");
+        cairn_report::write(&model, &out).expect("write the report");
+        times.push(start.elapsed().as_secs_f64());
+    }
+    times.sort_by(f64::total_cmp);
+    let size = std::fs::metadata(&out).map_or(0, |m| m.len());
+    println!("| benchmark | median of 3 | best | target |");
+    println!("| --- | --- | --- | --- |");
+    println!(
+        "| report of a {}-host run, {} plots, {:.1} MB page | {:.3} s | {:.3} s | < 1 s |",
+        ESXI + VMS,
+        tests.len(),
+        size as f64 / 1e6,
+        times[1],
+        times[0]
+    );
+}
+
+fn write_journal(
+    store: &RunStore,
+    id: &str,
+    host: &str,
+    hosts: &[String],
+    group: &str,
+    actions: &[(&str, Value, Value)],
+) {
+    let mut at = 1_796_015_702_000;
+    let mut tick = || {
+        at += 37;
+        at
+    };
+    let mut lines = vec![JournalEvent::Header(RunHeader {
+        at: tick(),
+        host: host.into(),
+        hosts: hosts.to_vec(),
+        inventory: "lab.toml".into(),
+        params: Default::default(),
+        run_id: id.into(),
+        runbook: "book.rhai".into(),
+        runbook_hash: String::new(),
+        version: 1,
+    })];
+    for (seq, (builtin, args, result)) in actions.iter().enumerate() {
+        let seq = seq as u64 + 1;
+        if seq % 3 == 1 {
+            lines.push(JournalEvent::Stage(StageRecord {
+                at: tick(),
+                group: group.into(),
+                index: seq / 3 + 1,
+                member: true,
+                name: format!("stage {}", seq / 3 + 1),
+            }));
+        }
+        lines.push(JournalEvent::Intent(IntentRecord {
+            args: args.clone(),
+            at: tick(),
+            builtin: (*builtin).into(),
+            column: 5,
+            file: "book.rhai".into(),
+            line: 10 + seq as u32,
+            ordinal: seq,
+            reconcile: "redo".into(),
+            seq,
+            stage: format!("stage {}", seq / 3 + 1),
+            stage_index: seq / 3 + 1,
+        }));
+        lines.push(JournalEvent::Outcome(OutcomeRecord {
+            at: tick(),
+            changed: *builtin == "reboot",
+            elapsed_ms: 30,
+            error: None,
+            how: None,
+            ok: true,
+            reboot_required: false,
+            result: result.clone(),
+            seq,
+        }));
+    }
+    lines.push(JournalEvent::HostEnd(HostEndRecord {
+        at: tick(),
+        column: None,
+        error: None,
+        file: None,
+        line: None,
+        reboot_pending: None,
+        status: HostStatus::Done,
+    }));
+    let text: String = lines
+        .iter()
+        .map(|event| serde_json::to_string(event).expect("a record") + "\n")
+        .collect();
+    std::fs::write(store.journal_path(id, host), text).expect("write a journal");
+}

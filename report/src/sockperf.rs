@@ -1,0 +1,186 @@
+//! sockperf ping-pong through the kernel against the same with VMA (`LD_PRELOAD=libvma.so`),
+//! as NVIDIA's VMA guide compares them (reference 004): the percentiles of both on one chart.
+
+use serde::Deserialize;
+use serde_json::Value;
+
+use crate::chart::{BLUE, Chart, ORANGE, Scale, Series};
+use crate::html::escape;
+use crate::report_error::ReportError;
+use crate::run_model::RunModel;
+use crate::section::Section;
+
+/// The fields of `sockperf::ping_pong`'s result used here (stdlib `sockperf::types`).
+#[derive(Debug, Clone, Deserialize)]
+struct PingPong {
+    client: Option<String>,
+    server: Option<String>,
+    command: Option<String>,
+    avg_us: Option<f64>,
+    #[serde(default)]
+    percentiles: Vec<Percentile>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+struct Percentile {
+    percentile: f64,
+    usec: f64,
+}
+
+/// One ping-pong run.
+#[derive(Debug, Clone)]
+struct Run {
+    client: String,
+    server: String,
+    address: String,
+    vma: bool,
+    command: String,
+    avg_us: Option<f64>,
+    percentiles: Vec<Percentile>,
+}
+
+/// A kernel run and the VMA run after it, between the same hosts to the same address.
+#[derive(Debug, Clone)]
+pub(crate) struct Comparison {
+    kernel: Run,
+    vma: Run,
+}
+
+/// Every kernel/VMA pair of the run: each VMA run is paired with the latest kernel run before
+/// it between the same client, server and address.
+pub(crate) fn comparisons(model: &RunModel) -> Vec<Comparison> {
+    let mut found = Vec::new();
+    for host in &model.hosts {
+        let mut kernel: Vec<Run> = Vec::new();
+        for action in host.results("sockperf::ping_pong") {
+            let Ok(result) = serde_json::from_value::<PingPong>(action.result.clone()) else {
+                continue;
+            };
+            let text = |key: &str| {
+                action
+                    .args
+                    .get(key)
+                    .and_then(Value::as_str)
+                    .map(str::to_owned)
+            };
+            let run = Run {
+                client: result.client.or_else(|| text("client")).unwrap_or_default(),
+                server: result.server.or_else(|| text("server")).unwrap_or_default(),
+                address: action
+                    .args
+                    .pointer("/options/address")
+                    .and_then(Value::as_str)
+                    .unwrap_or_default()
+                    .to_owned(),
+                vma: action.args.pointer("/options/vma").and_then(Value::as_bool) == Some(true),
+                command: result.command.unwrap_or_default(),
+                avg_us: result.avg_us,
+                percentiles: result.percentiles,
+            };
+            if !run.vma {
+                kernel.push(run);
+                continue;
+            }
+            let same = |k: &&Run| {
+                k.client == run.client && k.server == run.server && k.address == run.address
+            };
+            if let Some(base) = kernel.iter().rev().find(same) {
+                found.push(Comparison {
+                    kernel: base.clone(),
+                    vma: run,
+                });
+            }
+        }
+    }
+    found
+}
+
+impl Comparison {
+    /// The percentiles both runs report, lowest first, and the chart of them.
+    pub(crate) fn chart(&self) -> Chart {
+        let mut shared: Vec<f64> = self
+            .kernel
+            .percentiles
+            .iter()
+            .map(|p| p.percentile)
+            .filter(|p| self.vma.percentiles.iter().any(|v| v.percentile == *p))
+            .collect();
+        shared.sort_by(f64::total_cmp);
+        let series = |run: &Run| -> Vec<(f64, f64)> {
+            shared
+                .iter()
+                .enumerate()
+                .filter_map(|(index, p)| {
+                    let found = run.percentiles.iter().find(|x| x.percentile == *p)?;
+                    Some((index as f64, found.usec))
+                })
+                .collect()
+        };
+        let avg = |run: &Run| {
+            run.avg_us
+                .map_or_else(String::new, |a| format!(" (avg {a} µs)"))
+        };
+        Chart {
+            title: format!(
+                "sockperf ping-pong {} → {} {}",
+                self.kernel.client, self.kernel.server, self.kernel.address
+            ),
+            x: (
+                "percentile".into(),
+                Scale::Categories(shared.iter().map(|p| format!("{p}%")).collect()),
+            ),
+            y: ("µs".into(), Scale::Log10),
+            series: vec![
+                Series {
+                    label: format!("kernel{}", avg(&self.kernel)),
+                    color: ORANGE,
+                    points: series(&self.kernel),
+                    markers: true,
+                    dashed: false,
+                },
+                Series {
+                    label: format!("VMA{}", avg(&self.vma)),
+                    color: BLUE,
+                    points: series(&self.vma),
+                    markers: true,
+                    dashed: false,
+                },
+            ],
+        }
+    }
+}
+
+/// The section: a chart per comparison.
+pub(crate) struct SockperfSection;
+
+impl Section for SockperfSection {
+    fn id(&self) -> &'static str {
+        "sockperf"
+    }
+
+    fn title(&self) -> &'static str {
+        "sockperf: kernel against VMA"
+    }
+
+    fn render(&self, model: &RunModel) -> Result<Option<String>, ReportError> {
+        let found = comparisons(model);
+        if found.is_empty() {
+            return Ok(None);
+        }
+        let mut html = String::from("<div class=\"plots\">");
+        for comparison in &found {
+            let chart = comparison.chart();
+            let points: usize = chart.series.iter().map(|s| s.points.len()).sum();
+            html.push_str(&format!(
+                "<figure class=\"plot\" data-kind=\"sockperf\" data-points=\"{points}\" data-client=\"{}\" data-server=\"{}\">{}<figcaption><code>{}</code> against <code>{}</code></figcaption></figure>",
+                escape(&comparison.kernel.client),
+                escape(&comparison.kernel.server),
+                chart.svg()?,
+                escape(&comparison.kernel.command),
+                escape(&comparison.vma.command),
+            ));
+        }
+        html.push_str("</div>");
+        Ok(Some(html))
+    }
+}
