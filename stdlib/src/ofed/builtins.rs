@@ -28,8 +28,9 @@ pub mod ofed_builtins {
     use crate::ib::action::{self, RhaiResult};
     use crate::ofed::command::{self, Tarball};
 
-    /// The installed MLNX_OFED, from `ofed_info -s`: `#{installed, distribution, version}`;
-    /// `installed` is false (and `version` is `()`) when OFED is not installed.
+    /// The installed OFED, from `ofed_info -s`: `#{installed, distribution, flavour, version}`;
+    /// `flavour` is `"mlnx_ofed"` or `"doca"` (or `"other"`); `installed` is false (and
+    /// `version` is `()`) when OFED is not installed.
     ///
     /// ```rhai
     /// let ofed = ofed::info();
@@ -202,11 +203,18 @@ use crate::ofed::command;
 fn installed(io: &mut HostIo<'_>) -> Result<Value, ActionError> {
     let output = io.exec(&ExecRequest::new(command::INFO.iter().copied()))?;
     if output.code != 0 {
-        return Ok(json!({ "installed": false, "distribution": null, "version": null }));
+        return Ok(
+            json!({ "installed": false, "distribution": null, "flavour": null, "version": null }),
+        );
     }
     let info = crate::ofed::parse_info(&output.stdout)
         .map_err(|e| action::parse_failure("ofed_info -s", &e, &output.stdout))?;
-    Ok(json!({ "installed": true, "distribution": info.distribution, "version": info.version }))
+    Ok(json!({
+        "installed": true,
+        "distribution": info.distribution,
+        "flavour": info.flavour.as_str(),
+        "version": info.version,
+    }))
 }
 
 /// What a failed install said, for its error: the failure lines, and what the installer asks

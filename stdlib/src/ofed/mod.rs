@@ -19,7 +19,7 @@ pub use installer_types::{
     FirmwareOutcome, FirmwareReport, InstallResult, InstalledPackage, NextStep, NotDistributed,
     OfedInstall, PcieLink,
 };
-pub use types::{OfedComponent, OfedInfo};
+pub use types::{OfedComponent, OfedFlavour, OfedInfo};
 
 /// Parses `ofed_info` or `ofed_info -s` output.
 pub fn parse_info(text: &str) -> Result<OfedInfo, crate::ParseError> {
