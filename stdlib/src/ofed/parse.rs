@@ -109,14 +109,22 @@ mod tests {
     fn the_flavour_tells_mlnx_ofed_from_doca() {
         use super::OfedFlavour::{Doca, MlnxOfed, Other};
         for (line, flavour, version) in [
-            ("MLNX_OFED_LINUX-23.07-0.5.1.2:\n", MlnxOfed, "23.07-0.5.1.2"),
+            (
+                "MLNX_OFED_LINUX-23.07-0.5.1.2:\n",
+                MlnxOfed,
+                "23.07-0.5.1.2",
+            ),
             ("MLNX_OFED_LINUX-5.4-3.0.3.0: \n", MlnxOfed, "5.4-3.0.3.0"),
             ("OFED-internal-25.10-1.7.1:\n", Doca, "25.10-1.7.1"),
             ("OFED-internal-23.07-0.5.0:\n", Doca, "23.07-0.5.0"),
             ("OFED-4.8-2:\n", Other, "4.8-2"),
         ] {
             let info = parse_info(line).unwrap_or_else(|e| panic!("{line}: {e}"));
-            assert_eq!((info.flavour, info.version.as_str()), (flavour, version), "{line}");
+            assert_eq!(
+                (info.flavour, info.version.as_str()),
+                (flavour, version),
+                "{line}"
+            );
         }
     }
 
