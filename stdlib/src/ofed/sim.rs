@@ -281,6 +281,10 @@ fn install(
         state.firmware = Some(bundled.clone());
     }
     state.installed = Some(version);
+    // The installer removes the other OFED packages, DOCA-OFED's too (its header: "all other
+    // Mellanox, OEM, OFED, RDMA or Distribution IB packages will be removed").
+    state.doca = false;
+    state.doca_repo = None;
     host.mark("reboot_pending");
     out(0, text, "")
 }
