@@ -23,6 +23,7 @@ pub mod journal;
 pub mod launch;
 mod local_transport;
 mod outline;
+mod param_choice;
 mod param_value;
 mod private_files;
 mod reboot;

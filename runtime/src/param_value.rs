@@ -60,11 +60,19 @@ pub(crate) fn convert(given: &str, default: &Dynamic) -> Result<Dynamic, &'stati
 /// value of its literal default's type.
 pub fn check_params(ast: &AST, given: &BTreeMap<String, String>) -> Result<(), ParamError> {
     let mut declared: BTreeMap<String, Option<Dynamic>> = BTreeMap::new();
+    let mut choices: BTreeMap<String, Vec<String>> = BTreeMap::new();
     ast.walk(&mut |path: &[ASTNode]| {
         if let Some(ASTNode::Expr(Expr::Custom(custom, _))) = path.last()
             && custom.tokens.first().map(|t| t.as_str()) == Some("param")
             && let Some(Expr::Variable(name, ..)) = custom.inputs.first()
         {
+            if let Some((default, allowed)) =
+                custom.inputs.get(1).and_then(crate::param_choice::literal)
+            {
+                declared.insert(name.1.to_string(), default);
+                choices.insert(name.1.to_string(), allowed);
+                return true;
+            }
             let default = custom.inputs.get(1).and_then(|d| match d {
                 Expr::FnCall(call, _) if call.name == "secret" => {
                     call.args.first().and_then(|a| a.get_literal_value(None))
@@ -113,6 +121,16 @@ pub fn check_params(ast: &AST, given: &BTreeMap<String, String>) -> Result<(), P
                 }
             }
             Some(None) => {}
+        }
+        if let Some((message, help)) = choices
+            .get(name)
+            .and_then(|allowed| crate::param_choice::refuse(name, value, allowed))
+        {
+            return Err(error(
+                format!("--param {name}={value}: {message}"),
+                Some(help),
+                value_span,
+            ));
         }
     }
     Ok(())

@@ -84,6 +84,10 @@ fn param(context: &mut EvalContext, inputs: &[Expression]) -> Result<Dynamic, Bo
         return Ok(Dynamic::UNIT);
     };
     let default = context.eval_expression_tree(default_expr)?;
+    let (default, choices) = match default.clone().try_cast::<crate::param_choice::Choice>() {
+        Some(choice) => (choice.default, Some(choice.choices)),
+        None => (default, None),
+    };
     let (default, secret) = match default.clone().try_cast::<Secret>() {
         Some(Secret(inner)) => (inner, true),
         None => (default, false),
@@ -99,6 +103,12 @@ fn param(context: &mut EvalContext, inputs: &[Expression]) -> Result<Dynamic, Bo
         })?,
         None => default,
     };
+    if let Some((message, help)) = choices
+        .as_deref()
+        .and_then(|c| crate::param_choice::refuse(&name, &value.to_string(), c))
+    {
+        return Err(host.fail(ActionError::Runbook(format!("{message}: {help}")), position));
+    }
     if secret {
         host.add_secret(&value.to_string());
     }

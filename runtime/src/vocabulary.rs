@@ -51,6 +51,7 @@ pub(crate) fn register(engine: &mut Engine) {
     crate::declare_options(&RUN_OPTIONS);
     engine.register_type_with_name::<Secret>("Secret");
     engine.register_fn("secret", |value: Dynamic| Secret(value));
+    crate::param_choice::register(engine);
     // rhai's `trim` trims in place and returns nothing, a trap in expressions.
     engine.register_fn("trimmed", |text: &str| text.trim().to_owned());
     crate::string_methods::register(engine);

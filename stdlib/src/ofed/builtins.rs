@@ -18,6 +18,13 @@ pub(crate) const INSTALL_OPTIONS: BuiltinOptions = BuiltinOptions {
     ],
 };
 
+/// `ofed::install_doca(package, #{...})`'s options.
+pub(crate) const INSTALL_DOCA_OPTIONS: BuiltinOptions = BuiltinOptions {
+    builtin: "ofed::install_doca",
+    arg: 1,
+    keys: &[key("firmware_update", OptionType::Bool)],
+};
+
 /// The `ofed::` module.
 #[export_module]
 pub mod ofed_builtins {
@@ -27,9 +34,11 @@ pub mod ofed_builtins {
 
     use crate::ib::action::{self, RhaiResult};
     use crate::ofed::command::{self, Tarball};
+    use crate::ofed::doca::{DocaPackage, PackageKind};
 
-    /// The installed MLNX_OFED, from `ofed_info -s`: `#{installed, distribution, version}`;
-    /// `installed` is false (and `version` is `()`) when OFED is not installed.
+    /// The installed OFED, from `ofed_info -s`: `#{installed, distribution, flavour, version}`;
+    /// `flavour` is `"mlnx_ofed"` or `"doca"` (or `"other"`); `installed` is false (and
+    /// `version` is `()`) when OFED is not installed.
     ///
     /// ```rhai
     /// let ofed = ofed::info();
@@ -161,6 +170,113 @@ pub mod ofed_builtins {
         })
     }
 
+    /// Installs DOCA-OFED, NVIDIA's host driver that replaced MLNX_OFED, from a DOCA-Host repo
+    /// package as NVIDIA's DOCA-Host guide does: `rpm -i PACKAGE`, `dnf clean all`,
+    /// `dnf -y install doca-ofed` (a `.deb`: `dpkg -i`, `apt-get update`, `apt-get -y install`),
+    /// and marks the guest reboot-pending. Does nothing when `ofed_info -s` already shows the
+    /// package's OFED release (`OFED-internal-25.01-...`); refuses while MLNX_OFED is installed
+    /// (DOCA-Host needs it uninstalled first). Returns `#{version, changed}`: `version` is the
+    /// OFED release (`25.01`).
+    ///
+    /// ```rhai
+    /// ofed::install_doca("/nfs/doca-host-2.10.0-093000_25.01_rhel95.x86_64.rpm");
+    /// reboot_if_pending();
+    /// ```
+    #[rhai_fn(volatile, return_raw, name = "install_doca")]
+    pub fn install_doca_default(ctx: NativeCallContext, package: &str) -> RhaiResult<Dynamic> {
+        install_doca(ctx, package, Map::new())
+    }
+
+    /// `ofed::install_doca(package, #{...})` with `firmware_update` (default false: leave out
+    /// `mlnx-fw-updater`, whose install burns the bundled firmware; firmware belongs to the
+    /// firmware step).
+    ///
+    /// ```rhai
+    /// ofed::install_doca("/nfs/doca-host-2.10.0-093000_25.01_rhel95.x86_64.rpm",
+    ///                    #{ firmware_update: true });
+    /// ```
+    #[rhai_fn(volatile, return_raw, name = "install_doca")]
+    pub fn install_doca(
+        ctx: NativeCallContext,
+        package: &str,
+        options: Map,
+    ) -> RhaiResult<Dynamic> {
+        crate::action::check_options(&ctx, &super::INSTALL_DOCA_OPTIONS, &options)?;
+        let opts = action::options_json(&options)?;
+        let Some(parsed) = DocaPackage::from_path(package) else {
+            return Err(action::fail(
+                &ctx,
+                format!(
+                    "`{package}` is not a DOCA-Host repo package (doca-host-<doca>-<build>_<ofed>_<distro>.<arch>.rpm or doca-host_<doca>-<build>-<ofed>-<distro>_<arch>.deb)"
+                ),
+            ));
+        };
+        let firmware_update = action::flag(&opts, "firmware_update", false);
+        let release = parsed.ofed_release.clone();
+        let probe = parsed.clone();
+        let call = ActionCall {
+            args: json!({ "package": package, "firmware_update": firmware_update }),
+            assumed: json!({ "version": release, "changed": true }),
+            builtin: "ofed::install_doca".into(),
+            // Marked before the repo is added: a guest that already had it owes no reboot.
+            reconcile: Reconcile::Marked(Box::new(move |io, _| {
+                let now = super::installed(io)?;
+                let done = now["flavour"] == "doca"
+                    && now["version"].as_str().is_some_and(|v| probe.carries(v));
+                Ok(done.then(|| Outcome {
+                    changed: true,
+                    reboot_required: true,
+                    value: json!({ "version": probe.ofed_release, "changed": true }),
+                }))
+            })),
+        };
+        let package = package.to_owned();
+        action::act(&ctx, call, |io| {
+            let now = super::installed(io)?;
+            if now["flavour"] == "doca"
+                && now["version"].as_str().is_some_and(|v| parsed.carries(v))
+            {
+                return Ok(Outcome::unchanged(
+                    json!({ "version": release, "changed": false }),
+                ));
+            }
+            if now["flavour"] == "mlnx_ofed" {
+                return Err(ActionError::Failed(format!(
+                    "{}-{} is installed: DOCA-Host needs MLNX_OFED uninstalled first (`/usr/sbin/ofed_uninstall.sh --force`, NVIDIA's DOCA-Host guide)",
+                    now["distribution"].as_str().unwrap_or("MLNX_OFED_LINUX"),
+                    now["version"].as_str().unwrap_or("?"),
+                )));
+            }
+            let value = json!({ "version": release, "changed": true });
+            if io.checking() {
+                return Ok(Outcome {
+                    changed: true,
+                    reboot_required: true,
+                    value,
+                });
+            }
+            io.acting(json!({ "version": now["version"] }))?;
+            // `rpm -i` refuses a repo package that is installed already (a resumed run).
+            let added = parsed.kind == PackageKind::Rpm
+                && io
+                    .exec(&ExecRequest::new(["rpm", "-q", "doca-host"]))?
+                    .stdout
+                    .lines()
+                    .any(|l| l.trim() == parsed.stem);
+            if !added {
+                io.run(&super::to_refs(&parsed.add_repo(&package)))?;
+            }
+            io.run(&super::to_refs(&parsed.refresh()))?;
+            io.record_progress(json!({ "repo": parsed.stem }))?;
+            io.run(&super::to_refs(&parsed.install(firmware_update)))?;
+            Ok(Outcome {
+                changed: true,
+                reboot_required: true,
+                value,
+            })
+        })
+    }
+
     /// Reloads the OFED drivers: `/etc/init.d/openibd force-restart`. Interface settings
     /// (MTU, addresses) made before are lost, as on a real guest.
     ///
@@ -202,11 +318,18 @@ use crate::ofed::command;
 fn installed(io: &mut HostIo<'_>) -> Result<Value, ActionError> {
     let output = io.exec(&ExecRequest::new(command::INFO.iter().copied()))?;
     if output.code != 0 {
-        return Ok(json!({ "installed": false, "distribution": null, "version": null }));
+        return Ok(
+            json!({ "installed": false, "distribution": null, "flavour": null, "version": null }),
+        );
     }
     let info = crate::ofed::parse_info(&output.stdout)
         .map_err(|e| action::parse_failure("ofed_info -s", &e, &output.stdout))?;
-    Ok(json!({ "installed": true, "distribution": info.distribution, "version": info.version }))
+    Ok(json!({
+        "installed": true,
+        "distribution": info.distribution,
+        "flavour": info.flavour.as_str(),
+        "version": info.version,
+    }))
 }
 
 /// What a failed install said, for its error: the failure lines, and what the installer asks
@@ -300,5 +423,76 @@ mod tests {
             "ofed::install(\"{TGZ}\", #{{ firmware_updates: true }})"
         ));
         assert!(error.contains("firmware_update"), "{error}");
+    }
+
+    const DOCA: &str = "/nfs/doca-host-2.10.0-093000_25.01_rhel95.x86_64.rpm";
+
+    #[test]
+    fn install_doca_adds_the_repo_installs_the_profile_and_is_skipped_once_there() {
+        let t = TestHost::new(&[("g", "ofed_fw=16.35.1012")], "g");
+        let first = t.eval(&format!("ofed::install_doca(\"{DOCA}\")"));
+        let first = first.cast::<rhai::Map>();
+        assert_eq!(
+            first.get("changed").and_then(|v| v.as_bool().ok()),
+            Some(true)
+        );
+        assert_eq!(
+            first.get("version").map(ToString::to_string),
+            Some("25.01".into())
+        );
+        assert!(t.host.reboot_pending().is_some());
+        assert_eq!(t.eval("ofed::info().flavour").to_string(), "doca");
+        assert_eq!(t.eval("ofed::info().version").to_string(), "25.01-0.6.0");
+        let log = cairn_runtime::sim::SimHost::command_log(&t.dir.path().join("sim").join("g"));
+        let ran: Vec<String> = log.iter().map(|argv| argv.join(" ")).collect();
+        for expected in [
+            format!("rpm -i {DOCA}"),
+            "dnf clean all".into(),
+            "dnf -y install doca-ofed".into(),
+        ] {
+            assert!(ran.contains(&expected), "{expected}: {ran:?}");
+        }
+        assert!(
+            !ran.iter().any(|c| c.contains("mlnx-fw-updater")),
+            "{ran:?}"
+        );
+        let again = t.eval(&format!("ofed::install_doca(\"{DOCA}\").changed"));
+        assert_eq!(again.as_bool().ok(), Some(false));
+        let bad = t.error(&format!("ofed::install(\"{DOCA}\")"));
+        assert!(bad.contains("is not an MLNX_OFED tarball"), "{bad}");
+        let bad = t.error("ofed::install_doca(\"/nfs/doca.rpm\")");
+        assert!(bad.contains("is not a DOCA-Host repo package"), "{bad}");
+        let typo = t.error(&format!(
+            "ofed::install_doca(\"{DOCA}\", #{{ firmware_updat: true }})"
+        ));
+        assert!(typo.contains("did you mean `firmware_update`"), "{typo}");
+    }
+
+    #[test]
+    fn install_doca_refuses_over_mlnx_ofed_and_updates_firmware_only_when_asked() {
+        let t = TestHost::new(&[("g", "")], "g");
+        assert_eq!(
+            t.eval(&format!("ofed::install(\"{TGZ}\").changed"))
+                .as_bool()
+                .ok(),
+            Some(true)
+        );
+        let error = t.error(&format!("ofed::install_doca(\"{DOCA}\")"));
+        assert!(
+            error.contains("MLNX_OFED_LINUX-5.4-3.0.3.0 is installed"),
+            "{error}"
+        );
+        assert!(error.contains("ofed_uninstall.sh"), "{error}");
+        let t = TestHost::new(&[("g", "ofed_fw=16.35.1012")], "g");
+        let done = t.eval(&format!(
+            "ofed::install_doca(\"{DOCA}\", #{{ firmware_update: true }}).changed"
+        ));
+        assert_eq!(done.as_bool().ok(), Some(true));
+        let log = cairn_runtime::sim::SimHost::command_log(&t.dir.path().join("sim").join("g"));
+        assert!(
+            log.iter()
+                .any(|argv| argv.join(" ") == "dnf -y install doca-ofed mlnx-fw-updater"),
+            "{log:?}"
+        );
     }
 }

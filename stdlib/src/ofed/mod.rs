@@ -4,14 +4,17 @@
 //! Reads `ofed_info -s` (one line, `MLNX_OFED_LINUX-5.4-3.0.3.0:`) and the full `ofed_info`
 //! (first line `OFED-internal-26.01-1.0.0:`, then `name:` / source / `commit` entries, then
 //! `Installed Packages:`). The grammar is `ofed.pest`. The installer's transcript
-//! (`mlnxofedinstall`) is read line by line in `installer.rs`.
+//! (`mlnxofedinstall`) is read line by line in `installer.rs`. DOCA-OFED's repo package and
+//! install commands are in `doca.rs`.
 
 pub mod builtins;
 pub(crate) mod command;
+mod doca;
 mod installer;
 mod installer_types;
 mod parse;
 pub(crate) mod sim;
+mod sim_doca;
 mod sim_installer;
 mod types;
 
@@ -19,7 +22,7 @@ pub use installer_types::{
     FirmwareOutcome, FirmwareReport, InstallResult, InstalledPackage, NextStep, NotDistributed,
     OfedInstall, PcieLink,
 };
-pub use types::{OfedComponent, OfedInfo};
+pub use types::{OfedComponent, OfedFlavour, OfedInfo};
 
 /// Parses `ofed_info` or `ofed_info -s` output.
 pub fn parse_info(text: &str) -> Result<OfedInfo, crate::ParseError> {
@@ -33,12 +36,13 @@ pub fn parse_install(text: &str) -> Result<OfedInstall, crate::ParseError> {
 }
 
 /// Registers the `ofed::` builtins: `ofed::info()`, `ofed::install(tarball[, #{...}])`,
-/// `ofed::restart()`.
+/// `ofed::install_doca(package[, #{...}])`, `ofed::restart()`.
 pub fn install(engine: &mut rhai::Engine) {
     static MODULE: std::sync::OnceLock<rhai::Shared<rhai::Module>> = std::sync::OnceLock::new();
     let module = MODULE
         .get_or_init(|| rhai::Shared::new(rhai::exported_module!(builtins::ofed_builtins)))
         .clone();
     cairn_runtime::declare_options(&builtins::INSTALL_OPTIONS);
+    cairn_runtime::declare_options(&builtins::INSTALL_DOCA_OPTIONS);
     engine.register_static_module("ofed", module);
 }

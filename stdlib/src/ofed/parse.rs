@@ -3,7 +3,7 @@
 use pest::Parser as _;
 use pest::iterators::Pair;
 
-use super::types::{OfedComponent, OfedInfo};
+use super::types::{OfedComponent, OfedFlavour, OfedInfo};
 use crate::ParseError;
 
 const TOOL: &str = "ofed-info";
@@ -18,6 +18,7 @@ pub(super) fn parse_info(text: &str) -> Result<OfedInfo, ParseError> {
         .map_err(|error| ParseError::from_pest(TOOL, text, &error))?;
     let mut info = OfedInfo {
         distribution: String::new(),
+        flavour: OfedFlavour::Other,
         version: String::new(),
         components: Vec::new(),
         installed_packages: Vec::new(),
@@ -36,7 +37,10 @@ pub(super) fn parse_info(text: &str) -> Result<OfedInfo, ParseError> {
             Rule::ofed_version_line => {
                 for part in pair.into_inner() {
                     match part.as_rule() {
-                        Rule::distribution => info.distribution = part.as_str().to_owned(),
+                        Rule::distribution => {
+                            info.distribution = part.as_str().to_owned();
+                            info.flavour = OfedFlavour::of(&info.distribution);
+                        }
                         Rule::version => info.version = part.as_str().to_owned(),
                         _ => {}
                     }
@@ -96,6 +100,32 @@ mod tests {
         let info = parse_info("OFED-internal-26.01-1.0.0:\r\n").unwrap_or_else(|e| panic!("{e}"));
         assert_eq!(info.distribution, "OFED-internal");
         assert_eq!(info.version, "26.01-1.0.0");
+    }
+
+    /// Golden lines as published: MLNX_OFED 23.07 (DaoCloud's OFED driver guide) and 5.4,
+    /// DOCA-OFED 25.10 after `doca-ofed` (NVIDIA DGX Spark Aerial guide) and 23.07 on a
+    /// BlueField-3 host; the community OFED's name is neither.
+    #[test]
+    fn the_flavour_tells_mlnx_ofed_from_doca() {
+        use super::OfedFlavour::{Doca, MlnxOfed, Other};
+        for (line, flavour, version) in [
+            (
+                "MLNX_OFED_LINUX-23.07-0.5.1.2:\n",
+                MlnxOfed,
+                "23.07-0.5.1.2",
+            ),
+            ("MLNX_OFED_LINUX-5.4-3.0.3.0: \n", MlnxOfed, "5.4-3.0.3.0"),
+            ("OFED-internal-25.10-1.7.1:\n", Doca, "25.10-1.7.1"),
+            ("OFED-internal-23.07-0.5.0:\n", Doca, "23.07-0.5.0"),
+            ("OFED-4.8-2:\n", Other, "4.8-2"),
+        ] {
+            let info = parse_info(line).unwrap_or_else(|e| panic!("{line}: {e}"));
+            assert_eq!(
+                (info.flavour, info.version.as_str()),
+                (flavour, version),
+                "{line}"
+            );
+        }
     }
 
     #[test]

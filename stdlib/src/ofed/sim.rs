@@ -26,11 +26,17 @@ pub(crate) struct OfedState {
     /// The adapter firmware the installer burned (the `guest_fw` option until then).
     #[serde(default)]
     pub(crate) firmware: Option<String>,
+    /// The installed version is DOCA-OFED's (`ofed_info -s` prints `OFED-internal-...`).
+    #[serde(default)]
+    pub(crate) doca: bool,
+    /// The DOCA-Host repo package `rpm -i` added (its file name without `.rpm`).
+    #[serde(default)]
+    pub(crate) doca_repo: Option<String>,
 }
 
 /// The adapter's firmware before any update: the `guest_fw` option, else the VMware guide's
 /// ConnectX-5 16.32.1010 (reference 000).
-fn adapter_firmware(host: &SimContext<'_>, state: &OfedState) -> String {
+pub(crate) fn adapter_firmware(host: &SimContext<'_>, state: &OfedState) -> String {
     state
         .firmware
         .clone()
@@ -100,8 +106,13 @@ impl SimTool for OfedSim {
         let program = argv.first().map_or("", String::as_str);
         let base = program.rsplit('/').next().unwrap_or(program);
         let args: Vec<&str> = argv.iter().skip(1).map(String::as_str).collect();
+        if let Some(answer) = super::sim_doca::run(host, &mut state, base, &args) {
+            let _ = host.save_state(&state);
+            return answer;
+        }
         let answer = match base {
             "ofed_info" => match &state.installed {
+                Some(version) if state.doca => out(0, super::sim_doca::info_line(version), ""),
                 Some(version) => out(0, format!("MLNX_OFED_LINUX-{version}: \n"), ""),
                 None => not_found(program),
             },
@@ -270,6 +281,10 @@ fn install(
         state.firmware = Some(bundled.clone());
     }
     state.installed = Some(version);
+    // The installer removes the other OFED packages, DOCA-OFED's too (its header: "all other
+    // Mellanox, OEM, OFED, RDMA or Distribution IB packages will be removed").
+    state.doca = false;
+    state.doca_repo = None;
     host.mark("reboot_pending");
     out(0, text, "")
 }

@@ -75,7 +75,7 @@ pub(crate) fn install_body(
         text.push_str(&format!("Installing {package}-{release}...\n"));
     }
     if let Some(plan) = firmware {
-        text.push_str(&firmware_step(hw, plan, logs));
+        text.push_str(&firmware_step(hw, plan, Some(logs)));
     }
     for port in &hw.ports {
         let address = port.pci.trim_start_matches("0000:");
@@ -99,8 +99,9 @@ pub(crate) fn install_body(
 }
 
 /// `Attempting to perform Firmware update...` and `mlxfwmanager`'s query and update, one
-/// device per passed-through function.
-fn firmware_step(hw: &GuestHw, plan: &FirmwarePlan<'_>, logs: &str) -> String {
+/// device per passed-through function; the installer adds its `Log File:` line, DOCA's
+/// `mlnx-fw-updater` prints none (NVIDIA's DGX Spark Aerial guide).
+pub(crate) fn firmware_step(hw: &GuestHw, plan: &FirmwarePlan<'_>, logs: Option<&str>) -> String {
     let mut text = String::from(
         "Attempting to perform Firmware update...\nQuerying Mellanox devices firmware ...\n",
     );
@@ -144,6 +145,8 @@ fn firmware_step(hw: &GuestHw, plan: &FirmwarePlan<'_>, logs: &str) -> String {
     } else {
         text.push('\n');
     }
-    text.push_str(&format!("Log File: {logs}/fw_update.log\n"));
+    if let Some(logs) = logs {
+        text.push_str(&format!("Log File: {logs}/fw_update.log\n"));
+    }
     text
 }
