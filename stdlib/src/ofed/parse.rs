@@ -20,6 +20,7 @@ pub(super) fn parse_info(text: &str) -> Result<OfedInfo, ParseError> {
         distribution: String::new(),
         flavour: OfedFlavour::Other,
         version: String::new(),
+        base_release: None,
         components: Vec::new(),
         installed_packages: Vec::new(),
     };
@@ -42,6 +43,7 @@ pub(super) fn parse_info(text: &str) -> Result<OfedInfo, ParseError> {
                             info.flavour = OfedFlavour::of(&info.distribution);
                         }
                         Rule::version => info.version = part.as_str().to_owned(),
+                        Rule::base_release => info.base_release = Some(part.as_str().to_owned()),
                         _ => {}
                     }
                 }
@@ -93,6 +95,22 @@ mod tests {
         assert_eq!(info.distribution, "MLNX_OFED_LINUX");
         assert_eq!(info.version, "5.4-3.0.3.0");
         assert!(info.components.is_empty());
+    }
+
+    #[test]
+    fn the_full_form_names_its_base_release_and_dpkg_rows_give_their_names() {
+        let text = "MLNX_OFED_LINUX-5.0-2.1.8.0 (OFED-5.0-2.1.8):\nInstalled Packages:\n\
+            -------------------\nii  ibverbs-providers:amd64   50mlnx1-1.50218   amd64   \
+            User space provider drivers\nrc  ibsim-doc   0.9-1   all   docs\n";
+        let info = parse_info(text).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(info.version, "5.0-2.1.8.0");
+        assert_eq!(info.base_release.as_deref(), Some("OFED-5.0-2.1.8"));
+        assert_eq!(
+            info.installed_packages,
+            ["ibverbs-providers:amd64", "ibsim-doc"]
+        );
+        let short = parse_info("MLNX_OFED_LINUX-5.0-2.1.8.0:\n").unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(short.base_release, None);
     }
 
     #[test]

@@ -11,9 +11,14 @@ pub struct OfedInfo {
     pub flavour: OfedFlavour,
     /// The version string as printed (`5.4-3.0.3.0`).
     pub version: String,
+    /// The OFED release it is built on, which only the full `ofed_info` prints
+    /// (`OFED-5.0-2.1.8` in `MLNX_OFED_LINUX-5.0-2.1.8.0 (OFED-5.0-2.1.8):`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub base_release: Option<String>,
     /// The components listed by the full `ofed_info`, in order; empty for `ofed_info -s`.
     pub components: Vec<OfedComponent>,
-    /// The `Installed Packages:` list of the full `ofed_info`; empty for `ofed_info -s`.
+    /// The `Installed Packages:` list of the full `ofed_info` (package names; on Debian the
+    /// name column of its `dpkg -l` rows, `:amd64` kept); empty for `ofed_info -s`.
     pub installed_packages: Vec<String>,
 }
 
