@@ -26,6 +26,10 @@ pub(crate) enum Command {
         /// The inventory (TOML) whose groups the stages must name.
         #[arg(short, long)]
         inventory: Option<PathBuf>,
+        /// Only these hosts: names, globs (`esx0*`), ranges (`node[01-04]`), groups, `!` to
+        /// exclude, `&` to intersect, separated by `:` or `,` (as Ansible's patterns).
+        #[arg(long, value_name = "PATTERN", requires = "inventory")]
+        limit: Option<String>,
     },
     /// Run one host's instance of a runbook under the debugger, from the start: it stops before
     /// the first action (or at the first breakpoint). Journals apart from any run.
@@ -44,6 +48,15 @@ pub(crate) enum Command {
         /// Stop before an action on this runbook line, or at this stage (repeatable).
         #[arg(long = "break", value_name = "LINE|MODULE:LINE|STAGE")]
         breakpoints: Vec<String>,
+    },
+    /// List the hosts of an inventory a pattern matches, under their groups.
+    Hosts {
+        /// The inventory (TOML).
+        #[arg(short, long)]
+        inventory: PathBuf,
+        /// Names, globs (`esx0*`), ranges (`node[01-04]`), groups, `!` to exclude, `&` to
+        /// intersect, separated by `:` or `,` (default: every host).
+        pattern: Option<String>,
     },
     /// Print a host's journal: its timeline, or the records as JSON lines.
     Journal {
@@ -95,6 +108,11 @@ pub(crate) enum Command {
         /// Report per host what would change and which reboots would follow; change nothing.
         #[arg(long)]
         check: bool,
+        /// Only these hosts: names, globs (`esx0*`), ranges (`node[01-04]`), groups, `!` to
+        /// exclude, `&` to intersect, separated by `:` or `,` (as Ansible's patterns). A resume
+        /// drives the hosts the run started with.
+        #[arg(long, value_name = "PATTERN")]
+        limit: Option<String>,
         #[command(flatten)]
         common: CommonRunArgs,
     },

@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
-use crate::inventory::{Address, HostSpec, Inventory, InventoryError};
+use crate::inventory::{Address, HostPattern, HostSpec, Inventory, InventoryError, PatternError};
 use crate::journal::{JournalError, JournalEvent, now_millis};
 use crate::sim::{SimRegistry, SimTransport};
 use crate::ssh::{FdDemand, FdLimitError, SshOptions, SshTarget, SshTransport, prepare_fd_limit};
@@ -20,6 +20,8 @@ use crate::{
 pub struct NewRun {
     /// The inventory file.
     pub inventory: PathBuf,
+    /// `--limit`: the inventory's hosts the run is on (every host when `None`).
+    pub limit: Option<HostPattern>,
     /// Options.
     pub options: RunOptions,
     /// `--param` values.
@@ -104,6 +106,10 @@ pub enum LaunchError {
     #[error(transparent)]
     #[diagnostic(transparent)]
     Param(#[from] ParamError),
+    /// A `--limit` pattern that matches nothing, or a term no host or group has.
+    #[error(transparent)]
+    #[diagnostic(transparent)]
+    Pattern(#[from] PatternError),
 }
 
 /// Starts and resumes runs under one state folder, with the builtins and simulator models the
@@ -130,7 +136,13 @@ impl Launcher {
         self.preflight(&runbook, &inventory, &new.params, &events)?;
         let outline = outline(&runbook, &self.libraries, new.options.max_operations)?;
         let secrets = secret_params(&outline);
-        let hosts: Vec<String> = inventory.hosts().iter().map(|h| h.name.clone()).collect();
+        let hosts: Vec<String> = match &new.limit {
+            Some(limit) => limit.select(&inventory)?,
+            None => inventory.hosts().iter().collect(),
+        }
+        .into_iter()
+        .map(|h| h.name.clone())
+        .collect();
         let options = &new.options;
         prepare_fds(&inventory, &hosts, options.forks, options.check, &events)?;
         // A check changes nothing and leaves no run to resume, so it claims no folder.
@@ -163,7 +175,11 @@ impl Launcher {
         let request = RunRequest {
             assume: None,
             from_stage: None,
-            hosts: self.hosts(&inventory, new.options.accept_new_host_keys),
+            hosts: self
+                .hosts(&inventory, new.options.accept_new_host_keys)
+                .into_iter()
+                .filter(|host| meta.hosts.contains(&host.info.name))
+                .collect(),
             inventory: meta.inventory.display().to_string(),
             libraries: self.libraries.clone(),
             options: new.options,

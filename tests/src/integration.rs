@@ -10,6 +10,7 @@ mod esxi;
 mod executor;
 mod guest;
 mod hangs;
+mod host_patterns;
 mod leftovers;
 mod parse;
 mod readme;

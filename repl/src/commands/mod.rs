@@ -11,6 +11,7 @@ macro_rules! say {
 
 mod check;
 mod debug;
+mod hosts;
 mod journal;
 mod parse;
 mod repl;
@@ -26,7 +27,14 @@ use crate::cli::{Cli, Command};
 pub(crate) fn execute(cli: Cli) -> miette::Result<ExitCode> {
     let state = cli.state_dir;
     match cli.command {
-        Command::Check { runbook, inventory } => check::check(&runbook, inventory.as_deref()),
+        Command::Check {
+            runbook,
+            inventory,
+            limit,
+        } => check::check(&runbook, inventory.as_deref(), limit.as_deref()),
+        Command::Hosts { inventory, pattern } => {
+            hosts::hosts(&state, &inventory, pattern.as_deref())
+        }
         Command::Debug {
             runbook,
             inventory,
@@ -53,8 +61,9 @@ pub(crate) fn execute(cli: Cli) -> miette::Result<ExitCode> {
             runbook,
             inventory,
             check,
+            limit,
             common,
-        } => run::run(&state, runbook, inventory, check, common),
+        } => run::run(&state, runbook, inventory, check, limit.as_deref(), common),
         Command::Runs => runs::runs(&state),
         Command::Repl {
             inventory,

@@ -6,6 +6,7 @@ use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Duration;
 
+use cairn_runtime::inventory::HostPattern;
 use cairn_runtime::journal::HostStatus;
 use cairn_runtime::launch::{Launcher, NewRun, RunOverrides};
 use cairn_runtime::{Assumptions, Cancel, EventSink, RunOptions, RunReport, RunStore};
@@ -20,9 +21,11 @@ pub(crate) fn run(
     runbook: PathBuf,
     inventory: PathBuf,
     check: bool,
+    limit: Option<&str>,
     common: CommonRunArgs,
 ) -> miette::Result<ExitCode> {
     let defaults = RunOptions::default();
+    let limit = limit.map(HostPattern::parse).transpose()?;
     let prompt = common
         .debug_on_failure
         .then(|| FailurePrompt::start(state))
@@ -30,6 +33,7 @@ pub(crate) fn run(
     let debugger = prompt.as_ref().map(|(debugger, _)| debugger.clone());
     let new = NewRun {
         inventory,
+        limit,
         options: RunOptions {
             accept_new_host_keys: common.accept_new_host_keys,
             check,

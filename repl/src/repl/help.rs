@@ -55,7 +55,7 @@ pub(crate) fn help(engine: &Engine, topic: &str) -> String {
     if topic.is_empty() {
         return [
             ":help [BUILTIN]   the builtin's documentation, or this list",
-            ":hosts            the inventory's hosts (* marks the current one)",
+            ":hosts [PATTERN]  the inventory's hosts, or those a --limit pattern selects (* marks the current one)",
             ":use HOST         switch to another host (a fresh scope)",
             ":vars             variables in scope (and a paused runbook's)",
             ":journal [repl]   the journal of the runbook loaded last; with `repl` (or none loaded) this session's",

@@ -182,7 +182,9 @@ impl Repl {
                 return Flow::Quit;
             }
             "help" | "h" => println!("{}", help::help(self.session.engine(), argument)),
-            "hosts" => self.sessions.print_hosts(&self.session.host().name),
+            "hosts" => self
+                .sessions
+                .print_hosts(&self.session.host().name, argument),
             "use" if self.failed.is_some() => {
                 eprintln!("a failed action waits on this host: :retry, :skip or :abort first");
             }

@@ -127,9 +127,23 @@ impl Sessions {
         self.hosts.iter().map(|h| h.name.clone()).collect()
     }
 
-    /// `:hosts`.
-    pub(crate) fn print_hosts(&self, current: &str) {
-        for host in &self.hosts {
+    /// `:hosts [PATTERN]`: every host, or those a `--limit` pattern selects.
+    pub(crate) fn print_hosts(&self, current: &str, pattern: &str) {
+        let inventory = cairn_runtime::inventory::Inventory::from_hosts(self.hosts.clone());
+        let selected = if pattern.is_empty() {
+            inventory.hosts().iter().collect()
+        } else {
+            match cairn_runtime::inventory::HostPattern::parse(pattern)
+                .and_then(|p| p.select(&inventory))
+            {
+                Ok(selected) => selected,
+                Err(error) => {
+                    eprintln!("{:?}", miette::Report::new(error));
+                    return;
+                }
+            }
+        };
+        for host in selected {
             let mark = if host.name == current { "*" } else { " " };
             println!(
                 "{mark} {:<16} {:<32} {}",
