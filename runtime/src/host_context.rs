@@ -64,6 +64,8 @@ struct InstanceState {
     rerun: BTreeMap<u64, Value>,
     /// `:retry` was chosen: the stage runs again from its start.
     retry: bool,
+    /// How many `retry(...)` closures the runbook is inside.
+    retrying: u32,
     secrets: Vec<String>,
     seq: u64,
     stage: Option<StageState>,
@@ -90,6 +92,16 @@ pub struct HostContext {
     pub shared: Arc<RunShared>,
     state: Mutex<InstanceState>,
     transport: Arc<Mutex<Box<dyn Transport>>>,
+}
+
+/// Inside a `retry(...)` closure while it lives.
+pub(crate) struct RetryGuard<'a>(&'a HostContext);
+
+impl Drop for RetryGuard<'_> {
+    fn drop(&mut self) {
+        let mut state = self.0.state();
+        state.retrying = state.retrying.saturating_sub(1);
+    }
 }
 
 /// The host context, as a rhai value in the engine's tag.
@@ -337,6 +349,19 @@ impl HostContext {
         state.rerun = state.stage_results.clone();
     }
 
+    /// Marks the instance as inside a `retry(...)` closure until the guard drops.
+    pub(crate) fn enter_retry(&self) -> RetryGuard<'_> {
+        self.state().retrying += 1;
+        RetryGuard(self)
+    }
+
+    /// Whether the failed action `seq` is replayed as its failure: inside a `retry`, an
+    /// attempt the run went on past (the journal holds later actions) was counted, and running
+    /// it again would restart the count and shift every later action.
+    fn replayed_failure(&self, seq: u64) -> bool {
+        self.state().retrying > 0 && seq < self.last_recorded
+    }
+
     /// Leaves the current stage.
     pub fn exit_stage(&self) {
         self.state().stage = None;
@@ -372,6 +397,10 @@ impl HostContext {
                 (Some(outcome), _) if outcome.ok => {
                     self.settle(&call.builtin, site, outcome.reboot_required, outcome.ok);
                     return Ok(outcome.result.clone());
+                }
+                (Some(outcome), _) if self.replayed_failure(seq) => {
+                    let error = outcome.error.clone().unwrap_or_default();
+                    return Err(ActionError::Failed(error));
                 }
                 (Some(_), _) => {}
                 (None, _) if self.mode == Mode::Verify => {

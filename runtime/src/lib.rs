@@ -26,6 +26,7 @@ mod outline;
 mod param_value;
 mod private_files;
 mod reboot;
+mod retry;
 mod run_event;
 mod run_failure;
 mod run_lock;

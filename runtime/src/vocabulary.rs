@@ -54,6 +54,7 @@ pub(crate) fn register(engine: &mut Engine) {
     // rhai's `trim` trims in place and returns nothing, a trap in expressions.
     engine.register_fn("trimmed", |text: &str| text.trim().to_owned());
     crate::string_methods::register(engine);
+    crate::retry::register(engine);
     engine.register_fn("run", |ctx: NativeCallContext, argv: Array| {
         run(&ctx, argv, Map::new())
     });

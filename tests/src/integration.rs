@@ -17,6 +17,7 @@ mod readme;
 mod recipes;
 mod repl;
 mod rerun_crash;
+mod retry;
 mod signals;
 mod ssh;
 mod ssh_lab;
