@@ -66,6 +66,8 @@ struct InstanceState {
     retry: bool,
     /// How many `retry(...)` closures the runbook is inside.
     retrying: u32,
+    /// In check mode, where the prediction stopped and why (`file:line: message`).
+    prediction_stopped: Option<String>,
     secrets: Vec<String>,
     seq: u64,
     stage: Option<StageState>,
@@ -347,6 +349,27 @@ impl HostContext {
             stage.ordinal = 0;
         }
         state.rerun = state.stage_results.clone();
+    }
+
+    /// Check mode: an `expect` failed on what check mode could not know, so the rest of this
+    /// host's prediction would build on empty values. Records where and why, logs
+    /// `check: prediction stops here: ...`, and gives the error that ends the instance (which
+    /// the executor then counts as done, with the note).
+    pub fn stop_prediction(&self, message: &str, position: Position) -> Box<EvalAltResult> {
+        let at = format!(
+            "{}:{}",
+            self.runbook_file,
+            position.line().unwrap_or_default()
+        );
+        let note = format!("check: prediction stops here: {message}");
+        let _ = self.log(note.clone());
+        self.state().prediction_stopped = Some(format!("{at}: {message}"));
+        self.fail(ActionError::Failed(note), position)
+    }
+
+    /// Where and why check mode stopped predicting, if it did.
+    pub fn prediction_stopped(&self) -> Option<String> {
+        self.state().prediction_stopped.clone()
     }
 
     /// Marks the instance as inside a `retry(...)` closure until the guard drops.

@@ -238,6 +238,9 @@ fn show_check(report: &RunReport) {
                 say!("  {:<14}   {change}", "");
             }
         }
+        if let Some(stopped) = &host.prediction_stopped {
+            say!("  {:<14}   prediction stopped at {stopped}", "");
+        }
     }
 }
 
