@@ -92,9 +92,13 @@ pub(crate) enum Command {
         /// every action included (repeatable).
         #[arg(long, value_name = "HOST")]
         restart_host: Vec<String>,
-        /// Forget what the journals hold from this stage on, and run it again (after an edit).
+        /// Forget what the journals hold from this stage on, and run it again (after an edit):
+        /// its number in the progress (`1` is the first), its name, or a unique prefix of it.
         #[arg(long, value_name = "STAGE")]
         from_stage: Option<String>,
+        /// The run's runbook, moved since the run started: accepted if its content is the same.
+        #[arg(long, value_name = "PATH")]
+        runbook: Option<PathBuf>,
         #[command(flatten)]
         common: CommonRunArgs,
     },

@@ -797,7 +797,7 @@ fn elapsed_ms(started: Instant) -> u64 {
 }
 
 /// `run(["mst", "status"])` → `run mst status`, for progress lines.
-fn summarize(builtin: &str, args: &Value) -> String {
+pub(crate) fn summarize(builtin: &str, args: &Value) -> String {
     let detail = match args.get("argv").and_then(Value::as_array) {
         Some(argv) => argv
             .iter()

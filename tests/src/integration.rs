@@ -18,6 +18,7 @@ mod readme;
 mod recipes;
 mod repl;
 mod rerun_crash;
+mod resume_ergonomics;
 mod retry;
 mod signals;
 mod ssh;

@@ -9,6 +9,7 @@ macro_rules! say {
     }};
 }
 
+mod ask_undecided;
 mod check;
 mod debug;
 mod hosts;
@@ -55,8 +56,16 @@ pub(crate) fn execute(cli: Cli) -> miette::Result<ExitCode> {
             assume,
             restart_host,
             from_stage,
+            runbook,
             common,
-        } => run::resume(&state, run_id, &assume, restart_host, from_stage, common),
+        } => run::resume(
+            &state,
+            run_id,
+            &assume,
+            restart_host,
+            (from_stage, runbook),
+            common,
+        ),
         Command::Run {
             runbook,
             inventory,

@@ -67,7 +67,7 @@ pub(crate) fn resume(
     run_id: Option<String>,
     assume: &[String],
     restart_hosts: Vec<String>,
-    from_stage: Option<String>,
+    (from_stage, runbook): (Option<String>, Option<PathBuf>),
     common: CommonRunArgs,
 ) -> miette::Result<ExitCode> {
     let assume = Assumptions::parse(assume).map_err(|message| {
@@ -90,6 +90,12 @@ pub(crate) fn resume(
         params: params(&common.params)?,
         reboot_timeout: common.reboot_timeout.map(Duration::from_secs),
         restart_hosts,
+        ask: if common.json {
+            None
+        } else {
+            super::ask_undecided::on_terminal()
+        },
+        runbook,
     };
     let code = drive(
         common.json,
