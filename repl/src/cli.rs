@@ -49,6 +49,24 @@ pub(crate) enum Command {
         #[arg(long = "break", value_name = "LINE|MODULE:LINE|STAGE")]
         breakpoints: Vec<String>,
     },
+    /// Run one command on every host a pattern selects, as a one-stage run (journaled, listed
+    /// by `cairn runs`, resumable): `cairn exec -i lab.toml 'esx*' -- esxcli software vib list`.
+    Exec {
+        /// The inventory (TOML).
+        #[arg(short, long)]
+        inventory: PathBuf,
+        /// The hosts: names, globs (`esx0*`), ranges (`node[01-04]`), groups, `!` to exclude,
+        /// `&` to intersect, separated by `:` or `,`.
+        pattern: String,
+        /// The command and its arguments, each reaching the host as one word (no shell).
+        #[arg(last = true, required = true, value_name = "COMMAND")]
+        command: Vec<String>,
+        /// A query that changes nothing: reported ok, not as a change.
+        #[arg(long)]
+        read_only: bool,
+        #[command(flatten)]
+        common: CommonRunArgs,
+    },
     /// List the hosts of an inventory a pattern matches, under their groups.
     Hosts {
         /// The inventory (TOML).

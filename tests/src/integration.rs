@@ -8,6 +8,7 @@ mod debugger;
 mod disk_full;
 mod docs;
 mod esxi;
+mod exec;
 mod executor;
 mod guest;
 mod hangs;

@@ -12,6 +12,7 @@ macro_rules! say {
 mod ask_undecided;
 mod check;
 mod debug;
+mod exec;
 mod hosts;
 mod journal;
 mod parse;
@@ -33,6 +34,13 @@ pub(crate) fn execute(cli: Cli) -> miette::Result<ExitCode> {
             inventory,
             limit,
         } => check::check(&runbook, inventory.as_deref(), limit.as_deref()),
+        Command::Exec {
+            inventory,
+            pattern,
+            command,
+            read_only,
+            common,
+        } => exec::exec(&state, inventory, &pattern, &command, read_only, common),
         Command::Hosts { inventory, pattern } => {
             hosts::hosts(&state, &inventory, pattern.as_deref())
         }
