@@ -5,6 +5,7 @@ mod action;
 mod action_error;
 mod assumptions;
 mod barrier;
+mod builtin_help;
 mod builtin_options;
 mod cancel;
 mod check;
@@ -49,6 +50,9 @@ mod vocabulary;
 pub use action::{ACTING, ActionCall, Outcome, Probe, Reconcile, acted};
 pub use action_error::{ActionError, CallSite};
 pub use assumptions::Assumptions;
+pub use builtin_help::{
+    BuiltinSignature, builtin_doc_text, builtin_help, builtin_signatures, rhai_type,
+};
 pub use builtin_options::{
     BuiltinOptions, OptionKey, OptionType, declare_options, declared_options,
 };

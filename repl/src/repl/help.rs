@@ -79,45 +79,31 @@ pub(crate) fn help(engine: &Engine, topic: &str) -> String {
         ]
         .join("\n");
     }
-    let matches: Vec<(String, Value)> = functions(engine)
+    // A builtin: its signatures with parameter names and the docs' text.
+    if let Some(text) = cairn_runtime::builtin_help(engine, topic) {
+        return text;
+    }
+    // A namespace: each of its builtins' signatures.
+    let prefix = format!("{topic}::");
+    let members: Vec<String> = builtin_names(engine)
         .into_iter()
-        .filter(|(name, _)| name == topic || name.starts_with(&format!("{topic}::")))
+        .filter(|name| name.starts_with(&prefix))
         .collect();
-    if matches.is_empty() {
-        return format!("no builtin `{topic}`; Tab lists them");
+    if members.is_empty() {
+        let names = builtin_names(engine);
+        return match cairn_runtime::inventory::closest(topic, names.iter().map(String::as_str)) {
+            Some(near) => format!("no builtin `{topic}`; did you mean `{near}`?"),
+            None => format!("no builtin `{topic}`; Tab lists them"),
+        };
     }
     let mut out = Vec::new();
-    for (name, f) in matches {
-        let signature = f
-            .get("signature")
-            .and_then(Value::as_str)
-            .unwrap_or(&name)
-            .to_owned();
-        out.push(if name.contains("::") && !signature.contains("::") {
-            format!(
-                "{}::{signature}",
-                name.rsplit_once("::").map_or("", |(m, _)| m)
-            )
-        } else {
-            signature
-        });
-        for line in f
-            .get("docComments")
-            .and_then(Value::as_array)
-            .into_iter()
-            .flatten()
-        {
-            if let Some(text) = line.as_str() {
-                for part in text.lines() {
-                    let part = part
-                        .trim_start_matches("///")
-                        .trim_start_matches("/**")
-                        .trim_end_matches("*/");
-                    out.push(format!("    {}", part.strip_prefix(' ').unwrap_or(part)));
-                }
-            }
-        }
-        out.push(String::new());
+    for name in members {
+        out.extend(
+            cairn_runtime::builtin_signatures(engine, &name)
+                .into_iter()
+                .map(|s| s.display),
+        );
     }
-    out.join("\n").trim_end().to_owned()
+    out.push(format!("(:help {topic}::NAME for one of them)"));
+    out.join("\n")
 }
