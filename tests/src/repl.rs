@@ -112,3 +112,65 @@ fn mft_installs_from_the_repl_with_the_file_names_of_the_builtin_docs() {
     p.send_line(":quit").unwrap_or_default();
     p.exp_eof().unwrap_or_else(|e| panic!("quit: {e}"));
 }
+
+/// Types `text` a key at a time, as a person does.
+fn type_slowly(p: &mut rexpect::session::PtySession, text: &str) {
+    for c in text.chars() {
+        if c == '\r' {
+            p.send_line("").unwrap_or_default();
+        } else {
+            p.send(&c.to_string()).unwrap_or_default();
+            p.flush().unwrap_or_default();
+        }
+        std::thread::sleep(std::time::Duration::from_millis(15));
+    }
+}
+
+#[test]
+fn functions_stay_defined_help_has_names_and_completion_lists_only_real_members() {
+    let lab = Lab::new();
+    let mut p = repl(&lab);
+    type_slowly(&mut p, "fn twice(a) { a * 2 }\r");
+    p.exp_string("sim-linux> ")
+        .unwrap_or_else(|e| panic!("fn: {e}"));
+    type_slowly(&mut p, "let k = 5; let add = |x| x + k;\r");
+    p.exp_string("sim-linux> ")
+        .unwrap_or_else(|e| panic!("closure: {e}"));
+    type_slowly(&mut p, "twice(4) + add.call(1)\r");
+    p.exp_string("14")
+        .unwrap_or_else(|e| panic!("both still defined: {e}"));
+
+    type_slowly(&mut p, ":help run\r");
+    p.exp_string("run(argv: array, options: map) -> map")
+        .unwrap_or_else(|e| panic!("help signature: {e}"));
+    p.exp_string("Runs a command on the current host.")
+        .unwrap_or_else(|e| panic!("help text: {e}"));
+    type_slowly(&mut p, ":help mlxconfig::set\r");
+    p.exp_string("mlxconfig::set(dev: string, values: map) -> map")
+        .unwrap_or_else(|e| panic!("vendor help: {e}"));
+
+    // An array of maps offers the array's methods, not the maps' keys.
+    type_slowly(&mut p, "let devs = [#{pci: \"3b:00.0\"}];\r");
+    p.exp_string("sim-linux> ")
+        .unwrap_or_else(|e| panic!("devs: {e}"));
+    type_slowly(&mut p, "devs.p\t\t");
+    let (_, listed) = p
+        .exp_regex("pad\\s+pop[^\\n]*push")
+        .unwrap_or_else(|e| panic!("second Tab lists: {e}"));
+    assert!(!listed.contains("pci"), "{listed}");
+    p.send_control('u').unwrap_or_default();
+    // Tab completes the common prefix of a string's methods, then lists them.
+    type_slowly(&mut p, "\rlet s = \" up \";\r");
+    p.exp_string("sim-linux> ")
+        .unwrap_or_else(|e| panic!("s: {e}"));
+    type_slowly(&mut p, "s.tri\t");
+    std::thread::sleep(std::time::Duration::from_millis(200));
+    type_slowly(&mut p, "\t");
+    p.exp_regex("trim\\s+trimmed")
+        .unwrap_or_else(|e| panic!("string methods: {e}"));
+    type_slowly(&mut p, "med()\r");
+    p.exp_string("\"up\"")
+        .unwrap_or_else(|e| panic!("trimmed(): {e}"));
+    p.send_line(":quit").unwrap_or_default();
+    p.exp_eof().unwrap_or_else(|e| panic!("quit: {e}"));
+}

@@ -14,6 +14,54 @@ pub(crate) fn builtin_names(engine: &Engine) -> Vec<String> {
     names
 }
 
+/// The methods (functions callable as `value.name()`) of strings, arrays and maps, standard
+/// library included, from the engine's metadata: what `x.` completes to for each type.
+pub(crate) struct Methods {
+    pub(crate) array: Vec<String>,
+    pub(crate) map: Vec<String>,
+    pub(crate) string: Vec<String>,
+}
+
+pub(crate) fn methods(engine: &Engine) -> Methods {
+    use std::any::TypeId;
+    let mut found = Methods {
+        array: Vec::new(),
+        map: Vec::new(),
+        string: Vec::new(),
+    };
+    let listed = engine.collect_fn_metadata(
+        None,
+        |info| {
+            if !info.namespace.is_empty() {
+                return None;
+            }
+            let name = info.metadata.name.as_str();
+            // Property getters (`get$len`) read as fields: `s.len`.
+            let name = name.strip_prefix("get$").unwrap_or(name);
+            if !name.starts_with(|c: char| c.is_alphabetic()) || name.contains('$') {
+                return None;
+            }
+            let first = *info.metadata.param_types.first()?;
+            Some((first, name.to_owned()))
+        },
+        true,
+    );
+    for (first, name) in listed {
+        if first == TypeId::of::<rhai::ImmutableString>() {
+            found.string.push(name);
+        } else if first == TypeId::of::<rhai::Array>() {
+            found.array.push(name);
+        } else if first == TypeId::of::<rhai::Map>() {
+            found.map.push(name);
+        }
+    }
+    for list in [&mut found.array, &mut found.map, &mut found.string] {
+        list.sort();
+        list.dedup();
+    }
+    found
+}
+
 /// `(qualified name, metadata)` of every non-standard function.
 fn functions(engine: &Engine) -> Vec<(String, Value)> {
     let Ok(json) = engine.gen_fn_metadata_to_json(false) else {
