@@ -49,6 +49,20 @@ impl Session {
         libraries: &[Installer],
         module_dir: &Path,
     ) -> Result<Self, RunbookError> {
+        let peers = vec![info.clone()];
+        Self::open_among(info, transport, journal, libraries, module_dir, peers)
+    }
+
+    /// Opens a session whose `hosts("GROUP")` sees `peers` (the inventory's hosts, for
+    /// `cairn repl -i`), not only the session's own host.
+    pub fn open_among(
+        info: HostInfo,
+        transport: Arc<Mutex<Box<dyn Transport>>>,
+        journal: &Path,
+        libraries: &[Installer],
+        module_dir: &Path,
+        peers: Vec<HostInfo>,
+    ) -> Result<Self, RunbookError> {
         let failed = |message: String| error_in("repl", "", message, rhai::Position::NONE, None);
         if let Some(dir) = journal.parent() {
             std::fs::create_dir_all(dir)
@@ -76,7 +90,7 @@ impl Session {
         let cancel = Cancel::default();
         let shared = Arc::new(RunShared::new(
             1,
-            vec![info.clone()],
+            peers,
             RunOptions::default(),
             Default::default(),
             cancel.clone(),

@@ -174,3 +174,34 @@ fn functions_stay_defined_help_has_names_and_completion_lists_only_real_members(
     p.send_line(":quit").unwrap_or_default();
     p.exp_eof().unwrap_or_else(|e| panic!("quit: {e}"));
 }
+
+#[test]
+fn a_repl_on_an_inventory_sees_its_groups_and_patterns() {
+    let lab = Lab::new();
+    lab.write(
+        "lab.toml",
+        "[hosts.\"esx[01-02]\"]\naddress = \"sim:esxi7?clock=virtual\"\ngroups = [\"esxi\"]\n\n[hosts.node01]\naddress = \"sim:linux?clock=virtual\"\ngroups = [\"compute\"]\n",
+    );
+    let mut command = std::process::Command::new(binary("cairn"));
+    command
+        .current_dir(lab.path())
+        .env("XDG_STATE_HOME", lab.path())
+        .env("TERM", "xterm")
+        .args(["repl", "-i", "lab.toml", "--host", "node01"]);
+    let mut p = spawn_command(command, Some(10_000)).unwrap_or_else(|e| panic!("spawn: {e}"));
+    p.exp_string("node01> ")
+        .unwrap_or_else(|e| panic!("prompt: {e}"));
+    type_slowly(&mut p, "hosts(\"esxi\").map(|h| h.name)\r");
+    p.exp_string("esx01")
+        .unwrap_or_else(|e| panic!("esx01: {e}"));
+    p.exp_string("esx02")
+        .unwrap_or_else(|e| panic!("esx02: {e}"));
+    type_slowly(&mut p, ":hosts esx*:!esx01\r");
+    p.exp_regex("esx02\\s+sim:esxi7")
+        .unwrap_or_else(|e| panic!(":hosts PATTERN: {e}"));
+    type_slowly(&mut p, ":hosts esk01\r");
+    p.exp_string("did you mean `esx01`?")
+        .unwrap_or_else(|e| panic!(":hosts typo: {e}"));
+    p.send_line(":quit").unwrap_or_default();
+    p.exp_eof().unwrap_or_else(|e| panic!("quit: {e}"));
+}

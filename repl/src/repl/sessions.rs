@@ -88,12 +88,26 @@ impl Sessions {
         transport: Arc<Mutex<Box<dyn Transport>>>,
     ) -> miette::Result<(Session, PathBuf)> {
         let journal = self.journal(&info.name, None);
-        let session = Session::open_shared(
+        // `hosts("GROUP")` sees the inventory's hosts (or only this one, without an inventory).
+        let mut peers: Vec<HostInfo> = self
+            .hosts
+            .iter()
+            .map(|spec| HostInfo {
+                groups: spec.groups.clone(),
+                name: spec.name.clone(),
+                vars: spec.vars.clone(),
+            })
+            .collect();
+        if !peers.iter().any(|peer| peer.name == info.name) {
+            peers.push(info.clone());
+        }
+        let session = Session::open_among(
             info,
             transport,
             &journal,
             &self.launcher.libraries,
             Path::new("runbooks"),
+            peers,
         )?;
         Ok((session, journal))
     }
