@@ -79,6 +79,8 @@ struct InstanceState {
 /// One host's instance: its journal, what it replays from, and where it is.
 pub struct HostContext {
     debugger: Option<Arc<Debugger>>,
+    /// Stops a command while it runs (the REPL's Ctrl-C); `None` in a run.
+    interrupt: Option<crate::Cancel>,
     /// The host.
     pub info: HostInfo,
     journal: Mutex<Option<JournalWriter>>,
@@ -130,6 +132,7 @@ impl HostContext {
         );
         Self {
             debugger: None,
+            interrupt: None,
             info,
             journal: Mutex::new(journal),
             journal_path,
@@ -142,6 +145,18 @@ impl HostContext {
             state: Mutex::new(InstanceState::default()),
             transport,
         }
+    }
+
+    /// Sets what stops this host's commands while they run: the REPL's Ctrl-C.
+    #[must_use]
+    pub fn with_interrupt(mut self, interrupt: crate::Cancel) -> Self {
+        self.interrupt = Some(interrupt);
+        self
+    }
+
+    /// What stops a running command, if anything does.
+    pub(crate) fn interrupt(&self) -> Option<crate::Cancel> {
+        self.interrupt.clone()
     }
 
     /// Puts the instance under `debugger`, which it asks before live actions, at stages and

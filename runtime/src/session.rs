@@ -96,7 +96,8 @@ impl Session {
             cancel.clone(),
             EventSink::none(),
         ));
-        let host = Arc::new(HostContext::new(
+        let host = Arc::new(
+            HostContext::new(
             info,
             Role::Host,
             Mode::Live,
@@ -105,7 +106,10 @@ impl Session {
             HostJournal::default(),
             Some(writer),
             "repl".into(),
-        ));
+        )
+        // Ctrl-C stops the command that runs, not only the next one.
+        .with_interrupt(cancel.clone()),
+        );
         host.enter_stage("repl", "all")
             .map_err(|e| failed(e.to_string()))?;
         let mut engine = build_engine(module_dir, libraries, RunOptions::default().max_operations);

@@ -273,6 +273,7 @@ fn run(ctx: &NativeCallContext, argv: Array, options: Map) -> RhaiResult<Map> {
     let site = host.site(ctx);
     let request = ExecRequest {
         argv,
+        interrupt: None,
         stdin,
         timeout: timeout.map(Duration::from_secs),
     };

@@ -205,3 +205,39 @@ fn a_repl_on_an_inventory_sees_its_groups_and_patterns() {
     p.send_line(":quit").unwrap_or_default();
     p.exp_eof().unwrap_or_else(|e| panic!("quit: {e}"));
 }
+
+#[test]
+fn ctrl_c_stops_a_running_command_at_once_and_keeps_what_was_typed() {
+    let lab = Lab::new();
+    let mut command = std::process::Command::new(binary("cairn"));
+    command
+        .current_dir(lab.path())
+        .env("XDG_STATE_HOME", lab.path())
+        .env("TERM", "xterm")
+        // A real clock: `sleep 30` would take thirty seconds.
+        .args(["repl", "--sim", "linux"]);
+    let mut p = spawn_command(command, Some(10_000)).unwrap_or_else(|e| panic!("spawn: {e}"));
+    p.exp_string("sim-linux> ")
+        .unwrap_or_else(|e| panic!("prompt: {e}"));
+    p.send_line(r#"run(["sleep", "30"])"#).unwrap_or_default();
+    std::thread::sleep(std::time::Duration::from_millis(500));
+    // Typed ahead while the command runs.
+    type_slowly(&mut p, "40 + 2");
+    let pressed = std::time::Instant::now();
+    p.send_control('c').unwrap_or_default();
+    p.exp_string("was stopped while it ran")
+        .unwrap_or_else(|e| panic!("stopped: {e}"));
+    p.exp_string("sim-linux> ")
+        .unwrap_or_else(|e| panic!("back: {e}"));
+    assert!(
+        pressed.elapsed() < std::time::Duration::from_secs(5),
+        "back at the prompt after {:?}",
+        pressed.elapsed()
+    );
+    // The line typed during the command is still there: Enter evaluates it.
+    p.send_line("").unwrap_or_default();
+    p.exp_string("42")
+        .unwrap_or_else(|e| panic!("type-ahead kept: {e}"));
+    p.send_line(":quit").unwrap_or_default();
+    p.exp_eof().unwrap_or_else(|e| panic!("quit: {e}"));
+}

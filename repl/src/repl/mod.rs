@@ -8,6 +8,7 @@ mod help;
 mod helper;
 mod render;
 mod sessions;
+mod type_ahead;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -86,6 +87,7 @@ pub(crate) fn run(state: &Path, target: Target, start: Option<DebugStart>) -> mi
     let sessions = Sessions::new(state, target)?;
     let (session, journal_path) = sessions.open(&sessions.start)?;
     let mut repl = Repl::new(session, journal_path, sessions)?;
+    let _type_ahead = type_ahead::KeepTypeAhead::new();
     install_interrupt(repl.session.interrupter());
     println!(
         "cairn repl on `{}` — :help for commands, Tab completes, Ctrl-D quits",
