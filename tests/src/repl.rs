@@ -234,6 +234,7 @@ fn ctrl_c_stops_a_running_command_at_once_and_keeps_what_was_typed() {
         "back at the prompt after {:?}",
         pressed.elapsed()
     );
+    // (Not a speed target: without the interrupt the command would take thirty seconds.)
     // The line typed during the command is still there: Enter evaluates it.
     p.send_line("").unwrap_or_default();
     p.exp_string("42")
