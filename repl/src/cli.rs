@@ -26,6 +26,10 @@ pub(crate) enum Command {
         /// The inventory (TOML) whose groups the stages must name.
         #[arg(short, long)]
         inventory: Option<PathBuf>,
+        /// Only these hosts: names, globs (`esx0*`), ranges (`node[01-04]`), groups, `!` to
+        /// exclude, `&` to intersect, separated by `:` or `,` (as Ansible's patterns).
+        #[arg(long, value_name = "PATTERN", requires = "inventory")]
+        limit: Option<String>,
     },
     /// Run one host's instance of a runbook under the debugger, from the start: it stops before
     /// the first action (or at the first breakpoint). Journals apart from any run.
@@ -44,6 +48,33 @@ pub(crate) enum Command {
         /// Stop before an action on this runbook line, or at this stage (repeatable).
         #[arg(long = "break", value_name = "LINE|MODULE:LINE|STAGE")]
         breakpoints: Vec<String>,
+    },
+    /// Run one command on every host a pattern selects, as a one-stage run (journaled, listed
+    /// by `cairn runs`, resumable): `cairn exec -i lab.toml 'esx*' -- esxcli software vib list`.
+    Exec {
+        /// The inventory (TOML).
+        #[arg(short, long)]
+        inventory: PathBuf,
+        /// The hosts: names, globs (`esx0*`), ranges (`node[01-04]`), groups, `!` to exclude,
+        /// `&` to intersect, separated by `:` or `,`.
+        pattern: String,
+        /// The command and its arguments, each reaching the host as one word (no shell).
+        #[arg(last = true, required = true, value_name = "COMMAND")]
+        command: Vec<String>,
+        /// A query that changes nothing: reported ok, not as a change.
+        #[arg(long)]
+        read_only: bool,
+        #[command(flatten)]
+        common: CommonRunArgs,
+    },
+    /// List the hosts of an inventory a pattern matches, under their groups.
+    Hosts {
+        /// The inventory (TOML).
+        #[arg(short, long)]
+        inventory: PathBuf,
+        /// Names, globs (`esx0*`), ranges (`node[01-04]`), groups, `!` to exclude, `&` to
+        /// intersect, separated by `:` or `,` (default: every host).
+        pattern: Option<String>,
     },
     /// Print a host's journal: its timeline, or the records as JSON lines.
     Journal {
@@ -79,9 +110,13 @@ pub(crate) enum Command {
         /// every action included (repeatable).
         #[arg(long, value_name = "HOST")]
         restart_host: Vec<String>,
-        /// Forget what the journals hold from this stage on, and run it again (after an edit).
+        /// Forget what the journals hold from this stage on, and run it again (after an edit):
+        /// its number in the progress (`1` is the first), its name, or a unique prefix of it.
         #[arg(long, value_name = "STAGE")]
         from_stage: Option<String>,
+        /// The run's runbook, moved since the run started: accepted if its content is the same.
+        #[arg(long, value_name = "PATH")]
+        runbook: Option<PathBuf>,
         #[command(flatten)]
         common: CommonRunArgs,
     },
@@ -95,6 +130,11 @@ pub(crate) enum Command {
         /// Report per host what would change and which reboots would follow; change nothing.
         #[arg(long)]
         check: bool,
+        /// Only these hosts: names, globs (`esx0*`), ranges (`node[01-04]`), groups, `!` to
+        /// exclude, `&` to intersect, separated by `:` or `,` (as Ansible's patterns). A resume
+        /// drives the hosts the run started with.
+        #[arg(long, value_name = "PATTERN")]
+        limit: Option<String>,
         #[command(flatten)]
         common: CommonRunArgs,
     },

@@ -135,7 +135,9 @@ impl ActionError {
             Self::Cancelled(_)
                 | Self::Journal(_)
                 | Self::Transport(
-                    TransportError::Interrupted { .. } | TransportError::TimedOut { .. }
+                    TransportError::Interrupted { .. }
+                        | TransportError::Stopped { .. }
+                        | TransportError::TimedOut { .. }
                 )
         )
     }

@@ -181,6 +181,7 @@ impl DebugRun {
                     "the runbook's thread panicked".into(),
                 )),
                 name: name.clone(),
+                prediction_stopped: None,
                 reboot_pending: None,
                 status: HostStatus::Failed,
             })
@@ -189,6 +190,7 @@ impl DebugRun {
             changes: Vec::new(),
             failure: None,
             name,
+            prediction_stopped: None,
             reboot_pending: None,
             status: HostStatus::Cancelled,
         })
@@ -225,6 +227,7 @@ impl DebugRun {
                     format!("cannot start a thread: {error}"),
                 )),
                 name,
+                prediction_stopped: None,
                 reboot_pending: None,
                 status: HostStatus::Failed,
             })
@@ -263,6 +266,7 @@ fn run(
         changes: Vec::new(),
         failure: Some(HostFailure::message(&name, message)),
         name: name.clone(),
+        prediction_stopped: None,
         reboot_pending: None,
         status: HostStatus::Failed,
     };
@@ -347,6 +351,7 @@ fn run(
         changes: host.changes(),
         failure,
         name,
+        prediction_stopped: None,
         reboot_pending: host.reboot_pending(),
         status,
     }

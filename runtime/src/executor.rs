@@ -61,6 +61,9 @@ pub struct HostReport {
     pub failure: Option<HostFailure>,
     /// The host.
     pub name: String,
+    /// In check mode, where and why its prediction stopped: an `expect` that failed on
+    /// what check mode could not know.
+    pub prediction_stopped: Option<String>,
     /// Why it still needs a reboot, if it does.
     pub reboot_pending: Option<String>,
     /// How it ended.
@@ -323,6 +326,7 @@ pub fn execute(
                             format!("cannot start a thread: {error}"),
                         )),
                         name,
+                        prediction_stopped: None,
                         reboot_pending: None,
                         status: HostStatus::Failed,
                     }),
@@ -340,6 +344,7 @@ pub fn execute(
                     "the host's thread panicked".into(),
                 )),
                 name,
+                prediction_stopped: None,
                 reboot_pending: None,
                 status: HostStatus::Failed,
             })
@@ -387,7 +392,11 @@ fn run_instance(host: HostContext, runbook: &Runbook, libraries: &[Installer]) -
         bind_host(&mut engine, &host);
         let outcome = run_runbook(&engine, runbook, &host);
         shared.forks.release();
-        outcome
+        // A check whose prediction stopped at an `expect` ended as planned, not failed.
+        match outcome {
+            Err(failure) if !failure.cancelled() && host.prediction_stopped().is_some() => Ok(()),
+            outcome => outcome,
+        }
     });
     let (status, failure) = ending(result);
     let end = host.end_with(status, failure.as_ref());
@@ -404,6 +413,7 @@ fn run_instance(host: HostContext, runbook: &Runbook, libraries: &[Installer]) -
         changes: host.changes(),
         failure,
         name,
+        prediction_stopped: host.prediction_stopped(),
         reboot_pending: host.reboot_pending(),
         status,
     }

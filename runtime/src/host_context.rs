@@ -64,6 +64,10 @@ struct InstanceState {
     rerun: BTreeMap<u64, Value>,
     /// `:retry` was chosen: the stage runs again from its start.
     retry: bool,
+    /// How many `retry(...)` closures the runbook is inside.
+    retrying: u32,
+    /// In check mode, where the prediction stopped and why (`file:line: message`).
+    prediction_stopped: Option<String>,
     secrets: Vec<String>,
     seq: u64,
     stage: Option<StageState>,
@@ -75,6 +79,8 @@ struct InstanceState {
 /// One host's instance: its journal, what it replays from, and where it is.
 pub struct HostContext {
     debugger: Option<Arc<Debugger>>,
+    /// Stops a command while it runs (the REPL's Ctrl-C); `None` in a run.
+    interrupt: Option<crate::Cancel>,
     /// The host.
     pub info: HostInfo,
     journal: Mutex<Option<JournalWriter>>,
@@ -90,6 +96,16 @@ pub struct HostContext {
     pub shared: Arc<RunShared>,
     state: Mutex<InstanceState>,
     transport: Arc<Mutex<Box<dyn Transport>>>,
+}
+
+/// Inside a `retry(...)` closure while it lives.
+pub(crate) struct RetryGuard<'a>(&'a HostContext);
+
+impl Drop for RetryGuard<'_> {
+    fn drop(&mut self) {
+        let mut state = self.0.state();
+        state.retrying = state.retrying.saturating_sub(1);
+    }
 }
 
 /// The host context, as a rhai value in the engine's tag.
@@ -116,6 +132,7 @@ impl HostContext {
         );
         Self {
             debugger: None,
+            interrupt: None,
             info,
             journal: Mutex::new(journal),
             journal_path,
@@ -128,6 +145,18 @@ impl HostContext {
             state: Mutex::new(InstanceState::default()),
             transport,
         }
+    }
+
+    /// Sets what stops this host's commands while they run: the REPL's Ctrl-C.
+    #[must_use]
+    pub fn with_interrupt(mut self, interrupt: crate::Cancel) -> Self {
+        self.interrupt = Some(interrupt);
+        self
+    }
+
+    /// What stops a running command, if anything does.
+    pub(crate) fn interrupt(&self) -> Option<crate::Cancel> {
+        self.interrupt.clone()
     }
 
     /// Puts the instance under `debugger`, which it asks before live actions, at stages and
@@ -337,6 +366,40 @@ impl HostContext {
         state.rerun = state.stage_results.clone();
     }
 
+    /// Check mode: an `expect` failed on what check mode could not know, so the rest of this
+    /// host's prediction would build on empty values. Records where and why, logs
+    /// `check: prediction stops here: ...`, and gives the error that ends the instance (which
+    /// the executor then counts as done, with the note).
+    pub fn stop_prediction(&self, message: &str, position: Position) -> Box<EvalAltResult> {
+        let at = format!(
+            "{}:{}",
+            self.runbook_file,
+            position.line().unwrap_or_default()
+        );
+        let note = format!("check: prediction stops here: {message}");
+        let _ = self.log(note.clone());
+        self.state().prediction_stopped = Some(format!("{at}: {message}"));
+        self.fail(ActionError::Failed(note), position)
+    }
+
+    /// Where and why check mode stopped predicting, if it did.
+    pub fn prediction_stopped(&self) -> Option<String> {
+        self.state().prediction_stopped.clone()
+    }
+
+    /// Marks the instance as inside a `retry(...)` closure until the guard drops.
+    pub(crate) fn enter_retry(&self) -> RetryGuard<'_> {
+        self.state().retrying += 1;
+        RetryGuard(self)
+    }
+
+    /// Whether the failed action `seq` is replayed as its failure: inside a `retry`, an
+    /// attempt the run went on past (the journal holds later actions) was counted, and running
+    /// it again would restart the count and shift every later action.
+    fn replayed_failure(&self, seq: u64) -> bool {
+        self.state().retrying > 0 && seq < self.last_recorded
+    }
+
     /// Leaves the current stage.
     pub fn exit_stage(&self) {
         self.state().stage = None;
@@ -372,6 +435,10 @@ impl HostContext {
                 (Some(outcome), _) if outcome.ok => {
                     self.settle(&call.builtin, site, outcome.reboot_required, outcome.ok);
                     return Ok(outcome.result.clone());
+                }
+                (Some(outcome), _) if self.replayed_failure(seq) => {
+                    let error = outcome.error.clone().unwrap_or_default();
+                    return Err(ActionError::Failed(error));
                 }
                 (Some(_), _) => {}
                 (None, _) if self.mode == Mode::Verify => {
@@ -772,7 +839,7 @@ fn elapsed_ms(started: Instant) -> u64 {
 }
 
 /// `run(["mst", "status"])` → `run mst status`, for progress lines.
-fn summarize(builtin: &str, args: &Value) -> String {
+pub(crate) fn summarize(builtin: &str, args: &Value) -> String {
     let detail = match args.get("argv").and_then(Value::as_array) {
         Some(argv) => argv
             .iter()

@@ -49,7 +49,14 @@ impl<'a> HostIo<'a> {
 
     /// Runs a command; a non-zero exit is an `Ok` here.
     pub fn exec(&mut self, request: &ExecRequest) -> Result<ExecOutput, ActionError> {
-        Ok(self.transport().exec(request)?)
+        match (&request.interrupt, self.ctx.interrupt()) {
+            (None, Some(interrupt)) => {
+                let mut request = request.clone();
+                request.interrupt = Some(interrupt);
+                Ok(self.transport().exec(&request)?)
+            }
+            _ => Ok(self.transport().exec(request)?),
+        }
     }
 
     /// Runs `argv` and fails on a non-zero exit, keeping the command and its stderr.

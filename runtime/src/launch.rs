@@ -5,8 +5,9 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
-use crate::inventory::{Address, HostSpec, Inventory, InventoryError};
+use crate::inventory::{Address, HostPattern, HostSpec, Inventory, InventoryError, PatternError};
 use crate::journal::{JournalError, JournalEvent, now_millis};
+use crate::resume_choices::{AskUndecided, ask_each, resolve_stage, undecided};
 use crate::sim::{SimRegistry, SimTransport};
 use crate::ssh::{FdDemand, FdLimitError, SshOptions, SshTarget, SshTransport, prepare_fd_limit};
 use crate::{
@@ -20,6 +21,8 @@ use crate::{
 pub struct NewRun {
     /// The inventory file.
     pub inventory: PathBuf,
+    /// `--limit`: the inventory's hosts the run is on (every host when `None`).
+    pub limit: Option<HostPattern>,
     /// Options.
     pub options: RunOptions,
     /// `--param` values.
@@ -104,6 +107,10 @@ pub enum LaunchError {
     #[error(transparent)]
     #[diagnostic(transparent)]
     Param(#[from] ParamError),
+    /// A `--limit` pattern that matches nothing, or a term no host or group has.
+    #[error(transparent)]
+    #[diagnostic(transparent)]
+    Pattern(#[from] PatternError),
 }
 
 /// Starts and resumes runs under one state folder, with the builtins and simulator models the
@@ -130,7 +137,13 @@ impl Launcher {
         self.preflight(&runbook, &inventory, &new.params, &events)?;
         let outline = outline(&runbook, &self.libraries, new.options.max_operations)?;
         let secrets = secret_params(&outline);
-        let hosts: Vec<String> = inventory.hosts().iter().map(|h| h.name.clone()).collect();
+        let hosts: Vec<String> = match &new.limit {
+            Some(limit) => limit.select(&inventory)?,
+            None => inventory.hosts().iter().collect(),
+        }
+        .into_iter()
+        .map(|h| h.name.clone())
+        .collect();
         let options = &new.options;
         prepare_fds(&inventory, &hosts, options.forks, options.check, &events)?;
         // A check changes nothing and leaves no run to resume, so it claims no folder.
@@ -163,7 +176,11 @@ impl Launcher {
         let request = RunRequest {
             assume: None,
             from_stage: None,
-            hosts: self.hosts(&inventory, new.options.accept_new_host_keys),
+            hosts: self
+                .hosts(&inventory, new.options.accept_new_host_keys)
+                .into_iter()
+                .filter(|host| meta.hosts.contains(&host.info.name))
+                .collect(),
             inventory: meta.inventory.display().to_string(),
             libraries: self.libraries.clone(),
             options: new.options,
@@ -221,11 +238,38 @@ impl Launcher {
         if meta.begun && self.run_progressed(&id, &journals) {
             self.restart_lost_journals(&id, &journals, &overrides.restart_hosts)?;
         }
-        let runbook = Runbook::load(&meta.runbook)?;
+        let mut meta = meta;
+        let runbook = match &overrides.runbook {
+            Some(path) => self.moved_runbook(&mut meta, &journals, path)?,
+            None if !meta.runbook.exists() => {
+                return Err(LaunchError::Flag {
+                    message: format!(
+                        "run {id}'s runbook `{}` is gone; nothing was run",
+                        meta.runbook.display()
+                    ),
+                    help: Some(
+                        "if it moved, pass its new place: `cairn resume --runbook PATH` (its content must be the one the run started with)"
+                            .into(),
+                    ),
+                });
+            }
+            None => Runbook::load(&meta.runbook)?,
+        };
         let inventory = self.inventory(&meta.inventory)?;
         // An edit since the run started may have brought a typo (or a second stage of a name
         // `--from-stage` looks for): it is refused before any host is touched, as on `run`.
         self.check_runbook(&runbook, &inventory, &events)?;
+        let stages = outline(&runbook, &self.libraries, meta.max_operations)?;
+        let from_stage = overrides
+            .from_stage
+            .as_deref()
+            .map(|given| resolve_stage(&stages, given))
+            .transpose()?;
+        let mut assume = assume;
+        if let Some(ask) = &overrides.ask {
+            let pending = undecided(&self.store.run_dir(&id), &journals, &assume);
+            ask_each(ask, &pending, &mut assume)?;
+        }
         let mut params = meta.params.clone();
         params.extend(overrides.params);
         let options = RunOptions {
@@ -247,7 +291,7 @@ impl Launcher {
         prepare_fds(&inventory, &meta.hosts, options.forks, false, &events)?;
         let request = RunRequest {
             assume: Some(assume),
-            from_stage: overrides.from_stage,
+            from_stage,
             hosts,
             inventory: meta.inventory.display().to_string(),
             libraries: self.libraries.clone(),
@@ -259,6 +303,51 @@ impl Launcher {
             runbook,
         };
         Ok(execute(request, cancel, events)?)
+    }
+
+    /// `--runbook PATH`: the runbook of a run whose file moved, accepted only when its
+    /// content hash is the one the journals' headers recorded; `run.json` then points at it.
+    fn moved_runbook(
+        &self,
+        meta: &mut RunMeta,
+        journals: &[String],
+        path: &Path,
+    ) -> Result<Runbook, LaunchError> {
+        let runbook = Runbook::load(path)?;
+        let recorded = journals.iter().find_map(|host| {
+            crate::journal::HostJournal::load(&self.store.journal_path(&meta.run_id, host), false)
+                .ok()
+                .and_then(|journal| journal.header)
+                .map(|header| header.runbook_hash)
+        });
+        match recorded {
+            Some(hash) if hash == runbook.hash => {
+                meta.runbook = absolute(path);
+                self.store.create(meta)?;
+                Ok(runbook)
+            }
+            Some(hash) => Err(LaunchError::Flag {
+                message: format!(
+                    "--runbook {}: its content is not the runbook run {} started with (sha256 {} there, {} here); nothing was run",
+                    path.display(),
+                    meta.run_id,
+                    &hash[..hash.len().min(12)],
+                    &runbook.hash[..runbook.hash.len().min(12)]
+                ),
+                help: Some(format!(
+                    "to resume after an edit, put the edited runbook at `{}`: the resume then verifies the edit against the journals",
+                    meta.runbook.display()
+                )),
+            }),
+            None => Err(LaunchError::Flag {
+                message: format!(
+                    "--runbook {}: run {} has no journal header to compare it with; nothing was run",
+                    path.display(),
+                    meta.run_id
+                ),
+                help: None,
+            }),
+        }
     }
 
     /// Whether a host of run `id` may have acted: some journal has a record past its header
@@ -440,6 +529,11 @@ pub struct RunOverrides {
     pub params: BTreeMap<String, String>,
     /// `--restart-host`: hosts whose journal is lost, to run again from scratch.
     pub restart_hosts: Vec<String>,
+    /// On a terminal: asks about each action whose outcome is unknown and that `--assume`
+    /// does not answer.
+    pub ask: Option<AskUndecided>,
+    /// `--runbook`: where the run's runbook is now, if it moved.
+    pub runbook: Option<PathBuf>,
     /// A new reboot timeout.
     pub reboot_timeout: Option<Duration>,
 }

@@ -46,6 +46,18 @@ impl Transport for LocalTransport {
             if let Some(status) = child.try_wait().map_err(|e| io("cannot wait for", e))? {
                 break status;
             }
+            if request
+                .interrupt
+                .as_ref()
+                .is_some_and(crate::Cancel::is_cancelled)
+            {
+                let _ = child.kill();
+                let _ = child.wait();
+                return Err(TransportError::Stopped {
+                    command: command_line,
+                    host: "local".into(),
+                });
+            }
             if let Some(limit) = request.timeout.filter(|limit| started.elapsed() > *limit) {
                 let _ = child.kill();
                 let _ = child.wait();

@@ -16,6 +16,9 @@ use crate::{
 
 /// A REPL session bound to one host.
 pub struct Session {
+    /// The functions (and closures' bodies) defined so far; statements are dropped after each
+    /// input, as rhai's own REPL (`rhai-repl`) keeps its `main_ast`.
+    ast: rhai::AST,
     cancel: Cancel,
     engine: Engine,
     host: Arc<HostContext>,
@@ -46,6 +49,20 @@ impl Session {
         libraries: &[Installer],
         module_dir: &Path,
     ) -> Result<Self, RunbookError> {
+        let peers = vec![info.clone()];
+        Self::open_among(info, transport, journal, libraries, module_dir, peers)
+    }
+
+    /// Opens a session whose `hosts("GROUP")` sees `peers` (the inventory's hosts, for
+    /// `cairn repl -i`), not only the session's own host.
+    pub fn open_among(
+        info: HostInfo,
+        transport: Arc<Mutex<Box<dyn Transport>>>,
+        journal: &Path,
+        libraries: &[Installer],
+        module_dir: &Path,
+        peers: Vec<HostInfo>,
+    ) -> Result<Self, RunbookError> {
         let failed = |message: String| error_in("repl", "", message, rhai::Position::NONE, None);
         if let Some(dir) = journal.parent() {
             std::fs::create_dir_all(dir)
@@ -73,13 +90,14 @@ impl Session {
         let cancel = Cancel::default();
         let shared = Arc::new(RunShared::new(
             1,
-            vec![info.clone()],
+            peers,
             RunOptions::default(),
             Default::default(),
             cancel.clone(),
             EventSink::none(),
         ));
-        let host = Arc::new(HostContext::new(
+        let host = Arc::new(
+            HostContext::new(
             info,
             Role::Host,
             Mode::Live,
@@ -88,12 +106,16 @@ impl Session {
             HostJournal::default(),
             Some(writer),
             "repl".into(),
-        ));
+        )
+        // Ctrl-C stops the command that runs, not only the next one.
+        .with_interrupt(cancel.clone()),
+        );
         host.enter_stage("repl", "all")
             .map_err(|e| failed(e.to_string()))?;
         let mut engine = build_engine(module_dir, libraries, RunOptions::default().max_operations);
         bind_host(&mut engine, &host);
         Ok(Self {
+            ast: rhai::AST::empty(),
             cancel,
             engine,
             host,
@@ -104,24 +126,36 @@ impl Session {
     /// Evaluates one input (one or more lines) in the session's scope.
     pub fn eval(&mut self, input: &str) -> Result<Dynamic, RunbookError> {
         self.cancel.reset();
-        self.engine
-            .eval_with_scope::<Dynamic>(&mut self.scope, input)
-            .map_err(|error| {
-                let position = error.position();
-                let message = match &*error {
-                    EvalAltResult::ErrorRuntime(value, _) => value.to_string(),
-                    other => {
-                        let text = other.to_string();
-                        text.rfind(" (line ")
-                            .map_or(text.clone(), |at| text[..at].to_owned())
-                    }
-                };
-                let message = self
-                    .host
-                    .take_failure(&message)
-                    .map_or(message, |typed| typed.to_string());
-                error_in("input", input, message, position, None)
-            })
+        let compiled = self
+            .engine
+            .compile_with_scope(&self.scope, input)
+            .map_err(|error| Box::new(EvalAltResult::from(error)));
+        let result = compiled.and_then(|ast| {
+            // New definitions replace old ones of the same name and arity; earlier inputs'
+            // statements are gone, so only this input's run.
+            self.ast += ast;
+            let result = self
+                .engine
+                .eval_ast_with_scope::<Dynamic>(&mut self.scope, &self.ast);
+            self.ast.clear_statements();
+            result
+        });
+        result.map_err(|error| {
+            let position = error.position();
+            let message = match &*error {
+                EvalAltResult::ErrorRuntime(value, _) => value.to_string(),
+                other => {
+                    let text = other.to_string();
+                    text.rfind(" (line ")
+                        .map_or(text.clone(), |at| text[..at].to_owned())
+                }
+            };
+            let message = self
+                .host
+                .take_failure(&message)
+                .map_or(message, |typed| typed.to_string());
+            error_in("input", input, message, position, None)
+        })
     }
 
     /// Stops a running action (Ctrl-C): it ends at its next wait or before its next command.
@@ -208,6 +242,29 @@ mod tests {
                 .next()
                 .map(|a| a.intent.stage.as_str()),
             Some("repl")
+        );
+    }
+
+    #[test]
+    fn functions_and_closures_stay_defined() {
+        let dir = tempfile::tempdir().expect("dir");
+        let mut s = session(dir.path());
+        let mut eval = |input: &str| s.eval(input).map(|v| v.to_string()).map_err(|e| e.message);
+        assert_eq!(eval("fn f(a) { a * 2 }"), Ok(String::new()));
+        assert_eq!(eval("f(4)"), Ok("8".into()));
+        assert_eq!(eval("let k = 10; let add = |x| x + k;"), Ok(String::new()));
+        assert_eq!(eval("add.call(2)"), Ok("12".into()));
+        assert_eq!(eval("fn f(a) { a * 3 }"), Ok(String::new()));
+        assert_eq!(
+            eval("f(4)"),
+            Ok("12".into()),
+            "a new definition replaces the old"
+        );
+        assert_eq!(eval("let n = 1;"), Ok(String::new()));
+        assert_eq!(
+            eval("n"),
+            Ok("1".into()),
+            "earlier statements do not run again"
         );
     }
 

@@ -14,6 +14,9 @@ pub struct ExecRequest {
     pub stdin: Option<String>,
     /// How long the command may run before it is reported as timed out.
     pub timeout: Option<Duration>,
+    /// Stops the command while it runs (the REPL's Ctrl-C): the transport kills it or closes
+    /// its channel. A run's own stop lets a command finish instead, so runs leave it `None`.
+    pub interrupt: Option<crate::Cancel>,
 }
 
 impl ExecRequest {

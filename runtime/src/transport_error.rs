@@ -12,6 +12,16 @@ pub enum TransportError {
         /// The host.
         host: String,
     },
+    /// The operator stopped the command while it ran (Ctrl-C in the REPL): it may have done
+    /// part of its work.
+    #[error("`{command}` on `{host}` was stopped while it ran: what it did is unknown")]
+    #[diagnostic(code(cairn::runtime::command_stopped))]
+    Stopped {
+        /// The command line.
+        command: String,
+        /// The host.
+        host: String,
+    },
     /// A local failure to start or talk to a process or file.
     #[error("{context}")]
     #[diagnostic(code(cairn::runtime::io))]

@@ -24,7 +24,15 @@ pub(crate) const RUN_OPTIONS: BuiltinOptions = BuiltinOptions {
             kind: OptionType::Bool,
         },
         OptionKey {
+            name: "changed",
+            kind: OptionType::Bool,
+        },
+        OptionKey {
             name: "idempotent",
+            kind: OptionType::Bool,
+        },
+        OptionKey {
+            name: "read_only",
             kind: OptionType::Bool,
         },
         OptionKey {
@@ -55,6 +63,7 @@ pub(crate) fn register(engine: &mut Engine) {
     // rhai's `trim` trims in place and returns nothing, a trap in expressions.
     engine.register_fn("trimmed", |text: &str| text.trim().to_owned());
     crate::string_methods::register(engine);
+    crate::retry::register(engine);
     engine.register_fn("run", |ctx: NativeCallContext, argv: Array| {
         run(&ctx, argv, Map::new())
     });
@@ -105,11 +114,9 @@ pub(crate) fn register(engine: &mut Engine) {
             }
             let host = HostContext::current(&ctx)?;
             if host.shared.options.check {
-                // Commands did not run in check mode, so their results prove nothing: report.
-                let note = format!("check: this expectation would fail now: {message}");
-                return host
-                    .log(note)
-                    .map_err(|e| host.fail(e, ctx.call_position()));
+                // Commands that change things did not run, so what follows would build on
+                // empty values: the prediction ends here, with a note, instead of failing later.
+                return Err(host.stop_prediction(message, ctx.call_position()));
             }
             Err(host.fail(
                 ActionError::Expectation(message.to_owned()),
@@ -235,7 +242,15 @@ fn run(ctx: &NativeCallContext, argv: Array, options: Map) -> RhaiResult<Map> {
             .unwrap_or(false)
     };
     let allow_fail = flag("allow_fail");
-    let idempotent = flag("idempotent");
+    // `read_only`: a query. It changes nothing, runs in check mode too (so a runbook can decide
+    // from its output there), and may run again after a crash.
+    let read_only = flag("read_only");
+    let idempotent = flag("idempotent") || read_only;
+    // Ansible's `changed_when`: `changed: false` reports a command that ran as ok.
+    let changed = options
+        .get("changed")
+        .and_then(|v| v.as_bool().ok())
+        .unwrap_or(!read_only);
     let reboot_required = flag("reboot_required");
     let timeout = options
         .get("timeout")
@@ -259,15 +274,16 @@ fn run(ctx: &NativeCallContext, argv: Array, options: Map) -> RhaiResult<Map> {
     let site = host.site(ctx);
     let request = ExecRequest {
         argv,
+        interrupt: None,
         stdin,
         timeout: timeout.map(Duration::from_secs),
     };
     let result = host.perform(call, &site, |io| {
-        if io.checking() {
+        if io.checking() && !read_only {
             // A command's effect cannot be known without running it: report that it would run.
             let value = json!({ "code": 0, "stdout": "", "stderr": "" });
             return Ok(Outcome {
-                changed: !idempotent,
+                changed,
                 reboot_required,
                 value,
             });
@@ -281,7 +297,7 @@ fn run(ctx: &NativeCallContext, argv: Array, options: Map) -> RhaiResult<Map> {
             });
         }
         Ok(Outcome {
-            changed: !idempotent,
+            changed,
             reboot_required,
             value: serde_json::to_value(output).unwrap_or_default(),
         })

@@ -11,13 +11,13 @@ stage "prepare" on compute {
 }
 
 stage "configure" on compute {
-    let name = run(["hostname"], #{ idempotent: true }).stdout.trimmed();
+    let name = run(["hostname"], #{ read_only: true }).stdout.trimmed();
     publish("name", name);
     reboot();
 }
 
 stage "verify" on compute {
-    let boots = run(["journalctl", "--list-boots"], #{ idempotent: true }).stdout;
+    let boots = run(["journalctl", "--list-boots"], #{ read_only: true }).stdout;
     let lines = boots.split("\n").filter(|l| l.trimmed() != "");
     expect(lines.len() == 3, `expected 3 boots, journalctl lists ${lines.len()}`);
     expect(hosts("compute").all(|h| h.published.name == h.name), "every host published its name");

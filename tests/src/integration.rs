@@ -1,5 +1,6 @@
 //! End-to-end tests: the built `cairn` binary on simulated hosts, one module per feature.
 
+mod changes;
 mod cli;
 mod crash;
 mod cross_host;
@@ -7,9 +8,11 @@ mod debugger;
 mod disk_full;
 mod docs;
 mod esxi;
+mod exec;
 mod executor;
 mod guest;
 mod hangs;
+mod host_patterns;
 mod leftovers;
 mod ofed_source;
 mod parse;
@@ -18,6 +21,8 @@ mod recipes;
 mod repl;
 mod report;
 mod rerun_crash;
+mod resume_ergonomics;
+mod retry;
 mod signals;
 mod ssh;
 mod ssh_lab;

@@ -74,7 +74,10 @@ fn an_unknown_option_key_is_an_error_not_ignored() {
         "{stderr}"
     );
     assert!(stderr.contains("did you mean `allow_fail`?"), "{stderr}");
-    assert!(stderr.contains("idempotent, reboot_required"), "{stderr}");
+    assert!(
+        stderr.contains("idempotent, read_only, reboot_required"),
+        "{stderr}"
+    );
     // A map built at run time is checked when the builtin is called: a runbook error, exit 2.
     lab.write(
         "built.rhai",

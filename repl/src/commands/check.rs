@@ -4,10 +4,14 @@
 use std::path::Path;
 use std::process::ExitCode;
 
-use cairn_runtime::inventory::Inventory;
+use cairn_runtime::inventory::{HostPattern, Inventory};
 use cairn_runtime::{Runbook, build_engine, check_groups, check_runbook};
 
-pub(crate) fn check(path: &Path, inventory: Option<&Path>) -> miette::Result<ExitCode> {
+pub(crate) fn check(
+    path: &Path,
+    inventory: Option<&Path>,
+    limit: Option<&str>,
+) -> miette::Result<ExitCode> {
     let runbook = Runbook::load(path)?;
     let libraries = cairn_stdlib::libraries();
     let engine = build_engine(&runbook.dir(), &libraries, u64::MAX);
@@ -17,6 +21,15 @@ pub(crate) fn check(path: &Path, inventory: Option<&Path>) -> miette::Result<Exi
         let models = cairn_stdlib::sim_models();
         let check = |address: &_| cairn_runtime::sim::check_address(&models, address);
         let inventory = Inventory::load_checked(inventory, Some(&check))?;
+        if let Some(limit) = limit {
+            let selected = HostPattern::parse(limit)?.select(&inventory)?;
+            let names: Vec<&str> = selected.iter().map(|h| h.name.as_str()).collect();
+            say!(
+                "--limit {limit}: {} host(s): {}",
+                names.len(),
+                names.join(", ")
+            );
+        }
         let groups = check_groups(&ast, &runbook, &inventory);
         problems.extend(groups.errors);
         for warning in groups.warnings {

@@ -9,8 +9,11 @@ macro_rules! say {
     }};
 }
 
+mod ask_undecided;
 mod check;
 mod debug;
+mod exec;
+mod hosts;
 mod journal;
 mod parse;
 mod repl;
@@ -27,7 +30,21 @@ use crate::cli::{Cli, Command};
 pub(crate) fn execute(cli: Cli) -> miette::Result<ExitCode> {
     let state = cli.state_dir;
     match cli.command {
-        Command::Check { runbook, inventory } => check::check(&runbook, inventory.as_deref()),
+        Command::Check {
+            runbook,
+            inventory,
+            limit,
+        } => check::check(&runbook, inventory.as_deref(), limit.as_deref()),
+        Command::Exec {
+            inventory,
+            pattern,
+            command,
+            read_only,
+            common,
+        } => exec::exec(&state, inventory, &pattern, &command, read_only, common),
+        Command::Hosts { inventory, pattern } => {
+            hosts::hosts(&state, &inventory, pattern.as_deref())
+        }
         Command::Debug {
             runbook,
             inventory,
@@ -48,14 +65,23 @@ pub(crate) fn execute(cli: Cli) -> miette::Result<ExitCode> {
             assume,
             restart_host,
             from_stage,
+            runbook,
             common,
-        } => run::resume(&state, run_id, &assume, restart_host, from_stage, common),
+        } => run::resume(
+            &state,
+            run_id,
+            &assume,
+            restart_host,
+            (from_stage, runbook),
+            common,
+        ),
         Command::Run {
             runbook,
             inventory,
             check,
+            limit,
             common,
-        } => run::run(&state, runbook, inventory, check, common),
+        } => run::run(&state, runbook, inventory, check, limit.as_deref(), common),
         Command::Report { run_id, output } => report::report(&state, run_id.as_deref(), &output),
         Command::Runs => runs::runs(&state),
         Command::Repl {

@@ -6,6 +6,7 @@ use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Duration;
 
+use cairn_runtime::inventory::HostPattern;
 use cairn_runtime::journal::HostStatus;
 use cairn_runtime::launch::{Launcher, NewRun, RunOverrides};
 use cairn_runtime::{Assumptions, Cancel, EventSink, RunOptions, RunReport, RunStore};
@@ -20,9 +21,11 @@ pub(crate) fn run(
     runbook: PathBuf,
     inventory: PathBuf,
     check: bool,
+    limit: Option<&str>,
     common: CommonRunArgs,
 ) -> miette::Result<ExitCode> {
     let defaults = RunOptions::default();
+    let limit = limit.map(HostPattern::parse).transpose()?;
     let prompt = common
         .debug_on_failure
         .then(|| FailurePrompt::start(state))
@@ -30,6 +33,7 @@ pub(crate) fn run(
     let debugger = prompt.as_ref().map(|(debugger, _)| debugger.clone());
     let new = NewRun {
         inventory,
+        limit,
         options: RunOptions {
             accept_new_host_keys: common.accept_new_host_keys,
             check,
@@ -63,7 +67,7 @@ pub(crate) fn resume(
     run_id: Option<String>,
     assume: &[String],
     restart_hosts: Vec<String>,
-    from_stage: Option<String>,
+    (from_stage, runbook): (Option<String>, Option<PathBuf>),
     common: CommonRunArgs,
 ) -> miette::Result<ExitCode> {
     let assume = Assumptions::parse(assume).map_err(|message| {
@@ -86,6 +90,12 @@ pub(crate) fn resume(
         params: params(&common.params)?,
         reboot_timeout: common.reboot_timeout.map(Duration::from_secs),
         restart_hosts,
+        ask: if common.json {
+            None
+        } else {
+            super::ask_undecided::on_terminal()
+        },
+        runbook,
     };
     let code = drive(
         common.json,
@@ -233,6 +243,9 @@ fn show_check(report: &RunReport) {
             for change in changes {
                 say!("  {:<14}   {change}", "");
             }
+        }
+        if let Some(stopped) = &host.prediction_stopped {
+            say!("  {:<14}   prediction stopped at {stopped}", "");
         }
     }
 }

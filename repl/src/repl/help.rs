@@ -14,6 +14,54 @@ pub(crate) fn builtin_names(engine: &Engine) -> Vec<String> {
     names
 }
 
+/// The methods (functions callable as `value.name()`) of strings, arrays and maps, standard
+/// library included, from the engine's metadata: what `x.` completes to for each type.
+pub(crate) struct Methods {
+    pub(crate) array: Vec<String>,
+    pub(crate) map: Vec<String>,
+    pub(crate) string: Vec<String>,
+}
+
+pub(crate) fn methods(engine: &Engine) -> Methods {
+    use std::any::TypeId;
+    let mut found = Methods {
+        array: Vec::new(),
+        map: Vec::new(),
+        string: Vec::new(),
+    };
+    let listed = engine.collect_fn_metadata(
+        None,
+        |info| {
+            if !info.namespace.is_empty() {
+                return None;
+            }
+            let name = info.metadata.name.as_str();
+            // Property getters (`get$len`) read as fields: `s.len`.
+            let name = name.strip_prefix("get$").unwrap_or(name);
+            if !name.starts_with(|c: char| c.is_alphabetic()) || name.contains('$') {
+                return None;
+            }
+            let first = *info.metadata.param_types.first()?;
+            Some((first, name.to_owned()))
+        },
+        true,
+    );
+    for (first, name) in listed {
+        if first == TypeId::of::<rhai::ImmutableString>() {
+            found.string.push(name);
+        } else if first == TypeId::of::<rhai::Array>() {
+            found.array.push(name);
+        } else if first == TypeId::of::<rhai::Map>() {
+            found.map.push(name);
+        }
+    }
+    for list in [&mut found.array, &mut found.map, &mut found.string] {
+        list.sort();
+        list.dedup();
+    }
+    found
+}
+
 /// `(qualified name, metadata)` of every non-standard function.
 fn functions(engine: &Engine) -> Vec<(String, Value)> {
     let Ok(json) = engine.gen_fn_metadata_to_json(false) else {
@@ -55,7 +103,7 @@ pub(crate) fn help(engine: &Engine, topic: &str) -> String {
     if topic.is_empty() {
         return [
             ":help [BUILTIN]   the builtin's documentation, or this list",
-            ":hosts            the inventory's hosts (* marks the current one)",
+            ":hosts [PATTERN]  the inventory's hosts, or those a --limit pattern selects (* marks the current one)",
             ":use HOST         switch to another host (a fresh scope)",
             ":vars             variables in scope (and a paused runbook's)",
             ":journal [repl]   the journal of the runbook loaded last; with `repl` (or none loaded) this session's",
@@ -79,45 +127,31 @@ pub(crate) fn help(engine: &Engine, topic: &str) -> String {
         ]
         .join("\n");
     }
-    let matches: Vec<(String, Value)> = functions(engine)
+    // A builtin: its signatures with parameter names and the docs' text.
+    if let Some(text) = cairn_runtime::builtin_help(engine, topic) {
+        return text;
+    }
+    // A namespace: each of its builtins' signatures.
+    let prefix = format!("{topic}::");
+    let members: Vec<String> = builtin_names(engine)
         .into_iter()
-        .filter(|(name, _)| name == topic || name.starts_with(&format!("{topic}::")))
+        .filter(|name| name.starts_with(&prefix))
         .collect();
-    if matches.is_empty() {
-        return format!("no builtin `{topic}`; Tab lists them");
+    if members.is_empty() {
+        let names = builtin_names(engine);
+        return match cairn_runtime::inventory::closest(topic, names.iter().map(String::as_str)) {
+            Some(near) => format!("no builtin `{topic}`; did you mean `{near}`?"),
+            None => format!("no builtin `{topic}`; Tab lists them"),
+        };
     }
     let mut out = Vec::new();
-    for (name, f) in matches {
-        let signature = f
-            .get("signature")
-            .and_then(Value::as_str)
-            .unwrap_or(&name)
-            .to_owned();
-        out.push(if name.contains("::") && !signature.contains("::") {
-            format!(
-                "{}::{signature}",
-                name.rsplit_once("::").map_or("", |(m, _)| m)
-            )
-        } else {
-            signature
-        });
-        for line in f
-            .get("docComments")
-            .and_then(Value::as_array)
-            .into_iter()
-            .flatten()
-        {
-            if let Some(text) = line.as_str() {
-                for part in text.lines() {
-                    let part = part
-                        .trim_start_matches("///")
-                        .trim_start_matches("/**")
-                        .trim_end_matches("*/");
-                    out.push(format!("    {}", part.strip_prefix(' ').unwrap_or(part)));
-                }
-            }
-        }
-        out.push(String::new());
+    for name in members {
+        out.extend(
+            cairn_runtime::builtin_signatures(engine, &name)
+                .into_iter()
+                .map(|s| s.display),
+        );
     }
-    out.join("\n").trim_end().to_owned()
+    out.push(format!("(:help {topic}::NAME for one of them)"));
+    out.join("\n")
 }

@@ -16,8 +16,11 @@ pub(crate) struct Words {
     pub(crate) commands: Vec<&'static str>,
     /// Host names for `:use`.
     pub(crate) hosts: Vec<String>,
-    /// Variables in scope, with the keys of those that are maps (or lists of maps).
+    /// Variables in scope, and the fields of map variables (`r.stdout`), each with the members
+    /// its value's type has: a map's keys and methods, a string's or an array's methods.
     pub(crate) variables: Vec<(String, Vec<String>)>,
+    /// Every method, for a receiver whose type is not known here (`f().`).
+    pub(crate) methods: Vec<String>,
 }
 
 /// The rustyline helper.
@@ -61,21 +64,15 @@ impl ReplHelper {
             return (0, found.collect());
         }
         if let Some((variable, field)) = word.rsplit_once('.') {
-            // A variable's fields, or else a method: any builtin outside a module.
+            // The members of the value's type, or every method when the value is not known.
             let fields = match self
                 .words
                 .variables
                 .iter()
                 .find(|(name, _)| name == variable)
             {
-                Some((_, keys)) => keys.clone(),
-                None => self
-                    .words
-                    .builtins
-                    .iter()
-                    .filter(|b| !b.contains("::"))
-                    .cloned()
-                    .collect(),
+                Some((_, members)) => members.clone(),
+                None => self.words.methods.clone(),
             };
             let at = start + variable.len() + 1;
             let mut found: Vec<String> = fields
@@ -192,7 +189,11 @@ mod tests {
             "run".into(),
         ];
         helper.words.commands = vec![":help", ":hosts", ":quit"];
-        helper.words.variables = vec![("devs".into(), vec!["mst".into(), "pci".into()])];
+        helper.words.variables = vec![
+            ("dev".into(), vec!["mst".into(), "pci".into()]),
+            ("devs".into(), vec!["len".into(), "push".into()]),
+        ];
+        helper.words.methods = vec!["len".into(), "trimmed".into()];
         helper.words.hosts = vec!["esxi-01".into(), "esxi-02".into()];
         helper
     }
@@ -204,10 +205,12 @@ mod tests {
             h.candidates("mlxconfig::").1,
             vec!["mlxconfig::query", "mlxconfig::set"]
         );
-        assert_eq!(h.candidates("let x = devs.p"), (13, vec!["pci".to_owned()]));
+        assert_eq!(h.candidates("let x = dev.p"), (12, vec!["pci".to_owned()]));
+        assert_eq!(h.candidates("devs.p"), (5, vec!["push".to_owned()]));
         assert_eq!(h.candidates(":h").1, vec![":help", ":hosts"]);
         assert_eq!(h.candidates(":use esxi-0").1, vec!["esxi-01", "esxi-02"]);
-        assert_eq!(h.candidates("r.stdout.ru"), (9, vec!["run".to_owned()]));
+        assert_eq!(h.candidates("f().tr"), (4, vec!["trimmed".to_owned()]));
+        assert!(h.candidates("f().ru").1.is_empty(), "`run` is no method");
     }
 
     #[test]

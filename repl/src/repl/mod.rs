@@ -8,13 +8,14 @@ mod help;
 mod helper;
 mod render;
 mod sessions;
+mod type_ahead;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use cairn_runtime::inventory::{HostSpec, Inventory};
 use cairn_runtime::{DebugRun, Pause, Session};
-use rhai::{Array, Dynamic, Map};
+use rhai::{Dynamic, Map};
 use rustyline::error::ReadlineError;
 use rustyline::{Config, Editor, history::DefaultHistory};
 
@@ -75,6 +76,8 @@ struct Repl {
     loaded: Option<DebugRun>,
     /// The journal of the runbook loaded last, which `:journal` shows (also once it ended).
     runbook_journal: Option<PathBuf>,
+    /// Methods by type, read from the engine once.
+    methods: Option<help::Methods>,
     session: Session,
     sessions: Sessions,
 }
@@ -84,6 +87,7 @@ pub(crate) fn run(state: &Path, target: Target, start: Option<DebugStart>) -> mi
     let sessions = Sessions::new(state, target)?;
     let (session, journal_path) = sessions.open(&sessions.start)?;
     let mut repl = Repl::new(session, journal_path, sessions)?;
+    let _type_ahead = type_ahead::KeepTypeAhead::new();
     install_interrupt(repl.session.interrupter());
     println!(
         "cairn repl on `{}` — :help for commands, Tab completes, Ctrl-D quits",
@@ -99,7 +103,9 @@ pub(crate) fn run(state: &Path, target: Target, start: Option<DebugStart>) -> mi
 
 impl Repl {
     fn new(session: Session, journal_path: PathBuf, sessions: Sessions) -> miette::Result<Self> {
+        // As bash: Tab completes the common prefix, a second Tab lists the candidates.
         let config = Config::builder()
+            .completion_type(rustyline::CompletionType::List)
             .auto_add_history(true)
             .max_history_size(5000)
             .map_err(|e| miette::miette!("{e}"))?
@@ -114,6 +120,7 @@ impl Repl {
             journal_path,
             loaded: None,
             runbook_journal: None,
+            methods: None,
             session,
             sessions,
         })
@@ -182,7 +189,9 @@ impl Repl {
                 return Flow::Quit;
             }
             "help" | "h" => println!("{}", help::help(self.session.engine(), argument)),
-            "hosts" => self.sessions.print_hosts(&self.session.host().name),
+            "hosts" => self
+                .sessions
+                .print_hosts(&self.session.host().name, argument),
             "use" if self.failed.is_some() => {
                 eprintln!("a failed action waits on this host: :retry, :skip or :abort first");
             }
@@ -272,11 +281,32 @@ impl Repl {
         }
         helper.words.commands = COMMANDS.to_vec();
         helper.words.hosts = self.sessions.names();
-        helper.words.variables = self
-            .session
-            .variables()
-            .map(|(name, value)| (name.to_owned(), keys_of(value)))
-            .collect();
+        if helper.words.methods.is_empty() {
+            let methods = help::methods(self.session.engine());
+            let mut all: Vec<String> = [&methods.string, &methods.array, &methods.map]
+                .into_iter()
+                .flatten()
+                .cloned()
+                .collect();
+            all.sort();
+            all.dedup();
+            helper.words.methods = all;
+            self.methods = Some(methods);
+        }
+        let Some(methods) = &self.methods else {
+            return;
+        };
+        let mut variables = Vec::new();
+        for (name, value) in self.session.variables() {
+            variables.push((name.to_owned(), members_of(value, methods)));
+            // One level into a map: `r.stdout.` completes a string's methods.
+            if let Some(map) = value.read_lock::<Map>() {
+                for (key, field) in map.iter() {
+                    variables.push((format!("{name}.{key}"), members_of(field, methods)));
+                }
+            }
+        }
+        helper.words.variables = variables;
     }
 }
 
@@ -309,17 +339,24 @@ fn install_interrupt(cancel: cairn_runtime::Cancel) {
     }
 }
 
-/// The keys of a map, or of the first map in a list: what `x.` can complete to.
-fn keys_of(value: &Dynamic) -> Vec<String> {
-    if let Some(map) = value.read_lock::<Map>() {
-        return map.keys().map(ToString::to_string).collect();
-    }
-    if let Some(array) = value.read_lock::<Array>()
-        && let Some(map) = array.first().and_then(|first| first.read_lock::<Map>())
-    {
-        return map.keys().map(ToString::to_string).collect();
-    }
-    Vec::new()
+/// What `x.` can complete to for the value `x`: a map's keys and methods, a string's or an
+/// array's methods; nothing for other values.
+fn members_of(value: &Dynamic, methods: &help::Methods) -> Vec<String> {
+    let mut members: Vec<String> = if let Some(map) = value.read_lock::<Map>() {
+        map.keys()
+            .map(ToString::to_string)
+            .chain(methods.map.iter().cloned())
+            .collect()
+    } else if value.is_string() {
+        methods.string.clone()
+    } else if value.is_array() {
+        methods.array.clone()
+    } else {
+        Vec::new()
+    };
+    members.sort();
+    members.dedup();
+    members
 }
 
 fn one_line(value: &Dynamic) -> String {

@@ -88,12 +88,26 @@ impl Sessions {
         transport: Arc<Mutex<Box<dyn Transport>>>,
     ) -> miette::Result<(Session, PathBuf)> {
         let journal = self.journal(&info.name, None);
-        let session = Session::open_shared(
+        // `hosts("GROUP")` sees the inventory's hosts (or only this one, without an inventory).
+        let mut peers: Vec<HostInfo> = self
+            .hosts
+            .iter()
+            .map(|spec| HostInfo {
+                groups: spec.groups.clone(),
+                name: spec.name.clone(),
+                vars: spec.vars.clone(),
+            })
+            .collect();
+        if !peers.iter().any(|peer| peer.name == info.name) {
+            peers.push(info.clone());
+        }
+        let session = Session::open_among(
             info,
             transport,
             &journal,
             &self.launcher.libraries,
             Path::new("runbooks"),
+            peers,
         )?;
         Ok((session, journal))
     }
@@ -127,9 +141,23 @@ impl Sessions {
         self.hosts.iter().map(|h| h.name.clone()).collect()
     }
 
-    /// `:hosts`.
-    pub(crate) fn print_hosts(&self, current: &str) {
-        for host in &self.hosts {
+    /// `:hosts [PATTERN]`: every host, or those a `--limit` pattern selects.
+    pub(crate) fn print_hosts(&self, current: &str, pattern: &str) {
+        let inventory = cairn_runtime::inventory::Inventory::from_hosts(self.hosts.clone());
+        let selected = if pattern.is_empty() {
+            inventory.hosts().iter().collect()
+        } else {
+            match cairn_runtime::inventory::HostPattern::parse(pattern)
+                .and_then(|p| p.select(&inventory))
+            {
+                Ok(selected) => selected,
+                Err(error) => {
+                    eprintln!("{:?}", miette::Report::new(error));
+                    return;
+                }
+            }
+        };
+        for host in selected {
             let mark = if host.name == current { "*" } else { " " };
             println!(
                 "{mark} {:<16} {:<32} {}",

@@ -35,19 +35,13 @@ impl Signatures {
                 } else {
                     format!("{}::{}", info.namespace, info.metadata.name)
                 };
-                // `RhaiResult<T>` is how a builtin fails; the runbook sees a `T`.
-                let signature = info.metadata.gen_signature(|t| t.into());
-                let signature = match signature.split_once(" -> RhaiResult<") {
-                    Some((head, tail)) => {
-                        format!("{head} -> {}", tail.strip_suffix('>').unwrap_or(tail))
-                    }
-                    None => signature,
-                };
-                let display = if info.namespace.is_empty() {
-                    signature
-                } else {
-                    format!("{}::{signature}", info.namespace)
-                };
+                // As `:help` shows it: parameter names, and types as a runbook writes them.
+                let display = crate::builtin_help::render(
+                    &name,
+                    &crate::builtin_help::doc_usages(&name),
+                    &info.metadata.params_info,
+                    &info.metadata.return_type,
+                );
                 Some((
                     name,
                     Signature {

@@ -21,6 +21,7 @@
 mod address;
 mod address_error;
 mod group_graph;
+mod host_graph;
 mod host_name;
 mod host_pattern;
 mod host_spec;
@@ -28,6 +29,7 @@ mod host_spec;
 mod inventory;
 mod inventory_builder;
 mod inventory_error;
+mod pattern;
 mod raw_inventory;
 mod string_span;
 pub(crate) mod suggest;
@@ -37,7 +39,9 @@ mod toml_json;
 
 pub use address::Address;
 pub use address_error::AddressError;
+pub use host_graph::host_graph;
 pub use host_spec::HostSpec;
 pub use inventory::{AddressCheck, AddressProblem, Inventory};
 pub use inventory_error::InventoryError;
+pub use pattern::{HostPattern, PatternError};
 pub use suggest::closest;

@@ -21,6 +21,9 @@ pub struct SimContext<'a> {
     clock: &'a Clock,
     dir: &'a std::path::Path,
     host: &'a str,
+    interrupt: Option<&'a crate::Cancel>,
+    /// The operator stopped the command during a wait (the REPL's Ctrl-C).
+    pub(crate) interrupted: bool,
     options: &'a BTreeMap<String, String>,
     pub(crate) reboot_requested: bool,
     slept: Duration,
@@ -37,6 +40,7 @@ pub(crate) struct SimContextParts<'a> {
     pub(crate) clock: &'a Clock,
     pub(crate) dir: &'a std::path::Path,
     pub(crate) host: &'a str,
+    pub(crate) interrupt: Option<&'a crate::Cancel>,
     pub(crate) options: &'a BTreeMap<String, String>,
     pub(crate) stdin: Option<&'a str>,
     pub(crate) timeout: Option<Duration>,
@@ -50,6 +54,8 @@ impl<'a> SimContext<'a> {
             clock: parts.clock,
             dir: parts.dir,
             host: parts.host,
+            interrupt: parts.interrupt,
+            interrupted: false,
             options: parts.options,
             reboot_requested: false,
             slept: Duration::ZERO,
@@ -98,7 +104,16 @@ impl<'a> SimContext<'a> {
         let allowed = self.timeout.map_or(duration, |limit| {
             duration.min(limit.saturating_sub(self.slept))
         });
-        let _ = self.clock.sleep(allowed, &Cancel::default());
+        let never = Cancel::default();
+        if self
+            .clock
+            .sleep(allowed, self.interrupt.unwrap_or(&never))
+            .is_err()
+        {
+            // Killed during the wait, as Ctrl-C kills a real command.
+            self.interrupted = true;
+            return false;
+        }
         self.slept += allowed;
         if allowed < duration {
             self.timed_out = true;

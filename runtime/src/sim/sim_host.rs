@@ -124,7 +124,7 @@ impl SimHost {
         }
         self.append_to_log(&request.argv).map_err(transport_error)?;
         let parts = self.context_parts(Some(request));
-        let (output, reboot, timed_out) =
+        let (output, reboot, timed_out, interrupted) =
             if fault_fires(&mut state, &self.options.fail_once, "fail_once", program) {
                 let failure = "injected failure\n".to_owned();
                 (
@@ -135,6 +135,7 @@ impl SimHost {
                     },
                     false,
                     false,
+                    false,
                 )
             } else {
                 let tool: &dyn SimTool = self
@@ -143,7 +144,12 @@ impl SimHost {
                     .map_or(&GenericCommands, |tool| tool.as_ref());
                 let mut context = SimContext::new(&parts, &mut state, tool.name());
                 let output = tool.run(&mut context, &request.argv);
-                (output, context.reboot_requested, context.timed_out)
+                (
+                    output,
+                    context.reboot_requested,
+                    context.timed_out,
+                    context.interrupted,
+                )
             };
         let after = self.clock.now_millis();
         state.clock_millis = after;
@@ -157,6 +163,12 @@ impl SimHost {
         state
             .save(&self.dir.join(STATE_FILE))
             .map_err(transport_error)?;
+        if interrupted {
+            return Err(TransportError::Stopped {
+                command,
+                host: self.name.clone(),
+            });
+        }
         if timed_out {
             let seconds = request.timeout.map_or(0, |limit| limit.as_secs());
             return Err(TransportError::TimedOut {
@@ -351,6 +363,7 @@ impl SimHost {
             clock: &self.clock,
             dir: &self.dir,
             host: &self.name,
+            interrupt: request.and_then(|request| request.interrupt.as_ref()),
             options: &self.options.raw,
             stdin: request.and_then(|request| request.stdin.as_deref()),
             timeout: request.and_then(|request| request.timeout),

@@ -126,6 +126,7 @@ impl SimServe {
             Err(e) => return failed(format!("cairn-simhost: {e}\n")),
         };
         let request = ExecRequest {
+            interrupt: None,
             argv: self.argv.clone(),
             stdin,
             timeout: None,

@@ -44,6 +44,8 @@ enum Failure {
     Interrupted,
     /// The deadline passed.
     TimedOut,
+    /// The operator stopped it (the REPL's Ctrl-C); dropping the session closes its channel.
+    Stopped,
 }
 
 impl SshTransport {
@@ -154,7 +156,8 @@ impl SshTransport {
                 .map_err(|_| Failure::Interrupted)?;
         }
         channel.send_eof().map_err(|_| Failure::Interrupted)?;
-        let (stdout, stderr) = read_all(session, &mut channel, deadline)?;
+        let (stdout, stderr) =
+            read_all(session, &mut channel, deadline, request.interrupt.as_ref())?;
         session.set_timeout(millis(remaining().unwrap_or(Duration::from_secs(60))));
         channel.wait_close().map_err(|e| classify(&e.into()))?;
         let signal = channel.exit_signal().ok().and_then(|s| s.exit_signal);
@@ -176,6 +179,7 @@ fn read_all(
     session: &Session,
     channel: &mut Channel,
     deadline: Option<Instant>,
+    interrupt: Option<&crate::Cancel>,
 ) -> Result<(Vec<u8>, Vec<u8>), Failure> {
     let mut stdout = Vec::new();
     let mut stderr = Vec::new();
@@ -189,6 +193,9 @@ fn read_all(
         Ok(())
     };
     loop {
+        if interrupt.is_some_and(crate::Cancel::is_cancelled) {
+            return Err(Failure::Stopped);
+        }
         slice(READ_SLICE)?;
         match channel.read(&mut buffer) {
             Ok(0) => break,
@@ -208,7 +215,10 @@ fn read_all(
     }
     let mut errors = channel.stderr();
     loop {
-        slice(Duration::from_secs(3600))?;
+        if interrupt.is_some_and(crate::Cancel::is_cancelled) {
+            return Err(Failure::Stopped);
+        }
+        slice(READ_SLICE)?;
         match errors.read(&mut buffer) {
             Ok(0) => break,
             Ok(n) => stderr.extend_from_slice(buffer.get(..n).unwrap_or_default()),
@@ -273,6 +283,13 @@ impl Transport for SshTransport {
                 Err(Failure::Interrupted) => {
                     self.session = None;
                     return Err(TransportError::Interrupted {
+                        command,
+                        host: self.name.clone(),
+                    });
+                }
+                Err(Failure::Stopped) => {
+                    self.session = None;
+                    return Err(TransportError::Stopped {
                         command,
                         host: self.name.clone(),
                     });

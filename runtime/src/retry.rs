@@ -1,0 +1,121 @@
+//! `retry(times, delay_secs, || ...)`: run a closure until it succeeds, as Ansible's
+//! `retries`/`delay`/`until` does for a task.
+//!
+//! Each failed attempt ends with a journaled `retry` action that waits `delay_secs` on the
+//! host's clock (virtual on the simulator, so a test does not sleep). A resume replays the
+//! attempts the journal holds: inside a retry, an action that failed and that the run went on
+//! past replays as the same failure instead of running again (see
+//! `HostContext::replayed_failure`), so the count goes on where it stopped, not from one.
+
+use std::time::Duration;
+
+use rhai::{Dynamic, Engine, EvalAltResult, FnPtr, NativeCallContext};
+use serde_json::json;
+
+use crate::{ActionCall, ActionError, HostContext, Outcome, Reconcile};
+
+type RhaiResult<T> = Result<T, Box<EvalAltResult>>;
+
+/// Registers `retry`.
+pub(crate) fn register(engine: &mut Engine) {
+    engine.register_fn(
+        "retry",
+        |ctx: NativeCallContext, times: i64, delay_secs: i64, body: FnPtr| {
+            retry(&ctx, times, delay_secs, &body)
+        },
+    );
+}
+
+fn retry(
+    ctx: &NativeCallContext,
+    times: i64,
+    delay_secs: i64,
+    body: &FnPtr,
+) -> RhaiResult<Dynamic> {
+    let host = HostContext::current(ctx)?;
+    let wrong = |message: String| host.fail(ActionError::Runbook(message), ctx.call_position());
+    let times = u32::try_from(times)
+        .ok()
+        .filter(|t| *t >= 1)
+        .ok_or_else(|| wrong(format!("`retry` needs at least 1 attempt, not {times}")))?;
+    let delay = u64::try_from(delay_secs).map_err(|_| {
+        wrong(format!(
+            "`retry`'s delay cannot be negative ({delay_secs} s)"
+        ))
+    })?;
+    let _inside = host.enter_retry();
+    let mut last = String::new();
+    for attempt in 1..=times {
+        let error = match body.call_within_context::<Dynamic>(ctx, ()) {
+            Ok(value) => return Ok(value),
+            Err(error) => error,
+        };
+        let message = error.to_string();
+        let typed = host.take_failure(&message);
+        if !retryable(typed.as_ref(), &error) {
+            // Put the typed error back so the host's failure says what it was.
+            return Err(match typed {
+                Some(typed) => host.fail(typed, error.position()),
+                None => error,
+            });
+        }
+        last = typed.map_or_else(|| inner_message(&error), |e| e.to_string());
+        if attempt == times {
+            break;
+        }
+        let call = ActionCall {
+            args: json!({ "attempt": attempt, "of": times, "delay_secs": delay }),
+            assumed: json!({ "error": last }),
+            builtin: "retry".into(),
+            reconcile: Reconcile::Redo,
+        };
+        let site = host.site(ctx);
+        let failed = last.clone();
+        host.perform(call, &site, |io| {
+            if !io.checking() {
+                io.wait(Duration::from_secs(delay))?;
+            }
+            Ok(Outcome::unchanged(json!({ "error": failed })))
+        })
+        .map_err(|e| host.fail(e, ctx.call_position()))?;
+    }
+    Err(host.fail(
+        ActionError::Failed(format!(
+            "retry: all {times} attempt(s) failed, {delay} s apart; the last: {last}"
+        )),
+        ctx.call_position(),
+    ))
+}
+
+/// Whether another attempt may help: not when the run is stopping, the journal or the runbook
+/// is at fault, or the operator must decide.
+fn retryable(typed: Option<&ActionError>, error: &EvalAltResult) -> bool {
+    match typed {
+        Some(
+            ActionError::CommandFailed { .. }
+            | ActionError::Expectation(_)
+            | ActionError::Failed(_)
+            | ActionError::RebootTimeout { .. },
+        ) => true,
+        Some(error @ ActionError::Transport(_)) => !error.outcome_unknown(),
+        Some(_) => false,
+        // A `throw` in the closure is the runbook's own way to say "not yet".
+        None => matches!(innermost(error), EvalAltResult::ErrorRuntime(..)),
+    }
+}
+
+/// The error a closure's call wraps (`ErrorInFunctionCall` around the real one).
+fn innermost(error: &EvalAltResult) -> &EvalAltResult {
+    match error {
+        EvalAltResult::ErrorInFunctionCall(_, _, inner, _) => innermost(inner),
+        other => other,
+    }
+}
+
+/// A thrown value as text, without rhai's "Runtime error:" wrapping.
+fn inner_message(error: &EvalAltResult) -> String {
+    match innermost(error) {
+        EvalAltResult::ErrorRuntime(value, _) => value.to_string(),
+        other => other.to_string(),
+    }
+}

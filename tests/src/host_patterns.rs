@@ -1,0 +1,163 @@
+//! `--limit` patterns on `run`, `check` and `cairn hosts`; a resume keeps the run's hosts.
+
+use cairn_tests::Lab;
+
+/// Two ESXi hosts (one also in `staging`) and three Linux guests, all virtual-clocked.
+const LAB: &str = r#"
+[groups.fabric]
+children = ["esxi"]
+
+[hosts."esx[01-02]"]
+address = "sim:linux?clock=virtual"
+groups = ["esxi"]
+
+[hosts.esx03]
+address = "sim:linux?clock=virtual"
+groups = ["esxi", "staging"]
+
+[hosts."node[01-03]"]
+address = "sim:linux?clock=virtual"
+groups = ["compute"]
+"#;
+
+const BOOK: &str = "stage \"one\" on all {\n    run([\"echo\", \"hi\"]);\n}\nstage \"two\" on all {\n    run([\"false\"]);\n}\n";
+
+const ALL: [&str; 6] = ["esx01", "esx02", "esx03", "node01", "node02", "node03"];
+
+fn ran_on(lab: &Lab) -> Vec<&'static str> {
+    ALL.into_iter()
+        .filter(|host| lab.sim_count(host, &["echo", "hi"]) > 0)
+        .collect()
+}
+
+#[test]
+fn limit_runs_only_the_hosts_the_pattern_selects_and_resume_keeps_them() {
+    let lab = Lab::new();
+    lab.write("lab.toml", LAB);
+    lab.write("book.rhai", BOOK);
+    let run = lab.cairn(&[
+        "run",
+        "book.rhai",
+        "-i",
+        "lab.toml",
+        "--limit",
+        "esx0*:node[02-03]:!staging",
+    ]);
+    assert_eq!(run.code, 1, "{}\n{}", run.stdout, run.stderr);
+    assert_eq!(ran_on(&lab), ["esx01", "esx02", "node02", "node03"]);
+    assert!(run.stdout.contains("0 done, 4 failed"), "{}", run.stdout);
+    // The resume drives the run's four hosts, not the inventory's six.
+    lab.write("book.rhai", &BOOK.replace("false", "true"));
+    let resume = lab.cairn(&["resume", "--from-stage", "two"]);
+    assert_eq!(resume.code, 0, "{}\n{}", resume.stdout, resume.stderr);
+    assert!(
+        resume.stdout.contains("4 done, 0 failed"),
+        "{}",
+        resume.stdout
+    );
+    assert_eq!(ran_on(&lab), ["esx01", "esx02", "node02", "node03"]);
+}
+
+#[test]
+fn a_limit_with_a_typo_or_an_empty_match_runs_nothing() {
+    let lab = Lab::new();
+    lab.write("lab.toml", LAB);
+    lab.write("book.rhai", BOOK);
+    let typo = lab.cairn(&[
+        "run",
+        "book.rhai",
+        "-i",
+        "lab.toml",
+        "--limit",
+        "esxi:!stagng",
+    ]);
+    assert_eq!(typo.code, 2, "{}", typo.stderr);
+    assert!(
+        typo.stderr.contains("`stagng` matches no host or group"),
+        "{}",
+        typo.stderr
+    );
+    assert!(
+        typo.stderr.contains("did you mean `staging`?"),
+        "{}",
+        typo.stderr
+    );
+    let empty = lab.cairn(&[
+        "run",
+        "book.rhai",
+        "-i",
+        "lab.toml",
+        "--limit",
+        "compute:&esxi",
+    ]);
+    assert_eq!(empty.code, 2, "{}", empty.stderr);
+    assert!(empty.stderr.contains("selects no host"), "{}", empty.stderr);
+    assert!(ran_on(&lab).is_empty());
+    assert!(lab.runs().is_empty(), "no run was created");
+    let check = lab.cairn(&["check", "book.rhai", "-i", "lab.toml", "--limit", "nod01"]);
+    assert_eq!(check.code, 2, "{}", check.stderr);
+    assert!(
+        check.stderr.contains("did you mean `node01`?"),
+        "{}",
+        check.stderr
+    );
+    let check = lab.cairn(&[
+        "check",
+        "book.rhai",
+        "-i",
+        "lab.toml",
+        "--limit",
+        "staging,node01",
+    ]);
+    assert_eq!(check.code, 0, "{}", check.stderr);
+    assert!(
+        check.stdout.contains("2 host(s): esx03, node01"),
+        "{}",
+        check.stdout
+    );
+}
+
+#[test]
+fn a_check_run_honours_the_limit() {
+    let lab = Lab::new();
+    lab.write("lab.toml", LAB);
+    lab.write("book.rhai", BOOK);
+    let run = lab.cairn(&[
+        "run",
+        "book.rhai",
+        "-i",
+        "lab.toml",
+        "--check",
+        "--limit",
+        "node01",
+    ]);
+    assert_eq!(run.code, 0, "{}\n{}", run.stdout, run.stderr);
+    assert!(run.stdout.contains("node01"), "{}", run.stdout);
+    assert!(!run.stdout.contains("esx01"), "{}", run.stdout);
+}
+
+#[test]
+fn hosts_lists_what_a_pattern_matches_under_its_groups() {
+    let lab = Lab::new();
+    lab.write("lab.toml", LAB);
+    let listed = lab.cairn(&["hosts", "-i", "lab.toml", "fabric:!esx02,node03"]);
+    assert_eq!(listed.code, 0, "{}", listed.stderr);
+    assert_eq!(
+        listed.stdout,
+        "@all:\n  |--@fabric:\n  |  |--esx01\n  |  |--esx03\n  |--@esxi:\n  |  |--esx01\n  |  |--esx03\n  |--@staging:\n  |  |--esx03\n  |--@compute:\n  |  |--node03\n"
+    );
+    let every = lab.cairn(&["hosts", "-i", "lab.toml"]);
+    assert_eq!(
+        every.stdout.matches("|  |--").count(),
+        6 + 3 + 1,
+        "{}",
+        every.stdout
+    );
+    let typo = lab.cairn(&["hosts", "-i", "lab.toml", "esx1*"]);
+    assert_eq!(typo.code, 2);
+    assert!(
+        typo.stderr.contains("`esx1*` matches no host"),
+        "{}",
+        typo.stderr
+    );
+}
