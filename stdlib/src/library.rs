@@ -28,8 +28,8 @@ pub fn libraries() -> Vec<Installer> {
 /// tools' models.
 pub fn sim_models() -> SimRegistry {
     let mut registry = SimRegistry::with_builtin_models();
-    registry.insert(crate::sim_esxi::esxi7());
-    registry.insert(crate::sim_guest::rhel8());
+    registry.insert(crate::models::esxi7::esxi7());
+    registry.insert(crate::models::rhel8::rhel8());
     registry
 }
 

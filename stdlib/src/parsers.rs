@@ -93,47 +93,47 @@ const PARSERS: [ToolParser; 27] = [
     ToolParser {
         name: "openibd",
         command: "/etc/init.d/openibd restart|start|stop",
-        parse: |t| json(crate::openibd::parse(t)),
+        parse: |t| json(crate::ofed::openibd::parse(t)),
     },
     ToolParser {
         name: "ibstatus",
         command: "ibstatus [DEV[:PORT]]",
-        parse: |t| json(crate::ibstatus::parse(t)),
+        parse: |t| json(crate::ib::ibstatus::parse(t)),
     },
     ToolParser {
         name: "ibstat",
         command: "ibstat [-s]",
-        parse: |t| json(crate::ibstat::parse(t)),
+        parse: |t| json(crate::ib::ibstat::parse(t)),
     },
     ToolParser {
         name: "ibstat-list",
         command: "ibstat -l",
-        parse: |t| json(crate::ibstat::parse_list(t)),
+        parse: |t| json(crate::ib::ibstat::parse_list(t)),
     },
     ToolParser {
         name: "ibstat-ports",
         command: "ibstat -p",
-        parse: |t| json(crate::ibstat::parse_ports(t)),
+        parse: |t| json(crate::ib::ibstat::parse_ports(t)),
     },
     ToolParser {
         name: "ibv-devinfo",
         command: "ibv_devinfo [-d DEV] [-i PORT] [-v]",
-        parse: |t| json(crate::ibv_devinfo::parse(t)),
+        parse: |t| json(crate::ib::ibv_devinfo::parse(t)),
     },
     ToolParser {
         name: "ibv-devinfo-list",
         command: "ibv_devinfo -l",
-        parse: |t| json(crate::ibv_devinfo::parse_list(t)),
+        parse: |t| json(crate::ib::ibv_devinfo::parse_list(t)),
     },
     ToolParser {
         name: "ibnetdiscover",
         command: "ibnetdiscover [-p]",
-        parse: |t| json(crate::ibnetdiscover::parse(t)),
+        parse: |t| json(crate::ib::ibnetdiscover::parse(t)),
     },
     ToolParser {
         name: "ibdev2netdev",
         command: "ibdev2netdev [-v]",
-        parse: |t| json(crate::ibdev2netdev::parse(t)),
+        parse: |t| json(crate::net::ibdev2netdev::parse(t)),
     },
     ToolParser {
         name: "lspci",
@@ -143,17 +143,17 @@ const PARSERS: [ToolParser; 27] = [
     ToolParser {
         name: "ip-addr",
         command: "ip -j addr show",
-        parse: |t| json(crate::ip::parse_json(t)),
+        parse: |t| json(crate::net::ip::parse_json(t)),
     },
     ToolParser {
         name: "ip-addr-text",
         command: "ip addr show",
-        parse: |t| json(crate::ip::parse_text(t)),
+        parse: |t| json(crate::net::ip::parse_text(t)),
     },
     ToolParser {
         name: "ip-link",
         command: "ip [-d] link show",
-        parse: |t| json(crate::ip::parse_link(t)),
+        parse: |t| json(crate::net::ip::parse_link(t)),
     },
     ToolParser {
         name: "perftest",

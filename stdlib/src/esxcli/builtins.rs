@@ -8,8 +8,8 @@ use rhai::plugin::*;
 use rhai::{Array, Dynamic, Map, NativeCallContext};
 use serde_json::{Value, json};
 
-use super::action::{self, RhaiResult};
 use super::command;
+use crate::action::esxi::{self as action, RhaiResult};
 
 /// The `esxcli::` module.
 #[export_module]
@@ -625,7 +625,7 @@ fn set_maintenance(ctx: &NativeCallContext, on: bool) -> RhaiResult<Map> {
 
 #[cfg(test)]
 mod tests {
-    use crate::esxcli::test_host::{INSTALL_TOOLS, TestHost};
+    use crate::test_support::esxi_host::{INSTALL_TOOLS, TestHost};
 
     #[test]
     fn vib_install_is_idempotent_and_the_tools_come_after_the_reboot() {

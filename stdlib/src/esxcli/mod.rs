@@ -6,7 +6,6 @@
 //! with spaces are read right; records (`vib install`, `settings advanced list`) are read field
 //! by field. See `docs/parsers.md`.
 
-pub(crate) mod action;
 mod advanced;
 pub mod builtins;
 #[cfg(test)]
@@ -17,7 +16,6 @@ mod module_parameters;
 mod nic_list;
 mod pcipassthru_list;
 pub(crate) mod sim;
-pub(crate) mod sim_hardware;
 mod types;
 mod vib_install;
 mod vib_list;
@@ -57,8 +55,6 @@ pub fn parse_advanced(text: &str) -> Result<Vec<AdvancedOption>, crate::ParseErr
 pub(crate) use builtins::full_pci;
 pub(crate) use command::nic_list as command_nic_list;
 pub(crate) use sim::Esxcli;
-#[cfg(test)]
-pub(crate) mod test_host;
 
 /// Registers the `esxcli::` builtins as a static module, built once and shared by every
 /// host's engine.

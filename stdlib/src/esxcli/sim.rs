@@ -10,7 +10,7 @@ use cairn_runtime::ExecOutput;
 use cairn_runtime::sim::{SimContext, SimTool};
 use serde::{Deserialize, Serialize};
 
-use super::sim_hardware::{
+use crate::machine::esxi::{
     MFT_MARK, NMST_MARK, error, flag_value, has, ok, ports, preset_passthrough, table,
 };
 
@@ -196,7 +196,7 @@ impl SimTool for Esxcli {
 
     fn check_option(&self, key: &str, value: &str) -> Result<(), String> {
         if key == "adapters" {
-            super::sim_hardware::parse_adapters(value)
+            crate::machine::esxi::parse_adapters(value)
                 .map_err(|why| format!("KIND@BUS,... such as cx4lx@1a,cx5@3b ({why})"))?;
         }
         Ok(())
@@ -632,7 +632,7 @@ mod tests {
     #[test]
     fn every_output_parses_with_our_parsers() {
         let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
-        let model = Arc::new(crate::sim_esxi::esxi7());
+        let model = Arc::new(crate::models::esxi7::esxi7());
         let options = BTreeMap::from([("clock".to_owned(), "virtual".to_owned())]);
         let mut host = SimTransport::new("esx01", dir.path(), model, options)
             .unwrap_or_else(|e| panic!("{e}"));

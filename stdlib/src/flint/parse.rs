@@ -8,7 +8,7 @@ use pest::iterators::Pair;
 
 use super::types::{FlintQuery, PortIds, RomInfo, Uid};
 use crate::ParseError;
-use crate::column_cursor::ColumnCursor;
+use crate::grammar::column_cursor::ColumnCursor;
 
 const TOOL: &str = "flint-query";
 
@@ -211,10 +211,7 @@ fn number<T: FromStr>(text: &str, pair: Option<&Pair<'_, Rule>>) -> Result<Optio
             text,
             span.start(),
             span.as_str().len(),
-            format!(
-                "`{}` is not a number",
-                crate::parse_error::quote(span.as_str())
-            ),
+            format!("`{}` is not a number", crate::grammar::quote(span.as_str())),
         )
     })
 }

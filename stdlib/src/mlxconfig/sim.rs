@@ -10,7 +10,7 @@ use cairn_runtime::ExecOutput;
 use cairn_runtime::sim::{SimContext, SimTool};
 use serde::{Deserialize, Serialize};
 
-use crate::esxcli::sim_hardware::{
+use crate::machine::esxi::{
     Adapter, adapters, error, find, not_found, ok, preset_passthrough, tools_loaded,
 };
 
@@ -297,7 +297,7 @@ mod tests {
     use super::*;
 
     fn cx5() -> Adapter {
-        crate::esxcli::sim_hardware::parse_adapters("cx5@3b")
+        crate::machine::esxi::parse_adapters("cx5@3b")
             .unwrap_or_default()
             .into_iter()
             .next()

@@ -291,10 +291,7 @@ fn number(text: &str, pair: &Pair<'_, Rule>) -> Result<u32, ParseError> {
             text,
             span.start(),
             span.as_str().len(),
-            format!(
-                "`{}` is out of range",
-                crate::parse_error::quote(span.as_str())
-            ),
+            format!("`{}` is out of range", crate::grammar::quote(span.as_str())),
         )
     })
 }

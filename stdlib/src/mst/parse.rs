@@ -147,7 +147,7 @@ fn number<T: FromStr>(text: &str, pair: &Pair<'_, Rule>) -> Result<T, ParseError
             span.end() - span.start(),
             format!(
                 "`{}` is not a number in range",
-                crate::parse_error::quote(span.as_str())
+                crate::grammar::quote(span.as_str())
             ),
         )
     })

@@ -24,7 +24,7 @@ pub mod ofed_builtins {
     use rhai::{Dynamic, Map, NativeCallContext};
     use serde_json::{Value, json};
 
-    use crate::ib::action::{self, RhaiResult};
+    use crate::action::guest::{self as action, RhaiResult};
     use crate::ofed::command::{self, Tarball};
 
     /// The installed MLNX_OFED, from `ofed_info -s`: `#{installed, distribution, version}`;
@@ -192,7 +192,7 @@ pub mod ofed_builtins {
 use cairn_runtime::{ActionError, ExecRequest, HostIo};
 use serde_json::{Value, json};
 
-use crate::ib::action;
+use crate::action::guest as action;
 use crate::ofed::command;
 
 fn installed(io: &mut HostIo<'_>) -> Result<Value, ActionError> {
@@ -211,7 +211,7 @@ fn to_refs(argv: &[String]) -> Vec<&str> {
 
 #[cfg(test)]
 mod tests {
-    use crate::ib::test_host::TestHost;
+    use crate::test_support::guest_host::TestHost;
 
     const TGZ: &str = "/nfs/MLNX_OFED_LINUX-5.4-3.0.3.0-rhel8.1-x86_64.tgz";
 

@@ -7,6 +7,7 @@
 
 pub mod builtins;
 pub(crate) mod command;
+pub mod openibd;
 mod parse;
 pub(crate) mod sim;
 mod types;

@@ -6,7 +6,7 @@ use serde_json::Value;
 
 use crate::action::key;
 
-use crate::ib::action;
+use crate::action::guest as action;
 
 /// The perftest programs cairn runs, by builtin name.
 pub(crate) const TOOLS: &[(&str, &str)] = &[
@@ -182,7 +182,7 @@ pub(crate) fn background(log: &str, pidfile: &str, argv: &[String]) -> Vec<Strin
         format!("PIDFILE={pidfile}"),
         "sh".into(),
         "-c".into(),
-        crate::sim_guest::BACKGROUND_SCRIPT.into(),
+        crate::models::rhel8::BACKGROUND_SCRIPT.into(),
         "sh".into(),
     ];
     command.extend(argv.iter().cloned());
@@ -195,7 +195,7 @@ pub(crate) fn collect(pid: &str, log: &str, pidfile: &str) -> Vec<String> {
     [
         "sh",
         "-c",
-        crate::sim_guest::COLLECT_SCRIPT,
+        crate::models::rhel8::COLLECT_SCRIPT,
         "sh",
         pid,
         log,

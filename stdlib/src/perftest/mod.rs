@@ -10,7 +10,6 @@
 
 pub mod builtins;
 pub(crate) mod command;
-pub(crate) mod pair;
 mod parse;
 mod run;
 pub(crate) mod sim;

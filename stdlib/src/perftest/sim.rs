@@ -16,7 +16,7 @@ use cairn_runtime::sim::{SimContext, SimTool};
 use serde_json::Value;
 
 use crate::ib::sim::{PortView, own_ports, peer_ports};
-use crate::sim_guest::{
+use crate::models::rhel8::{
     GuestHw, LinkLayer, Process, hash, not_found, out, peer_tools, sibling_hosts, unit,
 };
 

@@ -13,7 +13,7 @@ use cairn_runtime::ExecOutput;
 use cairn_runtime::sim::{SimContext, SimTool};
 use serde::{Deserialize, Serialize};
 
-use crate::esxcli::sim_hardware::{error, flag_value, has, ok};
+use crate::machine::esxi::{error, flag_value, has, ok};
 
 /// The `vhpc_toolkit` tool model.
 pub(crate) struct VhpcToolkit;
@@ -71,7 +71,7 @@ impl SimTool for VhpcToolkit {
 
     fn run(&self, host: &mut SimContext<'_>, argv: &[String]) -> ExecOutput {
         if host.option("role") != Some("vcenter") {
-            return crate::esxcli::sim_hardware::not_found("vhpc_toolkit");
+            return crate::machine::esxi::not_found("vhpc_toolkit");
         }
         let mut state: VcenterState = host.load_state().unwrap_or_default();
         let Some(name) = flag_value(argv, &["--vm"]) else {

@@ -9,7 +9,7 @@ use crate::ParseError;
 const TOOL: &str = "ibnetdiscover";
 
 #[derive(pest_derive::Parser)]
-#[grammar = "src/ibnetdiscover/ibnetdiscover.pest"]
+#[grammar = "src/ib/ibnetdiscover/ibnetdiscover.pest"]
 struct IbNetDiscoverParser;
 
 /// Parses `ibnetdiscover` or `ibnetdiscover --ports` output.

@@ -1,6 +1,9 @@
 //! What every vendor builtin shares: running a query or a change as a journaled action on the
 //! current host, and failing with a typed error that keeps the call's position.
 
+pub(crate) mod esxi;
+pub(crate) mod guest;
+
 use cairn_runtime::{
     ActionCall, ActionError, BuiltinOptions, HostContext, HostIo, OptionKey, OptionType, Outcome,
     Reconcile,

@@ -11,7 +11,7 @@ use crate::ParseError;
 const TOOL: &str = "ibv-devinfo";
 
 #[derive(pest_derive::Parser)]
-#[grammar = "src/ibv_devinfo/ibv_devinfo.pest"]
+#[grammar = "src/ib/ibv_devinfo/ibv_devinfo.pest"]
 pub(super) struct IbvDevinfoParser;
 
 /// Parses `ibv_devinfo` output.
@@ -305,7 +305,7 @@ mod tests {
     #[test]
     fn colonless_lines_at_field_depth_are_their_own_entries() {
         let real = include_str!(
-            "../../../tests/fixtures/ibv-devinfo/mofed4-cx4lx-v-exp-verbs-colonless-lines.txt"
+            "../../../../tests/fixtures/ibv-devinfo/mofed4-cx4lx-v-exp-verbs-colonless-lines.txt"
         );
         let output = real.split_once('\n').map_or("", |(_, rest)| rest);
         let tabbed = output.replace("(mask)             0x8", "(mask)\t\t0x8");

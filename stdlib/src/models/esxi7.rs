@@ -10,7 +10,7 @@
 use cairn_runtime::ExecOutput;
 use cairn_runtime::sim::{BootMarker, SimContext, SimModel, SimTool};
 
-use crate::esxcli::sim_hardware::{not_found, ports};
+use crate::machine::esxi::{not_found, ports};
 
 /// The `esxi7` model. `esxcli` comes first: its `on_boot` makes the installed VIBs' tools
 /// available before the others look.
@@ -83,7 +83,7 @@ impl SimTool for EsxiHardware {
 
     fn check_option(&self, key: &str, value: &str) -> Result<(), String> {
         match (key, value) {
-            ("preset", crate::esxcli::sim_hardware::PRESET_PASSTHROUGH) => Ok(()),
+            ("preset", crate::machine::esxi::PRESET_PASSTHROUGH) => Ok(()),
             ("preset", _) => Err("`passthrough`".into()),
             _ => Ok(()),
         }
@@ -132,10 +132,13 @@ mod tests {
             adapters.contains("unknown adapter kind `cx9`"),
             "{adapters}"
         );
-        assert_eq!(refused(crate::sim_guest::rhel8(), "ports", "ib,eth"), None);
-        let ports = refused(crate::sim_guest::rhel8(), "ports", "ib,roce").unwrap_or_default();
+        assert_eq!(
+            refused(crate::models::rhel8::rhel8(), "ports", "ib,eth"),
+            None
+        );
+        let ports = refused(crate::models::rhel8::rhel8(), "ports", "ib,roce").unwrap_or_default();
         assert!(ports.contains("`ib` and `eth`"), "{ports}");
-        let rate = refused(crate::sim_guest::rhel8(), "rate", "fast").unwrap_or_default();
+        let rate = refused(crate::models::rhel8::rhel8(), "rate", "fast").unwrap_or_default();
         assert!(rate.contains("a speed in Gb/s"), "{rate}");
     }
 }

@@ -25,7 +25,7 @@ impl TestHost {
     /// of `current` (a guest, or `controller`).
     pub(crate) fn new(guests: &[(&str, &str)], current: &str) -> Self {
         let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
-        let model: Arc<SimModel> = Arc::new(crate::sim_guest::rhel8());
+        let model: Arc<SimModel> = Arc::new(crate::models::rhel8::rhel8());
         let infos: Vec<HostInfo> = guests
             .iter()
             .map(|(name, _)| HostInfo {

@@ -9,7 +9,7 @@ use crate::ParseError;
 const TOOL: &str = "ibdev2netdev";
 
 #[derive(pest_derive::Parser)]
-#[grammar = "src/ibdev2netdev/ibdev2netdev.pest"]
+#[grammar = "src/net/ibdev2netdev/ibdev2netdev.pest"]
 struct Ibdev2NetdevParser;
 
 /// Parses `ibdev2netdev` or `ibdev2netdev -v` output.

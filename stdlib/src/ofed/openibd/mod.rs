@@ -10,7 +10,7 @@ use crate::ParseError;
 const TOOL: &str = "openibd";
 
 #[derive(pest_derive::Parser)]
-#[grammar = "src/openibd/openibd.pest"]
+#[grammar = "src/ofed/openibd/openibd.pest"]
 struct OpenibdParser;
 
 /// What `openibd restart` printed.

@@ -46,7 +46,7 @@ impl TestHost {
     }
 
     fn in_dir(dir: tempfile::TempDir, esx_options: &str, check: bool) -> Self {
-        let model: Arc<SimModel> = Arc::new(crate::sim_esxi::esxi7());
+        let model: Arc<SimModel> = Arc::new(crate::models::esxi7::esxi7());
         let esx = HostInfo {
             groups: vec!["all".into(), "esxi".into()],
             name: "esx01".into(),

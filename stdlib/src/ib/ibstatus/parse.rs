@@ -9,7 +9,7 @@ use crate::ParseError;
 const TOOL: &str = "ibstatus";
 
 #[derive(pest_derive::Parser)]
-#[grammar = "src/ibstatus/ibstatus.pest"]
+#[grammar = "src/ib/ibstatus/ibstatus.pest"]
 struct IbStatusParser;
 
 /// Parses `ibstatus` output.

@@ -128,13 +128,13 @@ pub(crate) struct GuestHw {
 
 impl GuestHw {
     /// The hardware of the host `ctx` runs on: with `esxi=HOST`, the ports its ESXi host passes
-    /// through to its VM now (see [`crate::sim_passthrough`]).
+    /// through to its VM now (see [`crate::machine::passthrough`]).
     pub(crate) fn of(ctx: &SimContext<'_>) -> Self {
         let mut hw = Self::from_options(ctx.host_name(), ctx.options());
         if let Some(esxi) = ctx.option("esxi") {
             let vcenter = ctx.option("vcenter").unwrap_or("vcenter");
             let vm = ctx.option("vm").unwrap_or(ctx.host_name());
-            let passed = crate::sim_passthrough::passed_through(ctx, esxi, vcenter, vm);
+            let passed = crate::machine::passthrough::passed_through(ctx, esxi, vcenter, vm);
             if let (None, Some(first)) = (ctx.option("rate"), passed.first()) {
                 hw.rate_gbps = u32::try_from(first.speed_gbps).unwrap_or(100);
             }

@@ -4,12 +4,14 @@
 //! Used by perftest and sockperf. The controller reaches the hosts through the run's shared
 //! transports; a host's own instance uses its own.
 
+pub(crate) mod peer_lock;
+
 use std::sync::Arc;
 use std::time::Duration;
 
 use cairn_runtime::{ActionError, ExecOutput, ExecRequest, HostIo, RunShared};
 
-use super::command;
+use crate::perftest::command;
 
 /// Both sides' output.
 #[derive(Debug, Clone)]
@@ -48,7 +50,7 @@ pub(crate) fn exec_on(
     {
         return io.exec(request);
     }
-    let mut transport = crate::peer_lock::lock(shared, name)?;
+    let mut transport = crate::pair::peer_lock::lock(shared, name)?;
     Ok(transport.exec(request)?)
 }
 
@@ -73,7 +75,7 @@ pub(crate) fn run(
     }
     // Another test on either host would share its port (and its leftover cleanup would stop
     // this test's server): tests that share a host run in turn.
-    let _hold = crate::peer_lock::hold_pair(shared, pair.server, pair.client)?;
+    let _hold = crate::pair::peer_lock::hold_pair(shared, pair.server, pair.client)?;
     let start = ExecRequest::new(command::background(
         &pair.log,
         &pair.pidfile,
@@ -101,7 +103,7 @@ pub(crate) fn run(
     // Give the server a moment to listen, on its own clock.
     let clock = match io.as_deref() {
         Some(io) if io.host() == pair.server => io.clock(),
-        _ => crate::peer_lock::lock(shared, pair.server)?.clock(),
+        _ => crate::pair::peer_lock::lock(shared, pair.server)?.clock(),
     };
     clock.sleep(Duration::from_secs(1), &shared.cancel)?;
     let mut request = ExecRequest::new(pair.client_argv.iter().cloned());

@@ -9,7 +9,7 @@ use crate::ParseError;
 const TOOL: &str = "ibstat";
 
 #[derive(pest_derive::Parser)]
-#[grammar = "src/ibstat/ibstat.pest"]
+#[grammar = "src/ib/ibstat/ibstat.pest"]
 pub(super) struct IbStatParser;
 
 /// Parses `ibstat` or `ibstat -s` output.

@@ -15,8 +15,8 @@ use cairn_runtime::sim::SimContext;
 
 use crate::esxcli::sim::EsxcliState;
 use crate::mlxconfig::sim::MlxconfigState;
-use crate::sim_esxi::PublishedHardware;
-use crate::sim_guest::{LinkLayer, peer_tools};
+use crate::models::esxi7::PublishedHardware;
+use crate::models::rhel8::{LinkLayer, peer_tools};
 use crate::vhpc::sim::VcenterState;
 
 /// One port the guest sees, in the VM's device order.
@@ -88,7 +88,7 @@ mod tests {
     use cairn_runtime::ExecRequest;
     use cairn_runtime::sim::SimHost;
 
-    use crate::esxcli::test_host::{INSTALL_TOOLS, TestHost};
+    use crate::test_support::esxi_host::{INSTALL_TOOLS, TestHost};
 
     /// The guest `compute-01`, the VM `hpc-vm01` on `esx01`, in the test host's sim folder.
     fn guest(t: &TestHost) -> SimHost {
@@ -101,7 +101,7 @@ mod tests {
         SimHost::open(
             "compute-01",
             t.sim_dir("compute-01"),
-            Arc::new(crate::sim_guest::rhel8()),
+            Arc::new(crate::models::rhel8::rhel8()),
             options,
         )
         .unwrap_or_else(|e| panic!("{e}"))
@@ -123,7 +123,7 @@ mod tests {
             assert!(output.stderr.starts_with("ibpanic:"), "{}", output.stderr);
             return Vec::new();
         }
-        let parsed = crate::ibstat::parse(&output.stdout).unwrap_or_else(|e| panic!("{e}"));
+        let parsed = crate::ib::ibstat::parse(&output.stdout).unwrap_or_else(|e| panic!("{e}"));
         parsed
             .cas
             .iter()
@@ -169,7 +169,7 @@ mod tests {
         let manager = SimHost::open(
             "vcenter",
             t.sim_dir("vcenter-2"),
-            Arc::new(crate::sim_esxi::esxi7()),
+            Arc::new(crate::models::esxi7::esxi7()),
             BTreeMap::from([
                 ("clock".to_owned(), "virtual".to_owned()),
                 ("role".to_owned(), "vcenter".to_owned()),
@@ -192,7 +192,7 @@ mod tests {
         let vm = SimHost::open(
             "compute-01",
             t.sim_dir("compute-01"),
-            Arc::new(crate::sim_guest::rhel8()),
+            Arc::new(crate::models::rhel8::rhel8()),
             options,
         )
         .unwrap_or_else(|e| panic!("{e}"));

@@ -9,7 +9,7 @@ use crate::ParseError;
 const TOOL: &str = "ip-addr-text";
 
 #[derive(pest_derive::Parser)]
-#[grammar = "src/ip/ip.pest"]
+#[grammar = "src/net/ip/ip.pest"]
 struct IpParser;
 
 /// Parses the text `ip addr show` output.
