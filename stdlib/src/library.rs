@@ -49,9 +49,7 @@ fn install_parse(engine: &mut Engine) {
             match (parser.parse)(text) {
                 Ok(value) => rhai::serde::to_dynamic(value),
                 Err(error) => {
-                    let line = text
-                        .get(..error.span.offset())
-                        .map_or(0, |t| t.lines().count().max(1));
+                    let line = crate::action::line_of(text, error.span.offset());
                     Err(Box::new(EvalAltResult::ErrorRuntime(
                         format!("{error} (output line {line})").into(),
                         ctx.call_position(),
@@ -60,4 +58,52 @@ fn install_parse(engine: &mut Engine) {
             }
         },
     );
+}
+
+#[cfg(test)]
+mod tests {
+    use rhai::Engine;
+
+    /// Output whose parse stops at the very start of a line: the message must name that line,
+    /// not the one before it.
+    #[test]
+    fn parse_names_the_line_a_failure_starts_on() {
+        let mut engine = Engine::new();
+        super::install_parse(&mut engine);
+        let candidates = [
+            (
+                "ibstatus",
+                "Infiniband device 'mlx5_0' port 1 status:\n\tstate:\t\t 4: ACTIVE\n}\n",
+            ),
+            ("ibstatus", "Infiniband device 'mlx5_0' port 1 status:\n!\n"),
+            ("ofed-info", "MLNX_OFED_LINUX-5.8-1.0.1.1:\n!\n"),
+            ("ibdev2netdev", "mlx5_0 port 1 ==> ib0 (Up)\n!\n"),
+        ];
+        let mut checked = 0;
+        for (tool, text) in candidates {
+            let Some(parser) = crate::parsers::parser(tool) else {
+                continue;
+            };
+            let Err(error) = (parser.parse)(text) else {
+                continue;
+            };
+            let offset = error.span.offset();
+            if offset == 0 || text.as_bytes().get(offset - 1) != Some(&b'\n') {
+                continue;
+            }
+            let line = text[..offset].matches('\n').count() + 1;
+            let script = format!("parse({tool:?}, {text:?})");
+            let message = engine
+                .eval::<rhai::Dynamic>(&script)
+                .err()
+                .map(|e| e.to_string())
+                .unwrap_or_default();
+            assert!(
+                message.contains(&format!("(output line {line})")),
+                "{tool}: failure at the start of line {line}: {message}"
+            );
+            checked += 1;
+        }
+        assert!(checked > 0, "no candidate fails at the start of a line");
+    }
 }

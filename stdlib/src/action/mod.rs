@@ -1,8 +1,14 @@
 //! What every vendor builtin shares: running a query or a change as a journaled action on the
-//! current host, and failing with a typed error that keeps the call's position.
+//! current host, and failing with a typed error that keeps the call's position; running a
+//! command, reading options, and the error for output that does not parse.
 
-pub(crate) mod esxi;
-pub(crate) mod guest;
+mod options;
+mod parse_failure;
+mod run;
+
+pub(crate) use options::{arg_text, flag, from_dynamic, int, options_json, text};
+pub(crate) use parse_failure::{line_of, parse_failure};
+pub(crate) use run::{not_installed, run, run_if_installed};
 
 use cairn_runtime::{
     ActionCall, ActionError, BuiltinOptions, HostContext, HostIo, OptionKey, OptionType, Outcome,

@@ -9,7 +9,7 @@ use rhai::{Array, Dynamic, Map, NativeCallContext};
 use serde_json::{Value, json};
 
 use super::command;
-use crate::action::esxi::{self as action, RhaiResult};
+use crate::action::{self, RhaiResult};
 
 /// The `esxcli::` module.
 #[export_module]

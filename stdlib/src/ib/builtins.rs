@@ -12,7 +12,7 @@ pub mod ib_builtins {
     use rhai::{Array, Dynamic, NativeCallContext};
     use serde_json::json;
 
-    use crate::action::guest::{self as action, RhaiResult};
+    use crate::action::{self, RhaiResult};
     use crate::ib::command;
 
     /// Every RDMA port, from `ibstatus`: an array of `#{device, port, default_gid, base_lid,
@@ -144,7 +144,7 @@ pub mod ib_builtins {
 use cairn_runtime::{ActionError, HostIo};
 use serde_json::Value;
 
-use crate::action::guest as action;
+use crate::action;
 use crate::ib::command;
 
 fn port_state(io: &mut HostIo<'_>, device: &str, port: u32) -> Result<Value, ActionError> {

@@ -17,7 +17,7 @@ use rhai::{Map, NativeCallContext};
 use serde_json::{Value, json};
 
 use super::command;
-use crate::action::esxi::{self as action, RhaiResult};
+use crate::action::{self, RhaiResult};
 
 /// The `mlxfwmanager::` module.
 #[export_module]

@@ -7,7 +7,7 @@ use rhai::{Array, NativeCallContext};
 use serde_json::{Value, json};
 
 use super::command;
-use crate::action::esxi::{self as action, RhaiResult};
+use crate::action::{self, RhaiResult};
 
 /// The `mst::` module.
 #[export_module]

@@ -10,7 +10,7 @@ pub mod net_builtins {
     use rhai::{Array, Dynamic, NativeCallContext};
     use serde_json::{Value, json};
 
-    use crate::action::guest::{self as action, RhaiResult};
+    use crate::action::{self, RhaiResult};
     use crate::net::command;
 
     /// The interfaces, from `ip -j addr show`: an array of `#{ifindex, ifname, mtu,
@@ -147,7 +147,7 @@ pub mod net_builtins {
 
 use cairn_runtime::{ActionError, ExecRequest, HostIo};
 
-use crate::action::guest as action;
+use crate::action;
 use crate::net::command;
 
 fn links_of(io: &mut HostIo<'_>) -> Result<Vec<crate::net::ip::IpInterface>, ActionError> {

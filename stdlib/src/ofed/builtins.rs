@@ -24,7 +24,7 @@ pub mod ofed_builtins {
     use rhai::{Dynamic, Map, NativeCallContext};
     use serde_json::{Value, json};
 
-    use crate::action::guest::{self as action, RhaiResult};
+    use crate::action::{self, RhaiResult};
     use crate::ofed::command::{self, Tarball};
 
     /// The installed MLNX_OFED, from `ofed_info -s`: `#{installed, distribution, version}`;
@@ -192,7 +192,7 @@ pub mod ofed_builtins {
 use cairn_runtime::{ActionError, ExecRequest, HostIo};
 use serde_json::{Value, json};
 
-use crate::action::guest as action;
+use crate::action;
 use crate::ofed::command;
 
 fn installed(io: &mut HostIo<'_>) -> Result<Value, ActionError> {

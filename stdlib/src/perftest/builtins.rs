@@ -8,7 +8,7 @@ use rhai::plugin::*;
 pub mod perftest_builtins {
     use rhai::{Array, Dynamic, Map, NativeCallContext};
 
-    use crate::action::guest::RhaiResult;
+    use crate::action::RhaiResult;
 
     /// `ib_send_bw` from `client` to `server`, as the guide runs it (`-a --report_gbits -F -d
     /// DEV`). Options: `device` (default `mlx5_0`), `all_sizes` (`-a`), `size` (`-s`),

@@ -6,7 +6,7 @@ use serde_json::Value;
 
 use crate::action::key;
 
-use crate::action::guest as action;
+use crate::action;
 
 /// The perftest programs cairn runs, by builtin name.
 pub(crate) const TOOLS: &[(&str, &str)] = &[

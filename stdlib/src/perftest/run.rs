@@ -9,7 +9,7 @@ use rhai::{Array, Dynamic, Map, NativeCallContext};
 use serde_json::{Value, json};
 
 use super::command::{MATRIX_OPTIONS, PAIR_OPTIONS, TOOLS, TestOptions};
-use crate::action::guest::{self as action, RhaiResult};
+use crate::action::{self, RhaiResult};
 use crate::pair::{self, Pair};
 
 /// The program of a test (`send_bw` → `ib_send_bw`).

@@ -8,7 +8,7 @@ use rhai::plugin::*;
 pub mod sockperf_builtins {
     use rhai::{Dynamic, Map, NativeCallContext};
 
-    use crate::action::guest::RhaiResult;
+    use crate::action::RhaiResult;
 
     /// `sockperf server -i ADDRESS` on `server` (in the background) and `sockperf ping-pong -i
     /// ADDRESS -t DURATION` on `client`; with `vma: true` both run under
@@ -40,7 +40,7 @@ use cairn_runtime::{ActionCall, ActionError, HostContext, Outcome, Reconcile};
 use rhai::{Dynamic, Map, NativeCallContext};
 use serde_json::{Value, json};
 
-use crate::action::guest::{self as action, RhaiResult};
+use crate::action::{self, RhaiResult};
 use crate::pair::{self, Pair};
 use crate::sockperf::command::PingPongOptions;
 

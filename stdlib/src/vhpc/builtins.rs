@@ -20,7 +20,7 @@ use serde_json::{Value, json};
 use super::command;
 use super::remote::Management;
 use super::view::{self, VmView};
-use crate::action::esxi::{self as action, RhaiResult};
+use crate::action::{self, RhaiResult};
 
 /// The `vhpc::` module.
 #[export_module]

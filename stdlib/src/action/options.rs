@@ -1,27 +1,17 @@
-//! What the guest builtins share beyond `crate::action`: reading options, and turning parse
-//! failures into action errors.
+//! Reading a builtin's script values: its `#{...}` options map and the values it passes on to a
+//! command line.
 
-use cairn_runtime::ActionError;
 use rhai::{Dynamic, Map};
 use serde_json::Value;
 
-pub(crate) use crate::action::{RhaiResult, act, fail, json, query};
+use super::RhaiResult;
 
-/// A tool's output that does not parse, with the line it stops at.
-pub(crate) fn parse_failure(tool: &str, error: &crate::ParseError, text: &str) -> ActionError {
-    let offset = error.span.offset();
-    let line_number = text.get(..offset).map_or(1, |t| t.lines().count().max(1));
-    let line = text
-        .lines()
-        .nth(line_number.saturating_sub(1))
-        .unwrap_or("");
-    ActionError::Failed(format!(
-        "`{tool}` output does not parse at line {line_number} (`{}`): {error}",
-        line.trim_end()
-    ))
+/// A script value as JSON.
+pub(crate) fn from_dynamic(value: &Dynamic) -> RhaiResult<Value> {
+    rhai::serde::from_dynamic(value)
 }
 
-/// An option of a builtin's `#{...}` map, as JSON.
+/// A builtin's `#{...}` options map, as JSON.
 pub(crate) fn options_json(options: &Map) -> RhaiResult<Value> {
     rhai::serde::from_dynamic(&Dynamic::from_map(options.clone()))
 }
@@ -46,4 +36,14 @@ pub(crate) fn text(options: &Value, key: &str) -> Option<String> {
         Value::Number(n) => Some(n.to_string()),
         _ => None,
     })
+}
+
+/// A value given by the script as the text a command line takes: strings as they are, numbers
+/// and booleans printed.
+pub(crate) fn arg_text(value: &Value) -> String {
+    match value {
+        Value::String(text) => text.clone(),
+        Value::Null => String::new(),
+        other => other.to_string(),
+    }
 }
