@@ -52,32 +52,6 @@ impl ParseError {
         }
     }
 
-    /// Reads a number the grammar matched, or says at its span that it does not fit the type
-    /// (a port `99999999999`, say).
-    pub(crate) fn number<T: std::str::FromStr>(
-        tool: &'static str,
-        text: &str,
-        span: pest::Span<'_>,
-    ) -> Result<T, Self> {
-        span.as_str().parse().map_err(|_| {
-            let message = format!("`{}` is not a number in range", quote(span.as_str()));
-            Self::at(tool, text, span.start(), span.end() - span.start(), message)
-        })
-    }
-
-    /// As [`ParseError::number`], with the message naming what the number is (`port number`).
-    pub(crate) fn named_number<T: std::str::FromStr>(
-        tool: &'static str,
-        text: &str,
-        span: pest::Span<'_>,
-        what: &str,
-    ) -> Result<T, Self> {
-        span.as_str().parse().map_err(|_| {
-            let message = format!("{what} `{}` is out of range", quote(span.as_str()));
-            Self::at(tool, text, span.start(), span.end() - span.start(), message)
-        })
-    }
-
     /// Converts a pest failure, naming the rules that were expected in plain words.
     pub fn from_pest<R: RuleType>(
         tool: &'static str,

@@ -92,7 +92,9 @@ fn node_block(text: &str, block: Pair<'_, Rule>) -> Result<(String, FabricNode),
                             }
                             .to_owned();
                         }
-                        Rule::port_count => node.port_count = Some(number(text, &part)?),
+                        Rule::port_count => {
+                            node.port_count = Some(crate::grammar::number(TOOL, text, &part)?)
+                        }
                         Rule::quoted_node => node.node_ref = inner_str(&part, Rule::node_ref),
                         Rule::quoted_desc => node.description = inner_str(&part, Rule::desc),
                         Rule::switch_port0 => {
@@ -100,8 +102,8 @@ fn node_block(text: &str, block: Pair<'_, Rule>) -> Result<(String, FabricNode),
                             node.port0 = inner.next().map(|p| p.as_str().to_owned());
                             let numbers: Vec<Pair<'_, Rule>> = inner.collect();
                             if let [_port, lid, lmc] = numbers.as_slice() {
-                                node.lid = Some(number(text, lid)?);
-                                node.lmc = Some(number(text, lmc)?);
+                                node.lid = Some(crate::grammar::number(TOOL, text, lid)?);
+                                node.lmc = Some(crate::grammar::number(TOOL, text, lmc)?);
                             }
                         }
                         _ => {}
@@ -138,7 +140,7 @@ fn port_line(text: &str, line: Pair<'_, Rule>) -> Result<FabricPort, ParseError>
     for pair in line.into_inner() {
         match pair.as_rule() {
             Rule::integer if !seen_local_port => {
-                port.port = number(text, &pair)?;
+                port.port = crate::grammar::number(TOOL, text, &pair)?;
                 seen_local_port = true;
             }
             Rule::port_guid => port.guid = Some(pair.as_str().to_owned()),
@@ -146,7 +148,7 @@ fn port_line(text: &str, line: Pair<'_, Rule>) -> Result<FabricPort, ParseError>
                 remote.node_ref = inner_str(&pair, Rule::node_ref);
                 remote.kind = kind_of_ref(remote.node_ref.as_deref().unwrap_or_default());
             }
-            Rule::remote_port => remote.port = number(text, &pair)?,
+            Rule::remote_port => remote.port = crate::grammar::number(TOOL, text, &pair)?,
             Rule::remote_port_guid => remote.guid = Some(pair.as_str().to_owned()),
             Rule::port_comment => {
                 for part in pair.into_inner() {
@@ -154,12 +156,14 @@ fn port_line(text: &str, line: Pair<'_, Rule>) -> Result<FabricPort, ParseError>
                         Rule::local_lid => {
                             let numbers: Vec<Pair<'_, Rule>> = part.into_inner().collect();
                             if let [lid, lmc] = numbers.as_slice() {
-                                port.lid = Some(number(text, lid)?);
-                                port.lmc = Some(number(text, lmc)?);
+                                port.lid = Some(crate::grammar::number(TOOL, text, lid)?);
+                                port.lmc = Some(crate::grammar::number(TOOL, text, lmc)?);
                             }
                         }
                         Rule::quoted_desc => remote.description = inner_str(&part, Rule::desc),
-                        Rule::integer => remote.lid = Some(number(text, &part)?),
+                        Rule::integer => {
+                            remote.lid = Some(crate::grammar::number(TOOL, text, &part)?)
+                        }
                         Rule::width_speed => {
                             port.width = inner_str(&part, Rule::link_width);
                             port.speed = inner_str(&part, Rule::link_speed);
@@ -211,8 +215,8 @@ fn ports_line(text: &str, topology: &mut Topology, line: Pair<'_, Rule>) -> Resu
                 if let [kind, lid, port, guid] = parts.as_slice() {
                     ends.push((
                         kind.as_str().to_owned(),
-                        number(text, lid)?,
-                        number(text, port)?,
+                        crate::grammar::number(TOOL, text, lid)?,
+                        crate::grammar::number(TOOL, text, port)?,
                         guid.as_str().to_owned(),
                     ));
                 }
@@ -274,10 +278,6 @@ fn inner_str(pair: &Pair<'_, Rule>, rule: Rule) -> Option<String> {
         .into_inner()
         .find(|p| p.as_rule() == rule)
         .map(|p| p.as_str().to_owned())
-}
-
-fn number<T: std::str::FromStr>(text: &str, pair: &Pair<'_, Rule>) -> Result<T, ParseError> {
-    ParseError::number(TOOL, text, pair.as_span())
 }
 
 #[cfg(test)]

@@ -87,7 +87,9 @@ fn port(text: &str, block: Pair<'_, Rule>) -> Result<IbStatPort, ParseError> {
     };
     for pair in block.into_inner() {
         match pair.as_rule() {
-            Rule::integer => port.port = number(text, &pair, "port number")?,
+            Rule::integer => {
+                port.port = crate::grammar::named_number(TOOL, text, &pair, "port number")?
+            }
             Rule::state => port.state = non_empty(rest(&pair)),
             Rule::physical_state => port.physical_state = non_empty(rest(&pair)),
             Rule::rate => {
@@ -129,7 +131,7 @@ fn first_number<T: std::str::FromStr>(text: &str, field: &Pair<'_, Rule>) -> Res
         .into_inner()
         .find(|p| matches!(p.as_rule(), Rule::integer | Rule::decimal))
     {
-        Some(value) => number(text, &value, "value"),
+        Some(value) => crate::grammar::named_number(TOOL, text, &value, "value"),
         None => {
             let span = field.as_span();
             Err(ParseError::at(
@@ -141,14 +143,6 @@ fn first_number<T: std::str::FromStr>(text: &str, field: &Pair<'_, Rule>) -> Res
             ))
         }
     }
-}
-
-fn number<T: std::str::FromStr>(
-    text: &str,
-    pair: &Pair<'_, Rule>,
-    what: &str,
-) -> Result<T, ParseError> {
-    ParseError::named_number(TOOL, text, pair.as_span(), what)
 }
 
 #[cfg(test)]

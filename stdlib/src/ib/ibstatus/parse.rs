@@ -59,7 +59,10 @@ fn port_block(text: &str, block: Pair<'_, Rule>) -> Result<IbStatusPort, ParseEr
                 for part in field.into_inner() {
                     match part.as_rule() {
                         Rule::device => port.device = part.as_str().to_owned(),
-                        Rule::port => port.port = number(text, &part, "port number")?,
+                        Rule::port => {
+                            port.port =
+                                crate::grammar::named_number(TOOL, text, &part, "port number")?
+                        }
                         _ => {}
                     }
                 }
@@ -82,7 +85,14 @@ fn port_block(text: &str, block: Pair<'_, Rule>) -> Result<IbStatusPort, ParseEr
                 let (mut code, mut name) = (None, None);
                 for part in field.into_inner().flat_map(Pair::into_inner) {
                     match part.as_rule() {
-                        Rule::state_number => code = Some(number(text, &part, "state number")?),
+                        Rule::state_number => {
+                            code = Some(crate::grammar::named_number(
+                                TOOL,
+                                text,
+                                &part,
+                                "state number",
+                            )?)
+                        }
                         Rule::state_name => name = Some(part.as_str().to_owned()),
                         _ => {}
                     }
@@ -102,7 +112,10 @@ fn port_block(text: &str, block: Pair<'_, Rule>) -> Result<IbStatusPort, ParseEr
                     });
                     for part in rate.into_inner() {
                         match part.as_rule() {
-                            Rule::rate_gbps => port.rate_gbps = Some(number(text, &part, "rate")?),
+                            Rule::rate_gbps => {
+                                port.rate_gbps =
+                                    Some(crate::grammar::named_number(TOOL, text, &part, "rate")?)
+                            }
                             Rule::link_width => port.width = Some(part.as_str().to_owned()),
                             Rule::link_speed => port.speed = Some(part.as_str().to_owned()),
                             _ => {}
@@ -122,14 +135,6 @@ fn port_block(text: &str, block: Pair<'_, Rule>) -> Result<IbStatusPort, ParseEr
 /// The inner pair of `field` with `rule`, or `None` when the field says `unknown`.
 fn value<'a>(field: &Pair<'a, Rule>, rule: Rule) -> Option<Pair<'a, Rule>> {
     field.clone().into_inner().find(|p| p.as_rule() == rule)
-}
-
-fn number<T: std::str::FromStr>(
-    text: &str,
-    pair: &Pair<'_, Rule>,
-    what: &str,
-) -> Result<T, ParseError> {
-    ParseError::named_number(TOOL, text, pair.as_span(), what)
 }
 
 /// `0x14` (hex, as sysfs prints it) or a decimal LID.

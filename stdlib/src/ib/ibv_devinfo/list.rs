@@ -35,7 +35,12 @@ pub(super) fn parse_list(text: &str) -> Result<IbvDeviceList, ParseError> {
             Rule::hca_count_line => {
                 if let Some(count) = pair.into_inner().next() {
                     let span = count.as_span();
-                    list.count = Some(ParseError::named_number(TOOL, text, span, "HCA count")?);
+                    list.count = Some(crate::grammar::named_number(
+                        TOOL,
+                        text,
+                        &span,
+                        "HCA count",
+                    )?);
                     count_span = Some(span);
                 }
             }

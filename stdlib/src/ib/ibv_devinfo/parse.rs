@@ -7,6 +7,7 @@ use pest::iterators::Pair;
 
 use super::types::{IbvDevice, IbvDevinfo, IbvPort};
 use crate::ParseError;
+use crate::grammar::Misfit;
 
 const TOOL: &str = "ibv-devinfo";
 
@@ -171,10 +172,26 @@ fn device(text: &str, block: Pair<'_, Rule>) -> Result<IbvDevice, ParseError> {
             "node_guid" => device.node_guid = Some(value.to_owned()),
             "sys_image_guid" => device.sys_image_guid = Some(value.to_owned()),
             "vendor_id" => device.vendor_id = Some(value.to_owned()),
-            "vendor_part_id" => device.vendor_part_id = Some(number(text, &field.value, 10)?),
+            "vendor_part_id" => {
+                device.vendor_part_id = Some(crate::grammar::read_radix(
+                    TOOL,
+                    text,
+                    &field.value,
+                    10,
+                    Misfit::NotANumber,
+                )?)
+            }
             "hw_ver" => device.hw_ver = Some(value.to_owned()),
             "board_id" => device.board_id = Some(value.to_owned()),
-            "phys_port_cnt" => device.phys_port_cnt = Some(number(text, &field.value, 10)?),
+            "phys_port_cnt" => {
+                device.phys_port_cnt = Some(crate::grammar::read_radix(
+                    TOOL,
+                    text,
+                    &field.value,
+                    10,
+                    Misfit::NotANumber,
+                )?)
+            }
             key => {
                 device.extra.insert(key.to_owned(), joined(value, &more));
             }
@@ -202,7 +219,8 @@ fn port(text: &str, block: Pair<'_, Rule>) -> Result<IbvPort, ParseError> {
     for pair in block.into_inner() {
         if pair.as_rule() == Rule::port_line {
             if let Some(number_pair) = pair.into_inner().next() {
-                port.port = number(text, &number_pair, 10)?;
+                port.port =
+                    crate::grammar::read_radix(TOOL, text, &number_pair, 10, Misfit::NotANumber)?;
             }
         } else {
             port_fields.push(pair);
@@ -225,9 +243,33 @@ fn port(text: &str, block: Pair<'_, Rule>) -> Result<IbvPort, ParseError> {
                 let (bytes, code) = mtu(text, &field.value)?;
                 (port.active_mtu_bytes, port.active_mtu_code) = (bytes, code);
             }
-            "sm_lid" => port.sm_lid = Some(number(text, &field.value, 10)?),
-            "port_lid" => port.port_lid = Some(number(text, &field.value, 10)?),
-            "port_lmc" => port.port_lmc = Some(number(text, &field.value, 16)?),
+            "sm_lid" => {
+                port.sm_lid = Some(crate::grammar::read_radix(
+                    TOOL,
+                    text,
+                    &field.value,
+                    10,
+                    Misfit::NotANumber,
+                )?)
+            }
+            "port_lid" => {
+                port.port_lid = Some(crate::grammar::read_radix(
+                    TOOL,
+                    text,
+                    &field.value,
+                    10,
+                    Misfit::NotANumber,
+                )?)
+            }
+            "port_lmc" => {
+                port.port_lmc = Some(crate::grammar::read_radix(
+                    TOOL,
+                    text,
+                    &field.value,
+                    16,
+                    Misfit::NotANumber,
+                )?)
+            }
             "link_layer" => port.link_layer = Some(value.to_owned()),
             key => {
                 port.extra.insert(key.to_owned(), joined(value, &more));
@@ -272,27 +314,6 @@ fn mtu(text: &str, value: &Pair<'_, Rule>) -> Result<(Option<u32>, Option<u32>),
         )
     })?;
     Ok((Some(parsed), code))
-}
-
-/// A decimal or (`0x`) hexadecimal field value.
-fn number(text: &str, value: &Pair<'_, Rule>, radix: u32) -> Result<u32, ParseError> {
-    let raw = value.as_str();
-    let digits = if radix == 16 {
-        raw.strip_prefix("0x")
-            .or_else(|| raw.strip_prefix("0X"))
-            .unwrap_or(raw)
-    } else {
-        raw
-    };
-    u32::from_str_radix(digits, radix).map_err(|_| {
-        ParseError::at(
-            TOOL,
-            text,
-            value.as_span().start(),
-            raw.len(),
-            format!("`{raw}` is not a number"),
-        )
-    })
 }
 
 #[cfg(test)]

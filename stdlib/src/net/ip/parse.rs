@@ -91,7 +91,7 @@ fn interface(text: &str, block: Pair<'_, Rule>) -> Result<IpInterface, ParseErro
 fn header(text: &str, iface: &mut IpInterface, line: Pair<'_, Rule>) -> Result<(), ParseError> {
     for part in line.into_inner() {
         match part.as_rule() {
-            Rule::ifindex => iface.ifindex = Some(number(text, &part)?),
+            Rule::ifindex => iface.ifindex = Some(crate::grammar::number(TOOL, text, &part)?),
             Rule::ifname => iface.ifname = part.as_str().to_owned(),
             Rule::peer_link => iface.link = Some(part.as_str().to_owned()),
             Rule::flags => {
@@ -107,8 +107,8 @@ fn header(text: &str, iface: &mut IpInterface, line: Pair<'_, Rule>) -> Result<(
                 };
                 let owned = Some(value.as_str().to_owned());
                 match key.as_str() {
-                    "mtu" => iface.mtu = Some(number(text, &value)?),
-                    "qlen" => iface.qlen = Some(number(text, &value)?),
+                    "mtu" => iface.mtu = Some(crate::grammar::number(TOOL, text, &value)?),
+                    "qlen" => iface.qlen = Some(crate::grammar::number(TOOL, text, &value)?),
                     "qdisc" => iface.qdisc = owned,
                     "master" => iface.master = owned,
                     "state" => iface.operstate = owned,
@@ -140,7 +140,7 @@ fn inet(text: &str, ifname: &str, line: Pair<'_, Rule>) -> Result<IpAddress, Par
         match part.as_rule() {
             Rule::family => address.family = value,
             Rule::local => address.local = value,
-            Rule::prefixlen => address.prefixlen = number(text, &part)?,
+            Rule::prefixlen => address.prefixlen = crate::grammar::number(TOOL, text, &part)?,
             Rule::inet_brd => address.broadcast = last_word(part),
             Rule::inet_scope => address.scope = last_word(part),
             Rule::inet_peer => address.peer = last_word(part),
@@ -164,10 +164,6 @@ fn inet(text: &str, ifname: &str, line: Pair<'_, Rule>) -> Result<IpAddress, Par
 
 fn last_word(pair: Pair<'_, Rule>) -> Option<String> {
     pair.into_inner().last().map(|p| p.as_str().to_owned())
-}
-
-fn number<T: std::str::FromStr>(text: &str, pair: &Pair<'_, Rule>) -> Result<T, ParseError> {
-    ParseError::number(TOOL, text, pair.as_span())
 }
 
 #[cfg(test)]
