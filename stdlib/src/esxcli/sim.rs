@@ -618,6 +618,22 @@ fn nic_list(host: &SimContext<'_>, state: &EsxcliState) -> ExecOutput {
 
 #[cfg(test)]
 mod tests {
+    /// The passthrough contract: what `esxcli` saves is what a guest reads of it.
+    #[test]
+    fn the_passthrough_settings_read_back_as_the_guests_view() {
+        use cairn_runtime::sim::SimTool as _;
+
+        use crate::machine::passthrough::{ESXCLI_SLOT, PassthruSettings};
+
+        assert_eq!(super::Esxcli.name(), ESXCLI_SLOT);
+        let mut state = super::EsxcliState::default();
+        state.passthru.insert("0000:3b:00.0".into(), true);
+        state.passthru.insert("0000:3b:00.1".into(), false);
+        let saved = serde_json::to_value(&state).unwrap_or_default();
+        let view: PassthruSettings = serde_json::from_value(saved).unwrap_or_default();
+        assert_eq!(view.passthru, state.passthru);
+    }
+
     use std::collections::BTreeMap;
     use std::sync::Arc;
 

@@ -10,7 +10,7 @@ use cairn_runtime::ExecOutput;
 use cairn_runtime::sim::{SimContext, SimTool};
 use serde_json::Value;
 
-use crate::models::rhel8::{
+use crate::machine::guest::{
     GuestHw, LinkLayer, PortHw, hash, not_found, out, peer_tools, sibling_hosts,
 };
 use crate::net::sim::{Iface, interfaces};

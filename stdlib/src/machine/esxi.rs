@@ -279,6 +279,29 @@ pub(crate) fn table(titles: &[&str], rows: &[Vec<String>]) -> String {
     out
 }
 
+/// One ConnectX port of an ESXi host, as its guests see it: what the host's `esxi` state slot
+/// publishes for the simulated guests (`sim:rhel8?esxi=HOST`).
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub(crate) struct PublishedPort {
+    /// `0000:3b:00.0`.
+    pub(crate) pci: String,
+    /// The adapter's mst device, whose `LINK_TYPE_P<function + 1>` sets the port's type.
+    pub(crate) mst: String,
+    pub(crate) function: u32,
+    /// Whether the port takes InfiniBand; other ports are Ethernet only.
+    pub(crate) vpi: bool,
+    pub(crate) speed_gbps: u64,
+    /// `Mellanox Technologies MT27800 Family [ConnectX-5]`.
+    pub(crate) model: String,
+}
+
+/// The `esxi` state slot: the host's ConnectX ports, published at creation and every boot so
+/// that guests can read them without knowing the host's options.
+#[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
+pub(crate) struct PublishedHardware {
+    pub(crate) ports: Vec<PublishedPort>,
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

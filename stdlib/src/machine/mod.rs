@@ -2,4 +2,6 @@
 //! between the ESXi host, vCenter and the guests.
 
 pub(crate) mod esxi;
+pub(crate) mod guest;
 pub(crate) mod passthrough;
+pub(crate) mod processes;

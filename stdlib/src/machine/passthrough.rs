@@ -8,16 +8,67 @@
 //! current `LINK_TYPE_P<n>` (`mlxconfig set` takes effect at the host's next boot). The guest
 //! reads both hosts' state read-only, at each command: the simulator does not model the VM
 //! power cycle that attaching a device needs on a real host.
+//!
+//! This is the contract between the tools that own those states and the guest: each owner's
+//! state reads back as the view below (a round-trip test beside each owner), so no guest tool
+//! imports an ESXi tool.
 
 use serde_json::Value;
 
 use cairn_runtime::sim::SimContext;
 
-use crate::esxcli::sim::EsxcliState;
-use crate::mlxconfig::sim::MlxconfigState;
-use crate::models::esxi7::PublishedHardware;
-use crate::models::rhel8::{LinkLayer, peer_tools};
-use crate::vhpc::sim::VcenterState;
+use std::collections::BTreeMap;
+
+use serde::Deserialize;
+
+use crate::machine::esxi::PublishedHardware;
+use crate::machine::guest::{LinkLayer, peer_tools};
+
+/// The ESXi host's state slot its hardware is published in ([`PublishedHardware`]).
+pub(crate) const HARDWARE_SLOT: &str = "esxi";
+/// The ESXi host's `esxcli` state slot, read as [`PassthruSettings`].
+pub(crate) const ESXCLI_SLOT: &str = "esxcli";
+/// The ESXi host's `mlxconfig` state slot, read as [`FirmwareLinks`].
+pub(crate) const MLXCONFIG_SLOT: &str = "mlxconfig";
+/// The management host's `vhpc_toolkit` state slot, read as [`VmDevices`].
+pub(crate) const VCENTER_SLOT: &str = "vhpc_toolkit";
+
+/// What a guest reads of `esxcli`'s state: passthrough by full PCI address
+/// (`esxcli hardware pci pcipassthru set`).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+pub(crate) struct PassthruSettings {
+    #[serde(default)]
+    pub(crate) passthru: BTreeMap<String, bool>,
+}
+
+/// What a guest reads of `mlxconfig`'s state: each adapter's (by mst name) parameters' current
+/// values, of which `LINK_TYPE_P<n>` sets port n's link layer (1 InfiniBand, 2 Ethernet).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+pub(crate) struct FirmwareLinks {
+    #[serde(default)]
+    pub(crate) devices: BTreeMap<String, BTreeMap<String, CurrentValue>>,
+}
+
+/// A firmware parameter's value in effect now (the next boot's is not the guest's concern).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+pub(crate) struct CurrentValue {
+    pub(crate) current: u64,
+}
+
+/// What a guest reads of vCenter's state: the devices attached to each VM (lower case,
+/// `0000:3b:00.0`).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+pub(crate) struct VmDevices {
+    #[serde(default)]
+    pub(crate) vms: BTreeMap<String, AttachedDevices>,
+}
+
+/// One VM's attached devices.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+pub(crate) struct AttachedDevices {
+    #[serde(default)]
+    pub(crate) devices: Vec<String>,
+}
 
 /// One port the guest sees, in the VM's device order.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -43,12 +94,13 @@ pub(crate) fn passed_through(
         tools.get(name).cloned().unwrap_or(Value::Null)
     };
     let hardware: PublishedHardware =
-        serde_json::from_value(slot(&host, "esxi")).unwrap_or_default();
-    let esxcli: EsxcliState = serde_json::from_value(slot(&host, "esxcli")).unwrap_or_default();
-    let firmware: MlxconfigState =
-        serde_json::from_value(slot(&host, "mlxconfig")).unwrap_or_default();
-    let vcenter: VcenterState =
-        serde_json::from_value(slot(&manager, "vhpc_toolkit")).unwrap_or_default();
+        serde_json::from_value(slot(&host, HARDWARE_SLOT)).unwrap_or_default();
+    let esxcli: PassthruSettings =
+        serde_json::from_value(slot(&host, ESXCLI_SLOT)).unwrap_or_default();
+    let firmware: FirmwareLinks =
+        serde_json::from_value(slot(&host, MLXCONFIG_SLOT)).unwrap_or_default();
+    let vcenter: VmDevices =
+        serde_json::from_value(slot(&manager, VCENTER_SLOT)).unwrap_or_default();
     let Some(attached) = vcenter.vms.get(vm) else {
         return Vec::new();
     };

@@ -10,7 +10,7 @@
 use cairn_runtime::ExecOutput;
 use cairn_runtime::sim::{BootMarker, SimContext, SimModel, SimTool};
 
-use crate::machine::esxi::{not_found, ports};
+use crate::machine::esxi::{PublishedHardware, PublishedPort, not_found, ports};
 
 /// The `esxi7` model. `esxcli` comes first: its `on_boot` makes the installed VIBs' tools
 /// available before the others look.
@@ -23,29 +23,6 @@ pub(crate) fn esxi7() -> SimModel {
         .with_tool(crate::mlxfwmanager::MlxfwmanagerTool)
         .with_tool(crate::flint::Flint)
         .with_tool(crate::vhpc::VhpcToolkit)
-}
-
-/// One ConnectX port of an ESXi host, as its guests see it: what the host's `esxi` state slot
-/// publishes for the simulated guests (`sim:rhel8?esxi=HOST`).
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-pub(crate) struct PublishedPort {
-    /// `0000:3b:00.0`.
-    pub(crate) pci: String,
-    /// The adapter's mst device, whose `LINK_TYPE_P<function + 1>` sets the port's type.
-    pub(crate) mst: String,
-    pub(crate) function: u32,
-    /// Whether the port takes InfiniBand; other ports are Ethernet only.
-    pub(crate) vpi: bool,
-    pub(crate) speed_gbps: u64,
-    /// `Mellanox Technologies MT27800 Family [ConnectX-5]`.
-    pub(crate) model: String,
-}
-
-/// The `esxi` state slot: the host's ConnectX ports, published at creation and every boot so
-/// that guests can read them without knowing the host's options.
-#[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
-pub(crate) struct PublishedHardware {
-    pub(crate) ports: Vec<PublishedPort>,
 }
 
 /// The ESXi host's hardware, published for its guests (no command of its own).
@@ -105,6 +82,17 @@ impl SimTool for EsxiHardware {
 
 #[cfg(test)]
 mod tests {
+    /// The passthrough contract: the hardware is published in the slot guests read.
+    #[test]
+    fn the_hardware_is_published_where_guests_read_it() {
+        use cairn_runtime::sim::SimTool as _;
+
+        assert_eq!(
+            super::EsxiHardware.name(),
+            crate::machine::passthrough::HARDWARE_SLOT
+        );
+    }
+
     use std::collections::BTreeMap;
     use std::sync::Arc;
 

@@ -11,7 +11,7 @@ use cairn_runtime::ExecOutput;
 use cairn_runtime::sim::{SimContext, SimTool};
 use serde_json::{Value, json};
 
-use crate::models::rhel8::{GuestHw, LinkLayer, not_found, out};
+use crate::machine::guest::{GuestHw, LinkLayer, not_found, out};
 use crate::ofed::sim::OfedState;
 
 /// What `ip` changed on one interface.

@@ -6,7 +6,7 @@ use cairn_runtime::ExecOutput;
 use cairn_runtime::sim::{SimContext, SimTool};
 
 use super::command::Tarball;
-use crate::models::rhel8::{GuestHw, not_found, out};
+use crate::machine::guest::{GuestHw, not_found, out};
 
 /// The OFED tool's state (slot `ofed`).
 #[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]

@@ -4,6 +4,7 @@
 //! Used by perftest and sockperf. The controller reaches the hosts through the run's shared
 //! transports; a host's own instance uses its own.
 
+pub(crate) mod background;
 pub(crate) mod peer_lock;
 
 use std::sync::Arc;
@@ -11,7 +12,7 @@ use std::time::Duration;
 
 use cairn_runtime::{ActionError, ExecOutput, ExecRequest, HostIo, RunShared};
 
-use crate::perftest::command;
+use background as command;
 
 /// Both sides' output.
 #[derive(Debug, Clone)]

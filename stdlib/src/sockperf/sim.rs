@@ -9,9 +9,8 @@ use cairn_runtime::sim::{SimContext, SimTool};
 use serde_json::Value;
 
 use crate::ib::sim::peer_ports;
-use crate::models::rhel8::{
-    GuestHw, Process, hash, not_found, out, program_of, sibling_hosts, unit,
-};
+use crate::machine::guest::{GuestHw, hash, not_found, out, sibling_hosts, unit};
+use crate::machine::processes::{Process, program_of};
 use crate::net::sim::{interfaces, own_interfaces};
 
 const VERSION: &str = "3.7-no.git";
@@ -353,7 +352,7 @@ mod tests {
                 "PIDFILE=/tmp/s.pid",
                 "sh",
                 "-c",
-                crate::models::rhel8::BACKGROUND_SCRIPT,
+                crate::pair::background::BACKGROUND_SCRIPT,
                 "sh",
             ];
             start.extend_from_slice(prefix);
@@ -376,7 +375,7 @@ mod tests {
             let collect = [
                 "sh",
                 "-c",
-                crate::models::rhel8::COLLECT_SCRIPT,
+                crate::pair::background::COLLECT_SCRIPT,
                 "sh",
                 &pid,
                 "/tmp/s.log",

@@ -211,6 +211,24 @@ fn passthru(vm: &mut Vm, name: &str, argv: &[String]) -> ExecOutput {
 
 #[cfg(test)]
 mod tests {
+    /// The passthrough contract: the devices vCenter attaches are what a guest reads.
+    #[test]
+    fn the_attached_devices_read_back_as_the_guests_view() {
+        use crate::machine::passthrough::{VCENTER_SLOT, VmDevices};
+
+        assert_eq!(VhpcToolkit.name(), VCENTER_SLOT);
+        let mut vm = new_vm();
+        vm.devices = vec!["0000:3b:00.0".into(), "0000:3b:00.1".into()];
+        let mut state = VcenterState::default();
+        state.vms.insert("hpc-vm01".into(), vm.clone());
+        let saved = serde_json::to_value(&state).unwrap_or_default();
+        let view: VmDevices = serde_json::from_value(saved).unwrap_or_default();
+        assert_eq!(
+            view.vms.get("hpc-vm01").map(|v| v.devices.clone()),
+            Some(vm.devices)
+        );
+    }
+
     use super::*;
 
     #[test]
