@@ -4,7 +4,8 @@
 //! [`grammar`] (what parsers share), [`machine`] (the simulated hardware every printer reads).
 //! Layer 2, one folder per builtin namespace: its grammars, types, command builder, builtins and
 //! simulator printer. Layer 3, assembly: [`models`] (the simulated hosts), [`library`] and
-//! [`parsers`] (what is installed, and every output parser by the name `cairn parse` uses).
+//! [`parsers`] (what is installed, and every output parser by the name `cairn parse` uses), all
+//! derived from one table of tools (`tools.rs`).
 
 // Layer 1: shared.
 mod action;
@@ -27,9 +28,12 @@ pub mod sockperf;
 pub mod vhpc;
 
 // Layer 3: assembly.
+#[cfg(test)]
+mod builtins_doc;
 mod library;
 mod models;
 pub mod parsers;
+mod tools;
 
 #[cfg(test)]
 mod test_support;

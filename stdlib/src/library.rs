@@ -5,23 +5,14 @@ use cairn_runtime::sim::SimRegistry;
 use rhai::{Dynamic, Engine, EvalAltResult, NativeCallContext};
 
 use crate::parsers::parser;
+use crate::tools::TOOLS;
 
-/// Every builtin library, as installers for the runtime's engine.
+/// Every builtin library, as installers for the runtime's engine: `parse`, then each
+/// namespace of the table of tools.
 pub fn libraries() -> Vec<Installer> {
-    vec![
-        install_parse,
-        crate::esxcli::install,
-        crate::flint::install,
-        crate::ib::install,
-        crate::mlxconfig::install,
-        crate::mlxfwmanager::install,
-        crate::mst::install,
-        crate::net::install,
-        crate::ofed::install,
-        crate::perftest::install,
-        crate::sockperf::install,
-        crate::vhpc::install,
-    ]
+    let mut libraries: Vec<Installer> = vec![install_parse];
+    libraries.extend(TOOLS.iter().filter_map(|tool| tool.install));
+    libraries
 }
 
 /// The simulator models: the runtime's own, and the ESXi host and Linux guest with the vendor

@@ -2,10 +2,12 @@
 //! current host, and failing with a typed error that keeps the call's position; running a
 //! command, reading options, and the error for output that does not parse.
 
+mod names;
 mod options;
 mod parse_failure;
 mod run;
 
+pub(crate) use names::{full_pci, valid_device};
 pub(crate) use options::{arg_text, flag, from_dynamic, int, options_json, text};
 pub(crate) use parse_failure::{line_of, parse_failure};
 pub(crate) use run::{not_installed, run, run_if_installed};

@@ -9,7 +9,7 @@ use rhai::{Array, Dynamic, Map, NativeCallContext};
 use serde_json::{Value, json};
 
 use super::command;
-use crate::action::{self, RhaiResult};
+use crate::action::{self, RhaiResult, full_pci};
 
 /// The `esxcli::` module.
 #[export_module]
@@ -518,16 +518,6 @@ fn set_advanced(ctx: &NativeCallContext, option: &str, value: &Dynamic) -> RhaiR
         })
     })?;
     to_map(value)
-}
-
-/// `3b:00.0`, `0000:3B:00.0` → `0000:3b:00.0`.
-pub(crate) fn full_pci(pci: &str) -> String {
-    let pci = pci.trim().to_ascii_lowercase();
-    if pci.matches(':').count() == 1 {
-        format!("0000:{pci}")
-    } else {
-        pci
-    }
 }
 
 fn passthru_enabled(list: &Value, device: &str) -> Option<bool> {

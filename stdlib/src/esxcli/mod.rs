@@ -8,8 +8,6 @@
 
 mod advanced;
 pub mod builtins;
-#[cfg(test)]
-mod builtins_doc;
 mod command;
 mod grammar;
 mod module_parameters;
@@ -52,7 +50,6 @@ pub fn parse_advanced(text: &str) -> Result<Vec<AdvancedOption>, crate::ParseErr
     advanced::parse(text)
 }
 
-pub(crate) use builtins::full_pci;
 pub(crate) use command::nic_list as command_nic_list;
 pub(crate) use sim::Esxcli;
 

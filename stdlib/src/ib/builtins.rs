@@ -104,7 +104,7 @@ pub mod ib_builtins {
         port: i64,
         timeout: i64,
     ) -> RhaiResult<Dynamic> {
-        if !command::valid_device(device) {
+        if !crate::action::valid_device(device) {
             return Err(action::fail(
                 &ctx,
                 format!("`{device}` is not an RDMA device name"),

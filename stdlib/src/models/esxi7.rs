@@ -11,18 +11,15 @@ use cairn_runtime::ExecOutput;
 use cairn_runtime::sim::{BootMarker, SimContext, SimModel, SimTool};
 
 use crate::machine::esxi::{PublishedHardware, PublishedPort, not_found, ports};
+use crate::tools::Host;
 
-/// The `esxi7` model. `esxcli` comes first: its `on_boot` makes the installed VIBs' tools
-/// available before the others look.
+/// The `esxi7` model: the published hardware, then the ESXi rows of the table of tools.
 pub(crate) fn esxi7() -> SimModel {
-    SimModel::new("esxi7", BootMarker::VmkSummary)
-        .with_tool(EsxiHardware)
-        .with_tool(crate::esxcli::Esxcli)
-        .with_tool(crate::mst::Mst)
-        .with_tool(crate::mlxconfig::Mlxconfig)
-        .with_tool(crate::mlxfwmanager::MlxfwmanagerTool)
-        .with_tool(crate::flint::Flint)
-        .with_tool(crate::vhpc::VhpcToolkit)
+    let model = SimModel::new("esxi7", BootMarker::VmkSummary).with_tool(EsxiHardware);
+    crate::tools::TOOLS
+        .iter()
+        .filter(|tool| tool.host == Host::Esxi)
+        .fold(model, |model, tool| (tool.simulate)(model))
 }
 
 /// The ESXi host's hardware, published for its guests (no command of its own).

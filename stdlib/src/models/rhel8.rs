@@ -13,18 +13,18 @@ use cairn_runtime::sim::{BootMarker, SimContext, SimModel, SimTool};
 use crate::machine::guest::{CONNECTX5, GUEST_OPTIONS, GuestHw, LinkLayer, out};
 use crate::machine::processes::{Process, ProcessTable, program_of};
 use crate::pair::background::{BACKGROUND_SCRIPT, COLLECT_SCRIPT};
+use crate::tools::Host;
 
-/// The `rhel8` model.
+/// The `rhel8` model: the guest's hardware and process table, then the guest rows of the table
+/// of tools.
 pub(crate) fn rhel8() -> SimModel {
-    SimModel::new("rhel8", BootMarker::ProcBootId)
+    let model = SimModel::new("rhel8", BootMarker::ProcBootId)
         .with_tool(GuestHardware)
-        .with_tool(Processes)
-        .with_tool(crate::ofed::sim::OfedSim)
-        .with_tool(crate::net::sim::IpSim)
-        .with_tool(crate::net::sim::Ibdev2netdevSim)
-        .with_tool(crate::ib::sim::IbSim)
-        .with_tool(crate::perftest::sim::PerftestSim)
-        .with_tool(crate::sockperf::sim::SockperfSim)
+        .with_tool(Processes);
+    crate::tools::TOOLS
+        .iter()
+        .filter(|tool| tool.host == Host::Guest)
+        .fold(model, |model, tool| (tool.simulate)(model))
 }
 
 /// The guest's hardware tool: `lspci`, the guest's options, `/etc/os-release`, and the hardware

@@ -106,7 +106,7 @@ impl TestOptions {
             ));
         }
         let device = action::text(options, "device").unwrap_or_else(|| "mlx5_0".into());
-        if !crate::ib::command::valid_device(&device) {
+        if !crate::action::valid_device(&device) {
             return Err(format!("`{device}` is not an RDMA device name"));
         }
         let positive = |key: &str, max: i64| -> Result<Option<i64>, String> {

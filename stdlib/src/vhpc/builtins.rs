@@ -144,7 +144,7 @@ fn view_of(management: &Management, vm: &str) -> Result<VmView, ActionError> {
 }
 
 fn passthru(ctx: &NativeCallContext, vm: &str, pci: &str, add: bool) -> RhaiResult<Map> {
-    let device = crate::esxcli::full_pci(pci);
+    let device = crate::action::full_pci(pci);
     let builtin = if add {
         "vhpc::passthru_add"
     } else {

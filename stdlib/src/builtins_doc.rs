@@ -1,30 +1,18 @@
-//! `docs/builtins.md`, section `## ESXi host`: rendered from the builtins' own doc comments
-//! (rhai metadata), so the reference and the REPL's help come from one source. A test keeps the
+//! `docs/builtins.md`, section `## ESXi host`: rendered from the table of tools (its ESXi rows,
+//! in order) and the builtins' own doc comments (rhai metadata), so the reference and the REPL's
+//! help come from one source. The guest section is checked against the table's guest rows. A test keeps the
 //! file in step; `CAIRN_BLESS=1 cargo test -p cairn-stdlib builtins_doc` rewrites the section.
 
 use serde_json::Value;
 
-/// The modules of the section, in order, with a line about each.
-const MODULES: &[(&str, &str)] = &[
-    (
-        "esxcli",
-        "The ESXi host: VIBs, driver module parameters, advanced settings, PCI passthrough, NICs, maintenance mode.",
-    ),
-    (
-        "mst",
-        "The MST service of the MFT tools, and the ConnectX devices it sees.",
-    ),
-    ("mlxfwmanager", "Firmware versions and online updates."),
-    ("flint", "The firmware image on an adapter's flash."),
-    (
-        "mlxconfig",
-        "Firmware configuration: link types, SR-IOV, for the next boot.",
-    ),
-    (
-        "vhpc",
-        "vCenter through `vhpc_toolkit` on the management host named by the inventory var `vhpc_host`.",
-    ),
-];
+use crate::tools::{Host, TOOLS};
+
+/// The namespaces of one host that install builtins, in table order.
+fn namespaces(host: Host) -> impl Iterator<Item = &'static crate::tools::Tool> {
+    TOOLS
+        .iter()
+        .filter(move |tool| tool.host == host && tool.install.is_some())
+}
 
 /// The section's heading.
 pub(crate) const HEADING: &str = "## ESXi host";
@@ -39,7 +27,8 @@ pub(crate) fn render(engine: &rhai::Engine) -> String {
     let mut out = format!(
         "{HEADING}\n\nBuiltins for ESXi hosts and vCenter (reference 000 sections 2.2 to 2.3.1, 001, 003). Every one is an action: journaled, replayed on resume, and in check mode (`cairn run --check`) a query that reports what would change without changing it. Results are maps whose fields are the tools' own labels in snake_case (see `docs/parsers.md`). Arguments reach the host as one literal argument each, never through a shell.\n\nThe simulator's ESXi host is `sim:esxi7`: with no option, the reference guide's host (a ConnectX-4 Lx at 1a:00.0/1, a dual-port ConnectX-5 VPI at 3b:00.0/1 with FW 16.32.1010 and PSID MT_0000000008, MFT not installed, SR-IOV on in firmware and in `nmlx5_core`'s `max_vfs`). Options: `adapters=cx4lx@1a,cx5@3b`, `fw_version=16.32.1010`, `fw_available=16.35.2000` (an image `mlxfwmanager` can burn), `preset=passthrough` (the host as sections 2.2 to 2.3 leave it: MFT and the native driver installed, port 1 IB and port 2 ETH, SR-IOV off, both ConnectX-5 ports enabled for passthrough). `sim:esxi7?role=vcenter&vms=vm1,vm2` is a management host whose `vhpc_toolkit` keeps the simulated vCenter's VMs; `vm_devices=0000:3b:00.0+0000:3b:00.1` attaches those devices to every listed VM from the start. A guest `sim:rhel8?esxi=HOST` gets the ports that HOST passes through to its VM (see the guest section).\n"
     );
-    for (module, about) in MODULES {
+    for tool in namespaces(Host::Esxi) {
+        let (module, about) = (tool.namespace, tool.about);
         out.push_str(&format!("\n### `{module}::`\n\n{about}\n"));
         let functions = metadata["modules"][module]["functions"]
             .as_array()
@@ -128,17 +117,12 @@ pub(crate) fn splice(file: &str, section: &str) -> String {
 
 #[cfg(test)]
 mod tests {
+    use crate::tools::Host;
+
     #[test]
     fn builtins_doc_matches_the_doc_comments() {
         let mut engine = rhai::Engine::new();
-        for install in [
-            crate::esxcli::install,
-            crate::mst::install,
-            crate::mlxfwmanager::install,
-            crate::flint::install,
-            crate::mlxconfig::install,
-            crate::vhpc::install,
-        ] {
+        for install in super::namespaces(Host::Esxi).filter_map(|tool| tool.install) {
             install(&mut engine);
         }
         let section = super::render(&engine);
@@ -157,5 +141,25 @@ mod tests {
                 "docs/builtins.md is out of date with the builtins' doc comments: run `CAIRN_BLESS=1 cargo test -p cairn-stdlib builtins_doc`"
             );
         }
+    }
+
+    /// The guest half is written by hand: each guest namespace of the table has its section
+    /// there, and the section names no namespace the table does not have.
+    #[test]
+    fn builtins_doc_has_a_section_per_guest_namespace() {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/builtins.md");
+        let file = std::fs::read_to_string(&path).unwrap_or_default();
+        let guest = file.split(super::HEADING).next().unwrap_or_default();
+        let documented: Vec<&str> = guest
+            .lines()
+            .filter_map(|l| l.strip_prefix("### `")?.strip_suffix("::`"))
+            .collect();
+        let table: Vec<&str> = super::namespaces(Host::Guest)
+            .map(|t| t.namespace)
+            .collect();
+        assert_eq!(
+            documented, table,
+            "docs/builtins.md's guest sections against the table"
+        );
     }
 }
