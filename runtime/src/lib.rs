@@ -44,7 +44,7 @@ mod transport_error;
 mod vocabulary;
 
 pub use action::{ACTING, ActionCall, Outcome, Probe, Reconcile, acted};
-pub use action_error::{ActionError, CallSite};
+pub use action_error::{ActionError, CallSite, OutputParse};
 pub use assumptions::Assumptions;
 pub use builtin_options::{
     BuiltinOptions, OptionKey, OptionType, declare_options, declared_options,

@@ -1,7 +1,7 @@
 //! A tool's output that does not parse, as the action's error: the command, the line number
 //! and the line it stops at, so the operator sees what the host printed.
 
-use cairn_runtime::ActionError;
+use cairn_runtime::{ActionError, OutputParse};
 
 /// What ran: a program's name or its whole argv.
 pub(crate) trait CommandText {
@@ -27,22 +27,26 @@ impl CommandText for Vec<String> {
     }
 }
 
-/// The error for `command`'s output `text` that its parser rejected with `error`.
+/// The error for `command`'s output `text` that its parser rejected with `error`: typed, so the
+/// failure report shows the output at the parser's span.
 pub(crate) fn parse_failure(
     command: &(impl CommandText + ?Sized),
     error: &crate::ParseError,
     text: &str,
 ) -> ActionError {
-    let line_number = line_of(text, error.span.offset());
-    let line = text
-        .lines()
-        .nth(line_number.saturating_sub(1))
-        .unwrap_or("");
-    ActionError::Failed(format!(
-        "`{}` output does not parse at line {line_number} (`{}`): {error}",
-        command.command_text(),
-        line.trim_end()
-    ))
+    let line = line_of(text, error.span.offset());
+    let line_text = text.lines().nth(line.saturating_sub(1)).unwrap_or("");
+    let (output_name, output, span) = error.shown();
+    ActionError::OutputParse(Box::new(OutputParse {
+        command: command.command_text(),
+        error: error.to_string(),
+        expected: error.message.clone(),
+        line,
+        line_text: line_text.trim_end().to_owned(),
+        output: output.to_owned(),
+        output_name: output_name.to_owned(),
+        span,
+    }))
 }
 
 /// The 1-based line of byte `offset` in `text`: an offset just after a line break is on the
@@ -73,5 +77,50 @@ mod tests {
         let argv = vec!["esxcli".to_owned(), "nic".to_owned()];
         let message = parse_failure(&argv, &error, text).to_string();
         assert!(message.starts_with("`esxcli nic` output"), "{message}");
+    }
+
+    /// A parse failure reaches the host's failure report typed: the report shows the tool's
+    /// output with the parser's label at the line it stopped on.
+    #[test]
+    fn the_failure_report_shows_the_output_where_the_parse_stopped() {
+        use cairn_runtime::{HostContext, HostFailure, Runbook};
+        use rhai::NativeCallContext;
+
+        const OUTPUT: &str = "CA 'mlx5_0'\n\tCA type: MT4119\n\tthis is not ibstat\n";
+        let mut t =
+            crate::test_support::guest_host::TestHost::new(&[("compute-01", "")], "compute-01");
+        t.engine.register_fn(
+            "garbled_ibstat",
+            |ctx: NativeCallContext| -> crate::action::RhaiResult<()> {
+                let host = HostContext::current(&ctx)?;
+                let Err(error) = crate::ib::ibstat::parse(OUTPUT) else {
+                    return Ok(());
+                };
+                Err(host.fail(parse_failure("ibstat", &error, OUTPUT), ctx.call_position()))
+            },
+        );
+        let script = "let x = 1;\ngarbled_ibstat();\n";
+        let Err(error) = t.engine.eval::<rhai::Dynamic>(script) else {
+            panic!("the garbled output parsed");
+        };
+        let runbook = Runbook::from_text(std::path::Path::new("test.rhai"), script.to_owned());
+        let failure = HostFailure::from_rhai(&t.host, &runbook, &error);
+        assert!(
+            failure
+                .message
+                .contains("`ibstat` output does not parse at line 3"),
+            "{}",
+            failure.message
+        );
+        let mut report = String::new();
+        miette::GraphicalReportHandler::new_themed(miette::GraphicalTheme::unicode_nocolor())
+            .render_report(&mut report, &failure)
+            .unwrap_or_else(|e| panic!("{e}"));
+        assert!(report.contains("ibstat output"), "{report}");
+        assert!(report.contains("this is not ibstat"), "{report}");
+        assert!(
+            report.contains("garbled_ibstat"),
+            "the runbook span too: {report}"
+        );
     }
 }

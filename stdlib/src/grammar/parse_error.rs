@@ -52,6 +52,11 @@ impl ParseError {
         }
     }
 
+    /// The output as a report shows it (long lines folded), its name, and the span in it.
+    pub(crate) fn shown(&self) -> (&str, &str, SourceSpan) {
+        (self.output.name(), self.output.inner(), self.shown_span)
+    }
+
     /// Converts a pest failure, naming the rules that were expected in plain words.
     pub fn from_pest<R: RuleType>(
         tool: &'static str,
