@@ -14,6 +14,27 @@ pub struct CallSite {
     pub line: u32,
 }
 
+/// A tool's output that does not parse, as the builtin that ran the tool saw it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OutputParse {
+    /// What ran (`ibstat`, `esxcli network nic list`).
+    pub command: String,
+    /// The parser's error in words (`` `ibstat` output does not parse: expected ... ``).
+    pub error: String,
+    /// What the parser expected at the span, for the label.
+    pub expected: String,
+    /// The 1-based line of the output the parse stopped on.
+    pub line: usize,
+    /// That line, as printed.
+    pub line_text: String,
+    /// The output as the report shows it (long lines folded), and its name (`ibstat output`).
+    pub output: String,
+    /// The name the report gives the output.
+    pub output_name: String,
+    /// Where in `output` the parse stopped.
+    pub span: miette::SourceSpan,
+}
+
 /// Why a builtin failed. The executor turns it into the host's failure, with the runbook span.
 #[derive(Debug, thiserror::Error)]
 pub enum ActionError {
@@ -63,6 +84,13 @@ pub enum ActionError {
         /// What to do about it.
         help: String,
     },
+    /// A tool's output that its parser could not read: the failure report shows the output
+    /// with the parser's span, typed, rather than finding it again in the message.
+    #[error(
+        "`{}` output does not parse at line {} (`{}`): {}",
+        .0.command, .0.line, .0.line_text, .0.error
+    )]
+    OutputParse(Box<OutputParse>),
     /// The journal could not be written: the action was not run.
     #[error(transparent)]
     Journal(#[from] JournalError),

@@ -57,7 +57,7 @@ struct StageState {
 #[derive(Debug, Default)]
 struct InstanceState {
     changes: Vec<String>,
-    failure: Option<(String, ActionError)>,
+    failure: Option<(String, Position, ActionError)>,
     reboot_pending: Option<String>,
     /// What the current stage's finished actions returned, answered again when the debugger's
     /// `:retry` runs the stage again (kept only under a debugger).
@@ -254,18 +254,29 @@ impl HostContext {
     /// Turns a failure into a rhai error at `position`, keeping the typed error for the report.
     pub fn fail(&self, error: ActionError, position: Position) -> Box<EvalAltResult> {
         let message = error.to_string();
-        self.state().failure = Some((message.clone(), error));
+        self.state().failure = Some((message.clone(), position, error));
         Box::new(EvalAltResult::ErrorRuntime(
             Dynamic::from(message),
             position,
         ))
     }
 
-    /// The typed error behind a rhai error whose message is `message`, if a builtin made it.
+    /// The typed error behind a rhai error whose message is `message`, if a builtin made it
+    /// (for the REPL, which sees only the outermost error).
     pub fn take_failure(&self, message: &str) -> Option<ActionError> {
         let mut state = self.state();
         match state.failure.take() {
-            Some((recorded, error)) if message.contains(&recorded) => Some(error),
+            Some((recorded, _, error)) if message.contains(&recorded) => Some(error),
+            _ => None,
+        }
+    }
+
+    /// The typed error of the builtin whose failure is the innermost rhai error, raised at
+    /// `position` (the builtin's call site, which [`HostContext::fail`] gave that error).
+    pub fn take_failure_at(&self, position: Position) -> Option<ActionError> {
+        let mut state = self.state();
+        match state.failure.take() {
+            Some((_, at, error)) if at == position && !position.is_none() => Some(error),
             _ => None,
         }
     }

@@ -49,7 +49,7 @@ mod transport_error;
 mod vocabulary;
 
 pub use action::{ACTING, ActionCall, Outcome, Probe, Reconcile, acted};
-pub use action_error::{ActionError, CallSite};
+pub use action_error::{ActionError, CallSite, OutputParse};
 pub use assumptions::Assumptions;
 pub use builtin_help::{
     BuiltinSignature, builtin_doc_text, builtin_help, builtin_signatures, rhai_type,

@@ -35,7 +35,7 @@ pub struct HostFailure {
     /// What failed.
     pub message: String,
     #[related]
-    related: Vec<JournalLine>,
+    related: Vec<Related>,
     #[source_code]
     source_code: NamedSource<String>,
 }
@@ -52,6 +52,32 @@ pub struct JournalLine {
     source_code: NamedSource<String>,
     #[label("recorded here")]
     span: Option<SourceSpan>,
+}
+
+/// What a failure report shows beside the runbook span.
+#[derive(Debug, thiserror::Error, Diagnostic)]
+enum Related {
+    /// The journal record a divergence contradicts.
+    #[error(transparent)]
+    #[diagnostic(transparent)]
+    Journal(JournalLine),
+    /// The tool output a parser stopped in.
+    #[error(transparent)]
+    #[diagnostic(transparent)]
+    Output(ToolOutput),
+}
+
+/// A tool's output where its parser stopped, from the typed [`ActionError::OutputParse`].
+#[derive(Debug, thiserror::Error, Diagnostic)]
+#[error("the output of `{command}`")]
+#[diagnostic(severity(Advice))]
+struct ToolOutput {
+    command: String,
+    expected: String,
+    #[source_code]
+    source_code: NamedSource<String>,
+    #[label("{expected}")]
+    span: SourceSpan,
 }
 
 impl HostFailure {
@@ -142,7 +168,10 @@ impl HostFailure {
                     .map_or(text.clone(), |at| text[..at].to_owned())
             }
         };
-        let typed = host.take_failure(&rhai_message);
+        let typed = match inner {
+            EvalAltResult::ErrorRuntime(..) => host.take_failure_at(position),
+            _ => None,
+        };
         let source = if file == runbook.name() {
             runbook.text.clone()
         } else {
@@ -210,13 +239,21 @@ impl HostFailure {
                     then.intent.stage
                 ));
                 let journal_text = std::fs::read_to_string(&journal).unwrap_or_default();
-                failure.related.push(JournalLine {
+                failure.related.push(Related::Journal(JournalLine {
                     builtin: format!("{}({})", then.intent.builtin, then.intent.args),
                     file: then.intent.file.clone(),
                     line: then.intent.line,
                     span: line_span(&journal_text, then.line),
                     source_code: NamedSource::new(journal, journal_text),
-                });
+                }));
+            }
+            Some(ActionError::OutputParse(parse)) => {
+                failure.related.push(Related::Output(ToolOutput {
+                    command: parse.command,
+                    expected: parse.expected,
+                    source_code: NamedSource::new(parse.output_name, parse.output),
+                    span: parse.span,
+                }));
             }
             Some(error) => failure.help = help_for(&error),
             None => {}

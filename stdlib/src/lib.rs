@@ -1,39 +1,42 @@
-//! Vendor tool modules for cairn.
+//! Vendor tool modules for cairn, in three layers (see `src/README.md`).
 //!
-//! One module per tool: its pest grammar, the typed result, and (as they arrive) its builtins
-//! and simulator model. [`parsers`] lists every output parser by the name `cairn parse` uses.
+//! Layer 1, shared: [`action`] (what builtins share), [`pair`] (cross-host server/client runs),
+//! [`grammar`] (what parsers share), [`machine`] (the simulated hardware every printer reads).
+//! Layer 2, one folder per builtin namespace: its grammars, types, command builder, builtins and
+//! simulator printer. Layer 3, assembly: [`models`] (the simulated hosts), [`library`] and
+//! [`parsers`] (what is installed, and every output parser by the name `cairn parse` uses), all
+//! derived from one table of tools (`tools.rs`).
 
+// Layer 1: shared.
 mod action;
-mod column_cursor;
+mod grammar;
+mod machine;
+mod pair;
+
+// Layer 2: one folder per builtin namespace.
 pub mod esxcli;
 pub mod flint;
 pub mod ib;
-pub mod ibdev2netdev;
-pub mod ibnetdiscover;
-pub mod ibstat;
-pub mod ibstatus;
-pub mod ibv_devinfo;
-pub mod ip;
-mod library;
 pub mod lspci;
 pub mod mlxconfig;
 pub mod mlxfwmanager;
 pub mod mst;
 pub mod net;
 pub mod ofed;
-pub mod openibd;
-mod parse_error;
-pub mod parsers;
-mod peer_lock;
 pub mod perftest;
-pub(crate) mod sim_esxi;
-mod sim_guest;
-mod sim_linux_commands;
-mod sim_passthrough;
 pub mod sockperf;
-#[cfg(test)]
-mod test_support;
 pub mod vhpc;
 
+// Layer 3: assembly.
+#[cfg(test)]
+mod builtins_doc;
+mod library;
+mod models;
+pub mod parsers;
+mod tools;
+
+#[cfg(test)]
+mod test_support;
+
+pub use grammar::ParseError;
 pub use library::{libraries, sim_models};
-pub use parse_error::ParseError;

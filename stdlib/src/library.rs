@@ -5,31 +5,22 @@ use cairn_runtime::sim::SimRegistry;
 use rhai::{Dynamic, Engine, EvalAltResult, NativeCallContext};
 
 use crate::parsers::parser;
+use crate::tools::TOOLS;
 
-/// Every builtin library, as installers for the runtime's engine.
+/// Every builtin library, as installers for the runtime's engine: `parse`, then each
+/// namespace of the table of tools.
 pub fn libraries() -> Vec<Installer> {
-    vec![
-        install_parse,
-        crate::esxcli::install,
-        crate::flint::install,
-        crate::ib::install,
-        crate::mlxconfig::install,
-        crate::mlxfwmanager::install,
-        crate::mst::install,
-        crate::net::install,
-        crate::ofed::install,
-        crate::perftest::install,
-        crate::sockperf::install,
-        crate::vhpc::install,
-    ]
+    let mut libraries: Vec<Installer> = vec![install_parse];
+    libraries.extend(TOOLS.iter().filter_map(|tool| tool.install));
+    libraries
 }
 
 /// The simulator models: the runtime's own, and the ESXi host and Linux guest with the vendor
 /// tools' models.
 pub fn sim_models() -> SimRegistry {
     let mut registry = SimRegistry::with_builtin_models();
-    registry.insert(crate::sim_esxi::esxi7());
-    registry.insert(crate::sim_guest::rhel8());
+    registry.insert(crate::models::esxi7::esxi7());
+    registry.insert(crate::models::rhel8::rhel8());
     registry
 }
 
@@ -49,9 +40,7 @@ fn install_parse(engine: &mut Engine) {
             match (parser.parse)(text) {
                 Ok(value) => rhai::serde::to_dynamic(value),
                 Err(error) => {
-                    let line = text
-                        .get(..error.span.offset())
-                        .map_or(0, |t| t.lines().count().max(1));
+                    let line = crate::action::line_of(text, error.span.offset());
                     Err(Box::new(EvalAltResult::ErrorRuntime(
                         format!("{error} (output line {line})").into(),
                         ctx.call_position(),
@@ -60,4 +49,52 @@ fn install_parse(engine: &mut Engine) {
             }
         },
     );
+}
+
+#[cfg(test)]
+mod tests {
+    use rhai::Engine;
+
+    /// Output whose parse stops at the very start of a line: the message must name that line,
+    /// not the one before it.
+    #[test]
+    fn parse_names_the_line_a_failure_starts_on() {
+        let mut engine = Engine::new();
+        super::install_parse(&mut engine);
+        let candidates = [
+            (
+                "ibstatus",
+                "Infiniband device 'mlx5_0' port 1 status:\n\tstate:\t\t 4: ACTIVE\n}\n",
+            ),
+            ("ibstatus", "Infiniband device 'mlx5_0' port 1 status:\n!\n"),
+            ("ofed-info", "MLNX_OFED_LINUX-5.8-1.0.1.1:\n!\n"),
+            ("ibdev2netdev", "mlx5_0 port 1 ==> ib0 (Up)\n!\n"),
+        ];
+        let mut checked = 0;
+        for (tool, text) in candidates {
+            let Some(parser) = crate::parsers::parser(tool) else {
+                continue;
+            };
+            let Err(error) = (parser.parse)(text) else {
+                continue;
+            };
+            let offset = error.span.offset();
+            if offset == 0 || text.as_bytes().get(offset - 1) != Some(&b'\n') {
+                continue;
+            }
+            let line = text[..offset].matches('\n').count() + 1;
+            let script = format!("parse({tool:?}, {text:?})");
+            let message = engine
+                .eval::<rhai::Dynamic>(&script)
+                .err()
+                .map(|e| e.to_string())
+                .unwrap_or_default();
+            assert!(
+                message.contains(&format!("(output line {line})")),
+                "{tool}: failure at the start of line {line}: {message}"
+            );
+            checked += 1;
+        }
+        assert!(checked > 0, "no candidate fails at the start of a line");
+    }
 }

@@ -8,8 +8,8 @@ use rhai::plugin::*;
 use rhai::{Array, Dynamic, Map, NativeCallContext};
 use serde_json::{Value, json};
 
-use super::action::{self, RhaiResult};
 use super::command;
+use crate::action::{self, RhaiResult, full_pci};
 
 /// The `esxcli::` module.
 #[export_module]
@@ -520,16 +520,6 @@ fn set_advanced(ctx: &NativeCallContext, option: &str, value: &Dynamic) -> RhaiR
     to_map(value)
 }
 
-/// `3b:00.0`, `0000:3B:00.0` → `0000:3b:00.0`.
-pub(crate) fn full_pci(pci: &str) -> String {
-    let pci = pci.trim().to_ascii_lowercase();
-    if pci.matches(':').count() == 1 {
-        format!("0000:{pci}")
-    } else {
-        pci
-    }
-}
-
 fn passthru_enabled(list: &Value, device: &str) -> Option<bool> {
     list.as_array()?
         .iter()
@@ -625,7 +615,7 @@ fn set_maintenance(ctx: &NativeCallContext, on: bool) -> RhaiResult<Map> {
 
 #[cfg(test)]
 mod tests {
-    use crate::esxcli::test_host::{INSTALL_TOOLS, TestHost};
+    use crate::test_support::esxi_host::{INSTALL_TOOLS, TestHost};
 
     #[test]
     fn vib_install_is_idempotent_and_the_tools_come_after_the_reboot() {

@@ -4,7 +4,7 @@ use pest::Parser;
 use pest::iterators::{Pair, Pairs};
 
 use crate::ParseError;
-use crate::column_cursor::ColumnCursor;
+use crate::grammar::column_cursor::ColumnCursor;
 
 /// The pest parser of `esxcli.pest`.
 #[derive(pest_derive::Parser)]

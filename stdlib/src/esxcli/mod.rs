@@ -6,18 +6,14 @@
 //! with spaces are read right; records (`vib install`, `settings advanced list`) are read field
 //! by field. See `docs/parsers.md`.
 
-pub(crate) mod action;
 mod advanced;
 pub mod builtins;
-#[cfg(test)]
-mod builtins_doc;
 mod command;
 mod grammar;
 mod module_parameters;
 mod nic_list;
 mod pcipassthru_list;
 pub(crate) mod sim;
-pub(crate) mod sim_hardware;
 mod types;
 mod vib_install;
 mod vib_list;
@@ -54,11 +50,8 @@ pub fn parse_advanced(text: &str) -> Result<Vec<AdvancedOption>, crate::ParseErr
     advanced::parse(text)
 }
 
-pub(crate) use builtins::full_pci;
 pub(crate) use command::nic_list as command_nic_list;
 pub(crate) use sim::Esxcli;
-#[cfg(test)]
-pub(crate) mod test_host;
 
 /// Registers the `esxcli::` builtins as a static module, built once and shared by every
 /// host's engine.

@@ -10,7 +10,7 @@ use cairn_runtime::ExecOutput;
 use cairn_runtime::sim::{SimContext, SimTool};
 use serde::{Deserialize, Serialize};
 
-use super::sim_hardware::{
+use crate::machine::esxi::{
     MFT_MARK, NMST_MARK, error, flag_value, has, ok, ports, preset_passthrough, table,
 };
 
@@ -196,7 +196,7 @@ impl SimTool for Esxcli {
 
     fn check_option(&self, key: &str, value: &str) -> Result<(), String> {
         if key == "adapters" {
-            super::sim_hardware::parse_adapters(value)
+            crate::machine::esxi::parse_adapters(value)
                 .map_err(|why| format!("KIND@BUS,... such as cx4lx@1a,cx5@3b ({why})"))?;
         }
         Ok(())
@@ -618,6 +618,22 @@ fn nic_list(host: &SimContext<'_>, state: &EsxcliState) -> ExecOutput {
 
 #[cfg(test)]
 mod tests {
+    /// The passthrough contract: what `esxcli` saves is what a guest reads of it.
+    #[test]
+    fn the_passthrough_settings_read_back_as_the_guests_view() {
+        use cairn_runtime::sim::SimTool as _;
+
+        use crate::machine::passthrough::{ESXCLI_SLOT, PassthruSettings};
+
+        assert_eq!(super::Esxcli.name(), ESXCLI_SLOT);
+        let mut state = super::EsxcliState::default();
+        state.passthru.insert("0000:3b:00.0".into(), true);
+        state.passthru.insert("0000:3b:00.1".into(), false);
+        let saved = serde_json::to_value(&state).unwrap_or_default();
+        let view: PassthruSettings = serde_json::from_value(saved).unwrap_or_default();
+        assert_eq!(view.passthru, state.passthru);
+    }
+
     use std::collections::BTreeMap;
     use std::sync::Arc;
 
@@ -632,7 +648,7 @@ mod tests {
     #[test]
     fn every_output_parses_with_our_parsers() {
         let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
-        let model = Arc::new(crate::sim_esxi::esxi7());
+        let model = Arc::new(crate::models::esxi7::esxi7());
         let options = BTreeMap::from([("clock".to_owned(), "virtual".to_owned())]);
         let mut host = SimTransport::new("esx01", dir.path(), model, options)
             .unwrap_or_else(|e| panic!("{e}"));

@@ -5,7 +5,7 @@ use rhai::{Map, NativeCallContext};
 use serde_json::json;
 
 use super::command;
-use crate::esxcli::action::{self, RhaiResult};
+use crate::action::{self, RhaiResult};
 
 /// The `flint::` module.
 #[export_module]

@@ -8,7 +8,7 @@ use pest::iterators::Pair;
 
 use super::types::{FlintQuery, PortIds, RomInfo, Uid};
 use crate::ParseError;
-use crate::column_cursor::ColumnCursor;
+use crate::grammar::column_cursor::ColumnCursor;
 
 const TOOL: &str = "flint-query";
 
@@ -201,22 +201,8 @@ fn port_table(text: &str, table: Pair<'_, Rule>, query: &mut FlintQuery) -> Resu
 
 /// The number in `pair`, or an error that points at it.
 fn number<T: FromStr>(text: &str, pair: Option<&Pair<'_, Rule>>) -> Result<Option<T>, ParseError> {
-    let Some(pair) = pair else {
-        return Ok(None);
-    };
-    let span = pair.as_span();
-    span.as_str().parse().map(Some).map_err(|_| {
-        ParseError::at(
-            TOOL,
-            text,
-            span.start(),
-            span.as_str().len(),
-            format!(
-                "`{}` is not a number",
-                crate::parse_error::quote(span.as_str())
-            ),
-        )
-    })
+    pair.map(|pair| crate::grammar::read(TOOL, text, pair, crate::grammar::Misfit::NotANumber))
+        .transpose()
 }
 
 #[cfg(test)]

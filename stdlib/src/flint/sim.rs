@@ -4,7 +4,7 @@
 use cairn_runtime::ExecOutput;
 use cairn_runtime::sim::{SimContext, SimTool};
 
-use crate::esxcli::sim_hardware::{Adapter, error, find, flag_value, not_found, ok, tools_loaded};
+use crate::machine::esxi::{Adapter, error, find, flag_value, not_found, ok, tools_loaded};
 
 /// The `flint` tool model.
 pub(crate) struct Flint;
@@ -66,7 +66,7 @@ fn query(adapter: &Adapter, fw: &str) -> String {
 mod tests {
     #[test]
     fn the_query_parses() {
-        let adapters = crate::esxcli::sim_hardware::parse_adapters("cx5@3b").unwrap_or_default();
+        let adapters = crate::machine::esxi::parse_adapters("cx5@3b").unwrap_or_default();
         let cx5 = adapters.first().unwrap_or_else(|| panic!("no cx5"));
         let text = super::query(cx5, "16.32.1010");
         let parsed = crate::flint::parse_query(&text).unwrap_or_else(|e| panic!("{e}\n{text}"));

@@ -12,7 +12,7 @@ pub mod ib_builtins {
     use rhai::{Array, Dynamic, NativeCallContext};
     use serde_json::json;
 
-    use crate::ib::action::{self, RhaiResult};
+    use crate::action::{self, RhaiResult};
     use crate::ib::command;
 
     /// Every RDMA port, from `ibstatus`: an array of `#{device, port, default_gid, base_lid,
@@ -42,7 +42,7 @@ pub mod ib_builtins {
     pub fn stat(ctx: NativeCallContext) -> RhaiResult<Dynamic> {
         action::query(&ctx, "ib::stat", json!({}), |io| {
             let output = io.run(command::IBSTAT)?;
-            let parsed = crate::ibstat::parse(&output.stdout)
+            let parsed = crate::ib::ibstat::parse(&output.stdout)
                 .map_err(|e| action::parse_failure("ibstat", &e, &output.stdout))?;
             Ok(action::json(&parsed))
         })
@@ -60,7 +60,7 @@ pub mod ib_builtins {
     pub fn devinfo(ctx: NativeCallContext) -> RhaiResult<Array> {
         let value = action::query(&ctx, "ib::devinfo", json!({}), |io| {
             let output = io.run(command::IBV_DEVINFO)?;
-            let parsed = crate::ibv_devinfo::parse(&output.stdout)
+            let parsed = crate::ib::ibv_devinfo::parse(&output.stdout)
                 .map_err(|e| action::parse_failure("ibv_devinfo", &e, &output.stdout))?;
             if let Some(error) = parsed.error {
                 return Err(ActionError::Failed(format!("ibv_devinfo: {error}")));
@@ -84,7 +84,7 @@ pub mod ib_builtins {
     pub fn netdiscover(ctx: NativeCallContext) -> RhaiResult<Dynamic> {
         action::query(&ctx, "ib::netdiscover", json!({}), |io| {
             let output = io.run(command::IBNETDISCOVER)?;
-            let parsed = crate::ibnetdiscover::parse(&output.stdout)
+            let parsed = crate::ib::ibnetdiscover::parse(&output.stdout)
                 .map_err(|e| action::parse_failure("ibnetdiscover", &e, &output.stdout))?;
             Ok(action::json(&parsed))
         })
@@ -104,7 +104,7 @@ pub mod ib_builtins {
         port: i64,
         timeout: i64,
     ) -> RhaiResult<Dynamic> {
-        if !command::valid_device(device) {
+        if !crate::action::valid_device(device) {
             return Err(action::fail(
                 &ctx,
                 format!("`{device}` is not an RDMA device name"),
@@ -144,7 +144,7 @@ pub mod ib_builtins {
 use cairn_runtime::{ActionError, HostIo};
 use serde_json::Value;
 
-use crate::ib::action;
+use crate::action;
 use crate::ib::command;
 
 fn port_state(io: &mut HostIo<'_>, device: &str, port: u32) -> Result<Value, ActionError> {
@@ -164,8 +164,8 @@ fn port_state(io: &mut HostIo<'_>, device: &str, port: u32) -> Result<Value, Act
 }
 
 fn ports(text: &str) -> Result<Value, ActionError> {
-    let parsed =
-        crate::ibstatus::parse(text).map_err(|e| action::parse_failure("ibstatus", &e, text))?;
+    let parsed = crate::ib::ibstatus::parse(text)
+        .map_err(|e| action::parse_failure("ibstatus", &e, text))?;
     if let Some(error) = parsed.error {
         return Err(ActionError::Failed(format!("ibstatus: {error}")));
     }
@@ -174,7 +174,7 @@ fn ports(text: &str) -> Result<Value, ActionError> {
 
 #[cfg(test)]
 mod tests {
-    use crate::ib::test_host::TestHost;
+    use crate::test_support::guest_host::TestHost;
 
     #[test]
     fn ports_fabric_and_waiting_for_active() {

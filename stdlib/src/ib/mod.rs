@@ -2,12 +2,13 @@
 //! (`ibnetdiscover`) and waiting for a port to come up; with the simulated guest's RDMA ports
 //! and fabric.
 
-pub(crate) mod action;
 pub mod builtins;
 pub(crate) mod command;
+pub mod ibnetdiscover;
+pub mod ibstat;
+pub mod ibstatus;
+pub mod ibv_devinfo;
 pub(crate) mod sim;
-#[cfg(test)]
-pub(crate) mod test_host;
 
 /// Registers the `ib::` builtins: `ib::status()`, `ib::stat()`, `ib::devinfo()`,
 /// `ib::netdiscover()`, `ib::wait_active(dev, port, timeout)`.

@@ -10,11 +10,11 @@ use cairn_runtime::ExecOutput;
 use cairn_runtime::sim::{SimContext, SimTool};
 use serde_json::Value;
 
-use crate::net::sim::{Iface, interfaces};
-use crate::ofed::sim::OfedState;
-use crate::sim_guest::{
+use crate::machine::guest::{
     GuestHw, LinkLayer, PortHw, hash, not_found, out, peer_tools, sibling_hosts,
 };
+use crate::net::sim::{Iface, interfaces};
+use crate::ofed::sim::OfedState;
 
 /// How long the subnet manager takes to bring a port from INIT to ACTIVE.
 const SM_SWEEP_MILLIS: u64 = 2000;
@@ -438,7 +438,7 @@ mod tests {
     use cairn_runtime::ExecRequest;
     use cairn_runtime::sim::SimHost;
 
-    use crate::sim_guest::rhel8;
+    use crate::models::rhel8::rhel8;
 
     fn run(host: &SimHost, argv: &[&str]) -> cairn_runtime::ExecOutput {
         host.exec(&ExecRequest::new(argv.iter().copied()))
@@ -460,7 +460,7 @@ mod tests {
         let a = open(dir.path(), "ibsim-02");
         let b = open(dir.path(), "ibsim-03");
         let before = run(&a, &["ibstatus"]);
-        let parsed = crate::ibstatus::parse(&before.stdout).unwrap_or_else(|e| panic!("{e}"));
+        let parsed = crate::ib::ibstatus::parse(&before.stdout).unwrap_or_else(|e| panic!("{e}"));
         assert_eq!(parsed.ports.len(), 2);
         assert_eq!(parsed.ports[0].state.as_deref(), Some("INIT"));
         let _ = a
@@ -470,7 +470,7 @@ mod tests {
             .clock()
             .sleep(Duration::from_secs(3), &cairn_runtime::Cancel::default());
         let after = run(&a, &["ibstatus"]);
-        let parsed = crate::ibstatus::parse(&after.stdout).unwrap_or_else(|e| panic!("{e}"));
+        let parsed = crate::ib::ibstatus::parse(&after.stdout).unwrap_or_else(|e| panic!("{e}"));
         let ib = &parsed.ports[0];
         assert_eq!(
             (ib.state.as_deref(), ib.base_lid, ib.rate_gbps),
@@ -478,16 +478,16 @@ mod tests {
         );
         assert_eq!(parsed.ports[1].link_layer.as_deref(), Some("Ethernet"));
         let stat = run(&a, &["ibstat"]);
-        let stat =
-            crate::ibstat::parse(&stat.stdout).unwrap_or_else(|e| panic!("{e}\n{}", stat.stdout));
+        let stat = crate::ib::ibstat::parse(&stat.stdout)
+            .unwrap_or_else(|e| panic!("{e}\n{}", stat.stdout));
         assert_eq!(stat.cas.len(), 2);
         let dev = run(&a, &["ibv_devinfo"]);
-        let dev = crate::ibv_devinfo::parse(&dev.stdout)
+        let dev = crate::ib::ibv_devinfo::parse(&dev.stdout)
             .unwrap_or_else(|e| panic!("{e}\n{}", dev.stdout));
         assert_eq!(dev.devices.len(), 2);
         let _ = run(&b, &["ibstatus"]);
         let topo = run(&a, &["ibnetdiscover"]);
-        let topo = crate::ibnetdiscover::parse(&topo.stdout)
+        let topo = crate::ib::ibnetdiscover::parse(&topo.stdout)
             .unwrap_or_else(|e| panic!("{e}\n{}", topo.stdout));
         assert_eq!(topo.switches.len(), 1);
         let names: Vec<String> = topo

@@ -7,7 +7,7 @@ use rhai::{Map, NativeCallContext};
 use serde_json::{Value, json};
 
 use super::command;
-use crate::esxcli::action::{self, RhaiResult};
+use crate::action::{self, RhaiResult};
 
 /// The `mlxconfig::` module.
 #[export_module]
@@ -303,7 +303,7 @@ mod tests {
 
 #[cfg(test)]
 mod engine_tests {
-    use crate::esxcli::test_host::{INSTALL_TOOLS, TestHost};
+    use crate::test_support::esxi_host::{INSTALL_TOOLS, TestHost};
 
     #[test]
     fn set_is_idempotent_by_name_or_number_and_owes_a_reboot_until_one() {

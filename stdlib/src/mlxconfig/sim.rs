@@ -10,7 +10,7 @@ use cairn_runtime::ExecOutput;
 use cairn_runtime::sim::{SimContext, SimTool};
 use serde::{Deserialize, Serialize};
 
-use crate::esxcli::sim_hardware::{
+use crate::machine::esxi::{
     Adapter, adapters, error, find, not_found, ok, preset_passthrough, tools_loaded,
 };
 
@@ -294,10 +294,43 @@ fn set(
 
 #[cfg(test)]
 mod tests {
+    /// The passthrough contract: the link types `mlxconfig` saves are what a guest reads.
+    #[test]
+    fn the_current_link_types_read_back_as_the_guests_view() {
+        use crate::machine::passthrough::{FirmwareLinks, MLXCONFIG_SLOT};
+
+        assert_eq!(Mlxconfig.name(), MLXCONFIG_SLOT);
+        let mut state = MlxconfigState::default();
+        let params = BTreeMap::from([
+            (
+                "LINK_TYPE_P1".to_owned(),
+                Values {
+                    current: 1,
+                    next: 2,
+                },
+            ),
+            (
+                "LINK_TYPE_P2".to_owned(),
+                Values {
+                    current: 2,
+                    next: 2,
+                },
+            ),
+        ]);
+        state.devices.insert("mt4119_pciconf1".into(), params);
+        let saved = serde_json::to_value(&state).unwrap_or_default();
+        let view: FirmwareLinks = serde_json::from_value(saved).unwrap_or_default();
+        let current = |p: &str| view.devices["mt4119_pciconf1"].get(p).map(|v| v.current);
+        assert_eq!(
+            (current("LINK_TYPE_P1"), current("LINK_TYPE_P2")),
+            (Some(1), Some(2))
+        );
+    }
+
     use super::*;
 
     fn cx5() -> Adapter {
-        crate::esxcli::sim_hardware::parse_adapters("cx5@3b")
+        crate::machine::esxi::parse_adapters("cx5@3b")
             .unwrap_or_default()
             .into_iter()
             .next()

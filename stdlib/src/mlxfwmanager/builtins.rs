@@ -17,7 +17,7 @@ use rhai::{Map, NativeCallContext};
 use serde_json::{Value, json};
 
 use super::command;
-use crate::esxcli::action::{self, RhaiResult};
+use crate::action::{self, RhaiResult};
 
 /// The `mlxfwmanager::` module.
 #[export_module]
@@ -158,7 +158,7 @@ fn query_device(io: &mut HostIo<'_>, dev: &str) -> Result<Option<Value>, ActionE
 
 #[cfg(test)]
 mod tests {
-    use crate::esxcli::test_host::{INSTALL_TOOLS, TestHost};
+    use crate::test_support::esxi_host::{INSTALL_TOOLS, TestHost};
 
     #[test]
     fn the_guides_device_has_no_update() {

@@ -9,6 +9,7 @@ use super::types::{
     ComponentVersion, DeviceUpdate, FwDevice, Mlxfwmanager, PortAddress, ReleaseNote, UpdateStep,
 };
 use crate::ParseError;
+use crate::grammar::Misfit;
 
 const TOOL: &str = "mlxfwmanager";
 
@@ -73,7 +74,9 @@ fn device(text: &str, pair: Pair<'_, Rule>) -> Result<FwDevice, ParseError> {
     };
     for part in pair.into_inner() {
         match part.as_rule() {
-            Rule::device_number => device.number = number(text, &part)?,
+            Rule::device_number => {
+                device.number = crate::grammar::read::<u32>(TOOL, text, &part, Misfit::OutOfRange)?
+            }
             Rule::elision => device.elided = true,
             Rule::description => {
                 let parts: Vec<&str> = part.into_inner().map(|p| p.as_str()).collect();
@@ -181,7 +184,9 @@ fn release_note(text: &str, pair: Pair<'_, Rule>) -> Result<ReleaseNote, ParseEr
     };
     for part in pair.into_inner() {
         match part.as_rule() {
-            Rule::note_number => note.number = number(text, &part)?,
+            Rule::note_number => {
+                note.number = crate::grammar::read::<u32>(TOOL, text, &part, Misfit::OutOfRange)?
+            }
             Rule::note_device => note.device_type = part.as_str().to_owned(),
             Rule::note_version => note.version = part.as_str().to_owned(),
             Rule::note_url => note.url = part.as_str().to_owned(),
@@ -199,7 +204,12 @@ fn summary_line(
     match line.as_rule() {
         Rule::found => {
             if let Some(count) = line.into_inner().next() {
-                out.devices_requiring_update = Some(number(text, &count)?);
+                out.devices_requiring_update = Some(crate::grammar::read::<u32>(
+                    TOOL,
+                    text,
+                    &count,
+                    Misfit::OutOfRange,
+                )?);
             }
         }
         Rule::all_up_to_date => out.all_up_to_date = true,
@@ -214,7 +224,10 @@ fn summary_line(
             };
             for part in line.into_inner() {
                 match part.as_rule() {
-                    Rule::device_number => update.device = number(text, &part)?,
+                    Rule::device_number => {
+                        update.device =
+                            crate::grammar::read::<u32>(TOOL, text, &part, Misfit::OutOfRange)?
+                    }
                     Rule::update_step => {
                         let mut name = String::new();
                         let mut status = String::new();
@@ -280,23 +293,6 @@ fn message(pair: Pair<'_, Rule>, out: &mut Mlxfwmanager) {
         "-W-" => out.warnings.push(line),
         _ => out.info.push(line),
     }
-}
-
-/// The number in `pair`, or an error that points at it.
-fn number(text: &str, pair: &Pair<'_, Rule>) -> Result<u32, ParseError> {
-    let span = pair.as_span();
-    span.as_str().parse().map_err(|_| {
-        ParseError::at(
-            TOOL,
-            text,
-            span.start(),
-            span.as_str().len(),
-            format!(
-                "`{}` is out of range",
-                crate::parse_error::quote(span.as_str())
-            ),
-        )
-    })
 }
 
 #[cfg(test)]

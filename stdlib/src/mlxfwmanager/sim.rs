@@ -8,9 +8,7 @@ use cairn_runtime::ExecOutput;
 use cairn_runtime::sim::{SimContext, SimTool};
 use serde::{Deserialize, Serialize};
 
-use crate::esxcli::sim_hardware::{
-    Adapter, adapters, error, find, has, not_found, ok, tools_loaded,
-};
+use crate::machine::esxi::{Adapter, adapters, error, find, has, not_found, ok, tools_loaded};
 
 /// The `mlxfwmanager` tool model.
 pub(crate) struct MlxfwmanagerTool;
@@ -80,7 +78,7 @@ impl SimTool for MlxfwmanagerTool {
             return not_found(argv.first().map_or("mlxfwmanager", String::as_str));
         }
         let mut state: FirmwareState = host.load_state().unwrap_or_default();
-        let dev = crate::esxcli::sim_hardware::flag_value(argv, &["-d", "--dev"]);
+        let dev = crate::machine::esxi::flag_value(argv, &["-d", "--dev"]);
         let selected: Vec<Adapter> = match dev {
             Some(dev) => match find(host, dev) {
                 Some(adapter) => vec![adapter],
@@ -172,8 +170,7 @@ mod tests {
 
     #[test]
     fn the_block_reads_as_the_guides_device() {
-        let adapters =
-            crate::esxcli::sim_hardware::parse_adapters("cx4lx@1a,cx5@3b").unwrap_or_default();
+        let adapters = crate::machine::esxi::parse_adapters("cx4lx@1a,cx5@3b").unwrap_or_default();
         let cx5 = adapters.get(1).unwrap_or_else(|| panic!("no cx5"));
         let text = format!(
             "Querying Mellanox devices firmware ...\n{}",

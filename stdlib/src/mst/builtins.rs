@@ -7,7 +7,7 @@ use rhai::{Array, NativeCallContext};
 use serde_json::{Value, json};
 
 use super::command;
-use crate::esxcli::action::{self, RhaiResult};
+use crate::action::{self, RhaiResult};
 
 /// The `mst::` module.
 #[export_module]
@@ -212,7 +212,7 @@ mod tests {
 
 #[cfg(test)]
 mod engine_tests {
-    use crate::esxcli::test_host::{INSTALL_TOOLS, TestHost};
+    use crate::test_support::esxi_host::{INSTALL_TOOLS, TestHost};
 
     #[test]
     fn status_lists_the_guides_ports_once_started() {

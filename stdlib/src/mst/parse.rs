@@ -1,7 +1,6 @@
 //! The walk from the `mst status` parse tree to [`MstStatus`].
 
 use std::collections::BTreeMap;
-use std::str::FromStr;
 
 use pest::Parser;
 use pest::iterators::Pair;
@@ -100,9 +99,11 @@ fn attribute(text: &str, pair: Pair<'_, Rule>, device: &mut MstDevice) -> Result
     let raw = value.as_str().to_owned();
     match key.as_str() {
         "domain:bus:dev.fn" => device.domain_bus_dev_fn = Some(raw),
-        "addr.reg" => device.addr_reg = Some(number(text, &value)?),
-        "data.reg" => device.data_reg = Some(number(text, &value)?),
-        "cr_bar.gw_offset" => device.cr_bar_gw_offset = Some(number(text, &value)?),
+        "addr.reg" => device.addr_reg = Some(crate::grammar::number(TOOL, text, &value)?),
+        "data.reg" => device.data_reg = Some(crate::grammar::number(TOOL, text, &value)?),
+        "cr_bar.gw_offset" => {
+            device.cr_bar_gw_offset = Some(crate::grammar::number(TOOL, text, &value)?)
+        }
         "bar" => device.bar = Some(raw),
         "size" => device.size = Some(raw),
         other => {
@@ -129,28 +130,11 @@ fn pci_device(text: &str, row: Pair<'_, Rule>) -> Result<PciDevice, ParseError> 
             Rule::pci => device.pci = value,
             Rule::rdma => device.rdma = Some(value),
             Rule::net => device.net = Some(value),
-            Rule::numa => device.numa = Some(number(text, &cell)?),
+            Rule::numa => device.numa = Some(crate::grammar::number(TOOL, text, &cell)?),
             _ => {}
         }
     }
     Ok(device)
-}
-
-/// The number in `pair`, or an error that points at it.
-fn number<T: FromStr>(text: &str, pair: &Pair<'_, Rule>) -> Result<T, ParseError> {
-    let span = pair.as_span();
-    span.as_str().parse().map_err(|_| {
-        ParseError::at(
-            TOOL,
-            text,
-            span.start(),
-            span.end() - span.start(),
-            format!(
-                "`{}` is not a number in range",
-                crate::parse_error::quote(span.as_str())
-            ),
-        )
-    })
 }
 
 #[cfg(test)]

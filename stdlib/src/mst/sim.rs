@@ -6,7 +6,7 @@ use cairn_runtime::ExecOutput;
 use cairn_runtime::sim::{SimContext, SimTool};
 use serde::{Deserialize, Serialize};
 
-use crate::esxcli::sim_hardware::{error, not_found, ok, ports, tools_loaded};
+use crate::machine::esxi::{error, not_found, ok, ports, tools_loaded};
 
 /// The `mst` tool model.
 pub(crate) struct Mst;
@@ -81,7 +81,7 @@ fn status(host: &SimContext<'_>, started: bool) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::esxcli::sim_hardware::{MFT_MARK, NMST_MARK};
+    use crate::machine::esxi::{MFT_MARK, NMST_MARK};
     use cairn_runtime::sim::{BootMarker, SimModel, SimTransport};
     use cairn_runtime::{ExecRequest, Transport};
     use std::collections::BTreeMap;

@@ -10,7 +10,7 @@ pub mod net_builtins {
     use rhai::{Array, Dynamic, NativeCallContext};
     use serde_json::{Value, json};
 
-    use crate::ib::action::{self, RhaiResult};
+    use crate::action::{self, RhaiResult};
     use crate::net::command;
 
     /// The interfaces, from `ip -j addr show`: an array of `#{ifindex, ifname, mtu,
@@ -133,7 +133,7 @@ pub mod net_builtins {
             json!({ "device": device, "port": port }),
             |io| {
                 let output = io.run(command::IBDEV2NETDEV)?;
-                let parsed = crate::ibdev2netdev::parse(&output.stdout)
+                let parsed = crate::net::ibdev2netdev::parse(&output.stdout)
                     .map_err(|e| action::parse_failure("ibdev2netdev", &e, &output.stdout))?;
                 Ok(parsed
                     .mappings
@@ -147,17 +147,17 @@ pub mod net_builtins {
 
 use cairn_runtime::{ActionError, ExecRequest, HostIo};
 
-use crate::ib::action;
+use crate::action;
 use crate::net::command;
 
-fn links_of(io: &mut HostIo<'_>) -> Result<Vec<crate::ip::IpInterface>, ActionError> {
+fn links_of(io: &mut HostIo<'_>) -> Result<Vec<crate::net::ip::IpInterface>, ActionError> {
     let output = io.run(command::ADDR_SHOW)?;
-    let parsed = crate::ip::parse_json(&output.stdout)
+    let parsed = crate::net::ip::parse_json(&output.stdout)
         .map_err(|e| action::parse_failure("ip -j addr show", &e, &output.stdout))?;
     Ok(parsed.interfaces)
 }
 
-fn find(io: &mut HostIo<'_>, ifname: &str) -> Result<crate::ip::IpInterface, ActionError> {
+fn find(io: &mut HostIo<'_>, ifname: &str) -> Result<crate::net::ip::IpInterface, ActionError> {
     let links = links_of(io)?;
     let names: Vec<String> = links.iter().map(|l| l.ifname.clone()).collect();
     links
@@ -187,7 +187,7 @@ fn run(io: &mut HostIo<'_>, argv: &[String]) -> Result<(), ActionError> {
 
 #[cfg(test)]
 mod tests {
-    use crate::ib::test_host::TestHost;
+    use crate::test_support::guest_host::TestHost;
 
     #[test]
     fn mtu_and_address_change_once() {

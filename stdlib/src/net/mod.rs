@@ -4,6 +4,8 @@
 
 pub mod builtins;
 pub(crate) mod command;
+pub mod ibdev2netdev;
+pub mod ip;
 pub(crate) mod sim;
 
 /// Registers the `net::` builtins: `net::links()`, `net::set_mtu(ifname, mtu)`,

@@ -11,8 +11,8 @@ use cairn_runtime::ExecOutput;
 use cairn_runtime::sim::{SimContext, SimTool};
 use serde_json::{Value, json};
 
+use crate::machine::guest::{GuestHw, LinkLayer, not_found, out};
 use crate::ofed::sim::OfedState;
-use crate::sim_guest::{GuestHw, LinkLayer, not_found, out};
 
 /// What `ip` changed on one interface.
 #[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
@@ -186,6 +186,23 @@ fn ip_json(list: &[Iface], with_addrs: bool) -> String {
     Value::Array(records).to_string() + "\n"
 }
 
+/// `ip -br link`: one line per interface.
+fn ip_brief_link(list: &[Iface]) -> String {
+    let mut text = String::new();
+    for i in list {
+        let (state, flags) = if i.name == "lo" {
+            ("UNKNOWN", "LOOPBACK,UP,LOWER_UP")
+        } else {
+            ("UP", "BROADCAST,MULTICAST,UP,LOWER_UP")
+        };
+        text.push_str(&format!(
+            "{:<16} {:<14} {} <{flags}>\n",
+            i.name, state, i.address
+        ));
+    }
+    text
+}
+
 fn ip_text(list: &[Iface]) -> String {
     let mut text = String::new();
     for i in list {
@@ -268,9 +285,7 @@ impl SimTool for IpSim {
             [object, rest @ ..] if matches!(*object, "a" | "addr" | "address" | "link" | "l") => {
                 let with_addrs = *object != "link" && *object != "l";
                 match select(list, rest) {
-                    Ok(list) if brief && !with_addrs => {
-                        out(0, crate::sim_linux_commands::ip_brief_link(&list), "")
-                    }
+                    Ok(list) if brief && !with_addrs => out(0, ip_brief_link(&list), ""),
                     Ok(_) if brief => out(
                         255,
                         "",
@@ -451,7 +466,7 @@ mod tests {
     use cairn_runtime::ExecRequest;
     use cairn_runtime::sim::SimHost;
 
-    use crate::sim_guest::rhel8;
+    use crate::models::rhel8::rhel8;
 
     fn run(host: &SimHost, argv: &[&str]) -> cairn_runtime::ExecOutput {
         host.exec(&ExecRequest::new(argv.iter().copied()))
@@ -489,7 +504,7 @@ mod tests {
             2
         );
         let shown = run(&host, &["ip", "-j", "addr", "show"]);
-        let parsed = crate::ip::parse_json(&shown.stdout).unwrap_or_else(|e| panic!("{e}"));
+        let parsed = crate::net::ip::parse_json(&shown.stdout).unwrap_or_else(|e| panic!("{e}"));
         let roce = parsed.interfaces.iter().find(|i| i.ifname == "ens224f1");
         assert_eq!(roce.and_then(|i| i.mtu), Some(9000));
         assert_eq!(roce.map(|i| i.addr_info.len()), Some(1));
@@ -500,10 +515,12 @@ mod tests {
                 .any(|i| i.ifname == "ib0" && i.mtu == Some(4092))
         );
         let text = run(&host, &["ip", "addr", "show"]);
-        let parsed_text = crate::ip::parse_text(&text.stdout).unwrap_or_else(|e| panic!("{e}"));
+        let parsed_text =
+            crate::net::ip::parse_text(&text.stdout).unwrap_or_else(|e| panic!("{e}"));
         assert_eq!(parsed_text.interfaces.len(), parsed.interfaces.len());
         let map = run(&host, &["ibdev2netdev"]);
-        let mapping = crate::ibdev2netdev::parse(&map.stdout).unwrap_or_else(|e| panic!("{e}"));
+        let mapping =
+            crate::net::ibdev2netdev::parse(&map.stdout).unwrap_or_else(|e| panic!("{e}"));
         assert_eq!(mapping.mappings.len(), 2);
         assert_eq!(run(&host, &["reboot"]).code, 0);
         std::thread::sleep(std::time::Duration::ZERO);

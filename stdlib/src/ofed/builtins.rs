@@ -32,7 +32,7 @@ pub mod ofed_builtins {
     use rhai::{Dynamic, Map, NativeCallContext};
     use serde_json::{Value, json};
 
-    use crate::ib::action::{self, RhaiResult};
+    use crate::action::{self, RhaiResult};
     use crate::ofed::command::{self, Tarball};
     use crate::ofed::doca::{DocaPackage, PackageKind};
 
@@ -312,7 +312,7 @@ pub mod ofed_builtins {
 use cairn_runtime::{ActionError, ExecRequest, HostIo};
 use serde_json::{Value, json};
 
-use crate::ib::action;
+use crate::action;
 use crate::ofed::command;
 
 fn installed(io: &mut HostIo<'_>) -> Result<Value, ActionError> {
@@ -359,7 +359,7 @@ fn to_refs(argv: &[String]) -> Vec<&str> {
 
 #[cfg(test)]
 mod tests {
-    use crate::ib::test_host::TestHost;
+    use crate::test_support::guest_host::TestHost;
 
     const TGZ: &str = "/nfs/MLNX_OFED_LINUX-5.4-3.0.3.0-rhel8.1-x86_64.tgz";
 

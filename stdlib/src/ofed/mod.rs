@@ -12,6 +12,7 @@ pub(crate) mod command;
 mod doca;
 mod installer;
 mod installer_types;
+pub mod openibd;
 mod parse;
 pub(crate) mod sim;
 mod sim_doca;

@@ -6,7 +6,7 @@ use cairn_runtime::ExecOutput;
 use cairn_runtime::sim::{SimContext, SimTool};
 
 use super::command::Tarball;
-use crate::sim_guest::{GuestHw, not_found, out};
+use crate::machine::guest::{GuestHw, not_found, out};
 
 /// The OFED tool's state (slot `ofed`).
 #[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
@@ -344,7 +344,7 @@ mod tests {
     use cairn_runtime::ExecRequest;
     use cairn_runtime::sim::SimHost;
 
-    use crate::sim_guest::rhel8;
+    use crate::models::rhel8::rhel8;
 
     fn run(host: &SimHost, argv: &[&str]) -> cairn_runtime::ExecOutput {
         host.exec(&ExecRequest::new(argv.iter().copied()))

@@ -15,7 +15,7 @@ use cairn_runtime::sim::SimContext;
 
 use super::doca::{DocaPackage, FW_UPDATER, PROFILE};
 use super::sim::OfedState;
-use crate::sim_guest::{GuestHw, out};
+use crate::machine::guest::{GuestHw, out};
 
 /// The OFED releases the simulated NFS share has DOCA-Host packages for, with the full version
 /// `ofed_info -s` prints after each, as published: 23.07-0.5.0 (a BlueField-3 host's NCCL
@@ -143,8 +143,8 @@ mod tests {
     use cairn_runtime::ExecRequest;
     use cairn_runtime::sim::SimHost;
 
+    use crate::models::rhel8::rhel8;
     use crate::ofed::OfedFlavour;
-    use crate::sim_guest::rhel8;
 
     fn run(host: &SimHost, argv: &[&str]) -> cairn_runtime::ExecOutput {
         host.exec(&ExecRequest::new(argv.iter().copied()))

@@ -4,7 +4,7 @@
 //! `--without-fw-update`, the `Device (ADDR):` PCIe link report, the result and the next step).
 //! Every transcript it makes parses with [`crate::ofed::parse_install`].
 
-use crate::sim_guest::{GuestHw, LinkLayer};
+use crate::machine::guest::{GuestHw, LinkLayer};
 
 /// The packages the simulated installer lists and installs. Only those whose version is the
 /// OFED release's own (`ofed-scripts-5.4`, as `Installing ofed-scripts-5.6...` in OFED 5.6's
@@ -116,7 +116,7 @@ pub(crate) fn firmware_step(hw: &GuestHw, plan: &FirmwarePlan<'_>, logs: Option<
     for (index, port) in hw.ports.iter().enumerate() {
         let address = port.pci.trim_start_matches("0000:");
         let bus = address.split(':').next().unwrap_or("0b");
-        let Some(adapter) = crate::esxcli::sim_hardware::parse_adapters(&format!("cx5@{bus}"))
+        let Some(adapter) = crate::machine::esxi::parse_adapters(&format!("cx5@{bus}"))
             .ok()
             .and_then(|a| a.into_iter().next())
         else {

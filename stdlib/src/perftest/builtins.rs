@@ -8,7 +8,7 @@ use rhai::plugin::*;
 pub mod perftest_builtins {
     use rhai::{Array, Dynamic, Map, NativeCallContext};
 
-    use crate::ib::action::RhaiResult;
+    use crate::action::RhaiResult;
 
     /// `ib_send_bw` from `client` to `server`, as the guide runs it (`-a --report_gbits -F -d
     /// DEV`). Options: `device` (default `mlx5_0`), `all_sizes` (`-a`), `size` (`-s`),
@@ -211,7 +211,7 @@ pub mod perftest_builtins {
 
 #[cfg(test)]
 mod tests {
-    use crate::ib::test_host::TestHost;
+    use crate::test_support::guest_host::TestHost;
 
     const UP: &str = "ofed=5.4-3.0.3.0";
 

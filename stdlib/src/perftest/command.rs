@@ -6,7 +6,7 @@ use serde_json::Value;
 
 use crate::action::key;
 
-use crate::ib::action;
+use crate::action;
 
 /// The perftest programs cairn runs, by builtin name.
 pub(crate) const TOOLS: &[(&str, &str)] = &[
@@ -106,7 +106,7 @@ impl TestOptions {
             ));
         }
         let device = action::text(options, "device").unwrap_or_else(|| "mlx5_0".into());
-        if !crate::ib::command::valid_device(&device) {
+        if !crate::action::valid_device(&device) {
             return Err(format!("`{device}` is not an RDMA device name"));
         }
         let positive = |key: &str, max: i64| -> Result<Option<i64>, String> {
@@ -173,38 +173,6 @@ impl TestOptions {
     }
 }
 
-/// `env LOG=PATH sh -c '"$@" >"$LOG" 2>&1 </dev/null & echo $!' sh ARGV...`: starts a
-/// server in the background and prints its pid.
-pub(crate) fn background(log: &str, pidfile: &str, argv: &[String]) -> Vec<String> {
-    let mut command: Vec<String> = vec![
-        "env".into(),
-        format!("LOG={log}"),
-        format!("PIDFILE={pidfile}"),
-        "sh".into(),
-        "-c".into(),
-        crate::sim_guest::BACKGROUND_SCRIPT.into(),
-        "sh".into(),
-    ];
-    command.extend(argv.iter().cloned());
-    command
-}
-
-/// `sh -c 'kill "$1" 2>/dev/null; cat "$2"; rm -f "$2" "$3"' sh PID LOG PIDFILE`: stops a
-/// background server (if it has not ended), prints what it wrote and forgets its pidfile.
-pub(crate) fn collect(pid: &str, log: &str, pidfile: &str) -> Vec<String> {
-    [
-        "sh",
-        "-c",
-        crate::sim_guest::COLLECT_SCRIPT,
-        "sh",
-        pid,
-        log,
-        pidfile,
-    ]
-    .map(str::to_owned)
-    .to_vec()
-}
-
 #[cfg(test)]
 mod tests {
     use serde_json::json;
@@ -234,13 +202,5 @@ mod tests {
         assert!(TestOptions::from_json(&json!({ "devise": "x" })).is_err());
         assert!(TestOptions::from_json(&json!({ "size": -1 })).is_err());
         assert!(TestOptions::from_json(&json!({ "address": "-x" })).is_err());
-        assert_eq!(
-            background("/tmp/l", "/tmp/p", &["a".into()])[..3],
-            [
-                "env".to_owned(),
-                "LOG=/tmp/l".to_owned(),
-                "PIDFILE=/tmp/p".to_owned()
-            ]
-        );
     }
 }

@@ -10,7 +10,6 @@
 
 pub mod builtins;
 pub(crate) mod command;
-pub(crate) mod pair;
 mod parse;
 mod port_state;
 mod run;

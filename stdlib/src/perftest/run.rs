@@ -9,8 +9,8 @@ use rhai::{Array, Dynamic, Map, NativeCallContext};
 use serde_json::{Value, json};
 
 use super::command::{MATRIX_OPTIONS, PAIR_OPTIONS, TOOLS, TestOptions};
-use super::pair::{self, Pair};
-use crate::ib::action::{self, RhaiResult};
+use crate::action::{self, RhaiResult};
+use crate::pair::{self, Pair};
 
 /// The program of a test (`send_bw` → `ib_send_bw`).
 fn program(test: &str) -> Option<&'static str> {

@@ -2,7 +2,7 @@
 //! computed from both ends' configuration, printed in perftest's format.
 //!
 //! The client reads its peer's state (read-only): the server must be listening (started in the
-//! background, see `sim_guest::Processes`), both ports must be up, of the same link layer, on
+//! background, see `machine::processes`), both ports must be up, of the same link layer, on
 //! the same switch, and RoCE ports need an IPv4 address. Bandwidth follows the line rate
 //! (about 96 of 100 Gb/s EDR, 196 of 200 Gb/s NDR200), is lower when the RoCE MTU gives an
 //! active MTU under 4096 (MTU 1500 → 1024), and latency starts near 1.1 us on InfiniBand and
@@ -16,9 +16,10 @@ use cairn_runtime::sim::{SimContext, SimTool};
 use serde_json::Value;
 
 use crate::ib::sim::{PortView, own_ports, peer_ports};
-use crate::sim_guest::{
-    GuestHw, LinkLayer, Process, hash, not_found, out, peer_tools, sibling_hosts, unit,
+use crate::machine::guest::{
+    GuestHw, LinkLayer, hash, not_found, out, peer_tools, sibling_hosts, unit,
 };
+use crate::machine::processes::Process;
 
 const DASHES: &str =
     "---------------------------------------------------------------------------------------";

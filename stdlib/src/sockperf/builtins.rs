@@ -8,7 +8,7 @@ use rhai::plugin::*;
 pub mod sockperf_builtins {
     use rhai::{Dynamic, Map, NativeCallContext};
 
-    use crate::ib::action::RhaiResult;
+    use crate::action::RhaiResult;
 
     /// `sockperf server -i ADDRESS` on `server` (in the background) and `sockperf ping-pong -i
     /// ADDRESS -t DURATION` on `client`; with `vma: true` both run under
@@ -40,8 +40,8 @@ use cairn_runtime::{ActionCall, ActionError, HostContext, Outcome, Reconcile};
 use rhai::{Dynamic, Map, NativeCallContext};
 use serde_json::{Value, json};
 
-use crate::ib::action::{self, RhaiResult};
-use crate::perftest::pair::{self, Pair};
+use crate::action::{self, RhaiResult};
+use crate::pair::{self, Pair};
 use crate::sockperf::command::PingPongOptions;
 
 /// `sockperf::ping_pong(server, client, #{...})`'s options.
@@ -140,7 +140,7 @@ fn ping_pong(
 
 #[cfg(test)]
 mod tests {
-    use crate::ib::test_host::TestHost;
+    use crate::test_support::guest_host::TestHost;
 
     #[test]
     fn vma_beats_the_kernel_as_in_the_guide() {

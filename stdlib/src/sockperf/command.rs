@@ -3,7 +3,7 @@
 
 use serde_json::Value;
 
-use crate::ib::action;
+use crate::action;
 
 /// sockperf's default port.
 pub(crate) const DEFAULT_PORT: i64 = 11111;

@@ -95,7 +95,7 @@ fn vma_line(text: &str, banner: &mut VmaBanner, line: Pair<'_, Rule>) -> Result<
                     "Cmd Line" => banner.cmd_line = owned,
                     "OFED Version" => banner.ofed_version = owned,
                     "Current Time" => banner.current_time = owned,
-                    "Pid" => banner.pid = Some(number(text, &value)?),
+                    "Pid" => banner.pid = Some(crate::grammar::number(TOOL, text, &value)?),
                     "Architecture" => banner.architecture = owned,
                     "Node" => banner.node = owned,
                     _ => {}
@@ -151,10 +151,10 @@ fn address(text: &str, record: Pair<'_, Rule>) -> Result<SockperfAddress, ParseE
     for part in record.into_inner() {
         match part.as_rule() {
             Rule::integer if integers == 0 => {
-                address.index = number(text, &part)?;
+                address.index = crate::grammar::number(TOOL, text, &part)?;
                 integers += 1;
             }
-            Rule::integer => address.port = number(text, &part)?,
+            Rule::integer => address.port = crate::grammar::number(TOOL, text, &part)?,
             Rule::ip => address.ip = part.as_str().to_owned(),
             Rule::protocol => address.protocol = Some(part.as_str().to_owned()),
             _ => {}
@@ -170,7 +170,9 @@ fn message(text: &str, out: &mut SockperfOutput, body: Pair<'_, Rule>) -> Result
         Rule::tid_io => {
             for part in body.into_inner() {
                 match part.as_rule() {
-                    Rule::integer => out.thread_id = Some(number(text, &part)?),
+                    Rule::integer => {
+                        out.thread_id = Some(crate::grammar::number(TOOL, text, &part)?)
+                    }
                     Rule::io_mode => out.io_mode = io_call(&part),
                     _ => {}
                 }
@@ -181,14 +183,18 @@ fn message(text: &str, out: &mut SockperfOutput, body: Pair<'_, Rule>) -> Result
         Rule::valid_duration => out.valid_duration = Some(counters(text, body)?),
         Rule::server_stats => {
             if let Some(n) = body.into_inner().next() {
-                out.server_no = Some(number(text, &n)?);
+                out.server_no = Some(crate::grammar::number(TOOL, text, &n)?);
             }
         }
         Rule::average => {
             for part in body.into_inner() {
                 match part.as_rule() {
-                    Rule::avg_usec => out.avg_lat_usec = Some(number(text, &part)?),
-                    Rule::std_dev_usec => out.std_dev_usec = Some(number(text, &part)?),
+                    Rule::avg_usec => {
+                        out.avg_lat_usec = Some(crate::grammar::number(TOOL, text, &part)?)
+                    }
+                    Rule::std_dev_usec => {
+                        out.std_dev_usec = Some(crate::grammar::number(TOOL, text, &part)?)
+                    }
                     _ => {}
                 }
             }
@@ -196,9 +202,15 @@ fn message(text: &str, out: &mut SockperfOutput, body: Pair<'_, Rule>) -> Result
         Rule::counters => {
             for part in body.into_inner() {
                 match part.as_rule() {
-                    Rule::dropped => out.dropped_messages = Some(number(text, &part)?),
-                    Rule::duplicated => out.duplicated_messages = Some(number(text, &part)?),
-                    Rule::out_of_order => out.out_of_order_messages = Some(number(text, &part)?),
+                    Rule::dropped => {
+                        out.dropped_messages = Some(crate::grammar::number(TOOL, text, &part)?)
+                    }
+                    Rule::duplicated => {
+                        out.duplicated_messages = Some(crate::grammar::number(TOOL, text, &part)?)
+                    }
+                    Rule::out_of_order => {
+                        out.out_of_order_messages = Some(crate::grammar::number(TOOL, text, &part)?)
+                    }
                     _ => {}
                 }
             }
@@ -206,16 +218,19 @@ fn message(text: &str, out: &mut SockperfOutput, body: Pair<'_, Rule>) -> Result
         Rule::summary => {
             for part in body.into_inner() {
                 if part.as_rule() == Rule::summary_usec {
-                    out.summary_latency_usec = Some(number(text, &part)?);
+                    out.summary_latency_usec = Some(crate::grammar::number(TOOL, text, &part)?);
                 }
             }
         }
         Rule::observations => {
             for part in body.into_inner() {
                 match part.as_rule() {
-                    Rule::observation_count => out.observations = Some(number(text, &part)?),
+                    Rule::observation_count => {
+                        out.observations = Some(crate::grammar::number(TOOL, text, &part)?)
+                    }
                     Rule::per_percentile => {
-                        out.observations_per_percentile = Some(number(text, &part)?)
+                        out.observations_per_percentile =
+                            Some(crate::grammar::number(TOOL, text, &part)?)
                     }
                     _ => {}
                 }
@@ -225,8 +240,12 @@ fn message(text: &str, out: &mut SockperfOutput, body: Pair<'_, Rule>) -> Result
             let (mut rank, mut usec) = (None, None);
             for part in body.into_inner() {
                 match part.as_rule() {
-                    Rule::percentile_rank => rank = Some(number(text, &part)?),
-                    Rule::percentile_usec => usec = Some(number(text, &part)?),
+                    Rule::percentile_rank => {
+                        rank = Some(crate::grammar::number(TOOL, text, &part)?)
+                    }
+                    Rule::percentile_usec => {
+                        usec = Some(crate::grammar::number(TOOL, text, &part)?)
+                    }
                     _ => {}
                 }
             }
@@ -258,10 +277,18 @@ fn counters(text: &str, body: Pair<'_, Rule>) -> Result<RunCounters, ParseError>
     };
     for part in body.into_inner() {
         match part.as_rule() {
-            Rule::run_time_sec => counters.run_time_sec = number(text, &part)?,
-            Rule::warm_up_msec => counters.warm_up_time_msec = Some(number(text, &part)?),
-            Rule::sent_messages => counters.sent_messages = number(text, &part)?,
-            Rule::received_messages => counters.received_messages = number(text, &part)?,
+            Rule::run_time_sec => {
+                counters.run_time_sec = crate::grammar::number(TOOL, text, &part)?
+            }
+            Rule::warm_up_msec => {
+                counters.warm_up_time_msec = Some(crate::grammar::number(TOOL, text, &part)?)
+            }
+            Rule::sent_messages => {
+                counters.sent_messages = crate::grammar::number(TOOL, text, &part)?
+            }
+            Rule::received_messages => {
+                counters.received_messages = crate::grammar::number(TOOL, text, &part)?
+            }
             _ => {}
         }
     }
@@ -273,13 +300,9 @@ fn observation(text: &str, body: Pair<'_, Rule>) -> Result<Option<f64>, ParseErr
         .into_inner()
         .find(|p| p.as_rule() == Rule::observation_usec)
     {
-        Some(value) => Ok(Some(number(text, &value)?)),
+        Some(value) => Ok(Some(crate::grammar::number(TOOL, text, &value)?)),
         None => Ok(None),
     }
-}
-
-fn number<T: std::str::FromStr>(text: &str, pair: &Pair<'_, Rule>) -> Result<T, ParseError> {
-    ParseError::number(TOOL, text, pair.as_span())
 }
 
 #[cfg(test)]

@@ -9,8 +9,9 @@ use cairn_runtime::sim::{SimContext, SimTool};
 use serde_json::Value;
 
 use crate::ib::sim::peer_ports;
+use crate::machine::guest::{GuestHw, hash, not_found, out, sibling_hosts, unit};
+use crate::machine::processes::{Process, program_of};
 use crate::net::sim::{interfaces, own_interfaces};
-use crate::sim_guest::{GuestHw, Process, hash, not_found, out, program_of, sibling_hosts, unit};
 
 const VERSION: &str = "3.7-no.git";
 
@@ -307,7 +308,7 @@ mod tests {
     use cairn_runtime::ExecRequest;
     use cairn_runtime::sim::SimHost;
 
-    use crate::sim_guest::rhel8;
+    use crate::models::rhel8::rhel8;
 
     fn run(host: &SimHost, argv: &[&str]) -> cairn_runtime::ExecOutput {
         host.exec(&ExecRequest::new(argv.iter().copied()))
@@ -351,7 +352,7 @@ mod tests {
                 "PIDFILE=/tmp/s.pid",
                 "sh",
                 "-c",
-                crate::sim_guest::BACKGROUND_SCRIPT,
+                crate::pair::background::BACKGROUND_SCRIPT,
                 "sh",
             ];
             start.extend_from_slice(prefix);
@@ -374,7 +375,7 @@ mod tests {
             let collect = [
                 "sh",
                 "-c",
-                crate::sim_guest::COLLECT_SCRIPT,
+                crate::pair::background::COLLECT_SCRIPT,
                 "sh",
                 &pid,
                 "/tmp/s.log",

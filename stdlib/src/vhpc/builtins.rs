@@ -20,7 +20,7 @@ use serde_json::{Value, json};
 use super::command;
 use super::remote::Management;
 use super::view::{self, VmView};
-use crate::esxcli::action::{self, RhaiResult};
+use crate::action::{self, RhaiResult};
 
 /// The `vhpc::` module.
 #[export_module]
@@ -144,7 +144,7 @@ fn view_of(management: &Management, vm: &str) -> Result<VmView, ActionError> {
 }
 
 fn passthru(ctx: &NativeCallContext, vm: &str, pci: &str, add: bool) -> RhaiResult<Map> {
-    let device = crate::esxcli::full_pci(pci);
+    let device = crate::action::full_pci(pci);
     let builtin = if add {
         "vhpc::passthru_add"
     } else {
@@ -219,7 +219,7 @@ fn change(
 
 #[cfg(test)]
 mod tests {
-    use crate::esxcli::test_host::TestHost;
+    use crate::test_support::esxi_host::TestHost;
 
     #[test]
     fn passthrough_latency_and_reservations_through_the_management_host() {

@@ -60,7 +60,7 @@ impl Management {
     /// Runs `argv` on the management host; a non-zero exit fails with its stderr.
     pub(crate) fn run(&self, argv: &[String]) -> Result<ExecOutput, ActionError> {
         let output = {
-            let mut transport = crate::peer_lock::lock(&self.host.shared, &self.name)?;
+            let mut transport = crate::pair::peer_lock::lock(&self.host.shared, &self.name)?;
             transport.exec(&ExecRequest::new(argv.iter().cloned()))?
         };
         if output.code != 0 {

@@ -13,7 +13,7 @@ use cairn_runtime::ExecOutput;
 use cairn_runtime::sim::{SimContext, SimTool};
 use serde::{Deserialize, Serialize};
 
-use crate::esxcli::sim_hardware::{error, flag_value, has, ok};
+use crate::machine::esxi::{error, flag_value, has, ok};
 
 /// The `vhpc_toolkit` tool model.
 pub(crate) struct VhpcToolkit;
@@ -71,7 +71,7 @@ impl SimTool for VhpcToolkit {
 
     fn run(&self, host: &mut SimContext<'_>, argv: &[String]) -> ExecOutput {
         if host.option("role") != Some("vcenter") {
-            return crate::esxcli::sim_hardware::not_found("vhpc_toolkit");
+            return crate::machine::esxi::not_found("vhpc_toolkit");
         }
         let mut state: VcenterState = host.load_state().unwrap_or_default();
         let Some(name) = flag_value(argv, &["--vm"]) else {
@@ -211,6 +211,24 @@ fn passthru(vm: &mut Vm, name: &str, argv: &[String]) -> ExecOutput {
 
 #[cfg(test)]
 mod tests {
+    /// The passthrough contract: the devices vCenter attaches are what a guest reads.
+    #[test]
+    fn the_attached_devices_read_back_as_the_guests_view() {
+        use crate::machine::passthrough::{VCENTER_SLOT, VmDevices};
+
+        assert_eq!(VhpcToolkit.name(), VCENTER_SLOT);
+        let mut vm = new_vm();
+        vm.devices = vec!["0000:3b:00.0".into(), "0000:3b:00.1".into()];
+        let mut state = VcenterState::default();
+        state.vms.insert("hpc-vm01".into(), vm.clone());
+        let saved = serde_json::to_value(&state).unwrap_or_default();
+        let view: VmDevices = serde_json::from_value(saved).unwrap_or_default();
+        assert_eq!(
+            view.vms.get("hpc-vm01").map(|v| v.devices.clone()),
+            Some(vm.devices)
+        );
+    }
+
     use super::*;
 
     #[test]

@@ -1,0 +1,89 @@
+//! What every vendor builtin shares: running a query or a change as a journaled action on the
+//! current host, and failing with a typed error that keeps the call's position; running a
+//! command, reading options, and the error for output that does not parse.
+
+mod names;
+mod options;
+mod parse_failure;
+mod run;
+
+pub(crate) use names::{full_pci, valid_device};
+pub(crate) use options::{arg_text, flag, from_dynamic, int, options_json, text};
+pub(crate) use parse_failure::{line_of, parse_failure};
+pub(crate) use run::{not_installed, run, run_if_installed};
+
+use cairn_runtime::{
+    ActionCall, ActionError, BuiltinOptions, HostContext, HostIo, OptionKey, OptionType, Outcome,
+    Reconcile,
+};
+use rhai::{Dynamic, EvalAltResult, NativeCallContext};
+use serde_json::Value;
+
+/// A builtin's result.
+pub(crate) type RhaiResult<T> = Result<T, Box<EvalAltResult>>;
+
+/// Runs a read-only query on the current host as an action (redone on resume).
+pub(crate) fn query(
+    ctx: &NativeCallContext,
+    builtin: &str,
+    args: Value,
+    live: impl FnOnce(&mut HostIo<'_>) -> Result<Value, ActionError>,
+) -> RhaiResult<Dynamic> {
+    act(
+        ctx,
+        ActionCall {
+            args,
+            assumed: Value::Null,
+            builtin: builtin.into(),
+            reconcile: Reconcile::Redo,
+        },
+        |io| live(io).map(Outcome::unchanged),
+    )
+}
+
+/// Runs an action on the current host and gives its value to the script.
+pub(crate) fn act(
+    ctx: &NativeCallContext,
+    call: ActionCall<'_>,
+    live: impl FnOnce(&mut HostIo<'_>) -> Result<Outcome, ActionError>,
+) -> RhaiResult<Dynamic> {
+    let host = HostContext::current(ctx)?;
+    let site = host.site(ctx);
+    let value = host
+        .perform(call, &site, live)
+        .map_err(|e| host.fail(e, ctx.call_position()))?;
+    rhai::serde::to_dynamic(value)
+}
+
+/// A failure in words, as the script sees it, keeping the typed error for the report.
+pub(crate) fn fail(ctx: &NativeCallContext, message: String) -> Box<EvalAltResult> {
+    match HostContext::current(ctx) {
+        Ok(host) => host.fail(ActionError::Failed(message), ctx.call_position()),
+        Err(error) => error,
+    }
+}
+
+/// A serializable value as JSON (`null` if it cannot be).
+pub(crate) fn json<T: serde::Serialize>(value: &T) -> Value {
+    serde_json::to_value(value).unwrap_or(Value::Null)
+}
+
+/// Checks a builtin's `#{...}` options against its declaration: an unknown key or a value of
+/// the wrong type is a runbook error, never ignored.
+pub(crate) fn check_options(
+    ctx: &NativeCallContext,
+    declared: &BuiltinOptions,
+    options: &rhai::Map,
+) -> RhaiResult<()> {
+    declared
+        .check(options)
+        .map_err(|message| match HostContext::current(ctx) {
+            Ok(host) => host.fail(ActionError::Runbook(message), ctx.call_position()),
+            Err(error) => error,
+        })
+}
+
+/// One option key, for the declarations.
+pub(crate) const fn key(name: &'static str, kind: OptionType) -> OptionKey {
+    OptionKey { name, kind }
+}

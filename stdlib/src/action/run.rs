@@ -1,0 +1,39 @@
+//! Running a command from a builtin: failing on a non-zero exit, or telling "not installed"
+//! (exit 127, as a POSIX shell reports a missing program) apart from a failure.
+
+use cairn_runtime::{ActionError, ExecOutput, HostIo};
+
+/// Runs `argv`, failing on a non-zero exit.
+pub(crate) fn run(io: &mut HostIo<'_>, argv: &[String]) -> Result<ExecOutput, ActionError> {
+    let argv: Vec<&str> = argv.iter().map(String::as_str).collect();
+    io.run(&argv)
+}
+
+/// Runs `argv`; `Ok(None)` when the program is not installed (exit 127).
+pub(crate) fn run_if_installed(
+    io: &mut HostIo<'_>,
+    argv: &[String],
+) -> Result<Option<ExecOutput>, ActionError> {
+    let output = io.exec(&cairn_runtime::ExecRequest::new(argv.iter().cloned()))?;
+    match output.code {
+        0 => Ok(Some(output)),
+        127 => Ok(None),
+        code => Err(ActionError::CommandFailed {
+            code,
+            command: argv.join(" "),
+            stderr: if output.stderr.trim().is_empty() {
+                output.stdout
+            } else {
+                output.stderr
+            },
+        }),
+    }
+}
+
+/// The error for an MFT tool that is not installed on an ESXi host.
+pub(crate) fn not_installed(program: &str, host: &str) -> ActionError {
+    ActionError::Failed(format!(
+        "`{program}` is not installed on `{host}`: install the MFT and NMST VIBs and reboot \
+         (esxcli::vib_install, reboot_if_pending)"
+    ))
+}

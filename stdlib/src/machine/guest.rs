@@ -1,0 +1,319 @@
+//! The simulated guest's hardware (layer 1): the ConnectX ports a `sim:rhel8` guest has, from
+//! its options or from its ESXi host's passthrough, their identifiers, and reading a peer's
+//! state. Every guest tool's printer reads it; none owns it.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use cairn_runtime::ExecOutput;
+use cairn_runtime::sim::SimContext;
+use serde_json::Value;
+
+/// The options of a `sim:rhel8` address.
+///
+/// | option | default | meaning |
+/// |---|---|---|
+/// | `ports` | `ib,eth` | link layer of each passed-through port, `mlx5_0` first (`ib`, `eth`; `none`) |
+/// | `rate` | `100` | port speed in Gb/s: 100 (4X EDR), 200 (2X NDR, NDR200), 56 (4X FDR), 25 |
+/// | `ib_switch` | `ib-sw01` | the InfiniBand switch the IB port is cabled to |
+/// | `eth_switch` | `eth-sw01` | the Ethernet switch the RoCE port is cabled to |
+/// | `subnet_manager` | `true` | the IB switch runs a subnet manager |
+/// | `switch_mtu` | `9216` | the Ethernet switch's MTU |
+/// | `pfc` | `true` | PFC enabled on the Ethernet switch |
+/// | `roce_ifname` | `ens224f1` | the RoCE port's interface name |
+/// | `roce_mtu` | `1500` | the RoCE interface's MTU at boot |
+/// | `distro` | `rhel` | `rhel` (needs `kernel-modules-extra`) or `centos` (needs `tk`) |
+/// | `ofed` | | OFED version already installed (absent by default) |
+/// | `node` | trailing digits of the name | the node number: LIDs, addresses |
+/// | `seed` | `1` | seed of the measurement noise |
+/// | `esxi` | | the ESXi host the VM runs on: its ports then come from there, not from `ports` |
+/// | `vcenter` | `vcenter` | the management host whose vCenter holds the VM |
+/// | `vm` | the host's name | the VM's name in vCenter |
+pub(crate) const GUEST_OPTIONS: &[&str] = &[
+    "distro",
+    "esxi",
+    "eth_switch",
+    "ib_switch",
+    "node",
+    "ofed",
+    "pfc",
+    "ports",
+    "rate",
+    "roce_ifname",
+    "roce_mtu",
+    "seed",
+    "subnet_manager",
+    "switch_mtu",
+    "vcenter",
+    "vm",
+];
+
+/// A port's link layer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub(crate) enum LinkLayer {
+    /// InfiniBand.
+    InfiniBand,
+    /// Ethernet (RoCE).
+    Ethernet,
+}
+
+impl LinkLayer {
+    pub(crate) fn name(self) -> &'static str {
+        match self {
+            Self::InfiniBand => "InfiniBand",
+            Self::Ethernet => "Ethernet",
+        }
+    }
+}
+
+/// One passed-through ConnectX port, as the guest sees it.
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
+pub(crate) struct PortHw {
+    /// `mlx5_0`.
+    pub(crate) device: String,
+    pub(crate) link_layer: LinkLayer,
+    /// PCI address in the guest, `0000:0b:00.0`.
+    pub(crate) pci: String,
+    /// `ib0` or `ens224f1`.
+    pub(crate) netdev: String,
+    /// Port GUID (IB) as 16 hex digits.
+    pub(crate) guid: String,
+    /// MAC (Ethernet) `0c:42:a1:..`.
+    pub(crate) mac: String,
+    /// The adapter as `lspci` names it.
+    #[serde(default)]
+    pub(crate) model: String,
+}
+
+/// The guest's hardware and cabling, from its options.
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
+pub(crate) struct GuestHw {
+    pub(crate) host: String,
+    pub(crate) node: u32,
+    pub(crate) ports: Vec<PortHw>,
+    pub(crate) rate_gbps: u32,
+    pub(crate) ib_switch: String,
+    pub(crate) eth_switch: String,
+    pub(crate) subnet_manager: bool,
+    pub(crate) switch_mtu: u32,
+    pub(crate) pfc: bool,
+    pub(crate) roce_ifname: String,
+    pub(crate) roce_mtu: u32,
+    pub(crate) distro: String,
+    pub(crate) ofed: Option<String>,
+    pub(crate) seed: u64,
+    /// The IB port's LID once the subnet manager assigned it.
+    pub(crate) lid: u32,
+    /// The management address (`ens192`), which perftest and sockperf exchange data over.
+    pub(crate) mgmt_ip: String,
+}
+
+impl GuestHw {
+    /// The hardware of the host `ctx` runs on: with `esxi=HOST`, the ports its ESXi host passes
+    /// through to its VM now (see [`crate::machine::passthrough`]).
+    pub(crate) fn of(ctx: &SimContext<'_>) -> Self {
+        let mut hw = Self::from_options(ctx.host_name(), ctx.options());
+        if let Some(esxi) = ctx.option("esxi") {
+            let vcenter = ctx.option("vcenter").unwrap_or("vcenter");
+            let vm = ctx.option("vm").unwrap_or(ctx.host_name());
+            let passed = crate::machine::passthrough::passed_through(ctx, esxi, vcenter, vm);
+            if let (None, Some(first)) = (ctx.option("rate"), passed.first()) {
+                hw.rate_gbps = u32::try_from(first.speed_gbps).unwrap_or(100);
+            }
+            hw.ports = passed
+                .iter()
+                .enumerate()
+                .map(|(index, port)| {
+                    port_hw(
+                        &hw.host,
+                        &hw.roce_ifname,
+                        index,
+                        port.link_layer,
+                        &port.model,
+                    )
+                })
+                .collect();
+        }
+        hw
+    }
+
+    /// The hardware described by a host's name and options (bad values were refused when the
+    /// host opened; defaults stand in for any that slip through).
+    pub(crate) fn from_options(host: &str, options: &BTreeMap<String, String>) -> Self {
+        let get = |key: &str| options.get(key).map(String::as_str);
+        let flag = |key: &str, default: bool| match get(key) {
+            Some("false" | "0" | "no" | "off") => false,
+            Some(_) => true,
+            None => default,
+        };
+        let trailing: String = host
+            .chars()
+            .rev()
+            .take_while(char::is_ascii_digit)
+            .collect::<Vec<_>>()
+            .into_iter()
+            .rev()
+            .collect();
+        let node = get("node")
+            .and_then(|n| n.parse().ok())
+            .or_else(|| trailing.parse().ok())
+            .unwrap_or_else(|| u32::try_from(hash(&[host]) % 200).unwrap_or(0) + 1)
+            .min(4000);
+        let roce_ifname = get("roce_ifname").unwrap_or("ens224f1").to_owned();
+        let ports = get("ports").unwrap_or("ib,eth");
+        let ports: Vec<PortHw> = if ports == "none" {
+            Vec::new()
+        } else {
+            ports
+                .split(',')
+                .enumerate()
+                .map(|(index, kind)| {
+                    let link_layer = if kind.trim() == "eth" {
+                        LinkLayer::Ethernet
+                    } else {
+                        LinkLayer::InfiniBand
+                    };
+                    port_hw(host, &roce_ifname, index, link_layer, CONNECTX5)
+                })
+                .collect()
+        };
+        Self {
+            host: host.to_owned(),
+            node,
+            ports,
+            rate_gbps: get("rate").and_then(|r| r.parse().ok()).unwrap_or(100),
+            ib_switch: get("ib_switch").unwrap_or("ib-sw01").to_owned(),
+            eth_switch: get("eth_switch").unwrap_or("eth-sw01").to_owned(),
+            subnet_manager: flag("subnet_manager", true),
+            switch_mtu: get("switch_mtu")
+                .and_then(|m| m.parse().ok())
+                .unwrap_or(9216),
+            pfc: flag("pfc", true),
+            roce_ifname,
+            roce_mtu: get("roce_mtu").and_then(|m| m.parse().ok()).unwrap_or(1500),
+            distro: get("distro").unwrap_or("rhel").to_owned(),
+            ofed: get("ofed").map(str::to_owned),
+            seed: get("seed").and_then(|s| s.parse().ok()).unwrap_or(1),
+            lid: 0x12 + node,
+            mgmt_ip: format!("10.10.{}.{}", node / 250, node % 250 + 2),
+        }
+    }
+
+    /// `4X EDR` for the configured rate.
+    pub(crate) fn rate_text(&self) -> &'static str {
+        match self.rate_gbps {
+            400 => "4X NDR",
+            200 => "2X NDR",
+            56 => "4X FDR",
+            40 => "4X QDR",
+            25 => "1X EDR",
+            _ => "4X EDR",
+        }
+    }
+}
+
+/// `lspci`'s name of the ConnectX-5, the adapter a guest has without `esxi=`.
+pub(crate) const CONNECTX5: &str = "Mellanox Technologies MT27800 Family [ConnectX-5]";
+
+/// The guest's view of its `index`th passed-through port: `mlx5_<index>`, a PCI slot of its
+/// own, `ib0` or the RoCE interface, identifiers derived from the host's name.
+fn port_hw(
+    host: &str,
+    roce_ifname: &str,
+    index: usize,
+    link_layer: LinkLayer,
+    model: &str,
+) -> PortHw {
+    let h = hash(&[host, "guid"]).to_be_bytes();
+    let last = h[2].wrapping_add(u8::try_from(index % 200).unwrap_or(0));
+    PortHw {
+        device: format!("mlx5_{index}"),
+        link_layer,
+        pci: format!("0000:{:02x}:00.0", 0x0b + index),
+        netdev: match link_layer {
+            LinkLayer::InfiniBand if index == 0 => "ib0".to_owned(),
+            LinkLayer::InfiniBand => format!("ib{index}"),
+            LinkLayer::Ethernet if index == 1 => roce_ifname.to_owned(),
+            LinkLayer::Ethernet => format!("ens{}f{index}", 224 + index),
+        },
+        guid: format!("0c42a10300{:02x}{:02x}{last:02x}", h[0], h[1]),
+        mac: format!("0c:42:a1:{:02x}:{:02x}:{last:02x}", h[0], h[1]),
+        model: model.to_owned(),
+    }
+}
+
+/// FNV-1a over the parts, for deterministic identifiers and noise.
+pub(crate) fn hash(parts: &[&str]) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for part in parts {
+        for byte in part.bytes().chain(std::iter::once(0xff)) {
+            h ^= u64::from(byte);
+            h = h.wrapping_mul(0x0100_0000_01b3);
+        }
+    }
+    h
+}
+
+/// A deterministic number in `[0, 1)` from the parts.
+pub(crate) fn unit(parts: &[&str]) -> f64 {
+    let mut z = hash(parts).wrapping_add(0x9e37_79b9_7f4a_7c15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    z ^= z >> 31;
+    #[allow(clippy::cast_precision_loss)] // 53 bits kept on purpose
+    let value = (z >> 11) as f64 / (1u64 << 53) as f64;
+    value
+}
+
+/// Where the simulated hosts' state directories are: the parent of this host's own directory.
+pub(crate) fn sim_root(ctx: &SimContext<'_>) -> Option<PathBuf> {
+    ctx.sim_root().map(Path::to_path_buf)
+}
+
+/// Another simulated host's tool states, read-only, by host name; `None` when there is no such
+/// host (an unreachable peer) or it is rebooting.
+pub(crate) fn peer_tools(
+    ctx: &SimContext<'_>,
+    peer: &str,
+) -> Option<serde_json::Map<String, Value>> {
+    if peer.is_empty() || peer.contains('/') || peer.starts_with('.') {
+        return None;
+    }
+    let root = sim_root(ctx)?;
+    let text = std::fs::read_to_string(root.join(peer).join("state.json")).ok()?;
+    let state: Value = serde_json::from_str(&text).ok()?;
+    if state.get("down_until_millis").is_some_and(|d| !d.is_null()) {
+        return None;
+    }
+    state.get("tools")?.as_object().cloned()
+}
+
+/// Every other simulated host's name under the same root.
+pub(crate) fn sibling_hosts(ctx: &SimContext<'_>) -> Vec<String> {
+    let Some(root) = sim_root(ctx) else {
+        return Vec::new();
+    };
+    let mut names: Vec<String> = std::fs::read_dir(root)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter(|e| e.path().join("state.json").is_file())
+        .filter_map(|e| e.file_name().to_str().map(str::to_owned))
+        .collect();
+    names.sort();
+    names
+}
+
+/// An answer.
+pub(crate) fn out(code: i64, stdout: impl Into<String>, stderr: impl Into<String>) -> ExecOutput {
+    ExecOutput {
+        code,
+        stderr: stderr.into(),
+        stdout: stdout.into(),
+    }
+}
+
+/// What bash prints for a program that is not installed.
+pub(crate) fn not_found(program: &str) -> ExecOutput {
+    out(127, "", format!("bash: {program}: command not found\n"))
+}

@@ -1,0 +1,5 @@
+//! Layer 3: the simulated host models, each a set of tool simulators over one machine.
+
+pub(crate) mod esxi7;
+mod linux_commands;
+pub(crate) mod rhel8;

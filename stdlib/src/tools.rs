@@ -1,0 +1,277 @@
+//! The table of tools (layer 3): one row per builtin namespace, from which the installed
+//! libraries, the parser list, the simulated models' tool lists and docs/builtins.md's module
+//! lists are derived. Adding a tool is one folder plus one row here.
+
+use cairn_runtime::Installer;
+use cairn_runtime::sim::SimModel;
+
+use crate::parsers::{ToolParser, json};
+
+/// Which simulated host a namespace's tools run on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Host {
+    /// An ESXi host or its vCenter management host (`sim:esxi7`).
+    Esxi,
+    /// A Linux guest (`sim:rhel8`).
+    Guest,
+}
+
+/// One builtin namespace: what it installs, parses and simulates.
+#[cfg_attr(not(test), allow(dead_code, reason = "the docs test reads the names"))]
+pub(crate) struct Tool {
+    /// The namespace, as runbooks call it (`esxcli::`).
+    pub(crate) namespace: &'static str,
+    /// One line about it, for docs/builtins.md.
+    pub(crate) about: &'static str,
+    /// The host its programs run on.
+    pub(crate) host: Host,
+    /// Registers its builtins; `None` for a parser-only namespace.
+    pub(crate) install: Option<Installer>,
+    /// Its output parsers, in the order `cairn parse --list` prints them.
+    pub(crate) parsers: &'static [ToolParser],
+    /// Adds its simulators to its host's model (in table order: `esxcli` first, as its
+    /// `on_boot` makes the installed VIBs' tools available before the others look).
+    pub(crate) simulate: fn(SimModel) -> SimModel,
+}
+
+/// Every namespace, ESXi first, each host's in the order its model runs their simulators.
+pub(crate) const TOOLS: &[Tool] = &[
+    Tool {
+        namespace: "esxcli",
+        about: "The ESXi host: VIBs, driver module parameters, advanced settings, PCI passthrough, NICs, maintenance mode.",
+        host: Host::Esxi,
+        install: Some(crate::esxcli::install),
+        parsers: &[
+            ToolParser {
+                name: "esxcli-vib-list",
+                command: "esxcli software vib list",
+                parse: |t| json(crate::esxcli::parse_vib_list(t)),
+            },
+            ToolParser {
+                name: "esxcli-vib-install",
+                command: "esxcli software vib install -v|-d ...",
+                parse: |t| json(crate::esxcli::parse_vib_install(t)),
+            },
+            ToolParser {
+                name: "esxcli-module-parameters",
+                command: "esxcli system module parameters list -m MODULE",
+                parse: |t| json(crate::esxcli::parse_module_parameters(t)),
+            },
+            ToolParser {
+                name: "esxcli-nic-list",
+                command: "esxcli network nic list",
+                parse: |t| json(crate::esxcli::parse_nic_list(t)),
+            },
+            ToolParser {
+                name: "esxcli-pcipassthru-list",
+                command: "esxcli hardware pci pcipassthru list",
+                parse: |t| json(crate::esxcli::parse_pcipassthru_list(t)),
+            },
+            ToolParser {
+                name: "esxcli-advanced",
+                command: "esxcli system settings advanced list -o OPTION",
+                parse: |t| json(crate::esxcli::parse_advanced(t)),
+            },
+        ],
+        simulate: |m| m.with_tool(crate::esxcli::Esxcli),
+    },
+    Tool {
+        namespace: "mst",
+        about: "The MST service of the MFT tools, and the ConnectX devices it sees.",
+        host: Host::Esxi,
+        install: Some(crate::mst::install),
+        parsers: &[ToolParser {
+            name: "mst-status",
+            command: "mst status [-v|-vv]",
+            parse: |t| json(crate::mst::parse_status(t)),
+        }],
+        simulate: |m| m.with_tool(crate::mst::Mst),
+    },
+    Tool {
+        namespace: "mlxconfig",
+        about: "Firmware configuration: link types, SR-IOV, for the next boot.",
+        host: Host::Esxi,
+        install: Some(crate::mlxconfig::install),
+        parsers: &[
+            ToolParser {
+                name: "mlxconfig-query",
+                command: "mlxconfig -d DEV [-e] query",
+                parse: |t| json(crate::mlxconfig::parse_query(t)),
+            },
+            ToolParser {
+                name: "mlxconfig-set",
+                command: "mlxconfig -d DEV [-y] set KEY=VALUE...",
+                parse: |t| json(crate::mlxconfig::parse_set(t)),
+            },
+        ],
+        simulate: |m| m.with_tool(crate::mlxconfig::Mlxconfig),
+    },
+    Tool {
+        namespace: "mlxfwmanager",
+        about: "Firmware versions and online updates.",
+        host: Host::Esxi,
+        install: Some(crate::mlxfwmanager::install),
+        parsers: &[ToolParser {
+            name: "mlxfwmanager",
+            command: "mlxfwmanager [-d DEV] [--query|--online -u]",
+            parse: |t| json(crate::mlxfwmanager::parse(t)),
+        }],
+        simulate: |m| m.with_tool(crate::mlxfwmanager::MlxfwmanagerTool),
+    },
+    Tool {
+        namespace: "flint",
+        about: "The firmware image on an adapter's flash.",
+        host: Host::Esxi,
+        install: Some(crate::flint::install),
+        parsers: &[ToolParser {
+            name: "flint-query",
+            command: "flint -d DEV query [full]",
+            parse: |t| json(crate::flint::parse_query(t)),
+        }],
+        simulate: |m| m.with_tool(crate::flint::Flint),
+    },
+    Tool {
+        namespace: "vhpc",
+        about: "vCenter through `vhpc_toolkit` on the management host named by the inventory var `vhpc_host`.",
+        host: Host::Esxi,
+        install: Some(crate::vhpc::install),
+        parsers: &[],
+        simulate: |m| m.with_tool(crate::vhpc::VhpcToolkit),
+    },
+    Tool {
+        namespace: "ofed",
+        about: "MLNX_OFED or DOCA-OFED: its version, installing it, and restarting its driver service.",
+        host: Host::Guest,
+        install: Some(crate::ofed::install),
+        parsers: &[
+            ToolParser {
+                name: "ofed-info",
+                command: "ofed_info -s",
+                parse: |t| json(crate::ofed::parse_info(t)),
+            },
+            ToolParser {
+                name: "mlnxofedinstall",
+                command: "mlnxofedinstall [--force] [--without-fw-update] ...",
+                parse: |t| json(crate::ofed::parse_install(t)),
+            },
+            ToolParser {
+                name: "openibd",
+                command: "/etc/init.d/openibd restart|start|stop",
+                parse: |t| json(crate::ofed::openibd::parse(t)),
+            },
+        ],
+        simulate: |m| m.with_tool(crate::ofed::sim::OfedSim),
+    },
+    Tool {
+        namespace: "net",
+        about: "Network interfaces: addresses, MTU, and which RDMA port each one is.",
+        host: Host::Guest,
+        install: Some(crate::net::install),
+        parsers: &[
+            ToolParser {
+                name: "ibdev2netdev",
+                command: "ibdev2netdev [-v]",
+                parse: |t| json(crate::net::ibdev2netdev::parse(t)),
+            },
+            ToolParser {
+                name: "ip-addr",
+                command: "ip -j addr show",
+                parse: |t| json(crate::net::ip::parse_json(t)),
+            },
+            ToolParser {
+                name: "ip-addr-text",
+                command: "ip addr show",
+                parse: |t| json(crate::net::ip::parse_text(t)),
+            },
+            ToolParser {
+                name: "ip-link",
+                command: "ip [-d] link show",
+                parse: |t| json(crate::net::ip::parse_link(t)),
+            },
+        ],
+        simulate: |m| {
+            m.with_tool(crate::net::sim::IpSim)
+                .with_tool(crate::net::sim::Ibdev2netdevSim)
+        },
+    },
+    Tool {
+        namespace: "ib",
+        about: "RDMA ports and the InfiniBand fabric.",
+        host: Host::Guest,
+        install: Some(crate::ib::install),
+        parsers: &[
+            ToolParser {
+                name: "ibstatus",
+                command: "ibstatus [DEV[:PORT]]",
+                parse: |t| json(crate::ib::ibstatus::parse(t)),
+            },
+            ToolParser {
+                name: "ibstat",
+                command: "ibstat [-s]",
+                parse: |t| json(crate::ib::ibstat::parse(t)),
+            },
+            ToolParser {
+                name: "ibstat-list",
+                command: "ibstat -l",
+                parse: |t| json(crate::ib::ibstat::parse_list(t)),
+            },
+            ToolParser {
+                name: "ibstat-ports",
+                command: "ibstat -p",
+                parse: |t| json(crate::ib::ibstat::parse_ports(t)),
+            },
+            ToolParser {
+                name: "ibv-devinfo",
+                command: "ibv_devinfo [-d DEV] [-i PORT] [-v]",
+                parse: |t| json(crate::ib::ibv_devinfo::parse(t)),
+            },
+            ToolParser {
+                name: "ibv-devinfo-list",
+                command: "ibv_devinfo -l",
+                parse: |t| json(crate::ib::ibv_devinfo::parse_list(t)),
+            },
+            ToolParser {
+                name: "ibnetdiscover",
+                command: "ibnetdiscover [-p]",
+                parse: |t| json(crate::ib::ibnetdiscover::parse(t)),
+            },
+        ],
+        simulate: |m| m.with_tool(crate::ib::sim::IbSim),
+    },
+    Tool {
+        namespace: "perftest",
+        about: "RDMA bandwidth and latency between two hosts.",
+        host: Host::Guest,
+        install: Some(crate::perftest::install),
+        parsers: &[ToolParser {
+            name: "perftest",
+            command: "ib_{send,write,read}_{bw,lat} ...",
+            parse: |t| json(crate::perftest::parse(t)),
+        }],
+        simulate: |m| m.with_tool(crate::perftest::sim::PerftestSim),
+    },
+    Tool {
+        namespace: "sockperf",
+        about: "Socket latency between two hosts, with or without VMA.",
+        host: Host::Guest,
+        install: Some(crate::sockperf::install),
+        parsers: &[ToolParser {
+            name: "sockperf",
+            command: "sockperf server|ping-pong ...",
+            parse: |t| json(crate::sockperf::parse(t)),
+        }],
+        simulate: |m| m.with_tool(crate::sockperf::sim::SockperfSim),
+    },
+    Tool {
+        namespace: "lspci",
+        about: "PCI devices (a parser only; the guest model prints `lspci`).",
+        host: Host::Guest,
+        install: None,
+        parsers: &[ToolParser {
+            name: "lspci",
+            command: "lspci [-D] | grep Mellanox",
+            parse: |t| json(crate::lspci::parse(t)),
+        }],
+        simulate: |m| m,
+    },
+];
