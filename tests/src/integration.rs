@@ -11,6 +11,7 @@ mod executor;
 mod guest;
 mod hangs;
 mod leftovers;
+mod output;
 mod parse;
 mod readme;
 mod recipes;
