@@ -99,7 +99,11 @@ pub(crate) enum Command {
         common: CommonRunArgs,
     },
     /// List runs and their state.
-    Runs,
+    Runs {
+        /// One JSON object per run (docs/events.md).
+        #[arg(long)]
+        json: bool,
+    },
     /// Try builtins on one host: rhai lines in a persistent scope, with completion and help.
     Repl {
         /// The inventory (with --host).

@@ -120,6 +120,26 @@ fn a_100_kb_command_output_arrives_whole() {
     assert_eq!(finished["arguments"]["argv"][1], whole.as_str());
     assert_eq!(finished["summary"], format!("run echo {whole}"));
     assert!(!run.stdout.contains('…'));
+    // The journal and the run list follow the same conventions: whole, one object a line.
+    let journal = lab.cairn(&["journal", "node01", "--json"]);
+    assert_eq!(journal.code, 0, "{}", journal.stderr);
+    let records = self::events(&journal.stdout);
+    assert!(
+        records
+            .iter()
+            .any(|r| r["data"]["result"]["stdout"] == format!("{whole}\n")),
+        "{}",
+        journal.stdout.len()
+    );
+    let runs = lab.cairn(&["runs", "--json"]);
+    assert_eq!(runs.code, 0, "{}", runs.stderr);
+    let listed = self::events(&runs.stdout);
+    assert_eq!(listed.len(), 1, "{}", runs.stdout);
+    assert_eq!(listed[0]["schema"], 1);
+    assert_eq!(listed[0]["state"], "done");
+    assert_eq!(listed[0]["run_id"], events[0]["run_id"]);
+    assert_eq!(listed[0]["hosts"], serde_json::json!(["node01"]));
+    assert!(listed[0]["at"].as_u64() <= events[0]["at"].as_u64());
 }
 
 #[test]

@@ -55,7 +55,7 @@ pub(crate) fn execute(cli: Cli) -> miette::Result<ExitCode> {
             check,
             common,
         } => run::run(&state, runbook, inventory, check, common),
-        Command::Runs => runs::runs(&state),
+        Command::Runs { json } => runs::runs(&state, json),
         Command::Repl {
             inventory,
             host,
