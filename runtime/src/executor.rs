@@ -91,7 +91,7 @@ pub enum RunError {
     #[diagnostic(transparent)]
     Compile(#[from] RunbookError),
     /// The edited runbook no longer matches what the journals recorded.
-    #[error("the runbook no longer matches the journal of {} host(s); nothing was run", .0.len())]
+    #[error("the runbook no longer matches the journal of {} host(s); nothing was run", .0.iter().map(HostFailure::host_count).sum::<usize>())]
     #[diagnostic(code(cairn::runtime::diverged))]
     Diverged(#[related] Vec<HostFailure>),
     /// A journal cannot be read or written.
@@ -99,7 +99,7 @@ pub enum RunError {
     #[diagnostic(transparent)]
     Journal(#[from] JournalError),
     /// Actions whose outcome is unknown need the operator's answer.
-    #[error("{} action(s) started but their outcome was not recorded; nothing was run", .0.len())]
+    #[error("{} action(s) started but their outcome was not recorded; nothing was run", .0.iter().map(HostFailure::host_count).sum::<usize>())]
     #[diagnostic(
         code(cairn::runtime::needs_decision),
         help(

@@ -30,6 +30,8 @@ pub struct HostFailure {
     pub host: String,
     /// The hosts this report stands for, `` `esx01` `` or `20 hosts: node[03-22]`.
     who: String,
+    /// How many hosts this report stands for.
+    host_count: usize,
     kind: FailureKind,
     #[label("{label}")]
     label_span: Option<SourceSpan>,
@@ -63,6 +65,7 @@ impl HostFailure {
             help: None,
             host: host.to_owned(),
             who: format!("`{host}`"),
+            host_count: 1,
             kind: FailureKind::Other,
             label_span: None,
             label: String::new(),
@@ -111,6 +114,7 @@ impl HostFailure {
     /// names each one's journal), the first host's is kept and says whose it is.
     pub(crate) fn shared_by(mut self, hosts: &[String], helps_differ: bool) -> Self {
         self.who = crate::output::describe_hosts(hosts);
+        self.host_count = hosts.len();
         if helps_differ && let Some(help) = self.help.take() {
             self.help = Some(format!(
                 "{help} (for `{}`; likewise for the others)",
@@ -118,6 +122,11 @@ impl HostFailure {
             ));
         }
         self
+    }
+
+    /// How many hosts this report stands for (more than one once grouped).
+    pub fn host_count(&self) -> usize {
+        self.host_count
     }
 
     /// The help text, if any.
@@ -143,6 +152,7 @@ impl HostFailure {
             )),
             host: host.to_owned(),
             who: format!("`{host}`"),
+            host_count: 1,
             kind: FailureKind::NeedsDecision,
             label_span: span,
             label: format!(
@@ -187,6 +197,7 @@ impl HostFailure {
             help: None,
             host: host.info.name.clone(),
             who: format!("`{}`", host.info.name),
+            host_count: 1,
             kind: FailureKind::Other,
             label_span: span,
             label: "failed here".into(),

@@ -394,3 +394,30 @@ fn on_a_terminal_a_status_area_colour_and_lines_cut_to_its_width_and_piped_plain
         piped.stdout
     );
 }
+
+#[test]
+fn a_divergence_shared_by_twenty_hosts_is_one_report() {
+    let lab = Lab::new();
+    let book = "param mtu = 1500;\nstage \"one\" on all {\n    run([\"echo\", `${mtu}`]);\n}\nstage \"two\" on all {\n    run([\"false\"]);\n}\n";
+    lab.write("book.rhai", book);
+    lab.write("lab.toml", &inventory("node[01-20]", "clock=virtual"));
+    assert_eq!(lab.cairn(&["run", "book.rhai", "-i", "lab.toml"]).code, 1);
+    let resume = lab.cairn(&["resume", "--param", "mtu=9000"]);
+    assert_eq!(resume.code, 2, "{}\n{}", resume.stdout, resume.stderr);
+    let text = &resume.stderr;
+    assert_eq!(
+        text.matches("the runbook changed at action 1").count(),
+        1,
+        "{text}"
+    );
+    assert!(
+        text.contains("20 hosts: node[01-20]: the runbook changed"),
+        "{text}"
+    );
+    assert_eq!(text.matches("recorded here").count(), 1, "{text}");
+    assert!(text.contains("likewise for the"), "{text}");
+    assert!(
+        text.contains("the journal of 20 host(s); nothing was run"),
+        "{text}"
+    );
+}
