@@ -88,12 +88,16 @@ impl StatusBoard {
         let (mut done, mut running, mut waiting, mut failed, mut stopped) = (0, 0, 0, 0, 0);
         let mut rebooting: Vec<(&str, u64)> = Vec::new();
         let mut held: Option<(&str, &str, u64)> = None;
+        let mut in_stage: Vec<&str> = Vec::new();
         for (host, state) in &self.hosts {
             match state {
                 HostState::Ended(HostStatus::Done) => done += 1,
                 HostState::Ended(HostStatus::Failed) => failed += 1,
                 HostState::Ended(HostStatus::Cancelled) => stopped += 1,
-                HostState::Running => running += 1,
+                HostState::Running => {
+                    running += 1;
+                    in_stage.push(host);
+                }
                 HostState::Waiting => waiting += 1,
                 HostState::Rebooting(since) => {
                     waiting += 1;
@@ -140,6 +144,10 @@ impl StatusBoard {
                 "{host}: {reason} ({} s)",
                 now.saturating_sub(since) / 1000
             ));
+        } else if waiting > 0 && (1..=3).contains(&in_stage.len()) {
+            // The next stage's barrier waits for the last few hosts still in this one.
+            in_stage.sort_unstable();
+            parts.push(format!("waiting for {} (running)", in_stage.join(", ")));
         }
         if self.check {
             parts.push("check mode".to_owned());
@@ -222,6 +230,30 @@ mod tests {
             "stage 2/3 firmware │ 0 done · 1 running · 2 waiting · 1 failed │ batch 2/5 │ waiting for esx05 (rebooting, 94 s) +1 rebooting"
         );
         assert!(board.line(100_000, Some(30)).ends_with('…'));
+    }
+
+    #[test]
+    fn the_last_hosts_in_a_stage_are_what_the_barrier_waits_for() {
+        let mut board = StatusBoard::new();
+        let left = RunEvent::StageFinished {
+            host: "a".into(),
+            index: 1,
+            name: "s".into(),
+        };
+        let acting = RunEvent::ActionStarted {
+            arguments: serde_json::Value::Null,
+            builtin: "run".into(),
+            file: "f".into(),
+            host: "b".into(),
+            line: 1,
+            seq: 1,
+            stage: "s".into(),
+            summary: "run".into(),
+        };
+        board.observe(&at(0, left));
+        board.observe(&at(0, acting));
+        let line = board.line(0, None);
+        assert!(line.ends_with("│ waiting for b (running)"), "{line}");
     }
 
     #[test]
