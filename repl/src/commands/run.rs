@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use cairn_runtime::journal::HostStatus;
 use cairn_runtime::launch::{Launcher, NewRun, RunOverrides};
-use cairn_runtime::output::{ColorChoice, Summary, Verbosity, cut_to_width, group_failures};
+use cairn_runtime::output::{ColorChoice, Summary, Verbosity, group_failures};
 use cairn_runtime::{Assumptions, Cancel, EventSink, RunOptions, RunReport, RunStore, Stamped};
 use miette::IntoDiagnostic;
 
@@ -257,11 +257,8 @@ fn summarize(report: RunReport, json: bool, check: bool, shown: &Shown) -> ExitC
         };
         say!("{}", serde_json::to_string(&event).unwrap_or_default());
     } else {
-        for line in shown.recap.render(shown.palette) {
-            say!(
-                "{}",
-                cut_to_width(&line, shown.width.filter(|_| !shown.palette.is_on()))
-            );
+        for line in shown.recap.render(shown.palette, shown.width) {
+            say!("{line}");
         }
         say!("{}", summary.line(&report.run_id, check));
     }

@@ -138,10 +138,10 @@ impl Recap {
     }
 
     /// The recap as lines: `HOST  ok=N changed=N failed=N rebooted=N  TIME`, then the failed
-    /// hosts with their first error.
-    pub fn render(&self, palette: Palette) -> Vec<String> {
+    /// hosts with their first error, cut to `width` columns (`None`: whole).
+    pub fn render(&self, palette: Palette, width: Option<usize>) -> Vec<String> {
         let lines = self.lines();
-        let width = lines.iter().map(|l| l.host.len()).max().unwrap_or(0).max(4);
+        let column = lines.iter().map(|l| l.host.len()).max().unwrap_or(0).max(4);
         let mut out = vec![palette.bold(if self.check {
             "recap (check mode: nothing was changed):"
         } else {
@@ -149,7 +149,7 @@ impl Recap {
         })];
         for line in &lines {
             let counts = |n: u64, text: String| if n > 0 { text } else { palette.dim(&text) };
-            let host = format!("{:<width$}", line.host);
+            let host = format!("{:<column$}", line.host);
             let host = match line.status {
                 Some(HostStatus::Failed) => palette.failed(&host),
                 Some(_) if line.changed > 0 => palette.changed(&host),
@@ -184,11 +184,10 @@ impl Recap {
                     .map(|(host, error)| (error.lines().collect::<Vec<_>>().join(" / "), host)),
             );
             for (error, hosts) in failed {
-                let who = super::describe_hosts(&hosts);
-                out.push(format!(
-                    "  {}  {error}",
-                    palette.failed(&format!("{who:<width$}"))
-                ));
+                let who = format!("{:<column$}", super::describe_hosts(&hosts));
+                let room = width.map(|w| w.saturating_sub(who.chars().count() + 4));
+                let error = super::cut_to_width(&error, room);
+                out.push(format!("  {}  {error}", palette.failed(&who)));
             }
         }
         out
@@ -263,7 +262,7 @@ mod tests {
         assert_eq!(lines[1].elapsed_ms, 3000);
         assert_eq!(lines[0].failed, 1);
         assert_eq!(recap.failed_hosts(), [("b".to_owned(), "boom".to_owned())]);
-        let text = recap.render(Palette::new(false)).join("\n");
+        let text = recap.render(Palette::new(false), None).join("\n");
         assert!(
             text.contains("a     ok=2    changed=1    failed=0   rebooted=1   3.0 s"),
             "{text}"
