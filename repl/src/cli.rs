@@ -2,7 +2,7 @@
 
 use std::path::PathBuf;
 
-use clap::{Args, Parser, Subcommand};
+use clap::{ArgAction, Args, Parser, Subcommand, ValueEnum};
 
 /// cairn: runbooks for InfiniBand and RoCE fabric on ESXi hosts and Linux guests.
 #[derive(Debug, Parser)]
@@ -148,7 +148,11 @@ pub(crate) enum Command {
         output: PathBuf,
     },
     /// List runs and their state.
-    Runs,
+    Runs {
+        /// One JSON object per run (docs/events.md).
+        #[arg(long)]
+        json: bool,
+    },
     /// Try builtins on one host: rhai lines in a persistent scope, with completion and help.
     Repl {
         /// The inventory (with --host).
@@ -178,9 +182,19 @@ pub(crate) struct CommonRunArgs {
     /// Seconds a rebooting host may take to come back.
     #[arg(long, value_name = "SECS")]
     pub(crate) reboot_timeout: Option<u64>,
-    /// Print one JSON event per line instead of progress.
+    /// Print one JSON event per line instead of progress (docs/events.md).
     #[arg(long)]
     pub(crate) json: bool,
+    /// Print only changes, failures, warnings and the recap.
+    #[arg(short, long, conflicts_with_all = ["verbose", "json"])]
+    pub(crate) quiet: bool,
+    /// `-v`: also each command an action runs and the output of failed actions; `-vv`: all
+    /// output.
+    #[arg(short, long, action = ArgAction::Count, conflicts_with = "json")]
+    pub(crate) verbose: u8,
+    /// Colour ok, changed and failed: `auto` on a terminal unless NO_COLOR is set.
+    #[arg(long, value_enum, default_value_t = Color::Auto, value_name = "WHEN")]
+    pub(crate) color: Color,
     /// When an action fails, open the REPL on that host: `:retry`, `:skip [VALUE]` or
     /// `:abort` (needs a terminal; not with --json, whose lines it would interrupt).
     #[arg(long, conflicts_with = "json")]
@@ -189,6 +203,17 @@ pub(crate) struct CommonRunArgs {
     /// is still refused).
     #[arg(long)]
     pub(crate) accept_new_host_keys: bool,
+}
+
+/// `--color`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub(crate) enum Color {
+    /// On a terminal, unless NO_COLOR is set and not empty.
+    Auto,
+    /// Always, even into a pipe.
+    Always,
+    /// Never.
+    Never,
 }
 
 #[cfg(test)]

@@ -134,7 +134,7 @@ fn resume_10k(scratch: &Path) -> (Duration, Duration) {
             .append(&JournalEvent::Outcome(outcome), false)
             .expect("outcome");
     }
-    let (sender, receiver) = std::sync::mpsc::channel();
+    let (sender, receiver) = std::sync::mpsc::channel::<cairn_runtime::Stamped>();
     let started = Instant::now();
     let watcher = std::thread::spawn(move || {
         for event in receiver {
@@ -142,7 +142,7 @@ fn resume_10k(scratch: &Path) -> (Duration, Duration) {
                 replayed: false,
                 elapsed_ms,
                 ..
-            } = event
+            } = event.event
             {
                 return started
                     .elapsed()

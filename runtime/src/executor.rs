@@ -94,7 +94,7 @@ pub enum RunError {
     #[diagnostic(transparent)]
     Compile(#[from] RunbookError),
     /// The edited runbook no longer matches what the journals recorded.
-    #[error("the runbook no longer matches the journal of {} host(s); nothing was run", .0.len())]
+    #[error("the runbook no longer matches the journal of {} host(s); nothing was run", .0.iter().map(HostFailure::host_count).sum::<usize>())]
     #[diagnostic(code(cairn::runtime::diverged))]
     Diverged(#[related] Vec<HostFailure>),
     /// A journal cannot be read or written.
@@ -102,7 +102,7 @@ pub enum RunError {
     #[diagnostic(transparent)]
     Journal(#[from] JournalError),
     /// Actions whose outcome is unknown need the operator's answer.
-    #[error("{} action(s) started but their outcome was not recorded; nothing was run", .0.len())]
+    #[error("{} action(s) started but their outcome was not recorded; nothing was run", .0.iter().map(HostFailure::host_count).sum::<usize>())]
     #[diagnostic(
         code(cairn::runtime::needs_decision),
         help(
@@ -290,6 +290,16 @@ pub fn execute(
     if !shared.options.check {
         crate::run_store::mark_begun(&run_dir)?;
     }
+    shared.events.send(RunEvent::RunStarted {
+        check: shared.options.check,
+        hosts: host_infos.iter().map(|h| h.name.clone()).collect(),
+        params: crate::secrets::redact_params(&params, &secret_names),
+        resume,
+        run_id: run_id.clone(),
+        runbook: runbook.name(),
+        schema: crate::run_event::EVENTS_SCHEMA_VERSION,
+        stages: outline.stages.iter().map(|s| s.name.clone()).collect(),
+    });
     let mut threads = Vec::new();
     for (info, role, transport, journal, writer) in begun {
         let (instance_shared, runbook, libraries) =
@@ -526,7 +536,9 @@ fn settle_unknown_outcomes(
     }
     // A host left without an answer stops the resume before any answer is recorded.
     if !waiting.is_empty() {
-        return Err(RunError::NeedsDecision(waiting));
+        return Err(RunError::NeedsDecision(crate::output::group_failures(
+            waiting,
+        )));
     }
     for (host, seq, assume) in answered {
         let record = DecisionRecord {
@@ -596,7 +608,7 @@ fn verify(
     if diverged.is_empty() {
         Ok(())
     } else {
-        Err(RunError::Diverged(diverged))
+        Err(RunError::Diverged(crate::output::group_failures(diverged)))
     }
 }
 

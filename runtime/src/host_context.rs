@@ -413,7 +413,14 @@ impl HostContext {
 
     /// Leaves the current stage.
     pub fn exit_stage(&self) {
-        self.state().stage = None;
+        let left = self.state().stage.take();
+        if let (Some(stage), Mode::Live) = (left, self.mode) {
+            self.shared.events.send(RunEvent::StageFinished {
+                host: self.info.name.clone(),
+                index: stage.index,
+                name: stage.name,
+            });
+        }
     }
 
     /// Runs one action: answers it from the journal, reconciles it, or performs it live.
@@ -529,6 +536,16 @@ impl HostContext {
             stage_index: self.state().stage.as_ref().map_or(0, |s| s.index),
         };
         self.append(&JournalEvent::Intent(intent), true)?;
+        self.shared.events.send(RunEvent::ActionStarted {
+            arguments: args.clone(),
+            builtin: call.builtin.clone(),
+            file: site.file.clone(),
+            host: self.info.name.clone(),
+            line: site.line,
+            seq,
+            stage: stage.clone(),
+            summary: summarize(&call.builtin, &args),
+        });
         let started = Instant::now();
         let acting = self.acting(&call.builtin, &args);
         let result = HostIo::new(self, seq).and_then(|mut io| live(&mut io));
@@ -637,13 +654,14 @@ impl HostContext {
             at: now_millis(),
             changed,
             elapsed_ms,
-            error,
+            error: error.clone(),
             how: how.map(str::to_owned),
             ok,
             reboot_required,
             result: self.redact(value),
             seq,
         };
+        let (finished_at, result_shown) = (record.at, record.result.clone());
         self.append(&JournalEvent::Outcome(record), true)?;
         if let (Some(_), Ok(outcome)) = (&self.debugger, &result) {
             self.state()
@@ -654,13 +672,27 @@ impl HostContext {
         if changed {
             self.state().changes.push(summary.clone());
         }
+        let stage = self
+            .state()
+            .stage
+            .as_ref()
+            .map(|s| s.name.clone())
+            .unwrap_or_default();
         self.shared.events.send(RunEvent::ActionFinished {
+            arguments: args.clone(),
             builtin: builtin.to_owned(),
             changed,
             elapsed_ms,
+            error,
+            file: site.file.clone(),
             host: self.info.name.clone(),
+            line: site.line,
             ok,
             replayed: false,
+            result: result_shown,
+            seq,
+            stage,
+            started_at: finished_at.saturating_sub(elapsed_ms),
             summary,
         });
         result.map(|outcome| outcome.value)
@@ -860,13 +892,10 @@ pub(crate) fn summarize(builtin: &str, args: &Value) -> String {
         None if args.as_object().is_some_and(serde_json::Map::is_empty) => String::new(),
         None => args.to_string(),
     };
-    let mut line = if detail.is_empty() {
+    // Never cut here: the terminal display cuts to its width, `--json` keeps it whole.
+    if detail.is_empty() {
         builtin.to_owned()
     } else {
         format!("{builtin} {detail}")
-    };
-    if line.chars().count() > 100 {
-        line = line.chars().take(99).collect::<String>() + "…";
     }
-    line
 }

@@ -49,14 +49,32 @@ impl<'a> HostIo<'a> {
 
     /// Runs a command; a non-zero exit is an `Ok` here.
     pub fn exec(&mut self, request: &ExecRequest) -> Result<ExecOutput, ActionError> {
-        match (&request.interrupt, self.ctx.interrupt()) {
+        let started = std::time::Instant::now();
+        let output = match (&request.interrupt, self.ctx.interrupt()) {
             (None, Some(interrupt)) => {
                 let mut request = request.clone();
                 request.interrupt = Some(interrupt);
-                Ok(self.transport().exec(&request)?)
+                self.transport().exec(&request)?
             }
-            _ => Ok(self.transport().exec(request)?),
+            _ => self.transport().exec(request)?,
+        };
+        let events = &self.ctx.shared.events;
+        if events.is_open() {
+            events.send(crate::RunEvent::Command {
+                argv: request
+                    .argv
+                    .iter()
+                    .map(|a| self.ctx.redact_text(a))
+                    .collect(),
+                code: output.code,
+                elapsed_ms: u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
+                host: self.ctx.info.name.clone(),
+                seq: self.seq,
+                stderr: self.ctx.redact_text(&output.stderr),
+                stdout: self.ctx.redact_text(&output.stdout),
+            });
         }
+        Ok(output)
     }
 
     /// Runs `argv` and fails on a non-zero exit, keeping the command and its stderr.

@@ -22,12 +22,16 @@ enum FailureKind {
 
 /// Why one host failed, pointing at the runbook line that failed.
 #[derive(Debug, thiserror::Error, Diagnostic)]
-#[error("`{host}`: {message}")]
+#[error("{who}: {message}")]
 pub struct HostFailure {
     #[help]
     help: Option<String>,
-    /// The host.
+    /// The host (the first of a group).
     pub host: String,
+    /// The hosts this report stands for, `` `esx01` `` or `20 hosts: node[03-22]`.
+    who: String,
+    /// How many hosts this report stands for.
+    host_count: usize,
     kind: FailureKind,
     #[label("{label}")]
     label_span: Option<SourceSpan>,
@@ -86,6 +90,8 @@ impl HostFailure {
         Self {
             help: None,
             host: host.to_owned(),
+            who: format!("`{host}`"),
+            host_count: 1,
             kind: FailureKind::Other,
             label_span: None,
             label: String::new(),
@@ -124,6 +130,55 @@ impl HostFailure {
         ))
     }
 
+    /// What makes two hosts' failures one report: the kind, the runbook span and labels, the
+    /// message, and the journal records cited (by call, not by the journal they are in).
+    pub(crate) fn group_key(&self) -> String {
+        let related: Vec<String> = self
+            .related
+            .iter()
+            .map(|r| match r {
+                Related::Journal(j) => format!("{}@{}:{}", j.builtin, j.file, j.line),
+                Related::Output(o) => {
+                    format!("{}@{}+{}", o.command, o.span.offset(), o.span.len())
+                }
+            })
+            .collect();
+        format!(
+            "{:?}\u{1f}{}\u{1f}{:?}\u{1f}{}\u{1f}{}\u{1f}{}",
+            self.kind,
+            // A failure without a span is named after its host: only a span's file counts.
+            self.label_span.map_or("", |_| self.source_code.name()),
+            self.label_span.map(|s| (s.offset(), s.len())),
+            self.label,
+            self.message,
+            related.join(";")
+        )
+    }
+
+    /// This report standing for `hosts` (this one first). Where the hosts' help differs (it
+    /// names each one's journal), the first host's is kept and says whose it is.
+    pub(crate) fn shared_by(mut self, hosts: &[String], helps_differ: bool) -> Self {
+        self.who = crate::output::describe_hosts(hosts);
+        self.host_count = hosts.len();
+        if helps_differ && let Some(help) = self.help.take() {
+            self.help = Some(format!(
+                "{help} (for `{}`; likewise for the others)",
+                self.host
+            ));
+        }
+        self
+    }
+
+    /// How many hosts this report stands for (more than one once grouped).
+    pub fn host_count(&self) -> usize {
+        self.host_count
+    }
+
+    /// The help text, if any.
+    pub(crate) fn help_text(&self) -> Option<&str> {
+        self.help.as_deref()
+    }
+
     /// The message on one line, for the journal.
     pub fn one_line(&self) -> String {
         self.message.lines().collect::<Vec<_>>().join(" / ")
@@ -141,6 +196,8 @@ impl HostFailure {
                 action.line
             )),
             host: host.to_owned(),
+            who: format!("`{host}`"),
+            host_count: 1,
             kind: FailureKind::NeedsDecision,
             label_span: span,
             label: format!(
@@ -187,6 +244,8 @@ impl HostFailure {
         let mut failure = Self {
             help: None,
             host: host.info.name.clone(),
+            who: format!("`{}`", host.info.name),
+            host_count: 1,
             kind: FailureKind::Other,
             label_span: span,
             label: "failed here".into(),

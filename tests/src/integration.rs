@@ -15,6 +15,7 @@ mod hangs;
 mod host_patterns;
 mod leftovers;
 mod ofed_source;
+mod output;
 mod parse;
 mod readme;
 mod recipes;

@@ -83,7 +83,7 @@ pub(crate) fn execute(cli: Cli) -> miette::Result<ExitCode> {
             common,
         } => run::run(&state, runbook, inventory, check, limit.as_deref(), common),
         Command::Report { run_id, output } => report::report(&state, run_id.as_deref(), &output),
-        Command::Runs => runs::runs(&state),
+        Command::Runs { json } => runs::runs(&state, json),
         Command::Repl {
             inventory,
             host,

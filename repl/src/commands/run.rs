@@ -9,11 +9,12 @@ use std::time::Duration;
 use cairn_runtime::inventory::HostPattern;
 use cairn_runtime::journal::HostStatus;
 use cairn_runtime::launch::{Launcher, NewRun, RunOverrides};
-use cairn_runtime::{Assumptions, Cancel, EventSink, RunOptions, RunReport, RunStore};
+use cairn_runtime::output::{ColorChoice, Summary, Verbosity, group_failures};
+use cairn_runtime::{Assumptions, Cancel, EventSink, RunOptions, RunReport, RunStore, Stamped};
 use miette::IntoDiagnostic;
 
-use crate::cli::CommonRunArgs;
-use crate::progress::{self, Style};
+use crate::cli::{Color, CommonRunArgs};
+use crate::progress::{self, Display, Shown};
 use crate::repl::FailurePrompt;
 
 pub(crate) fn run(
@@ -49,7 +50,7 @@ pub(crate) fn run(
         runbook,
     };
     let code = drive(
-        common.json,
+        display(&common),
         check,
         |launcher, cancel, events| launcher.run(new, cancel, events).map_err(Into::into),
         state,
@@ -98,7 +99,7 @@ pub(crate) fn resume(
         runbook,
     };
     let code = drive(
-        common.json,
+        display(&common),
         false,
         |launcher, cancel, events| {
             launcher
@@ -113,6 +114,21 @@ pub(crate) fn resume(
         prompt.finish();
     }
     code
+}
+
+/// How the run is shown, from `--json`, `-q`, `-v`, `--color`.
+fn display(common: &CommonRunArgs) -> Display {
+    Display {
+        color: match common.color {
+            Color::Auto => ColorChoice::Auto,
+            Color::Always => ColorChoice::Always,
+            Color::Never => ColorChoice::Never,
+        },
+        json: common.json,
+        // The debug prompt takes the terminal when an action fails.
+        status_area: !common.debug_on_failure,
+        verbosity: Verbosity::from_flags(common.quiet, common.verbose),
+    }
 }
 
 pub(crate) fn params(given: &[String]) -> miette::Result<BTreeMap<String, String>> {
@@ -133,7 +149,7 @@ pub(crate) fn params(given: &[String]) -> miette::Result<BTreeMap<String, String
 
 /// Runs the launch on a worker thread while events are shown and Ctrl-C stops the run.
 fn drive(
-    json: bool,
+    display: Display,
     check: bool,
     launch: impl FnOnce(&Launcher, Cancel, EventSink) -> miette::Result<RunReport> + Send,
     state: &Path,
@@ -153,24 +169,17 @@ fn drive(
     runtime.spawn(stop_on_signals(cancel.clone()));
     let (sender, receiver) = std::sync::mpsc::channel();
     let events = EventSink::new(sender);
-    let style = if json {
-        Style::Json
-    } else {
-        Style::Text {
-            actions: true,
-            check,
-        }
-    };
-    let report = std::thread::scope(|scope| {
-        let shown = scope.spawn(move || progress::show(&receiver, style));
+    let (report, shown) = std::thread::scope(|scope| {
+        let shown = scope.spawn(move || progress::show(&receiver, display));
         let report = launch(&launcher, cancel, events);
-        let _ = shown.join();
-        report
-    })?;
-    if check && !json {
+        (report, shown.join())
+    });
+    let report = report?;
+    let shown = shown.map_err(|_| miette::miette!("the progress display stopped unexpectedly"))?;
+    if check && !display.json {
         show_check(&report);
     }
-    Ok(summarize(report, json))
+    Ok(summarize(report, display.json, check, &shown))
 }
 
 /// The first SIGINT (Ctrl-C), SIGTERM or SIGHUP stops the run cleanly, as each host finishes
@@ -250,67 +259,32 @@ fn show_check(report: &RunReport) {
     }
 }
 
-fn summarize(report: RunReport, json: bool) -> ExitCode {
+/// The recap, the failures grouped by runbook span and message, and the summary line.
+fn summarize(report: RunReport, json: bool, check: bool, shown: &Shown) -> ExitCode {
     let succeeded = report.succeeded();
-    let count = |status| {
-        report
-            .hosts
-            .iter()
-            .filter(|h| h.status == status && h.name != "controller")
-            .count()
-    };
-    let (done, failed, stopped) = (
-        count(HostStatus::Done),
-        count(HostStatus::Failed),
-        count(HostStatus::Cancelled),
-    );
-    let pending: Vec<String> = report
-        .hosts
-        .iter()
-        .filter_map(|h| {
-            h.reboot_pending
-                .as_ref()
-                .map(|why| format!("{} ({why})", h.name))
-        })
-        .collect();
-    // The controller is no host, but its failure (a failed validation) fails the run.
-    let controller_failed = report
-        .hosts
-        .iter()
-        .any(|h| h.name == "controller" && h.status == HostStatus::Failed);
+    let summary = Summary::of(&report);
     if json {
-        let summary = serde_json::json!({
-            "event": "run_finished", "run_id": report.run_id, "done": done, "failed": failed,
-            "stopped": stopped, "reboot_pending": pending, "controller_failed": controller_failed,
-        });
-        say!("{summary}");
+        let event = Stamped {
+            at: cairn_runtime::journal::now_millis(),
+            event: summary.event(&report.run_id, check, &shown.recap),
+        };
+        say!("{}", serde_json::to_string(&event).unwrap_or_default());
     } else {
-        say!(
-            "run {}: {done} done, {failed} failed, {stopped} stopped{}{}",
-            report.run_id,
-            if controller_failed {
-                "; the controller failed"
-            } else {
-                ""
-            },
-            if pending.is_empty() {
-                String::new()
-            } else {
-                format!("; still need a reboot: {}", pending.join(", "))
-            }
-        );
+        for line in shown.recap.render(shown.palette, shown.width) {
+            say!("{line}");
+        }
+        say!("{}", summary.line(&report.run_id, check));
+    }
+    let failures = report
+        .hosts
+        .into_iter()
+        .filter(|host| host.status == HostStatus::Failed)
+        .filter_map(|host| host.failure);
+    for failure in group_failures(failures.collect()) {
+        eprintln!("{:?}", miette::Report::new(failure));
     }
     // A runbook error is the runbook's fault, not the hosts': exit 2, as `cairn check` would.
-    let runbook_error = report
-        .hosts
-        .iter()
-        .any(|h| h.failure.as_ref().is_some_and(|f| f.runbook_error()));
-    for host in report.hosts {
-        if let (HostStatus::Failed, Some(failure)) = (host.status, host.failure) {
-            eprintln!("{:?}", miette::Report::new(failure));
-        }
-    }
-    if runbook_error {
+    if summary.runbook_error {
         ExitCode::from(2)
     } else if succeeded {
         ExitCode::SUCCESS

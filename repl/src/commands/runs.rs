@@ -3,21 +3,30 @@
 use std::path::Path;
 use std::process::ExitCode;
 
-use cairn_runtime::{RunState, RunStore};
+use cairn_runtime::{EVENTS_SCHEMA_VERSION, RunState, RunStore};
 
 /// Lists every run; one whose `run.json` or journals cannot be read is listed as unreadable,
-/// with the reason, and the listing goes on.
-pub(crate) fn runs(state: &Path) -> miette::Result<ExitCode> {
+/// with the reason, and the listing goes on. `--json`: one object per run, as the events are
+/// written (docs/events.md: `schema`, milliseconds, nothing cut).
+pub(crate) fn runs(state: &Path, json: bool) -> miette::Result<ExitCode> {
     let store = RunStore::new(state);
     let ids = store.ids();
-    if ids.is_empty() {
+    if ids.is_empty() && !json {
         say!("no runs in {}", state.display());
     }
     for id in ids {
         let meta = match store.meta(&id) {
             Ok(meta) => meta,
             Err(error) => {
-                say!("{id}  {:<10}  {}", "unreadable", one_line(&error));
+                if json {
+                    let line = serde_json::json!({
+                        "schema": EVENTS_SCHEMA_VERSION, "run_id": id, "state": "unreadable",
+                        "error": one_line(&error),
+                    });
+                    say!("{line}");
+                } else {
+                    say!("{id}  {:<10}  {}", "unreadable", one_line(&error));
+                }
                 continue;
             }
         };
@@ -27,6 +36,15 @@ pub(crate) fn runs(state: &Path) -> miette::Result<ExitCode> {
             Ok(RunState::Unfinished) => "unfinished",
             Err(_) => "unreadable",
         };
+        if json {
+            let line = serde_json::json!({
+                "schema": EVENTS_SCHEMA_VERSION, "run_id": id, "state": status, "at": meta.at,
+                "runbook": meta.runbook, "inventory": meta.inventory, "hosts": meta.hosts,
+                "params": meta.params,
+            });
+            say!("{line}");
+            continue;
+        }
         say!(
             "{id}  {status:<10}  {} host(s)  {}",
             meta.hosts.len(),

@@ -1,0 +1,101 @@
+//! The last line of a run (`run ID: 9 done, 0 failed, 0 stopped`) and the `run_finished`
+//! event, from the run's report and its recap. A check is never presented as a recorded run.
+
+use crate::journal::HostStatus;
+use crate::{RunEvent, RunReport};
+
+use super::Recap;
+
+/// How a run ended, counted over its hosts (the controller is no host).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Summary {
+    /// Whether the controller (a runbook's validations) failed.
+    pub controller_failed: bool,
+    /// Hosts that finished.
+    pub done: u64,
+    /// Hosts that failed.
+    pub failed: u64,
+    /// `HOST (why)` per host that still needs a reboot.
+    pub reboot_pending: Vec<String>,
+    /// Whether some host's failure is the runbook's fault (exit 2, as `cairn check`).
+    pub runbook_error: bool,
+    /// Hosts stopped before they finished.
+    pub stopped: u64,
+}
+
+impl Summary {
+    /// Counts `report`.
+    pub fn of(report: &RunReport) -> Self {
+        let count = |status| {
+            report
+                .hosts
+                .iter()
+                .filter(|h| h.status == status && h.name != "controller")
+                .count() as u64
+        };
+        Self {
+            controller_failed: report
+                .hosts
+                .iter()
+                .any(|h| h.name == "controller" && h.status == HostStatus::Failed),
+            done: count(HostStatus::Done),
+            failed: count(HostStatus::Failed),
+            reboot_pending: report
+                .hosts
+                .iter()
+                .filter_map(|h| {
+                    h.reboot_pending
+                        .as_ref()
+                        .map(|why| format!("{} ({why})", h.name))
+                })
+                .collect(),
+            runbook_error: report
+                .hosts
+                .iter()
+                .any(|h| h.failure.as_ref().is_some_and(|f| f.runbook_error())),
+            stopped: count(HostStatus::Cancelled),
+        }
+    }
+
+    /// `run ID: N done, N failed, N stopped...`; for a check, `check: ... (check mode: nothing
+    /// was changed)` with no run id, since nothing was recorded.
+    pub fn line(&self, run_id: &str, check: bool) -> String {
+        let head = if check {
+            "check".to_owned()
+        } else {
+            format!("run {run_id}")
+        };
+        let mut line = format!(
+            "{head}: {} done, {} failed, {} stopped",
+            self.done, self.failed, self.stopped
+        );
+        if self.controller_failed {
+            line.push_str("; the controller failed");
+        }
+        if !self.reboot_pending.is_empty() {
+            let verb = if check { "would need" } else { "still need" };
+            line.push_str(&format!(
+                "; {verb} a reboot: {}",
+                self.reboot_pending.join(", ")
+            ));
+        }
+        if check {
+            line.push_str(" (check mode: nothing was changed)");
+        }
+        line
+    }
+
+    /// The `run_finished` event: these counts and the recap's lines.
+    pub fn event(&self, run_id: &str, check: bool, recap: &Recap) -> RunEvent {
+        RunEvent::RunFinished {
+            check,
+            controller_failed: self.controller_failed,
+            done: self.done,
+            failed: self.failed,
+            recap: recap.lines(),
+            reboot_pending: self.reboot_pending.clone(),
+            run_id: run_id.to_owned(),
+            stopped: self.stopped,
+        }
+    }
+}
