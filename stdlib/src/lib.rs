@@ -6,6 +6,7 @@
 mod action;
 mod column_cursor;
 pub mod esxcli;
+pub mod fabric;
 pub mod flint;
 pub mod ib;
 pub mod ibdev2netdev;

@@ -11,6 +11,7 @@ pub fn libraries() -> Vec<Installer> {
     vec![
         install_parse,
         crate::esxcli::install,
+        crate::fabric::install,
         crate::flint::install,
         crate::ib::install,
         crate::mlxconfig::install,

@@ -13,7 +13,7 @@ pub(crate) mod command;
 pub(crate) mod pair;
 mod parse;
 mod port_state;
-mod run;
+pub(crate) mod run;
 pub(crate) mod sim;
 mod types;
 
