@@ -8,6 +8,7 @@ mod disk_full;
 mod docs;
 mod esxi;
 mod executor;
+mod fabric;
 mod guest;
 mod hangs;
 mod leftovers;
