@@ -15,6 +15,7 @@ mod pair;
 
 // Layer 2: one folder per builtin namespace.
 pub mod esxcli;
+pub mod fabric;
 pub mod flint;
 pub mod ib;
 pub mod lspci;

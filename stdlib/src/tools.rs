@@ -251,6 +251,15 @@ pub(crate) const TOOLS: &[Tool] = &[
         simulate: |m| m.with_tool(crate::perftest::sim::PerftestSim),
     },
     Tool {
+        namespace: "fabric",
+        about: "Fabric acceptance from the controller: every pair of hosts measured in rounds, flagged against the best pair, suspects named.",
+        host: Host::Guest,
+        install: Some(crate::fabric::install),
+        parsers: &[],
+        // It drives perftest on the guests; nothing of its own to simulate.
+        simulate: |m| m,
+    },
+    Tool {
         namespace: "sockperf",
         about: "Socket latency between two hosts, with or without VMA.",
         host: Host::Guest,

@@ -10,6 +10,7 @@ mod docs;
 mod esxi;
 mod exec;
 mod executor;
+mod fabric;
 mod guest;
 mod hangs;
 mod host_patterns;

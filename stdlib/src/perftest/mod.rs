@@ -12,7 +12,7 @@ pub mod builtins;
 pub(crate) mod command;
 mod parse;
 mod port_state;
-mod run;
+pub(crate) mod run;
 pub(crate) mod sim;
 mod types;
 

@@ -322,6 +322,15 @@ fn client(host: &mut SimContext<'_>, args: &Args, server_name: &str) -> ExecOutp
             },
         )
     };
+    // The test takes its time on the client's clock: `-n` iterations of each size.
+    host.sleep(run_time(
+        &sizes,
+        iterations,
+        rate * eth_penalty,
+        active_mtu,
+        lat,
+        roce,
+    ));
     let client_text = format!(
         "{DASHES}\n{banner}{DASHES}\n{}{}{DASHES}\n{table}{DASHES}\n",
         address(&local, "local"),
@@ -393,6 +402,33 @@ fn bandwidth_at(size: u64, rate: f64, active_mtu: u32) -> f64 {
     #[allow(clippy::cast_precision_loss)]
     let message_rate = size as f64 * 8.0 * 7.0e6 / 1e9;
     (line.powf(-3.0) + message_rate.powf(-3.0)).powf(-1.0 / 3.0)
+}
+
+/// How long a test moves data for: each size's iterations at its bandwidth, or for latency
+/// tests a round trip per iteration.
+fn run_time(
+    sizes: &[u64],
+    iterations: u64,
+    rate: f64,
+    mtu: u32,
+    lat: bool,
+    roce: bool,
+) -> std::time::Duration {
+    #[allow(clippy::cast_precision_loss)]
+    let seconds: f64 = sizes
+        .iter()
+        .map(|&size| {
+            let wire = size as f64 * 8.0
+                / (bandwidth_at(size.max(if lat { 65536 } else { 1 }), rate, mtu).max(1.0) * 1e9);
+            let one = if lat {
+                2.0 * ((if roce { 1.93 } else { 1.06 }) * 1e-6 + wire)
+            } else {
+                wire
+            };
+            one * iterations as f64
+        })
+        .sum();
+    std::time::Duration::from_secs_f64(seconds)
 }
 
 fn bandwidth_table(

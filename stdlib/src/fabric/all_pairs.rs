@@ -1,0 +1,513 @@
+//! `fabric::all_pairs`: a perftest between every pair of hosts, scheduled and judged as NVIDIA
+//! ClusterKit does (see `schedule` and `verdict`), inside the run's journal.
+//!
+//! Each round is one action whose pairs run at once; each pair's result is journaled as a
+//! progress record of its round the moment it ends, so a resume replays the finished rounds and
+//! finishes an interrupted one by running only the pairs it has no result for.
+
+use std::collections::BTreeMap;
+use std::sync::{Arc, mpsc};
+use std::time::Duration;
+
+use cairn_runtime::{
+    ActionCall, ActionError, Clock, ExecRequest, HostContext, HostIo, Outcome, Reconcile, RunShared,
+};
+use rhai::{Array, Dynamic, Map, NativeCallContext};
+use serde::Serialize;
+use serde_json::{Value, json};
+
+use super::options::{ALL_PAIRS_OPTIONS, AllPairsOptions};
+use super::schedule::{HostPair, circle, disjoint, retest_budget};
+use super::verdict::{PairResult, Suspects, Tolerance, suspects};
+use crate::action::{self, RhaiResult};
+
+/// The server's head start before the client connects (`perftest::pair::run`).
+const SERVER_START: Duration = Duration::from_secs(1);
+
+/// One pair in the returned table.
+#[derive(Debug, Clone, Serialize)]
+struct PairVerdict {
+    server: String,
+    client: String,
+    ok: bool,
+    error: Option<String>,
+    /// Gb/s (bandwidth tests) or microseconds (latency tests) in the matrix.
+    value: Option<f64>,
+    /// Outside the tolerance in the matrix.
+    flagged: bool,
+    /// Still outside it after its retests.
+    bad: bool,
+    /// The values of its retests, in order.
+    retests: Vec<Option<f64>>,
+}
+
+/// What `fabric::all_pairs` returns.
+#[derive(Debug, Clone, Serialize)]
+struct AllPairsReport {
+    test: String,
+    unit: &'static str,
+    hosts: Vec<String>,
+    quick: bool,
+    rounds: usize,
+    retest_rounds: usize,
+    /// The best value of the matrix, and the limit derived from it.
+    reference: Option<f64>,
+    limit: Option<f64>,
+    min_fraction: f64,
+    max_latency_factor: f64,
+    results: Vec<PairVerdict>,
+    flagged: Vec<HostPair>,
+    bad: Vec<HostPair>,
+    suspects: Suspects,
+    planned_s: f64,
+    took_s: f64,
+    passed: bool,
+}
+
+/// A runbook error at the call.
+fn refuse(
+    ctx: &NativeCallContext,
+    host: &HostContext,
+    message: String,
+) -> Box<rhai::EvalAltResult> {
+    host.fail(ActionError::Runbook(message), ctx.call_position())
+}
+
+/// `fabric::all_pairs(hosts, #{...})`.
+pub(crate) fn all_pairs(
+    ctx: &NativeCallContext,
+    hosts: Array,
+    options: &Map,
+) -> RhaiResult<Dynamic> {
+    let host = HostContext::current(ctx)?;
+    crate::action::check_options(ctx, &ALL_PAIRS_OPTIONS, options)?;
+    let opts = AllPairsOptions::from_json(&action::options_json(options)?)
+        .map_err(|m| refuse(ctx, &host, format!("fabric::all_pairs: {m}")))?;
+    let names = host_names(&host, hosts).map_err(|m| refuse(ctx, &host, m))?;
+    let mut rounds = circle(&names);
+    if opts.quick {
+        rounds.truncate(1);
+    }
+    let rate = line_rate(ctx, &names, &opts)?;
+    let per_test = SERVER_START + transfer_time(&opts, rate.unwrap_or(0.0));
+    let planned = per_test.as_secs_f64() * rounds.len() as f64;
+    let widest = rounds.first().map_or(0, Vec::len);
+    log(
+        &host,
+        format!(
+            "fabric::all_pairs {}: {} hosts in {} round(s) of {widest} pairs at once; planned {planned:.1} s \
+             ({:.3} s a round{}), then retests of flagged pairs",
+            opts.test,
+            names.len(),
+            rounds.len(),
+            per_test.as_secs_f64(),
+            match rate {
+                Some(r) => format!(", {r} Gb/s ports"),
+                None => ", port rate unknown: the transfer time is not counted".into(),
+            }
+        ),
+    )?;
+    let mut took_ms: u64 = 0;
+    let mut matrix: Vec<PairResult> = Vec::new();
+    for (i, pairs) in rounds.iter().enumerate() {
+        let done = round(ctx, &host, "matrix", i + 1, pairs, &opts)?;
+        took_ms += done.iter().map(|r| r.elapsed_ms).max().unwrap_or(0);
+        matrix.extend(done);
+    }
+    let tolerance = Tolerance {
+        latency: opts.latency(),
+        min_fraction: opts.min_fraction,
+        max_latency_factor: opts.max_latency_factor,
+    };
+    let reference = tolerance.reference(&matrix);
+    let mut verdicts: Vec<PairVerdict> = matrix
+        .iter()
+        .map(|r| {
+            let flagged = tolerance.flagged(reference, r);
+            PairVerdict {
+                server: r.server.clone(),
+                client: r.client.clone(),
+                ok: r.ok,
+                error: r.error.clone(),
+                value: value(&tolerance, r),
+                flagged,
+                bad: flagged,
+                retests: Vec::new(),
+            }
+        })
+        .collect();
+    let mut retest_rounds = 0;
+    let mut k = 1;
+    loop {
+        let budget = if opts.retest {
+            retest_budget(names.len(), k)
+        } else {
+            0
+        };
+        let candidates = retest_order(&verdicts);
+        let pairs = disjoint(&candidates, budget);
+        if pairs.is_empty() {
+            break;
+        }
+        let done = round(
+            ctx,
+            &host,
+            "retest",
+            usize::try_from(k).unwrap_or(0),
+            &pairs,
+            &opts,
+        )?;
+        took_ms += done.iter().map(|r| r.elapsed_ms).max().unwrap_or(0);
+        for r in &done {
+            if let Some(v) = verdicts
+                .iter_mut()
+                .find(|v| v.server == r.server && v.client == r.client)
+            {
+                v.retests.push(value(&tolerance, r));
+                // A pair within the tolerance on a retest was a passing disturbance.
+                v.bad = v.bad && tolerance.flagged(reference, r);
+            }
+        }
+        retest_rounds += 1;
+        k += 1;
+    }
+    let pair_of = |v: &PairVerdict| (v.server.clone(), v.client.clone());
+    let tested: Vec<HostPair> = verdicts.iter().map(pair_of).collect();
+    let flagged: Vec<HostPair> = verdicts.iter().filter(|v| v.flagged).map(pair_of).collect();
+    let bad: Vec<HostPair> = verdicts.iter().filter(|v| v.bad).map(pair_of).collect();
+    let named = suspects(&tested, &bad);
+    let took_s = took_ms as f64 / 1000.0;
+    log(
+        &host,
+        format!(
+            "fabric::all_pairs {}: took {took_s:.1} s (planned {planned:.1} s); {} of {} pairs flagged, \
+             {} bad after {retest_rounds} retest round(s); suspect hosts {:?}, suspect pairs {:?}",
+            opts.test,
+            flagged.len(),
+            verdicts.len(),
+            bad.len(),
+            named.hosts,
+            named.pairs
+        ),
+    )?;
+    let report = AllPairsReport {
+        test: opts.test.clone(),
+        unit: if tolerance.latency { "us" } else { "Gb/s" },
+        hosts: names,
+        quick: opts.quick,
+        rounds: rounds.len(),
+        retest_rounds,
+        reference,
+        limit: reference.map(|r| tolerance.limit(r)),
+        min_fraction: opts.min_fraction,
+        max_latency_factor: opts.max_latency_factor,
+        passed: bad.is_empty() && !verdicts.is_empty(),
+        results: verdicts,
+        flagged,
+        bad,
+        suspects: named,
+        planned_s: planned,
+        took_s,
+    };
+    rhai::serde::to_dynamic(report)
+}
+
+fn log(host: &HostContext, message: String) -> RhaiResult<()> {
+    host.log(message)
+        .map_err(|e| host.fail(e, rhai::Position::NONE))
+}
+
+fn value(tolerance: &Tolerance, r: &PairResult) -> Option<f64> {
+    if !r.ok {
+        None
+    } else if tolerance.latency {
+        r.typical_us
+    } else {
+        r.gbps
+    }
+}
+
+/// The bad pairs in the order retests take them: lone pairs first (the fewest bad pairs among
+/// their two hosts), so a retest round looks at as many different faults as it can.
+fn retest_order(verdicts: &[PairVerdict]) -> Vec<HostPair> {
+    let mut count: BTreeMap<&str, usize> = BTreeMap::new();
+    for v in verdicts.iter().filter(|v| v.bad) {
+        *count.entry(&v.server).or_default() += 1;
+        *count.entry(&v.client).or_default() += 1;
+    }
+    let weight = |v: &PairVerdict| {
+        count.get(v.server.as_str()).copied().unwrap_or(0)
+            + count.get(v.client.as_str()).copied().unwrap_or(0)
+    };
+    let mut bad: Vec<&PairVerdict> = verdicts.iter().filter(|v| v.bad).collect();
+    bad.sort_by_key(|v| (weight(v), v.retests.len()));
+    bad.into_iter()
+        .map(|v| (v.server.clone(), v.client.clone()))
+        .collect()
+}
+
+/// The hosts, checked: names of this run's hosts, at least two, each once, not the host that
+/// runs the matrix (it has no second transport to test itself with).
+fn host_names(host: &HostContext, hosts: Array) -> Result<Vec<String>, String> {
+    let mut names: Vec<String> = Vec::new();
+    for h in hosts {
+        let Some(name) = h
+            .clone()
+            .into_immutable_string()
+            .ok()
+            .map(|s| s.to_string())
+        else {
+            return Err(format!(
+                "fabric::all_pairs: hosts must be names (strings), not `{h}` ({})",
+                h.type_name()
+            ));
+        };
+        if names.contains(&name) {
+            return Err(format!("fabric::all_pairs: `{name}` is listed twice"));
+        }
+        if name == host.info.name {
+            return Err(format!(
+                "fabric::all_pairs: `{name}` runs this stage; run the matrix from a stage on a host outside it (`on controller`)"
+            ));
+        }
+        if !host.shared.transports.contains_key(&name) {
+            let known: Vec<&str> = host.shared.transports.keys().map(String::as_str).collect();
+            let hint = cairn_runtime::inventory::closest(&name, known)
+                .map(|n| format!("; did you mean `{n}`?"))
+                .unwrap_or_default();
+            return Err(format!(
+                "fabric::all_pairs: `{name}` is not a host of this run{hint}"
+            ));
+        }
+        names.push(name);
+    }
+    if names.len() < 2 {
+        return Err(format!(
+            "fabric::all_pairs: needs at least two hosts, got {}",
+            names.len()
+        ));
+    }
+    Ok(names)
+}
+
+/// The first host's port rate in Gb/s (`ibstat DEV` there), for the plan: a journaled query.
+fn line_rate(
+    ctx: &NativeCallContext,
+    names: &[String],
+    opts: &AllPairsOptions,
+) -> RhaiResult<Option<f64>> {
+    let Some(first) = names.first() else {
+        return Ok(None);
+    };
+    let host = HostContext::current(ctx)?;
+    let shared = host.shared.clone();
+    let device = opts.perftest.device.clone();
+    let args = json!({ "host": first, "device": device });
+    let value = action::query(ctx, "fabric::line_rate", args, |io| {
+        if io.checking() {
+            return Ok(Value::Null);
+        }
+        let request = ExecRequest::new(["ibstat", device.as_str()]);
+        let output = crate::pair::exec_on(Some(io), &shared, first, &request)?;
+        let rate = crate::ib::ibstat::parse(&output.stdout)
+            .ok()
+            .and_then(|s| s.cas.into_iter().find(|ca| ca.name == device))
+            .and_then(|ca| ca.ports.into_iter().find_map(|p| p.rate_gbps));
+        Ok(json!(rate))
+    })?;
+    Ok(value.as_float().ok())
+}
+
+/// How long one test moves data for at `rate` Gb/s: perftest's `-n` iterations (1000 by
+/// default) of each size (`-a`: 2 B to 8 MiB; else `-s`, by default 64 KiB for bandwidth and
+/// 2 B for latency), a latency iteration being a round trip of about 1.1 µs each way on
+/// InfiniBand (reference 000, figures 17 to 20).
+pub(crate) fn transfer_time(opts: &AllPairsOptions, rate: f64) -> Duration {
+    if rate <= 0.0 {
+        return Duration::ZERO;
+    }
+    let latency = opts.latency();
+    let p = &opts.perftest;
+    let sizes: Vec<u64> = if p.all_sizes {
+        (1..=23).map(|e| 1u64 << e).collect()
+    } else {
+        vec![p.size.map_or(if latency { 2 } else { 65536 }, |s| {
+            u64::try_from(s).unwrap_or(0)
+        })]
+    };
+    let iterations = p.iterations.map_or(1000.0, |n| n as f64);
+    let seconds: f64 = sizes
+        .iter()
+        .map(|&size| {
+            let wire = size as f64 * 8.0 / (rate * 1e9);
+            if latency {
+                iterations * 2.0 * (1.1e-6 + wire)
+            } else {
+                iterations * wire
+            }
+        })
+        .sum();
+    Duration::from_secs_f64(seconds)
+}
+
+/// One round as one action; its pairs at once.
+fn round(
+    ctx: &NativeCallContext,
+    host: &Arc<HostContext>,
+    phase: &str,
+    index: usize,
+    pairs: &[HostPair],
+    opts: &AllPairsOptions,
+) -> RhaiResult<Vec<PairResult>> {
+    let shared = host.shared.clone();
+    let run = host.run_id();
+    let (probe_shared, probe_run, probe_opts, probe_pairs) =
+        (shared.clone(), run.clone(), opts.clone(), pairs.to_vec());
+    let call = ActionCall {
+        args: json!({
+            "phase": phase, "round": index, "test": opts.test, "pairs": pairs,
+            "options": opts.perftest,
+        }),
+        assumed: Value::Null,
+        builtin: "fabric::all_pairs".into(),
+        // An interrupted round keeps the pairs it journaled and runs the others.
+        reconcile: Reconcile::Probe(Box::new(move |io, progress| {
+            let done = progress
+                .iter()
+                .filter_map(|p| p.get("pair"))
+                .filter_map(|p| serde_json::from_value::<PairResult>(p.clone()).ok())
+                .collect();
+            execute(
+                io,
+                &probe_shared,
+                &probe_run,
+                &probe_opts,
+                &probe_pairs,
+                done,
+            )
+            .map(Some)
+        })),
+    };
+    let site = host.site(ctx);
+    let value = host
+        .perform(call, &site, |io| {
+            if io.checking() {
+                return Ok(Outcome::unchanged(json!([])));
+            }
+            execute(io, &shared, &run, opts, pairs, Vec::new())
+        })
+        .map_err(|e| host.fail(e, ctx.call_position()))?;
+    serde_json::from_value(value).map_err(|e| {
+        host.fail(
+            ActionError::Failed(format!(
+                "fabric::all_pairs: a journaled round does not read: {e}"
+            )),
+            ctx.call_position(),
+        )
+    })
+}
+
+/// Runs the round's pairs that have no result yet, each on its own thread, journaling each
+/// result as it comes.
+fn execute(
+    io: &mut HostIo<'_>,
+    shared: &Arc<RunShared>,
+    run: &str,
+    opts: &AllPairsOptions,
+    pairs: &[HostPair],
+    done: Vec<PairResult>,
+) -> Result<Outcome, ActionError> {
+    let mut results: Vec<PairResult> = done
+        .into_iter()
+        .filter(|r| pairs.contains(&r.pair()))
+        .collect();
+    let missing: Vec<&HostPair> = pairs
+        .iter()
+        .filter(|p| !results.iter().any(|r| r.pair() == **p))
+        .collect();
+    let mut unknown: Option<ActionError> = None;
+    std::thread::scope(|scope| {
+        let (tx, rx) = mpsc::channel();
+        for pair in &missing {
+            let tx = tx.clone();
+            scope.spawn(move || {
+                let _ = tx.send(test_pair(shared, run, opts, pair));
+            });
+        }
+        drop(tx);
+        for result in rx {
+            match result {
+                Ok(result) => {
+                    if let Err(e) = io.record_progress(json!({ "pair": result })) {
+                        unknown.get_or_insert(e);
+                    }
+                    results.push(result);
+                }
+                Err(e) => {
+                    unknown.get_or_insert(e);
+                }
+            }
+        }
+    });
+    if let Some(error) = unknown {
+        return Err(error);
+    }
+    results.sort_by_key(|r| pairs.iter().position(|p| *p == r.pair()));
+    let value = serde_json::to_value(&results)
+        .map_err(|e| ActionError::Failed(format!("fabric::all_pairs: {e}")))?;
+    Ok(Outcome::unchanged(value))
+}
+
+/// One pair's test, timed on its hosts' clocks. A failed test is a result; only a stop or a
+/// lost transport (whose outcome is unknown) is an error.
+fn test_pair(
+    shared: &Arc<RunShared>,
+    run: &str,
+    opts: &AllPairsOptions,
+    (server, client): &HostPair,
+) -> Result<PairResult, ActionError> {
+    let clock = |name: &str| -> Result<Clock, ActionError> {
+        Ok(crate::pair::peer_lock::lock(shared, name)?.clock())
+    };
+    let (server_clock, client_clock) = (clock(server)?, clock(client)?);
+    let (s0, c0) = (server_clock.now_millis(), client_clock.now_millis());
+    let measured = crate::perftest::run::measure(
+        None,
+        shared,
+        run,
+        opts.program,
+        server,
+        client,
+        &opts.perftest,
+    );
+    let (ds, dc) = (
+        server_clock.now_millis().saturating_sub(s0),
+        client_clock.now_millis().saturating_sub(c0),
+    );
+    // A virtual clock moves only while its own host sleeps: the pair's time is what passed on
+    // each end; wall clocks both saw the whole test.
+    let elapsed_ms = if server_clock.is_virtual() && client_clock.is_virtual() {
+        ds + dc
+    } else {
+        ds.max(dc)
+    };
+    let mut result = PairResult {
+        server: server.clone(),
+        client: client.clone(),
+        ok: false,
+        error: None,
+        gbps: None,
+        typical_us: None,
+        elapsed_ms,
+    };
+    match measured {
+        Ok(v) => {
+            result.ok = true;
+            result.gbps = v.get("avg_gbps").and_then(Value::as_f64);
+            result.typical_us = v.get("typical_us").and_then(Value::as_f64);
+        }
+        Err(e) if e.outcome_unknown() => return Err(e),
+        Err(e) => result.error = Some(e.to_string()),
+    }
+    Ok(result)
+}
