@@ -55,6 +55,9 @@ fn text(
                 writeln!(out, "▸ stage {index}: {name}")?;
             }
         }
+        RunEvent::BatchStarted {
+            batch, hosts, of, ..
+        } => writeln!(out, "  batch {batch}/{of}: {}", hosts.join(", "))?,
         RunEvent::ActionFinished {
             builtin,
             changed,

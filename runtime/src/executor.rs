@@ -314,6 +314,7 @@ pub fn execute(
             Ok(handle) => threads.push((name, handle)),
             Err(error) => {
                 shared.barrier.leave();
+                shared.rolling.leave(&name);
                 threads.push((
                     name.clone(),
                     std::thread::spawn(move || HostReport {
@@ -377,6 +378,7 @@ fn run_instance(host: HostContext, runbook: &Runbook, libraries: &[Installer]) -
     let shared = host.shared.clone();
     let departure = shared.barrier.departure();
     let name = host.info.name.clone();
+    let left_batches = shared.rolling.departure(&name);
     let result = shared
         .forks
         .acquire(&shared.cancel)
@@ -395,7 +397,7 @@ fn run_instance(host: HostContext, runbook: &Runbook, libraries: &[Installer]) -
         failed.insert(name.clone());
         stop_if_too_many_failed(&shared, failed.len());
     }
-    drop(departure);
+    drop((left_batches, departure));
     let failure = match end {
         Ok(()) => failure,
         Err(error) => Some(HostFailure::message(&name, error.to_string())),

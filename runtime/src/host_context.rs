@@ -8,9 +8,9 @@ use rhai::{Dynamic, EvalAltResult, NativeCallContext, Position};
 use serde_json::Value;
 
 use crate::journal::{
-    Assume, DebugChoice, DebugRecord, HostEndRecord, HostJournal, HostStatus, IntentRecord,
-    JournalEvent, JournalWriter, LogRecord, OutcomeRecord, ProgressRecord, RecordedAction,
-    StageRecord, now_millis,
+    Assume, BatchRecord, DebugChoice, DebugRecord, HostEndRecord, HostJournal, HostStatus,
+    IntentRecord, JournalEvent, JournalWriter, LogRecord, OutcomeRecord, ProgressRecord,
+    RecordedAction, StageRecord, now_millis,
 };
 use crate::{
     ActionCall, ActionError, CallSite, Debugger, HostIo, Outcome, PausePoint, Reconcile, Resume,
@@ -49,6 +49,9 @@ pub enum Role {
 /// The stage a host is in.
 #[derive(Debug, Clone)]
 struct StageState {
+    /// The host's batch, in a rolling stage.
+    batch: Option<Vec<String>>,
+    group: String,
     index: u64,
     name: String,
     ordinal: u64,
@@ -283,6 +286,8 @@ impl HostContext {
         }
         let mut state = self.state();
         state.stage = Some(StageState {
+            batch: None,
+            group: group.to_owned(),
             index,
             name: name.to_owned(),
             ordinal: 0,
@@ -335,6 +340,101 @@ impl HostContext {
             stage.ordinal = 0;
         }
         state.rerun = state.stage_results.clone();
+    }
+
+    /// In a rolling stage (`serial`), after [`Self::enter_stage`] said this host is a member:
+    /// waits until the batches before this host's have finished the block, giving its fork slot
+    /// up meanwhile, and records the batch. Batches come from the stage's hosts in inventory
+    /// order, fixed for the run, so a resume finds the batch that was running.
+    pub fn enter_batch(&self, serial: crate::Serial) -> Result<(), ActionError> {
+        let Some((index, name, stage_group)) = self
+            .state()
+            .stage
+            .as_ref()
+            .map(|s| (s.index, s.name.clone(), s.group.clone()))
+        else {
+            return Ok(());
+        };
+        if self.mode != Mode::Live || self.role != Role::Host {
+            return Ok(());
+        }
+        let shared = &self.shared;
+        let members: Vec<String> = shared
+            .hosts
+            .iter()
+            .filter(|h| h.groups.contains(&stage_group))
+            .map(|h| h.name.clone())
+            .collect();
+        let all = crate::rolling::batches(&members, serial.batch_size(members.len()));
+        let Some(number) = all.iter().position(|b| b.contains(&self.info.name)) else {
+            return Ok(());
+        };
+        shared.forks.release();
+        let turn = shared
+            .rolling
+            .wait_turn(index, number, &all, &shared.cancel);
+        shared.forks.acquire(&shared.cancel)?;
+        let first = turn?;
+        let batch = all[number].clone();
+        if first {
+            shared.events.send(RunEvent::BatchStarted {
+                batch: number + 1,
+                hosts: batch.clone(),
+                index,
+                of: all.len(),
+                stage: name.clone(),
+            });
+        }
+        if !self.replaying() {
+            let record = BatchRecord {
+                at: now_millis(),
+                batch: number + 1,
+                hosts: batch.clone(),
+                index,
+                of: all.len(),
+                stage: name,
+            };
+            self.append(&JournalEvent::Batch(record), false)?;
+        }
+        if let Some(stage) = self.state().stage.as_mut() {
+            stage.batch = Some(batch);
+        }
+        Ok(())
+    }
+
+    /// At the end of a rolling stage's block: lets the next batch go once this one is through,
+    /// and applies `--max-fail-percent` to this host's batch, as Ansible does: once more than
+    /// that share of a batch failed, no further batch starts (the run stops, resumable).
+    pub fn leave_batch(&self, ok: bool) {
+        let Some((index, batch)) = self
+            .state()
+            .stage
+            .as_ref()
+            .and_then(|s| s.batch.clone().map(|b| (s.index, b)))
+        else {
+            return;
+        };
+        let shared = &self.shared;
+        let failed = !ok && !shared.cancel.is_cancelled();
+        let failures = if failed {
+            shared.rolling.fail(index, &self.info.name, &batch)
+        } else {
+            0
+        };
+        if let Some(limit) = shared.options.max_fail_percent
+            && failed
+            && failures * 100 > usize::from(limit) * batch.len()
+        {
+            shared.events.send(RunEvent::Warning {
+                host: "controller".into(),
+                message: format!(
+                    "{failures} of the {} hosts of this batch failed, more than --max-fail-percent {limit}: no further batch starts",
+                    batch.len()
+                ),
+            });
+            shared.cancel.cancel();
+        }
+        shared.rolling.finish(index, &self.info.name);
     }
 
     /// Leaves the current stage.

@@ -25,6 +25,19 @@ pub enum RunEvent {
         /// A short description of the call.
         summary: String,
     },
+    /// A batch of a rolling stage (`serial N`) started: its hosts run the block now.
+    BatchStarted {
+        /// The batch, 1-based.
+        batch: usize,
+        /// Its hosts, in inventory order.
+        hosts: Vec<String>,
+        /// Position of the stage (1-based).
+        index: u64,
+        /// How many batches the stage has.
+        of: usize,
+        /// The stage's name.
+        stage: String,
+    },
     /// A host left the run.
     HostFinished {
         /// The error of a failed host, one line.

@@ -62,6 +62,8 @@ pub struct RunShared {
     pub params: BTreeMap<String, String>,
     /// Values hosts published, by host then key.
     pub published: Mutex<BTreeMap<String, BTreeMap<String, Value>>>,
+    /// Where the batches of rolling stages stand.
+    pub rolling: crate::RollingGate,
     /// Each host's transport, shared so the controller can reach hosts too.
     pub transports: BTreeMap<String, Arc<Mutex<Box<dyn Transport>>>>,
 }
@@ -86,6 +88,7 @@ impl RunShared {
             options,
             params,
             published: Mutex::new(BTreeMap::new()),
+            rolling: crate::RollingGate::default(),
             transports: BTreeMap::new(),
         }
     }

@@ -16,6 +16,7 @@ mod readme;
 mod recipes;
 mod repl;
 mod rerun_crash;
+mod rolling;
 mod signals;
 mod ssh;
 mod ssh_lab;
