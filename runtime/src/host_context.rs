@@ -57,8 +57,15 @@ struct StageState {
     ordinal: u64,
 }
 
-#[derive(Debug, Default)]
+/// A check, registered by a builtin that staged a next-boot change, that the change took after
+/// the reboot: `Ok(Some(error))` when it did not.
+pub type AfterBoot =
+    Arc<dyn Fn(&mut HostIo<'_>) -> Result<Option<ActionError>, ActionError> + Send + Sync>;
+
+#[derive(Default)]
 struct InstanceState {
+    /// Checks to run after the next reboot, in the order the changes were staged.
+    after_boot: Vec<(String, AfterBoot)>,
     changes: Vec<String>,
     failure: Option<(String, ActionError)>,
     reboot_pending: Option<String>,
@@ -215,6 +222,17 @@ impl HostContext {
     /// Why a reboot is pending, if one is.
     pub fn reboot_pending(&self) -> Option<String> {
         self.state().reboot_pending.clone()
+    }
+
+    /// After the next reboot, `check` must find the change `what` staged (the reboot-loop
+    /// breaker). Registered on replay as well, so a resume checks what the journal staged.
+    pub fn check_after_boot(&self, what: String, check: AfterBoot) {
+        self.state().after_boot.push((what, check));
+    }
+
+    /// The checks waiting for a reboot, taken.
+    pub fn take_after_boot(&self) -> Vec<(String, AfterBoot)> {
+        std::mem::take(&mut self.state().after_boot)
     }
 
     /// Marks a value as secret: it is replaced by `<redacted>` wherever it would be journaled.

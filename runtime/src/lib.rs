@@ -59,7 +59,7 @@ pub use debug_run::{DebugEvent, DebugRequest, DebugRun};
 pub use debugger::Debugger;
 pub use engine::{Installer, bind_host, build_engine};
 pub use executor::{HostReport, RunError, RunHost, RunReport, RunRequest, execute};
-pub use host_context::{HostContext, HostInfo, Mode, Role};
+pub use host_context::{AfterBoot, HostContext, HostInfo, Mode, Role};
 pub use host_io::HostIo;
 pub use in_flight::{Acting, InFlight};
 pub use local_transport::LocalTransport;

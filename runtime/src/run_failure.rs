@@ -223,6 +223,11 @@ fn help_for(error: &ActionError) -> Option<String> {
             Some("raise --reboot-timeout, or check the host's console".into())
         }
         ActionError::WouldDeadlock { help, .. } => Some(help.clone()),
+        ActionError::NotApplied { .. } => Some(
+            "another reboot would not apply it either: check the device (firmware version, a \
+             setting it refuses), fix it, then `cairn resume`"
+                .into(),
+        ),
         _ => None,
     }
 }
