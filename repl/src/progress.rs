@@ -55,6 +55,17 @@ fn text(
                 writeln!(out, "▸ stage {index}: {name}")?;
             }
         }
+        RunEvent::BudgetWait {
+            host,
+            limit,
+            holders,
+            ..
+        } => writeln!(
+            out,
+            "  {host} waits: {} of {limit} unavailable: {}",
+            holders.len(),
+            holders.join(", ")
+        )?,
         RunEvent::BatchStarted {
             batch, hosts, of, ..
         } => writeln!(out, "  batch {batch}/{of}: {}", hosts.join(", "))?,

@@ -10,7 +10,7 @@ use serde_json::Value;
 use crate::journal::{
     Assume, BatchRecord, DebugChoice, DebugRecord, HostEndRecord, HostJournal, HostStatus,
     IntentRecord, JournalEvent, JournalWriter, LogRecord, OutcomeRecord, ProgressRecord,
-    RecordedAction, StageRecord, now_millis,
+    RecordedAction, StageRecord, WaitRecord, now_millis,
 };
 use crate::{
     ActionCall, ActionError, CallSite, Debugger, HostIo, Outcome, PausePoint, Reconcile, Resume,
@@ -453,6 +453,53 @@ impl HostContext {
             shared.cancel.cancel();
         }
         shared.rolling.finish(index, &self.info.name);
+    }
+
+    /// Takes a place in the disruption budget before `why`, waiting (without a fork slot) while
+    /// it is full; the wait is shown and journaled with who holds the budget.
+    pub fn take_budget(&self, why: crate::Disruption) -> Result<(), ActionError> {
+        let shared = &self.shared;
+        if shared.budget.limit().is_none() || self.mode != Mode::Live {
+            return Ok(());
+        }
+        let before = match why {
+            crate::Disruption::Reboot => "reboot",
+            crate::Disruption::Maintenance => "maintenance",
+        };
+        let mut released = false;
+        let mut journaled = Ok(());
+        let taken =
+            shared
+                .budget
+                .acquire(&self.info.name, why, &shared.cancel, |limit, holders| {
+                    let holders: Vec<String> =
+                        holders.iter().map(|(h, w)| format!("{h} {w}")).collect();
+                    shared.events.send(RunEvent::BudgetWait {
+                        host: self.info.name.clone(),
+                        before: before.to_owned(),
+                        limit,
+                        holders: holders.clone(),
+                    });
+                    let record = WaitRecord {
+                        at: now_millis(),
+                        before: before.to_owned(),
+                        holders,
+                        limit,
+                    };
+                    journaled = self.append(&JournalEvent::Wait(record), true);
+                    shared.forks.release();
+                    released = true;
+                });
+        if released {
+            shared.forks.acquire(&shared.cancel)?;
+        }
+        journaled?;
+        taken
+    }
+
+    /// Gives the place taken for `why` back.
+    pub fn release_budget(&self, why: crate::Disruption) {
+        self.shared.budget.release(&self.info.name, why);
     }
 
     /// Leaves the current stage.

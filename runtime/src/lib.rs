@@ -5,6 +5,7 @@ mod action;
 mod action_error;
 mod assumptions;
 mod barrier;
+mod budget;
 mod builtin_options;
 mod cancel;
 mod check;
@@ -47,6 +48,7 @@ mod vocabulary;
 pub use action::{ACTING, ActionCall, Outcome, Probe, Reconcile, acted};
 pub use action_error::{ActionError, CallSite};
 pub use assumptions::Assumptions;
+pub use budget::{Disruption, DisruptionBudget, MaxUnavailable};
 pub use builtin_options::{
     BuiltinOptions, OptionKey, OptionType, declare_options, declared_options,
 };

@@ -38,6 +38,18 @@ pub enum RunEvent {
         /// The stage's name.
         stage: String,
     },
+    /// A host waits for the disruption budget (`--max-unavailable`) before a reboot or
+    /// maintenance mode: `esx05 waits: 2 of 2 unavailable: esx01 rebooting, esx02 maintenance`.
+    BudgetWait {
+        /// The host that waits.
+        host: String,
+        /// `reboot` or `maintenance`.
+        before: String,
+        /// The budget.
+        limit: usize,
+        /// Who holds it and why (`esx01 rebooting`).
+        holders: Vec<String>,
+    },
     /// A host left the run.
     HostFinished {
         /// The error of a failed host, one line.

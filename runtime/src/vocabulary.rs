@@ -313,8 +313,14 @@ fn reboot_now(ctx: &NativeCallContext) -> RhaiResult<()> {
         reconcile: Reconcile::Probe(Box::new(reboot::reconcile)),
     };
     let site = host.site(ctx);
-    host.perform(call, &site, reboot::reboot)
-        .map_err(|e| host.fail(e, ctx.call_position()))?;
+    let budget = host.clone();
+    host.perform(call, &site, move |io| {
+        budget.take_budget(crate::Disruption::Reboot)?;
+        let rebooted = reboot::reboot(io);
+        budget.release_budget(crate::Disruption::Reboot);
+        rebooted
+    })
+    .map_err(|e| host.fail(e, ctx.call_position()))?;
     after_boot(&host, &site).map_err(|e| host.fail(e, ctx.call_position()))
 }
 

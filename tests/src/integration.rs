@@ -1,5 +1,6 @@
 //! End-to-end tests: the built `cairn` binary on simulated hosts, one module per feature.
 
+mod budget;
 mod cli;
 mod crash;
 mod cross_host;

@@ -193,7 +193,8 @@ impl HostJournal {
             JournalEvent::Batch(_)
             | JournalEvent::Debug(_)
             | JournalEvent::Log(_)
-            | JournalEvent::Stage(_) => {}
+            | JournalEvent::Stage(_)
+            | JournalEvent::Wait(_) => {}
         }
         Ok(())
     }

@@ -39,6 +39,22 @@ pub enum JournalEvent {
     Rewind(RewindRecord),
     /// The host entered a stage.
     Stage(StageRecord),
+    /// The host waited for the disruption budget (`--max-unavailable`).
+    Wait(WaitRecord),
+}
+
+/// The host began waiting for room in the disruption budget before a reboot or maintenance
+/// mode; the action it waited for follows.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct WaitRecord {
+    /// Milliseconds since the Unix epoch.
+    pub at: u64,
+    /// `reboot` or `maintenance`.
+    pub before: String,
+    /// Who held the budget and why (`esx01 rebooting`).
+    pub holders: Vec<String>,
+    /// The budget.
+    pub limit: usize,
 }
 
 /// The first record of every host journal.

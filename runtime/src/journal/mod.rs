@@ -13,7 +13,7 @@ pub use journal_error::JournalError;
 pub use journal_event::{
     Assume, BatchRecord, DebugChoice, DebugRecord, DecisionRecord, HostEndRecord, HostStatus,
     IntentRecord, JOURNAL_VERSION, JournalEvent, LogRecord, OutcomeRecord, ProgressRecord,
-    ResumeRecord, RewindRecord, RunHeader, StageRecord,
+    ResumeRecord, RewindRecord, RunHeader, StageRecord, WaitRecord,
 };
 pub use journal_writer::JournalWriter;
 

@@ -620,6 +620,7 @@ fn set_maintenance(ctx: &NativeCallContext, on: bool) -> RhaiResult<Map> {
             }))
         })),
     };
+    let host = cairn_runtime::HostContext::current(ctx)?;
     let value = action::act(ctx, call, |io| {
         let now = maintenance_now(io)?;
         let value = json!({ "enabled": on, "changed": now != on });
@@ -627,8 +628,16 @@ fn set_maintenance(ctx: &NativeCallContext, on: bool) -> RhaiResult<Map> {
             return Ok(Outcome::unchanged(value));
         }
         if !io.checking() {
+            // Entering takes a place in the disruption budget (`--max-unavailable`), waiting
+            // for one; leaving gives it back once the host is out.
+            if on {
+                host.take_budget(cairn_runtime::Disruption::Maintenance)?;
+            }
             io.acting(json!({ "enabled": now }))?;
             action::run(io, &command::maintenance_set(on))?;
+            if !on {
+                host.release_budget(cairn_runtime::Disruption::Maintenance);
+            }
         }
         Ok(Outcome {
             changed: true,
