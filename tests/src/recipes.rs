@@ -473,3 +473,24 @@ fn with_rolling_one_the_esxi_hosts_go_down_one_at_a_time_with_three_reboots_each
         }
     }
 }
+
+#[test]
+fn the_tuning_recipe_reboots_one_esxi_host_at_a_time_in_maintenance_mode() {
+    let lab = Lab::shipped();
+    let run = lab.cairn(&TUNING);
+    assert_eq!(run.code, 0, "{}", output(&run));
+    assert_tuned(&lab);
+    let windows: Vec<(u64, u64)> = ESXI
+        .iter()
+        .map(|h| maintenance_window(&lab.journal(h)))
+        .collect();
+    for (i, a) in windows.iter().enumerate() {
+        assert_eq!(lab.sim_count(ESXI[i], &["reboot"]), 1, "{}", ESXI[i]);
+        for b in &windows[i + 1..] {
+            assert!(
+                a.1 <= b.0 || b.1 <= a.0,
+                "two hosts in maintenance at once: {a:?} {b:?}"
+            );
+        }
+    }
+}
