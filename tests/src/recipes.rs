@@ -494,3 +494,49 @@ fn the_tuning_recipe_reboots_one_esxi_host_at_a_time_in_maintenance_mode() {
         }
     }
 }
+
+#[test]
+fn the_readiness_gates_fail_a_host_with_what_they_saw() {
+    let lab = Lab::shipped();
+    lab.write(
+        "runbooks/gates.rhai",
+        r#"
+import "ready" as ready;
+
+stage "gates" on esxi {
+    ready::nic_driver_loaded("nmlx5_core");
+    vhpc::power(host().vars.vm, "off");
+    ready::vm_powered_on(host().vars.vm);
+}
+"#,
+    );
+    let run = lab.cairn(&[
+        "run",
+        "runbooks/gates.rhai",
+        "-i",
+        "runbooks/labs/esxi-4.toml",
+    ]);
+    assert_ne!(run.code, 0, "{}", output(&run));
+    assert!(
+        run.stderr.contains("is poweredOff, not poweredOn"),
+        "{}",
+        output(&run)
+    );
+
+    lab.write(
+        "runbooks/driver.rhai",
+        "import \"ready\" as ready;\nstage \"gates\" on esxi { ready::nic_driver_loaded(\"nmlx4_en\"); }\n",
+    );
+    let run = lab.cairn(&[
+        "run",
+        "runbooks/driver.rhai",
+        "-i",
+        "runbooks/labs/esxi-4.toml",
+    ]);
+    assert_ne!(run.code, 0, "{}", output(&run));
+    assert!(
+        run.stderr.contains("no NIC uses nmlx4_en"),
+        "{}",
+        output(&run)
+    );
+}
