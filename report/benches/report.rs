@@ -25,6 +25,7 @@ fn main() {
             hosts: hosts.clone(),
             inventory: "lab.toml".into(),
             max_operations: 1,
+            max_unavailable: None,
             begun: true,
             controller: true,
             params: Default::default(),

@@ -258,6 +258,7 @@ fn failure(journal: &HostJournal, actions: &[Action]) -> Option<Failure> {
 /// A record's `at`.
 fn event_at(event: &JournalEvent) -> u64 {
     match event {
+        JournalEvent::Batch(r) => r.at,
         JournalEvent::Debug(r) => r.at,
         JournalEvent::Decision(r) => r.at,
         JournalEvent::HostEnd(r) => r.at,
@@ -269,5 +270,6 @@ fn event_at(event: &JournalEvent) -> u64 {
         JournalEvent::Resume(r) => r.at,
         JournalEvent::Rewind(r) => r.at,
         JournalEvent::Stage(r) => r.at,
+        JournalEvent::Wait(r) => r.at,
     }
 }

@@ -122,6 +122,19 @@ pub enum ActionError {
         /// The limit.
         seconds: u64,
     },
+    /// A change staged for the next boot was not there after the reboot: the host fails
+    /// instead of staging it again and rebooting in a loop.
+    #[error("{what} is still {seen} after the reboot at {at}: {why}")]
+    NotApplied {
+        /// What was staged (`mlxconfig LINK_TYPE_P1`).
+        what: String,
+        /// What the host shows now (`ETH(2)`).
+        seen: String,
+        /// When the reboot ended, on the host's clock (`10:42 UTC`).
+        at: String,
+        /// Whose doing it is (`the firmware did not apply it`).
+        why: String,
+    },
     /// The host could not be reached, or a command's fate is unknown.
     #[error(transparent)]
     Transport(#[from] TransportError),

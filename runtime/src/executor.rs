@@ -238,6 +238,21 @@ pub fn execute(
         cancel,
         events,
     );
+    // The budget survives a resume: a host its journal left in maintenance mode holds its
+    // place from the start.
+    for (host, journal) in &recorded {
+        let left_in_maintenance = journal
+            .actions
+            .values()
+            .filter(|a| a.intent.builtin == "esxcli::maintenance_mode_set")
+            .filter_map(|a| a.outcome.as_ref().filter(|o| o.ok))
+            .filter_map(|o| o.result.get("enabled").and_then(serde_json::Value::as_bool))
+            .next_back()
+            .unwrap_or(false);
+        if left_in_maintenance {
+            shared.budget.resume_in_maintenance(host);
+        }
+    }
     for journal_host in &recorded {
         let published = journal_host.1.published();
         if let Ok(mut all) = shared.published.lock() {
@@ -327,6 +342,7 @@ pub fn execute(
             Ok(handle) => threads.push((name, handle)),
             Err(error) => {
                 shared.barrier.leave();
+                shared.rolling.leave(&name);
                 threads.push((
                     name.clone(),
                     std::thread::spawn(move || HostReport {
@@ -392,6 +408,7 @@ fn run_instance(host: HostContext, runbook: &Runbook, libraries: &[Installer]) -
     let shared = host.shared.clone();
     let departure = shared.barrier.departure();
     let name = host.info.name.clone();
+    let left_batches = shared.rolling.departure(&name);
     let result = shared
         .forks
         .acquire(&shared.cancel)
@@ -410,11 +427,15 @@ fn run_instance(host: HostContext, runbook: &Runbook, libraries: &[Installer]) -
     });
     let (status, failure) = ending(result);
     let end = host.end_with(status, failure.as_ref());
+    if status == HostStatus::Failed {
+        shared.budget.fail(&name);
+    }
+    shared.budget.leave(&name);
     if let (HostStatus::Failed, Ok(mut failed)) = (status, shared.failed.lock()) {
         failed.insert(name.clone());
         stop_if_too_many_failed(&shared, failed.len());
     }
-    drop(departure);
+    drop((left_batches, departure));
     let failure = match end {
         Ok(()) => failure,
         Err(error) => Some(HostFailure::message(&name, error.to_string())),

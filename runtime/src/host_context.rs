@@ -8,9 +8,9 @@ use rhai::{Dynamic, EvalAltResult, NativeCallContext, Position};
 use serde_json::Value;
 
 use crate::journal::{
-    Assume, DebugChoice, DebugRecord, HostEndRecord, HostJournal, HostStatus, IntentRecord,
-    JournalEvent, JournalWriter, LogRecord, OutcomeRecord, ProgressRecord, RecordedAction,
-    StageRecord, now_millis,
+    Assume, BatchRecord, DebugChoice, DebugRecord, HostEndRecord, HostJournal, HostStatus,
+    IntentRecord, JournalEvent, JournalWriter, LogRecord, OutcomeRecord, ProgressRecord,
+    RecordedAction, StageRecord, WaitRecord, now_millis,
 };
 use crate::{
     ActionCall, ActionError, CallSite, Debugger, HostIo, Outcome, PausePoint, Reconcile, Resume,
@@ -49,13 +49,23 @@ pub enum Role {
 /// The stage a host is in.
 #[derive(Debug, Clone)]
 struct StageState {
+    /// The host's batch, in a rolling stage.
+    batch: Option<Vec<String>>,
+    group: String,
     index: u64,
     name: String,
     ordinal: u64,
 }
 
-#[derive(Debug, Default)]
+/// A check, registered by a builtin that staged a next-boot change, that the change took after
+/// the reboot: `Ok(Some(error))` when it did not.
+pub type AfterBoot =
+    Arc<dyn Fn(&mut HostIo<'_>) -> Result<Option<ActionError>, ActionError> + Send + Sync>;
+
+#[derive(Default)]
 struct InstanceState {
+    /// Checks to run after the next reboot, in the order the changes were staged.
+    after_boot: Vec<(String, AfterBoot)>,
     changes: Vec<String>,
     failure: Option<(String, Position, ActionError)>,
     reboot_pending: Option<String>,
@@ -243,6 +253,17 @@ impl HostContext {
         self.state().reboot_pending.clone()
     }
 
+    /// After the next reboot, `check` must find the change `what` staged (the reboot-loop
+    /// breaker). Registered on replay as well, so a resume checks what the journal staged.
+    pub fn check_after_boot(&self, what: String, check: AfterBoot) {
+        self.state().after_boot.push((what, check));
+    }
+
+    /// The checks waiting for a reboot, taken.
+    pub fn take_after_boot(&self) -> Vec<(String, AfterBoot)> {
+        std::mem::take(&mut self.state().after_boot)
+    }
+
     /// Marks a value as secret: it is replaced by `<redacted>` wherever it would be journaled.
     pub fn add_secret(&self, value: &str) {
         if !value.is_empty() {
@@ -323,6 +344,8 @@ impl HostContext {
         }
         let mut state = self.state();
         state.stage = Some(StageState {
+            batch: None,
+            group: group.to_owned(),
             index,
             name: name.to_owned(),
             ordinal: 0,
@@ -409,6 +432,147 @@ impl HostContext {
     /// it again would restart the count and shift every later action.
     fn replayed_failure(&self, seq: u64) -> bool {
         self.state().retrying > 0 && seq < self.last_recorded
+    }
+
+    /// In a rolling stage (`serial`), after [`Self::enter_stage`] said this host is a member:
+    /// waits until the batches before this host's have finished the block, giving its fork slot
+    /// up meanwhile, and records the batch. Batches come from the stage's hosts in inventory
+    /// order, fixed for the run, so a resume finds the batch that was running.
+    pub fn enter_batch(&self, serial: crate::Serial) -> Result<(), ActionError> {
+        let Some((index, name, stage_group)) = self
+            .state()
+            .stage
+            .as_ref()
+            .map(|s| (s.index, s.name.clone(), s.group.clone()))
+        else {
+            return Ok(());
+        };
+        if self.mode != Mode::Live || self.role != Role::Host {
+            return Ok(());
+        }
+        let shared = &self.shared;
+        let members: Vec<String> = shared
+            .hosts
+            .iter()
+            .filter(|h| h.groups.contains(&stage_group))
+            .map(|h| h.name.clone())
+            .collect();
+        let all = crate::rolling::batches(&members, serial.batch_size(members.len()));
+        let Some(number) = all.iter().position(|b| b.contains(&self.info.name)) else {
+            return Ok(());
+        };
+        shared.forks.release();
+        let turn = shared
+            .rolling
+            .wait_turn(index, number, &all, &shared.cancel);
+        shared.forks.acquire(&shared.cancel)?;
+        let first = turn?;
+        let batch = all[number].clone();
+        if first {
+            shared.events.send(RunEvent::BatchStarted {
+                batch: u64::try_from(number + 1).unwrap_or(u64::MAX),
+                batches: u64::try_from(all.len()).unwrap_or(u64::MAX),
+                hosts: batch.clone(),
+                stage: name.clone(),
+            });
+        }
+        if !self.replaying() {
+            let record = BatchRecord {
+                at: now_millis(),
+                batch: number + 1,
+                hosts: batch.clone(),
+                index,
+                of: all.len(),
+                stage: name,
+            };
+            self.append(&JournalEvent::Batch(record), false)?;
+        }
+        if let Some(stage) = self.state().stage.as_mut() {
+            stage.batch = Some(batch);
+        }
+        Ok(())
+    }
+
+    /// At the end of a rolling stage's block: lets the next batch go once this one is through,
+    /// and applies `--max-fail-percent` to this host's batch, as Ansible does: once more than
+    /// that share of a batch failed, no further batch starts (the run stops, resumable).
+    pub fn leave_batch(&self, ok: bool) {
+        let Some((index, batch)) = self
+            .state()
+            .stage
+            .as_ref()
+            .and_then(|s| s.batch.clone().map(|b| (s.index, b)))
+        else {
+            return;
+        };
+        let shared = &self.shared;
+        let failed = !ok && !shared.cancel.is_cancelled();
+        let failures = if failed {
+            shared.rolling.fail(index, &self.info.name, &batch)
+        } else {
+            0
+        };
+        if let Some(limit) = shared.options.max_fail_percent
+            && failed
+            && failures * 100 > usize::from(limit) * batch.len()
+        {
+            shared.events.send(RunEvent::Warning {
+                host: "controller".into(),
+                message: format!(
+                    "{failures} of the {} hosts of this batch failed, more than --max-fail-percent {limit}: no further batch starts",
+                    batch.len()
+                ),
+            });
+            shared.cancel.cancel();
+        }
+        shared.rolling.finish(index, &self.info.name);
+    }
+
+    /// Takes a place in the disruption budget before `why`, waiting (without a fork slot) while
+    /// it is full; the wait is shown and journaled with who holds the budget.
+    pub fn take_budget(&self, why: crate::Disruption) -> Result<(), ActionError> {
+        let shared = &self.shared;
+        if shared.budget.limit().is_none() || self.mode != Mode::Live {
+            return Ok(());
+        }
+        let before = match why {
+            crate::Disruption::Reboot => "reboot",
+            crate::Disruption::Maintenance => "maintenance",
+        };
+        let mut released = false;
+        let mut journaled = Ok(());
+        let taken =
+            shared
+                .budget
+                .acquire(&self.info.name, why, &shared.cancel, |limit, holders| {
+                    let holders: Vec<String> =
+                        holders.iter().map(|(h, w)| format!("{h} {w}")).collect();
+                    shared.events.send(RunEvent::BudgetWait {
+                        host: self.info.name.clone(),
+                        before: before.to_owned(),
+                        limit,
+                        holders: holders.clone(),
+                    });
+                    let record = WaitRecord {
+                        at: now_millis(),
+                        before: before.to_owned(),
+                        holders,
+                        limit,
+                    };
+                    journaled = self.append(&JournalEvent::Wait(record), true);
+                    shared.forks.release();
+                    released = true;
+                });
+        if released {
+            shared.forks.acquire(&shared.cancel)?;
+        }
+        journaled?;
+        taken
+    }
+
+    /// Gives the place taken for `why` back.
+    pub fn release_budget(&self, why: crate::Disruption) {
+        self.shared.budget.release(&self.info.name, why);
     }
 
     /// Leaves the current stage.

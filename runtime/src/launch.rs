@@ -160,6 +160,7 @@ impl Launcher {
             hosts,
             inventory: absolute(&new.inventory),
             max_operations: new.options.max_operations,
+            max_unavailable: new.options.max_unavailable,
             params: crate::secrets::redact_params(
                 &new.params,
                 &secrets.iter().map(String::as_str).collect::<Vec<_>>(),
@@ -278,6 +279,7 @@ impl Launcher {
             debugger: overrides.debugger,
             forks: overrides.forks.unwrap_or(RunOptions::default().forks),
             max_fail_percent: overrides.max_fail_percent,
+            max_unavailable: overrides.max_unavailable.or(meta.max_unavailable),
             max_operations: meta.max_operations,
             reboot_timeout: overrides
                 .reboot_timeout
@@ -523,6 +525,8 @@ pub struct RunOverrides {
     pub forks: Option<usize>,
     /// Stop once more than this percentage of hosts have failed.
     pub max_fail_percent: Option<u8>,
+    /// A new disruption budget (the run's own when not given).
+    pub max_unavailable: Option<crate::MaxUnavailable>,
     /// Run again from the first time this stage was entered.
     pub from_stage: Option<String>,
     /// Params given again (secrets, which the journal does not keep).

@@ -103,6 +103,18 @@ pub enum RunEvent {
         /// Standard output, whole.
         stdout: String,
     },
+    /// A host waits for the disruption budget (`--max-unavailable`) before a reboot or
+    /// maintenance mode: `esx05 waits: 2 of 2 unavailable: esx01 rebooting, esx02 maintenance`.
+    BudgetWait {
+        /// The host that waits.
+        host: String,
+        /// `reboot` or `maintenance`.
+        before: String,
+        /// The budget.
+        limit: usize,
+        /// Who holds it and why (`esx01 rebooting`).
+        holders: Vec<String>,
+    },
     /// A host left the run.
     HostFinished {
         /// The error of a failed host, one line.
@@ -229,6 +241,15 @@ pub struct Stamped {
     /// The event.
     #[serde(flatten)]
     pub event: RunEvent,
+}
+
+/// What a budget wait shows: `2 of 2 unavailable: esx01 rebooting, esx02 maintenance`.
+pub(crate) fn budget_wait_text(limit: usize, holders: &[String]) -> String {
+    format!(
+        "{} of {limit} unavailable: {}",
+        holders.len(),
+        holders.join(", ")
+    )
 }
 
 /// Where events go. Sending never blocks and never fails the run.

@@ -335,6 +335,11 @@ fn help_for(error: &ActionError) -> Option<String> {
         ActionError::WouldDeadlock { help, .. } | ActionError::Hinted { help, .. } => {
             Some(help.clone())
         }
+        ActionError::NotApplied { .. } => Some(
+            "another reboot would not apply it either: check the device (firmware version, a \
+             setting it refuses), fix it, then `cairn resume`"
+                .into(),
+        ),
         _ => None,
     }
 }

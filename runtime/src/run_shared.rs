@@ -22,6 +22,8 @@ pub struct RunOptions {
     pub forks: usize,
     /// Stop the run once more than this percentage of its hosts have failed.
     pub max_fail_percent: Option<u8>,
+    /// `--max-unavailable`: the run-wide disruption budget.
+    pub max_unavailable: Option<crate::MaxUnavailable>,
     /// Script operations one instance may run before it is stopped as runaway.
     pub max_operations: u64,
     /// How long a rebooting host may take to come back.
@@ -36,6 +38,7 @@ impl Default for RunOptions {
             debugger: None,
             forks: 64,
             max_fail_percent: None,
+            max_unavailable: None,
             max_operations: 10_000_000,
             reboot_timeout: Duration::from_secs(600),
         }
@@ -46,6 +49,8 @@ impl Default for RunOptions {
 pub struct RunShared {
     /// Stage barriers.
     pub barrier: StageBarrier,
+    /// `--max-unavailable`: hosts rebooting, in maintenance mode or failed, at most so many.
+    pub budget: crate::DisruptionBudget,
     /// Stops the run.
     pub cancel: Cancel,
     /// Progress events.
@@ -62,6 +67,8 @@ pub struct RunShared {
     pub params: BTreeMap<String, String>,
     /// Values hosts published, by host then key.
     pub published: Mutex<BTreeMap<String, BTreeMap<String, Value>>>,
+    /// Where the batches of rolling stages stand.
+    pub rolling: crate::RollingGate,
     /// Each host's transport, shared so the controller can reach hosts too.
     pub transports: BTreeMap<String, Arc<Mutex<Box<dyn Transport>>>>,
 }
@@ -76,8 +83,13 @@ impl RunShared {
         cancel: Cancel,
         events: EventSink,
     ) -> Self {
+        let limit = options
+            .max_unavailable
+            .filter(|_| !options.check)
+            .map(|m| m.limit(hosts.len()));
         Self {
             barrier: StageBarrier::new(participants),
+            budget: crate::DisruptionBudget::new(limit),
             cancel,
             events,
             failed: Mutex::new(std::collections::BTreeSet::new()),
@@ -86,6 +98,7 @@ impl RunShared {
             options,
             params,
             published: Mutex::new(BTreeMap::new()),
+            rolling: crate::RollingGate::default(),
             transports: BTreeMap::new(),
         }
     }

@@ -1,4 +1,5 @@
-//! The runbook syntax rhai lacks: `stage "NAME" on GROUP { ... }` and `param NAME = DEFAULT;`.
+//! The runbook syntax rhai lacks: `stage "NAME" on GROUP { ... }`, its rolling form
+//! `stage "NAME" on GROUP serial N { ... }`, and `param NAME = DEFAULT;`.
 
 use rhai::{Dynamic, Engine, EvalAltResult, EvalContext, Expression, Position};
 
@@ -6,13 +7,47 @@ use crate::{ActionError, HostContext, vocabulary::Secret};
 
 /// Registers `stage` and `param` on `engine`.
 pub(crate) fn register(engine: &mut Engine) -> Result<(), Box<rhai::ParseError>> {
-    engine.register_custom_syntax(
-        ["stage", "$string$", "on", "$ident$", "$block$"],
-        false,
-        stage,
-    )?;
+    engine
+        .register_custom_syntax_with_state_raw("stage", stage_tokens, false, |c, i, _| stage(c, i));
     engine.register_custom_syntax(["param", "$ident$", "=", "$expr$"], true, param)?;
     Ok(())
+}
+
+/// The tokens of `stage "NAME" on GROUP [serial N] { ... }`, one at a time (`symbols` holds
+/// what was read so far, values for `$string$`/`$ident$`, markers for the rest).
+fn stage_tokens(
+    symbols: &[rhai::ImmutableString],
+    look_ahead: &str,
+    _: &mut Dynamic,
+) -> Result<Option<rhai::ImmutableString>, rhai::ParseError> {
+    let next = match symbols.len() {
+        1 => "$string$",
+        2 => "on",
+        3 => "$ident$",
+        4 if look_ahead == "serial" => "serial",
+        4 if look_ahead == "{" => "$block$",
+        4 => {
+            let hint = match crate::inventory::closest(look_ahead, ["serial"]) {
+                Some(near) => format!(": did you mean `{near}`?"),
+                None => String::new(),
+            };
+            return Err(rhai::ParseError(
+                Box::new(rhai::ParseErrorType::BadInput(
+                    rhai::LexError::ImproperSymbol(
+                        look_ahead.to_owned(),
+                        format!(
+                            "expected `{{` or `serial N` after the stage's group, found `{look_ahead}`{hint}"
+                        ),
+                    ),
+                )),
+                Position::NONE,
+            ));
+        }
+        5 if symbols[4] == "serial" => "$expr$",
+        6 => "$block$",
+        _ => return Ok(None),
+    };
+    Ok(Some(next.into()))
 }
 
 fn host_of(context: &EvalContext) -> Result<std::sync::Arc<HostContext>, Box<EvalAltResult>> {
@@ -38,12 +73,41 @@ fn stage(context: &mut EvalContext, inputs: &[Expression]) -> Result<Dynamic, Bo
     let member = host
         .enter_stage(&name, &group)
         .map_err(|e| host.fail(e, position))?;
-    let result = match (member, inputs.get(2)) {
-        (true, Some(block)) => run_block(context, &host, &name, position, block),
+    // `serial N` sits between the group and the block when the stage rolls.
+    let (serial, block) = match inputs {
+        [_, _, serial, block] => (Some(serial), Some(block)),
+        [_, _, block] => (None, Some(block)),
+        _ => (None, None),
+    };
+    let result = match (member, block) {
+        (true, Some(block)) => rolling_block(context, &host, &name, position, serial, block),
         _ => Ok(()),
     };
     host.exit_stage();
     result.map(|()| Dynamic::UNIT)
+}
+
+/// A member's run of the block: in a rolling stage, only once its batch's turn has come, and
+/// the batch is left (done or failed) whatever the block did.
+fn rolling_block(
+    context: &mut EvalContext,
+    host: &HostContext,
+    name: &str,
+    position: Position,
+    serial: Option<&Expression>,
+    block: &Expression,
+) -> Result<(), Box<EvalAltResult>> {
+    let Some(serial) = serial else {
+        return run_block(context, host, name, position, block);
+    };
+    let value = context.eval_expression_tree(serial)?;
+    let serial = crate::Serial::parse(&value)
+        .map_err(|message| host.fail(ActionError::Runbook(message), serial.position()))?;
+    host.enter_batch(serial)
+        .map_err(|e| host.fail(e, position))?;
+    let result = run_block(context, host, name, position, block);
+    host.leave_batch(result.is_ok());
+    result
 }
 
 /// Runs a stage's block. Under a debugger it may stop first, and a `:retry` of a failed action

@@ -330,7 +330,40 @@ fn reboot_now(ctx: &NativeCallContext) -> RhaiResult<()> {
         reconcile: Reconcile::Probe(Box::new(reboot::reconcile)),
     };
     let site = host.site(ctx);
-    host.perform(call, &site, reboot::reboot)
-        .map_err(|e| host.fail(e, ctx.call_position()))?;
-    Ok(())
+    let budget = host.clone();
+    host.perform(call, &site, move |io| {
+        budget.take_budget(crate::Disruption::Reboot)?;
+        let rebooted = reboot::reboot(io);
+        budget.release_budget(crate::Disruption::Reboot);
+        rebooted
+    })
+    .map_err(|e| host.fail(e, ctx.call_position()))?;
+    after_boot(&host, &site).map_err(|e| host.fail(e, ctx.call_position()))
+}
+
+/// The reboot-loop breaker: after a reboot, every change staged for it is checked, as one
+/// journaled action, so a change the host did not apply fails the host with what was seen
+/// instead of being staged again for another reboot. Failed, it runs again on a resume; the
+/// reboot before it does not.
+fn after_boot(host: &HostContext, site: &crate::CallSite) -> Result<(), ActionError> {
+    let checks = host.take_after_boot();
+    if checks.is_empty() {
+        return Ok(());
+    }
+    let names: Vec<&str> = checks.iter().map(|(what, _)| what.as_str()).collect();
+    let call = ActionCall {
+        args: json!({ "staged": names }),
+        assumed: Value::Null,
+        builtin: "after_reboot".into(),
+        reconcile: Reconcile::Redo,
+    };
+    host.perform(call, site, |io| {
+        for (_, check) in &checks {
+            if let Some(error) = check(io)? {
+                return Err(error);
+            }
+        }
+        Ok(Outcome::unchanged(json!({ "applied": names })))
+    })
+    .map(|_| ())
 }

@@ -161,8 +161,10 @@ fn check_mode_on_a_fresh_lab_reports_the_changes_and_three_reboots_and_changes_n
             .lines()
             .find(|l| l.trim_start().starts_with(host) && l.contains("change(s)"))
             .unwrap_or_else(|| panic!("no summary for {host}:\n{}", check.stdout));
+        // 16, and powering the running VM off to attach its ports (check mode does not power
+        // it off, so the power-on after finds it on).
         assert!(
-            line.contains("16 change(s); 3 reboot(s) would follow"),
+            line.contains("17 change(s); 3 reboot(s) would follow"),
             "{line}"
         );
         assert_eq!(lab.sim_count(host, &["reboot"]), 0, "{host} rebooted");
@@ -311,4 +313,45 @@ fn a_firmware_update_rides_on_the_drivers_reboot() {
     for host in HOSTS {
         assert_eq!(lab.changes(host), Vec::<String>::new(), "{host}");
     }
+}
+
+#[test]
+fn firmware_that_ignores_a_staged_link_type_fails_the_host_after_one_reboot_not_a_loop() {
+    let lab = shipped_lab();
+    let inventory =
+        std::fs::read_to_string(lab.path().join("esxi-4.toml")).unwrap_or_else(|e| panic!("{e}"));
+    let address = "address = \"sim:esxi7?reboot_secs=120&clock=virtual\"";
+    let (head, tail) = inventory
+        .split_once(address)
+        .unwrap_or_else(|| panic!("no {address} in the lab"));
+    lab.write(
+        "esxi-4.toml",
+        &format!(
+            "{head}address = \"sim:esxi7?reboot_secs=120&clock=virtual&fault_ignore_staged=LINK_TYPE_P1\"{tail}"
+        ),
+    );
+    let first = run(&lab, &[]);
+    assert_ne!(first.code, 0, "{}\n{}", first.stdout, first.stderr);
+    assert!(
+        first
+            .stderr
+            .contains("mlxconfig LINK_TYPE_P1 is still ETH(2) after the reboot at"),
+        "{}",
+        first.stderr
+    );
+    assert!(
+        first.stderr.contains("the firmware did not apply it"),
+        "{}",
+        first.stderr
+    );
+    // The tools' and the driver's reboots, then the link types' one: never a fourth.
+    assert_eq!(lab.sim_count("esx01", &["reboot"]), 3);
+    for host in &HOSTS[1..] {
+        assert_configured(&lab, host);
+    }
+    // A resume checks again and fails again, without another reboot.
+    let again = lab.cairn(&["resume"]);
+    assert_ne!(again.code, 0, "{}\n{}", again.stdout, again.stderr);
+    assert!(again.stderr.contains("is still ETH(2)"), "{}", again.stderr);
+    assert_eq!(lab.sim_count("esx01", &["reboot"]), 3, "no reboot loop");
 }

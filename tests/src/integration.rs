@@ -1,5 +1,6 @@
 //! End-to-end tests: the built `cairn` binary on simulated hosts, one module per feature.
 
+mod budget;
 mod changes;
 mod cli;
 mod crash;
@@ -25,6 +26,7 @@ mod report;
 mod rerun_crash;
 mod resume_ergonomics;
 mod retry;
+mod rolling;
 mod signals;
 mod ssh;
 mod ssh_lab;

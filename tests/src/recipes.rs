@@ -427,3 +427,116 @@ fn every_shipped_runbook_passes_cairn_check() {
         assert!(run.stdout.contains(": ok"), "{path}: {}", run.stdout);
     }
 }
+
+/// When `host`'s journal shows it entering and leaving maintenance mode (wall clock).
+fn maintenance_window(journal: &[serde_json::Value]) -> (u64, u64) {
+    let calls: Vec<(u64, bool)> = cairn_tests::records(journal, "intent")
+        .into_iter()
+        .filter(|i| i["data"]["builtin"] == "esxcli::maintenance_mode_set")
+        .filter_map(|i| {
+            Some((
+                i["data"]["seq"].as_u64()?,
+                i["data"]["args"]["on"].as_bool()?,
+            ))
+        })
+        .collect();
+    let at = |kind: &str, on: bool| {
+        let seq = calls.iter().find(|(_, o)| *o == on).map(|(s, _)| *s);
+        cairn_tests::records(journal, kind)
+            .into_iter()
+            .find(|r| r["data"]["seq"].as_u64() == seq)
+            .and_then(|r| r["data"]["at"].as_u64())
+            .unwrap_or_else(|| panic!("no {kind} of maintenance_mode_set({on})"))
+    };
+    (at("intent", true), at("outcome", false))
+}
+
+#[test]
+fn with_rolling_one_the_esxi_hosts_go_down_one_at_a_time_with_three_reboots_each() {
+    let lab = Lab::shipped();
+    let run = lab.cairn(&WHOLE_GUIDE);
+    assert_eq!(run.code, 0, "{}", output(&run));
+    assert_the_guide_is_done(&lab);
+    assert!(run.stdout.contains("batch 4/4: esx04"), "{}", run.stdout);
+    let hosts = ["esx01", "esx02", "esx03", "esx04"];
+    let windows: Vec<(u64, u64)> = hosts
+        .iter()
+        .map(|h| maintenance_window(&lab.journal(h)))
+        .collect();
+    for (i, a) in windows.iter().enumerate() {
+        assert_eq!(lab.sim_count(hosts[i], &["reboot"]), 3, "{}", hosts[i]);
+        for b in &windows[i + 1..] {
+            assert!(
+                a.1 <= b.0 || b.1 <= a.0,
+                "two hosts in maintenance at once: {a:?} {b:?}"
+            );
+        }
+    }
+}
+
+#[test]
+fn the_tuning_recipe_reboots_one_esxi_host_at_a_time_in_maintenance_mode() {
+    let lab = Lab::shipped();
+    let run = lab.cairn(&TUNING);
+    assert_eq!(run.code, 0, "{}", output(&run));
+    assert_tuned(&lab);
+    let windows: Vec<(u64, u64)> = ESXI
+        .iter()
+        .map(|h| maintenance_window(&lab.journal(h)))
+        .collect();
+    for (i, a) in windows.iter().enumerate() {
+        assert_eq!(lab.sim_count(ESXI[i], &["reboot"]), 1, "{}", ESXI[i]);
+        for b in &windows[i + 1..] {
+            assert!(
+                a.1 <= b.0 || b.1 <= a.0,
+                "two hosts in maintenance at once: {a:?} {b:?}"
+            );
+        }
+    }
+}
+
+#[test]
+fn the_readiness_gates_fail_a_host_with_what_they_saw() {
+    let lab = Lab::shipped();
+    lab.write(
+        "runbooks/gates.rhai",
+        r#"
+import "ready" as ready;
+
+stage "gates" on esxi {
+    ready::nic_driver_loaded("nmlx5_core");
+    vhpc::power(host().vars.vm, "off");
+    ready::vm_powered_on(host().vars.vm);
+}
+"#,
+    );
+    let run = lab.cairn(&[
+        "run",
+        "runbooks/gates.rhai",
+        "-i",
+        "runbooks/labs/esxi-4.toml",
+    ]);
+    assert_ne!(run.code, 0, "{}", output(&run));
+    assert!(
+        run.stderr.contains("is poweredOff, not poweredOn"),
+        "{}",
+        output(&run)
+    );
+
+    lab.write(
+        "runbooks/driver.rhai",
+        "import \"ready\" as ready;\nstage \"gates\" on esxi { ready::nic_driver_loaded(\"nmlx4_en\"); }\n",
+    );
+    let run = lab.cairn(&[
+        "run",
+        "runbooks/driver.rhai",
+        "-i",
+        "runbooks/labs/esxi-4.toml",
+    ]);
+    assert_ne!(run.code, 0, "{}", output(&run));
+    assert!(
+        run.stderr.contains("no NIC uses nmlx4_en"),
+        "{}",
+        output(&run)
+    );
+}

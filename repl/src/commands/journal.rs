@@ -46,6 +46,14 @@ fn describe(event: &JournalEvent) -> Option<String> {
         JournalEvent::Resume(_) => "resumed".into(),
         JournalEvent::Stage(s) if s.member => format!("stage {} `{}`", s.index, s.name),
         JournalEvent::Stage(s) => format!("stage {} `{}` (not in `{}`)", s.index, s.name, s.group),
+        JournalEvent::Wait(w) => format!(
+            "  waited before {}: {} of {} unavailable: {}",
+            w.before,
+            w.holders.len(),
+            w.limit,
+            w.holders.join(", ")
+        ),
+        JournalEvent::Batch(b) => format!("  batch {}/{}: {}", b.batch, b.of, b.hosts.join(", ")),
         JournalEvent::Intent(i) => format!(
             "  #{} {} {} ({}:{})",
             i.seq, i.builtin, i.args, i.file, i.line

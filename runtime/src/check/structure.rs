@@ -68,6 +68,9 @@ pub(crate) fn check_structure(
                 ));
             }
         }
+        if let Some(problem) = bad_serial(node, runbook) {
+            problems.push(problem);
+        }
         if let Some((call, position)) = call_at(node) {
             let name = qualified(call);
             let action = ACTIONS.contains(&name.as_str())
@@ -108,6 +111,25 @@ pub(crate) fn check_structure(
         path.clear();
     }
     problems
+}
+
+/// A rolling stage whose `serial` value is a literal that is no batch size (`serial -1`,
+/// `serial "150%"`), refused before anything runs rather than when the stage is reached.
+fn bad_serial(node: &ASTNode, runbook: &Runbook) -> Option<RunbookError> {
+    let ASTNode::Expr(Expr::Custom(custom, _)) = node else {
+        return None;
+    };
+    if custom.tokens.first()?.as_str() != "stage" || custom.inputs.len() != 4 {
+        return None;
+    }
+    let serial = custom.inputs.get(2)?;
+    let value = serial.get_literal_value(None)?;
+    let message = crate::Serial::parse(&value).err()?;
+    Some(runbook.error_at(
+        message,
+        serial.position(),
+        Some("`serial 2` runs the stage on 2 hosts at a time, `serial \"25%\"` on a quarter of them, `serial 0` on all at once".into()),
+    ))
 }
 
 /// The file an `import "name"` of the runbook at `runbook` loads.

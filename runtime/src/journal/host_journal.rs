@@ -190,7 +190,11 @@ impl HostJournal {
             }
             JournalEvent::HostEnd(end) => self.end = Some(end),
             JournalEvent::Resume(_) => self.end = None,
-            JournalEvent::Debug(_) | JournalEvent::Log(_) | JournalEvent::Stage(_) => {}
+            JournalEvent::Batch(_)
+            | JournalEvent::Debug(_)
+            | JournalEvent::Log(_)
+            | JournalEvent::Stage(_)
+            | JournalEvent::Wait(_) => {}
         }
         Ok(())
     }

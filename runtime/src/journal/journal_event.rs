@@ -15,6 +15,8 @@ pub const JOURNAL_VERSION: u32 = 1;
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", content = "data", rename_all = "snake_case")]
 pub enum JournalEvent {
+    /// The host's batch of a rolling stage started.
+    Batch(BatchRecord),
     /// What the operator chose in the debugger for a failed action: retry, skip or abort.
     Debug(DebugRecord),
     /// The operator's answer for an action whose outcome was unknown.
@@ -37,6 +39,22 @@ pub enum JournalEvent {
     Rewind(RewindRecord),
     /// The host entered a stage.
     Stage(StageRecord),
+    /// The host waited for the disruption budget (`--max-unavailable`).
+    Wait(WaitRecord),
+}
+
+/// The host began waiting for room in the disruption budget before a reboot or maintenance
+/// mode; the action it waited for follows.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct WaitRecord {
+    /// Milliseconds since the Unix epoch.
+    pub at: u64,
+    /// `reboot` or `maintenance`.
+    pub before: String,
+    /// Who held the budget and why (`esx01 rebooting`).
+    pub holders: Vec<String>,
+    /// The budget.
+    pub limit: usize,
 }
 
 /// The first record of every host journal.
@@ -238,6 +256,23 @@ pub struct RewindRecord {
     pub at: u64,
     /// The first forgotten action.
     pub seq: u64,
+}
+
+/// The host's batch of a rolling stage (`serial N`) started: the previous batch had finished.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct BatchRecord {
+    /// Milliseconds since the Unix epoch.
+    pub at: u64,
+    /// The batch, 1-based.
+    pub batch: usize,
+    /// The batch's hosts, in inventory order.
+    pub hosts: Vec<String>,
+    /// Position of the stage in this host's run (1-based).
+    pub index: u64,
+    /// How many batches the stage has.
+    pub of: usize,
+    /// The stage's name.
+    pub stage: String,
 }
 
 /// The host entered a stage.

@@ -11,9 +11,9 @@ mod order;
 pub use host_journal::{HostJournal, RecordedAction};
 pub use journal_error::JournalError;
 pub use journal_event::{
-    Assume, DebugChoice, DebugRecord, DecisionRecord, HostEndRecord, HostStatus, IntentRecord,
-    JOURNAL_VERSION, JournalEvent, LogRecord, OutcomeRecord, ProgressRecord, ResumeRecord,
-    RewindRecord, RunHeader, StageRecord,
+    Assume, BatchRecord, DebugChoice, DebugRecord, DecisionRecord, HostEndRecord, HostStatus,
+    IntentRecord, JOURNAL_VERSION, JournalEvent, LogRecord, OutcomeRecord, ProgressRecord,
+    ResumeRecord, RewindRecord, RunHeader, StageRecord, WaitRecord,
 };
 pub use journal_writer::JournalWriter;
 

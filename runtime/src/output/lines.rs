@@ -183,6 +183,18 @@ impl LineRenderer {
                 );
                 out.push(self.host_line(host, "", &text, Palette::ok));
             }
+            RunEvent::BudgetWait {
+                host,
+                limit,
+                holders,
+                ..
+            } if !quiet => {
+                let text = format!(
+                    "waits: {}",
+                    crate::run_event::budget_wait_text(*limit, holders)
+                );
+                out.push(self.host_line(host, "", &text, Palette::ok));
+            }
             RunEvent::Waiting { host, reason } if self.verbosity >= Verbosity::Verbose => {
                 out.push(self.host_line(host, "", &format!("waits: {reason}"), Palette::ok));
             }

@@ -75,6 +75,15 @@ impl StatusBoard {
             RunEvent::StageFinished { host, .. } => (host, HostState::Waiting),
             RunEvent::Rebooting { host } => (host, HostState::Rebooting(at)),
             RunEvent::Waiting { host, reason } => (host, HostState::HeldBack(reason.clone(), at)),
+            RunEvent::BudgetWait {
+                host,
+                limit,
+                holders,
+                ..
+            } => (
+                host,
+                HostState::HeldBack(crate::run_event::budget_wait_text(*limit, holders), at),
+            ),
             RunEvent::HostFinished { host, status, .. } => (host, HostState::Ended(*status)),
             _ => return,
         };

@@ -180,15 +180,31 @@ pub mod esxcli_builtins {
         Ok(value.into_array().unwrap_or_default())
     }
 
-    /// Enters (`true`) or leaves (`false`) maintenance mode, only if needed. Returns
-    /// `#{enabled, changed}`.
+    /// Whether the host is in maintenance mode (`esxcli system maintenanceMode get` prints
+    /// `Enabled` or `Disabled`).
     ///
     /// ```rhai
-    /// esxcli::maintenance_mode(true);
+    /// if esxcli::maintenance_mode() { log("in maintenance mode"); }
     /// ```
     #[rhai_fn(volatile, return_raw)]
-    pub fn maintenance_mode(ctx: NativeCallContext, on: bool) -> RhaiResult<Map> {
-        set_maintenance(&ctx, on)
+    pub fn maintenance_mode(ctx: NativeCallContext) -> RhaiResult<bool> {
+        let value = action::query(&ctx, "esxcli::maintenance_mode", json!({}), |io| {
+            Ok(json!(maintenance_now(io)?))
+        })?;
+        value
+            .as_bool()
+            .map_err(|_| "esxcli::maintenance_mode: the answer is not a bool".into())
+    }
+
+    /// Enters (`true`) or leaves (`false`) maintenance mode (`esxcli system maintenanceMode
+    /// set -e true|false`), only if needed. Returns `#{enabled, changed}`.
+    ///
+    /// ```rhai
+    /// esxcli::maintenance_mode_set(true);
+    /// ```
+    #[rhai_fn(volatile, return_raw)]
+    pub fn maintenance_mode_set(ctx: NativeCallContext, enabled: bool) -> RhaiResult<Map> {
+        set_maintenance(&ctx, enabled)
     }
 }
 
@@ -585,7 +601,7 @@ fn set_maintenance(ctx: &NativeCallContext, on: bool) -> RhaiResult<Map> {
     let call = ActionCall {
         args: json!({ "on": on }),
         assumed: json!({ "enabled": on, "changed": true }),
-        builtin: "esxcli::maintenance_mode".into(),
+        builtin: "esxcli::maintenance_mode_set".into(),
         reconcile: Reconcile::Marked(Box::new(move |io, _| {
             Ok((maintenance_now(io)? == on).then(|| Outcome {
                 changed: true,
@@ -594,6 +610,7 @@ fn set_maintenance(ctx: &NativeCallContext, on: bool) -> RhaiResult<Map> {
             }))
         })),
     };
+    let host = cairn_runtime::HostContext::current(ctx)?;
     let value = action::act(ctx, call, |io| {
         let now = maintenance_now(io)?;
         let value = json!({ "enabled": on, "changed": now != on });
@@ -601,8 +618,16 @@ fn set_maintenance(ctx: &NativeCallContext, on: bool) -> RhaiResult<Map> {
             return Ok(Outcome::unchanged(value));
         }
         if !io.checking() {
+            // Entering takes a place in the disruption budget (`--max-unavailable`), waiting
+            // for one; leaving gives it back once the host is out.
+            if on {
+                host.take_budget(cairn_runtime::Disruption::Maintenance)?;
+            }
             io.acting(json!({ "enabled": now }))?;
             action::run(io, &command::maintenance_set(on))?;
+            if !on {
+                host.release_budget(cairn_runtime::Disruption::Maintenance);
+            }
         }
         Ok(Outcome {
             changed: true,
@@ -729,12 +754,12 @@ mod tests {
                 .contains("no passthrough-capable device")
         );
         assert!(
-            t.eval("esxcli::maintenance_mode(true).changed")
+            t.eval("esxcli::maintenance_mode_set(true).changed")
                 .as_bool()
                 .unwrap_or(false)
         );
         assert!(
-            !t.eval("esxcli::maintenance_mode(true).changed")
+            !t.eval("esxcli::maintenance_mode_set(true).changed")
                 .as_bool()
                 .unwrap_or(true)
         );
@@ -749,7 +774,7 @@ mod tests {
             esxcli::module_parameters_set("nmlx5_core", "");
             esxcli::advanced_set("/Power/CpuPolicy", "High Performance");
             esxcli::pcipassthru_set("3b:00.0", true);
-            esxcli::maintenance_mode(true);
+            esxcli::maintenance_mode_set(true);
         "#);
         assert_eq!(t.changes().len(), 5, "{:?}", t.changes());
         assert!(t.reboot_pending());
@@ -797,5 +822,22 @@ mod tests {
                 .iter()
                 .all(|a| a.first().is_some_and(|p| p != "reboot"))
         );
+    }
+
+    #[test]
+    fn maintenance_mode_reads_back_and_is_set_only_when_it_differs() {
+        let t = TestHost::new("", false);
+        assert_eq!(t.eval("esxcli::maintenance_mode()").to_string(), "false");
+        let set = t.eval("esxcli::maintenance_mode_set(true).changed");
+        assert_eq!(set.to_string(), "true");
+        assert_eq!(t.eval("esxcli::maintenance_mode()").to_string(), "true");
+        let again = t.eval("esxcli::maintenance_mode_set(true).changed");
+        assert_eq!(again.to_string(), "false");
+        let sets = t
+            .commands("esx01")
+            .iter()
+            .filter(|a| a.iter().any(|w| w == "set") && a.iter().any(|w| w == "maintenanceMode"))
+            .count();
+        assert_eq!(sets, 1);
     }
 }

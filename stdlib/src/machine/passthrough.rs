@@ -6,8 +6,9 @@
 //! for passthrough (`esxcli hardware pci pcipassthru set`), vCenter attached it to the VM
 //! (`vhpc_toolkit passthru --add`), and the ESXi host is up. Its link layer is the firmware's
 //! current `LINK_TYPE_P<n>` (`mlxconfig set` takes effect at the host's next boot). The guest
-//! reads both hosts' state read-only, at each command: the simulator does not model the VM
-//! power cycle that attaching a device needs on a real host.
+//! reads both hosts' state read-only, at each command. A device attached to the VM reaches the
+//! guest only after the VM's next power-on (`vhpc_toolkit power --vm VM --on`), as on a real
+//! host, where a VM's PCI devices are those of its configuration when it was powered on.
 //!
 //! This is the contract between the tools that own those states and the guest: each owner's
 //! state reads back as the view below (a round-trip test beside each owner), so no guest tool
@@ -66,8 +67,12 @@ pub(crate) struct VmDevices {
 /// One VM's attached devices.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
 pub(crate) struct AttachedDevices {
+    /// Its configuration: what the next power-on gives the guest.
     #[serde(default)]
     pub(crate) devices: Vec<String>,
+    /// What it had at its last power-on: all the guest sees.
+    #[serde(default)]
+    pub(crate) booted_devices: Vec<String>,
 }
 
 /// One port the guest sees, in the VM's device order.
@@ -104,7 +109,7 @@ pub(crate) fn passed_through(
     let Some(attached) = vcenter.vms.get(vm) else {
         return Vec::new();
     };
-    let mut devices: Vec<&String> = attached.devices.iter().collect();
+    let mut devices: Vec<&String> = attached.booted_devices.iter().collect();
     devices.sort();
     devices
         .into_iter()
@@ -200,7 +205,14 @@ mod tests {
             }
             "#,
         );
+        // Attached in vCenter, but the running VM booted without them.
+        t.run(r#"vhpc::power("hpc-vm01", "off");"#);
+        assert!(link_layers(&vm).is_empty(), "{}", rdma_devices(&vm));
+        let on = t.eval(r#"vhpc::power("hpc-vm01", "on").changed"#);
+        assert_eq!(on.to_string(), "true");
         assert_eq!(link_layers(&vm), ["Ethernet", "Ethernet"]);
+        let again = t.eval(r#"vhpc::power("hpc-vm01", "on").changed"#);
+        assert_eq!(again.to_string(), "false", "already on: nothing to do");
 
         // Section 2.2.3: port 1 to InfiniBand, which the firmware runs after the next boot.
         t.run(r#"mlxconfig::set("mt4119_pciconf1", #{ LINK_TYPE_P1: 1 });"#);

@@ -274,7 +274,47 @@ fn set_values(ctx: &NativeCallContext, dev: &str, values: &Map) -> RhaiResult<Ma
             value: json!({ "device": dev, "changed": changed, "reboot_required": reboot }),
         })
     })?;
+    let host = cairn_runtime::HostContext::current(ctx)?;
+    let owed = value
+        .clone()
+        .try_cast::<Map>()
+        .and_then(|m| m.get("reboot_required").and_then(|r| r.as_bool().ok()))
+        .unwrap_or(false);
+    if owed && !host.shared.options.check {
+        let names: Vec<&str> = wanted.iter().map(|(k, _)| k.as_str()).collect();
+        host.check_after_boot(
+            format!("mlxconfig {} {}", dev, names.join(" ")),
+            applied_after_boot(dev.to_owned(), wanted),
+        );
+    }
     Ok(value.try_cast().unwrap_or_default())
+}
+
+/// The reboot-loop breaker's check for `mlxconfig::set`: after the reboot every value asked
+/// for is the current one, or the firmware did not apply it (a setting it refuses or resets),
+/// and staging it again would only reboot the host again.
+fn applied_after_boot(dev: String, wanted: Vec<(String, Wanted)>) -> cairn_runtime::AfterBoot {
+    std::sync::Arc::new(move |io| {
+        let Some(device) = query_device(io, &dev)? else {
+            return Err(action::not_installed("mlxconfig", io.host()));
+        };
+        for (key, want) in &wanted {
+            let current = &device["params"][key]["current"];
+            if !want.matches(current) {
+                let seen = current["text"]
+                    .as_str()
+                    .map_or_else(|| current.to_string(), str::to_owned);
+                let minutes = io.clock().now_millis() / 60_000;
+                return Ok(Some(ActionError::NotApplied {
+                    what: format!("mlxconfig {key}"),
+                    seen,
+                    at: format!("{:02}:{:02} UTC", minutes / 60 % 24, minutes % 60),
+                    why: "the firmware did not apply it".into(),
+                }));
+            }
+        }
+        Ok(None)
+    })
 }
 
 #[cfg(test)]

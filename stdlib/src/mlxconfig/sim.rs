@@ -119,10 +119,31 @@ impl SimTool for Mlxconfig {
         let _ = host.save_state(&state);
     }
 
+    fn options(&self) -> &[&'static str] {
+        &["fault_ignore_staged"]
+    }
+
     fn on_boot(&self, host: &mut SimContext<'_>) {
         let mut state: MlxconfigState = host.load_state().unwrap_or_default();
-        for values in state.devices.values_mut().flat_map(BTreeMap::values_mut) {
-            values.current = values.next;
+        // `fault_ignore_staged=LINK_TYPE_P1[,NAME...]`: the firmware drops these staged values
+        // at boot and keeps the current ones, the reboot loop's usual cause.
+        let ignored: Vec<String> = host
+            .option("fault_ignore_staged")
+            .unwrap_or("")
+            .split(',')
+            .map(|n| n.trim().to_owned())
+            .filter(|n| !n.is_empty())
+            .collect();
+        for (name, values) in state
+            .devices
+            .values_mut()
+            .flat_map(|params| params.iter_mut())
+        {
+            if ignored.contains(name) {
+                values.next = values.current;
+            } else {
+                values.current = values.next;
+            }
         }
         let _ = host.save_state(&state);
     }

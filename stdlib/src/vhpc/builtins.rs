@@ -99,6 +99,45 @@ pub mod vhpc_builtins {
         )
     }
 
+    /// Powers a VM `"on"` or `"off"` in vCenter (`vhpc_toolkit power --vm VM --on|--off`),
+    /// unless it already is. A passthrough device attached to a VM reaches its guest at the
+    /// VM's next power-on, as on a real host. Returns `#{vm, from, to, changed}`.
+    ///
+    /// ```rhai
+    /// vhpc::power(host().vars.vm, "off");
+    /// ```
+    #[rhai_fn(volatile, return_raw)]
+    pub fn power(ctx: NativeCallContext, vm: String, state: String) -> RhaiResult<Map> {
+        let state = state.to_ascii_lowercase();
+        let on = match state.as_str() {
+            "on" => true,
+            "off" => false,
+            other => {
+                return Err(action::fail(
+                    &ctx,
+                    format!(
+                        "power state `{other}` is not `on` or `off` (vhpc_toolkit power --on|--off)"
+                    ),
+                ));
+            }
+        };
+        change(
+            &ctx,
+            "vhpc::power",
+            json!({ "vm": vm, "state": state }),
+            &vm,
+            move |now, program| {
+                let wanted = if on { "poweredOn" } else { "poweredOff" };
+                let from = now.power_state.clone();
+                let value = json!({ "vm": now.vm, "from": from, "to": wanted });
+                if from.as_deref() == Some(wanted) {
+                    return (value, None);
+                }
+                (value, Some(command::power(program, &now.vm, on)))
+            },
+        )
+    }
+
     /// Reserves (or releases) a VM's CPU and memory, `#{cpu: true, memory: true}`
     /// (`vhpc_toolkit cpumem --cpu_reservation yes --memory_reservation yes`), changing only
     /// what differs; a key left out is left as it is. Returns `#{vm, changed, cpu, memory}`.
@@ -301,5 +340,29 @@ mod tests {
                 .iter()
                 .all(|a| a.get(1).is_some_and(|c| c == "view"))
         );
+    }
+
+    #[test]
+    fn power_changes_only_what_differs_and_refuses_an_unknown_state() {
+        let t = TestHost::new("", false);
+        let first = t.eval(r#"let p = vhpc::power("hpc-vm01", "on"); [p.from, p.to, p.changed]"#);
+        assert_eq!(first.to_string(), r#"["poweredOff", "poweredOn", true]"#);
+        let again = t.eval(r#"vhpc::power("hpc-vm01", "ON").changed"#);
+        assert_eq!(again.to_string(), "false");
+        let state = t.eval(r#"vhpc::view("hpc-vm01").power_state"#);
+        assert_eq!(state.to_string(), "poweredOn");
+        let powers = |t: &TestHost| {
+            t.commands("vcenter")
+                .iter()
+                .filter(|a| a.get(1).is_some_and(|c| c == "power"))
+                .count()
+        };
+        assert_eq!(powers(&t), 1, "the second call only looked");
+        let t = t.again(true);
+        t.run(r#"vhpc::power("hpc-vm01", "off");"#);
+        assert_eq!(powers(&t), 1, "check mode only looks");
+        let t = t.again(false);
+        let wrong = t.error(r#"vhpc::power("hpc-vm01", "of");"#);
+        assert!(wrong.contains("`of` is not `on` or `off`"), "{wrong}");
     }
 }

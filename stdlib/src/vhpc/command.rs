@@ -40,3 +40,10 @@ pub(crate) fn cpumem(
     }
     argv
 }
+
+/// `vhpc_toolkit power --vm VM --on|--off` (vmware/vhpc-toolkit `get_args.py`: `power` takes
+/// `--vm` or `--file`, and `--on` or `--off`).
+pub(crate) fn power(program: &str, vm: &str, on: bool) -> Vec<String> {
+    let state = if on { "--on" } else { "--off" };
+    args(program, &["power", "--vm", vm, state])
+}

@@ -74,6 +74,20 @@ impl Management {
                 },
             });
         }
+        // vhpc_toolkit logs a vCenter task that failed and still exits 0 (vmware/vhpc-toolkit
+        // `wait.py`, `wait_for_tasks`: "Task NAME (number N) has an error - MSG").
+        if let Some(line) = output
+            .stdout
+            .lines()
+            .chain(output.stderr.lines())
+            .find(|line| line.contains(") has an error - "))
+        {
+            return Err(ActionError::CommandFailed {
+                code: output.code,
+                command: format!("{} (on {})", argv.join(" "), self.name),
+                stderr: line.trim().to_owned(),
+            });
+        }
         Ok(output)
     }
 }

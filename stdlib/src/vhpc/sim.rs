@@ -18,10 +18,16 @@ use crate::machine::esxi::{error, flag_value, has, ok};
 /// The `vhpc_toolkit` tool model.
 pub(crate) struct VhpcToolkit;
 
-/// A VM as vCenter keeps it; guests read `devices` (lower case, `0000:3b:00.0`).
+/// A VM as vCenter keeps it (devices lower case, `0000:3b:00.0`). Its guest reads
+/// `booted_devices`: what the VM had at its last power-on, since a device added to a VM's
+/// configuration reaches the guest only when the VM is powered on again.
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub(crate) struct Vm {
     pub(crate) devices: Vec<String>,
+    #[serde(default)]
+    pub(crate) booted_devices: Vec<String>,
+    #[serde(default)]
+    powered_on: bool,
     latency: String,
     cpu_reservation: bool,
     memory_reservation: bool,
@@ -60,9 +66,12 @@ impl SimTool for VhpcToolkit {
             .collect();
         for vm in host.option("vms").unwrap_or("").split(',').map(str::trim) {
             if !vm.is_empty() {
+                // A listed VM runs, as the guest that stands for it does.
                 let mut new = new_vm();
                 new.memory_reservation = !devices.is_empty();
                 new.devices.clone_from(&devices);
+                new.booted_devices.clone_from(&devices);
+                new.powered_on = true;
                 state.vms.insert(vm.to_owned(), new);
             }
         }
@@ -88,6 +97,7 @@ impl SimTool for VhpcToolkit {
         let output = match argv.get(1).map(String::as_str) {
             Some("view") => ok(view(name, vm)),
             Some("passthru") => passthru(vm, name, argv),
+            Some("power") => power(vm, name, argv, host.now_millis()),
             Some("latency") => match flag_value(argv, &["--level"]) {
                 Some(level @ ("high" | "normal")) => {
                     vm.latency = level.to_owned();
@@ -133,6 +143,41 @@ impl SimTool for VhpcToolkit {
     }
 }
 
+/// `power --on|--off`, logged as vhpc_toolkit does (vmware/vhpc-toolkit `operations.py`
+/// `_get_poweron_tasks`/`_get_poweroff_tasks`: "VM NAME is already in power on state", and
+/// `wait.py`: "Task Power on (number TASK) is successful"). Powering on boots the VM with the
+/// devices its configuration has now.
+fn power(vm: &mut Vm, name: &str, argv: &[String], now: u64) -> ExecOutput {
+    let on = match (has(argv, &["--on"]), has(argv, &["--off"])) {
+        (true, false) => true,
+        (false, true) => false,
+        _ => {
+            return error(
+                2,
+                "vhpc_toolkit power: error: one of the arguments --on --off is required\n".into(),
+            );
+        }
+    };
+    let (word, task) = if on {
+        ("on", "Power on")
+    } else {
+        ("off", "Power off")
+    };
+    if vm.powered_on == on {
+        return ok(format!(
+            "INFO - VM {name} is already in power {word} state\n"
+        ));
+    }
+    vm.powered_on = on;
+    if on {
+        vm.booted_devices.clone_from(&vm.devices);
+    }
+    ok(format!(
+        "INFO - Task {task} (number 'vim.Task:task-{}') is successful\n",
+        now % 100_000
+    ))
+}
+
 fn view(name: &str, vm: &Vm) -> String {
     let devices = if vm.devices.is_empty() {
         "None".to_owned()
@@ -140,7 +185,12 @@ fn view(name: &str, vm: &Vm) -> String {
         vm.devices.join(", ")
     };
     format!(
-        "VM: {name}\n    Power state: poweredOff\n    Passthrough devices: {devices}\n    Latency sensitivity: {}\n    CPU reservation: {}\n    Memory reservation: {}\n",
+        "VM: {name}\n    Power state: {}\n    Passthrough devices: {devices}\n    Latency sensitivity: {}\n    CPU reservation: {}\n    Memory reservation: {}\n",
+        if vm.powered_on {
+            "poweredOn"
+        } else {
+            "poweredOff"
+        },
         vm.latency,
         if vm.cpu_reservation { "full" } else { "none" },
         if vm.memory_reservation {

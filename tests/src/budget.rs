@@ -1,0 +1,195 @@
+//! The disruption budget, `--max-unavailable`: reboots and maintenance mode wait for room,
+//! failed hosts count, the wait is shown and journaled, and it survives a resume.
+
+use cairn_tests::{Lab, records};
+use serde_json::Value;
+
+const REBOOT_ALL: &str = r#"
+stage "prepare" on compute {
+    run(["echo", "prepare"]);
+}
+
+stage "reboot" on compute {
+    reboot();
+}
+"#;
+
+fn linux_lab(count: usize, node01: &str) -> String {
+    (1..=count)
+        .map(|n| {
+            let extra = if n == 1 && !node01.is_empty() { format!("&{node01}") } else { String::new() };
+            format!(
+                "[hosts.node{n:02}]\naddress = \"sim:linux?clock=virtual&reboot_secs=60{extra}\"\ngroups = [\"compute\"]\n"
+            )
+        })
+        .collect()
+}
+
+/// When `host`'s reboot began (its old boot id journaled) and ended (its outcome).
+fn reboot_span(journal: &[Value]) -> (u64, u64) {
+    let seq = records(journal, "intent")
+        .into_iter()
+        .rfind(|i| i["data"]["builtin"] == "reboot")
+        .and_then(|i| i["data"]["seq"].as_u64())
+        .unwrap_or_else(|| panic!("no reboot in {journal:?}"));
+    let at = |kind: &str| {
+        records(journal, kind)
+            .into_iter()
+            .rfind(|r| r["data"]["seq"] == seq)
+            .and_then(|r| r["data"]["at"].as_u64())
+            .unwrap_or_else(|| panic!("no {kind} of the reboot"))
+    };
+    (at("progress"), at("outcome"))
+}
+
+#[test]
+fn with_a_budget_of_one_no_two_hosts_reboot_at_once_and_the_waits_say_who_holds_it() {
+    let lab = Lab::new();
+    lab.write("book.rhai", REBOOT_ALL);
+    lab.write("lab.toml", &linux_lab(4, ""));
+    let run = lab.cairn(&[
+        "run",
+        "book.rhai",
+        "-i",
+        "lab.toml",
+        "--max-unavailable",
+        "1",
+    ]);
+    assert_eq!(run.code, 0, "{}\n{}", run.stdout, run.stderr);
+    assert!(
+        run.stdout.contains("waits: 1 of 1 unavailable: node"),
+        "{}",
+        run.stdout
+    );
+    assert!(run.stdout.contains(" rebooting"), "{}", run.stdout);
+    let spans: Vec<(u64, u64)> = (1..=4)
+        .map(|n| reboot_span(&lab.journal(&format!("node{n:02}"))))
+        .collect();
+    for (i, a) in spans.iter().enumerate() {
+        for b in &spans[i + 1..] {
+            assert!(a.1 <= b.0 || b.1 <= a.0, "reboots overlap: {a:?} {b:?}");
+        }
+    }
+    let waits: usize = (1..=4)
+        .map(|n| records(&lab.journal(&format!("node{n:02}")), "wait").len())
+        .sum();
+    assert!(waits >= 1, "the waits are journaled");
+}
+
+#[test]
+fn a_failed_host_holds_its_place_and_a_budget_nothing_will_free_fails_at_once() {
+    let lab = Lab::new();
+    lab.write("book.rhai", REBOOT_ALL);
+    lab.write("lab.toml", &linux_lab(3, "fail_once=echo"));
+    let run = lab.cairn(&[
+        "run",
+        "book.rhai",
+        "-i",
+        "lab.toml",
+        "--max-unavailable",
+        "1",
+    ]);
+    assert_ne!(run.code, 0, "{}\n{}", run.stdout, run.stderr);
+    assert!(
+        run.stderr.contains("held by hosts that left"),
+        "{}",
+        run.stderr
+    );
+    assert!(run.stderr.contains("(node01 failed)"), "{}", run.stderr);
+    for host in ["node02", "node03"] {
+        assert_eq!(
+            lab.sim_count(host, &["reboot"]),
+            0,
+            "{host} rebooted over the budget"
+        );
+    }
+}
+
+#[test]
+fn a_bad_budget_is_refused_before_anything_runs() {
+    let lab = Lab::new();
+    lab.write("book.rhai", REBOOT_ALL);
+    lab.write("lab.toml", &linux_lab(2, ""));
+    let run = lab.cairn(&[
+        "run",
+        "book.rhai",
+        "-i",
+        "lab.toml",
+        "--max-unavailable",
+        "0%",
+    ]);
+    assert_eq!(run.code, 2, "{}\n{}", run.stdout, run.stderr);
+    assert!(
+        run.stderr.contains("a percentage from 1% to 100%"),
+        "{}",
+        run.stderr
+    );
+    assert_eq!(lab.sim_count("node01", &["echo", "prepare"]), 0);
+}
+
+#[test]
+fn a_host_left_in_maintenance_mode_holds_the_budget_after_a_resume() {
+    let lab = Lab::new();
+    lab.write(
+        "book.rhai",
+        r#"
+stage "enter" on first {
+    esxcli::maintenance_mode_set(true);
+}
+
+stage "stop" on esxi {
+    run(["hostname"]);
+}
+
+stage "work" on esxi {
+    if host().name == "esx01" {
+        run(["sleep", "1"]);
+        esxcli::maintenance_mode_set(false);
+    } else {
+        reboot();
+    }
+}
+"#,
+    );
+    lab.write(
+        "lab.toml",
+        "[hosts.esx01]\naddress = \"sim:esxi7?reboot_secs=1\"\ngroups = [\"esxi\", \"first\"]\n\
+         [hosts.esx02]\naddress = \"sim:esxi7?clock=virtual&reboot_secs=60&fail_once=hostname\"\ngroups = [\"esxi\"]\n",
+    );
+    let first = lab.cairn(&[
+        "run",
+        "book.rhai",
+        "-i",
+        "lab.toml",
+        "--max-unavailable",
+        "1",
+        "--max-fail-percent",
+        "0",
+    ]);
+    assert_ne!(first.code, 0, "{}\n{}", first.stdout, first.stderr);
+    let resume = lab.cairn(&["resume"]);
+    assert_eq!(resume.code, 0, "{}\n{}", resume.stdout, resume.stderr);
+    assert!(
+        resume
+            .stdout
+            .contains("esx02 waits: 1 of 1 unavailable: esx01 maintenance"),
+        "{}",
+        resume.stdout
+    );
+    let esx02 = lab.journal("esx02");
+    let (reboot_start, _) = reboot_span(&esx02);
+    let esx01 = lab.journal("esx01");
+    let exit_seq = records(&esx01, "intent")
+        .into_iter()
+        .rfind(|i| i["data"]["builtin"] == "esxcli::maintenance_mode_set")
+        .and_then(|i| i["data"]["seq"].as_u64());
+    let exited = records(&esx01, "outcome")
+        .into_iter()
+        .rfind(|o| o["data"]["seq"].as_u64() == exit_seq)
+        .and_then(|o| o["data"]["at"].as_u64())
+        .unwrap_or(u64::MAX);
+    assert!(
+        reboot_start >= exited,
+        "esx02 rebooted while esx01 was in maintenance mode"
+    );
+}
