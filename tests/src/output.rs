@@ -19,7 +19,7 @@ const WHOLE_GUIDE: [&str; 5] = [
 /// Two hosts succeed; the 22 others fail on one line; the two left reboot.
 const MANY_FAIL: &str = "stage \"one\" on compute {
     run([\"echo\", \"hello\"]);
-    run([\"true\"], #{ idempotent: true });
+    run([\"true\"], #{ read_only: true });
     if host().name > \"node02\" { run([\"false\"]); }
 }
 stage \"two\" on compute { reboot(); }
@@ -262,7 +262,7 @@ fn quiet_prints_changes_failures_and_the_recap_and_verbose_adds_commands_and_out
             24
         );
     }
-    // `run true` is idempotent: ok, unchanged, so -q leaves it out.
+    // `run true` is a read-only query: ok, unchanged, so -q leaves it out.
     assert!(!quiet.stdout.contains("run true"), "{}", quiet.stdout);
     assert!(!quiet.stdout.contains("▸ stage"), "{}", quiet.stdout);
     assert_eq!(quiet.stdout.matches("changed  run echo hello").count(), 24);

@@ -63,7 +63,7 @@ fn a_rolling_stage_runs_its_hosts_in_batches_in_inventory_order() {
     let run = lab.cairn(&["run", "book.rhai", "-i", "lab.toml"]);
     assert_eq!(run.code, 0, "{}\n{}", run.stdout, run.stderr);
     assert!(
-        run.stdout.contains("batch 2/3: node03, node04"),
+        run.stdout.contains("batch 2/3: 2 hosts: node[03-04]"),
         "{}",
         run.stdout
     );
