@@ -45,6 +45,18 @@ pub struct RebootSpan {
     pub waited_ms: Option<u64>,
 }
 
+/// A wait for the disruption budget (`--max-unavailable`): from its `wait` record to the
+/// host's next record, when it had its place.
+#[derive(Debug, Clone, PartialEq)]
+pub struct BudgetWaitSpan {
+    /// When the host began to wait.
+    pub start: u64,
+    /// When its next record was written.
+    pub end: u64,
+    /// What it waited to do and who held the budget (`reboot: 1 of 1 unavailable: esx01 maintenance`).
+    pub reason: String,
+}
+
 /// A recorded action whose outcome is known.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Action {
@@ -95,6 +107,8 @@ pub struct HostModel {
     pub stages: Vec<StageSpan>,
     /// Its reboots.
     pub reboots: Vec<RebootSpan>,
+    /// Its waits for the disruption budget.
+    pub budget_waits: Vec<BudgetWaitSpan>,
     /// When it was resumed.
     pub resumes: Vec<u64>,
     /// First and last record.
@@ -118,6 +132,7 @@ impl HostModel {
             active_ms: 0,
             stages: Vec::new(),
             reboots: Vec::new(),
+            budget_waits: Vec::new(),
             resumes: Vec::new(),
             span: None,
             actions: Vec::new(),
@@ -146,6 +161,24 @@ impl HostModel {
                 if let JournalEvent::Resume(_) = event {
                     self.resumes.push(at);
                 }
+            }
+            if let Some(wait) = self.budget_waits.last_mut()
+                && wait.end == u64::MAX
+            {
+                wait.end = at;
+            }
+            if let JournalEvent::Wait(wait) = event {
+                self.budget_waits.push(BudgetWaitSpan {
+                    start: at,
+                    end: u64::MAX,
+                    reason: format!(
+                        "{}: {} of {} unavailable: {}",
+                        wait.before,
+                        wait.holders.len(),
+                        wait.limit,
+                        wait.holders.join(", ")
+                    ),
+                });
             }
             if let Some(stage) = self.stages.last_mut()
                 && stage.end == u64::MAX
@@ -181,6 +214,11 @@ impl HostModel {
         for stage in &mut self.stages {
             if stage.end == u64::MAX {
                 stage.end = end.max(stage.start);
+            }
+        }
+        for wait in &mut self.budget_waits {
+            if wait.end == u64::MAX {
+                wait.end = end.max(wait.start);
             }
         }
     }

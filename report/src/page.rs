@@ -37,10 +37,10 @@ tr.group th{background:#f4f4f6;font-weight:600}td.differs{background:#ffe08a;fon
 .note{color:#666;font-size:12.5px}
 .lane{display:flex;align-items:center;height:18px;margin:2px 0}.lane-name{width:130px;flex:none;font-size:12px;overflow:hidden;text-overflow:ellipsis;white-space:nowrap}
 .track{position:relative;flex:1;height:14px;background:#f4f4f6}.span{position:absolute;top:0;height:100%}
-.span.wait{background:repeating-linear-gradient(45deg,rgba(0,0,0,.18) 0 3px,transparent 3px 6px)}.span.reboot{background:#33334d;top:2px;height:10px}
+.span.wait{background:repeating-linear-gradient(45deg,rgba(0,0,0,.18) 0 3px,transparent 3px 6px)}.span.reboot{background:#33334d;top:2px;height:10px}.span.budget{background:#e0a030;top:4px;height:6px}
 .mark.resume{position:absolute;top:-2px;width:2px;height:18px;background:#b00020}
 .legend span{margin-right:14px;font-size:12px;white-space:nowrap}.legend i{display:inline-block;width:12px;height:10px;margin-right:4px;vertical-align:middle}
-.legend i.wait{background:repeating-linear-gradient(45deg,rgba(0,0,0,.3) 0 3px,#eee 3px 6px)}.legend i.reboot{background:#33334d}.legend i.resume{background:#b00020;width:2px}
+.legend i.wait{background:repeating-linear-gradient(45deg,rgba(0,0,0,.3) 0 3px,#eee 3px 6px)}.legend i.reboot{background:#33334d}.legend i.budget{background:#e0a030}.legend i.resume{background:#b00020;width:2px}
 .plots{display:flex;flex-wrap:wrap;gap:12px}figure.plot{margin:0;width:560px;max-width:100%}figure.plot svg{width:100%;height:auto;display:block}
 figcaption{font-size:12px;color:#555;overflow-wrap:anywhere}
 ";

@@ -1,5 +1,6 @@
 //! A timeline per host: its stages as coloured spans on the run's time axis, the time it
-//! waited at the end of a stage for the other hosts (hatched), its reboots (dark), and where
+//! waited at the end of a stage for the other hosts (hatched), for the disruption budget
+//! (amber), its reboots (dark), and where
 //! it was resumed. Drawn with CSS (percent offsets), so 200 hosts stay a light page.
 
 use std::fmt::Write as _;
@@ -85,6 +86,16 @@ impl Section for TimelineSection {
                     duration(reboot.end - reboot.start),
                 );
             }
+            for wait in &host.budget_waits {
+                let _ = write!(
+                    html,
+                    "<div class=\"span budget\" style=\"left:{:.3}%;width:{:.3}%\" title=\"waiting for the disruption budget before a {} · {}\"></div>",
+                    pos(wait.start),
+                    (pos(wait.end) - pos(wait.start)).max(0.3),
+                    escape(&wait.reason),
+                    duration(wait.end - wait.start),
+                );
+            }
             for resume in &host.resumes {
                 let _ = write!(
                     html,
@@ -105,7 +116,7 @@ impl Section for TimelineSection {
         }
         let _ = write!(
             html,
-            "<span><i class=\"wait\"></i>waiting for the other hosts</span><span><i class=\"reboot\"></i>reboot</span><span><i class=\"resume\"></i>resumed</span></p><p class=\"note\">{} from the first record to the last; times are the journal's (<code>at</code>), so a simulated host's virtual reboot shows as short, with the time it took in its tooltip.</p></div>",
+            "<span><i class=\"wait\"></i>waiting for the other hosts</span><span><i class=\"budget\"></i>waiting for the disruption budget</span><span><i class=\"reboot\"></i>reboot</span><span><i class=\"resume\"></i>resumed</span></p><p class=\"note\">{} from the first record to the last; times are the journal's (<code>at</code>), so a simulated host's virtual reboot shows as short, with the time it took in its tooltip.</p></div>",
             duration(end - start)
         );
         Ok(Some(html))

@@ -74,6 +74,19 @@ fn with_a_budget_of_one_no_two_hosts_reboot_at_once_and_the_waits_say_who_holds_
         .map(|n| records(&lab.journal(&format!("node{n:02}")), "wait").len())
         .sum();
     assert!(waits >= 1, "the waits are journaled");
+    // The report's timeline draws each journaled wait, with who held the budget.
+    let report = lab.cairn(&["report", "-o", "report.html"]);
+    assert_eq!(report.code, 0, "{}\n{}", report.stdout, report.stderr);
+    let html = std::fs::read_to_string(lab.path().join("report.html")).unwrap_or_default();
+    assert_eq!(
+        html.matches("class=\"span budget\"").count(),
+        waits,
+        "{html}"
+    );
+    assert!(
+        html.contains("before a reboot: 1 of 1 unavailable: node"),
+        "{html}"
+    );
 }
 
 #[test]
