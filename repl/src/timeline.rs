@@ -4,6 +4,7 @@ use std::path::Path;
 
 use cairn_runtime::journal::{HostJournal, JournalEvent};
 
+/// One journal record as a line of the timeline; `None` for a record the timeline leaves out.
 pub(crate) fn describe(event: &JournalEvent) -> Option<String> {
     Some(match event {
         JournalEvent::Header(h) => format!("run {} of {} on {}", h.run_id, h.runbook, h.host),
