@@ -1,10 +1,21 @@
 //! `cairn`: run, resume, check and inspect runbooks.
 
+/// `println!` that stays quiet when standard output is closed (`cairn run ... | head`): a run
+/// goes on to its end, since its journal, not its output, is the record.
+macro_rules! say {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stdout(), $($arg)*);
+    }};
+}
+
+mod assembly;
 mod cli;
 mod commands;
 mod progress;
 mod repl;
 mod terminal;
+mod timeline;
 
 use std::process::ExitCode;
 

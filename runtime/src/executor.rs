@@ -11,7 +11,7 @@ use crate::journal::{
     DecisionRecord, HostJournal, HostStatus, JOURNAL_VERSION, JournalError, JournalEvent,
     JournalWriter, ResumeRecord, RewindRecord, RunHeader, now_millis,
 };
-use crate::run_failure::HostFailure;
+use crate::run::failure::HostFailure;
 use crate::{
     ActionError, Assumptions, Cancel, Clock, EventSink, ExecOutput, ExecRequest, HostContext,
     HostInfo, Installer, LocalTransport, Mode, Outline, Role, RunEvent, RunOptions, RunShared,
@@ -303,7 +303,7 @@ pub fn execute(
         begun.push((info, role, transport, journal, writer));
     }
     if !shared.options.check {
-        crate::run_store::mark_begun(&run_dir)?;
+        crate::run::store::mark_begun(&run_dir)?;
     }
     shared.events.send(RunEvent::RunStarted {
         check: shared.options.check,
@@ -312,7 +312,7 @@ pub fn execute(
         resume,
         run_id: run_id.clone(),
         runbook: runbook.name(),
-        schema: crate::run_event::EVENTS_SCHEMA_VERSION,
+        schema: crate::run::event::EVENTS_SCHEMA_VERSION,
         stages: outline.stages.iter().map(|s| s.name.clone()).collect(),
     });
     let mut threads = Vec::new();

@@ -7,14 +7,15 @@ use std::time::Instant;
 use rhai::{Dynamic, EvalAltResult, NativeCallContext, Position};
 use serde_json::Value;
 
+use crate::debug::host::point;
 use crate::journal::{
-    Assume, BatchRecord, DebugChoice, DebugRecord, HostEndRecord, HostJournal, HostStatus,
-    IntentRecord, JournalEvent, JournalWriter, LogRecord, OutcomeRecord, ProgressRecord,
-    RecordedAction, StageRecord, WaitRecord, now_millis,
+    Assume, BatchRecord, HostEndRecord, HostJournal, HostStatus, IntentRecord, JournalEvent,
+    JournalWriter, LogRecord, OutcomeRecord, ProgressRecord, RecordedAction, StageRecord,
+    WaitRecord, now_millis,
 };
 use crate::{
-    ActionCall, ActionError, CallSite, Debugger, HostIo, Outcome, PausePoint, Reconcile, Resume,
-    RunEvent, RunShared, Transport,
+    ActionCall, ActionError, CallSite, Debugger, HostIo, Outcome, Reconcile, RunEvent, RunShared,
+    Transport,
 };
 
 /// A host as runbooks see it through `host()` and `hosts()`.
@@ -355,33 +356,9 @@ impl HostContext {
         Ok(member)
     }
 
-    /// At the start of a stage's block: the debugger may stop here (`:next`, a breakpoint).
-    pub(crate) fn debug_stage(
-        &self,
-        name: &str,
-        position: Position,
-        scope: &rhai::Scope,
-    ) -> Result<(), ActionError> {
-        let Some(debugger) = &self.debugger else {
-            return Ok(());
-        };
-        let point = PausePoint {
-            action: None,
-            seq: None,
-            site: CallSite {
-                column: position
-                    .position()
-                    .and_then(|c| u32::try_from(c).ok())
-                    .unwrap_or(0),
-                file: self.runbook_file.clone(),
-                line: position
-                    .line()
-                    .and_then(|l| u32::try_from(l).ok())
-                    .unwrap_or(0),
-            },
-            stage: name.to_owned(),
-        };
-        debugger.at_stage(self, point, scope)
+    /// Marks the stage for a rerun from its start (the debugger's `:retry`).
+    pub(crate) fn mark_retry(&self) {
+        self.state().retry = true;
     }
 
     /// Whether `:retry` was chosen since the last call: the stage must run again.
@@ -734,42 +711,6 @@ impl HostContext {
         }
     }
 
-    /// Journals the debugger's answer to a failed action and carries it out: a retry fails
-    /// the call and marks the stage for a rerun, a skip records the given value as the outcome.
-    fn debug_decided(
-        &self,
-        seq: u64,
-        builtin: &str,
-        site: &CallSite,
-        args: &Value,
-        error: ActionError,
-        answer: Resume,
-    ) -> Result<Value, ActionError> {
-        let (choice, value) = match &answer {
-            Resume::Retry => (DebugChoice::Retry, None),
-            Resume::Skip(value) => (DebugChoice::Skip, Some(self.redact(value.clone()))),
-            _ => (DebugChoice::Abort, None),
-        };
-        let record = DebugRecord {
-            at: now_millis(),
-            choice,
-            seq,
-            value,
-        };
-        self.append(&JournalEvent::Debug(record), true)?;
-        match answer {
-            Resume::Retry => {
-                self.state().retry = true;
-                Err(error)
-            }
-            Resume::Skip(value) => {
-                let outcome = Outcome::unchanged(value);
-                self.finish(seq, builtin, site, args, Ok(outcome), 0, Some("skipped"))
-            }
-            _ => Err(error),
-        }
-    }
-
     /// During a `:retry` rerun, what the action returned the first time.
     fn rerun_answer(&self, seq: u64) -> Option<Value> {
         self.debugger.as_ref()?;
@@ -782,7 +723,7 @@ impl HostContext {
 
     /// Records an outcome (unless the action's fate is unknown) and reports it.
     #[allow(clippy::too_many_arguments)]
-    fn finish(
+    pub(crate) fn finish(
         &self,
         seq: u64,
         builtin: &str,
@@ -969,7 +910,7 @@ impl HostContext {
         Ok(())
     }
 
-    fn append(&self, event: &JournalEvent, durable: bool) -> Result<(), ActionError> {
+    pub(crate) fn append(&self, event: &JournalEvent, durable: bool) -> Result<(), ActionError> {
         match self
             .journal
             .lock()
@@ -992,7 +933,7 @@ impl HostContext {
         }
     }
 
-    fn redact(&self, value: Value) -> Value {
+    pub(crate) fn redact(&self, value: Value) -> Value {
         let mut secrets = self.state().secrets.clone();
         secrets.extend(crate::secrets::all());
         if secrets.is_empty() {
@@ -1028,16 +969,6 @@ fn redact_value(value: Value, secrets: &[String]) -> Value {
                 .collect(),
         ),
         other => other,
-    }
-}
-
-/// Where an action stands, for the debugger.
-fn point(seq: u64, stage: &str, builtin: &str, args: &Value, site: &CallSite) -> PausePoint {
-    PausePoint {
-        action: Some(summarize(builtin, args)),
-        seq: Some(seq),
-        site: site.clone(),
-        stage: stage.to_owned(),
     }
 }
 

@@ -4,8 +4,29 @@
 
 use cairn_runtime::Installer;
 use cairn_runtime::sim::SimModel;
+use serde::Serialize;
 
-use crate::parsers::{ToolParser, json};
+use crate::ParseError;
+
+/// One vendor tool output parser: a row's part that `cairn parse` lists (defined here, beside
+/// the rows, so the parser list reads the table and the table needs nothing back).
+#[derive(Debug, Clone, Copy)]
+pub struct ToolParser {
+    /// The command whose output it reads.
+    pub command: &'static str,
+    /// The name `cairn parse` knows it by.
+    pub name: &'static str,
+    /// Parses the output into its typed result, as JSON.
+    pub parse: fn(&str) -> Result<serde_json::Value, ParseError>,
+}
+
+/// A parser's typed result as JSON, for a row's `parse`.
+pub(crate) fn json<T: Serialize>(
+    parsed: Result<T, ParseError>,
+) -> Result<serde_json::Value, ParseError> {
+    // Serializing plain derived structs into a JSON value cannot fail.
+    parsed.map(|value| serde_json::to_value(value).unwrap_or(serde_json::Value::Null))
+}
 
 /// Which simulated host a namespace's tools run on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

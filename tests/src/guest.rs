@@ -392,3 +392,52 @@ fn a_test_whose_outcome_was_lost_stops_its_server_and_runs_again_on_resume() {
         "{running}"
     );
 }
+
+const EVERY_PERFTEST: &str = r#"
+stage "ports up" on up {
+    ib::wait_active("mlx5_0", 1, 60);
+}
+
+stage "tests" on controller {
+    perftest::send_bw("n-02", "n-01", #{ device: "mlx5_0" });
+    perftest::write_bw("n-02", "n-01", #{ device: "mlx5_0" });
+    perftest::read_bw("n-02", "n-01", #{ device: "mlx5_0" });
+    perftest::send_lat("n-02", "n-01", #{ device: "mlx5_0" });
+    perftest::write_lat("n-02", "n-01", #{ device: "mlx5_0" });
+    perftest::read_lat("n-02", "n-01", #{ device: "mlx5_0" });
+    perftest::send_bw("n-02", "n-01");
+    perftest::write_bw("n-02", "n-01");
+    perftest::read_bw("n-02", "n-01");
+    perftest::send_lat("n-02", "n-01");
+    perftest::write_lat("n-02", "n-01");
+    perftest::read_lat("n-02", "n-01");
+}
+"#;
+
+/// The twelve perftest wrappers take their journal name from the table that registers them;
+/// the names must stay the ones journals already hold, or a resume of an old run diverges.
+#[test]
+fn every_perftest_wrapper_journals_the_name_old_journals_hold() {
+    let lab = Lab::new();
+    lab.write(
+        "lab.toml",
+        "[hosts.\"n-[01-02]\"]\naddress = \"sim:rhel8?clock=virtual&ofed=5.4-3.0.3.0\"\ngroups = [\"up\"]\n",
+    );
+    lab.write("every.rhai", EVERY_PERFTEST);
+    let run = lab.cairn(&["run", "every.rhai", "-i", "lab.toml"]);
+    assert_eq!(run.code, 0, "{}\n{}", run.stdout, run.stderr);
+    let names: Vec<String> = records(&lab.journal("controller"), "intent")
+        .iter()
+        .filter_map(|r| r["data"]["builtin"].as_str().map(str::to_owned))
+        .collect();
+    let old = [
+        "perftest::send_bw",
+        "perftest::write_bw",
+        "perftest::read_bw",
+        "perftest::send_lat",
+        "perftest::write_lat",
+        "perftest::read_lat",
+    ];
+    let expected: Vec<&str> = old.iter().chain(old.iter()).copied().collect();
+    assert_eq!(names, expected);
+}

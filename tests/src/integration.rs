@@ -15,6 +15,7 @@ mod fabric;
 mod guest;
 mod hangs;
 mod host_patterns;
+mod import_circles;
 mod leftovers;
 mod ofed_source;
 mod output;

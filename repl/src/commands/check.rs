@@ -8,18 +8,18 @@ use cairn_runtime::inventory::{HostPattern, Inventory};
 use cairn_runtime::{Runbook, build_engine, check_groups, check_runbook};
 
 pub(crate) fn check(
+    state: &Path,
     path: &Path,
     inventory: Option<&Path>,
     limit: Option<&str>,
 ) -> miette::Result<ExitCode> {
     let runbook = Runbook::load(path)?;
-    let libraries = cairn_stdlib::libraries();
-    let engine = build_engine(&runbook.dir(), &libraries, u64::MAX);
+    let launcher = crate::assembly::launcher(state);
+    let engine = build_engine(&runbook.dir(), &launcher.libraries, u64::MAX);
     let ast = runbook.compile(&engine)?;
     let mut problems = check_runbook(&engine, &ast, &runbook);
     if let Some(inventory) = inventory {
-        let models = cairn_stdlib::sim_models();
-        let check = |address: &_| cairn_runtime::sim::check_address(&models, address);
+        let check = |address: &_| cairn_runtime::sim::check_address(&launcher.sim_models, address);
         let inventory = Inventory::load_checked(inventory, Some(&check))?;
         if let Some(limit) = limit {
             let selected = HostPattern::parse(limit)?.select(&inventory)?;

@@ -10,7 +10,7 @@ pub(crate) fn hosts(
     inventory: &Path,
     pattern: Option<&str>,
 ) -> miette::Result<ExitCode> {
-    let inventory = super::launcher(state).inventory(inventory)?;
+    let inventory = crate::assembly::launcher(state).inventory(inventory)?;
     let selected: Vec<&HostSpec> = match pattern {
         Some(pattern) => HostPattern::parse(pattern)?.select(&inventory)?,
         None => inventory.hosts().iter().collect(),

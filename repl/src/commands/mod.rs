@@ -1,14 +1,5 @@
 //! One file per subcommand; this one dispatches.
 
-/// `println!` that stays quiet when standard output is closed (`cairn run ... | head`): a run
-/// goes on to its end, since its journal, not its output, is the record.
-macro_rules! say {
-    ($($arg:tt)*) => {{
-        use std::io::Write as _;
-        let _ = writeln!(std::io::stdout(), $($arg)*);
-    }};
-}
-
 mod ask_undecided;
 mod check;
 mod debug;
@@ -34,7 +25,7 @@ pub(crate) fn execute(cli: Cli) -> miette::Result<ExitCode> {
             runbook,
             inventory,
             limit,
-        } => check::check(&runbook, inventory.as_deref(), limit.as_deref()),
+        } => check::check(&state, &runbook, inventory.as_deref(), limit.as_deref()),
         Command::Exec {
             inventory,
             pattern,
@@ -90,18 +81,4 @@ pub(crate) fn execute(cli: Cli) -> miette::Result<ExitCode> {
             sim,
         } => repl::repl(&state, inventory.as_deref(), host, sim.as_deref()),
     }
-}
-
-/// The launcher with every builtin and simulator model, over the state folder `state`.
-pub(crate) fn launcher(state: &std::path::Path) -> cairn_runtime::launch::Launcher {
-    cairn_runtime::launch::Launcher {
-        libraries: cairn_stdlib::libraries(),
-        sim_models: std::sync::Arc::new(cairn_stdlib::sim_models()),
-        store: cairn_runtime::RunStore::new(state),
-    }
-}
-
-/// Prints a journal's timeline.
-pub(crate) fn print_journal(path: &std::path::Path) {
-    journal::print_timeline(path);
 }

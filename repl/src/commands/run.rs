@@ -3,14 +3,13 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use std::sync::Arc;
 use std::time::Duration;
 
 use cairn_runtime::inventory::HostPattern;
 use cairn_runtime::journal::HostStatus;
 use cairn_runtime::launch::{Launcher, NewRun, RunOverrides};
 use cairn_runtime::output::{ColorChoice, Summary, Verbosity, group_failures};
-use cairn_runtime::{Assumptions, Cancel, EventSink, RunOptions, RunReport, RunStore, Stamped};
+use cairn_runtime::{Assumptions, Cancel, EventSink, RunOptions, RunReport, Stamped};
 use miette::IntoDiagnostic;
 
 use crate::cli::{Color, CommonRunArgs};
@@ -156,11 +155,7 @@ fn drive(
     launch: impl FnOnce(&Launcher, Cancel, EventSink) -> miette::Result<RunReport> + Send,
     state: &Path,
 ) -> miette::Result<ExitCode> {
-    let launcher = Launcher {
-        libraries: cairn_stdlib::libraries(),
-        sim_models: Arc::new(cairn_stdlib::sim_models()),
-        store: RunStore::new(state),
-    };
+    let launcher = crate::assembly::launcher(state);
     let cancel = Cancel::default();
     // tokio only watches for signals; the run itself is plain threads.
     let runtime = tokio::runtime::Builder::new_multi_thread()

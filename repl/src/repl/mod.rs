@@ -208,7 +208,7 @@ impl Repl {
             },
             "vars" => self.print_vars(),
             "where" => self.print_where(),
-            "journal" => crate::commands::print_journal(self.journal(argument)),
+            "journal" => crate::timeline::print_timeline(self.journal(argument)),
             "clear" => print!("\x1b[2J\x1b[H"),
             "load" => self.load(argument),
             "break" => self.set_break(argument),

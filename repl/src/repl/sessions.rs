@@ -30,8 +30,11 @@ impl Sessions {
             }
             Target::Inventory { .. } => None,
         };
-        let transports =
-            crate::commands::launcher(scratch.as_ref().map_or(state, |dir| dir.path()));
+        let launcher = crate::assembly::launcher(state);
+        let transports = match &scratch {
+            Some(dir) => crate::assembly::over(&launcher, dir.path()),
+            None => crate::assembly::over(&launcher, state),
+        };
         let (hosts, start) = match target {
             Target::Inventory { hosts, start } => (hosts, start),
             Target::Sim { host } => {
@@ -42,7 +45,7 @@ impl Sessions {
         Ok(Self {
             hosts,
             journals: state.join("repl"),
-            launcher: crate::commands::launcher(state),
+            launcher,
             _scratch: scratch,
             start,
             transports,
@@ -51,13 +54,14 @@ impl Sessions {
 
     /// Sessions for a run's failed hosts: no inventory to switch in, transports come shared.
     pub(crate) fn bare(state: &Path) -> Self {
+        let launcher = crate::assembly::launcher(state);
         Self {
             hosts: Vec::new(),
             journals: state.join("repl"),
-            launcher: crate::commands::launcher(state),
+            transports: crate::assembly::over(&launcher, state),
+            launcher,
             _scratch: None,
             start: String::new(),
-            transports: crate::commands::launcher(state),
         }
     }
 

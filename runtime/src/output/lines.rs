@@ -191,7 +191,7 @@ impl LineRenderer {
             } if !quiet => {
                 let text = format!(
                     "waits: {}",
-                    crate::run_event::budget_wait_text(*limit, holders)
+                    crate::run::event::budget_wait_text(*limit, holders)
                 );
                 out.push(self.host_line(host, "", &text, Palette::ok));
             }

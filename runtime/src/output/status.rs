@@ -82,7 +82,7 @@ impl StatusBoard {
                 ..
             } => (
                 host,
-                HostState::HeldBack(crate::run_event::budget_wait_text(*limit, holders), at),
+                HostState::HeldBack(crate::run::event::budget_wait_text(*limit, holders), at),
             ),
             RunEvent::HostFinished { host, status, .. } => (host, HostState::Ended(*status)),
             _ => return,

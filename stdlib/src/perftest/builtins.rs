@@ -28,7 +28,7 @@ pub mod perftest_builtins {
         client: &str,
         options: Map,
     ) -> RhaiResult<Dynamic> {
-        crate::perftest::run::pair(&ctx, "send_bw", server, client, &options)
+        crate::perftest::run::pair(&ctx, ctx.fn_name(), server, client, &options)
     }
 
     /// `ib_write_bw`: as `perftest::send_bw`.
@@ -43,7 +43,7 @@ pub mod perftest_builtins {
         client: &str,
         options: Map,
     ) -> RhaiResult<Dynamic> {
-        crate::perftest::run::pair(&ctx, "write_bw", server, client, &options)
+        crate::perftest::run::pair(&ctx, ctx.fn_name(), server, client, &options)
     }
 
     /// `ib_read_bw`: as `perftest::send_bw`.
@@ -58,7 +58,7 @@ pub mod perftest_builtins {
         client: &str,
         options: Map,
     ) -> RhaiResult<Dynamic> {
-        crate::perftest::run::pair(&ctx, "read_bw", server, client, &options)
+        crate::perftest::run::pair(&ctx, ctx.fn_name(), server, client, &options)
     }
 
     /// `ib_send_lat` from `client` to `server`. Options as `perftest::send_bw`. Returns `#{rows,
@@ -75,7 +75,7 @@ pub mod perftest_builtins {
         client: &str,
         options: Map,
     ) -> RhaiResult<Dynamic> {
-        crate::perftest::run::pair(&ctx, "send_lat", server, client, &options)
+        crate::perftest::run::pair(&ctx, ctx.fn_name(), server, client, &options)
     }
 
     /// `ib_write_lat`: as `perftest::send_lat`.
@@ -90,7 +90,7 @@ pub mod perftest_builtins {
         client: &str,
         options: Map,
     ) -> RhaiResult<Dynamic> {
-        crate::perftest::run::pair(&ctx, "write_lat", server, client, &options)
+        crate::perftest::run::pair(&ctx, ctx.fn_name(), server, client, &options)
     }
 
     /// `ib_read_lat`: as `perftest::send_lat`.
@@ -105,7 +105,7 @@ pub mod perftest_builtins {
         client: &str,
         options: Map,
     ) -> RhaiResult<Dynamic> {
-        crate::perftest::run::pair(&ctx, "read_lat", server, client, &options)
+        crate::perftest::run::pair(&ctx, ctx.fn_name(), server, client, &options)
     }
 
     /// `perftest::send_bw(server, client)`: with the default options (`mlx5_0`, one size).
@@ -119,7 +119,7 @@ pub mod perftest_builtins {
         server: &str,
         client: &str,
     ) -> RhaiResult<Dynamic> {
-        crate::perftest::run::pair(&ctx, "send_bw", server, client, &Map::new())
+        crate::perftest::run::pair(&ctx, ctx.fn_name(), server, client, &Map::new())
     }
 
     /// `perftest::write_bw(server, client)`: with the default options (`mlx5_0`, one size).
@@ -133,7 +133,7 @@ pub mod perftest_builtins {
         server: &str,
         client: &str,
     ) -> RhaiResult<Dynamic> {
-        crate::perftest::run::pair(&ctx, "write_bw", server, client, &Map::new())
+        crate::perftest::run::pair(&ctx, ctx.fn_name(), server, client, &Map::new())
     }
 
     /// `perftest::read_bw(server, client)`: with the default options (`mlx5_0`, one size).
@@ -147,7 +147,7 @@ pub mod perftest_builtins {
         server: &str,
         client: &str,
     ) -> RhaiResult<Dynamic> {
-        crate::perftest::run::pair(&ctx, "read_bw", server, client, &Map::new())
+        crate::perftest::run::pair(&ctx, ctx.fn_name(), server, client, &Map::new())
     }
 
     /// `perftest::send_lat(server, client)`: with the default options (`mlx5_0`, one size).
@@ -161,7 +161,7 @@ pub mod perftest_builtins {
         server: &str,
         client: &str,
     ) -> RhaiResult<Dynamic> {
-        crate::perftest::run::pair(&ctx, "send_lat", server, client, &Map::new())
+        crate::perftest::run::pair(&ctx, ctx.fn_name(), server, client, &Map::new())
     }
 
     /// `perftest::write_lat(server, client)`: with the default options (`mlx5_0`, one size).
@@ -175,7 +175,7 @@ pub mod perftest_builtins {
         server: &str,
         client: &str,
     ) -> RhaiResult<Dynamic> {
-        crate::perftest::run::pair(&ctx, "write_lat", server, client, &Map::new())
+        crate::perftest::run::pair(&ctx, ctx.fn_name(), server, client, &Map::new())
     }
 
     /// `perftest::read_lat(server, client)`: with the default options (`mlx5_0`, one size).
@@ -189,7 +189,7 @@ pub mod perftest_builtins {
         server: &str,
         client: &str,
     ) -> RhaiResult<Dynamic> {
-        crate::perftest::run::pair(&ctx, "read_lat", server, client, &Map::new())
+        crate::perftest::run::pair(&ctx, ctx.fn_name(), server, client, &Map::new())
     }
 
     /// Runs a test between every pair of `hosts` (or the given `pairs: [[server, client], ...]`),

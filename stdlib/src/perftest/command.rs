@@ -8,8 +8,20 @@ use crate::action::key;
 
 use crate::action;
 
-/// The perftest programs cairn runs, by builtin name.
-pub(crate) const TOOLS: &[(&str, &str)] = &[
+/// The table of perftest tests: one row (builtin name, program) registers each. From a row come
+/// the builtin's journal name (`perftest::send_bw`), its declared options and its program; the
+/// wrappers in `builtins.rs` read their own name from the call, so no name is typed twice.
+macro_rules! perftest_tests {
+    ($(($name:literal, $program:literal)),* $(,)?) => {
+        /// The perftest programs cairn runs, by builtin name.
+        pub(crate) const TOOLS: &[(&str, &str)] = &[$(($name, $program)),*];
+        /// Each test's options, in the order of [`TOOLS`]; `builtin` is its journal name.
+        pub(crate) const PAIR_OPTIONS: &[BuiltinOptions] =
+            &[$(pair_options(concat!("perftest::", $name))),*];
+    };
+}
+
+perftest_tests![
     ("send_bw", "ib_send_bw"),
     ("write_bw", "ib_write_bw"),
     ("read_bw", "ib_read_bw"),
@@ -28,16 +40,6 @@ const TEST_KEYS: &[OptionKey] = &[
     key("port", OptionType::Int),
     key("qps", OptionType::Int),
     key("size", OptionType::Int),
-];
-
-/// The six tests' options, in the order of [`TOOLS`].
-pub(crate) const PAIR_OPTIONS: [BuiltinOptions; 6] = [
-    pair_options("perftest::send_bw"),
-    pair_options("perftest::write_bw"),
-    pair_options("perftest::read_bw"),
-    pair_options("perftest::send_lat"),
-    pair_options("perftest::write_lat"),
-    pair_options("perftest::read_lat"),
 ];
 
 const fn pair_options(builtin: &'static str) -> BuiltinOptions {

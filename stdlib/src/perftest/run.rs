@@ -26,9 +26,11 @@ pub(crate) fn pair(
     options: &Map,
 ) -> RhaiResult<Dynamic> {
     let host = HostContext::current(ctx)?;
-    if let Some(declared) = PAIR_OPTIONS.iter().find(|o| o.builtin.ends_with(test)) {
-        crate::action::check_options(ctx, declared, options)?;
-    }
+    let declared = PAIR_OPTIONS
+        .iter()
+        .find(|o| o.builtin.strip_prefix("perftest::") == Some(test))
+        .ok_or_else(|| action::fail(ctx, format!("no perftest `{test}`")))?;
+    crate::action::check_options(ctx, declared, options)?;
     let options = action::options_json(options)?;
     let opts = TestOptions::from_json(&options).map_err(|m| action::fail(ctx, m))?;
     let program =
@@ -39,7 +41,7 @@ pub(crate) fn pair(
     let call = ActionCall {
         args: json!({ "server": server, "client": client, "options": opts }),
         assumed: Value::Null,
-        builtin: format!("perftest::{test}"),
+        builtin: declared.builtin.to_owned(),
         reconcile: Reconcile::Probe(Box::new(move |io, progress| {
             pair::stop_stale(io, &probe_shared, progress)
         })),

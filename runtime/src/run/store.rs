@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::journal::{HostJournal, HostStatus, JournalError};
 use crate::private_files;
-use crate::run_lock::{LockError, RunLock};
+use crate::run::lock::{LockError, RunLock};
 
 /// What a run was asked to do; `cairn resume` reads it back.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

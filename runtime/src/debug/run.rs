@@ -12,7 +12,7 @@ use std::time::Duration;
 use crate::journal::{
     HostJournal, HostStatus, JOURNAL_VERSION, JournalEvent, JournalWriter, RunHeader, now_millis,
 };
-use crate::run_failure::HostFailure;
+use crate::run::failure::HostFailure;
 use crate::{
     Breakpoint, Cancel, Debugger, EventSink, HostContext, HostInfo, HostReport, Installer, Mode,
     Outline, Pause, Resume, Role, RunOptions, RunShared, Runbook, RunbookError, Transport,

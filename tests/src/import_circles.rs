@@ -1,0 +1,280 @@
+//! No import circle between the top-level modules of the stdlib, runtime and repl crates: a
+//! module that names another (`crate::x`, `crate::{x, y}`, or an item the crate root re-exports
+//! from `x`) in its non-test code depends on it, and the dependencies must form no cycle. The
+//! runtime's circles still to be untangled are listed in [`KNOWN_RUNTIME`]: a new circle fails,
+//! and so does a listed one that changed or is gone (so the list only shrinks).
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+/// The runtime's circles left, each as its sorted members. The host context, the executor, the
+/// engine and the vocabulary call one another through the crate root's re-exports.
+const KNOWN_RUNTIME: &[&[&str]] = &[
+    &[
+        "action",
+        "check",
+        "debug",
+        "engine",
+        "executor",
+        "host_context",
+        "host_io",
+        "output",
+        "reboot",
+        "retry",
+        "run",
+        "syntax",
+        "vocabulary",
+    ],
+    &["launch", "resume_choices"],
+];
+
+type Graph = BTreeMap<String, BTreeSet<String>>;
+
+fn crate_src(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("..")
+        .join(name)
+        .join("src")
+}
+
+fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            rust_files(&path, out);
+        } else if path.extension().is_some_and(|e| e == "rs") {
+            out.push(path);
+        }
+    }
+}
+
+/// The code of a file without comments and without its test module.
+fn code(text: &str) -> String {
+    let text = text
+        .find("#[cfg(test)]\nmod tests")
+        .map_or(text, |at| &text[..at]);
+    text.lines()
+        .map(|line| line.split("//").next().unwrap_or_default())
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+fn ident(text: &str) -> String {
+    text.trim_start()
+        .chars()
+        .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+        .collect()
+}
+
+/// The first segment of each item of a `{...}` group that starts `text` (after the brace).
+fn group_heads(text: &str, found: &mut BTreeSet<String>) {
+    let (mut depth, mut at_item) = (0, true);
+    for (index, c) in text.char_indices() {
+        match c {
+            '{' => depth += 1,
+            '}' if depth == 0 => return,
+            '}' => depth -= 1,
+            ',' if depth == 0 => at_item = true,
+            c if at_item && depth == 0 && !c.is_whitespace() => {
+                at_item = false;
+                let name = ident(&text[index..]);
+                if !name.is_empty() {
+                    found.insert(name);
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+/// The crate-root names a piece of code uses: `crate::x` and the heads of `crate::{...}`.
+fn named(code: &str) -> BTreeSet<String> {
+    let mut found = BTreeSet::new();
+    let mut rest = code;
+    while let Some(at) = rest.find("crate::") {
+        rest = &rest[at + "crate::".len()..];
+        if let Some(group) = rest.strip_prefix('{') {
+            group_heads(group, &mut found);
+        } else {
+            let name = ident(rest);
+            if !name.is_empty() {
+                found.insert(name);
+            }
+        }
+    }
+    found
+}
+
+/// What the crate root re-exports, item → the module it comes from (`pub use x::...`).
+fn re_exports(root: &str) -> BTreeMap<String, String> {
+    let mut items = BTreeMap::new();
+    for statement in root.split(';') {
+        let Some(at) = statement.find("pub use ") else {
+            continue;
+        };
+        let path = &statement[at + "pub use ".len()..];
+        let module = ident(path);
+        let mut names = BTreeSet::new();
+        match path.find('{') {
+            Some(open) => group_heads(&path[open + 1..], &mut names),
+            None => {
+                names.extend(path.rsplit("::").next().map(ident));
+            }
+        }
+        for name in names {
+            items.insert(name, module.clone());
+        }
+    }
+    items
+}
+
+/// The graph between a crate's top-level modules (files and folders under `src`).
+fn graph(src: &Path) -> Graph {
+    let root = ["lib.rs", "main.rs"]
+        .iter()
+        .find_map(|name| std::fs::read_to_string(src.join(name)).ok())
+        .unwrap_or_default();
+    let items = re_exports(&code(&root));
+    let mut files = Vec::new();
+    rust_files(src, &mut files);
+    let mut graph = Graph::new();
+    for file in &files {
+        let relative = file.strip_prefix(src).unwrap_or(file);
+        let top = relative
+            .components()
+            .next()
+            .map(|c| {
+                c.as_os_str()
+                    .to_string_lossy()
+                    .trim_end_matches(".rs")
+                    .to_owned()
+            })
+            .unwrap_or_default();
+        graph.entry(top.clone()).or_default();
+    }
+    let modules: BTreeSet<String> = graph.keys().cloned().collect();
+    for file in files {
+        let relative = file.strip_prefix(src).unwrap_or(&file).to_path_buf();
+        let top = relative
+            .components()
+            .next()
+            .map(|c| {
+                c.as_os_str()
+                    .to_string_lossy()
+                    .trim_end_matches(".rs")
+                    .to_owned()
+            })
+            .unwrap_or_default();
+        let is_root = matches!(top.as_str(), "lib" | "main" | "bin");
+        // A `tests.rs` file is a `#[cfg(test)] mod tests;`: all of it is tests.
+        if is_root || file.file_name().is_some_and(|name| name == "tests.rs") {
+            continue;
+        }
+        let text = std::fs::read_to_string(&file).unwrap_or_default();
+        for name in named(&code(&text)) {
+            let module = items.get(&name).cloned().unwrap_or(name);
+            if module != top && modules.contains(&module) {
+                graph.entry(top.clone()).or_default().insert(module);
+            }
+        }
+    }
+    graph
+}
+
+/// The graph's circles: its strongly connected parts of more than one module, each sorted.
+fn circles(graph: &Graph) -> BTreeSet<Vec<String>> {
+    // Two modules are on one circle when each reaches the other.
+    let reach = |from: &str| {
+        let mut seen = BTreeSet::new();
+        let mut todo = vec![from.to_owned()];
+        while let Some(at) = todo.pop() {
+            for next in graph.get(&at).into_iter().flatten() {
+                if seen.insert(next.clone()) {
+                    todo.push(next.clone());
+                }
+            }
+        }
+        seen
+    };
+    let reached: BTreeMap<&String, BTreeSet<String>> =
+        graph.keys().map(|m| (m, reach(m))).collect();
+    let mut found = BTreeSet::new();
+    for (module, from) in &reached {
+        let part: Vec<String> = reached
+            .iter()
+            .filter(|(other, to)| from.contains(other.as_str()) && to.contains(module.as_str()))
+            .map(|(other, _)| (*other).clone())
+            .collect();
+        if part.len() > 1 {
+            found.insert(part);
+        }
+    }
+    found
+}
+
+fn shown(found: &BTreeSet<Vec<String>>) -> String {
+    found
+        .iter()
+        .map(|part| part.join(" -> "))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+#[test]
+fn no_import_circle_in_stdlib_or_repl() {
+    for name in ["stdlib", "repl"] {
+        let graph = graph(&crate_src(name));
+        assert!(graph.len() > 3, "{name}: no modules found");
+        let found = circles(&graph);
+        assert!(
+            found.is_empty(),
+            "{name}: import circles:\n{}",
+            shown(&found)
+        );
+    }
+}
+
+#[test]
+fn the_runtime_has_only_its_known_circles() {
+    let found = circles(&graph(&crate_src("runtime")));
+    let known: BTreeSet<Vec<String>> = KNOWN_RUNTIME
+        .iter()
+        .map(|part| part.iter().map(|m| (*m).to_owned()).collect())
+        .collect();
+    assert_eq!(
+        found,
+        known,
+        "the runtime's circles changed (a new one, or a known one shrank: update KNOWN_RUNTIME):\n{}",
+        shown(&found)
+    );
+}
+
+#[test]
+fn a_circle_through_a_re_export_or_a_group_is_found() {
+    let dir = tempfile::tempdir().expect("temporary folder");
+    let write = |name: &str, text: &str| {
+        std::fs::write(dir.path().join(name), text).expect("write");
+    };
+    write(
+        "lib.rs",
+        "mod a;\nmod b;\nmod c;\npub use c::{Thing, other};\n",
+    );
+    write("a.rs", "use crate::{\n    b::{x, y},\n};\n");
+    write(
+        "b.rs",
+        "// crate::a in a comment is no import\nfn f() { crate::Thing; }\n",
+    );
+    write(
+        "c.rs",
+        "use crate::a;\n#[cfg(test)]\nmod tests {\n    use crate::b;\n}\n",
+    );
+    let found = circles(&graph(dir.path()));
+    let expected: BTreeSet<Vec<String>> = [vec!["a".into(), "b".into(), "c".into()]].into();
+    assert_eq!(found, expected);
+    // Without the edge through the re-export, nothing is circular.
+    write("b.rs", "fn f() {}\n");
+    assert!(circles(&graph(dir.path())).is_empty());
+}
