@@ -12,7 +12,6 @@ mod action;
 mod grammar;
 mod machine;
 mod pair;
-mod sim_time;
 
 // Layer 2: one folder per builtin namespace.
 pub mod esxcli;

@@ -196,7 +196,7 @@ impl SimTool for Esxcli {
 
     fn check_option(&self, key: &str, value: &str) -> Result<(), String> {
         if key == VIB_INSTALL_SECS {
-            return crate::sim_time::check(value);
+            return crate::machine::durations::check(value);
         }
         if key == "adapters" {
             crate::machine::esxi::parse_adapters(value)
@@ -395,7 +395,7 @@ fn vib_install(host: &mut SimContext<'_>, state: &mut EsxcliState, argv: &[Strin
         (false, false) => "Host is not changed.",
     };
     if !dry_run {
-        if changed && !crate::sim_time::take(host, VIB_INSTALL_SECS) {
+        if changed && !crate::machine::durations::take(host, VIB_INSTALL_SECS) {
             return error(1, String::new());
         }
         state.vibs = image;

@@ -62,7 +62,7 @@ impl SimTool for MlxfwmanagerTool {
 
     fn check_option(&self, key: &str, value: &str) -> Result<(), String> {
         if key == FW_BURN_SECS {
-            return crate::sim_time::check(value);
+            return crate::machine::durations::check(value);
         }
         Ok(())
     }
@@ -133,7 +133,7 @@ impl SimTool for MlxfwmanagerTool {
                     to_update.len()
                 ));
                 for (number, adapter, version) in to_update {
-                    if !crate::sim_time::take(host, FW_BURN_SECS) {
+                    if !crate::machine::durations::take(host, FW_BURN_SECS) {
                         let _ = host.save_state(&state);
                         return ExecOutput {
                             code: 1,

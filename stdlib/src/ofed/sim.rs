@@ -72,7 +72,7 @@ impl SimTool for OfedSim {
 
     fn check_option(&self, key: &str, value: &str) -> Result<(), String> {
         if key == OFED_INSTALL_SECS {
-            return crate::sim_time::check(value);
+            return crate::machine::durations::check(value);
         }
         let dotted = value.split('.').count() == 3
             && value
@@ -270,7 +270,7 @@ fn install(
         ));
         return out(1, text, "");
     }
-    if !crate::sim_time::take(host, OFED_INSTALL_SECS) {
+    if !crate::machine::durations::take(host, OFED_INSTALL_SECS) {
         return out(1, text, "");
     }
     let version = tarball.version;
