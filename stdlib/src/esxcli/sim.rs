@@ -191,10 +191,13 @@ impl SimTool for Esxcli {
     }
 
     fn options(&self) -> &[&'static str] {
-        &["adapters"]
+        &["adapters", VIB_INSTALL_SECS]
     }
 
     fn check_option(&self, key: &str, value: &str) -> Result<(), String> {
+        if key == VIB_INSTALL_SECS {
+            return crate::machine::durations::check(value);
+        }
         if key == "adapters" {
             crate::machine::esxi::parse_adapters(value)
                 .map_err(|why| format!("KIND@BUS,... such as cx4lx@1a,cx5@3b ({why})"))?;
@@ -340,6 +343,9 @@ fn vibs_of(source: &str, depot: bool) -> Result<Vec<SimVib>, String> {
     }
 }
 
+/// Seconds a VIB install that changes the image takes (docs/simulator.md, "Operation durations").
+const VIB_INSTALL_SECS: &str = "vib_install_secs";
+
 fn vib_install(host: &mut SimContext<'_>, state: &mut EsxcliState, argv: &[String]) -> ExecOutput {
     let dry_run = has(argv, &["--dry-run"]);
     let (source, depot) = match (
@@ -389,8 +395,10 @@ fn vib_install(host: &mut SimContext<'_>, state: &mut EsxcliState, argv: &[Strin
         (false, false) => "Host is not changed.",
     };
     if !dry_run {
+        if changed && !crate::machine::durations::take(host, VIB_INSTALL_SECS) {
+            return error(1, String::new());
+        }
         state.vibs = image;
-        let _ = host;
     }
     ok(format!(
         "Installation Result\n   Message: {message}\n   Reboot Required: {changed}\n   VIBs Installed: {}\n   VIBs Removed: {}\n   VIBs Skipped: {}\n",

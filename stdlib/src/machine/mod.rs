@@ -1,6 +1,7 @@
 //! Layer 1: the simulated hardware every simulator printer reads, and the passthrough contract
 //! between the ESXi host, vCenter and the guests.
 
+pub(crate) mod durations;
 pub(crate) mod esxi;
 pub(crate) mod guest;
 pub(crate) mod passthrough;

@@ -10,6 +10,9 @@ use serde::{Deserialize, Serialize};
 
 use crate::machine::esxi::{Adapter, adapters, error, find, has, not_found, ok, tools_loaded};
 
+/// Seconds burning one device's firmware takes (docs/simulator.md, "Operation durations").
+const FW_BURN_SECS: &str = "fw_burn_secs";
+
 /// The `mlxfwmanager` tool model.
 pub(crate) struct MlxfwmanagerTool;
 
@@ -54,7 +57,14 @@ impl SimTool for MlxfwmanagerTool {
     }
 
     fn options(&self) -> &[&'static str] {
-        &["fw_version", "fw_available"]
+        &["fw_version", "fw_available", FW_BURN_SECS]
+    }
+
+    fn check_option(&self, key: &str, value: &str) -> Result<(), String> {
+        if key == FW_BURN_SECS {
+            return crate::machine::durations::check(value);
+        }
+        Ok(())
     }
 
     fn init(&self, host: &mut SimContext<'_>) {
@@ -123,6 +133,14 @@ impl SimTool for MlxfwmanagerTool {
                     to_update.len()
                 ));
                 for (number, adapter, version) in to_update {
+                    if !crate::machine::durations::take(host, FW_BURN_SECS) {
+                        let _ = host.save_state(&state);
+                        return ExecOutput {
+                            code: 1,
+                            stdout: out,
+                            stderr: String::new(),
+                        };
+                    }
                     out.push_str(&format!(
                         "Device #{number}: Updating FW ...     \nFSMST_INITIALIZE -   OK          \nWriting Boot image component -   OK          \nDone\n"
                     ));

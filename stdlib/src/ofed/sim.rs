@@ -67,10 +67,13 @@ impl SimTool for OfedSim {
     /// `guest_fw`: the adapter's firmware (default 16.32.1010); `ofed_fw`: the firmware the
     /// OFED bundle carries (default: the adapter's, so the installer finds it up to date).
     fn options(&self) -> &[&'static str] {
-        &["guest_fw", "ofed_fw"]
+        &["guest_fw", "ofed_fw", OFED_INSTALL_SECS]
     }
 
-    fn check_option(&self, _key: &str, value: &str) -> Result<(), String> {
+    fn check_option(&self, key: &str, value: &str) -> Result<(), String> {
+        if key == OFED_INSTALL_SECS {
+            return crate::machine::durations::check(value);
+        }
         let dotted = value.split('.').count() == 3
             && value
                 .split('.')
@@ -222,6 +225,9 @@ fn rpm(state: &OfedState, args: &[&str]) -> ExecOutput {
     out(code, text, "")
 }
 
+/// Seconds `mlnxofedinstall` takes to install (docs/simulator.md, "Operation durations").
+const OFED_INSTALL_SECS: &str = "ofed_install_secs";
+
 fn install(
     host: &mut SimContext<'_>,
     state: &mut OfedState,
@@ -262,6 +268,9 @@ fn install(
              Please install the missing packages using your Linux distribution Package Management tool.\n\
              Run:\nyum install {needed}\nFailure: Failed to install MLNX_OFED_LINUX\n"
         ));
+        return out(1, text, "");
+    }
+    if !crate::machine::durations::take(host, OFED_INSTALL_SECS) {
         return out(1, text, "");
     }
     let version = tarball.version;
