@@ -12,6 +12,7 @@ mod esxi;
 mod exec;
 mod executor;
 mod fabric;
+mod fabric_faults;
 mod guest;
 mod hangs;
 mod host_patterns;
