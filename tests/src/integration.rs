@@ -13,6 +13,7 @@ mod exec;
 mod executor;
 mod fabric;
 mod fabric_faults;
+mod fabric_manifest;
 mod guest;
 mod hangs;
 mod host_patterns;
