@@ -12,6 +12,7 @@ mod esxi;
 mod exec;
 mod executor;
 mod fabric;
+mod fabric_acceptance;
 mod fabric_faults;
 mod fabric_manifest;
 mod guest;
