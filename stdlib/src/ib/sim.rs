@@ -191,7 +191,11 @@ fn ibstatus(ports: &[PortView], filter: Option<&str>, hw: &GuestHw) -> ExecOutpu
             p.lid,
             p.sm_lid,
             p.rate_gbps,
-            hw.rate_text(),
+            if p.hw.link_layer == LinkLayer::InfiniBand {
+                hw.rate_text()
+            } else {
+                hw.nominal_rate_text()
+            },
             p.hw.link_layer.name()
         ));
     }
@@ -441,6 +445,27 @@ mod tests {
     use std::collections::BTreeMap;
     use std::sync::Arc;
     use std::time::Duration;
+
+    /// A 1X cable: the IB port says 25 Gb/s (1X EDR) in ibstatus, ibstat and ibnetdiscover;
+    /// the RoCE port of the same guest keeps its 100 Gb/s (4X EDR).
+    #[test]
+    fn a_port_trained_at_1x_reports_a_quarter_of_its_rate_and_roce_keeps_its_own() {
+        let t = crate::test_support::guest_host::TestHost::new(
+            &[("w-02", "ofed=5.4-3.0.3.0&link_width=1X&guest_fw=16.28.2006")],
+            "w-02",
+        );
+        let port = t.eval(r#"ib::wait_active("mlx5_0", 1, 10).state"#);
+        assert_eq!(port.to_string(), "ACTIVE");
+        let texts = t.eval("ib::status().map(|p| `${p.rate_gbps} ${p.rate_text}`)");
+        assert_eq!(texts.to_string(), r#"["25.0 1X EDR", "100.0 4X EDR"]"#);
+        let ca =
+            t.eval("let c = ib::stat().cas[0]; `${c.ports[0].rate_gbps} ${c.firmware_version}`");
+        assert_eq!(ca.to_string(), "25.0 16.28.2006");
+        let speed = t.eval("ib::netdiscover().channel_adapters[0].ports[0].speed");
+        assert_eq!(speed.to_string(), "EDR");
+        let width = t.eval("ib::netdiscover().channel_adapters[0].ports[0].width");
+        assert_eq!(width.to_string(), "1x");
+    }
 
     use cairn_runtime::ExecRequest;
     use cairn_runtime::sim::SimHost;

@@ -254,6 +254,13 @@ impl GuestHw {
     pub(crate) fn rate_text(&self) -> String {
         format!("{}X {}", self.lanes(), self.nominal().1)
     }
+
+    /// `4X EDR` for the configured rate's own width (a RoCE port: `link_width` is the IB
+    /// cable's).
+    pub(crate) fn nominal_rate_text(&self) -> String {
+        let (lanes, speed) = self.nominal();
+        format!("{lanes}X {speed}")
+    }
 }
 
 /// Whether two guests' IB ports reach each other: cabled to the same leaf switch, or to leaves

@@ -323,6 +323,8 @@ mod tests {
         };
         let edr = degraded("100");
         assert_eq!((edr.rate_text(), edr.ib_rate_gbps()), ("1X EDR".into(), 25));
+        // The RoCE port's rate is not the IB cable's.
+        assert_eq!(edr.nominal_rate_text(), "4X EDR");
         let ndr = degraded("200");
         assert_eq!(
             (ndr.rate_text(), ndr.ib_rate_gbps()),
