@@ -39,4 +39,20 @@ pub mod fabric_builtins {
     pub fn all_pairs_default(ctx: NativeCallContext, hosts: Array) -> RhaiResult<Dynamic> {
         crate::fabric::all_pairs::all_pairs(&ctx, hosts, &Map::new())
     }
+
+    /// The host's RDMA devices against its class in the expected-hardware manifest (a TOML file,
+    /// one table per class: `hcas`, `psid`, `firmware`, `[[CLASS.port]]` with `device`,
+    /// `link_layer`, `rate_gbps`, `rate_text`), from `ibstatus`, `ibstat` and `ibv_devinfo`.
+    /// Returns `#{host, class, ok, differences: [#{device, field, found, expected, message}]}`,
+    /// a message being `compute-042: mlx5_1 rate 50 Gb/s (2X HDR), expected 100 (4X EDR)`.
+    /// An unreadable file, an unknown key or class is a runbook error.
+    ///
+    /// ```rhai
+    /// let m = fabric::manifest_diff("manifest.toml", "compute");
+    /// expect(m.ok, m.differences.map(|d| d.message));
+    /// ```
+    #[rhai_fn(volatile, return_raw)]
+    pub fn manifest_diff(ctx: NativeCallContext, path: &str, class: &str) -> RhaiResult<Dynamic> {
+        crate::fabric::manifest_check::check(&ctx, path, class)
+    }
 }

@@ -4,6 +4,8 @@
 
 pub(crate) mod all_pairs;
 pub mod builtins;
+mod manifest;
+mod manifest_check;
 mod options;
 mod schedule;
 mod verdict;

@@ -89,7 +89,7 @@ pub(crate) fn ports(
                             g.get(12..16).unwrap_or("0000")
                         ),
                         active_mtu: 4096,
-                        rate_gbps: hw.rate_gbps,
+                        rate_gbps: hw.ib_rate_gbps(),
                         ipv4: iface.and_then(|i| i.addrs.first().map(|a| a.0.clone())),
                     }
                 }
@@ -149,15 +149,10 @@ pub(crate) fn peer_ports(
     Some((hw, ports, tools))
 }
 
-fn speed(hw: &GuestHw) -> &'static str {
-    match hw.rate_gbps {
-        400 => "4xNDR",
-        200 => "2xNDR",
-        56 => "4xFDR",
-        40 => "4xQDR",
-        25 => "1xEDR",
-        _ => "4xEDR",
-    }
+/// The link's width and speed as ibnetdiscover prints them after a port's lid, `4xEDR` (`1xEDR`
+/// for a port trained at 1X).
+fn speed(hw: &GuestHw) -> String {
+    hw.rate_text().replace("X ", "x")
 }
 
 fn ibstatus(ports: &[PortView], filter: Option<&str>, hw: &GuestHw) -> ExecOutput {
@@ -196,14 +191,18 @@ fn ibstatus(ports: &[PortView], filter: Option<&str>, hw: &GuestHw) -> ExecOutpu
             p.lid,
             p.sm_lid,
             p.rate_gbps,
-            hw.rate_text(),
+            if p.hw.link_layer == LinkLayer::InfiniBand {
+                hw.rate_text()
+            } else {
+                hw.nominal_rate_text()
+            },
             p.hw.link_layer.name()
         ));
     }
     out(0, text, "")
 }
 
-fn ibstat(ports: &[PortView], device: Option<&str>) -> ExecOutput {
+fn ibstat(ports: &[PortView], device: Option<&str>, firmware: &str) -> ExecOutput {
     let mut text = String::new();
     for p in ports
         .iter()
@@ -215,7 +214,7 @@ fn ibstat(ports: &[PortView], device: Option<&str>) -> ExecOutput {
             LinkLayer::Ethernet => format!("0x{}", p.gid.replace(':', "").get(16..).unwrap_or(g)),
         };
         text.push_str(&format!(
-            "CA '{}'\n\tCA type: MT4119\n\tNumber of ports: 1\n\tFirmware version: 16.32.1010\n\tHardware version: 0\n\tNode GUID: {guid}\n\tSystem image GUID: {guid}\n\tPort 1:\n\t\tState: {}\n\t\tPhysical state: LinkUp\n\t\tRate: {}\n\t\tBase lid: {}\n\t\tLMC: 0\n\t\tSM lid: {}\n\t\tCapability mask: {}\n\t\tPort GUID: {guid}\n\t\tLink layer: {}\n",
+            "CA '{}'\n\tCA type: MT4119\n\tNumber of ports: 1\n\tFirmware version: {firmware}\n\tHardware version: 0\n\tNode GUID: {guid}\n\tSystem image GUID: {guid}\n\tPort 1:\n\t\tState: {}\n\t\tPhysical state: LinkUp\n\t\tRate: {}\n\t\tBase lid: {}\n\t\tLMC: 0\n\t\tSM lid: {}\n\t\tCapability mask: {}\n\t\tPort GUID: {guid}\n\t\tLink layer: {}\n",
             p.hw.device,
             if p.active { "Active" } else { "Initializing" },
             p.rate_gbps,
@@ -238,7 +237,7 @@ fn ibstat(ports: &[PortView], device: Option<&str>) -> ExecOutput {
     out(0, text, "")
 }
 
-fn ibv_devinfo(ports: &[PortView], device: Option<&str>) -> ExecOutput {
+fn ibv_devinfo(ports: &[PortView], device: Option<&str>, firmware: &str) -> ExecOutput {
     let mut text = String::new();
     for p in ports
         .iter()
@@ -253,7 +252,7 @@ fn ibv_devinfo(ports: &[PortView], device: Option<&str>) -> ExecOutput {
             g.get(12..16).unwrap_or("")
         );
         text.push_str(&format!(
-            "hca_id:\t{}\n\ttransport:\t\t\tInfiniBand (0)\n\tfw_ver:\t\t\t\t16.32.1010\n\tnode_guid:\t\t\t{guid}\n\tsys_image_guid:\t\t\t{guid}\n\tvendor_id:\t\t\t0x02c9\n\tvendor_part_id:\t\t\t4119\n\thw_ver:\t\t\t\t0x0\n\tboard_id:\t\t\tMT_0000000008\n\tphys_port_cnt:\t\t\t1\n\t\tport:\t1\n\t\t\tstate:\t\t\t{}\n\t\t\tmax_mtu:\t\t4096 (5)\n\t\t\tactive_mtu:\t\t{} ({})\n\t\t\tsm_lid:\t\t\t{}\n\t\t\tport_lid:\t\t{}\n\t\t\tport_lmc:\t\t0x00\n\t\t\tlink_layer:\t\t{}\n\n",
+            "hca_id:\t{}\n\ttransport:\t\t\tInfiniBand (0)\n\tfw_ver:\t\t\t\t{firmware}\n\tnode_guid:\t\t\t{guid}\n\tsys_image_guid:\t\t\t{guid}\n\tvendor_id:\t\t\t0x02c9\n\tvendor_part_id:\t\t\t4119\n\thw_ver:\t\t\t\t0x0\n\tboard_id:\t\t\tMT_0000000008\n\tphys_port_cnt:\t\t\t1\n\t\tport:\t1\n\t\t\tstate:\t\t\t{}\n\t\t\tmax_mtu:\t\t4096 (5)\n\t\t\tactive_mtu:\t\t{} ({})\n\t\t\tsm_lid:\t\t\t{}\n\t\t\tport_lid:\t\t{}\n\t\t\tport_lmc:\t\t0x00\n\t\t\tlink_layer:\t\t{}\n\n",
             p.hw.device,
             if p.active { "PORT_ACTIVE (4)" } else { "PORT_INIT (2)" },
             p.active_mtu,
@@ -413,6 +412,12 @@ impl SimTool for IbSim {
         }
         let hw = GuestHw::of(host);
         let ports = own_ports(host);
+        // The adapter's firmware now: `guest_fw`, or what the OFED installer burned since.
+        let ofed: OfedState = host
+            .tool_state("ofed")
+            .and_then(|v| serde_json::from_value(v.clone()).ok())
+            .unwrap_or_default();
+        let firmware = crate::ofed::sim::adapter_firmware(host, &ofed);
         let args: Vec<&str> = argv.iter().skip(1).map(String::as_str).collect();
         let named = |flag: &str| {
             args.iter()
@@ -422,8 +427,14 @@ impl SimTool for IbSim {
         };
         match program.rsplit('/').next().unwrap_or(program) {
             "ibstatus" => ibstatus(&ports, args.first().copied(), &hw),
-            "ibstat" => ibstat(&ports, args.iter().find(|a| !a.starts_with('-')).copied()),
-            "ibv_devinfo" => ibv_devinfo(&ports, named("-d").or_else(|| named("--ib-dev"))),
+            "ibstat" => ibstat(
+                &ports,
+                args.iter().find(|a| !a.starts_with('-')).copied(),
+                &firmware,
+            ),
+            "ibv_devinfo" => {
+                ibv_devinfo(&ports, named("-d").or_else(|| named("--ib-dev")), &firmware)
+            }
             _ => ibnetdiscover(host, &ports, &hw),
         }
     }
@@ -434,6 +445,27 @@ mod tests {
     use std::collections::BTreeMap;
     use std::sync::Arc;
     use std::time::Duration;
+
+    /// A 1X cable: the IB port says 25 Gb/s (1X EDR) in ibstatus, ibstat and ibnetdiscover;
+    /// the RoCE port of the same guest keeps its 100 Gb/s (4X EDR).
+    #[test]
+    fn a_port_trained_at_1x_reports_a_quarter_of_its_rate_and_roce_keeps_its_own() {
+        let t = crate::test_support::guest_host::TestHost::new(
+            &[("w-02", "ofed=5.4-3.0.3.0&link_width=1X&guest_fw=16.28.2006")],
+            "w-02",
+        );
+        let port = t.eval(r#"ib::wait_active("mlx5_0", 1, 10).state"#);
+        assert_eq!(port.to_string(), "ACTIVE");
+        let texts = t.eval("ib::status().map(|p| `${p.rate_gbps} ${p.rate_text}`)");
+        assert_eq!(texts.to_string(), r#"["25.0 1X EDR", "100.0 4X EDR"]"#);
+        let ca =
+            t.eval("let c = ib::stat().cas[0]; `${c.ports[0].rate_gbps} ${c.firmware_version}`");
+        assert_eq!(ca.to_string(), "25.0 16.28.2006");
+        let speed = t.eval("ib::netdiscover().channel_adapters[0].ports[0].speed");
+        assert_eq!(speed.to_string(), "EDR");
+        let width = t.eval("ib::netdiscover().channel_adapters[0].ports[0].width");
+        assert_eq!(width.to_string(), "1x");
+    }
 
     use cairn_runtime::ExecRequest;
     use cairn_runtime::sim::SimHost;

@@ -15,7 +15,9 @@ use serde_json::Value;
 /// |---|---|---|
 /// | `ports` | `ib,eth` | link layer of each passed-through port, `mlx5_0` first (`ib`, `eth`; `none`) |
 /// | `rate` | `100` | port speed in Gb/s: 100 (4X EDR), 200 (2X NDR, NDR200), 56 (4X FDR), 25 |
-/// | `ib_switch` | `ib-sw01` | the InfiniBand switch the IB port is cabled to |
+/// | `link_width` | the rate's (`4X`; `2X` at 200) | the lanes the IB port trained at, `1X`, `2X` or `4X`: a degraded cable trains at `1X`, a quarter of a 4X link's rate |
+/// | `ib_switch` | `ib-sw01` | the InfiniBand (leaf) switch the IB port is cabled to |
+/// | `ib_spine` | | the spine the leaf switch uplinks to: hosts on different leaves with the same spine reach each other |
 /// | `eth_switch` | `eth-sw01` | the Ethernet switch the RoCE port is cabled to |
 /// | `subnet_manager` | `true` | the IB switch runs a subnet manager |
 /// | `switch_mtu` | `9216` | the Ethernet switch's MTU |
@@ -33,7 +35,9 @@ pub(crate) const GUEST_OPTIONS: &[&str] = &[
     "distro",
     "esxi",
     "eth_switch",
+    "ib_spine",
     "ib_switch",
+    "link_width",
     "node",
     "ofed",
     "pfc",
@@ -106,6 +110,22 @@ pub(crate) struct GuestHw {
     pub(crate) lid: u32,
     /// The management address (`ens192`), which perftest and sockperf exchange data over.
     pub(crate) mgmt_ip: String,
+    /// The lanes the IB port trained at (`link_width`), `None` for the rate's own width.
+    #[serde(default)]
+    pub(crate) link_width: Option<u32>,
+    /// The spine the IB leaf switch uplinks to, if any.
+    #[serde(default)]
+    pub(crate) ib_spine: Option<String>,
+}
+
+/// `1X`, `2X`, `4X` as a lane count.
+pub(crate) fn parse_width(text: &str) -> Option<u32> {
+    match text.trim() {
+        "1X" | "1x" => Some(1),
+        "2X" | "2x" => Some(2),
+        "4X" | "4x" => Some(4),
+        _ => None,
+    }
 }
 
 impl GuestHw {
@@ -196,20 +216,57 @@ impl GuestHw {
             seed: get("seed").and_then(|s| s.parse().ok()).unwrap_or(1),
             lid: 0x12 + node,
             mgmt_ip: format!("10.10.{}.{}", node / 250, node % 250 + 2),
+            link_width: get("link_width").and_then(parse_width),
+            ib_spine: get("ib_spine").map(str::to_owned),
         }
     }
 
-    /// `4X EDR` for the configured rate.
-    pub(crate) fn rate_text(&self) -> &'static str {
+    /// The configured rate's lanes and their speed name: 100 Gb/s is 4 lanes of EDR.
+    fn nominal(&self) -> (u32, &'static str) {
         match self.rate_gbps {
-            400 => "4X NDR",
-            200 => "2X NDR",
-            56 => "4X FDR",
-            40 => "4X QDR",
-            25 => "1X EDR",
-            _ => "4X EDR",
+            400 => (4, "NDR"),
+            200 => (2, "NDR"),
+            56 => (4, "FDR"),
+            40 => (4, "QDR"),
+            25 => (1, "EDR"),
+            _ => (4, "EDR"),
         }
     }
+
+    /// The lanes the IB port trained at: `link_width`, else the rate's own.
+    pub(crate) fn lanes(&self) -> u32 {
+        self.link_width.unwrap_or(self.nominal().0)
+    }
+
+    /// The IB port's active rate in Gb/s: each lane's speed times the lanes it trained at (a
+    /// 4X EDR port trained at 1X runs at 25 Gb/s, as `ibstat` then says). Linux computes the
+    /// sysfs `rate` that `ibstatus` prints the same way: the lane rate (EDR 25, NDR 100) times
+    /// the active width, printed `"%d Gb/sec (%dX%s)"` (drivers/infiniband/core/sysfs.c,
+    /// `rate_show`).
+    pub(crate) fn ib_rate_gbps(&self) -> u32 {
+        match self.link_width {
+            None => self.rate_gbps,
+            Some(width) => self.rate_gbps * width / self.nominal().0.max(1),
+        }
+    }
+
+    /// `4X EDR` for the IB port's width and speed, as `ibstatus` prints it in parentheses.
+    pub(crate) fn rate_text(&self) -> String {
+        format!("{}X {}", self.lanes(), self.nominal().1)
+    }
+
+    /// `4X EDR` for the configured rate's own width (a RoCE port: `link_width` is the IB
+    /// cable's).
+    pub(crate) fn nominal_rate_text(&self) -> String {
+        let (lanes, speed) = self.nominal();
+        format!("{lanes}X {speed}")
+    }
+}
+
+/// Whether two guests' IB ports reach each other: cabled to the same leaf switch, or to leaves
+/// that uplink to the same spine (`ib_spine`).
+pub(crate) fn ib_reachable(a: &GuestHw, b: &GuestHw) -> bool {
+    a.ib_switch == b.ib_switch || (a.ib_spine.is_some() && a.ib_spine == b.ib_spine)
 }
 
 /// `lspci`'s name of the ConnectX-5, the adapter a guest has without `esxi=`.

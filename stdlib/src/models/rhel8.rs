@@ -57,6 +57,9 @@ impl SimTool for GuestHardware {
             "ports" if value.split(',').all(|p| matches!(p.trim(), "ib" | "eth")) => Ok(()),
             "ports" => Err("`ib` and `eth` separated by commas, or `none`".into()),
             "rate" => number("a speed in Gb/s: 25, 40, 56, 100, 200 or 400"),
+            "link_width" => crate::machine::guest::parse_width(value)
+                .map(|_| ())
+                .ok_or_else(|| "a link width: `1X`, `2X` or `4X`".to_owned()),
             "roce_mtu" | "switch_mtu" => number("an MTU in bytes"),
             "node" | "seed" => number("a whole number"),
             _ => Ok(()),
@@ -295,7 +298,10 @@ mod tests {
                 .is_some_and(|f| f.contains("ID=\"rhel\""))
         );
         let hw = GuestHw::from_options("compute-02", &BTreeMap::new());
-        assert_eq!((hw.node, hw.lid, hw.rate_text()), (2, 0x14, "4X EDR"));
+        assert_eq!(
+            (hw.node, hw.lid, hw.rate_text()),
+            (2, 0x14, "4X EDR".to_owned())
+        );
         assert_eq!(hw.ports[1].netdev, "ens224f1");
         let ndr = GuestHw::from_options(
             "n",
@@ -304,7 +310,27 @@ mod tests {
                 ("ports".to_owned(), "none".to_owned()),
             ]),
         );
-        assert_eq!((ndr.rate_text(), ndr.ports.len()), ("2X NDR", 0));
+        assert_eq!((ndr.rate_text(), ndr.ports.len()), ("2X NDR".to_owned(), 0));
+        // A degraded cable: the port trains at 1X, a quarter of 4X EDR, half of 2X NDR.
+        let degraded = |rate: &str| {
+            GuestHw::from_options(
+                "n",
+                &BTreeMap::from([
+                    ("rate".to_owned(), rate.to_owned()),
+                    ("link_width".to_owned(), "1X".to_owned()),
+                ]),
+            )
+        };
+        let edr = degraded("100");
+        assert_eq!((edr.rate_text(), edr.ib_rate_gbps()), ("1X EDR".into(), 25));
+        // The RoCE port's rate is not the IB cable's.
+        assert_eq!(edr.nominal_rate_text(), "4X EDR");
+        let ndr = degraded("200");
+        assert_eq!(
+            (ndr.rate_text(), ndr.ib_rate_gbps()),
+            ("1X NDR".into(), 100)
+        );
+        assert_eq!(hw.ib_rate_gbps(), 100);
         assert!(
             crate::machine::guest::unit(&["a"]) < 1.0 && crate::machine::guest::unit(&["a"]) >= 0.0
         );

@@ -257,7 +257,7 @@ fn client(host: &mut SimContext<'_>, args: &Args, server_name: &str) -> ExecOutp
         Some(r) => {
             let same_layer = r.hw.link_layer == local.hw.link_layer;
             let same_switch = match local.hw.link_layer {
-                LinkLayer::InfiniBand => peer_hw.ib_switch == hw.ib_switch,
+                LinkLayer::InfiniBand => crate::machine::guest::ib_reachable(&hw, &peer_hw),
                 LinkLayer::Ethernet => peer_hw.eth_switch == hw.eth_switch,
             };
             let addressed = !roce || (local.ipv4.is_some() && r.ipv4.is_some());
@@ -285,7 +285,8 @@ fn client(host: &mut SimContext<'_>, args: &Args, server_name: &str) -> ExecOutp
         vec![args.size.unwrap_or(if lat { 2 } else { 65536 })]
     };
     let iterations = args.iterations.unwrap_or(1000);
-    let rate = f64::from(hw.rate_gbps.min(peer_hw.rate_gbps));
+    // The slower of the two ports' active rates: a port trained at 1X carries a quarter.
+    let rate = f64::from(local.rate_gbps.min(remote.rate_gbps));
     let eth_penalty = if roce && !(hw.pfc && peer_hw.pfc) {
         0.8
     } else {

@@ -1,0 +1,258 @@
+//! The expected-hardware manifest: a TOML file with one table per host class (how many RDMA
+//! devices, their PSID and firmware, each port's link layer, width and rate), and the typed
+//! difference between it and what a host's `ibstatus`, `ibstat` and `ibv_devinfo` report, one
+//! line a difference (`compute-042: mlx5_1 rate 50 Gb/s (2X HDR), expected 100 (4X EDR)`).
+//!
+//! ```toml
+//! [compute]
+//! hcas = 1                 # RDMA devices (ibstat's CAs)
+//! psid = "MT_0000000008"   # ibv_devinfo's board_id
+//! firmware = "16.32.1010"  # ibstat's Firmware version
+//! [[compute.port]]
+//! device = "mlx5_0"
+//! link_layer = "InfiniBand"
+//! rate_gbps = 100
+//! rate_text = "4X EDR"     # ibstatus's width and speed
+//! ```
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+use crate::ib::ibstat::IbStat;
+use crate::ib::ibstatus::IbStatusPort;
+use crate::ib::ibv_devinfo::IbvDevice;
+
+/// What one host class is expected to have; every key may be left out (not checked).
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct HostClass {
+    pub(crate) hcas: Option<u32>,
+    pub(crate) psid: Option<String>,
+    pub(crate) firmware: Option<String>,
+    #[serde(default)]
+    pub(crate) port: Vec<PortSpec>,
+}
+
+/// One expected port (port 1 of `device`).
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct PortSpec {
+    pub(crate) device: String,
+    pub(crate) link_layer: Option<String>,
+    pub(crate) rate_gbps: Option<f64>,
+    pub(crate) rate_text: Option<String>,
+}
+
+/// One difference between a host and its class.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub(crate) struct Difference {
+    /// The RDMA device, or `None` for the host as a whole (the number of devices).
+    pub(crate) device: Option<String>,
+    /// `hcas`, `psid`, `firmware`, `link_layer`, `rate`, `present`.
+    pub(crate) field: &'static str,
+    pub(crate) found: String,
+    pub(crate) expected: String,
+    pub(crate) message: String,
+}
+
+/// The class `class` of the manifest text: a TOML error, an unknown key or an unknown class
+/// (with the closest name) is refused.
+pub(crate) fn load(text: &str, class: &str) -> Result<HostClass, String> {
+    let classes: BTreeMap<String, HostClass> =
+        toml::from_str(text).map_err(|e| format!("manifest: {}", e.to_string().trim_end()))?;
+    classes.get(class).cloned().ok_or_else(|| {
+        let hint = cairn_runtime::inventory::closest(class, classes.keys().map(String::as_str))
+            .map(|c| format!("; did you mean `{c}`?"))
+            .unwrap_or_default();
+        let known: Vec<&str> = classes.keys().map(String::as_str).collect();
+        format!("manifest: no host class `{class}` (it has {known:?}){hint}")
+    })
+}
+
+/// Numbers without a needless `.0`: `100`, `12.5`.
+fn gbps(value: f64) -> String {
+    format!("{value}")
+}
+
+/// The differences between `host`'s ports and devices and its class.
+pub(crate) fn diff(
+    host: &str,
+    class: &HostClass,
+    status: &[IbStatusPort],
+    stat: &IbStat,
+    devices: &[IbvDevice],
+) -> Vec<Difference> {
+    let mut out = Vec::new();
+    let mut add = |device: Option<&str>, field, found: String, expected: String, what: String| {
+        let prefix = device.map_or_else(String::new, |d| format!("{d} "));
+        out.push(Difference {
+            device: device.map(str::to_owned),
+            field,
+            found,
+            expected,
+            message: format!("{host}: {prefix}{what}"),
+        });
+    };
+    if let Some(hcas) = class.hcas {
+        let found = u32::try_from(stat.cas.len()).unwrap_or(u32::MAX);
+        if found != hcas {
+            add(
+                None,
+                "hcas",
+                found.to_string(),
+                hcas.to_string(),
+                format!("{found} HCA(s), expected {hcas}"),
+            );
+        }
+    }
+    for ca in &stat.cas {
+        let name = Some(ca.name.as_str());
+        if let Some(expected) = &class.firmware {
+            let found = ca.firmware_version.clone().unwrap_or_default();
+            if &found != expected {
+                add(
+                    name,
+                    "firmware",
+                    found.clone(),
+                    expected.clone(),
+                    format!("firmware {found}, expected {expected}"),
+                );
+            }
+        }
+        if let Some(expected) = &class.psid {
+            let found = devices
+                .iter()
+                .find(|d| d.hca_id == ca.name)
+                .and_then(|d| d.board_id.clone())
+                .unwrap_or_default();
+            if &found != expected {
+                add(
+                    name,
+                    "psid",
+                    found.clone(),
+                    expected.clone(),
+                    format!("PSID {found}, expected {expected}"),
+                );
+            }
+        }
+    }
+    for spec in &class.port {
+        let device = Some(spec.device.as_str());
+        let Some(port) = status.iter().find(|p| p.device == spec.device) else {
+            add(
+                device,
+                "present",
+                "absent".into(),
+                "present".into(),
+                "absent, expected".to_owned(),
+            );
+            continue;
+        };
+        if let Some(expected) = &spec.link_layer {
+            let found = port.link_layer.clone().unwrap_or_default();
+            if &found != expected {
+                add(
+                    device,
+                    "link_layer",
+                    found.clone(),
+                    expected.clone(),
+                    format!("link layer {found}, expected {expected}"),
+                );
+            }
+        }
+        let found_rate = port.rate_gbps.unwrap_or(0.0);
+        let found_text = port.rate_text.clone().unwrap_or_default();
+        let rate_off = spec
+            .rate_gbps
+            .is_some_and(|r| (r - found_rate).abs() > f64::EPSILON);
+        let text_off = spec.rate_text.as_ref().is_some_and(|t| t != &found_text);
+        if rate_off || text_off {
+            let expected_rate = spec.rate_gbps.map_or(found_rate, |r| r);
+            let expected_text = spec.rate_text.clone().unwrap_or_else(|| found_text.clone());
+            add(
+                device,
+                "rate",
+                format!("{} ({found_text})", gbps(found_rate)),
+                format!("{} ({expected_text})", gbps(expected_rate)),
+                format!(
+                    "rate {} Gb/s ({found_text}), expected {} ({expected_text})",
+                    gbps(found_rate),
+                    gbps(expected_rate)
+                ),
+            );
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const MANIFEST: &str = r#"
+[compute]
+hcas = 1
+firmware = "16.32.1010"
+[[compute.port]]
+device = "mlx5_1"
+link_layer = "InfiniBand"
+rate_gbps = 100
+rate_text = "4X EDR"
+"#;
+
+    fn port(device: &str, rate: f64, text: &str) -> IbStatusPort {
+        IbStatusPort {
+            device: device.into(),
+            rate_gbps: Some(rate),
+            rate_text: Some(text.into()),
+            link_layer: Some("InfiniBand".into()),
+            port: 1,
+            default_gid: None,
+            base_lid: None,
+            sm_lid: None,
+            state: None,
+            state_code: None,
+            phys_state: None,
+            phys_state_code: None,
+            width: None,
+            speed: None,
+        }
+    }
+
+    #[test]
+    fn a_slow_port_is_one_line_as_the_issue_words_it() {
+        let class = load(MANIFEST, "compute").unwrap_or_else(|e| panic!("{e}"));
+        let stat = IbStat {
+            cas: Vec::new(),
+            warnings: Vec::new(),
+            error: None,
+        };
+        let diffs = diff(
+            "compute-042",
+            &class,
+            &[port("mlx5_1", 50.0, "2X HDR")],
+            &stat,
+            &[],
+        );
+        let messages: Vec<&str> = diffs.iter().map(|d| d.message.as_str()).collect();
+        assert_eq!(
+            messages,
+            [
+                "compute-042: 0 HCA(s), expected 1",
+                "compute-042: mlx5_1 rate 50 Gb/s (2X HDR), expected 100 (4X EDR)"
+            ]
+        );
+        let same = diff("c", &class, &[port("mlx5_1", 100.0, "4X EDR")], &stat, &[]);
+        assert_eq!(same.len(), 1, "{same:?}");
+    }
+
+    #[test]
+    fn unknown_keys_and_classes_are_refused_with_the_closest_name() {
+        let typo = MANIFEST.replace("firmware =", "firmwear =");
+        let error = load(&typo, "compute").err().unwrap_or_default();
+        assert!(error.contains("unknown field `firmwear`"), "{error}");
+        let error = load(MANIFEST, "comptue").err().unwrap_or_default();
+        assert!(error.contains("did you mean `compute`?"), "{error}");
+    }
+}

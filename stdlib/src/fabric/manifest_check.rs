@@ -1,0 +1,52 @@
+//! `fabric::manifest_diff`: one host's RDMA devices against its class of the manifest, as one
+//! journaled query (redone on resume: the hardware may have changed).
+
+use cairn_runtime::{ActionError, HostContext};
+use rhai::{Dynamic, NativeCallContext};
+use serde_json::json;
+
+use crate::action::{self, RhaiResult};
+use crate::fabric::manifest::{self, Difference};
+use crate::ib::command;
+
+/// Reads the manifest (refusing a bad one at the call), then queries the host.
+pub(crate) fn check(ctx: &NativeCallContext, path: &str, class: &str) -> RhaiResult<Dynamic> {
+    let host = HostContext::current(ctx)?;
+    let refuse = |message: String| host.fail(ActionError::Runbook(message), ctx.call_position());
+    // A relative path is the runbook's neighbour, as the runbook's author sees it.
+    let file = std::path::Path::new(host.runbook_file())
+        .parent()
+        .map_or_else(|| path.into(), |dir| dir.join(path));
+    let text = std::fs::read_to_string(&file).map_err(|e| {
+        refuse(format!(
+            "fabric::manifest_diff: cannot read {}: {e}",
+            file.display()
+        ))
+    })?;
+    let expected = manifest::load(&text, class)
+        .map_err(|m| refuse(format!("fabric::manifest_diff: {path}: {m}")))?;
+    let name = host.info.name.clone();
+    let args = json!({ "path": path, "class": class, "expected": action::json(&expected) });
+    action::query(ctx, "fabric::manifest_diff", args, |io| {
+        if io.checking() {
+            return Ok(serde_json::Value::Null);
+        }
+        let output = io.run(command::IBSTATUS)?;
+        let status = crate::ib::ibstatus::parse(&output.stdout)
+            .map_err(|e| action::parse_failure("ibstatus", &e, &output.stdout))?;
+        let output = io.run(command::IBSTAT)?;
+        let stat = crate::ib::ibstat::parse(&output.stdout)
+            .map_err(|e| action::parse_failure("ibstat", &e, &output.stdout))?;
+        let output = io.run(command::IBV_DEVINFO)?;
+        let devinfo = crate::ib::ibv_devinfo::parse(&output.stdout)
+            .map_err(|e| action::parse_failure("ibv_devinfo", &e, &output.stdout))?;
+        let differences: Vec<Difference> =
+            manifest::diff(&name, &expected, &status.ports, &stat, &devinfo.devices);
+        Ok(json!({
+            "host": name,
+            "class": class,
+            "ok": differences.is_empty(),
+            "differences": action::json(&differences),
+        }))
+    })
+}

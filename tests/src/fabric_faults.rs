@@ -1,0 +1,137 @@
+//! Faults of the simulated fabric through the binary: a host whose IB port trained at 1X (its
+//! `ibstat`/`ibstatus` say so, perftest gives a quarter, all pairs names it), a host with the
+//! wrong firmware, and hosts on two leaf switches that reach each other through a spine.
+
+use cairn_tests::Lab;
+
+/// Each node logs what `ibstatus` and `ibstat` say of its port, then all pairs run.
+const BOOK: &str = r#"
+stage "ports" on fabric {
+    ib::wait_active("mlx5_0", 1, 60);
+    let p = ib::status()[0];
+    log(`width ${p.width} rate ${p.rate_gbps} (${p.rate_text})`);
+    let ca = ib::stat().cas[0];
+    log(`ibstat rate ${ca.ports[0].rate_gbps} firmware ${ca.firmware_version}`);
+}
+stage "all pairs" on controller {
+    let bw = fabric::all_pairs(hosts("fabric").map(|h| h.name), #{ device: "mlx5_0", test: "send_bw" });
+    for r in bw.results { log(`pair ${r.server}-${r.client} gbps ${r.value}`); }
+    expect(bw.passed, `bad pairs ${bw.bad}; suspect hosts ${bw.suspects.hosts}`);
+}
+"#;
+
+/// Four 4X EDR nodes; `extra` adds options to one node's address.
+fn lab(node: &str, extra: &str) -> Lab {
+    let lab = Lab::new();
+    lab.write("book.rhai", BOOK);
+    let mut inventory = String::new();
+    for n in ["node01", "node02", "node03", "node04"] {
+        let more = if n == node { extra } else { "" };
+        inventory.push_str(&format!(
+            "[hosts.{n}]\naddress = \"sim:rhel8?clock=virtual&ports=ib&rate=100&ofed=23.10-1.1.9.0{more}\"\ngroups = [\"fabric\"]\n\n"
+        ));
+    }
+    lab.write("lab.toml", &inventory);
+    lab
+}
+
+fn said(run: &cairn_tests::Run) -> String {
+    format!("{}{}", run.stdout, run.stderr)
+}
+
+#[test]
+fn a_port_trained_at_1x_shows_in_ibstat_and_fails_all_pairs_naming_its_host() {
+    let clean = lab("node02", "");
+    let run = clean.cairn(&["run", "book.rhai", "-i", "lab.toml"]);
+    assert_eq!(run.code, 0, "{}", said(&run));
+    assert!(
+        said(&run).contains("width 4X rate 100.0 (4X EDR)"),
+        "{}",
+        said(&run)
+    );
+
+    let degraded = lab("node02", "&link_width=1X");
+    let run = degraded.cairn(&["run", "book.rhai", "-i", "lab.toml"]);
+    assert_eq!(run.code, 1, "{}", said(&run));
+    let text = said(&run);
+    assert!(text.contains("width 1X rate 25.0 (1X EDR)"), "{text}");
+    assert!(text.contains("ibstat rate 25.0 firmware"), "{text}");
+    assert!(run.stderr.contains(r#"suspect hosts ["node02"]"#), "{text}");
+    // perftest over the 1X link measured about a quarter of the 4X links.
+    let rates: Vec<(String, f64)> = text
+        .lines()
+        .filter_map(|l| {
+            let rest = l.split("pair ").nth(1)?;
+            let (hosts, gbps) = rest.split_once(" gbps ")?;
+            Some((hosts.to_owned(), gbps.trim().parse().ok()?))
+        })
+        .collect();
+    let slow: Vec<f64> = rates
+        .iter()
+        .filter(|(h, _)| h.contains("node02"))
+        .map(|r| r.1)
+        .collect();
+    let fast: Vec<f64> = rates
+        .iter()
+        .filter(|(h, _)| !h.contains("node02"))
+        .map(|r| r.1)
+        .collect();
+    assert!(!slow.is_empty() && !fast.is_empty(), "{rates:?}");
+    for s in &slow {
+        for f in &fast {
+            let ratio = s / f;
+            assert!((0.2..0.3).contains(&ratio), "{s} against {f}: {rates:?}");
+        }
+    }
+}
+
+#[test]
+fn the_wrong_firmware_shows_in_ibstat_on_its_host_only() {
+    let lab = lab("node03", "&guest_fw=16.28.2006");
+    let run = lab.cairn(&["run", "book.rhai", "-i", "lab.toml"]);
+    assert_eq!(run.code, 0, "{}", said(&run));
+    let text = said(&run);
+    assert!(
+        text.contains("ibstat rate 100.0 firmware 16.28.2006"),
+        "{text}"
+    );
+    assert!(
+        text.contains("ibstat rate 100.0 firmware 16.32.1010"),
+        "{text}"
+    );
+}
+
+#[test]
+fn a_link_width_that_does_not_exist_is_refused_before_anything_runs() {
+    let lab = lab("node01", "&link_width=3X");
+    let run = lab.cairn(&["run", "book.rhai", "-i", "lab.toml"]);
+    assert_ne!(run.code, 0, "{}", said(&run));
+    assert!(run.stderr.contains("`1X`, `2X` or `4X`"), "{}", run.stderr);
+    assert_eq!(lab.sim_count("node02", &["ibstat"]), 0);
+    let typo = self::lab("node01", "&link_widht=1X");
+    let run = typo.cairn(&["run", "book.rhai", "-i", "lab.toml"]);
+    assert_ne!(run.code, 0, "{}", said(&run));
+    assert!(run.stderr.contains("link_width"), "{}", run.stderr);
+}
+
+#[test]
+fn hosts_on_two_leaves_test_each_other_through_a_spine_and_not_without_one() {
+    for (spine, code) in [("&ib_spine=spine01", 0), ("", 1)] {
+        let lab = Lab::new();
+        lab.write("book.rhai", BOOK);
+        let mut inventory = String::new();
+        for (n, leaf) in [
+            ("node01", "leaf01"),
+            ("node02", "leaf01"),
+            ("node03", "leaf02"),
+            ("node04", "leaf02"),
+        ] {
+            inventory.push_str(&format!(
+                "[hosts.{n}]\naddress = \"sim:rhel8?clock=virtual&ports=ib&rate=100&ofed=23.10-1.1.9.0&ib_switch={leaf}{spine}\"\ngroups = [\"fabric\"]\n\n"
+            ));
+        }
+        lab.write("lab.toml", &inventory);
+        let run = lab.cairn(&["run", "book.rhai", "-i", "lab.toml"]);
+        assert_eq!(run.code, code, "spine {spine:?}: {}", said(&run));
+    }
+}
