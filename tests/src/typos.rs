@@ -1,4 +1,4 @@
-//! Typos are errors before anything runs: stages on groups the inventory lacks, unknown option
+//! Typos are errors before anything runs: stages and `hosts(...)` on groups the inventory lacks, unknown option
 //! keys, `--param` values of the wrong type, unknown `sim:` options, unsafe host names, and
 //! what `cairn check` finds; none of them creates a run.
 
@@ -41,6 +41,29 @@ fn a_stage_on_an_unknown_group_stops_the_run_with_a_suggestion() {
         "{}",
         check.stderr
     );
+}
+
+#[test]
+fn hosts_of_an_unknown_group_stops_the_run_instead_of_giving_no_hosts() {
+    let lab = Lab::new();
+    lab.write(
+        "book.rhai",
+        "stage \"one\" on compute {\n    let peers = hosts(\"computee\");\n    log(`${peers.len()}`);\n}\n",
+    );
+    lab.write("lab.toml", &inventory("node01", "clock=virtual"));
+    let stderr = refused(&lab, &["run", "book.rhai", "-i", "lab.toml"]);
+    assert!(
+        stderr.contains("`hosts(\"computee\")`: the inventory has no group `computee`"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("did you mean `compute`?"), "{stderr}");
+    assert!(stderr.contains("book.rhai:2:23"), "{stderr}");
+    lab.write(
+        "book.rhai",
+        "stage \"one\" on compute {\n    let peers = hosts(\"compute\");\n    log(`${peers.len()}`);\n}\n",
+    );
+    let run = lab.cairn(&["run", "book.rhai", "-i", "lab.toml"]);
+    assert_eq!(run.code, 0, "{}\n{}", run.stdout, run.stderr);
 }
 
 #[test]

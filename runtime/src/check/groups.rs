@@ -1,5 +1,6 @@
 //! Stages against an inventory: `stage ... on GROUP` must name a group the inventory has, or
-//! the stage would be skipped on every host without a word.
+//! the stage would be skipped on every host without a word; likewise `hosts("GROUP")` with a
+//! literal name, which would quietly give no hosts.
 
 use rhai::{AST, ASTNode, Expr};
 
@@ -9,7 +10,7 @@ use crate::{Runbook, RunbookError};
 /// What checking a runbook's groups found.
 #[derive(Debug, Default)]
 pub struct GroupCheck {
-    /// Stages on groups the inventory does not have.
+    /// Stages and `hosts("...")` calls on groups the inventory does not have.
     pub errors: Vec<RunbookError>,
     /// Stages on groups that have no hosts.
     pub warnings: Vec<String>,
@@ -19,6 +20,18 @@ pub struct GroupCheck {
 pub fn check_groups(ast: &AST, runbook: &Runbook, inventory: &Inventory) -> GroupCheck {
     let mut found = GroupCheck::default();
     ast.walk(&mut |path: &[ASTNode]| {
+        if let Some((call, _)) = path.last().and_then(super::calls::call_at)
+            && super::calls::qualified(call) == "hosts"
+            && let [Expr::StringConstant(group, position)] = call.args.as_slice()
+            && !inventory.group_names().iter().any(|g| g == group.as_str())
+        {
+            found.errors.push(runbook.error_at(
+                format!("`hosts(\"{group}\")`: the inventory has no group `{group}`"),
+                *position,
+                Some(known_groups_help(group, inventory)),
+            ));
+            return true;
+        }
         let Some(ASTNode::Expr(Expr::Custom(custom, _))) = path.last() else {
             return true;
         };
@@ -35,19 +48,7 @@ pub fn check_groups(ast: &AST, runbook: &Runbook, inventory: &Inventory) -> Grou
             return true;
         }
         if !inventory.group_names().iter().any(|g| g == group) {
-            let known: Vec<&str> = inventory
-                .group_names()
-                .iter()
-                .map(String::as_str)
-                .chain(["controller"])
-                .collect();
-            let help = match closest(group, known.iter().copied()) {
-                Some(near) => format!(
-                    "did you mean `{near}`? the inventory's groups: {}",
-                    known.join(", ")
-                ),
-                None => format!("the inventory's groups: {}", known.join(", ")),
-            };
+            let help = known_groups_help(group, inventory);
             found.errors.push(runbook.error_at(
                 format!(
                     "stage `{stage}` runs on group `{group}`, which the inventory does not have"
@@ -63,4 +64,21 @@ pub fn check_groups(ast: &AST, runbook: &Runbook, inventory: &Inventory) -> Grou
         true
     });
     found
+}
+
+/// `did you mean ...?` and the inventory's groups (and `controller`, a stage's own group).
+fn known_groups_help(group: &str, inventory: &Inventory) -> String {
+    let known: Vec<&str> = inventory
+        .group_names()
+        .iter()
+        .map(String::as_str)
+        .chain(["controller"])
+        .collect();
+    match closest(group, known.iter().copied()) {
+        Some(near) => format!(
+            "did you mean `{near}`? the inventory's groups: {}",
+            known.join(", ")
+        ),
+        None => format!("the inventory's groups: {}", known.join(", ")),
+    }
 }
