@@ -264,3 +264,34 @@ fn copy_dir(from: &Path, to: &Path) {
         }
     }
 }
+
+/// Builds `cairn` in the calling bench's profile, so a bench's numbers are never a stale or
+/// debug binary's.
+pub fn build_cairn_for_bench() {
+    let exe = std::env::current_exe().unwrap_or_else(|e| panic!("current_exe: {e}"));
+    let profile_dir = exe.parent().and_then(Path::parent);
+    let target_dir = profile_dir.and_then(Path::parent);
+    let (Some(profile_dir), Some(target_dir)) = (profile_dir, target_dir) else {
+        panic!("{} is not in a target folder", exe.display());
+    };
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let mut command = Command::new(cargo);
+    command
+        .args([
+            "build",
+            "--quiet",
+            "-p",
+            "cairn",
+            "--bin",
+            "cairn",
+            "--target-dir",
+        ])
+        .arg(target_dir);
+    if profile_dir.file_name().is_none_or(|name| name != "debug") {
+        command.arg("--release");
+    }
+    let status = command
+        .status()
+        .unwrap_or_else(|e| panic!("cargo build: {e}"));
+    assert!(status.success(), "cargo build of cairn failed");
+}

@@ -7,7 +7,6 @@
 //! json ≤ 1.05), which holds up better than a ratio of medians on a shared, noisy machine. `cargo bench -p cairn-tests --bench output [-- HOSTS]` builds `cairn` in the bench's
 //! profile (release) first.
 
-use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -23,7 +22,7 @@ fn main() {
         .skip(1)
         .find_map(|a| a.parse().ok())
         .unwrap_or(1000);
-    build_cairn();
+    cairn_tests::build_cairn_for_bench();
     let mut terminal = Vec::new();
     let mut json = Vec::new();
     for round in 0..ROUNDS {
@@ -162,34 +161,4 @@ fn into_a_pipe(lab: &Lab) -> Measured {
         cpu: children_cpu() - cpu,
         wall,
     }
-}
-
-/// `cairn` built in this bench's profile, so the numbers are never a stale or debug binary's.
-fn build_cairn() {
-    let exe = std::env::current_exe().unwrap_or_else(|e| panic!("current_exe: {e}"));
-    let profile_dir = exe.parent().and_then(Path::parent);
-    let target_dir = profile_dir.and_then(Path::parent);
-    let (Some(profile_dir), Some(target_dir)) = (profile_dir, target_dir) else {
-        panic!("{} is not in a target folder", exe.display());
-    };
-    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-    let mut command = Command::new(cargo);
-    command
-        .args([
-            "build",
-            "--quiet",
-            "-p",
-            "cairn",
-            "--bin",
-            "cairn",
-            "--target-dir",
-        ])
-        .arg(target_dir);
-    if profile_dir.file_name().is_none_or(|name| name != "debug") {
-        command.arg("--release");
-    }
-    let status = command
-        .status()
-        .unwrap_or_else(|e| panic!("cargo build: {e}"));
-    assert!(status.success(), "cargo build of cairn failed");
 }

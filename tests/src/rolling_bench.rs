@@ -24,7 +24,6 @@
 
 use std::collections::BTreeMap;
 use std::path::Path;
-use std::process::Command;
 use std::time::Instant;
 
 use cairn_tests::{Lab, records};
@@ -52,7 +51,7 @@ fn main() {
         .filter_map(|a| a.parse::<f64>().ok());
     let scale = args.next().unwrap_or(DEFAULT_SCALE);
     let seed = args.next().map_or(7, |s| s as u64);
-    build_cairn();
+    cairn_tests::build_cairn_for_bench();
     println!(
         "recipe 1, {HOSTS} ESXi hosts + {HOSTS} VMs, --max-unavailable {BUDGET}, seed {seed}, \
          1 wall second = {scale} simulated seconds\n"
@@ -304,34 +303,4 @@ fn factor(seed: u64, host: &str, what: &str) -> f64 {
 fn minutes(secs: f64) -> String {
     let total = (secs / 60.0).round() as u64;
     format!("{}h {:02}m", total / 60, total % 60)
-}
-
-/// `cairn` built in this bench's profile, so the numbers are never a stale or debug binary's.
-fn build_cairn() {
-    let exe = std::env::current_exe().unwrap_or_else(|e| panic!("current_exe: {e}"));
-    let profile_dir = exe.parent().and_then(Path::parent);
-    let target_dir = profile_dir.and_then(Path::parent);
-    let (Some(profile_dir), Some(target_dir)) = (profile_dir, target_dir) else {
-        panic!("{} is not in a target folder", exe.display());
-    };
-    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-    let mut command = Command::new(cargo);
-    command
-        .args([
-            "build",
-            "--quiet",
-            "-p",
-            "cairn",
-            "--bin",
-            "cairn",
-            "--target-dir",
-        ])
-        .arg(target_dir);
-    if profile_dir.file_name().is_none_or(|name| name != "debug") {
-        command.arg("--release");
-    }
-    let status = command
-        .status()
-        .unwrap_or_else(|e| panic!("cargo build: {e}"));
-    assert!(status.success(), "cargo build of cairn failed");
 }
