@@ -256,8 +256,16 @@ pub(crate) const TOOLS: &[Tool] = &[
                 command: "ibnetdiscover [-p]",
                 parse: |t| json(crate::ib::ibnetdiscover::parse(t)),
             },
+            ToolParser {
+                name: "ibdiagnet-db-csv",
+                command: "cat OUT/ibdiagnet2.db_csv (after ibdiagnet -o OUT)",
+                parse: |t| json(crate::ib::ibdiagnet::parse(t)),
+            },
         ],
-        simulate: |m| m.with_tool(crate::ib::sim::IbSim),
+        simulate: |m| {
+            m.with_tool(crate::ib::sim::IbSim)
+                .with_tool(crate::ib::ibdiagnet::sim::IbdiagnetSim)
+        },
     },
     Tool {
         namespace: "perftest",

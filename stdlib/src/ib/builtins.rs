@@ -90,6 +90,36 @@ pub mod ib_builtins {
         })
     }
 
+    /// Runs `ibdiagnet` on this host (one whose IB port sees the subnet manager) and checks the
+    /// fabric from the `ibdiagnet2.db_csv` it writes: the cabling against `topology` (a design
+    /// file in ibnetdiscover's format, beside the runbook), exactly one master subnet manager,
+    /// no cable below `width` (`4X`) or `speed` (`EDR`), no port counter over its threshold
+    /// (`thresholds: #{ SymbolErrorCounter: 10 }`; without it SymbolErrorCounter,
+    /// LinkDownedCounter and PortRcvErrors must be 0). Options also `device` (`-i`) and `output`
+    /// (`-o`, default `/var/tmp/ibdiagnet2`). Read-only. Returns `#{ok, findings: [#{check,
+    /// node, guid, port, message}], subnet_managers, masters: [#{node, description, guid,
+    /// port, state, priority}], switches, channel_adapters, links, db_csv}`; `check` is
+    /// `topology`, `subnet_manager`, `width`, `speed` or `counter`.
+    ///
+    /// ```rhai
+    /// let d = ib::ibdiagnet(#{ width: "4X", speed: "EDR", topology: "labs/fabric.topo" });
+    /// expect(d.ok, d.findings.map(|f| f.message));
+    /// ```
+    #[rhai_fn(volatile, return_raw)]
+    pub fn ibdiagnet(ctx: NativeCallContext, options: rhai::Map) -> RhaiResult<Dynamic> {
+        crate::ib::ibdiagnet::run::ibdiagnet(&ctx, &options)
+    }
+
+    /// `ib::ibdiagnet()`: the subnet managers and the default counter thresholds only.
+    ///
+    /// ```rhai
+    /// let d = ib::ibdiagnet();
+    /// ```
+    #[rhai_fn(volatile, return_raw, name = "ibdiagnet")]
+    pub fn ibdiagnet_default(ctx: NativeCallContext) -> RhaiResult<Dynamic> {
+        crate::ib::ibdiagnet::run::ibdiagnet(&ctx, &rhai::Map::new())
+    }
+
     /// Waits until a port is `ACTIVE` (polling `ibstatus DEV:PORT` every second on the host's
     /// clock) and returns it; fails after `timeout` seconds with the state it is stuck in.
     ///

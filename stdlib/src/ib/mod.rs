@@ -4,6 +4,7 @@
 
 pub mod builtins;
 pub(crate) mod command;
+pub mod ibdiagnet;
 pub mod ibnetdiscover;
 pub mod ibstat;
 pub mod ibstatus;
@@ -17,5 +18,6 @@ pub fn install(engine: &mut rhai::Engine) {
     let module = MODULE
         .get_or_init(|| rhai::Shared::new(rhai::exported_module!(builtins::ib_builtins)))
         .clone();
+    cairn_runtime::declare_options(&ibdiagnet::options::IBDIAGNET_OPTIONS);
     engine.register_static_module("ib", module);
 }

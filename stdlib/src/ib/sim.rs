@@ -273,7 +273,7 @@ fn ibv_devinfo(ports: &[PortView], device: Option<&str>, firmware: &str) -> Exec
 }
 
 /// A switch's identity: node GUID, description, device id, port count.
-fn switch_of(hw: &GuestHw) -> (String, String, &'static str, u32) {
+pub(crate) fn switch_of(hw: &GuestHw) -> (String, String, &'static str, u32) {
     let h = hash(&[&hw.ib_switch, "switch"]);
     let guid = format!("9c05910300{:06x}", h & 0xff_ffff);
     if hw.rate_gbps >= 200 {

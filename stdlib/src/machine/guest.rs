@@ -19,7 +19,9 @@ use serde_json::Value;
 /// | `ib_switch` | `ib-sw01` | the InfiniBand (leaf) switch the IB port is cabled to |
 /// | `ib_spine` | | the spine the leaf switch uplinks to: hosts on different leaves with the same spine reach each other |
 /// | `eth_switch` | `eth-sw01` | the Ethernet switch the RoCE port is cabled to |
-/// | `subnet_manager` | `true` | the IB switch runs a subnet manager |
+/// | `subnet_manager` | `true` | the IB switch runs a subnet manager (on a two-level fabric, the spine runs the one master) |
+/// | `opensm` | | this host also runs opensm: `master` (a second master subnet manager, the fault `ibdiagnet` reports) or `standby` |
+/// | `symbol_errors` | `0` | symbol errors the host's IB port counted (`SymbolErrorCounter`): a bad cable |
 /// | `switch_mtu` | `9216` | the Ethernet switch's MTU |
 /// | `pfc` | `true` | PFC enabled on the Ethernet switch |
 /// | `roce_ifname` | `ens224f1` | the RoCE port's interface name |
@@ -40,6 +42,7 @@ pub(crate) const GUEST_OPTIONS: &[&str] = &[
     "link_width",
     "node",
     "ofed",
+    "opensm",
     "pfc",
     "ports",
     "rate",
@@ -48,6 +51,7 @@ pub(crate) const GUEST_OPTIONS: &[&str] = &[
     "seed",
     "subnet_manager",
     "switch_mtu",
+    "symbol_errors",
     "vcenter",
     "vm",
 ];
@@ -116,6 +120,12 @@ pub(crate) struct GuestHw {
     /// The spine the IB leaf switch uplinks to, if any.
     #[serde(default)]
     pub(crate) ib_spine: Option<String>,
+    /// `opensm=master|standby`: a subnet manager on this host too.
+    #[serde(default)]
+    pub(crate) opensm: Option<String>,
+    /// `symbol_errors=N`: what the IB port's SymbolErrorCounter holds.
+    #[serde(default)]
+    pub(crate) symbol_errors: u64,
 }
 
 /// `1X`, `2X`, `4X` as a lane count.
@@ -218,11 +228,15 @@ impl GuestHw {
             mgmt_ip: format!("10.10.{}.{}", node / 250, node % 250 + 2),
             link_width: get("link_width").and_then(parse_width),
             ib_spine: get("ib_spine").map(str::to_owned),
+            opensm: get("opensm").map(str::to_owned),
+            symbol_errors: get("symbol_errors")
+                .and_then(|n| n.parse().ok())
+                .unwrap_or(0),
         }
     }
 
     /// The configured rate's lanes and their speed name: 100 Gb/s is 4 lanes of EDR.
-    fn nominal(&self) -> (u32, &'static str) {
+    pub(crate) fn nominal(&self) -> (u32, &'static str) {
         match self.rate_gbps {
             400 => (4, "NDR"),
             200 => (2, "NDR"),

@@ -61,7 +61,9 @@ impl SimTool for GuestHardware {
                 .map(|_| ())
                 .ok_or_else(|| "a link width: `1X`, `2X` or `4X`".to_owned()),
             "roce_mtu" | "switch_mtu" => number("an MTU in bytes"),
-            "node" | "seed" => number("a whole number"),
+            "node" | "seed" | "symbol_errors" => number("a whole number"),
+            "opensm" if matches!(value, "master" | "standby") => Ok(()),
+            "opensm" => Err("`master` or `standby`".into()),
             _ => Ok(()),
         }
     }

@@ -1,0 +1,325 @@
+//! The findings of a fabric check from one `ibdiagnet2.db_csv`: the cabling against a design
+//! topology, the subnet managers (exactly one master), links below the expected width or speed,
+//! and error counters above their thresholds. Every finding names the node (a host by its name,
+//! a switch by its system name) and the port.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use serde::Serialize;
+
+use super::types::{DbCsv, SPEEDS, width_lanes};
+
+/// What to hold the fabric to.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub(crate) struct Expected {
+    /// `4X`: a link trained narrower is a finding.
+    pub(crate) width: Option<String>,
+    /// `EDR`: a link trained slower is a finding.
+    pub(crate) speed: Option<String>,
+    /// Counter name to the largest value allowed.
+    pub(crate) thresholds: BTreeMap<String, u64>,
+    /// The design's cables, each two `(node description, port)` ends in order.
+    pub(crate) design: Option<BTreeSet<(End, End)>>,
+}
+
+/// One end of a cable: the node's description and the port number.
+pub(crate) type End = (String, u32);
+
+/// One thing wrong with the fabric.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub(crate) struct Finding {
+    /// `topology`, `subnet_manager`, `width`, `speed`, `counter`.
+    pub(crate) check: &'static str,
+    /// The host (or switch) it names first: `node042`, `ib-leaf02`.
+    pub(crate) node: String,
+    pub(crate) guid: Option<String>,
+    pub(crate) port: Option<u32>,
+    pub(crate) message: String,
+}
+
+/// A master or standby subnet manager, named.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub(crate) struct Manager {
+    pub(crate) node: String,
+    pub(crate) description: String,
+    pub(crate) guid: String,
+    pub(crate) port: u32,
+    pub(crate) state: String,
+    pub(crate) priority: u32,
+}
+
+/// The checks' result.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub(crate) struct Checked {
+    pub(crate) findings: Vec<Finding>,
+    pub(crate) subnet_managers: Vec<Manager>,
+    pub(crate) masters: Vec<Manager>,
+    pub(crate) switches: usize,
+    pub(crate) channel_adapters: usize,
+    pub(crate) links: usize,
+}
+
+/// The short name of a node description: a host's (`node042 mlx5_0` is `node042`), a switch's
+/// system name (`MF0;ib-leaf02:MSB7800/U1` is `ib-leaf02`).
+pub(crate) fn short_name(description: &str) -> String {
+    if let Some((_, rest)) = description.split_once(';') {
+        return rest.split(':').next().unwrap_or(rest).to_owned();
+    }
+    description
+        .split_whitespace()
+        .next()
+        .unwrap_or(description)
+        .to_owned()
+}
+
+/// Runs every check.
+pub(crate) fn check(db: &DbCsv, expected: &Expected) -> Checked {
+    let desc: BTreeMap<&str, &str> = db
+        .nodes
+        .iter()
+        .map(|n| (n.guid.as_str(), n.description.as_str()))
+        .collect();
+    let kind: BTreeMap<&str, &str> = db
+        .nodes
+        .iter()
+        .map(|n| (n.guid.as_str(), n.kind.as_str()))
+        .collect();
+    let describe = |guid: &str| {
+        desc.get(guid)
+            .map_or_else(|| format!("0x{guid}"), |d| (*d).to_owned())
+    };
+    let name = |guid: &str| short_name(&describe(guid));
+    let mut findings = Vec::new();
+
+    // Subnet managers: exactly one master.
+    let managers: Vec<Manager> = db
+        .subnet_managers
+        .iter()
+        .map(|sm| Manager {
+            node: name(&sm.node_guid),
+            description: describe(&sm.node_guid),
+            guid: format!("0x{}", sm.node_guid),
+            port: sm.port,
+            state: sm.state.clone(),
+            priority: sm.priority,
+        })
+        .collect();
+    let masters: Vec<Manager> = managers
+        .iter()
+        .filter(|m| m.state == "master")
+        .cloned()
+        .collect();
+    match masters.len() {
+        0 => findings.push(Finding {
+            check: "subnet_manager",
+            node: String::new(),
+            guid: None,
+            port: None,
+            message: "no master subnet manager on the fabric".into(),
+        }),
+        1 => {}
+        n => {
+            let all: Vec<String> = masters
+                .iter()
+                .map(|m| format!("{} ({})", m.node, m.guid))
+                .collect();
+            for m in &masters {
+                findings.push(Finding {
+                    check: "subnet_manager",
+                    node: m.node.clone(),
+                    guid: Some(m.guid.clone()),
+                    port: Some(m.port),
+                    message: format!(
+                        "{n} master subnet managers ({}): {} {} port {} is one (priority {})",
+                        all.join(", "),
+                        m.node,
+                        m.guid,
+                        m.port,
+                        m.priority
+                    ),
+                });
+            }
+        }
+    }
+
+    // Width and speed, once per cable, naming the host end first.
+    let ports: BTreeMap<(&str, u32), &super::types::Port> = db
+        .ports
+        .iter()
+        .map(|p| ((p.node_guid.as_str(), p.port), p))
+        .collect();
+    let want_lanes = expected.width.as_deref().and_then(width_lanes);
+    let want_speed = expected
+        .speed
+        .as_deref()
+        .and_then(|s| SPEEDS.iter().position(|k| *k == s));
+    for link in &db.links {
+        let (mut a, mut b) = (
+            (&link.node_guid1, link.port1),
+            (&link.node_guid2, link.port2),
+        );
+        if kind.get(a.0.as_str()) == Some(&"Switch") && kind.get(b.0.as_str()) != Some(&"Switch") {
+            std::mem::swap(&mut a, &mut b);
+        }
+        let pa = ports.get(&(a.0.as_str(), a.1));
+        let pb = ports.get(&(b.0.as_str(), b.1));
+        let cable = format!(
+            "{} port {} to {} port {}",
+            describe(a.0),
+            a.1,
+            describe(b.0),
+            b.1
+        );
+        let widths: Vec<&str> = [pa, pb]
+            .into_iter()
+            .flatten()
+            .filter_map(|p| p.width.as_deref())
+            .collect();
+        let narrow = widths
+            .iter()
+            .filter_map(|w| width_lanes(w).map(|l| (l, *w)))
+            .min();
+        if let (Some(want), Some((lanes, text))) = (want_lanes, narrow)
+            && lanes < want
+        {
+            findings.push(Finding {
+                check: "width",
+                node: name(a.0),
+                guid: Some(format!("0x{}", a.0)),
+                port: Some(a.1),
+                message: format!(
+                    "{} port {}: link trained at {text}, expected {} (cable {cable})",
+                    name(a.0),
+                    a.1,
+                    expected.width.as_deref().unwrap_or_default()
+                ),
+            });
+        }
+        let slow = [pa, pb]
+            .into_iter()
+            .flatten()
+            .filter_map(|p| p.speed.as_deref())
+            .filter_map(|s| SPEEDS.iter().position(|k| *k == s))
+            .min();
+        if let (Some(want), Some(got)) = (want_speed, slow)
+            && got < want
+        {
+            findings.push(Finding {
+                check: "speed",
+                node: name(a.0),
+                guid: Some(format!("0x{}", a.0)),
+                port: Some(a.1),
+                message: format!(
+                    "{} port {}: link runs at {}, expected {} (cable {cable})",
+                    name(a.0),
+                    a.1,
+                    SPEEDS[got],
+                    SPEEDS[want]
+                ),
+            });
+        }
+    }
+
+    // Counters above their thresholds.
+    for c in &db.counters {
+        for (counter, limit) in &expected.thresholds {
+            if let Some(value) = c.values.get(counter)
+                && value > limit
+            {
+                findings.push(Finding {
+                    check: "counter",
+                    node: name(&c.node_guid),
+                    guid: Some(format!("0x{}", c.node_guid)),
+                    port: Some(c.port),
+                    message: format!(
+                        "{} port {}: {counter} {value}, over the threshold {limit}",
+                        describe(&c.node_guid),
+                        c.port
+                    ),
+                });
+            }
+        }
+    }
+
+    // The cabling against the design, by node description and port.
+    if let Some(design) = &expected.design {
+        let found: BTreeSet<(End, End)> = db
+            .links
+            .iter()
+            .map(|l| {
+                cable(
+                    (describe(&l.node_guid1), l.port1),
+                    (describe(&l.node_guid2), l.port2),
+                )
+            })
+            .collect();
+        for (a, b) in design.difference(&found) {
+            findings.push(Finding {
+                check: "topology",
+                node: short_name(&a.0),
+                guid: None,
+                port: Some(a.1),
+                message: format!(
+                    "missing cable: {} port {} to {} port {} is in the design, not in the fabric",
+                    a.0, a.1, b.0, b.1
+                ),
+            });
+        }
+        for (a, b) in found.difference(design) {
+            findings.push(Finding {
+                check: "topology",
+                node: short_name(&a.0),
+                guid: None,
+                port: Some(a.1),
+                message: format!(
+                    "unexpected cable: {} port {} to {} port {} is in the fabric, not in the design",
+                    a.0, a.1, b.0, b.1
+                ),
+            });
+        }
+    }
+
+    Checked {
+        findings,
+        subnet_managers: managers,
+        masters,
+        switches: db.nodes.iter().filter(|n| n.kind == "Switch").count(),
+        channel_adapters: db.nodes.iter().filter(|n| n.kind == "CA").count(),
+        links: db.links.len(),
+    }
+}
+
+/// A cable's two ends in order, so either direction compares equal.
+pub(crate) fn cable(a: End, b: End) -> (End, End) {
+    if a <= b { (a, b) } else { (b, a) }
+}
+
+/// The cables of a design topology in ibnetdiscover's format (what `ibnetdiscover` prints and
+/// `ibnetdiscover --diff` compares against), by node description and port.
+pub(crate) fn design_cables(topology: &crate::ib::ibnetdiscover::Topology) -> BTreeSet<(End, End)> {
+    topology
+        .switches
+        .iter()
+        .chain(&topology.channel_adapters)
+        .chain(&topology.routers)
+        .flat_map(|node| {
+            node.ports.iter().filter_map(move |port| {
+                let remote = port.remote.as_ref()?;
+                let here = node.description.clone()?;
+                let there = remote.description.clone().or_else(|| {
+                    // A CA's line names the switch only by reference; its own line has the
+                    // description.
+                    let r = remote.node_ref.as_deref()?;
+                    topology
+                        .switches
+                        .iter()
+                        .chain(&topology.channel_adapters)
+                        .find(|n| n.node_ref.as_deref() == Some(r))?
+                        .description
+                        .clone()
+                })?;
+                Some(cable((here, port.port), (there, remote.port)))
+            })
+        })
+        .collect()
+}
