@@ -1,5 +1,5 @@
 //! The shipped fabric acceptance recipe on its 100-node lab (four leaves under one spine):
-//! clean it passes; one node whose port trained at 1X fails the run naming that node. The
+//! clean it passes (ibdiagnet finds the designed cabling and one master); one node whose port trained at 1X fails the run naming that node. The
 //! matrix runs in `quick` mode (one round of 50 pairs) to keep the debug build's test short;
 //! the full matrix is the benchmark's.
 
@@ -20,6 +20,14 @@ fn the_100_node_fabric_passes_clean_and_fails_naming_a_node_trained_at_1x() {
     assert_eq!(passed.code, 0, "{said}");
     assert!(said.contains("PASS      send_bw"), "{said}");
     assert!(said.contains("PASS      send_lat"), "{said}");
+    // ibdiagnet saw the four leaves, the spine with its one master SM, every node, and the
+    // cabling of the design topology.
+    assert!(
+        said.contains(
+            "ibdiagnet: 5 switches, 100 adapters, 104 cables, master SM [\"ib-spine01 0x"
+        ),
+        "{said}"
+    );
     // Nodes on different leaves tested each other through the spine.
     assert!(
         said.contains("100 hosts in 1 round(s) of 50 pairs"),

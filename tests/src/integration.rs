@@ -14,6 +14,7 @@ mod executor;
 mod fabric;
 mod fabric_acceptance;
 mod fabric_faults;
+mod fabric_ibdiag;
 mod fabric_manifest;
 mod guest;
 mod hangs;
