@@ -7,6 +7,7 @@ mod facts;
 mod failures;
 mod host_model;
 pub mod html;
+mod ibdiagnet;
 mod page;
 mod perftest;
 mod recap;

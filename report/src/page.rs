@@ -4,6 +4,7 @@
 use crate::facts::FactsSection;
 use crate::failures::FailuresSection;
 use crate::html::escape;
+use crate::ibdiagnet::IbdiagnetSection;
 use crate::perftest::PerftestSection;
 use crate::recap::{RecapSection, SummarySection};
 use crate::report_error::ReportError;
@@ -19,6 +20,7 @@ pub(crate) static SECTIONS: &[&dyn Section] = &[
     &FailuresSection,
     &TimelineSection,
     &PerftestSection,
+    &IbdiagnetSection,
     &SockperfSection,
     &FactsSection,
 ];

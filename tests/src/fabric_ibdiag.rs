@@ -1,7 +1,7 @@
 //! ibdiagnet in the shipped fabric acceptance recipe, on a small lab (four nodes on one leaf
 //! switch with its subnet manager, node01 in `ibdiag`): clean it passes; a second master subnet
 //! manager fails the run naming both; a cable with symbol errors names its host; a cable trained
-//! at 1X names its host and port. The 100-node lab's run is `fabric_acceptance`'s.
+//! at 1X names its host and port; the report shows the findings. The 100-node lab's run is `fabric_acceptance`'s.
 
 use cairn_tests::Lab;
 
@@ -72,7 +72,8 @@ fn a_clean_fabric_passes_with_one_master_and_the_designed_cables() {
 
 #[test]
 fn a_second_master_subnet_manager_fails_naming_both() {
-    let (code, said, _) = run(&lab("node03", "&opensm=master"));
+    let lab = lab("node03", "&opensm=master");
+    let (code, said, _) = run(&lab);
     assert_eq!(code, 1, "{said}");
     assert!(
         said.contains("2 master subnet managers (ib-sw01 (0x9c0591"),
@@ -81,6 +82,27 @@ fn a_second_master_subnet_manager_fails_naming_both() {
     assert!(said.contains("node03 (0x0c42a103"), "{said}");
     // Only the ibdiagnet stage failed: the hardware and the pairs passed.
     assert!(said.contains("PASS      send_bw"), "{said}");
+    // The report's ibdiagnet section names both masters, one finding each.
+    let report = lab.cairn(&["report", "-o", "report.html"]);
+    assert_eq!(report.code, 0, "{}", report.stderr);
+    let html = std::fs::read_to_string(lab.path().join("report.html")).unwrap_or_default();
+    let section = html
+        .split("<section id=\"ibdiagnet\">")
+        .nth(1)
+        .and_then(|s| s.split("</section>").next())
+        .unwrap_or_default();
+    assert!(
+        section.contains("data-host=\"node01\" data-findings=\"2\""),
+        "{section}"
+    );
+    assert!(
+        section.contains("master subnet managers: ib-sw01 0x9c0591"),
+        "{section}"
+    );
+    assert!(
+        section.contains("<td class=\"failed\">node03</td>"),
+        "{section}"
+    );
 }
 
 #[test]
