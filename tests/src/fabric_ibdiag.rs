@@ -175,3 +175,33 @@ fn a_typo_in_the_options_is_refused_before_anything_runs() {
     assert!(said.contains("did you mean `width`?"), "{said}");
     assert_eq!(lab.sim_count("node01", &["ibdiagnet"]), 0, "{said}");
 }
+
+#[test]
+fn cairn_parse_reads_a_db_csv_and_points_at_a_bad_cell() {
+    let lab = Lab::new();
+    let good = "START_NODES\nNodeDesc,NumPorts,NodeType,NodeGUID\n\"node01 mlx5_0\",1,1,0x0c42a10300d4e5f6\nEND_NODES\n\nSTART_SM_INFO\nNodeGUID,PortGUID,PortNumber,SmState,Priority\n0x0c42a10300d4e5f6,0x0c42a10300d4e5f6,1,3,0\nEND_SM_INFO\n";
+    let file = lab.write("db.csv", good);
+    let run = lab.cairn(&["parse", "ibdiagnet-db-csv", &file.display().to_string()]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let json: serde_json::Value = serde_json::from_str(&run.stdout).unwrap_or_default();
+    assert_eq!(
+        json["nodes"][0]["description"], "node01 mlx5_0",
+        "{}",
+        run.stdout
+    );
+    assert_eq!(
+        json["subnet_managers"][0]["state"], "master",
+        "{}",
+        run.stdout
+    );
+    let file = lab.write("bad.csv", &good.replace(",1,3,0\n", ",1,three,0\n"));
+    let run = lab.cairn(&["parse", "ibdiagnet-db-csv", &file.display().to_string()]);
+    assert_eq!(run.code, 2, "{}", run.stderr);
+    assert!(run.stderr.contains("does not parse"), "{}", run.stderr);
+    assert!(
+        run.stderr.contains("expected a number in SM_INFO"),
+        "{}",
+        run.stderr
+    );
+    assert!(run.stderr.contains("three"), "{}", run.stderr);
+}

@@ -50,10 +50,11 @@ fn unit_active(host: &SimContext<'_>, unit: &str) -> Option<bool> {
         "openibd" => ofed
             .is_some_and(|o| !o["installed"].is_null())
             .then_some(loaded),
-        // The guest runs no subnet manager (the switch does); opensmd is installed, inactive.
+        // The guest runs no subnet manager (the switch does) unless `opensm=` says it does;
+        // opensmd is installed with OFED.
         "opensmd" | "opensm" => ofed
             .is_some_and(|o| !o["installed"].is_null())
-            .then_some(false),
+            .then_some(host.option("opensm").is_some()),
         _ => None,
     }
 }
