@@ -1,5 +1,6 @@
 //! The shipped fabric acceptance recipe on its 100-node lab (four leaves under one spine):
-//! clean it passes (ibdiagnet finds the designed cabling and one master); one node whose port trained at 1X fails the run naming that node. The
+//! clean it passes (ibdiagnet finds the designed cabling and one master); a second master
+//! subnet manager fails it naming both; one node whose port trained at 1X fails the run naming that node. The
 //! matrix runs in `quick` mode (one round of 50 pairs) to keep the debug build's test short;
 //! the full matrix is the benchmark's.
 
@@ -50,4 +51,31 @@ fn the_100_node_fabric_passes_clean_and_fails_naming_a_node_trained_at_1x() {
         "{said}"
     );
     assert!(!failed.stderr.contains("node041: mlx5_0"), "{said}");
+    // ibdiagnet names the cable of node042, trained at 1X, on both its ends.
+    assert!(
+        said.contains("width: node042 port 1: link trained at 1X, expected 4X (cable node042 mlx5_0 port 1 to MF0;ib-leaf02:MSB7800/U1 port 42)"),
+        "{said}"
+    );
+}
+
+#[test]
+fn a_second_master_subnet_manager_on_the_100_node_fabric_fails_naming_both() {
+    let lab = Lab::shipped();
+    let inventory = std::fs::read_to_string(lab.path().join(LAB)).unwrap_or_default();
+    // node077 also runs opensm as master, beside the spine's subnet manager.
+    let inventory = inventory.replace(
+        "ib_switch=ib-leaf04&ib_spine=ib-spine01&ofed=23.10-1.1.9.0&seed=5\"",
+        "ib_switch=ib-leaf04&ib_spine=ib-spine01&ofed=23.10-1.1.9.0&seed=5&opensm=master\"",
+    );
+    let inventory = inventory.replace("[hosts.\"node[076-100]\"]", "[hosts.node077]")
+        + "\n[hosts.\"node[078-100]\"]\naddress = \"sim:rhel8?clock=virtual&ports=ib&rate=100&ib_switch=ib-leaf04&ib_spine=ib-spine01&ofed=23.10-1.1.9.0&seed=5\"\ngroups = [\"fabric\"]\n\n[hosts.node076]\naddress = \"sim:rhel8?clock=virtual&ports=ib&rate=100&ib_switch=ib-leaf04&ib_spine=ib-spine01&ofed=23.10-1.1.9.0&seed=5\"\ngroups = [\"fabric\"]\n";
+    lab.write(LAB, &inventory);
+    let failed = run(&lab);
+    let said = format!("{}{}", failed.stdout, failed.stderr);
+    assert_eq!(failed.code, 1, "{said}");
+    assert!(
+        said.contains("2 master subnet managers (ib-spine01 (0x9c0591"),
+        "{said}"
+    );
+    assert!(said.contains("), node077 (0x0c42a103"), "{said}");
 }
