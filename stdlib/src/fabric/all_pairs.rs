@@ -190,6 +190,22 @@ pub(crate) fn all_pairs(
             named.pairs
         ),
     )?;
+    // The verdict as one more record of `fabric::all_pairs` (phase `verdict`): what the rounds
+    // alone do not say (the tolerance, which pairs were flagged and stayed bad, the suspects),
+    // for `cairn report`'s matrix.
+    let verdict = json!({
+        "test": opts.test, "unit": if tolerance.latency { "us" } else { "Gb/s" },
+        "hosts": names, "reference": reference, "limit": reference.map(|r| tolerance.limit(r)),
+        "min_fraction": opts.min_fraction, "max_latency_factor": opts.max_latency_factor,
+        "flagged": flagged, "bad": bad, "suspects": named,
+        "planned_s": planned, "took_s": took_s, "passed": bad.is_empty() && !verdicts.is_empty(),
+    });
+    let _recorded = action::query(
+        ctx,
+        "fabric::all_pairs",
+        json!({ "phase": "verdict", "test": opts.test, "hosts": names.len() }),
+        |_| Ok(verdict),
+    )?;
     let report = AllPairsReport {
         test: opts.test.clone(),
         unit: if tolerance.latency { "us" } else { "Gb/s" },

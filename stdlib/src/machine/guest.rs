@@ -26,6 +26,7 @@ use serde_json::Value;
 /// | `roce_mtu` | `1500` | the RoCE interface's MTU at boot |
 /// | `distro` | `rhel` | `rhel` (needs `kernel-modules-extra`) or `centos` (needs `tk`) |
 /// | `ofed` | | OFED version already installed (absent by default) |
+/// | `part_number` | `MCX556A-ECAT` | the adapter's part number in its PCI VPD (`lspci -vv`'s `[PN] Part number:`) |
 /// | `node` | trailing digits of the name | the node number: LIDs, addresses |
 /// | `seed` | `1` | seed of the measurement noise |
 /// | `esxi` | | the ESXi host the VM runs on: its ports then come from there, not from `ports` |
@@ -40,6 +41,7 @@ pub(crate) const GUEST_OPTIONS: &[&str] = &[
     "link_width",
     "node",
     "ofed",
+    "part_number",
     "pfc",
     "ports",
     "rate",
@@ -116,6 +118,16 @@ pub(crate) struct GuestHw {
     /// The spine the IB leaf switch uplinks to, if any.
     #[serde(default)]
     pub(crate) ib_spine: Option<String>,
+    /// The adapter's part number, as its VPD holds it (`part_number`).
+    #[serde(default = "default_part_number")]
+    pub(crate) part_number: String,
+}
+
+/// A dual-port ConnectX-5 VPI card's part number (its VPD `[PN]`).
+pub(crate) const DEFAULT_PART_NUMBER: &str = "MCX556A-ECAT";
+
+fn default_part_number() -> String {
+    DEFAULT_PART_NUMBER.to_owned()
 }
 
 /// `1X`, `2X`, `4X` as a lane count.
@@ -218,6 +230,7 @@ impl GuestHw {
             mgmt_ip: format!("10.10.{}.{}", node / 250, node % 250 + 2),
             link_width: get("link_width").and_then(parse_width),
             ib_spine: get("ib_spine").map(str::to_owned),
+            part_number: get("part_number").unwrap_or(DEFAULT_PART_NUMBER).to_owned(),
         }
     }
 
