@@ -442,12 +442,16 @@ fn execute(
         .filter(|p| !results.iter().any(|r| r.pair() == **p))
         .collect();
     let mut unknown: Option<ActionError> = None;
+    // Every pair's server listens before any client starts, and every client ends before
+    // any server stops: the round's tests overlap whole, deterministically.
+    let barrier = std::sync::Barrier::new(missing.len());
     std::thread::scope(|scope| {
         let (tx, rx) = mpsc::channel();
         for pair in &missing {
             let tx = tx.clone();
+            let barrier = &barrier;
             scope.spawn(move || {
-                let _ = tx.send(test_pair(shared, run, opts, pair));
+                let _ = tx.send(test_pair(shared, run, opts, pair, barrier));
             });
         }
         drop(tx);
@@ -481,13 +485,23 @@ fn test_pair(
     run: &str,
     opts: &AllPairsOptions,
     (server, client): &HostPair,
+    round: &std::sync::Barrier,
 ) -> Result<PairResult, ActionError> {
     let clock = |name: &str| -> Result<Clock, ActionError> {
         Ok(crate::pair::peer_lock::lock(shared, name)?.clock())
     };
-    let (server_clock, client_clock) = (clock(server)?, clock(client)?);
+    let clocks = clock(server).and_then(|s| Ok((s, clock(client)?)));
+    let (server_clock, client_clock) = match clocks {
+        Ok(clocks) => clocks,
+        Err(e) => {
+            // The round's other pairs wait for this one at both meeting points.
+            round.wait();
+            round.wait();
+            return Err(e);
+        }
+    };
     let (s0, c0) = (server_clock.now_millis(), client_clock.now_millis());
-    let measured = crate::perftest::run::measure(
+    let measured = crate::perftest::run::measure_in_round(
         None,
         shared,
         run,
@@ -495,6 +509,7 @@ fn test_pair(
         server,
         client,
         &opts.perftest,
+        Some(round),
     );
     let (ds, dc) = (
         server_clock.now_millis().saturating_sub(s0),

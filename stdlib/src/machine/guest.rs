@@ -18,6 +18,7 @@ use serde_json::Value;
 /// | `link_width` | the rate's (`4X`; `2X` at 200) | the lanes the IB port trained at, `1X`, `2X` or `4X`: a degraded cable trains at `1X`, a quarter of a 4X link's rate |
 /// | `ib_switch` | `ib-sw01` | the InfiniBand (leaf) switch the IB port is cabled to |
 /// | `ib_spine` | | the spine the leaf switch uplinks to: hosts on different leaves with the same spine reach each other |
+/// | `leaf_uplinks` | (non-blocking) | the leaf's uplinks to the spine, in ports of the host's rate: concurrent cross-leaf tests beyond them share them |
 /// | `eth_switch` | `eth-sw01` | the Ethernet switch the RoCE port is cabled to |
 /// | `subnet_manager` | `true` | the IB switch runs a subnet manager |
 /// | `switch_mtu` | `9216` | the Ethernet switch's MTU |
@@ -38,6 +39,7 @@ pub(crate) const GUEST_OPTIONS: &[&str] = &[
     "eth_switch",
     "ib_spine",
     "ib_switch",
+    "leaf_uplinks",
     "link_width",
     "node",
     "ofed",
@@ -118,6 +120,10 @@ pub(crate) struct GuestHw {
     /// The spine the IB leaf switch uplinks to, if any.
     #[serde(default)]
     pub(crate) ib_spine: Option<String>,
+    /// The uplinks of the leaf switch to the spine (`leaf_uplinks`), `None` for as many as
+    /// the leaf has hosts (a non-blocking fat tree).
+    #[serde(default)]
+    pub(crate) leaf_uplinks: Option<u32>,
     /// The adapter's part number, as its VPD holds it (`part_number`).
     #[serde(default = "default_part_number")]
     pub(crate) part_number: String,
@@ -231,6 +237,7 @@ impl GuestHw {
             link_width: get("link_width").and_then(parse_width),
             ib_spine: get("ib_spine").map(str::to_owned),
             part_number: get("part_number").unwrap_or(DEFAULT_PART_NUMBER).to_owned(),
+            leaf_uplinks: get("leaf_uplinks").and_then(|n| n.parse().ok()),
         }
     }
 

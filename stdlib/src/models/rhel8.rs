@@ -62,6 +62,10 @@ impl SimTool for GuestHardware {
                 .ok_or_else(|| "a link width: `1X`, `2X` or `4X`".to_owned()),
             "roce_mtu" | "switch_mtu" => number("an MTU in bytes"),
             "node" | "seed" => number("a whole number"),
+            "leaf_uplinks" => match value.parse::<u32>() {
+                Ok(n) if n > 0 => Ok(()),
+                _ => Err("a number of uplinks, 1 or more".into()),
+            },
             _ => Ok(()),
         }
     }
@@ -195,14 +199,22 @@ impl SimTool for Processes {
                         format!("env: '{program}': No such file or directory\n"),
                     );
                 };
-                match rest {
+                // `PEER=HOST` after `PIDFILE=` is optional.
+                let (peer, rest) = match rest {
+                    [pidfile, peer, more @ ..] if peer.starts_with("PEER=") => (
+                        peer.strip_prefix("PEER=").map(str::to_owned),
+                        [std::slice::from_ref(pidfile), more].concat(),
+                    ),
+                    _ => (None, rest.to_vec()),
+                };
+                match rest.as_slice() {
                     [pidfile, sh, flag, script, _zero, command @ ..]
                         if sh == "sh" && flag == "-c" && script == BACKGROUND_SCRIPT =>
                     {
                         let Some(pidfile) = pidfile.strip_prefix("PIDFILE=") else {
                             return out(2, "", "sh: PIDFILE is not set\n");
                         };
-                        start(host, &mut table, log, pidfile, command)
+                        start(host, &mut table, log, pidfile, peer, command)
                     }
                     _ => out(2, "", "sh: unsupported command line in the simulator\n"),
                 }
@@ -232,6 +244,7 @@ fn start(
     table: &mut ProcessTable,
     log: &str,
     pidfile: &str,
+    peer: Option<String>,
     command: &[String],
 ) -> ExecOutput {
     if let Some(left) = host.remove_file(pidfile) {
@@ -249,6 +262,7 @@ fn start(
                 argv: command.to_vec(),
                 log: log.to_owned(),
                 started_millis: started,
+                peer,
             },
         );
         host.write_file(log, "");
