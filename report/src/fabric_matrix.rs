@@ -9,7 +9,8 @@
 //!
 //! Drawn as plain SVG `<rect>`s (one per tested pair, in the lower triangle: a pair is tested
 //! once, in one direction) so a 100-host matrix is 4950 small elements, each with a `<title>`
-//! the browser shows on hover; labels are thinned to one every few hosts past 40.
+//! the browser shows on hover; past 65 hosts (cells under 11 px) only every second or third
+//! host is labelled, and every suspect.
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
