@@ -388,28 +388,16 @@ pub(crate) fn svg(m: &Matrix) -> String {
         );
         if state != "ok" {
             // Drawn after every cell so no neighbour covers the outline.
-            let _ = write!(
-                marks,
-                "<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"none\" stroke=\"#e00000\" stroke-width=\"1.5\"/>",
-                x as f64 + 0.75,
-                y as f64 + 0.75,
-                cell as f64 - 1.5,
-                cell as f64 - 1.5,
-            );
-            if state != "flagged" {
-                let (x2, y2) = (x + cell, y + cell);
-                let _ = write!(
-                    marks,
-                    "<path d=\"M{x} {y}L{x2} {y2}M{x2} {y}L{x} {y2}\" stroke=\"#e00000\" stroke-width=\"1.2\"/>"
-                );
-            }
+            marks.push_str(&mark(x, y, cell, state != "flagged"));
         }
     }
     out.push_str(&marks);
-    // Labels: every `every`-th host, and every suspect (in red), on both axes.
+    // Labels: the suspects (in red) first, then every `every`-th host, none closer than
+    // `every` rows to another, on both axes.
+    let labelled = labelled(m, every);
     for (i, host) in m.hosts.iter().enumerate() {
         let suspect = m.suspect_hosts.contains(host);
-        if i % every != 0 && !suspect {
+        if !labelled.contains(&i) {
             continue;
         }
         let fill = if suspect { "#c00000" } else { "#333333" };
@@ -433,6 +421,69 @@ pub(crate) fn svg(m: &Matrix) -> String {
     }
     out.push_str("</svg>");
     out
+}
+
+/// A flagged cell's mark: large cells are outlined in red and, still bad, crossed; cells under
+/// 12 px (a big matrix) keep their colour visible under a thin outline and, still bad, a red
+/// dot in the middle.
+fn mark(x: usize, y: usize, cell: usize, bad: bool) -> String {
+    let side = cell as f64;
+    let (xf, yf) = (x as f64, y as f64);
+    if cell >= 12 {
+        let mut out = format!(
+            "<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"none\" stroke=\"#e00000\" stroke-width=\"1.5\"/>",
+            xf + 0.75,
+            yf + 0.75,
+            side - 1.5,
+            side - 1.5,
+        );
+        if bad {
+            let (x2, y2) = (x + cell, y + cell);
+            out.push_str(&format!(
+                "<path d=\"M{x} {y}L{x2} {y2}M{x2} {y}L{x} {y2}\" stroke=\"#e00000\" stroke-width=\"1.2\"/>"
+            ));
+        }
+        return out;
+    }
+    if bad {
+        let dot = (side / 2.5).max(2.0);
+        format!(
+            "<rect x=\"{:.1}\" y=\"{:.1}\" width=\"{dot:.1}\" height=\"{dot:.1}\" fill=\"#e00000\"/>",
+            xf + (side - dot) / 2.0,
+            yf + (side - dot) / 2.0,
+        )
+    } else {
+        format!(
+            "<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"none\" stroke=\"#e00000\" stroke-width=\"1\"/>",
+            xf + 0.5,
+            yf + 0.5,
+            side - 1.0,
+            side - 1.0,
+        )
+    }
+}
+
+/// The hosts that get a label: the suspects first, then every `every`-th host, each at least
+/// `every` rows from the labels kept before it (so labels never overlap).
+fn labelled(m: &Matrix, every: usize) -> std::collections::BTreeSet<usize> {
+    let mut kept = std::collections::BTreeSet::new();
+    let far = |kept: &std::collections::BTreeSet<usize>, i: usize| {
+        kept.range(i.saturating_sub(every - 1)..=i + every - 1)
+            .next()
+            .is_none()
+    };
+    let suspects = m
+        .hosts
+        .iter()
+        .enumerate()
+        .filter(|(_, h)| m.suspect_hosts.contains(h))
+        .map(|(i, _)| i);
+    for i in suspects.chain((0..m.hosts.len()).step_by(every)) {
+        if far(&kept, i) {
+            kept.insert(i);
+        }
+    }
+    kept
 }
 
 /// The legend: the ramp with its ends and the limit, and the marks.
@@ -471,7 +522,7 @@ fn legend(m: &Matrix, number: usize) -> String {
     }
     svg.push_str("</svg>");
     format!(
-        "<div class=\"legend\">{svg}<span><i style=\"background:#fff;outline:1.5px solid #e00000\"></i>flagged</span><span><i style=\"background:#fff;outline:1.5px solid #e00000;background-image:linear-gradient(45deg,transparent 45%,#e00000 45% 55%,transparent 55%)\"></i>still bad after its retests</span><span><i style=\"background:#333\"></i>test failed</span><span><i style=\"background:#f4f4f6\"></i>not a pair (each pair is one cell: row = the later host)</span></div>"
+        "<div class=\"legend\">{svg}<span><i style=\"background:#fff;outline:1.5px solid #e00000\"></i>flagged</span><span><i style=\"background:#fff;outline:1.5px solid #e00000;background-image:linear-gradient(45deg,transparent 45%,#e00000 45% 55%,transparent 55%)\"></i>still bad after its retests (small cells: a red dot)</span><span><i style=\"background:#333\"></i>test failed</span><span><i style=\"background:#f4f4f6\"></i>not a pair (each pair is one cell: row = the later host)</span></div>"
     )
 }
 
@@ -640,9 +691,10 @@ mod tests {
         let svg = svg(&m);
         assert_eq!(svg.matches("<rect class=\"cell").count(), 4950);
         assert_eq!(svg.matches("class=\"cell bad\"").count(), 99);
-        // Every other host labelled (7 px cells), plus the suspect, on each axis.
+        // Every other host labelled (7 px cells); the suspect (node042, index 41) takes the
+        // place of its two neighbours.
         let rows = svg.matches("class=\"row-label\"").count();
-        assert!((50..=52).contains(&rows), "{rows} row labels");
+        assert_eq!(rows, 49, "{rows} row labels");
         assert!(svg.contains("font-weight=\"bold\">node042</text>"));
         // Readable: the grid fits a laptop's screen.
         let width: usize = svg
@@ -652,6 +704,22 @@ mod tests {
             .and_then(|w| w.parse().ok())
             .unwrap_or(usize::MAX);
         assert!(width <= 900, "{width} px wide");
+    }
+
+    #[test]
+    fn labels_never_overlap_even_when_many_hosts_are_suspects() {
+        let mut m = matrix(100, "node042");
+        m.suspect_hosts = (60..=100).map(|i| format!("node{i:03}")).collect();
+        let (_, every) = layout(100);
+        let kept: Vec<usize> = labelled(&m, every).into_iter().collect();
+        assert!(kept.windows(2).all(|w| w[1] - w[0] >= every), "{kept:?}");
+        assert!(
+            kept.contains(&59),
+            "the first suspect is labelled: {kept:?}"
+        );
+        // Small cells keep their colour: a bad one gets a dot, not a red cross over it.
+        assert!(!mark(0, 0, 7, true).contains("<path"));
+        assert!(mark(0, 0, 28, true).contains("<path"));
     }
 
     #[test]
