@@ -3,11 +3,13 @@
 //! perftest and sockperf plots, and the fleet's facts. See `docs/report.md`.
 
 mod chart;
+mod fabric_matrix;
 mod facts;
 mod failures;
 mod host_model;
 pub mod html;
 mod ibdiagnet;
+mod manifest_diff;
 mod page;
 mod perftest;
 mod recap;

@@ -1,10 +1,12 @@
 //! The page: one self-contained HTML file, its CSS inline, its plots inline SVG; nothing is
 //! loaded from anywhere and no script runs (a Content-Security-Policy says so to the browser).
 
+use crate::fabric_matrix::FabricMatrixSection;
 use crate::facts::FactsSection;
 use crate::failures::FailuresSection;
 use crate::html::escape;
 use crate::ibdiagnet::IbdiagnetSection;
+use crate::manifest_diff::ManifestSection;
 use crate::perftest::PerftestSection;
 use crate::recap::{RecapSection, SummarySection};
 use crate::report_error::ReportError;
@@ -22,6 +24,8 @@ pub(crate) static SECTIONS: &[&dyn Section] = &[
     &PerftestSection,
     &IbdiagnetSection,
     &SockperfSection,
+    &FabricMatrixSection,
+    &ManifestSection,
     &FactsSection,
 ];
 
@@ -45,6 +49,7 @@ tr.group th{background:#f4f4f6;font-weight:600}td.differs{background:#ffe08a;fon
 .legend i.wait{background:repeating-linear-gradient(45deg,rgba(0,0,0,.3) 0 3px,#eee 3px 6px)}.legend i.reboot{background:#33334d}.legend i.budget{background:#e0a030}.legend i.resume{background:#b00020;width:2px}
 .plots{display:flex;flex-wrap:wrap;gap:12px}figure.plot{margin:0;width:560px;max-width:100%}figure.plot svg{width:100%;height:auto;display:block}
 figcaption{font-size:12px;color:#555;overflow-wrap:anywhere}
+figure.heatmap{margin:0 0 16px}figure.heatmap svg.heatmap{max-width:100%;height:auto;display:block}
 ";
 
 /// The whole page for `model`.

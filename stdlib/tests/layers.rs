@@ -36,6 +36,16 @@ const KNOWN: &[(&str, &str, &str)] = &[
     ),
     (
         "fabric",
+        "lspci",
+        "the manifest's part number, from `lspci -vv`'s VPD",
+    ),
+    (
+        "fabric",
+        "ofed",
+        "the manifest's OFED/DOCA version, from `ofed_info -s`",
+    ),
+    (
+        "fabric",
         "perftest",
         "each pair is measured by perftest's runner and options",
     ),

@@ -135,3 +135,101 @@ fn hosts_on_two_leaves_test_each_other_through_a_spine_and_not_without_one() {
         assert_eq!(run.code, code, "spine {spine:?}: {}", said(&run));
     }
 }
+
+/// Eight nodes on two leaves under one spine; `extra` on every address.
+fn two_leaves(extra: &str) -> Lab {
+    let lab = Lab::new();
+    lab.write(
+        "book.rhai",
+        r#"
+stage "ports" on fabric { ib::wait_active("mlx5_0", 1, 60); }
+stage "all pairs" on controller {
+    let bw = fabric::all_pairs(hosts("fabric").map(|h| h.name), #{ device: "mlx5_0", test: "send_bw", retest: false });
+    for r in bw.results { log(`pair ${r.server} ${r.client} ${r.value} ${r.flagged}`); }
+    log(`took ${bw.took_s} planned ${bw.planned_s}`);
+}
+"#,
+    );
+    let mut inventory = String::new();
+    for i in 1..=8 {
+        let leaf = if i <= 4 { "ib-leaf01" } else { "ib-leaf02" };
+        inventory.push_str(&format!(
+            "[hosts.node0{i}]\naddress = \"sim:rhel8?clock=virtual&ports=ib&rate=100&ib_switch={leaf}&ib_spine=ib-spine01&ofed=23.10-1.1.9.0{extra}\"\ngroups = [\"fabric\"]\n\n"
+        ));
+    }
+    lab.write("lab.toml", &inventory);
+    lab
+}
+
+/// The `pair S C VALUE FLAGGED` lines: ((server, client), Gb/s, flagged).
+fn pairs(run: &cairn_tests::Run) -> Vec<((String, String), f64, bool)> {
+    run.stdout
+        .lines()
+        .filter_map(|line| {
+            let rest = &line[line.find("pair node")? + 5..];
+            let mut words = rest.split_whitespace();
+            let (s, c) = (words.next()?.to_owned(), words.next()?.to_owned());
+            let value = words.next()?.parse().ok()?;
+            Some(((s, c), value, words.next()? == "true"))
+        })
+        .collect()
+}
+
+fn leaf(host: &str) -> u32 {
+    if host.as_bytes().last().is_some_and(|d| *d <= b'4') {
+        1
+    } else {
+        2
+    }
+}
+
+#[test]
+fn an_oversubscribed_leaf_uplink_flags_cross_leaf_pairs_only_and_the_same_each_time() {
+    // Non-blocking by default: every pair at the line rate.
+    let open = two_leaves("");
+    let run = open.cairn(&["run", "book.rhai", "-i", "lab.toml"]);
+    assert_eq!(run.code, 0, "{}", said(&run));
+    let clean = pairs(&run);
+    assert_eq!(clean.len(), 28, "{}", said(&run));
+    assert!(clean.iter().all(|(_, _, flagged)| !flagged), "{clean:?}");
+
+    // One uplink a leaf: a round's cross-leaf flows in one direction share it.
+    let first = {
+        let lab = two_leaves("&leaf_uplinks=1");
+        let run = lab.cairn(&["run", "book.rhai", "-i", "lab.toml"]);
+        assert_eq!(run.code, 0, "{}", said(&run));
+        pairs(&run)
+    };
+    assert_eq!(first.len(), 28);
+    let flagged: Vec<&((String, String), f64, bool)> =
+        first.iter().filter(|(_, _, f)| *f).collect();
+    assert!(
+        !flagged.is_empty(),
+        "some round shares an uplink: {first:?}"
+    );
+    for ((s, c), value, f) in &first {
+        if leaf(s) == leaf(c) {
+            assert!(!f, "a same-leaf pair is not flagged: {s}-{c} {value}");
+            assert!(*value > 90.0, "{s}-{c} {value}");
+        }
+    }
+    for ((s, c), value, _) in &flagged {
+        assert_ne!(leaf(s), leaf(c), "{s}-{c}");
+        // Two flows on one uplink: half the rate, or less.
+        assert!(*value < 50.0, "{s}-{c} {value}");
+    }
+    // Deterministic: the same lab measures the same matrix again.
+    let lab = two_leaves("&leaf_uplinks=1");
+    let again = lab.cairn(&["run", "book.rhai", "-i", "lab.toml"]);
+    assert_eq!(pairs(&again), first, "{}", said(&again));
+
+    // A bad value is refused before the run, naming the option.
+    let bad = two_leaves("&leaf_uplinks=0");
+    let run = bad.cairn(&["run", "book.rhai", "-i", "lab.toml"]);
+    assert_ne!(run.code, 0);
+    assert!(
+        run.stderr.contains("leaf_uplinks") && run.stderr.contains("1 or more"),
+        "{}",
+        run.stderr
+    );
+}

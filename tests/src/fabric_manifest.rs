@@ -91,3 +91,46 @@ fn a_misspelt_key_or_class_in_the_manifest_is_refused_with_the_right_name() {
     assert!(run.stderr.contains("book.rhai:6:21"), "{}", run.stderr);
     assert_eq!(class.sim_count("node01", &["ibstat"]), 0, "{}", run.stderr);
 }
+
+#[test]
+fn a_host_with_another_ofed_version_or_part_number_is_named_and_a_misspelt_new_key_refused() {
+    let manifest = MANIFEST.replace(
+        "hcas = 1",
+        "hcas = 1\npart_number = \"MCX556A-ECAT\"\nofed = \"23.10-1.1.9.0\"",
+    );
+    let clean = lab("node02", "", &manifest);
+    let run = clean.cairn(&["run", "book.rhai", "-i", "lab.toml"]);
+    assert_eq!(run.code, 0, "{}{}", run.stdout, run.stderr);
+
+    let other = lab("node02", "&part_number=MCX555A-ECAT", &manifest);
+    let inventory = std::fs::read_to_string(other.path().join("lab.toml")).unwrap_or_default();
+    other.write(
+        "lab.toml",
+        &inventory.replace(
+            "ofed=23.10-1.1.9.0&part_number",
+            "ofed=5.8-1.0.1.1&part_number",
+        ),
+    );
+    let run = other.cairn(&["run", "book.rhai", "-i", "lab.toml"]);
+    let said = format!("{}{}", run.stdout, run.stderr);
+    assert_eq!(run.code, 1, "{said}");
+    assert!(
+        said.contains("node02: OFED 5.8-1.0.1.1, expected 23.10-1.1.9.0"),
+        "{said}"
+    );
+    assert!(
+        said.contains("node02: 0b:00.0 part number MCX555A-ECAT, expected MCX556A-ECAT"),
+        "{said}"
+    );
+    assert!(!said.contains("node01: OFED"), "{said}");
+    assert!(!said.contains("node03: 0b:00.0"), "{said}");
+
+    let typo = lab("node01", "", &manifest.replace("ofed =", "ofde ="));
+    let run = typo.cairn(&["run", "book.rhai", "-i", "lab.toml"]);
+    assert_ne!(run.code, 0, "{}{}", run.stdout, run.stderr);
+    assert!(
+        run.stderr.contains("unknown field `ofde`") && run.stderr.contains("did you mean `ofed`?"),
+        "{}",
+        run.stderr
+    );
+}

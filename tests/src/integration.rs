@@ -28,6 +28,7 @@ mod readme;
 mod recipes;
 mod repl;
 mod report;
+mod report_fabric;
 mod rerun_crash;
 mod resume_ergonomics;
 mod retry;

@@ -22,7 +22,7 @@ fn output(run: &cairn_tests::Run) -> String {
 
 /// Headless Chromium, or `None` (with a note) outside CI when it is not installed; CI must
 /// have it.
-fn chromium() -> Option<PathBuf> {
+pub(crate) fn chromium() -> Option<PathBuf> {
     let found = ["chromium", "chromium-browser"].iter().find_map(|name| {
         let status = Command::new("sh")
             .args(["-c", &format!("command -v {name}")])
@@ -46,7 +46,7 @@ fn chromium() -> Option<PathBuf> {
 /// Chromium's headless run of `page` with `extra` flags: no network at all (every host name
 /// resolves to nothing, so a page that loaded anything would log an error), console messages
 /// logged to standard error. Returns (stdout, stderr).
-fn headless(browser: &Path, page: &Path, extra: &[&str]) -> (String, String) {
+pub(crate) fn headless(browser: &Path, page: &Path, extra: &[&str]) -> (String, String) {
     let profile = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
     let out = Command::new(browser)
         .args([
@@ -72,7 +72,7 @@ fn headless(browser: &Path, page: &Path, extra: &[&str]) -> (String, String) {
 }
 
 /// The page's console messages in Chromium's log (`...:CONSOLE(12)] "message", source: ...`).
-fn console_messages(log: &str) -> Vec<&str> {
+pub(crate) fn console_messages(log: &str) -> Vec<&str> {
     log.lines()
         .filter(|line| line.contains(":CONSOLE"))
         .collect()

@@ -190,6 +190,22 @@ pub(crate) fn all_pairs(
             named.pairs
         ),
     )?;
+    // The verdict as one more record of `fabric::all_pairs` (phase `verdict`): what the rounds
+    // alone do not say (the tolerance, which pairs were flagged and stayed bad, the suspects),
+    // for `cairn report`'s matrix.
+    let verdict = json!({
+        "test": opts.test, "unit": if tolerance.latency { "us" } else { "Gb/s" },
+        "hosts": names, "reference": reference, "limit": reference.map(|r| tolerance.limit(r)),
+        "min_fraction": opts.min_fraction, "max_latency_factor": opts.max_latency_factor,
+        "flagged": flagged, "bad": bad, "suspects": named,
+        "planned_s": planned, "took_s": took_s, "passed": bad.is_empty() && !verdicts.is_empty(),
+    });
+    let _recorded = action::query(
+        ctx,
+        "fabric::all_pairs",
+        json!({ "phase": "verdict", "test": opts.test, "hosts": names.len() }),
+        |_| Ok(verdict),
+    )?;
     let report = AllPairsReport {
         test: opts.test.clone(),
         unit: if tolerance.latency { "us" } else { "Gb/s" },
@@ -426,12 +442,16 @@ fn execute(
         .filter(|p| !results.iter().any(|r| r.pair() == **p))
         .collect();
     let mut unknown: Option<ActionError> = None;
+    // Every pair's server listens before any client starts, and every client ends before
+    // any server stops: the round's tests overlap whole, deterministically.
+    let barrier = std::sync::Barrier::new(missing.len());
     std::thread::scope(|scope| {
         let (tx, rx) = mpsc::channel();
         for pair in &missing {
             let tx = tx.clone();
+            let barrier = &barrier;
             scope.spawn(move || {
-                let _ = tx.send(test_pair(shared, run, opts, pair));
+                let _ = tx.send(test_pair(shared, run, opts, pair, barrier));
             });
         }
         drop(tx);
@@ -465,13 +485,23 @@ fn test_pair(
     run: &str,
     opts: &AllPairsOptions,
     (server, client): &HostPair,
+    round: &std::sync::Barrier,
 ) -> Result<PairResult, ActionError> {
     let clock = |name: &str| -> Result<Clock, ActionError> {
         Ok(crate::pair::peer_lock::lock(shared, name)?.clock())
     };
-    let (server_clock, client_clock) = (clock(server)?, clock(client)?);
+    let clocks = clock(server).and_then(|s| Ok((s, clock(client)?)));
+    let (server_clock, client_clock) = match clocks {
+        Ok(clocks) => clocks,
+        Err(e) => {
+            // The round's other pairs wait for this one at both meeting points.
+            round.wait();
+            round.wait();
+            return Err(e);
+        }
+    };
     let (s0, c0) = (server_clock.now_millis(), client_clock.now_millis());
-    let measured = crate::perftest::run::measure(
+    let measured = crate::perftest::run::measure_in_round(
         None,
         shared,
         run,
@@ -479,6 +509,7 @@ fn test_pair(
         server,
         client,
         &opts.perftest,
+        Some(round),
     );
     let (ds, dc) = (
         server_clock.now_millis().saturating_sub(s0),

@@ -1,13 +1,16 @@
 //! The expected-hardware manifest: a TOML file with one table per host class (how many RDMA
-//! devices, their PSID and firmware, each port's link layer, width and rate), and the typed
-//! difference between it and what a host's `ibstatus`, `ibstat` and `ibv_devinfo` report, one
-//! line a difference (`compute-042: mlx5_1 rate 50 Gb/s (2X HDR), expected 100 (4X EDR)`).
+//! devices, their part number, PSID and firmware, each port's link layer, width and rate, the
+//! OFED/DOCA version), and the typed difference between it and what a host's `ibstatus`,
+//! `ibstat`, `ibv_devinfo`, `lspci -vv` and `ofed_info -s` report, one line a difference
+//! (`compute-042: mlx5_1 rate 50 Gb/s (2X HDR), expected 100 (4X EDR)`).
 //!
 //! ```toml
 //! [compute]
 //! hcas = 1                 # RDMA devices (ibstat's CAs)
+//! part_number = "MCX556A-ECAT"  # lspci -vv's [PN] Part number, per Mellanox function
 //! psid = "MT_0000000008"   # ibv_devinfo's board_id
 //! firmware = "16.32.1010"  # ibstat's Firmware version
+//! ofed = "23.10-1.1.9.0"   # ofed_info -s (MLNX_OFED_LINUX-... or DOCA's OFED-internal-...)
 //! [[compute.port]]
 //! device = "mlx5_0"
 //! link_layer = "InfiniBand"
@@ -28,8 +31,10 @@ use crate::ib::ibv_devinfo::IbvDevice;
 #[serde(deny_unknown_fields)]
 pub(crate) struct HostClass {
     pub(crate) hcas: Option<u32>,
+    pub(crate) part_number: Option<String>,
     pub(crate) psid: Option<String>,
     pub(crate) firmware: Option<String>,
+    pub(crate) ofed: Option<String>,
     #[serde(default)]
     pub(crate) port: Vec<PortSpec>,
 }
@@ -49,7 +54,7 @@ pub(crate) struct PortSpec {
 pub(crate) struct Difference {
     /// The RDMA device, or `None` for the host as a whole (the number of devices).
     pub(crate) device: Option<String>,
-    /// `hcas`, `psid`, `firmware`, `link_layer`, `rate`, `present`.
+    /// `hcas`, `part_number`, `psid`, `firmware`, `ofed`, `link_layer`, `rate`, `present`.
     pub(crate) field: &'static str,
     pub(crate) found: String,
     pub(crate) expected: String,
@@ -59,8 +64,8 @@ pub(crate) struct Difference {
 /// The class `class` of the manifest text: a TOML error, an unknown key or an unknown class
 /// (with the closest name) is refused.
 pub(crate) fn load(text: &str, class: &str) -> Result<HostClass, String> {
-    let classes: BTreeMap<String, HostClass> =
-        toml::from_str(text).map_err(|e| format!("manifest: {}", e.to_string().trim_end()))?;
+    let classes: BTreeMap<String, HostClass> = toml::from_str(text)
+        .map_err(|e| format!("manifest: {}", did_you_mean(e.to_string().trim_end())))?;
     classes.get(class).cloned().ok_or_else(|| {
         let hint = cairn_runtime::inventory::closest(class, classes.keys().map(String::as_str))
             .map(|c| format!("; did you mean `{c}`?"))
@@ -68,6 +73,78 @@ pub(crate) fn load(text: &str, class: &str) -> Result<HostClass, String> {
         let known: Vec<&str> = classes.keys().map(String::as_str).collect();
         format!("manifest: no host class `{class}` (it has {known:?}){hint}")
     })
+}
+
+/// A TOML error about an unknown key (serde's ``unknown field `firmwear`, expected one of
+/// `hcas`, ...``) with the closest expected key added; any other error as it is.
+fn did_you_mean(message: &str) -> String {
+    let backticked = |text: &str| -> Vec<String> {
+        text.split('`')
+            .skip(1)
+            .step_by(2)
+            .map(str::to_owned)
+            .collect()
+    };
+    let Some((unknown, expected)) = message
+        .split_once("unknown field `")
+        .and_then(|(_, rest)| rest.split_once('`'))
+    else {
+        return message.to_owned();
+    };
+    let known = backticked(expected.lines().next().unwrap_or_default());
+    match cairn_runtime::inventory::closest(unknown, known.iter().map(String::as_str)) {
+        Some(name) => format!("{message}\ndid you mean `{name}`?"),
+        None => message.to_owned(),
+    }
+}
+
+/// What the host reported beside its RDMA devices: the part numbers in its functions' VPD and
+/// its OFED/DOCA version (`None`: `ofed_info` is not installed).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub(crate) struct HostFacts {
+    /// (PCI address, part number) of each Mellanox function with VPD.
+    pub(crate) part_numbers: Vec<(String, String)>,
+    pub(crate) ofed: Option<String>,
+}
+
+/// The differences in part number and OFED version.
+pub(crate) fn diff_facts(host: &str, class: &HostClass, facts: &HostFacts) -> Vec<Difference> {
+    let mut out = Vec::new();
+    if let Some(expected) = &class.part_number {
+        if facts.part_numbers.is_empty() {
+            out.push(Difference {
+                device: None,
+                field: "part_number",
+                found: "none".into(),
+                expected: expected.clone(),
+                message: format!("{host}: no part number in lspci -vv's VPD, expected {expected}"),
+            });
+        }
+        for (address, found) in &facts.part_numbers {
+            if found != expected {
+                out.push(Difference {
+                    device: Some(address.clone()),
+                    field: "part_number",
+                    found: found.clone(),
+                    expected: expected.clone(),
+                    message: format!("{host}: {address} part number {found}, expected {expected}"),
+                });
+            }
+        }
+    }
+    if let Some(expected) = &class.ofed {
+        let found = facts.ofed.clone().unwrap_or_else(|| "not installed".into());
+        if &found != expected {
+            out.push(Difference {
+                device: None,
+                field: "ofed",
+                found: found.clone(),
+                expected: expected.clone(),
+                message: format!("{host}: OFED {found}, expected {expected}"),
+            });
+        }
+    }
+    out
 }
 
 /// Numbers without a needless `.0`: `100`, `12.5`.
@@ -252,7 +329,50 @@ rate_text = "4X EDR"
         let typo = MANIFEST.replace("firmware =", "firmwear =");
         let error = load(&typo, "compute").err().unwrap_or_default();
         assert!(error.contains("unknown field `firmwear`"), "{error}");
+        assert!(error.contains("did you mean `firmware`?"), "{error}");
+        let typo = MANIFEST.replace("hcas =", "part_numbr = \"X\"\nhcas =");
+        let error = load(&typo, "compute").err().unwrap_or_default();
+        assert!(error.contains("did you mean `part_number`?"), "{error}");
+        let typo = MANIFEST.replace("hcas =", "ofed_version = \"1\"\nhcas =");
+        let error = load(&typo, "compute").err().unwrap_or_default();
+        assert!(error.contains("unknown field `ofed_version`"), "{error}");
         let error = load(MANIFEST, "comptue").err().unwrap_or_default();
         assert!(error.contains("did you mean `compute`?"), "{error}");
+    }
+
+    #[test]
+    fn a_different_part_number_or_ofed_version_is_one_line_each() {
+        let text = MANIFEST.replace(
+            "hcas = 1",
+            "hcas = 1\npart_number = \"MCX556A-ECAT\"\nofed = \"23.10-1.1.9.0\"",
+        );
+        let class = load(&text, "compute").unwrap_or_else(|e| panic!("{e}"));
+        let same = HostFacts {
+            part_numbers: vec![("0b:00.0".into(), "MCX556A-ECAT".into())],
+            ofed: Some("23.10-1.1.9.0".into()),
+        };
+        assert!(diff_facts("n1", &class, &same).is_empty());
+        let other = HostFacts {
+            part_numbers: vec![("0b:00.0".into(), "MCX555A-ECAT".into())],
+            ofed: Some("5.8-1.0.1.1".into()),
+        };
+        let messages: Vec<String> = diff_facts("n2", &class, &other)
+            .into_iter()
+            .map(|d| d.message)
+            .collect();
+        assert_eq!(
+            messages,
+            [
+                "n2: 0b:00.0 part number MCX555A-ECAT, expected MCX556A-ECAT",
+                "n2: OFED 5.8-1.0.1.1, expected 23.10-1.1.9.0"
+            ]
+        );
+        let none = diff_facts("n3", &class, &HostFacts::default());
+        assert_eq!(none.len(), 2, "{none:?}");
+        assert!(
+            none[1]
+                .message
+                .ends_with("OFED not installed, expected 23.10-1.1.9.0")
+        );
     }
 }

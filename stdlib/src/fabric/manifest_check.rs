@@ -1,12 +1,12 @@
 //! `fabric::manifest_diff`: one host's RDMA devices against its class of the manifest, as one
 //! journaled query (redone on resume: the hardware may have changed).
 
-use cairn_runtime::{ActionError, HostContext};
+use cairn_runtime::{ActionError, HostContext, HostIo};
 use rhai::{Dynamic, NativeCallContext};
 use serde_json::json;
 
 use crate::action::{self, RhaiResult};
-use crate::fabric::manifest::{self, Difference};
+use crate::fabric::manifest::{self, Difference, HostClass, HostFacts};
 use crate::ib::command;
 
 /// Reads the manifest (refusing a bad one at the call), then queries the host.
@@ -40,8 +40,13 @@ pub(crate) fn check(ctx: &NativeCallContext, path: &str, class: &str) -> RhaiRes
         let output = io.run(command::IBV_DEVINFO)?;
         let devinfo = crate::ib::ibv_devinfo::parse(&output.stdout)
             .map_err(|e| action::parse_failure("ibv_devinfo", &e, &output.stdout))?;
-        let differences: Vec<Difference> =
+        let mut differences: Vec<Difference> =
             manifest::diff(&name, &expected, &status.ports, &stat, &devinfo.devices);
+        differences.extend(manifest::diff_facts(
+            &name,
+            &expected,
+            &facts(io, &expected)?,
+        ));
         Ok(json!({
             "host": name,
             "class": class,
@@ -49,4 +54,37 @@ pub(crate) fn check(ctx: &NativeCallContext, path: &str, class: &str) -> RhaiRes
             "differences": action::json(&differences),
         }))
     })
+}
+
+/// `lspci -vv`'s part numbers (of the Mellanox functions) and `ofed_info -s`'s version, each
+/// read only when the class names it.
+fn facts(io: &mut HostIo<'_>, class: &HostClass) -> Result<HostFacts, ActionError> {
+    let mut facts = HostFacts::default();
+    if class.part_number.is_some() {
+        let output = io.run(&["lspci", "-vv"])?;
+        let mellanox: Vec<&str> = output
+            .stdout
+            .lines()
+            .filter(|l| !l.starts_with(char::is_whitespace) && l.contains("Mellanox"))
+            .filter_map(|l| l.split_whitespace().next())
+            .collect();
+        facts.part_numbers = crate::lspci::parse_vpd(&output.stdout)
+            .into_iter()
+            .filter(|p| mellanox.contains(&p.address.as_str()))
+            .map(|p| (p.address, p.part_number))
+            .collect();
+    }
+    if class.ofed.is_some() {
+        // `ofed_info` absent (exit 127) is "not installed", which the diff names.
+        let argv: Vec<String> = crate::ofed::command::INFO
+            .iter()
+            .map(|a| (*a).to_owned())
+            .collect();
+        if let Some(output) = action::run_if_installed(io, &argv)? {
+            let info = crate::ofed::parse_info(&output.stdout)
+                .map_err(|e| action::parse_failure("ofed_info -s", &e, &output.stdout))?;
+            facts.ofed = Some(info.version);
+        }
+    }
+    Ok(facts)
 }

@@ -2,12 +2,15 @@
 //! and revision.
 //!
 //! Reads `lspci`, `lspci -D` and `lspci -nn` device lines, usually filtered with
-//! `| grep Mellanox`. The grammar is `lspci.pest`.
+//! `| grep Mellanox`. The grammar is `lspci.pest`. `vpd.rs` reads the part numbers of
+//! `lspci -vv`'s Vital Product Data.
 
 mod parse;
 mod types;
+mod vpd;
 
 pub use types::{Lspci, PciDevice};
+pub use vpd::{VpdPart, parse_vpd};
 
 /// Parses `lspci` output.
 pub fn parse(text: &str) -> Result<Lspci, crate::ParseError> {

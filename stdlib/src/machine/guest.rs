@@ -18,6 +18,7 @@ use serde_json::Value;
 /// | `link_width` | the rate's (`4X`; `2X` at 200) | the lanes the IB port trained at, `1X`, `2X` or `4X`: a degraded cable trains at `1X`, a quarter of a 4X link's rate |
 /// | `ib_switch` | `ib-sw01` | the InfiniBand (leaf) switch the IB port is cabled to |
 /// | `ib_spine` | | the spine the leaf switch uplinks to: hosts on different leaves with the same spine reach each other |
+/// | `leaf_uplinks` | (non-blocking) | the leaf's uplinks to the spine, in ports of the host's rate: concurrent cross-leaf tests beyond them share them |
 /// | `eth_switch` | `eth-sw01` | the Ethernet switch the RoCE port is cabled to |
 /// | `subnet_manager` | `true` | the IB switch runs a subnet manager (on a two-level fabric, the spine runs the one master) |
 /// | `opensm` | | this host also runs opensm: `master` (a second master subnet manager, the fault `ibdiagnet` reports) or `standby` |
@@ -28,6 +29,7 @@ use serde_json::Value;
 /// | `roce_mtu` | `1500` | the RoCE interface's MTU at boot |
 /// | `distro` | `rhel` | `rhel` (needs `kernel-modules-extra`) or `centos` (needs `tk`) |
 /// | `ofed` | | OFED version already installed (absent by default) |
+/// | `part_number` | `MCX556A-ECAT` | the adapter's part number in its PCI VPD (`lspci -vv`'s `[PN] Part number:`) |
 /// | `node` | trailing digits of the name | the node number: LIDs, addresses |
 /// | `seed` | `1` | seed of the measurement noise |
 /// | `esxi` | | the ESXi host the VM runs on: its ports then come from there, not from `ports` |
@@ -39,10 +41,12 @@ pub(crate) const GUEST_OPTIONS: &[&str] = &[
     "eth_switch",
     "ib_spine",
     "ib_switch",
+    "leaf_uplinks",
     "link_width",
     "node",
     "ofed",
     "opensm",
+    "part_number",
     "pfc",
     "ports",
     "rate",
@@ -126,6 +130,20 @@ pub(crate) struct GuestHw {
     /// `symbol_errors=N`: what the IB port's SymbolErrorCounter holds.
     #[serde(default)]
     pub(crate) symbol_errors: u64,
+    /// The uplinks of the leaf switch to the spine (`leaf_uplinks`), `None` for as many as
+    /// the leaf has hosts (a non-blocking fat tree).
+    #[serde(default)]
+    pub(crate) leaf_uplinks: Option<u32>,
+    /// The adapter's part number, as its VPD holds it (`part_number`).
+    #[serde(default = "default_part_number")]
+    pub(crate) part_number: String,
+}
+
+/// A dual-port ConnectX-5 VPI card's part number (its VPD `[PN]`).
+pub(crate) const DEFAULT_PART_NUMBER: &str = "MCX556A-ECAT";
+
+fn default_part_number() -> String {
+    DEFAULT_PART_NUMBER.to_owned()
 }
 
 /// `1X`, `2X`, `4X` as a lane count.
@@ -232,6 +250,8 @@ impl GuestHw {
             symbol_errors: get("symbol_errors")
                 .and_then(|n| n.parse().ok())
                 .unwrap_or(0),
+            part_number: get("part_number").unwrap_or(DEFAULT_PART_NUMBER).to_owned(),
+            leaf_uplinks: get("leaf_uplinks").and_then(|n| n.parse().ok()),
         }
     }
 

@@ -9,6 +9,9 @@ pub(crate) struct Process {
     pub(crate) argv: Vec<String>,
     pub(crate) log: String,
     pub(crate) started_millis: u64,
+    /// The client the server waits for (`PEER=` in its start), when the start named one.
+    #[serde(default)]
+    pub(crate) peer: Option<String>,
 }
 
 /// The process table.

@@ -64,6 +64,10 @@ impl SimTool for GuestHardware {
             "node" | "seed" | "symbol_errors" => number("a whole number"),
             "opensm" if matches!(value, "master" | "standby") => Ok(()),
             "opensm" => Err("`master` or `standby`".into()),
+            "leaf_uplinks" => match value.parse::<u32>() {
+                Ok(n) if n > 0 => Ok(()),
+                _ => Err("a number of uplinks, 1 or more".into()),
+            },
             _ => Ok(()),
         }
     }
@@ -93,6 +97,8 @@ impl SimTool for GuestHardware {
         if program == "uname" {
             return out(0, "4.18.0-147.el8.x86_64\n", "");
         }
+        // `-vv` adds each function's capabilities; the simulator prints only the VPD one.
+        let verbose = argv.iter().any(|a| a.starts_with("-vv"));
         let mut text = String::from(
             "00:00.0 Host bridge: Intel Corporation 440BX/ZX/DX - 82443BX/ZX/DX Host bridge (rev 01)\n\
              03:00.0 Ethernet controller: VMware VMXNET3 Ethernet Controller (rev 01)\n",
@@ -109,9 +115,24 @@ impl SimTool for GuestHardware {
                 &port.model
             };
             text.push_str(&format!("{address} {class}: {model}\n"));
+            if verbose {
+                text.push_str(&vpd_block(&hw, port));
+            }
         }
         out(0, text, "")
     }
+}
+
+/// The `Vital Product Data` capability as `lspci -vv` prints it (pciutils `ls-vpd.c`: the
+/// `Product Name:` string, then `Read-only fields:` with one `[KW] name: value` line each,
+/// `[PN] Part number`, `[EC] Engineering changes`, `[SN] Serial number`, `[V0] Vendor specific`,
+/// the `[RV]` checksum, and `End`), with the part number from the `part_number` option.
+fn vpd_block(hw: &GuestHw, port: &crate::machine::guest::PortHw) -> String {
+    let serial = crate::machine::guest::hash(&[&hw.host, &port.pci, "serial"]) % 100_000;
+    format!(
+        "\tCapabilities: [48] Vital Product Data\n\t\tProduct Name: CX556A - ConnectX-5 QSFP28\n\t\tRead-only fields:\n\t\t\t[PN] Part number: {}\n\t\t\t[EC] Engineering changes: AC\n\t\t\t[SN] Serial number: MT2047X{serial:05}\n\t\t\t[V0] Vendor specific: PCIeGen3 x16\n\t\t\t[RV] Reserved: checksum good, 2 byte(s) reserved\n\t\tEnd\n",
+        hw.part_number
+    )
 }
 
 /// Background processes started by cairn's `env LOG=.. PIDFILE=.. sh -c SCRIPT sh CMD...` (which
@@ -180,14 +201,22 @@ impl SimTool for Processes {
                         format!("env: '{program}': No such file or directory\n"),
                     );
                 };
-                match rest {
+                // `PEER=HOST` after `PIDFILE=` is optional.
+                let (peer, rest) = match rest {
+                    [pidfile, peer, more @ ..] if peer.starts_with("PEER=") => (
+                        peer.strip_prefix("PEER=").map(str::to_owned),
+                        [std::slice::from_ref(pidfile), more].concat(),
+                    ),
+                    _ => (None, rest.to_vec()),
+                };
+                match rest.as_slice() {
                     [pidfile, sh, flag, script, _zero, command @ ..]
                         if sh == "sh" && flag == "-c" && script == BACKGROUND_SCRIPT =>
                     {
                         let Some(pidfile) = pidfile.strip_prefix("PIDFILE=") else {
                             return out(2, "", "sh: PIDFILE is not set\n");
                         };
-                        start(host, &mut table, log, pidfile, command)
+                        start(host, &mut table, log, pidfile, peer, command)
                     }
                     _ => out(2, "", "sh: unsupported command line in the simulator\n"),
                 }
@@ -217,6 +246,7 @@ fn start(
     table: &mut ProcessTable,
     log: &str,
     pidfile: &str,
+    peer: Option<String>,
     command: &[String],
 ) -> ExecOutput {
     if let Some(left) = host.remove_file(pidfile) {
@@ -234,6 +264,7 @@ fn start(
                 argv: command.to_vec(),
                 log: log.to_owned(),
                 started_millis: started,
+                peer,
             },
         );
         host.write_file(log, "");

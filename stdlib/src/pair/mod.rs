@@ -7,7 +7,7 @@
 pub(crate) mod background;
 pub(crate) mod peer_lock;
 
-use std::sync::Arc;
+use std::sync::{Arc, Barrier};
 use std::time::Duration;
 
 use cairn_runtime::{ActionError, ExecOutput, ExecRequest, HostIo, RunShared};
@@ -57,10 +57,52 @@ pub(crate) fn exec_on(
 
 /// Runs the pair. The server is stopped and its output collected whatever the client did.
 pub(crate) fn run(
-    mut io: Option<&mut HostIo<'_>>,
+    io: Option<&mut HostIo<'_>>,
     shared: &Arc<RunShared>,
     pair: &Pair<'_>,
 ) -> Result<PairOutput, ActionError> {
+    run_in_round(io, shared, pair, None)
+}
+
+/// A round's two meeting points, which every pair of the round passes whatever happens to it
+/// (an early error passes both as it returns): every server is listening before any client
+/// starts, and every client has ended before any server is stopped. The round's pairs are then
+/// all running at once, as ClusterKit's synchronized rounds are.
+struct RoundSync<'a> {
+    barrier: Option<&'a Barrier>,
+    left: u8,
+}
+
+impl RoundSync<'_> {
+    fn pass(&mut self) {
+        if self.left > 0 {
+            self.left -= 1;
+            if let Some(barrier) = self.barrier {
+                barrier.wait();
+            }
+        }
+    }
+}
+
+impl Drop for RoundSync<'_> {
+    fn drop(&mut self) {
+        while self.left > 0 {
+            self.pass();
+        }
+    }
+}
+
+/// [`run`] as one pair of a round whose pairs share `round` (one party a pair).
+pub(crate) fn run_in_round(
+    mut io: Option<&mut HostIo<'_>>,
+    shared: &Arc<RunShared>,
+    pair: &Pair<'_>,
+    round: Option<&Barrier>,
+) -> Result<PairOutput, ActionError> {
+    let mut sync = RoundSync {
+        barrier: round,
+        left: 2,
+    };
     if pair.server == pair.client {
         return Err(ActionError::Failed(format!(
             "the server and the client are both `{}`: a test needs two hosts",
@@ -80,6 +122,7 @@ pub(crate) fn run(
     let start = ExecRequest::new(command::background(
         &pair.log,
         &pair.pidfile,
+        Some(pair.client),
         &pair.server_argv,
     ));
     let started = exec_on(io.as_deref_mut(), shared, pair.server, &start)?;
@@ -107,9 +150,11 @@ pub(crate) fn run(
         _ => crate::pair::peer_lock::lock(shared, pair.server)?.clock(),
     };
     clock.sleep(Duration::from_secs(1), &shared.cancel)?;
+    sync.pass();
     let mut request = ExecRequest::new(pair.client_argv.iter().cloned());
     request.timeout = Some(pair.timeout);
     let client = exec_on(io.as_deref_mut(), shared, pair.client, &request);
+    sync.pass();
     let collect = ExecRequest::new(command::collect(&pid, &pair.log, &pair.pidfile));
     let server = exec_on(io, shared, pair.server, &collect);
     let client = client?;

@@ -65,6 +65,21 @@ pub(crate) fn measure(
     client: &str,
     opts: &TestOptions,
 ) -> Result<Value, ActionError> {
+    measure_in_round(io, shared, run, program, server, client, opts, None)
+}
+
+/// [`measure`] as one pair of a round (`pair::run_in_round`).
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn measure_in_round(
+    io: Option<&mut HostIo<'_>>,
+    shared: &Arc<RunShared>,
+    run: &str,
+    program: &str,
+    server: &str,
+    client: &str,
+    opts: &TestOptions,
+    round: Option<&std::sync::Barrier>,
+) -> Result<Value, ActionError> {
     let pair = Pair {
         server,
         client,
@@ -74,7 +89,7 @@ pub(crate) fn measure(
         pidfile: pair::pidfile(run, opts.port),
         timeout: Duration::from_secs(if opts.all_sizes { 900 } else { 300 }),
     };
-    let output = pair::run(io, shared, &pair)?;
+    let output = pair::run_in_round(io, shared, &pair, round)?;
     let text = format!("{}{}", output.client.stdout, output.client.stderr);
     // perftest refuses a port that is not ACTIVE before connecting: on the client, or on the
     // server (then the client cannot connect).

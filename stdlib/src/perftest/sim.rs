@@ -7,7 +7,8 @@
 //! (about 96 of 100 Gb/s EDR, 196 of 200 Gb/s NDR200), is lower when the RoCE MTU gives an
 //! active MTU under 4096 (MTU 1500 → 1024), and latency starts near 1.1 us on InfiniBand and
 //! 2 us on RoCE (reference 000, figures 17 to 20). The noise is deterministic given the
-//! guests' `seed`.
+//! guests' `seed`. Across oversubscribed leaves, concurrent flows share the uplinks
+//! (`oversubscription.rs`).
 
 use std::collections::BTreeMap;
 
@@ -287,6 +288,12 @@ fn client(host: &mut SimContext<'_>, args: &Args, server_name: &str) -> ExecOutp
     let iterations = args.iterations.unwrap_or(1000);
     // The slower of the two ports' active rates: a port trained at 1X carries a quarter.
     let rate = f64::from(local.rate_gbps.min(remote.rate_gbps));
+    // Across leaves, the share of the uplinks the round's concurrent flows leave this one.
+    let rate = if lat || roce {
+        rate
+    } else {
+        rate * super::oversubscription::share(host, &hw, &peer_hw)
+    };
     let eth_penalty = if roce && !(hw.pfc && peer_hw.pfc) {
         0.8
     } else {

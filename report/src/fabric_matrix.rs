@@ -1,0 +1,752 @@
+//! `fabric::all_pairs`' matrix as a heatmap: hosts × hosts, one cell a pair, its bandwidth (or
+//! latency) as colour, flagged pairs outlined, pairs still bad after their retests crossed.
+//!
+//! Read from the journal's `fabric::all_pairs` records: each round (`phase: "matrix"`) holds its
+//! pairs' results (`server`, `client`, `ok`, `gbps`, `typical_us`), each retest round
+//! (`phase: "retest"`) the retests', and the closing record (`phase: "verdict"`) the tolerance,
+//! the flagged and bad pairs and the suspects. A run stopped before its verdict still draws
+//! what its rounds measured, with only failed tests marked.
+//!
+//! Drawn as plain SVG `<rect>`s (one per tested pair, in the lower triangle: a pair is tested
+//! once, in one direction) so a 100-host matrix is 4950 small elements, each with a `<title>`
+//! the browser shows on hover; past 65 hosts (cells under 11 px) only every second or third
+//! host is labelled, and every suspect.
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+
+use serde::Deserialize;
+use serde_json::Value;
+
+use crate::html::escape;
+use crate::report_error::ReportError;
+use crate::run_model::RunModel;
+use crate::section::Section;
+
+/// One pair's test as a round journals it (stdlib `fabric::verdict::PairResult`).
+#[derive(Debug, Clone, Deserialize)]
+struct PairRecord {
+    server: String,
+    client: String,
+    ok: bool,
+    error: Option<String>,
+    gbps: Option<f64>,
+    typical_us: Option<f64>,
+}
+
+/// The verdict record's fields the page uses.
+#[derive(Debug, Clone, Default, Deserialize)]
+struct Verdict {
+    #[serde(default)]
+    hosts: Vec<String>,
+    reference: Option<f64>,
+    limit: Option<f64>,
+    #[serde(default)]
+    flagged: Vec<(String, String)>,
+    #[serde(default)]
+    bad: Vec<(String, String)>,
+    #[serde(default)]
+    suspects: Suspects,
+    passed: Option<bool>,
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+struct Suspects {
+    #[serde(default)]
+    hosts: Vec<String>,
+    #[serde(default)]
+    pairs: Vec<(String, String)>,
+}
+
+/// One tested pair.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Cell {
+    pub(crate) server: String,
+    pub(crate) client: String,
+    /// Gb/s or µs; `None` when the test failed.
+    pub(crate) value: Option<f64>,
+    pub(crate) error: Option<String>,
+    /// The retests' values, in order.
+    pub(crate) retests: Vec<Option<f64>>,
+    pub(crate) flagged: bool,
+    pub(crate) bad: bool,
+}
+
+/// One `fabric::all_pairs` call's matrix.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Matrix {
+    /// The host whose journal recorded it (the controller).
+    pub(crate) recorded_by: String,
+    /// `send_bw`, `send_lat`, ...
+    pub(crate) test: String,
+    /// Lower is better (a latency test).
+    pub(crate) latency: bool,
+    /// The hosts in the call's order (rows and columns).
+    pub(crate) hosts: Vec<String>,
+    pub(crate) cells: Vec<Cell>,
+    /// Whether the verdict record was found (else flags are only the failed tests).
+    pub(crate) judged: bool,
+    pub(crate) reference: Option<f64>,
+    pub(crate) limit: Option<f64>,
+    pub(crate) passed: Option<bool>,
+    pub(crate) suspect_hosts: Vec<String>,
+    pub(crate) suspect_pairs: Vec<(String, String)>,
+}
+
+impl Matrix {
+    fn new(recorded_by: &str, test: &str) -> Self {
+        Self {
+            recorded_by: recorded_by.to_owned(),
+            test: test.to_owned(),
+            latency: test.ends_with("_lat"),
+            hosts: Vec::new(),
+            cells: Vec::new(),
+            judged: false,
+            reference: None,
+            limit: None,
+            passed: None,
+            suspect_hosts: Vec::new(),
+            suspect_pairs: Vec::new(),
+        }
+    }
+
+    fn value(&self, r: &PairRecord) -> Option<f64> {
+        if !r.ok {
+            None
+        } else if self.latency {
+            r.typical_us
+        } else {
+            r.gbps
+        }
+    }
+
+    fn add_round(&mut self, records: Vec<PairRecord>) {
+        for r in records {
+            for host in [&r.server, &r.client] {
+                if !self.hosts.contains(host) {
+                    self.hosts.push(host.clone());
+                }
+            }
+            let value = self.value(&r);
+            self.cells.push(Cell {
+                flagged: value.is_none(),
+                bad: value.is_none(),
+                server: r.server,
+                client: r.client,
+                value,
+                error: r.error,
+                retests: Vec::new(),
+            });
+        }
+    }
+
+    fn add_retests(&mut self, records: Vec<PairRecord>) {
+        for r in records {
+            let value = self.value(&r);
+            if let Some(cell) = self
+                .cells
+                .iter_mut()
+                .find(|c| c.server == r.server && c.client == r.client)
+            {
+                cell.retests.push(value);
+            }
+        }
+    }
+
+    fn judge(&mut self, verdict: Verdict) {
+        let has = |list: &[(String, String)], c: &Cell| {
+            list.iter().any(|(s, k)| *s == c.server && *k == c.client)
+        };
+        for cell in &mut self.cells {
+            cell.flagged = has(&verdict.flagged, cell);
+            cell.bad = has(&verdict.bad, cell);
+        }
+        // The call's own order; hosts no pair reached (a failed round) keep their place.
+        if !verdict.hosts.is_empty() {
+            let mut hosts = verdict.hosts.clone();
+            hosts.extend(
+                self.hosts
+                    .iter()
+                    .filter(|h| !verdict.hosts.contains(h))
+                    .cloned(),
+            );
+            self.hosts = hosts;
+        }
+        self.judged = true;
+        self.reference = verdict.reference;
+        self.limit = verdict.limit;
+        self.passed = verdict.passed;
+        self.suspect_hosts = verdict.suspects.hosts;
+        self.suspect_pairs = verdict.suspects.pairs;
+    }
+
+    fn unit(&self) -> &'static str {
+        if self.latency { "µs" } else { "Gb/s" }
+    }
+}
+
+/// Every `fabric::all_pairs` matrix of the run, in the order they were recorded.
+pub(crate) fn matrices(model: &RunModel) -> Vec<Matrix> {
+    let mut found = Vec::new();
+    for host in &model.hosts {
+        // The matrix being filled, per test: rounds until its verdict closes it.
+        let mut open: BTreeMap<String, Matrix> = BTreeMap::new();
+        for action in host.actions.iter().filter(|a| a.ok) {
+            if action.builtin != "fabric::all_pairs" {
+                continue;
+            }
+            let arg = |key: &str| action.args.get(key).and_then(Value::as_str);
+            let (Some(phase), Some(test)) = (arg("phase"), arg("test")) else {
+                continue;
+            };
+            let records = || -> Vec<PairRecord> {
+                serde_json::from_value(action.result.clone()).unwrap_or_default()
+            };
+            match phase {
+                "matrix" => open
+                    .entry(test.to_owned())
+                    .or_insert_with(|| Matrix::new(&host.name, test))
+                    .add_round(records()),
+                "retest" => {
+                    if let Some(m) = open.get_mut(test) {
+                        m.add_retests(records());
+                    }
+                }
+                "verdict" => {
+                    if let Some(mut m) = open.remove(test) {
+                        if let Ok(verdict) = serde_json::from_value(action.result.clone()) {
+                            m.judge(verdict);
+                        }
+                        found.push(m);
+                    }
+                }
+                _ => {}
+            }
+        }
+        found.extend(open.into_values());
+    }
+    found
+}
+
+/// A colour ramp from poor (dark purple) to good (yellow), viridis' stops: readable by the
+/// colour-blind and in greyscale.
+const RAMP: [(u8, u8, u8); 5] = [
+    (68, 1, 84),
+    (59, 82, 139),
+    (33, 145, 140),
+    (94, 201, 98),
+    (253, 231, 37),
+];
+
+/// The ramp's colour at `t` in `[0, 1]` (1 is good).
+fn ramp(t: f64) -> String {
+    let t = if t.is_finite() {
+        t.clamp(0.0, 1.0)
+    } else {
+        0.0
+    };
+    let scaled = t * (RAMP.len() - 1) as f64;
+    let i = (scaled.floor() as usize).min(RAMP.len() - 2);
+    let f = scaled - i as f64;
+    let mix = |a: u8, b: u8| (f64::from(a) + (f64::from(b) - f64::from(a)) * f).round() as u8;
+    let (a, b) = (RAMP[i], RAMP[i + 1]);
+    format!(
+        "#{:02x}{:02x}{:02x}",
+        mix(a.0, b.0),
+        mix(a.1, b.1),
+        mix(a.2, b.2)
+    )
+}
+
+/// How values map to the ramp: bandwidth from 0 (poor) to the best pair's; latency from the
+/// best pair's (good) to the worst measured or the limit, whichever is higher.
+#[derive(Debug, Clone, Copy)]
+struct Domain {
+    good: f64,
+    poor: f64,
+}
+
+impl Domain {
+    fn of(m: &Matrix) -> Self {
+        let values = m.cells.iter().filter_map(|c| c.value);
+        if m.latency {
+            let best = m
+                .reference
+                .unwrap_or_else(|| values.clone().fold(f64::MAX, f64::min));
+            let worst = values.fold(m.limit.unwrap_or(best), f64::max);
+            Self {
+                good: best,
+                poor: if worst > best { worst } else { best * 2.0 },
+            }
+        } else {
+            let best = m.reference.unwrap_or_else(|| values.fold(0.0, f64::max));
+            Self {
+                good: if best > 0.0 { best } else { 1.0 },
+                poor: 0.0,
+            }
+        }
+    }
+
+    fn t(self, value: f64) -> f64 {
+        (value - self.poor) / (self.good - self.poor)
+    }
+}
+
+/// Numbers as the page shows them: two decimals at most.
+fn num(value: f64) -> String {
+    format!("{}", (value * 100.0).round() / 100.0)
+}
+
+/// The geometry: a cell's side in pixels, and every how many hosts a label is drawn.
+fn layout(hosts: usize) -> (usize, usize) {
+    let cell = (720 / hosts.max(1)).clamp(6, 28);
+    // A label needs about 11 px of height.
+    let every = 11usize.div_ceil(cell).max(1);
+    (cell, every)
+}
+
+const MARGIN_TOP: usize = 8;
+
+/// Room for the longest host name at the 10 px font (about 6 px a character), so the column
+/// labels under the grid and the row labels left of it are not cut.
+fn label_room(hosts: &[String]) -> usize {
+    let longest = hosts.iter().map(|h| h.chars().count()).max().unwrap_or(0);
+    (longest * 6 + 12).clamp(40, 180)
+}
+
+/// The heatmap's `<svg>`: rows are the later host of a pair in the call's order, columns the
+/// earlier, so every pair is one cell of the lower triangle.
+pub(crate) fn svg(m: &Matrix) -> String {
+    let n = m.hosts.len();
+    let (cell, every) = layout(n);
+    let side = cell * n;
+    let room = label_room(&m.hosts);
+    let left = room;
+    let (width, height) = (left + side + 8, MARGIN_TOP + side + room);
+    let index: BTreeMap<&str, usize> = m
+        .hosts
+        .iter()
+        .enumerate()
+        .map(|(i, h)| (h.as_str(), i))
+        .collect();
+    let domain = Domain::of(m);
+    let mut out = String::new();
+    let _ = write!(
+        out,
+        "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"heatmap\" width=\"{width}\" height=\"{height}\" viewBox=\"0 0 {width} {height}\" font-family=\"sans-serif\" font-size=\"10\">"
+    );
+    // The untested upper triangle and diagonal, faint.
+    let _ = write!(
+        out,
+        "<rect x=\"{left}\" y=\"{MARGIN_TOP}\" width=\"{side}\" height=\"{side}\" fill=\"#f4f4f6\"/>"
+    );
+    let mut marks = String::new();
+    for c in &m.cells {
+        let (Some(&a), Some(&b)) = (index.get(c.server.as_str()), index.get(c.client.as_str()))
+        else {
+            continue;
+        };
+        let (row, col) = (a.max(b), a.min(b));
+        let (x, y) = (left + col * cell, MARGIN_TOP + row * cell);
+        let fill = c
+            .value
+            .map_or_else(|| "#333333".to_owned(), |v| ramp(domain.t(v)));
+        let state = match (c.value.is_none(), c.bad, c.flagged) {
+            (true, _, _) => "failed",
+            (false, true, _) => "bad",
+            (false, false, true) => "flagged",
+            _ => "ok",
+        };
+        let value = c.value.map_or_else(
+            || "failed".to_owned(),
+            |v| format!("{} {}", num(v), m.unit()),
+        );
+        let retests = if c.retests.is_empty() {
+            String::new()
+        } else {
+            let values: Vec<String> = c
+                .retests
+                .iter()
+                .map(|v| v.map_or_else(|| "failed".into(), num))
+                .collect();
+            format!("; retests {}", values.join(", "))
+        };
+        let error = c
+            .error
+            .as_deref()
+            .map_or_else(String::new, |e| format!(": {e}"));
+        let _ = write!(
+            out,
+            "<rect class=\"cell {state}\" data-server=\"{}\" data-client=\"{}\" x=\"{x}\" y=\"{y}\" width=\"{cell}\" height=\"{cell}\" fill=\"{fill}\"><title>{} → {}: {}{}{} ({state})</title></rect>",
+            escape(&c.server),
+            escape(&c.client),
+            escape(&c.client),
+            escape(&c.server),
+            escape(&value),
+            escape(&retests),
+            escape(&error),
+        );
+        if state != "ok" {
+            // Drawn after every cell so no neighbour covers the outline.
+            marks.push_str(&mark(x, y, cell, state != "flagged"));
+        }
+    }
+    out.push_str(&marks);
+    // Labels: the suspects (in red) first, then every `every`-th host, none closer than
+    // `every` rows to another, on both axes.
+    let labelled = labelled(m, every);
+    for (i, host) in m.hosts.iter().enumerate() {
+        let suspect = m.suspect_hosts.contains(host);
+        if !labelled.contains(&i) {
+            continue;
+        }
+        let fill = if suspect { "#c00000" } else { "#333333" };
+        let weight = if suspect { " font-weight=\"bold\"" } else { "" };
+        let middle = MARGIN_TOP + i * cell + cell / 2;
+        let _ = write!(
+            out,
+            "<text class=\"row-label\" x=\"{}\" y=\"{}\" text-anchor=\"end\" fill=\"{fill}\"{weight}>{}</text>",
+            left - 4,
+            middle + 3,
+            escape(host)
+        );
+        let centre = left + i * cell + cell / 2;
+        let top = MARGIN_TOP + side + 4;
+        let _ = write!(
+            out,
+            "<text class=\"col-label\" transform=\"translate({} {top}) rotate(-90)\" text-anchor=\"end\" fill=\"{fill}\"{weight}>{}</text>",
+            centre + 3,
+            escape(host)
+        );
+    }
+    out.push_str("</svg>");
+    out
+}
+
+/// A flagged cell's mark: large cells are outlined in red and, still bad, crossed; cells under
+/// 12 px (a big matrix) keep their colour visible under a thin outline and, still bad, a red
+/// dot in the middle.
+fn mark(x: usize, y: usize, cell: usize, bad: bool) -> String {
+    let side = cell as f64;
+    let (xf, yf) = (x as f64, y as f64);
+    if cell >= 12 {
+        let mut out = format!(
+            "<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"none\" stroke=\"#e00000\" stroke-width=\"1.5\"/>",
+            xf + 0.75,
+            yf + 0.75,
+            side - 1.5,
+            side - 1.5,
+        );
+        if bad {
+            let (x2, y2) = (x + cell, y + cell);
+            out.push_str(&format!(
+                "<path d=\"M{x} {y}L{x2} {y2}M{x2} {y}L{x} {y2}\" stroke=\"#e00000\" stroke-width=\"1.2\"/>"
+            ));
+        }
+        return out;
+    }
+    if bad {
+        let dot = (side / 2.5).max(2.0);
+        format!(
+            "<rect x=\"{:.1}\" y=\"{:.1}\" width=\"{dot:.1}\" height=\"{dot:.1}\" fill=\"#e00000\"/>",
+            xf + (side - dot) / 2.0,
+            yf + (side - dot) / 2.0,
+        )
+    } else {
+        format!(
+            "<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"none\" stroke=\"#e00000\" stroke-width=\"1\"/>",
+            xf + 0.5,
+            yf + 0.5,
+            side - 1.0,
+            side - 1.0,
+        )
+    }
+}
+
+/// The hosts that get a label: the suspects first, then every `every`-th host, each at least
+/// `every` rows from the labels kept before it (so labels never overlap).
+fn labelled(m: &Matrix, every: usize) -> std::collections::BTreeSet<usize> {
+    let mut kept = std::collections::BTreeSet::new();
+    let far = |kept: &std::collections::BTreeSet<usize>, i: usize| {
+        kept.range(i.saturating_sub(every - 1)..=i + every - 1)
+            .next()
+            .is_none()
+    };
+    let suspects = m
+        .hosts
+        .iter()
+        .enumerate()
+        .filter(|(_, h)| m.suspect_hosts.contains(h))
+        .map(|(i, _)| i);
+    for i in suspects.chain((0..m.hosts.len()).step_by(every)) {
+        if far(&kept, i) {
+            kept.insert(i);
+        }
+    }
+    kept
+}
+
+/// The legend: the ramp with its ends and the limit, and the marks.
+fn legend(m: &Matrix, number: usize) -> String {
+    let domain = Domain::of(m);
+    let stops: String = (0..=10)
+        .map(|i| {
+            let t = f64::from(i) / 10.0;
+            format!(
+                "<stop offset=\"{t}\" stop-color=\"{}\"/>",
+                ramp(if m.latency { 1.0 - t } else { t })
+            )
+        })
+        .collect();
+    let (low, high) = if m.latency {
+        (domain.good, domain.poor)
+    } else {
+        (domain.poor, domain.good)
+    };
+    let id = format!("fabric-ramp-{number}");
+    let mut svg = format!(
+        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"320\" height=\"46\" font-family=\"sans-serif\" font-size=\"10\"><defs><linearGradient id=\"{id}\">{stops}</linearGradient></defs><rect x=\"20\" y=\"14\" width=\"280\" height=\"12\" fill=\"url(#{id})\"/><text x=\"20\" y=\"40\">{} {}</text><text x=\"300\" y=\"40\" text-anchor=\"end\">{} {}</text>",
+        num(low),
+        m.unit(),
+        num(high),
+        m.unit()
+    );
+    if let Some(limit) = m.limit.filter(|_| high > low) {
+        // The limit's label above the bar, where the ends' labels below cannot cover it.
+        let x = 20.0 + 280.0 * ((limit - low) / (high - low)).clamp(0.0, 1.0);
+        let _ = write!(
+            svg,
+            "<line x1=\"{x:.1}\" y1=\"12\" x2=\"{x:.1}\" y2=\"28\" stroke=\"#e00000\" stroke-width=\"2\"/><text x=\"{x:.1}\" y=\"10\" text-anchor=\"middle\" fill=\"#c00000\">limit {}</text>",
+            num(limit)
+        );
+    }
+    svg.push_str("</svg>");
+    format!(
+        "<div class=\"legend\">{svg}<span><i style=\"background:#fff;outline:1.5px solid #e00000\"></i>flagged</span><span><i style=\"background:#fff;outline:1.5px solid #e00000;background-image:linear-gradient(45deg,transparent 45%,#e00000 45% 55%,transparent 55%)\"></i>still bad after its retests (small cells: a red dot)</span><span><i style=\"background:#333\"></i>test failed</span><span><i style=\"background:#f4f4f6\"></i>not a pair (each pair is one cell: row = the later host)</span></div>"
+    )
+}
+
+/// The text under a heatmap: the verdict, the suspects, the flagged pairs.
+fn summary(m: &Matrix) -> String {
+    let tested = m.cells.len();
+    let flagged: Vec<&Cell> = m.cells.iter().filter(|c| c.flagged).collect();
+    let bad = m.cells.iter().filter(|c| c.bad).count();
+    let mut html = String::new();
+    let verdict = match m.passed {
+        Some(true) => "<b>PASS</b>".to_owned(),
+        Some(false) => "<b class=\"failed\">FAIL</b>".to_owned(),
+        None => "no verdict recorded (the run stopped before the matrix ended): only failed tests are marked".to_owned(),
+    };
+    let reference = match (m.reference, m.limit) {
+        (Some(r), Some(l)) => format!(
+            "; best pair {} {u}, limit {} {u}",
+            num(r),
+            num(l),
+            u = m.unit()
+        ),
+        _ => String::new(),
+    };
+    let _ = write!(
+        html,
+        "<p>{verdict} · {} hosts, {tested} pairs tested, {} flagged, {bad} bad after retests{reference}</p>",
+        m.hosts.len(),
+        flagged.len()
+    );
+    if !m.suspect_hosts.is_empty() || !m.suspect_pairs.is_empty() {
+        let pairs: Vec<String> = m
+            .suspect_pairs
+            .iter()
+            .map(|(s, c)| format!("{c} → {s}"))
+            .collect();
+        let _ = write!(
+            html,
+            "<p class=\"suspects\">suspect hosts: <b>{}</b>; suspect links: {}</p>",
+            escape(&m.suspect_hosts.join(", ")),
+            escape(&if pairs.is_empty() {
+                "none".into()
+            } else {
+                pairs.join(", ")
+            })
+        );
+    }
+    if !flagged.is_empty() {
+        html.push_str("<details><summary>flagged pairs</summary><table class=\"flagged\"><tr><th>client → server</th><th>value</th><th>retests</th><th>bad</th></tr>");
+        for c in flagged.iter().take(200) {
+            let retests: Vec<String> = c
+                .retests
+                .iter()
+                .map(|v| v.map_or_else(|| "failed".into(), num))
+                .collect();
+            let _ = write!(
+                html,
+                "<tr><td>{} → {}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+                escape(&c.client),
+                escape(&c.server),
+                escape(&c.value.map_or_else(
+                    || c.error.clone().unwrap_or_else(|| "failed".into()),
+                    |v| format!("{} {}", num(v), m.unit())
+                )),
+                escape(&retests.join(", ")),
+                if c.bad { "yes" } else { "no" }
+            );
+        }
+        if flagged.len() > 200 {
+            let _ = write!(
+                html,
+                "<tr><td colspan=\"4\">… and {} more</td></tr>",
+                flagged.len() - 200
+            );
+        }
+        html.push_str("</table></details>");
+    }
+    html
+}
+
+/// The section: a heatmap per `fabric::all_pairs` call.
+pub(crate) struct FabricMatrixSection;
+
+impl Section for FabricMatrixSection {
+    fn id(&self) -> &'static str {
+        "fabric-matrix"
+    }
+
+    fn title(&self) -> &'static str {
+        "fabric: all-pairs matrix"
+    }
+
+    fn render(&self, model: &RunModel) -> Result<Option<String>, ReportError> {
+        let found = matrices(model);
+        if found.is_empty() {
+            return Ok(None);
+        }
+        let mut html = String::new();
+        for (number, m) in found.iter().enumerate() {
+            let kind = if m.latency { "latency" } else { "bandwidth" };
+            let _ = write!(
+                html,
+                "<figure class=\"heatmap\" data-test=\"{}\" data-kind=\"{kind}\" data-hosts=\"{}\" data-pairs=\"{}\" data-flagged=\"{}\" data-bad=\"{}\"><figcaption><b>{}</b> ({kind}, {}) · recorded by {}</figcaption>{}{}{}</figure>",
+                escape(&m.test),
+                m.hosts.len(),
+                m.cells.len(),
+                m.cells.iter().filter(|c| c.flagged).count(),
+                m.cells.iter().filter(|c| c.bad).count(),
+                escape(&m.test),
+                m.unit(),
+                escape(&m.recorded_by),
+                svg(m),
+                legend(m, number),
+                summary(m),
+            );
+        }
+        Ok(Some(html))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn matrix(n: usize, slow: &str) -> Matrix {
+        let hosts: Vec<String> = (1..=n).map(|i| format!("node{i:03}")).collect();
+        let mut m = Matrix::new("controller", "send_bw");
+        let mut records = Vec::new();
+        for (i, a) in hosts.iter().enumerate() {
+            for b in &hosts[i + 1..] {
+                let gbps = if a == slow || b == slow { 24.0 } else { 96.0 };
+                records.push(PairRecord {
+                    server: a.clone(),
+                    client: b.clone(),
+                    ok: true,
+                    error: None,
+                    gbps: Some(gbps),
+                    typical_us: None,
+                });
+            }
+        }
+        m.add_round(records);
+        let flagged: Vec<(String, String)> = m
+            .cells
+            .iter()
+            .filter(|c| c.value < Some(90.0))
+            .map(|c| (c.server.clone(), c.client.clone()))
+            .collect();
+        m.judge(Verdict {
+            hosts,
+            reference: Some(96.0),
+            limit: Some(89.28),
+            bad: flagged.clone(),
+            flagged,
+            suspects: Suspects {
+                hosts: vec![slow.to_owned()],
+                pairs: Vec::new(),
+            },
+            passed: Some(false),
+        });
+        m
+    }
+
+    #[test]
+    fn a_100_host_matrix_is_one_cell_a_pair_with_thinned_labels_and_the_suspect_named() {
+        let m = matrix(100, "node042");
+        let svg = svg(&m);
+        assert_eq!(svg.matches("<rect class=\"cell").count(), 4950);
+        assert_eq!(svg.matches("class=\"cell bad\"").count(), 99);
+        // Every other host labelled (7 px cells); the suspect (node042, index 41) takes the
+        // place of its two neighbours.
+        let rows = svg.matches("class=\"row-label\"").count();
+        assert_eq!(rows, 49, "{rows} row labels");
+        assert!(svg.contains("font-weight=\"bold\">node042</text>"));
+        // Readable: the grid fits a laptop's screen.
+        let width: usize = svg
+            .split("width=\"")
+            .nth(1)
+            .and_then(|w| w.split('"').next())
+            .and_then(|w| w.parse().ok())
+            .unwrap_or(usize::MAX);
+        assert!(width <= 900, "{width} px wide");
+    }
+
+    #[test]
+    fn labels_never_overlap_even_when_many_hosts_are_suspects() {
+        let mut m = matrix(100, "node042");
+        m.suspect_hosts = (60..=100).map(|i| format!("node{i:03}")).collect();
+        let (_, every) = layout(100);
+        let kept: Vec<usize> = labelled(&m, every).into_iter().collect();
+        assert!(kept.windows(2).all(|w| w[1] - w[0] >= every), "{kept:?}");
+        assert!(
+            kept.contains(&59),
+            "the first suspect is labelled: {kept:?}"
+        );
+        // Small cells keep their colour: a bad one gets a dot, not a red cross over it.
+        assert!(!mark(0, 0, 7, true).contains("<path"));
+        assert!(mark(0, 0, 28, true).contains("<path"));
+    }
+
+    #[test]
+    fn the_ramp_runs_from_poor_to_good_and_clamps() {
+        assert_eq!(ramp(0.0), "#440154");
+        assert_eq!(ramp(1.0), "#fde725");
+        assert_eq!(ramp(7.0), ramp(1.0));
+        assert_eq!(ramp(f64::NAN), ramp(0.0));
+        let bw = Domain {
+            good: 100.0,
+            poor: 0.0,
+        };
+        assert!((bw.t(25.0) - 0.25).abs() < 1e-9);
+        let lat = Domain {
+            good: 1.0,
+            poor: 3.0,
+        };
+        assert!((lat.t(1.0) - 1.0).abs() < 1e-9 && lat.t(3.0).abs() < 1e-9);
+    }
+
+    #[test]
+    fn a_small_matrix_gets_big_cells_and_every_label() {
+        let m = matrix(4, "node002");
+        let (cell, every) = layout(4);
+        assert_eq!((cell, every), (28, 1));
+        assert_eq!(svg(&m).matches("class=\"col-label\"").count(), 4);
+        let html = summary(&m);
+        assert!(html.contains("FAIL") && html.contains("node002"), "{html}");
+    }
+}
