@@ -25,11 +25,6 @@ const ROOT_FILES: &[&str] = &[
 /// printers belong in `machine::guest`, as the passthrough views do for the ESXi host.
 const KNOWN: &[(&str, &str, &str)] = &[
     (
-        "flint",
-        "mlxfwmanager",
-        "the firmware an online update flashed (sim)",
-    ),
-    (
         "fabric",
         "ib",
         "the port rate `ibstat` reports, for the planned duration",

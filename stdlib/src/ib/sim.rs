@@ -143,7 +143,8 @@ pub(crate) fn peer_ports(
     peer: &str,
 ) -> Option<(GuestHw, Vec<PortView>, serde_json::Map<String, Value>)> {
     let tools = peer_tools(host, peer)?;
-    let hw: GuestHw = serde_json::from_value(tools.get("guest")?.clone()).ok()?;
+    let mut hw: GuestHw = serde_json::from_value(tools.get("guest")?.clone()).ok()?;
+    hw.refresh_from(&tools);
     let ifaces = interfaces(&hw, tools.get("ofed"), tools.get("ip"));
     let ports = ports(&hw, tools.get("ofed"), &ifaces, None);
     Some((hw, ports, tools))

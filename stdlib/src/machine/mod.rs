@@ -3,6 +3,8 @@
 
 pub(crate) mod durations;
 pub(crate) mod esxi;
+pub(crate) mod firmware;
 pub(crate) mod guest;
+pub(crate) mod metal;
 pub(crate) mod passthrough;
 pub(crate) mod processes;
