@@ -35,13 +35,11 @@ const KNOWN: &[(&str, &str, &str)] = &[
         "each pair is measured by perftest's runner and options",
     ),
     ("ib", "net", "the guest's interfaces (sim)"),
-    ("ib", "ofed", "whether the driver stack is loaded (sim)"),
     (
         "mst",
         "esxcli",
         "`esxcli network nic list`, for the driver-loaded check",
     ),
-    ("net", "ofed", "whether the driver stack is loaded (sim)"),
     (
         "ofed",
         "mlxfwmanager",

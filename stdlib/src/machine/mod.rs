@@ -6,5 +6,6 @@ pub(crate) mod esxi;
 pub(crate) mod firmware;
 pub(crate) mod guest;
 pub(crate) mod metal;
+pub(crate) mod ofed;
 pub(crate) mod passthrough;
 pub(crate) mod processes;

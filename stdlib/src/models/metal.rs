@@ -201,6 +201,48 @@ mod tests {
     }
 
     #[test]
+    fn a_reset_runs_the_flashed_image_and_the_rdma_tools_print_it() {
+        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let host = open(
+            dir.path(),
+            &[("ofed", "5.8-1.0.1.1"), ("fw_available", "16.35.2000")],
+        )
+        .unwrap_or_else(|e| panic!("{e}"));
+        let burn = run(
+            &host,
+            &["mlxfwmanager", "-d", "3b:00.0", "--online", "-u", "-y"],
+        );
+        assert_eq!(burn.code, 0, "{}", burn.stdout);
+        let flint = run(&host, &["flint", "-d", "3b:00.0", "query"]).stdout;
+        let parsed = crate::flint::parse_query(&flint).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(
+            (
+                parsed.fw_version.as_deref(),
+                parsed.fw_version_running.as_deref()
+            ),
+            (Some("16.35.2000"), Some("16.32.1010"))
+        );
+        assert!(
+            run(&host, &["ibstat"])
+                .stdout
+                .contains("Firmware version: 16.32.1010")
+        );
+        let reset = run(
+            &host,
+            &["mlxfwreset", "-d", "3b:00.0", "-y", "reset", "--level", "3"],
+        );
+        assert_eq!(reset.code, 0, "{}", reset.stdout);
+        assert!(
+            run(&host, &["ibstat"])
+                .stdout
+                .contains("Firmware version: 16.35.2000")
+        );
+        let flint = run(&host, &["flint", "-d", "3b:00.0", "query"]).stdout;
+        let parsed = crate::flint::parse_query(&flint).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(parsed.fw_version_running, None, "{flint}");
+    }
+
+    #[test]
     fn an_unsupported_level_is_refused_with_the_tools_words() {
         let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
         let host = open(dir.path(), &[("reset_levels", "4")]).unwrap_or_else(|e| panic!("{e}"));
