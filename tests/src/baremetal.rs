@@ -114,6 +114,37 @@ fn the_recipe_activates_firmware_and_link_types_with_mlxfwreset_and_never_reboot
 }
 
 #[test]
+fn check_mode_predicts_the_reset_at_level_three_and_changes_nothing() {
+    let lab = Lab::shipped();
+    let run = lab.cairn(&["run", "--check", RECIPE[1], "-i", RECIPE[3]]);
+    assert_eq!(run.code, 0, "{}", output(&run));
+    assert!(
+        run.stdout
+            .contains("would    mlxfwreset::reset {\"device\":\"3b:00.0\",\"level\":3}"),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        run.stdout
+            .contains("the staged changes would be activated by mlxfwreset at level 3"),
+        "{}",
+        run.stdout
+    );
+    for host in NODES {
+        let cx5 = &lab.sim_state(host)["tools"]["mlxconfig"]["devices"]["mt4119_pciconf0"];
+        assert_eq!(cx5["LINK_TYPE_P1"]["next"], 2, "{host}: {cx5}");
+        let resets = lab
+            .sim_commands(host)
+            .iter()
+            .filter(|c| {
+                c.first().is_some_and(|p| p == "mlxfwreset") && c.iter().any(|a| a == "reset")
+            })
+            .count();
+        assert_eq!(resets, 0, "{host}: check mode reset the adapter");
+    }
+}
+
+#[test]
 fn an_adapter_that_supports_no_reset_level_is_activated_by_one_reboot() {
     let lab = Lab::shipped();
     let inventory = std::fs::read_to_string(lab.path().join(LAB)).unwrap_or_default();

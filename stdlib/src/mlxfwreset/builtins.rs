@@ -170,6 +170,9 @@ fn pending(io: &mut HostIo<'_>, dev: &str) -> Result<Value, ActionError> {
 }
 
 fn reset_at(ctx: &NativeCallContext, dev: &str, level: u32) -> RhaiResult<Map> {
+    // In check mode a change staged earlier in the run was only predicted: the host's
+    // predicted reboot-pending flag stands for it.
+    let staged_in_check = HostContext::current(ctx)?.reboot_pending().is_some();
     let dev_owned = dev.to_owned();
     let call = ActionCall {
         args: json!({ "device": dev, "level": level }),
@@ -189,7 +192,8 @@ fn reset_at(ctx: &NativeCallContext, dev: &str, level: u32) -> RhaiResult<Map> {
     let value = action::act(ctx, call, |io| {
         let status = pending(io, dev)?;
         let reasons = status["reasons"].clone();
-        if status["pending"] != true {
+        let predicted = io.checking() && staged_in_check;
+        if status["pending"] != true && !predicted {
             return Ok(Outcome::unchanged(json!({
                 "device": dev, "level": level, "reset": false, "reasons": [],
                 "predicted": status["predicted"] == true,
