@@ -6,13 +6,13 @@
 
 use std::collections::BTreeMap;
 
-use crate::machine::firmware;
 use cairn_runtime::ExecOutput;
 use cairn_runtime::sim::{SimContext, SimTool};
 
 use crate::machine::esxi::{
     Adapter, adapters, error, find, not_found, ok, preset_passthrough, tools_loaded,
 };
+use crate::machine::firmware;
 
 /// The `mlxconfig` tool model.
 pub(crate) struct Mlxconfig;
