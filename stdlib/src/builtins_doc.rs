@@ -8,10 +8,10 @@ use serde_json::Value;
 use crate::tools::{Host, TOOLS};
 
 /// The namespaces of one host that install builtins, in table order.
-fn namespaces(host: Host) -> impl Iterator<Item = &'static crate::tools::Tool> {
+fn namespaces(on: fn(Host) -> bool) -> impl Iterator<Item = &'static crate::tools::Tool> {
     TOOLS
         .iter()
-        .filter(move |tool| tool.host == host && tool.install.is_some())
+        .filter(move |tool| on(tool.host) && tool.install.is_some())
 }
 
 /// The section's heading.
@@ -27,7 +27,7 @@ pub(crate) fn render(engine: &rhai::Engine) -> String {
     let mut out = format!(
         "{HEADING}\n\nBuiltins for ESXi hosts and vCenter (reference 000 sections 2.2 to 2.3.1, 001, 003). Every one is an action: journaled, replayed on resume, and in check mode (`cairn run --check`) a query that reports what would change without changing it. Results are maps whose fields are the tools' own labels in snake_case (see `docs/parsers.md`). Arguments reach the host as one literal argument each, never through a shell.\n\nThe simulator's ESXi host is `sim:esxi7`: with no option, the reference guide's host (a ConnectX-4 Lx at 1a:00.0/1, a dual-port ConnectX-5 VPI at 3b:00.0/1 with FW 16.32.1010 and PSID MT_0000000008, MFT not installed, SR-IOV on in firmware and in `nmlx5_core`'s `max_vfs`). Options: `adapters=cx4lx@1a,cx5@3b`, `fw_version=16.32.1010`, `fw_available=16.35.2000` (an image `mlxfwmanager` can burn), `preset=passthrough` (the host as sections 2.2 to 2.3 leave it: MFT and the native driver installed, port 1 IB and port 2 ETH, SR-IOV off, both ConnectX-5 ports enabled for passthrough). `sim:esxi7?role=vcenter&vms=vm1,vm2` is a management host whose `vhpc_toolkit` keeps the simulated vCenter's VMs; `vm_devices=0000:3b:00.0+0000:3b:00.1` attaches those devices to every listed VM from the start. A guest `sim:rhel8?esxi=HOST` gets the ports that HOST passes through to its VM (see the guest section).\n"
     );
-    for tool in namespaces(Host::Esxi) {
+    for tool in namespaces(Host::on_esxi) {
         let (module, about) = (tool.namespace, tool.about);
         out.push_str(&format!("\n### `{module}::`\n\n{about}\n"));
         let functions = metadata["modules"][module]["functions"]
@@ -122,7 +122,7 @@ mod tests {
     #[test]
     fn builtins_doc_matches_the_doc_comments() {
         let mut engine = rhai::Engine::new();
-        for install in super::namespaces(Host::Esxi).filter_map(|tool| tool.install) {
+        for install in super::namespaces(Host::on_esxi).filter_map(|tool| tool.install) {
             install(&mut engine);
         }
         let section = super::render(&engine);
@@ -154,7 +154,7 @@ mod tests {
             .lines()
             .filter_map(|l| l.strip_prefix("### `")?.strip_suffix("::`"))
             .collect();
-        let table: Vec<&str> = super::namespaces(Host::Guest)
+        let table: Vec<&str> = super::namespaces(Host::on_linux_only)
             .map(|t| t.namespace)
             .collect();
         assert_eq!(

@@ -21,6 +21,7 @@ pub mod ib;
 pub mod lspci;
 pub mod mlxconfig;
 pub mod mlxfwmanager;
+pub mod mlxfwreset;
 pub mod mst;
 pub mod net;
 pub mod ofed;

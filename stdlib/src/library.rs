@@ -15,12 +15,13 @@ pub fn libraries() -> Vec<Installer> {
     libraries
 }
 
-/// The simulator models: the runtime's own, and the ESXi host and Linux guest with the vendor
-/// tools' models.
+/// The simulator models: the runtime's own, and the ESXi host, the Linux guest and the
+/// bare-metal Linux host with the vendor tools' models.
 pub fn sim_models() -> SimRegistry {
     let mut registry = SimRegistry::with_builtin_models();
     registry.insert(crate::models::esxi7::esxi7());
     registry.insert(crate::models::rhel8::rhel8());
+    registry.insert(crate::models::metal::rhel8_metal());
     registry
 }
 

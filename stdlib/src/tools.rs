@@ -28,13 +28,41 @@ pub(crate) fn json<T: Serialize>(
     parsed.map(|value| serde_json::to_value(value).unwrap_or(serde_json::Value::Null))
 }
 
-/// Which simulated host a namespace's tools run on.
+/// Which simulated hosts a namespace's tools run on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Host {
     /// An ESXi host or its vCenter management host (`sim:esxi7`).
     Esxi,
-    /// A Linux guest (`sim:rhel8`).
+    /// The MFT tools: on an ESXi host (`sim:esxi7`) and on a bare-metal Linux host
+    /// (`sim:rhel8-metal`).
+    Mft,
+    /// Linux: a guest (`sim:rhel8`) and a bare-metal host (`sim:rhel8-metal`).
     Guest,
+    /// A bare-metal Linux host only (`sim:rhel8-metal`): MFT tools that have no ESXi build.
+    Metal,
+}
+
+impl Host {
+    /// Whether the namespace runs on the ESXi model.
+    pub(crate) fn on_esxi(self) -> bool {
+        matches!(self, Self::Esxi | Self::Mft)
+    }
+
+    /// Whether the namespace runs on the guest model.
+    pub(crate) fn on_guest(self) -> bool {
+        self == Self::Guest
+    }
+
+    /// Whether the namespace runs on the bare-metal model.
+    pub(crate) fn on_metal(self) -> bool {
+        matches!(self, Self::Mft | Self::Guest | Self::Metal)
+    }
+
+    /// Whether docs/builtins.md documents the namespace in its Linux (first) half.
+    #[cfg_attr(not(test), allow(dead_code, reason = "the docs test reads it"))]
+    pub(crate) fn on_linux_only(self) -> bool {
+        matches!(self, Self::Guest | Self::Metal)
+    }
 }
 
 /// One builtin namespace: what it installs, parses and simulates.
@@ -99,7 +127,7 @@ pub(crate) const TOOLS: &[Tool] = &[
     Tool {
         namespace: "mst",
         about: "The MST service of the MFT tools, and the ConnectX devices it sees.",
-        host: Host::Esxi,
+        host: Host::Mft,
         install: Some(crate::mst::install),
         parsers: &[ToolParser {
             name: "mst-status",
@@ -111,7 +139,7 @@ pub(crate) const TOOLS: &[Tool] = &[
     Tool {
         namespace: "mlxconfig",
         about: "Firmware configuration: link types, SR-IOV, for the next boot.",
-        host: Host::Esxi,
+        host: Host::Mft,
         install: Some(crate::mlxconfig::install),
         parsers: &[
             ToolParser {
@@ -130,7 +158,7 @@ pub(crate) const TOOLS: &[Tool] = &[
     Tool {
         namespace: "mlxfwmanager",
         about: "Firmware versions and online updates.",
-        host: Host::Esxi,
+        host: Host::Mft,
         install: Some(crate::mlxfwmanager::install),
         parsers: &[ToolParser {
             name: "mlxfwmanager",
@@ -142,7 +170,7 @@ pub(crate) const TOOLS: &[Tool] = &[
     Tool {
         namespace: "flint",
         about: "The firmware image on an adapter's flash.",
-        host: Host::Esxi,
+        host: Host::Mft,
         install: Some(crate::flint::install),
         parsers: &[ToolParser {
             name: "flint-query",
@@ -150,6 +178,25 @@ pub(crate) const TOOLS: &[Tool] = &[
             parse: |t| json(crate::flint::parse_query(t)),
         }],
         simulate: |m| m.with_tool(crate::flint::Flint),
+    },
+    Tool {
+        namespace: "mlxfwreset",
+        about: "Loading a staged firmware image or NVCONFIG change without a reboot, at a reset level the device supports (MFT on Linux; ESXi's MFT has none).",
+        host: Host::Metal,
+        install: Some(crate::mlxfwreset::install),
+        parsers: &[
+            ToolParser {
+                name: "mlxfwreset-query",
+                command: "mlxfwreset -d DEV query",
+                parse: |t| json(crate::mlxfwreset::parse_query(t)),
+            },
+            ToolParser {
+                name: "mlxfwreset-status",
+                command: "mlxfwreset -d DEV status",
+                parse: |t| json(crate::mlxfwreset::parse_status(t)),
+            },
+        ],
+        simulate: |m| m.with_tool(crate::mlxfwreset::MlxfwresetSim),
     },
     Tool {
         namespace: "vhpc",

@@ -25,11 +25,6 @@ const ROOT_FILES: &[&str] = &[
 /// printers belong in `machine::guest`, as the passthrough views do for the ESXi host.
 const KNOWN: &[(&str, &str, &str)] = &[
     (
-        "flint",
-        "mlxfwmanager",
-        "the firmware an online update flashed (sim)",
-    ),
-    (
         "fabric",
         "ib",
         "the port rate `ibstat` reports, for the planned duration",
@@ -50,13 +45,11 @@ const KNOWN: &[(&str, &str, &str)] = &[
         "each pair is measured by perftest's runner and options",
     ),
     ("ib", "net", "the guest's interfaces (sim)"),
-    ("ib", "ofed", "whether the driver stack is loaded (sim)"),
     (
         "mst",
         "esxcli",
         "`esxcli network nic list`, for the driver-loaded check",
     ),
-    ("net", "ofed", "whether the driver stack is loaded (sim)"),
     (
         "ofed",
         "mlxfwmanager",

@@ -1,5 +1,6 @@
 //! End-to-end tests: the built `cairn` binary on simulated hosts, one module per feature.
 
+mod baremetal;
 mod budget;
 mod changes;
 mod cli;

@@ -37,12 +37,16 @@ impl SimTool for Flint {
         if !argv.iter().any(|a| a == "query" || a == "q") {
             return error(1, "-E- No command given. See help for details.\n".into());
         }
-        let fw = crate::mlxfwmanager::flashed_firmware(host, &adapter);
-        ok(query(&adapter, &fw))
+        let (flashed, running) = crate::machine::firmware::images(host, &adapter);
+        ok(query(&adapter, &flashed, &running))
     }
 }
 
-fn query(adapter: &Adapter, fw: &str) -> String {
+/// `FW Version(Running):` follows `FW Version:` while the flashed image waits for a boot or a
+/// firmware reset, as flint prints it (mstflint `flint/subcommands.cpp`, the query's
+/// `image_version != running_version` branch; `small_utils/mstfwreset.py`, `status_pending_fw`,
+/// reads the line as "a pending image in flash").
+fn query(adapter: &Adapter, fw: &str, running: &str) -> String {
     let kind = adapter.kind;
     // flint prints ROM versions without leading zeros: 3.6.0502 → 3.6.502.
     let rom = |v: &str| {
@@ -53,7 +57,12 @@ fn query(adapter: &Adapter, fw: &str) -> String {
             .join(".")
     };
     format!(
-        "Image type:            FS4\nFW Version:            {fw}\nFW Release Date:       23.11.2021\nProduct Version:       {fw}\nRom Info:              type=UEFI version={} cpu=AMD64\n                       type=PXE version={} cpu=AMD64\nDescription:           UID                GuidsNumber\nBase GUID:             {}        4\nBase MAC:              {}            4\nImage VSD:             N/A\nDevice VSD:            N/A\nPSID:                  {}\nSecurity Attributes:   N/A\n",
+        "Image type:            FS4\nFW Version:            {fw}\n{}FW Release Date:       23.11.2021\nProduct Version:       {fw}\nRom Info:              type=UEFI version={} cpu=AMD64\n                       type=PXE version={} cpu=AMD64\nDescription:           UID                GuidsNumber\nBase GUID:             {}        4\nBase MAC:              {}            4\nImage VSD:             N/A\nDevice VSD:            N/A\nPSID:                  {}\nSecurity Attributes:   N/A\n",
+        if running == fw {
+            String::new()
+        } else {
+            format!("FW Version(Running):   {running}\n")
+        },
         rom(kind.uefi),
         rom(kind.pxe),
         adapter.base_guid(),
@@ -68,9 +77,20 @@ mod tests {
     fn the_query_parses() {
         let adapters = crate::machine::esxi::parse_adapters("cx5@3b").unwrap_or_default();
         let cx5 = adapters.first().unwrap_or_else(|| panic!("no cx5"));
-        let text = super::query(cx5, "16.32.1010");
+        let text = super::query(cx5, "16.32.1010", "16.32.1010");
         let parsed = crate::flint::parse_query(&text).unwrap_or_else(|e| panic!("{e}\n{text}"));
         assert_eq!(parsed.fw_version.as_deref(), Some("16.32.1010"));
+        assert_eq!(parsed.fw_version_running, None);
+        let pending = super::query(cx5, "16.35.2000", "16.32.1010");
+        let pending =
+            crate::flint::parse_query(&pending).unwrap_or_else(|e| panic!("{e}\n{pending}"));
+        assert_eq!(
+            (
+                pending.fw_version.as_deref(),
+                pending.fw_version_running.as_deref()
+            ),
+            (Some("16.35.2000"), Some("16.32.1010"))
+        );
         assert_eq!(parsed.psid.as_deref(), Some("MT_0000000008"));
         assert_eq!(parsed.rom_info.len(), 2);
     }

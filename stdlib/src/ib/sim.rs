@@ -13,8 +13,8 @@ use serde_json::Value;
 use crate::machine::guest::{
     GuestHw, LinkLayer, PortHw, hash, not_found, out, peer_tools, sibling_hosts,
 };
+use crate::machine::ofed::OfedState;
 use crate::net::sim::{Iface, interfaces};
-use crate::ofed::sim::OfedState;
 
 /// How long the subnet manager takes to bring a port from INIT to ACTIVE.
 const SM_SWEEP_MILLIS: u64 = 2000;
@@ -143,7 +143,8 @@ pub(crate) fn peer_ports(
     peer: &str,
 ) -> Option<(GuestHw, Vec<PortView>, serde_json::Map<String, Value>)> {
     let tools = peer_tools(host, peer)?;
-    let hw: GuestHw = serde_json::from_value(tools.get("guest")?.clone()).ok()?;
+    let mut hw: GuestHw = serde_json::from_value(tools.get("guest")?.clone()).ok()?;
+    hw.refresh_from(&tools);
     let ifaces = interfaces(&hw, tools.get("ofed"), tools.get("ip"));
     let ports = ports(&hw, tools.get("ofed"), &ifaces, None);
     Some((hw, ports, tools))
@@ -417,7 +418,7 @@ impl SimTool for IbSim {
             .tool_state("ofed")
             .and_then(|v| serde_json::from_value(v.clone()).ok())
             .unwrap_or_default();
-        let firmware = crate::ofed::sim::adapter_firmware(host, &ofed);
+        let firmware = crate::machine::ofed::adapter_firmware(host, &ofed);
         let args: Vec<&str> = argv.iter().skip(1).map(String::as_str).collect();
         let named = |flag: &str| {
             args.iter()

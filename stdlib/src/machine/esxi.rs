@@ -161,9 +161,15 @@ pub(crate) fn parse_adapters(spec: &str) -> Result<Vec<Adapter>, String> {
         .collect())
 }
 
-/// The host's adapters (a bad `adapters` value is refused when the host opens).
+/// The host's adapters (a bad `adapters` value is refused when the host opens); a bare-metal
+/// host's default is its own ([`crate::machine::metal::DEFAULT_ADAPTERS`]).
 pub(crate) fn adapters(host: &SimContext<'_>) -> Vec<Adapter> {
-    parse_adapters(host.option("adapters").unwrap_or(DEFAULT_ADAPTERS)).unwrap_or_default()
+    let default = if crate::machine::metal::is_metal(host) {
+        crate::machine::metal::DEFAULT_ADAPTERS
+    } else {
+        DEFAULT_ADAPTERS
+    };
+    parse_adapters(host.option("adapters").unwrap_or(default)).unwrap_or_default()
 }
 
 /// The adapter `dev` names.

@@ -95,6 +95,14 @@ pub(crate) struct PortHw {
     /// The adapter as `lspci` names it.
     #[serde(default)]
     pub(crate) model: String,
+    /// On a bare-metal host, the adapter's mst device whose `LINK_TYPE_P<function + 1>` sets
+    /// the port's link layer (empty in a guest).
+    #[serde(default)]
+    pub(crate) mst: String,
+    #[serde(default)]
+    pub(crate) function: u32,
+    #[serde(default)]
+    pub(crate) vpi: bool,
 }
 
 /// The guest's hardware and cabling, from its options.
@@ -158,10 +166,34 @@ pub(crate) fn parse_width(text: &str) -> Option<u32> {
 
 impl GuestHw {
     /// The hardware of the host `ctx` runs on: with `esxi=HOST`, the ports its ESXi host passes
-    /// through to its VM now (see [`crate::machine::passthrough`]).
+    /// through to its VM now (see [`crate::machine::passthrough`]); on a bare-metal host, its own
+    /// adapters' ports ([`crate::machine::metal`]).
     pub(crate) fn of(ctx: &SimContext<'_>) -> Self {
         let mut hw = Self::from_options(ctx.host_name(), ctx.options());
-        if let Some(esxi) = ctx.option("esxi") {
+        if crate::machine::metal::is_metal(ctx) {
+            let own = crate::machine::metal::ports(ctx);
+            if let (None, Some(first)) = (ctx.option("rate"), own.first()) {
+                hw.rate_gbps = u32::try_from(first.speed_gbps).unwrap_or(100);
+            }
+            hw.ports = own
+                .iter()
+                .enumerate()
+                .map(|(index, port)| {
+                    let mut hw_port = port_hw(
+                        &hw.host,
+                        &hw.roce_ifname,
+                        index,
+                        port.link_layer,
+                        &port.model,
+                    );
+                    hw_port.pci.clone_from(&port.pci);
+                    hw_port.mst.clone_from(&port.mst);
+                    hw_port.function = port.function;
+                    hw_port.vpi = port.vpi;
+                    hw_port
+                })
+                .collect();
+        } else if let Some(esxi) = ctx.option("esxi") {
             let vcenter = ctx.option("vcenter").unwrap_or("vcenter");
             let vm = ctx.option("vm").unwrap_or(ctx.host_name());
             let passed = crate::machine::passthrough::passed_through(ctx, esxi, vcenter, vm);
@@ -183,6 +215,29 @@ impl GuestHw {
                 .collect();
         }
         hw
+    }
+
+    /// A bare-metal peer's hardware as saved in its `guest` slot, with each port's link layer
+    /// read again from the peer's firmware state (a reset since the slot was saved changes it).
+    pub(crate) fn refresh_from(&mut self, tools: &serde_json::Map<String, Value>) {
+        let Some(config) = crate::machine::metal::peer_config(tools) else {
+            return;
+        };
+        for (index, port) in self.ports.iter_mut().enumerate() {
+            if port.mst.is_empty() {
+                continue;
+            }
+            let layer =
+                crate::machine::metal::link_layer_of(&config, &port.mst, port.function, port.vpi);
+            if layer != port.link_layer {
+                let mut fresh = port_hw(&self.host, &self.roce_ifname, index, layer, &port.model);
+                fresh.pci.clone_from(&port.pci);
+                fresh.mst = std::mem::take(&mut port.mst);
+                fresh.function = port.function;
+                fresh.vpi = port.vpi;
+                *port = fresh;
+            }
+        }
     }
 
     /// The hardware described by a host's name and options (bad values were refused when the
@@ -330,6 +385,9 @@ fn port_hw(
         guid: format!("0c42a10300{:02x}{:02x}{last:02x}", h[0], h[1]),
         mac: format!("0c:42:a1:{:02x}:{:02x}:{last:02x}", h[0], h[1]),
         model: model.to_owned(),
+        mst: String::new(),
+        function: 0,
+        vpi: false,
     }
 }
 

@@ -3,6 +3,9 @@
 
 pub(crate) mod durations;
 pub(crate) mod esxi;
+pub(crate) mod firmware;
 pub(crate) mod guest;
+pub(crate) mod metal;
+pub(crate) mod ofed;
 pub(crate) mod passthrough;
 pub(crate) mod processes;

@@ -8,11 +8,11 @@ use std::collections::BTreeMap;
 
 use cairn_runtime::ExecOutput;
 use cairn_runtime::sim::{SimContext, SimTool};
-use serde::{Deserialize, Serialize};
 
 use crate::machine::esxi::{
     Adapter, adapters, error, find, not_found, ok, preset_passthrough, tools_loaded,
 };
+use crate::machine::firmware;
 
 /// The `mlxconfig` tool model.
 pub(crate) struct Mlxconfig;
@@ -72,18 +72,9 @@ fn definitions(adapter: &Adapter) -> &'static [Definition] {
     }
 }
 
-/// One parameter's values.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-pub(crate) struct Values {
-    pub(crate) current: u64,
-    pub(crate) next: u64,
-}
-
-/// What `mlxconfig` remembers: by adapter (its mst name), by parameter.
-#[derive(Debug, Clone, Default, Serialize, Deserialize)]
-pub(crate) struct MlxconfigState {
-    pub(crate) devices: BTreeMap<String, BTreeMap<String, Values>>,
-}
+/// One parameter's values, and the whole state: the shared shapes of the firmware activation
+/// contract (`machine::firmware`), which `mlxfwreset status` and a bare-metal host's ports read.
+pub(crate) use crate::machine::firmware::{NvConfig as MlxconfigState, NvValues as Values};
 
 impl SimTool for Mlxconfig {
     fn commands(&self) -> &[&'static str] {
@@ -127,24 +118,16 @@ impl SimTool for Mlxconfig {
         let mut state: MlxconfigState = host.load_state().unwrap_or_default();
         // `fault_ignore_staged=LINK_TYPE_P1[,NAME...]`: the firmware drops these staged values
         // at boot and keeps the current ones, the reboot loop's usual cause.
-        let ignored: Vec<String> = host
-            .option("fault_ignore_staged")
-            .unwrap_or("")
-            .split(',')
-            .map(|n| n.trim().to_owned())
-            .filter(|n| !n.is_empty())
-            .collect();
-        for (name, values) in state
-            .devices
-            .values_mut()
-            .flat_map(|params| params.iter_mut())
-        {
-            if ignored.contains(name) {
-                values.next = values.current;
-            } else {
-                values.current = values.next;
-            }
-        }
+        let ignored = firmware::ignored_staged(host);
+        firmware::activate(
+            state
+                .devices
+                .values_mut()
+                .flat_map(|params| params.iter_mut()),
+            &ignored,
+        );
+        // A boot activates everything: the resets before it are applied.
+        firmware::take_resets(host, &mut state.resets_seen);
         let _ = host.save_state(&state);
     }
 
@@ -153,6 +136,13 @@ impl SimTool for Mlxconfig {
             return not_found(argv.first().map_or("mlxconfig", String::as_str));
         }
         let mut state: MlxconfigState = host.load_state().unwrap_or_default();
+        // A firmware reset (`mlxfwreset`) since the last command activated the staged values.
+        let ignored = firmware::ignored_staged(host);
+        for device in firmware::take_resets(host, &mut state.resets_seen) {
+            if let Some(params) = state.devices.get_mut(&device) {
+                firmware::activate(params.iter_mut(), &ignored);
+            }
+        }
         let (mut dev, mut extended, mut rest) = (None, false, Vec::new());
         let mut args = argv.iter().skip(1);
         while let Some(arg) = args.next() {

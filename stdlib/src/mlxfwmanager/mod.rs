@@ -8,7 +8,7 @@
 pub mod builtins;
 mod command;
 mod sim;
-pub(crate) use sim::{MlxfwmanagerTool, block as query_block, flashed as flashed_firmware};
+pub(crate) use sim::{MlxfwmanagerTool, block as query_block};
 mod parse;
 mod types;
 

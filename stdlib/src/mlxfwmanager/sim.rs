@@ -2,11 +2,8 @@
 //! the version available (the `fw_available` option, for the ConnectX-5), and online updates
 //! that burn it (running after the next boot).
 
-use std::collections::BTreeMap;
-
 use cairn_runtime::ExecOutput;
 use cairn_runtime::sim::{SimContext, SimTool};
-use serde::{Deserialize, Serialize};
 
 use crate::machine::esxi::{Adapter, adapters, error, find, has, not_found, ok, tools_loaded};
 
@@ -16,35 +13,15 @@ const FW_BURN_SECS: &str = "fw_burn_secs";
 /// The `mlxfwmanager` tool model.
 pub(crate) struct MlxfwmanagerTool;
 
-/// What the firmware model remembers, by adapter (mst name).
-#[derive(Debug, Clone, Default, Serialize, Deserialize)]
-pub(crate) struct FirmwareState {
-    /// The image on flash: what `mlxfwmanager` and `flint` show.
-    pub(crate) flashed: BTreeMap<String, String>,
-    /// The image running (the flashed one after the next boot).
-    pub(crate) running: BTreeMap<String, String>,
-}
-
-/// The ConnectX-5's firmware on a fresh host: `fw_version`, else the guide's 16.32.1010.
-fn initial_fw(host: &SimContext<'_>, adapter: &Adapter) -> String {
-    match host.option("fw_version") {
-        Some(version) if adapter.kind.vpi => version.to_owned(),
-        _ => adapter.kind.fw.to_owned(),
-    }
-}
+/// What the firmware model remembers: the shared shape of the firmware activation contract
+/// (`machine::firmware`), which `flint` and `mlxfwreset status` read.
+pub(crate) use crate::machine::firmware::{FirmwareImages as FirmwareState, initial_fw};
 
 /// The version an update would burn, if any.
 fn available(host: &SimContext<'_>, adapter: &Adapter) -> Option<String> {
     host.option("fw_available")
         .filter(|_| adapter.kind.vpi)
         .map(str::to_owned)
-}
-
-/// The flashed firmware of an adapter (for `flint`).
-pub(crate) fn flashed(host: &SimContext<'_>, adapter: &Adapter) -> String {
-    host.tool_state("mlxfwmanager")
-        .and_then(|s| s["flashed"][adapter.mst()].as_str().map(str::to_owned))
-        .unwrap_or_else(|| initial_fw(host, adapter))
 }
 
 impl SimTool for MlxfwmanagerTool {
@@ -80,6 +57,8 @@ impl SimTool for MlxfwmanagerTool {
     fn on_boot(&self, host: &mut SimContext<'_>) {
         let mut state: FirmwareState = host.load_state().unwrap_or_default();
         state.running = state.flashed.clone();
+        // A boot activates every image: the resets before it are applied.
+        crate::machine::firmware::take_resets(host, &mut state.resets_seen);
         let _ = host.save_state(&state);
     }
 
@@ -88,6 +67,12 @@ impl SimTool for MlxfwmanagerTool {
             return not_found(argv.first().map_or("mlxfwmanager", String::as_str));
         }
         let mut state: FirmwareState = host.load_state().unwrap_or_default();
+        // A firmware reset (`mlxfwreset`) since the last command runs the flashed image.
+        for device in crate::machine::firmware::take_resets(host, &mut state.resets_seen) {
+            if let Some(flashed) = state.flashed.get(&device).cloned() {
+                state.running.insert(device, flashed);
+            }
+        }
         let dev = crate::machine::esxi::flag_value(argv, &["-d", "--dev"]);
         let selected: Vec<Adapter> = match dev {
             Some(dev) => match find(host, dev) {

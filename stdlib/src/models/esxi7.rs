@@ -11,14 +11,13 @@ use cairn_runtime::ExecOutput;
 use cairn_runtime::sim::{BootMarker, SimContext, SimModel, SimTool};
 
 use crate::machine::esxi::{PublishedHardware, PublishedPort, not_found, ports};
-use crate::tools::Host;
 
 /// The `esxi7` model: the published hardware, then the ESXi rows of the table of tools.
 pub(crate) fn esxi7() -> SimModel {
     let model = SimModel::new("esxi7", BootMarker::VmkSummary).with_tool(EsxiHardware);
     crate::tools::TOOLS
         .iter()
-        .filter(|tool| tool.host == Host::Esxi)
+        .filter(|tool| tool.host.on_esxi())
         .fold(model, |model, tool| (tool.simulate)(model))
 }
 

@@ -2,4 +2,5 @@
 
 pub(crate) mod esxi7;
 mod linux_commands;
+pub(crate) mod metal;
 pub(crate) mod rhel8;

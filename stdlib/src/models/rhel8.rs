@@ -13,7 +13,6 @@ use cairn_runtime::sim::{BootMarker, SimContext, SimModel, SimTool};
 use crate::machine::guest::{CONNECTX5, GUEST_OPTIONS, GuestHw, LinkLayer, out};
 use crate::machine::processes::{Process, ProcessTable, program_of};
 use crate::pair::background::{BACKGROUND_SCRIPT, COLLECT_SCRIPT};
-use crate::tools::Host;
 
 /// The `rhel8` model: the guest's hardware and process table, then the guest rows of the table
 /// of tools, then the everyday commands an author looks around with.
@@ -23,7 +22,7 @@ pub(crate) fn rhel8() -> SimModel {
         .with_tool(Processes);
     crate::tools::TOOLS
         .iter()
-        .filter(|tool| tool.host == Host::Guest)
+        .filter(|tool| tool.host.on_guest())
         .fold(model, |model, tool| (tool.simulate)(model))
         .with_tool(super::linux_commands::LinuxCommands)
 }

@@ -43,6 +43,9 @@ impl SimTool for Mst {
                 state.started = false;
                 ok("Module mst is unloaded\n".into())
             }
+            Some("status") if crate::machine::metal::is_metal(host) => {
+                ok(linux_status(host, state.started))
+            }
             Some("status") => ok(status(host, state.started)),
             _ => error(
                 1,
@@ -74,6 +77,48 @@ fn status(host: &SimContext<'_>, started: bool) -> String {
                 adapter.pci(function)
             ));
         }
+    }
+    out
+}
+
+/// `mst status -v` as MFT on Linux prints it: the modules, then the PCI devices with their
+/// RDMA device and interface; the MST column is `NA` until `mst start` loads the modules
+/// (`/work/shared/fixtures/mst/linux-container-status-v-cx7-vfs.txt` and
+/// `linux-cx4-status-proxmox.txt`; mft documentation, "mst status -v").
+fn linux_status(host: &SimContext<'_>, started: bool) -> String {
+    let loaded = if started { "loaded" } else { "is not loaded" };
+    let mut out = format!(
+        "MST modules:\n------------\n    MST PCI module is not loaded\n    MST PCI configuration module {loaded}\nPCI devices:\n------------\n"
+    );
+    let hw = crate::machine::guest::GuestHw::of(host);
+    let rows: Vec<[String; 5]> = ports(host)
+        .into_iter()
+        .enumerate()
+        .map(|(index, (adapter, function))| {
+            let mst = match (started, function) {
+                (false, _) => "NA".to_owned(),
+                (true, 0) => format!("/dev/mst/{}", adapter.mst()),
+                (true, f) => format!("/dev/mst/{}.{f}", adapter.mst()),
+            };
+            let port = hw.ports.get(index);
+            [
+                format!("{}(rev:0)", adapter.kind.device_type),
+                mst,
+                adapter.pci(function),
+                port.map_or_else(String::new, |p| p.device.clone()),
+                port.map_or_else(String::new, |p| format!("net-{}", p.netdev)),
+            ]
+        })
+        .collect();
+    let mst_width = rows.iter().map(|r| r[1].len()).max().unwrap_or(2).max(3) + 6;
+    out.push_str(&format!(
+        "{:<24}{:<mst_width$}{:<10}{:<16}{:<40}NUMA  \n",
+        "DEVICE_TYPE", "MST", "PCI", "RDMA", "NET"
+    ));
+    for [kind, mst, pci, rdma, net] in rows {
+        out.push_str(&format!(
+            "{kind:<24}{mst:<mst_width$}{pci:<10}{rdma:<16}{net:<40}0     \n\n"
+        ));
     }
     out
 }

@@ -12,7 +12,7 @@ use cairn_runtime::sim::{SimContext, SimTool};
 use serde_json::{Value, json};
 
 use crate::machine::guest::{GuestHw, LinkLayer, not_found, out};
-use crate::ofed::sim::OfedState;
+use crate::machine::ofed::OfedState;
 
 /// What `ip` changed on one interface.
 #[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]

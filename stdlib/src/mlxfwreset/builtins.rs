@@ -1,0 +1,246 @@
+//! The `mlxfwreset::` builtins: which reset levels a device supports, what waits for a reset,
+//! and the reset that loads a staged firmware image or NVCONFIG change without a reboot.
+
+use cairn_runtime::{
+    ActionCall, ActionError, ExecRequest, HostContext, HostIo, Outcome, Reconcile,
+};
+use rhai::plugin::*;
+use rhai::{Map, NativeCallContext};
+use serde_json::{Value, json};
+
+use super::command;
+use crate::action::{self, RhaiResult};
+
+/// The levels `reset` takes: 0 live patch, 1 immediate reset (BlueField's ARM side), 3 driver
+/// restart and PCI reset. Level 4 is a warm reboot, which `reboot()` does and waits for.
+const RESET_LEVELS: &[u32] = &[0, 1, 3];
+
+/// The `mlxfwreset::` module.
+#[export_module]
+pub mod mlxfwreset_builtins {
+    use super::*;
+
+    /// The reset levels a device (`3b:00.0`, `mt4119_pciconf0`) supports now, from
+    /// `mlxfwreset -d DEV query`: `#{device, installed, levels: [#{number, description,
+    /// supported, default}], types, syncs, methods, supported_levels: [3, 4], default_level,
+    /// errors}`. A device that supports no level (the tool says "There is no supported
+    /// reset-level") has empty `supported_levels`; a host without `mlxfwreset` (ESXi, whose MFT
+    /// has none) has `installed: false`.
+    ///
+    /// ```rhai
+    /// let q = mlxfwreset::query("3b:00.0");
+    /// if q.supported_levels.contains(3) { log("a driver restart and PCI reset loads it"); }
+    /// ```
+    #[rhai_fn(volatile, return_raw)]
+    pub fn query(ctx: NativeCallContext, dev: String) -> RhaiResult<Map> {
+        let value = action::query(&ctx, "mlxfwreset::query", json!({ "device": dev }), |io| {
+            query_levels(io, &dev)
+        })?;
+        Ok(value.try_cast().unwrap_or_default())
+    }
+
+    /// What waits for a reset on a device, from `mlxfwreset -d DEV status`: `#{device,
+    /// installed, pending, pending_fw_version, running_fw_version, pending_nvconfig: [#{name,
+    /// default, current, next_boot}], description_action, command_required, reasons}`.
+    ///
+    /// ```rhai
+    /// let s = mlxfwreset::status("3b:00.0");
+    /// if s.pending { log(`waiting for a reset: ${s.reasons}`); }
+    /// ```
+    #[rhai_fn(volatile, return_raw)]
+    pub fn status(ctx: NativeCallContext, dev: String) -> RhaiResult<Map> {
+        let value = action::query(&ctx, "mlxfwreset::status", json!({ "device": dev }), |io| {
+            pending(io, &dev)
+        })?;
+        Ok(value.try_cast().unwrap_or_default())
+    }
+
+    /// Loads the staged firmware image and NVCONFIG changes of a device at reset `level` (0
+    /// live patch, 3 driver restart and PCI reset), without rebooting the host
+    /// (`mlxfwreset -d DEV -y reset --level N`). Nothing happens when nothing is staged
+    /// (`mlxfwreset status`); a level the device does not support now fails with the tool's
+    /// words and the levels it does support. Returns `#{device, level, reset, reasons}`; the
+    /// journal records the level.
+    ///
+    /// ```rhai
+    /// mlxconfig::set("3b:00.0", #{ LINK_TYPE_P1: "IB" });
+    /// mlxfwreset::reset("3b:00.0", 3);
+    /// ```
+    #[rhai_fn(volatile, return_raw)]
+    pub fn reset(ctx: NativeCallContext, dev: String, level: i64) -> RhaiResult<Map> {
+        let level = match u32::try_from(level) {
+            Ok(level) if RESET_LEVELS.contains(&level) => level,
+            Ok(4) => {
+                return Err(runbook_error(
+                    &ctx,
+                    "mlxfwreset::reset level 4 is a warm reboot of the host: call `reboot()`, which waits for the host to come back and journals it".into(),
+                ));
+            }
+            _ => {
+                return Err(runbook_error(
+                    &ctx,
+                    format!(
+                        "mlxfwreset::reset level {level} is not a reset level: 0 (live patch), 1 (immediate reset) or 3 (driver restart and PCI reset)"
+                    ),
+                ));
+            }
+        };
+        reset_at(&ctx, &dev, level)
+    }
+}
+
+fn runbook_error(ctx: &NativeCallContext, message: String) -> Box<EvalAltResult> {
+    match HostContext::current(ctx) {
+        Ok(host) => host.fail(ActionError::Runbook(message), ctx.call_position()),
+        Err(error) => error,
+    }
+}
+
+/// Runs `argv`: `None` when `mlxfwreset` is not installed (exit 127); the output with any exit
+/// code otherwise (the tool prints its `-E-` failures on stdout and exits 1).
+fn run_tool(
+    io: &mut HostIo<'_>,
+    argv: &[String],
+) -> Result<Option<cairn_runtime::ExecOutput>, ActionError> {
+    let output = io.exec(&ExecRequest::new(argv.iter().cloned()))?;
+    Ok((output.code != 127).then_some(output))
+}
+
+/// A failed run as an error that carries the tool's words.
+fn failed(argv: &[String], output: cairn_runtime::ExecOutput, errors: &[String]) -> ActionError {
+    ActionError::CommandFailed {
+        code: output.code,
+        command: argv.join(" "),
+        stderr: if errors.is_empty() {
+            format!("{}{}", output.stdout, output.stderr)
+        } else {
+            errors.join("; ")
+        },
+    }
+}
+
+fn query_levels(io: &mut HostIo<'_>, dev: &str) -> Result<Value, ActionError> {
+    let argv = command::query(dev);
+    let Some(output) = run_tool(io, &argv)? else {
+        return Ok(
+            json!({ "device": dev, "installed": false, "levels": [], "supported_levels": [], "default_level": null, "errors": [] }),
+        );
+    };
+    let parsed = crate::mlxfwreset::parse_query(&output.stdout)
+        .map_err(|e| action::parse_failure(&argv, &e, &output.stdout))?;
+    let no_level = parsed
+        .errors
+        .iter()
+        .any(|e| e.starts_with("There is no supported reset-level"));
+    if output.code != 0 && !no_level {
+        return Err(failed(&argv, output, &parsed.errors));
+    }
+    let default_level = parsed.levels.iter().find(|l| l.default).map(|l| l.number);
+    let mut value = action::json(&parsed);
+    value["device"] = json!(dev);
+    value["installed"] = json!(true);
+    value["supported_levels"] = json!(parsed.supported_levels());
+    value["default_level"] = json!(default_level);
+    Ok(value)
+}
+
+fn pending(io: &mut HostIo<'_>, dev: &str) -> Result<Value, ActionError> {
+    let argv = command::status(dev);
+    let Some(output) = run_tool(io, &argv)? else {
+        if io.checking() {
+            return Ok(
+                json!({ "device": dev, "installed": false, "pending": false, "predicted": true }),
+            );
+        }
+        return Err(ActionError::Failed(format!(
+            "`mlxfwreset` is not installed on `{}`: the MFT tools for Linux have it (on ESXi there is none: reboot instead)",
+            io.host()
+        )));
+    };
+    let parsed = crate::mlxfwreset::parse_status(&output.stdout)
+        .map_err(|e| action::parse_failure(&argv, &e, &output.stdout))?;
+    if output.code != 0 {
+        return Err(failed(&argv, output, &parsed.errors));
+    }
+    let mut value = action::json(&parsed);
+    value["device"] = json!(dev);
+    value["installed"] = json!(true);
+    value["pending"] = json!(parsed.pending());
+    Ok(value)
+}
+
+fn reset_at(ctx: &NativeCallContext, dev: &str, level: u32) -> RhaiResult<Map> {
+    // In check mode a change staged earlier in the run was only predicted: the host's
+    // predicted reboot-pending flag stands for it.
+    let staged_in_check = HostContext::current(ctx)?.reboot_pending().is_some();
+    let dev_owned = dev.to_owned();
+    let call = ActionCall {
+        args: json!({ "device": dev, "level": level }),
+        assumed: json!({ "device": dev, "level": level, "reset": true, "reasons": [] }),
+        builtin: "mlxfwreset::reset".into(),
+        // Settled by the status: nothing pending means the reset happened (if it got as far as
+        // recording that something was pending).
+        reconcile: Reconcile::Marked(Box::new(move |io, _| {
+            let status = pending(io, &dev_owned)?;
+            Ok((status["pending"] == false).then(|| Outcome {
+                changed: true,
+                reboot_required: false,
+                value: json!({ "device": dev_owned, "level": level, "reset": true, "reasons": [] }),
+            }))
+        })),
+    };
+    let value = action::act(ctx, call, |io| {
+        let status = pending(io, dev)?;
+        let reasons = status["reasons"].clone();
+        let predicted = io.checking() && staged_in_check;
+        if status["pending"] != true && !predicted {
+            return Ok(Outcome::unchanged(json!({
+                "device": dev, "level": level, "reset": false, "reasons": [],
+                "predicted": status["predicted"] == true,
+            })));
+        }
+        let levels = query_levels(io, dev)?;
+        let supported: Vec<u64> = levels["supported_levels"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(Value::as_u64)
+            .collect();
+        if !supported.contains(&u64::from(level)) {
+            let listed: Vec<String> = supported.iter().map(u64::to_string).collect();
+            return Err(ActionError::Failed(format!(
+                "Reset-level '{level}' is not supported in the current state of `{dev}` (mlxfwreset query: supported levels {}); reboot instead",
+                if listed.is_empty() {
+                    "none".to_owned()
+                } else {
+                    listed.join(", ")
+                }
+            )));
+        }
+        let value = json!({ "device": dev, "level": level, "reset": true, "reasons": reasons });
+        if io.checking() {
+            return Ok(Outcome {
+                changed: true,
+                reboot_required: false,
+                value,
+            });
+        }
+        io.acting(json!({ "device": dev, "level": level, "reasons": reasons }))?;
+        let argv = command::reset(dev, level);
+        action::run(io, &argv)?;
+        let after = pending(io, dev)?;
+        if after["pending"] == true {
+            return Err(ActionError::Failed(format!(
+                "`{dev}` still has changes waiting after `{}`: {}",
+                argv.join(" "),
+                after["reasons"]
+            )));
+        }
+        Ok(Outcome {
+            changed: true,
+            reboot_required: false,
+            value,
+        })
+    })?;
+    Ok(value.try_cast().unwrap_or_default())
+}

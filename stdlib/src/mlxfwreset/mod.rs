@@ -1,0 +1,40 @@
+//! `mlxfwreset` (MFT; `mstfwreset` in mstflint): loading a staged firmware image or NVCONFIG
+//! change without rebooting the host, at a reset level the device supports.
+//!
+//! [`parse_query`] reads `mlxfwreset -d DEV query` (the `Reset-levels:`, `Reset-types`,
+//! `Reset-sync` sections, each row `-Supported`/`-Not Supported`, `(default)`) and
+//! [`parse_status`] reads `mlxfwreset -d DEV status` (the pending image and NVCONFIG
+//! parameters). Sources: NVIDIA MFT documentation, "mlxfwreset – Loading Firmware on 5th
+//! Generation Devices Tool" (MFT 4.22 to 4.33: levels 0 live patch, 3 driver restart and PCI
+//! reset, 4 warm reboot; "Supported OSs: FreeBSD, Linux, Windows"), the mstfwreset man page
+//! (mstflint 4.13 to 4.33), and mstflint's `small_utils/mstfwreset.py` with
+//! `small_utils/mlxfwresetlib/cmd_reg_mfrl.py` for the exact output and error texts. See
+//! `docs/parsers.md`.
+
+pub mod builtins;
+mod command;
+mod parse;
+mod sim;
+mod types;
+
+pub(crate) use sim::MlxfwresetSim;
+pub use types::{PendingParam, ResetOption, ResetQuery, ResetStatus};
+
+/// Parses `mlxfwreset -d DEV query` output.
+pub fn parse_query(text: &str) -> Result<ResetQuery, crate::ParseError> {
+    parse::parse_query(text)
+}
+
+/// Parses `mlxfwreset -d DEV status` output.
+pub fn parse_status(text: &str) -> Result<ResetStatus, crate::ParseError> {
+    parse::parse_status(text)
+}
+
+/// Registers the `mlxfwreset::` builtins as a static module, built once and shared by every
+/// host's engine.
+pub fn install(engine: &mut rhai::Engine) {
+    static MODULE: std::sync::OnceLock<rhai::Shared<rhai::Module>> = std::sync::OnceLock::new();
+    let module = MODULE
+        .get_or_init(|| rhai::Shared::new(rhai::exported_module!(builtins::mlxfwreset_builtins)));
+    engine.register_static_module("mlxfwreset", module.clone());
+}
