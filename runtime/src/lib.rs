@@ -21,6 +21,7 @@ mod in_flight;
 pub mod inventory;
 pub mod journal;
 pub mod launch;
+mod launch_error;
 mod local_transport;
 mod outline;
 pub mod output;

@@ -25,7 +25,6 @@ const KNOWN_RUNTIME: &[&[&str]] = &[
         "syntax",
         "vocabulary",
     ],
-    &["launch", "resume_choices"],
 ];
 
 type Graph = BTreeMap<String, BTreeSet<String>>;
