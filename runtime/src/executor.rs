@@ -7,11 +7,11 @@ use std::sync::{Arc, Mutex};
 
 use rhai::AST;
 
+use crate::ending::failure::HostFailure;
 use crate::journal::{
     DecisionRecord, HostJournal, HostStatus, JOURNAL_VERSION, JournalError, JournalEvent,
     JournalWriter, ResumeRecord, RewindRecord, RunHeader, now_millis,
 };
-use crate::run::failure::HostFailure;
 use crate::{
     ActionError, Assumptions, Cancel, Clock, EventSink, ExecOutput, ExecRequest, HostContext,
     HostInfo, Installer, LocalTransport, Mode, Outline, Role, RunEvent, RunOptions, RunShared,

@@ -1,4 +1,7 @@
-//! One host's instance of a run: where replay, reconcile and the journal meet.
+//! One host's instance of a run: where replay, reconcile and the journal meet. Its hooks for the
+//! debugger are in `host_context/debug_hooks.rs`.
+
+mod debug_hooks;
 
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -7,7 +10,6 @@ use std::time::Instant;
 use rhai::{Dynamic, EvalAltResult, NativeCallContext, Position};
 use serde_json::Value;
 
-use crate::debug::host::point;
 use crate::journal::{
     Assume, BatchRecord, HostEndRecord, HostJournal, HostStatus, IntentRecord, JournalEvent,
     JournalWriter, LogRecord, OutcomeRecord, ProgressRecord, RecordedAction, StageRecord,
@@ -17,6 +19,7 @@ use crate::{
     ActionCall, ActionError, CallSite, Debugger, HostIo, Outcome, Reconcile, RunEvent, RunShared,
     Transport,
 };
+use debug_hooks::point;
 
 /// A host as runbooks see it through `host()` and `hosts()`.
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]

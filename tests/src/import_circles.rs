@@ -9,23 +9,22 @@ use std::path::{Path, PathBuf};
 
 /// The runtime's circles left, each as its sorted members. The host context, the executor, the
 /// engine and the vocabulary call one another through the crate root's re-exports.
-const KNOWN_RUNTIME: &[&[&str]] = &[
-    &[
-        "action",
-        "check",
-        "debug",
-        "engine",
-        "executor",
-        "host_context",
-        "host_io",
-        "output",
-        "reboot",
-        "retry",
-        "run",
-        "syntax",
-        "vocabulary",
-    ],
-];
+const KNOWN_RUNTIME: &[&[&str]] = &[&[
+    "action",
+    "check",
+    "debug",
+    "ending",
+    "engine",
+    "executor",
+    "host_context",
+    "host_io",
+    "output",
+    "reboot",
+    "retry",
+    "run",
+    "syntax",
+    "vocabulary",
+]];
 
 type Graph = BTreeMap<String, BTreeSet<String>>;
 

@@ -1,6 +1,6 @@
 //! The host context's hooks for the debugger: a stop at a stage's start, and carrying out
-//! (and journaling) the prompt's answer to a failed action. They live here, beside the
-//! debugger they call, rather than in the journal-and-replay code of `host_context.rs`.
+//! (and journaling) the prompt's answer to a failed action. A part of the host context kept
+//! apart from its journal-and-replay code; the debugger they call knows no host context.
 
 use rhai::Position;
 use serde_json::Value;
