@@ -5,11 +5,21 @@
 use rhai::Position;
 use serde_json::Value;
 
+use crate::debug::pause::StopHost;
 use crate::host_context::summarize;
 use crate::journal::{DebugChoice, DebugRecord, JournalEvent, now_millis};
 use crate::{ActionError, CallSite, HostContext, Outcome, PausePoint, Resume};
 
 impl HostContext {
+    /// This host, as the debugger sees it at a stop.
+    pub(super) fn stop_host(&self) -> StopHost<'_> {
+        StopHost {
+            info: &self.info,
+            runbook_file: self.runbook_file(),
+            transport: self.transport(),
+        }
+    }
+
     /// At the start of a stage's block: the debugger may stop here (`:next`, a breakpoint).
     pub(crate) fn debug_stage(
         &self,
@@ -36,7 +46,7 @@ impl HostContext {
             },
             stage: name.to_owned(),
         };
-        debugger.at_stage(self, point, scope)
+        debugger.at_stage(self.stop_host(), point, scope)
     }
 
     /// Journals the debugger's answer to a failed action and carries it out: a retry fails
