@@ -2,7 +2,7 @@
 
 use serde_json::Value;
 
-use crate::{ActionError, HostIo};
+use crate::{ACTING, ActionError, HostIo};
 
 /// A builtin's call, as the journal records it.
 pub struct ActionCall<'a> {
@@ -70,9 +70,6 @@ impl Reconcile<'_> {
         }
     }
 }
-
-/// The key of the progress record [`HostIo::acting`](crate::HostIo::acting) writes.
-pub const ACTING: &str = "acting";
 
 /// What an interrupted action recorded it saw just before it changed the host, if it got that
 /// far (see [`Reconcile::Marked`]).

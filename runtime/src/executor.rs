@@ -7,15 +7,16 @@ use std::sync::{Arc, Mutex};
 
 use rhai::AST;
 
+use crate::ending::failure::HostFailure;
 use crate::journal::{
     DecisionRecord, HostJournal, HostStatus, JOURNAL_VERSION, JournalError, JournalEvent,
     JournalWriter, ResumeRecord, RewindRecord, RunHeader, now_millis,
 };
-use crate::run::failure::HostFailure;
 use crate::{
     ActionError, Assumptions, Cancel, Clock, EventSink, ExecOutput, ExecRequest, HostContext,
-    HostInfo, Installer, LocalTransport, Mode, Outline, Role, RunEvent, RunOptions, RunShared,
-    Runbook, RunbookError, Transport, TransportError, bind_host, build_engine,
+    HostInfo, HostReport, Installer, LocalTransport, Mode, Outline, Role, RunEvent, RunOptions,
+    RunReport, RunShared, Runbook, RunbookError, Transport, TransportError, bind_host,
+    build_engine,
 };
 
 /// A host to run on, with its transport or why it has none.
@@ -50,40 +51,6 @@ pub struct RunRequest {
     pub run_id: String,
     /// The runbook.
     pub runbook: Runbook,
-}
-
-/// How one host's part ended.
-#[derive(Debug)]
-pub struct HostReport {
-    /// The actions that changed the host (in check mode: that would), as one-line summaries.
-    pub changes: Vec<String>,
-    /// Why it failed.
-    pub failure: Option<HostFailure>,
-    /// The host.
-    pub name: String,
-    /// In check mode, where and why its prediction stopped: an `expect` that failed on
-    /// what check mode could not know.
-    pub prediction_stopped: Option<String>,
-    /// Why it still needs a reboot, if it does.
-    pub reboot_pending: Option<String>,
-    /// How it ended.
-    pub status: HostStatus,
-}
-
-/// How a run ended, host by host.
-#[derive(Debug)]
-pub struct RunReport {
-    /// Every instance, controller last.
-    pub hosts: Vec<HostReport>,
-    /// The run's id.
-    pub run_id: String,
-}
-
-impl RunReport {
-    /// Whether every host finished.
-    pub fn succeeded(&self) -> bool {
-        self.hosts.iter().all(|h| h.status == HostStatus::Done)
-    }
 }
 
 /// Why a run did not start.

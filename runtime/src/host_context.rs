@@ -1,4 +1,9 @@
-//! One host's instance of a run: where replay, reconcile and the journal meet.
+//! One host's instance of a run: where replay, reconcile and the journal meet. Its hooks for the
+//! debugger are in `host_context/debug_hooks.rs`, what a running action sees of it in
+//! `host_context/io.rs`.
+
+mod debug_hooks;
+mod io;
 
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -7,27 +12,16 @@ use std::time::Instant;
 use rhai::{Dynamic, EvalAltResult, NativeCallContext, Position};
 use serde_json::Value;
 
-use crate::debug::host::point;
 use crate::journal::{
     Assume, BatchRecord, HostEndRecord, HostJournal, HostStatus, IntentRecord, JournalEvent,
     JournalWriter, LogRecord, OutcomeRecord, ProgressRecord, RecordedAction, StageRecord,
     WaitRecord, now_millis,
 };
 use crate::{
-    ActionCall, ActionError, CallSite, Debugger, HostIo, Outcome, Reconcile, RunEvent, RunShared,
-    Transport,
+    ActionCall, ActionError, CallSite, Debugger, HostInfo, HostIo, Outcome, Reconcile, RunEvent,
+    RunShared, Transport,
 };
-
-/// A host as runbooks see it through `host()` and `hosts()`.
-#[derive(Debug, Clone, PartialEq, serde::Serialize)]
-pub struct HostInfo {
-    /// Groups, including `all`.
-    pub groups: Vec<String>,
-    /// The name.
-    pub name: String,
-    /// Inventory vars.
-    pub vars: BTreeMap<String, Value>,
-}
+use debug_hooks::point;
 
 /// Whether the instance acts on a host or replays only, to check a runbook against its journal.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -660,7 +654,10 @@ impl HostContext {
             return Err(ActionError::ReachedLivePoint);
         }
         if let Some(debugger) = &self.debugger {
-            debugger.before_action(self, point(seq, &stage, &call.builtin, &args, site))?;
+            debugger.before_action(
+                self.stop_host(),
+                point(seq, &stage, &call.builtin, &args, site),
+            )?;
         }
         self.shared.cancel.check()?;
         let intent = IntentRecord {
@@ -704,7 +701,7 @@ impl HostContext {
             (Err(error), Some(debugger)) if !error.outcome_unknown() => {
                 let point = point(seq, &stage, &call.builtin, &args, site);
                 let assumed = skip_default.unwrap_or(Value::Null);
-                let answer = debugger.after_failure(self, point, &error, assumed);
+                let answer = debugger.after_failure(self.stop_host(), point, &error, assumed);
                 self.debug_decided(seq, &call.builtin, site, &args, error, answer)
             }
             (result, _) => result,
@@ -865,18 +862,8 @@ impl HostContext {
         self.end_at(status, error, None)
     }
 
-    /// Writes the host's last record for how its runbook ended: the failure's message and the
-    /// runbook line it points at.
-    pub fn end_with(
-        &self,
-        status: HostStatus,
-        failure: Option<&crate::HostFailure>,
-    ) -> Result<(), ActionError> {
-        let location = failure.and_then(crate::HostFailure::location);
-        self.end_at(status, failure.map(crate::HostFailure::one_line), location)
-    }
-
-    fn end_at(
+    /// Writes the host's last record, with the runbook line its failure points at.
+    pub(crate) fn end_at(
         &self,
         status: HostStatus,
         error: Option<String>,

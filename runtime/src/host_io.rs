@@ -1,11 +1,32 @@
 //! What a builtin's effect gets: the host's transport and clock, and a way to record progress.
 
-use std::sync::{Mutex, MutexGuard, PoisonError};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::Duration;
 
 use serde_json::Value;
 
-use crate::{ActionError, Clock, ExecOutput, ExecRequest, HostContext, Transport};
+use crate::{ActionError, Cancel, Clock, ExecOutput, ExecRequest, RunShared, Transport};
+
+/// The key of the progress record [`HostIo::acting`] writes.
+pub const ACTING: &str = "acting";
+
+/// What a running action's [`HostIo`] needs of its host's instance. The host context implements
+/// it (`host_context/io.rs`): the trait keeps this module below the host context, which makes a
+/// `HostIo` for each action it runs.
+pub(crate) trait ActionHost {
+    /// What every instance of the run shares: options, events, the fork limit, the stop.
+    fn shared(&self) -> &RunShared;
+    /// The host's name.
+    fn name(&self) -> &str;
+    /// What stops a running command, if anything does (the REPL's Ctrl-C).
+    fn interrupt(&self) -> Option<Cancel>;
+    /// `text` with the host's secrets, and the run's, replaced.
+    fn redact_text(&self, text: &str) -> String;
+    /// Journals a progress record of action `seq`, fsynced.
+    fn record_progress(&self, seq: u64, data: Value) -> Result<(), ActionError>;
+    /// The host's transport.
+    fn transport(&self) -> &Arc<Mutex<Box<dyn Transport>>>;
+}
 
 /// The host, as one running action sees it.
 ///
@@ -14,13 +35,13 @@ use crate::{ActionError, Clock, ExecOutput, ExecRequest, HostContext, Transport}
 /// actions held its host while it needed the other's (or its own again, through the run's
 /// transports), both waited forever.
 pub struct HostIo<'a> {
-    ctx: &'a HostContext,
+    ctx: &'a dyn ActionHost,
     seq: u64,
     transport: &'a Mutex<Box<dyn Transport>>,
 }
 
 impl<'a> HostIo<'a> {
-    pub(crate) fn new(ctx: &'a HostContext, seq: u64) -> Result<Self, ActionError> {
+    pub(crate) fn new(ctx: &'a dyn ActionHost, seq: u64) -> Result<Self, ActionError> {
         Ok(Self {
             ctx,
             seq,
@@ -39,12 +60,12 @@ impl<'a> HostIo<'a> {
     /// Check mode (`cairn run --check`): a builtin may query the host but must change nothing,
     /// and returns the outcome it *would* have (`changed`, `reboot_required`).
     pub fn checking(&self) -> bool {
-        self.ctx.shared.options.check
+        self.ctx.shared().options.check
     }
 
     /// The host's name.
     pub fn host(&self) -> &str {
-        &self.ctx.info.name
+        self.ctx.name()
     }
 
     /// Runs a command; a non-zero exit is an `Ok` here.
@@ -58,7 +79,7 @@ impl<'a> HostIo<'a> {
             }
             _ => self.transport().exec(request)?,
         };
-        let events = &self.ctx.shared.events;
+        let events = &self.ctx.shared().events;
         if events.is_open() {
             events.send(crate::RunEvent::Command {
                 argv: request
@@ -68,7 +89,7 @@ impl<'a> HostIo<'a> {
                     .collect(),
                 code: output.code,
                 elapsed_ms: u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
-                host: self.ctx.info.name.clone(),
+                host: self.ctx.name().to_owned(),
                 seq: self.seq,
                 stderr: self.ctx.redact_text(&output.stderr),
                 stdout: self.ctx.redact_text(&output.stdout),
@@ -100,7 +121,7 @@ impl<'a> HostIo<'a> {
     /// before (for [`Reconcile::Marked`](crate::Reconcile::Marked)). Call it after the query,
     /// right before the first command that changes anything, and not in check mode.
     pub fn acting(&mut self, before: Value) -> Result<(), ActionError> {
-        self.record_progress(serde_json::json!({ crate::ACTING: before }))
+        self.record_progress(serde_json::json!({ ACTING: before }))
     }
 
     /// The host's clock.
@@ -111,7 +132,7 @@ impl<'a> HostIo<'a> {
     /// Waits on the host's clock, giving the fork slot up meanwhile.
     pub fn wait(&mut self, duration: Duration) -> Result<(), ActionError> {
         let clock = self.clock();
-        let shared = &self.ctx.shared;
+        let shared = self.ctx.shared();
         shared.forks.release();
         let slept = clock.sleep(duration, &shared.cancel);
         shared.forks.acquire(&shared.cancel)?;
@@ -125,11 +146,11 @@ impl<'a> HostIo<'a> {
 
     /// How long to wait for a rebooting host.
     pub fn reboot_timeout(&self) -> Duration {
-        self.ctx.shared.options.reboot_timeout
+        self.ctx.shared().options.reboot_timeout
     }
 
     /// Reports an event of this host.
     pub fn report(&self, event: crate::RunEvent) {
-        self.ctx.shared.events.send(event);
+        self.ctx.shared().events.send(event);
     }
 }

@@ -5,15 +5,16 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
-use crate::inventory::{Address, HostPattern, HostSpec, Inventory, InventoryError, PatternError};
+use crate::inventory::{Address, HostPattern, HostSpec, Inventory, InventoryError};
 use crate::journal::{JournalError, JournalEvent, now_millis};
+pub use crate::launch_error::LaunchError;
 use crate::resume_choices::{AskUndecided, ask_each, resolve_stage, undecided};
 use crate::sim::{SimRegistry, SimTransport};
 use crate::ssh::{FdDemand, FdLimitError, SshOptions, SshTarget, SshTransport, prepare_fd_limit};
 use crate::{
-    Assumptions, Cancel, EventSink, HostInfo, Installer, LocalTransport, Outline, ParamError,
-    RunError, RunHost, RunMeta, RunOptions, RunReport, RunRequest, RunStore, Runbook, RunbookError,
-    Transport, build_engine, check_groups, check_params, check_runbook, execute,
+    Assumptions, Cancel, EventSink, HostInfo, Installer, LocalTransport, Outline, RunHost, RunMeta,
+    RunOptions, RunReport, RunRequest, RunStore, Runbook, RunbookError, Transport, build_engine,
+    check_groups, check_params, check_runbook, execute,
 };
 
 /// What the command line chose for a new run.
@@ -29,88 +30,6 @@ pub struct NewRun {
     pub params: BTreeMap<String, String>,
     /// The runbook file.
     pub runbook: PathBuf,
-}
-
-/// What can stop a run before it starts.
-#[derive(Debug, thiserror::Error, miette::Diagnostic)]
-pub enum LaunchError {
-    /// The inventory is wrong.
-    #[error(transparent)]
-    #[diagnostic(transparent)]
-    Inventory(#[from] InventoryError),
-    /// A journal or run folder is unreadable.
-    #[error(transparent)]
-    #[diagnostic(transparent)]
-    Journal(#[from] JournalError),
-    /// A `--assume` or `--restart-host` value that does not fit the run.
-    #[error("{message}")]
-    #[diagnostic(code(cairn::runtime::resume_flag))]
-    Flag {
-        /// What is wrong.
-        message: String,
-        /// A did-you-mean, or what to do instead.
-        #[help]
-        help: Option<String>,
-    },
-    /// Journals that are missing, empty or headerless, so what those hosts did is unknown.
-    #[error(
-        "run {run_id}: the journal of {} host(s) is lost, so what they did is unknown; nothing was run: {}",
-        .hosts.len(),
-        .hosts.join(", ")
-    )]
-    #[diagnostic(
-        code(cairn::runtime::journal_lost),
-        help(
-            "restore the journal from a copy, or run the host again from scratch (every action, including reboots): `cairn resume {run_id} --restart-host HOST` (repeatable)"
-        )
-    )]
-    LostJournals {
-        /// Each host, with why its journal counts as lost.
-        hosts: Vec<String>,
-        /// The run.
-        run_id: String,
-    },
-    /// Another process drives the run, or its lock cannot be taken.
-    #[error(transparent)]
-    #[diagnostic(transparent)]
-    Lock(#[from] crate::LockError),
-    /// There is no run to resume.
-    #[error("no unfinished run in `{0}`")]
-    #[diagnostic(code(cairn::runtime::no_run), help("`cairn runs` lists the runs"))]
-    NoRun(String),
-    /// Even the hard open-file limit is too low for the run.
-    #[error(transparent)]
-    #[diagnostic(transparent)]
-    FdLimit(#[from] FdLimitError),
-    /// The run refused to start.
-    #[error(transparent)]
-    #[diagnostic(transparent)]
-    Run(#[from] RunError),
-    /// The runbook is unreadable.
-    #[error(transparent)]
-    #[diagnostic(transparent)]
-    Runbook(#[from] RunbookError),
-    /// `cairn check` finds problems in the runbook: nothing was run.
-    #[error("{} problem(s) in {runbook}; nothing was run", problems.len())]
-    #[diagnostic(
-        code(cairn::runtime::check),
-        help("`cairn check RUNBOOK -i INVENTORY` finds these without running anything")
-    )]
-    Check {
-        /// The problems, each with its span.
-        #[related]
-        problems: Vec<RunbookError>,
-        /// The runbook.
-        runbook: String,
-    },
-    /// A `--param` the runbook cannot take.
-    #[error(transparent)]
-    #[diagnostic(transparent)]
-    Param(#[from] ParamError),
-    /// A `--limit` pattern that matches nothing, or a term no host or group has.
-    #[error(transparent)]
-    #[diagnostic(transparent)]
-    Pattern(#[from] PatternError),
 }
 
 /// Starts and resumes runs under one state folder, with the builtins and simulator models the

@@ -6,7 +6,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 use crate::journal::{Assume, HostJournal};
-use crate::launch::LaunchError;
+use crate::launch_error::LaunchError;
 use crate::{Assumptions, Outline};
 
 /// An action that started on a host and whose outcome was not recorded.

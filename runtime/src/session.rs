@@ -1,5 +1,8 @@
 //! An interactive session on one host: lines evaluated in a persistent scope, with every action
-//! journaled in a journal of the session's own, so what was done by hand can be reviewed.
+//! journaled in a journal of the session's own, so what was done by hand can be reviewed. Its
+//! sibling `session/debug.rs` is a runbook's instance on one host under the debugger.
+
+pub(crate) mod debug;
 
 use std::path::Path;
 use std::sync::{Arc, Mutex};

@@ -1,32 +1,11 @@
 //! No import circle between the top-level modules of the stdlib, runtime and repl crates: a
 //! module that names another (`crate::x`, `crate::{x, y}`, or an item the crate root re-exports
-//! from `x`) in its non-test code depends on it, and the dependencies must form no cycle. The
-//! runtime's circles still to be untangled are listed in [`KNOWN_RUNTIME`]: a new circle fails,
-//! and so does a listed one that changed or is gone (so the list only shrinks).
+//! from `x`) in its non-test code depends on it, and the dependencies must form no cycle: the
+//! modules form layers (`runtime/src/README.md`, `stdlib/src/README.md`, docs/design.md). The
+//! runtime's imports are also checked against its README's layer table, row by row.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
-
-/// The runtime's circles left, each as its sorted members. The host context, the executor, the
-/// engine and the vocabulary call one another through the crate root's re-exports.
-const KNOWN_RUNTIME: &[&[&str]] = &[
-    &[
-        "action",
-        "check",
-        "debug",
-        "engine",
-        "executor",
-        "host_context",
-        "host_io",
-        "output",
-        "reboot",
-        "retry",
-        "run",
-        "syntax",
-        "vocabulary",
-    ],
-    &["launch", "resume_choices"],
-];
 
 type Graph = BTreeMap<String, BTreeSet<String>>;
 
@@ -224,8 +203,8 @@ fn shown(found: &BTreeSet<Vec<String>>) -> String {
 }
 
 #[test]
-fn no_import_circle_in_stdlib_or_repl() {
-    for name in ["stdlib", "repl"] {
+fn no_import_circle_in_stdlib_runtime_or_repl() {
+    for name in ["stdlib", "runtime", "repl"] {
         let graph = graph(&crate_src(name));
         assert!(graph.len() > 3, "{name}: no modules found");
         let found = circles(&graph);
@@ -237,19 +216,84 @@ fn no_import_circle_in_stdlib_or_repl() {
     }
 }
 
-#[test]
-fn the_runtime_has_only_its_known_circles() {
-    let found = circles(&graph(&crate_src("runtime")));
-    let known: BTreeSet<Vec<String>> = KNOWN_RUNTIME
-        .iter()
-        .map(|part| part.iter().map(|m| (*m).to_owned()).collect())
+/// The layer of each module in the `## Layers` table of a crate's `README.md`: the row's
+/// number, from the backticked names in its second column.
+fn layers_of(readme: &str) -> BTreeMap<String, usize> {
+    let mut layers = BTreeMap::new();
+    let table = readme
+        .split("## Layers")
+        .nth(1)
+        .and_then(|rest| rest.split("\n## ").next())
+        .unwrap_or_default()
+        .lines()
+        .filter(|line| {
+            line.starts_with("| ") && !line.starts_with("| layer") && !line.starts_with("| ---")
+        });
+    for (row, line) in table.enumerate() {
+        let modules = line.split(" | ").nth(1).unwrap_or_default();
+        for name in modules.split('`').skip(1).step_by(2) {
+            layers.insert(name.trim_end_matches('/').to_owned(), row);
+        }
+    }
+    layers
+}
+
+/// The edges that go up the table (from a module to one in a later row), and the modules it lacks.
+fn against_layers(graph: &Graph, layers: &BTreeMap<String, usize>) -> (Vec<String>, Vec<String>) {
+    let missing = graph
+        .keys()
+        .filter(|m| !matches!(m.as_str(), "lib" | "main" | "bin") && !layers.contains_key(*m))
+        .cloned()
         .collect();
-    assert_eq!(
-        found,
-        known,
-        "the runtime's circles changed (a new one, or a known one shrank: update KNOWN_RUNTIME):\n{}",
-        shown(&found)
+    let mut upward = Vec::new();
+    for (from, to) in graph {
+        for target in to {
+            if let (Some(a), Some(b)) = (layers.get(from), layers.get(target))
+                && b > a
+            {
+                upward.push(format!(
+                    "{from} (layer {}) imports {target} (layer {})",
+                    a + 1,
+                    b + 1
+                ));
+            }
+        }
+    }
+    (upward, missing)
+}
+
+#[test]
+fn the_runtime_imports_follow_its_readme_layers() {
+    let src = crate_src("runtime");
+    let readme = std::fs::read_to_string(src.join("README.md")).unwrap_or_default();
+    let layers = layers_of(&readme);
+    assert!(layers.len() > 20, "no layer table in runtime/src/README.md");
+    let (upward, missing) = against_layers(&graph(&src), &layers);
+    assert!(
+        missing.is_empty(),
+        "runtime/src/README.md's layer table lacks {missing:?}: add each to the layer it belongs to"
     );
+    assert!(
+        upward.is_empty(),
+        "imports against runtime/src/README.md's layers:\n{}",
+        upward.join("\n")
+    );
+}
+
+#[test]
+fn an_import_up_the_layer_table_is_found() {
+    let readme = "# x\n\n## Layers\n\n| layer | modules | may import |\n| --- | --- | --- |\n| 1 | `a`, `b/` | |\n| 2 | `c` | 1 |\n\n## Files\n\n| file | holds |\n| --- | --- |\n| `c.rs` | c |\n";
+    let layers = layers_of(readme);
+    assert_eq!(layers.get("b"), Some(&0));
+    let mut graph = Graph::new();
+    graph.entry("c".into()).or_default().insert("a".into());
+    graph.entry("a".into()).or_default();
+    assert_eq!(against_layers(&graph, &layers), (vec![], vec![]));
+    graph.entry("a".into()).or_default().insert("c".into());
+    graph.entry("d".into()).or_default();
+    let (upward, missing) = against_layers(&graph, &layers);
+    assert_eq!(upward, vec!["a (layer 1) imports c (layer 2)".to_owned()]);
+    assert_eq!(missing, vec!["d".to_owned()]);
 }
 
 #[test]

@@ -11,7 +11,8 @@ use std::sync::{Mutex, MutexGuard};
 use rhai::{Dynamic, Scope};
 use serde_json::Value;
 
-use crate::{ActionError, Breakpoint, HostContext, Pause, PausePoint, PauseReason, Resume};
+use crate::debug::pause::StopHost;
+use crate::{ActionError, Breakpoint, Pause, PausePoint, PauseReason, Resume};
 
 /// How far the runbook runs before it stops again.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -115,7 +116,7 @@ impl Debugger {
     /// Before a live action: stops on `:step` or at a line breakpoint.
     pub(crate) fn before_action(
         &self,
-        host: &HostContext,
+        host: StopHost<'_>,
         point: PausePoint,
     ) -> Result<(), ActionError> {
         if !self.stepping {
@@ -126,7 +127,7 @@ impl Debugger {
             let breakpoint = state
                 .breakpoints
                 .iter()
-                .find(|b| b.hits_action(&point.site.file, point.site.line, host.runbook_file()));
+                .find(|b| b.hits_action(&point.site.file, point.site.line, host.runbook_file));
             match (state.mode, breakpoint) {
                 (Mode::Step, _) => PauseReason::Step,
                 (_, Some(breakpoint)) => PauseReason::Breakpoint(breakpoint.clone()),
@@ -140,7 +141,7 @@ impl Debugger {
     /// At the start of a stage the host runs: stops on `:next` or at a stage breakpoint.
     pub(crate) fn at_stage(
         &self,
-        host: &HostContext,
+        host: StopHost<'_>,
         point: PausePoint,
         scope: &Scope,
     ) -> Result<(), ActionError> {
@@ -166,7 +167,7 @@ impl Debugger {
     /// After an action failed: the operator's choice (`Retry`, `Skip` or `Abort`).
     pub(crate) fn after_failure(
         &self,
-        host: &HostContext,
+        host: StopHost<'_>,
         point: PausePoint,
         error: &ActionError,
         assumed: Value,
@@ -182,7 +183,7 @@ impl Debugger {
     /// Stops at a step or breakpoint; `:abort` stops the host there.
     fn stopped(
         &self,
-        host: &HostContext,
+        host: StopHost<'_>,
         point: PausePoint,
         reason: PauseReason,
         vars: Option<Vec<(String, Dynamic)>>,
@@ -197,7 +198,7 @@ impl Debugger {
     /// Hands the pause to the prompt and waits. A prompt that went away counts as `Abort`.
     fn pause(
         &self,
-        host: &HostContext,
+        host: StopHost<'_>,
         point: PausePoint,
         reason: PauseReason,
         vars: Option<Vec<(String, Dynamic)>>,
@@ -209,7 +210,7 @@ impl Debugger {
             host: host.info.clone(),
             point,
             reason,
-            transport: host.transport().clone(),
+            transport: host.transport.clone(),
             vars,
             reply,
         };

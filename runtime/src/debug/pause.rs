@@ -9,6 +9,19 @@ use serde_json::Value;
 
 use crate::{Breakpoint, CallSite, HostInfo, Transport};
 
+/// The host a runbook stops on, as the debugger needs it: who it is, how the prompt reaches
+/// it, and the runbook file its breakpoints' lines are in. The host context lends it, so the
+/// debugger knows no host context.
+#[derive(Clone, Copy)]
+pub(crate) struct StopHost<'a> {
+    /// The host.
+    pub(crate) info: &'a HostInfo,
+    /// The runbook file, as call sites name it.
+    pub(crate) runbook_file: &'a str,
+    /// The host's transport.
+    pub(crate) transport: &'a Arc<Mutex<Box<dyn Transport>>>,
+}
+
 /// Where a paused runbook stands.
 #[derive(Debug, Clone, PartialEq)]
 pub struct PausePoint {

@@ -3,7 +3,7 @@
 
 use std::collections::HashMap;
 
-use crate::run::failure::HostFailure;
+use crate::ending::failure::HostFailure;
 
 /// `failures` with those of the same kind, span, labels and message merged into one report
 /// per group, in the order each group first appears.

@@ -4,7 +4,6 @@
 mod color;
 mod duration;
 mod grouping;
-mod host_range;
 mod lines;
 mod recap;
 mod status;
@@ -12,10 +11,10 @@ mod summary;
 mod verbosity;
 mod width;
 
+pub use crate::host_range::{compress_hosts, describe_hosts};
 pub use color::{ColorChoice, Palette};
 pub use duration::human_duration;
 pub use grouping::{group_failures, group_hosts};
-pub use host_range::{compress_hosts, describe_hosts};
 pub use lines::LineRenderer;
 pub use recap::Recap;
 pub use status::StatusBoard;

@@ -3,6 +3,59 @@
 use rhai::plugin::*;
 
 /// The `fabric::` module.
+///
+/// `fabric::all_pairs(hosts, #{test, quick, retest, min_fraction, max_latency_factor, ...})` tests
+/// every pair of `hosts` as NVIDIA ClusterKit does ("Running ClusterKit", HPC-X 2.24,
+/// <https://docs.nvidia.com/networking/display/hpcxv224/running+clusterkit>): n−1 rounds of n/2
+/// disjoint pairs (the circle method; with an odd count each host sits out one round), a round's
+/// pairs at once (every server of the round is started before any client, and every client has
+/// ended before any server is stopped, so the round's tests overlap whole); `quick: true` runs one round. A pair is flagged when its bandwidth is under
+/// `min_fraction` (default 0.93) of the best pair's, or its latency over `max_latency_factor`
+/// (default 2.1) times the best pair's; a failed test is flagged too. Flagged pairs are retested in
+/// rounds of n/4, n/8, … pairs (`retest: false` to not); one within the tolerance on a retest is
+/// cleared. The suspects are the hosts in at least two bad pairs that make up half or more of
+/// their tests (named worst first, their pairs then set aside) and the bad pairs left over (a
+/// link). Before it starts it logs its plan (rounds × (the server's 1 s head start + the data at
+/// the port rate `ibstat` shows on the first host)), at the end the time the tests took on the
+/// hosts' clocks. `test` is any perftest (`send_bw` default, `send_lat`, ...); the other options
+/// are perftest's. It runs from a host outside `hosts` (a `controller` stage). It returns
+/// `#{test, unit, hosts, rounds, retest_rounds, reference, limit, results: [#{server, client, ok,
+/// error, value, flagged, bad, retests}], flagged, bad, suspects: #{hosts, pairs}, planned_s,
+/// took_s, passed}`. Each round is one action; each pair's result is journaled (a progress record)
+/// as it ends, so a resume keeps those and runs only the round's other pairs. A last record of
+/// `fabric::all_pairs` (`phase: "verdict"`) keeps the tolerance, the flagged and bad pairs and the
+/// suspects, which `cairn report` marks on its heatmap.
+///
+/// ```rhai
+/// stage "all pairs" on controller {
+///     let bw = fabric::all_pairs(hosts("fabric").map(|h| h.name), #{ device: "mlx5_0", test: "send_bw" });
+///     expect(bw.passed, `bad pairs ${bw.bad}; suspect hosts ${bw.suspects.hosts}`);
+/// }
+/// ```
+///
+/// `fabric::manifest_diff(path, class)` checks the host it runs on against its class in an
+/// expected-hardware manifest, a TOML file beside the runbook with one table per host class:
+/// `hcas` (how many RDMA devices `ibstat` lists), `part_number` (the `[PN] Part number` of each
+/// Mellanox function's Vital Product Data in `lspci -vv`, the form pciutils' `ls-vpd.c` prints),
+/// `psid` (`ibv_devinfo`'s `board_id`), `firmware` (`ibstat`'s `Firmware version`), `ofed` (the
+/// version `ofed_info -s` prints, MLNX_OFED's `MLNX_OFED_LINUX-23.10-1.1.9.0:` or DOCA-OFED's
+/// `OFED-internal-25.01-0.6.0:`; not installed is a difference) and `[[CLASS.port]]` tables with
+/// `device`, `link_layer`, `rate_gbps` and `rate_text` (`ibstatus`'s width and speed, `4X EDR`); a
+/// key left out is not checked (and its tool not run). An unreadable file, a key it does not know
+/// (with the closest key: ``unknown field `ofde` ... did you mean `ofed`?``) or an unknown class
+/// (with the closest name) is a runbook error at the call. It returns `#{host, class, ok,
+/// differences: [#{device, field, found, expected, message}]}`, one message a difference, e.g.
+/// `compute-042: mlx5_1 rate 50 Gb/s (2X HDR), expected 100 (4X EDR)`, `node02: 0b:00.0 part
+/// number MCX555A-ECAT, expected MCX556A-ECAT`, `node02: OFED 5.8-1.0.1.1, expected
+/// 23.10-1.1.9.0`.
+///
+/// ```rhai
+/// stage "hardware" on fabric {
+///     let m = fabric::manifest_diff("manifest.toml", "compute");
+///     for d in m.differences { log(d.message); }
+///     expect(m.ok, `${m.differences.len()} difference(s) from the manifest`);
+/// }
+/// ```
 #[export_module]
 pub mod fabric_builtins {
     use rhai::{Array, Dynamic, Map, NativeCallContext};

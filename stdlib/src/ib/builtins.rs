@@ -4,6 +4,15 @@
 use rhai::plugin::*;
 
 /// The `ib::` module.
+///
+/// `ib::wait_active` fails naming the state the port is stuck in: `port mlx5_0:1 is INIT
+/// (LinkUp), not ACTIVE, after 60 s`.
+///
+/// ```rhai
+/// let p = ib::wait_active("mlx5_0", 1, 60);
+/// log(`${p.device} ${p.state} ${p.phys_state} ${p.rate_gbps} Gb/sec (${p.rate_text})`);
+/// let names = ib::netdiscover().channel_adapters.map(|ca| ca.description);
+/// ```
 #[export_module]
 pub mod ib_builtins {
     use std::time::Duration;

@@ -16,6 +16,21 @@ use crate::action::{self, RhaiResult};
 const RESET_LEVELS: &[u32] = &[0, 1, 3];
 
 /// The `mlxfwreset::` module.
+///
+/// MFT's `mlxfwreset` on a bare-metal Linux host (`sim:rhel8-metal`): loading a staged firmware
+/// image or `mlxconfig` change without rebooting the host. The reset levels are the tool's: 0
+/// live patch (driver, PCI link and network link stay up), 1 immediate reset (BlueField's ARM
+/// side), 3 driver restart and PCI reset, 4 warm reboot (NVIDIA MFT documentation, "mlxfwreset –
+/// Loading Firmware on 5th Generation Devices Tool"; mstflint `small_utils/mstfwreset.py`). MFT
+/// documents FreeBSD, Linux and Windows as its supported OSs, and the ESXi MFT bundle has no
+/// `mlxfwreset`: on `sim:esxi7` the command is not found, `query` answers `installed: false`, and
+/// the library helper `connectx::activate` reboots instead.
+///
+/// ```rhai
+/// import "connectx" as cx;
+/// mlxconfig::set("3b:00.0", #{ LINK_TYPE_P1: "IB" });
+/// let how = cx::activate("3b:00.0");   // "mlxfwreset level 3", or "reboot" where no level is supported
+/// ```
 #[export_module]
 pub mod mlxfwreset_builtins {
     use super::*;

@@ -4,6 +4,12 @@
 use rhai::plugin::*;
 
 /// The `net::` module.
+///
+/// ```rhai
+/// let roce = net::ifname_for("mlx5_1", 1);
+/// net::set_mtu(roce, 9000);
+/// net::addr_add(roce, "192.168.5.2/24");
+/// ```
 #[export_module]
 pub mod net_builtins {
     use cairn_runtime::{ActionCall, Outcome, Reconcile};

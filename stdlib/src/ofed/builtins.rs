@@ -26,6 +26,35 @@ pub(crate) const INSTALL_DOCA_OPTIONS: BuiltinOptions = BuiltinOptions {
 };
 
 /// The `ofed::` module.
+///
+/// `ofed::install` runs section 2.4 of the VMware guide: `tar xf TARBALL -C DIR`, `dnf install
+/// -y` the distribution's prerequisites, then `DIR/MLNX_OFED_LINUX-…/mlnxofedinstall --force
+/// --without-fw-update` (`firmware_update: true` leaves `--without-fw-update` out, and the
+/// installer then burns the bundle's firmware when it is newer). The installer's transcript is
+/// read by the `mlnxofedinstall` parser: an install that does not end in `Installation passed
+/// successfully` fails with the installer's failure lines and the step it asks for (`Run: yum
+/// install kernel-modules-extra`). Does nothing when `ofed_info -s` already shows the tarball's
+/// version. The tarball must be named `MLNX_OFED_LINUX-<version>-<distro>-<arch>.tgz`.
+///
+/// `ofed::install_doca` installs DOCA-OFED as NVIDIA's DOCA-Host guide does (a `.deb` as in
+/// NVIDIA's DGX Spark guide); its `rpm -i PACKAGE` is skipped when `rpm -q doca-host` shows the
+/// repo package installed, and MLNX_OFED must be removed first (`/usr/sbin/ofed_uninstall.sh
+/// --force`). The package must be named as NVIDIA publishes them:
+/// `doca-host-2.10.0-093000_25.01_rhel95.x86_64.rpm`,
+/// `doca-host_3.2.1-044000-25.10-ubuntu2404_arm64.deb` (DOCA version, build, OFED release,
+/// distribution, architecture). Both installs are settled on resume by a probe (`ofed_info -s`
+/// shows the version: it happened).
+///
+/// ```rhai
+/// stage "install OFED" on guests {
+///     ofed::install("/nfs/MLNX_OFED_LINUX-5.4-3.0.3.0-rhel8.1-x86_64.tgz");
+///     reboot_if_pending();
+/// }
+/// stage "load the driver" on guests {
+///     ofed::restart();
+///     log(ofed::info().version);          // 5.4-3.0.3.0
+/// }
+/// ```
 #[export_module]
 pub mod ofed_builtins {
     use cairn_runtime::{ActionCall, ActionError, ExecRequest, Outcome, Reconcile};

@@ -4,6 +4,46 @@
 use rhai::plugin::*;
 
 /// The `perftest::` module.
+///
+/// `perftest::send_bw`, `write_bw`, `read_bw`, `send_lat`, `write_lat`, `read_lat`, each
+/// `(server, client, #{...})`: the test's server is started on `server` in the background, the
+/// client runs on `client` against it, and the server is always stopped and its output collected,
+/// on failure too. Call them from an `on controller` stage (the controller reaches every host of
+/// the run), or from a host's own stage with itself as one end.
+///
+/// Options: `device` (default `mlx5_0`), `all_sizes` (`-a`: 2 bytes to 8 MiB), `size` (`-s`),
+/// `iterations` (`-n`), `gid_index` (`-x`), `qps` (`-q`), `port` (`-p`, default 18515), `address`
+/// (what the client connects to; default the server's name, as in the guide). Bandwidth tests
+/// run with `--report_gbits`; every test runs with `-F`. The command lines are the guide's:
+/// `ib_send_bw -a --report_gbits -F -d mlx5_0 compute-03`.
+///
+/// The result is the client's parsed output (`header`, `local`, `remote`, `columns`, `rows` with
+/// the tool's columns in snake case with units: `bytes`, `iterations`, `bw_peak_gbps`,
+/// `bw_average_gbps`, `msg_rate_mpps`, `t_min_usec`, `t_typical_usec`, `t_avg_usec`, `p99_usec`,
+/// …), plus:
+///
+/// | field | meaning |
+/// | --- | --- |
+/// | `peak_gbps`, `avg_gbps`, `msg_rate_mpps` | bandwidth tests, at the largest message size |
+/// | `typical_us`, `avg_us`, `p99_us` | latency tests, at the smallest message size |
+/// | `header` | `device`, `link_type` (`IB` / `Ethernet`), `mtu_bytes`, `transport_type`, `gid_index`, … |
+/// | `table` | the titles and rows as perftest printed them (log it to show the guide's table) |
+/// | `command`, `server`, `client`, `program` | what ran where |
+/// | `server_side` | the server's parsed output (`null` if it printed nothing readable) |
+///
+/// A test that fails fails the action with perftest's own error and its kind: `ib_send_bw from
+/// compute-02 to compute-03 failed (connection): Couldn't connect to compute-03:18515`, `(qp_state):
+/// Failed to modify QP 1399 to RTR` (a port down or in the wrong link type, no RoCE address).
+///
+/// ```rhai
+/// stage "ibverbs tests" on controller {
+///     let r = perftest::send_bw("compute-03", "compute-02", #{ device: "mlx5_0", all_sizes: true });
+///     log(r.table);
+///     expect(r.avg_gbps >= 90.0, `IB ${r.avg_gbps} Gb/s, expected at least 90`);
+///     let l = perftest::send_lat("compute-03", "compute-02", #{ device: "mlx5_0", all_sizes: true });
+///     expect(l.typical_us <= 1.5, `IB latency ${l.typical_us} us`);
+/// }
+/// ```
 #[export_module]
 pub mod perftest_builtins {
     use rhai::{Array, Dynamic, Map, NativeCallContext};

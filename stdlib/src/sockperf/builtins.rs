@@ -4,6 +4,20 @@
 use rhai::plugin::*;
 
 /// The `sockperf::` module.
+///
+/// `sockperf::ping_pong(server, client, #{address, vma, tcp, duration, port, msg_size})` runs
+/// `sockperf server -i ADDRESS` on `server` (in the background) and `sockperf ping-pong -i ADDRESS
+/// -t DURATION` on `client` (default 4 s, UDP; `tcp: true` adds `--tcp`); with `vma: true` both
+/// run under `env LD_PRELOAD=libvma.so VMA_SPEC=latency`. `address` (the server's IP on the
+/// interface to test) is required. The result is the client's parsed output plus `avg_us`,
+/// `std_dev_us`, `p50_us`, `p99_us`, `p99_9_us`, `max_us`, `min_us`, `dropped`, `vma_loaded`
+/// (the VMA banner was printed) and `server_side`.
+///
+/// ```rhai
+/// let kernel = sockperf::ping_pong("compute-03", "compute-02", #{ address: "192.168.5.3" });
+/// let vma = sockperf::ping_pong("compute-03", "compute-02", #{ address: "192.168.5.3", vma: true });
+/// expect(vma.avg_us < kernel.avg_us, `VMA ${vma.avg_us} us, kernel ${kernel.avg_us} us`);
+/// ```
 #[export_module]
 pub mod sockperf_builtins {
     use rhai::{Dynamic, Map, NativeCallContext};

@@ -6,7 +6,7 @@ use std::path::Path;
 use miette::{Diagnostic, NamedSource, SourceSpan};
 use rhai::{EvalAltResult, Position};
 
-use crate::journal::RecordedAction;
+use crate::journal::{HostStatus, RecordedAction};
 use crate::{ActionError, HostContext, Runbook};
 
 /// What kind of failure, for the exit code and the summary.
@@ -158,7 +158,7 @@ impl HostFailure {
     /// This report standing for `hosts` (this one first). Where the hosts' help differs (it
     /// names each one's journal), the first host's is kept and says whose it is.
     pub(crate) fn shared_by(mut self, hosts: &[String], helps_differ: bool) -> Self {
-        self.who = crate::output::describe_hosts(hosts);
+        self.who = crate::host_range::describe_hosts(hosts);
         self.host_count = hosts.len();
         if helps_differ && let Some(help) = self.help.take() {
             self.help = Some(format!(
@@ -318,6 +318,20 @@ impl HostFailure {
             None => {}
         }
         failure
+    }
+}
+
+impl HostContext {
+    /// Writes the host's last record for how its runbook ended: the failure's message and the
+    /// runbook line it points at. Here, beside the failure it reads, so the host context below
+    /// knows no failure report.
+    pub fn end_with(
+        &self,
+        status: HostStatus,
+        failure: Option<&HostFailure>,
+    ) -> Result<(), ActionError> {
+        let location = failure.and_then(HostFailure::location);
+        self.end_at(status, failure.map(HostFailure::one_line), location)
     }
 }
 

@@ -1,15 +1,25 @@
 //! The host context's hooks for the debugger: a stop at a stage's start, and carrying out
-//! (and journaling) the prompt's answer to a failed action. They live here, beside the
-//! debugger they call, rather than in the journal-and-replay code of `host_context.rs`.
+//! (and journaling) the prompt's answer to a failed action. A part of the host context kept
+//! apart from its journal-and-replay code; the debugger they call knows no host context.
 
 use rhai::Position;
 use serde_json::Value;
 
+use crate::debug::pause::StopHost;
 use crate::host_context::summarize;
 use crate::journal::{DebugChoice, DebugRecord, JournalEvent, now_millis};
 use crate::{ActionError, CallSite, HostContext, Outcome, PausePoint, Resume};
 
 impl HostContext {
+    /// This host, as the debugger sees it at a stop.
+    pub(super) fn stop_host(&self) -> StopHost<'_> {
+        StopHost {
+            info: &self.info,
+            runbook_file: self.runbook_file(),
+            transport: self.transport(),
+        }
+    }
+
     /// At the start of a stage's block: the debugger may stop here (`:next`, a breakpoint).
     pub(crate) fn debug_stage(
         &self,
@@ -36,7 +46,7 @@ impl HostContext {
             },
             stage: name.to_owned(),
         };
-        debugger.at_stage(self, point, scope)
+        debugger.at_stage(self.stop_host(), point, scope)
     }
 
     /// Journals the debugger's answer to a failed action and carries it out: a retry fails

@@ -9,10 +9,10 @@ use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::Duration;
 
+use crate::ending::failure::HostFailure;
 use crate::journal::{
     HostJournal, HostStatus, JOURNAL_VERSION, JournalEvent, JournalWriter, RunHeader, now_millis,
 };
-use crate::run::failure::HostFailure;
 use crate::{
     Breakpoint, Cancel, Debugger, EventSink, HostContext, HostInfo, HostReport, Installer, Mode,
     Outline, Pause, Resume, Role, RunOptions, RunShared, Runbook, RunbookError, Transport,
