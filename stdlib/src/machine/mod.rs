@@ -4,5 +4,6 @@
 pub(crate) mod durations;
 pub(crate) mod esxi;
 pub(crate) mod guest;
+pub(crate) mod host_vms;
 pub(crate) mod passthrough;
 pub(crate) mod processes;

@@ -28,6 +28,10 @@ pub(crate) struct Vm {
     pub(crate) booted_devices: Vec<String>,
     #[serde(default)]
     powered_on: bool,
+    /// The ESXi host it is registered on (`vms=NAME@HOST`), which reads it
+    /// (`machine::host_vms::VcenterVms`).
+    #[serde(default)]
+    pub(crate) host: Option<String>,
     latency: String,
     cpu_reservation: bool,
     memory_reservation: bool,
@@ -64,10 +68,15 @@ impl SimTool for VhpcToolkit {
             .map(|d| d.trim().to_ascii_lowercase())
             .filter(|d| !d.is_empty())
             .collect();
-        for vm in host.option("vms").unwrap_or("").split(',').map(str::trim) {
+        for entry in host.option("vms").unwrap_or("").split(',').map(str::trim) {
+            let (vm, esxi) = match entry.split_once('@') {
+                Some((vm, esxi)) => (vm.trim(), Some(esxi.trim().to_owned())),
+                None => (entry, None),
+            };
             if !vm.is_empty() {
                 // A listed VM runs, as the guest that stands for it does.
                 let mut new = new_vm();
+                new.host = esxi;
                 new.memory_reservation = !devices.is_empty();
                 new.devices.clone_from(&devices);
                 new.booted_devices.clone_from(&devices);
@@ -90,6 +99,11 @@ impl SimTool for VhpcToolkit {
             );
         };
         let fixed = host.option("vms").is_some();
+        let esxi_in_maintenance = state
+            .vms
+            .get(name)
+            .and_then(|vm| vm.host.as_deref())
+            .is_some_and(|esxi| crate::machine::host_vms::in_maintenance(host, esxi));
         if fixed && !state.vms.contains_key(name) {
             return error(1, format!("ERROR - Couldn't find VM {name}\n"));
         }
@@ -97,7 +111,7 @@ impl SimTool for VhpcToolkit {
         let output = match argv.get(1).map(String::as_str) {
             Some("view") => ok(view(name, vm)),
             Some("passthru") => passthru(vm, name, argv),
-            Some("power") => power(vm, name, argv, host.now_millis()),
+            Some("power") => power(vm, name, argv, host.now_millis(), esxi_in_maintenance),
             Some("latency") => match flag_value(argv, &["--level"]) {
                 Some(level @ ("high" | "normal")) => {
                     vm.latency = level.to_owned();
@@ -146,8 +160,17 @@ impl SimTool for VhpcToolkit {
 /// `power --on|--off`, logged as vhpc_toolkit does (vmware/vhpc-toolkit `operations.py`
 /// `_get_poweron_tasks`/`_get_poweroff_tasks`: "VM NAME is already in power on state", and
 /// `wait.py`: "Task Power on (number TASK) is successful"). Powering on boots the VM with the
-/// devices its configuration has now.
-fn power(vm: &mut Vm, name: &str, argv: &[String], now: u64) -> ExecOutput {
+/// devices its configuration has now. A VM whose host is in maintenance mode does not power on
+/// ("You cannot deploy or power on a virtual machine on hosts in maintenance mode", vSphere CLI
+/// Concepts and Examples 6.7): the task fails with vCenter's InvalidHostState text, which
+/// vhpc_toolkit logs with exit 0 (`wait.py`: "has an error - MSG").
+fn power(
+    vm: &mut Vm,
+    name: &str,
+    argv: &[String],
+    now: u64,
+    host_in_maintenance: bool,
+) -> ExecOutput {
     let on = match (has(argv, &["--on"]), has(argv, &["--off"])) {
         (true, false) => true,
         (false, true) => false,
@@ -168,13 +191,18 @@ fn power(vm: &mut Vm, name: &str, argv: &[String], now: u64) -> ExecOutput {
             "INFO - VM {name} is already in power {word} state\n"
         ));
     }
+    let task_id = format!("'vim.Task:task-{}'", now % 100_000);
+    if on && host_in_maintenance {
+        return ok(format!(
+            "ERROR - Task {task} (number {task_id}) has an error - The operation is not allowed in the current state of the host.\n"
+        ));
+    }
     vm.powered_on = on;
     if on {
         vm.booted_devices.clone_from(&vm.devices);
     }
     ok(format!(
-        "INFO - Task {task} (number 'vim.Task:task-{}') is successful\n",
-        now % 100_000
+        "INFO - Task {task} (number {task_id}) is successful\n"
     ))
 }
 
