@@ -643,6 +643,20 @@ mod tests {
         assert_eq!(view.passthru, state.passthru);
     }
 
+    /// The host contract: the maintenance mode `esxcli` saves is what vCenter reads of it.
+    #[test]
+    fn maintenance_mode_reads_back_as_vcenters_view() {
+        use crate::machine::host_vms::HostMaintenance;
+
+        let state = super::EsxcliState {
+            maintenance: true,
+            ..super::EsxcliState::default()
+        };
+        let saved = serde_json::to_value(&state).unwrap_or_default();
+        let view: HostMaintenance = serde_json::from_value(saved).unwrap_or_default();
+        assert!(view.maintenance);
+    }
+
     use std::collections::BTreeMap;
     use std::sync::Arc;
 

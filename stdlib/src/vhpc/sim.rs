@@ -59,6 +59,21 @@ impl SimTool for VhpcToolkit {
         &["vms", "role", "vm_devices"]
     }
 
+    fn check_option(&self, key: &str, value: &str) -> Result<(), String> {
+        if key != "vms" || value.trim().is_empty() {
+            return Ok(());
+        }
+        for entry in value.split(',').map(str::trim) {
+            let (vm, esxi) = entry.split_once('@').unwrap_or((entry, "x"));
+            if vm.trim().is_empty() || esxi.trim().is_empty() {
+                return Err(format!(
+                    "`{entry}`: a VM name, or NAME@HOST for a VM registered on an ESXi host (vms=compute-01@esx01,compute-02@esx02)"
+                ));
+            }
+        }
+        Ok(())
+    }
+
     fn init(&self, host: &mut SimContext<'_>) {
         let mut state = VcenterState::default();
         let devices: Vec<String> = host
@@ -308,6 +323,35 @@ mod tests {
     }
 
     use super::*;
+
+    /// The host contract: what vCenter keeps of a VM is what its ESXi host reads of it.
+    #[test]
+    fn a_vms_host_power_and_devices_read_back_as_the_hosts_view() {
+        use crate::machine::host_vms::VcenterVms;
+
+        let mut vm = new_vm();
+        vm.host = Some("esx01".into());
+        vm.powered_on = true;
+        vm.booted_devices = vec!["0000:3b:00.0".into()];
+        let mut state = VcenterState::default();
+        state.vms.insert("hpc-vm01".into(), vm);
+        let saved = serde_json::to_value(&state).unwrap_or_default();
+        let view: VcenterVms = serde_json::from_value(saved).unwrap_or_default();
+        let seen = view.vms.get("hpc-vm01").cloned().unwrap_or_default();
+        assert_eq!(seen.host.as_deref(), Some("esx01"));
+        assert!(seen.powered_on);
+        assert_eq!(seen.booted_devices, ["0000:3b:00.0"]);
+    }
+
+    #[test]
+    fn a_vm_list_with_an_empty_name_or_host_is_refused() {
+        for good in ["a,b", "compute-01@esx01,compute-02@esx02", "a@esx01,b"] {
+            assert!(VhpcToolkit.check_option("vms", good).is_ok(), "{good}");
+        }
+        for bad in ["a,,b", "@esx01", "compute-01@", "a, @b"] {
+            assert!(VhpcToolkit.check_option("vms", bad).is_err(), "{bad}");
+        }
+    }
 
     #[test]
     fn the_view_reads_back() {
