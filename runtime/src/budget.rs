@@ -92,6 +92,50 @@ struct BudgetState {
     holders: BTreeMap<String, Holding>,
     /// Hosts that left the run: what they hold is never given back in this run.
     gone: std::collections::BTreeSet<String>,
+    /// Hosts waiting at a stage barrier or for their batch, at that place's position.
+    parked: BTreeMap<String, u64>,
+    /// The position each host last passed.
+    passed: BTreeMap<String, u64>,
+}
+
+/// Where a host waits for the others, in the order a run passes them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Wait {
+    /// At the barrier before the stage of this index: it opens once every host still in the
+    /// run has reached it.
+    Barrier(u64),
+    /// For its batch of the rolling stage of this index: it opens once the batches before it
+    /// are through the block.
+    Batch(u64),
+}
+
+impl Wait {
+    /// The barrier of stage k is passed before its batches, which are waited for after the
+    /// block of the batch before has begun: 3k, then a batch turn at 3k + 2, passed at 3k + 1
+    /// (the block), so that a host in the block of stage k is behind every batch still waiting
+    /// in it and past the barrier it came through.
+    fn parked_at(self) -> u64 {
+        match self {
+            Self::Barrier(k) => k.saturating_mul(3),
+            Self::Batch(k) => k.saturating_mul(3).saturating_add(2),
+        }
+    }
+
+    fn passed_at(self) -> u64 {
+        match self {
+            Self::Barrier(k) => k.saturating_mul(3),
+            Self::Batch(k) => k.saturating_mul(3).saturating_add(1),
+        }
+    }
+
+    fn describe(position: u64) -> String {
+        let stage = position / 3;
+        if position % 3 == 2 {
+            format!("for their batch of stage {stage}")
+        } else {
+            format!("at the start of stage {stage}")
+        }
+    }
 }
 
 /// The hosts that hold the budget, for a wait's message and record.
@@ -152,6 +196,12 @@ impl DisruptionBudget {
                     describe(&holders)
                 )));
             }
+            if let Some(waits) = deadlock(&state, host, &holders) {
+                return Err(ActionError::Failed(format!(
+                    "--max-unavailable {limit}: {host} waits for a place held by {} while they wait {waits} for {host}: none gives its place back before {host} gets one (a deadlock). Leave maintenance mode in the stage that entered it, or raise --max-unavailable",
+                    describe(&holders)
+                )));
+            }
             if !told {
                 waiting(limit, &holders);
                 told = true;
@@ -193,6 +243,21 @@ impl DisruptionBudget {
         self.wake.notify_all();
     }
 
+    /// `host` waits for the others at `wait` (it holds what it holds meanwhile).
+    pub fn park(&self, host: &str, wait: Wait) {
+        if let Ok(mut state) = self.state.lock() {
+            state.parked.insert(host.to_owned(), wait.parked_at());
+        }
+    }
+
+    /// `host` is through `wait`.
+    pub fn unpark(&self, host: &str, wait: Wait) {
+        if let Ok(mut state) = self.state.lock() {
+            state.parked.remove(host);
+            state.passed.insert(host.to_owned(), wait.passed_at());
+        }
+    }
+
     /// On a resume: `host` is in maintenance mode, as its journal says it was left.
     pub fn resume_in_maintenance(&self, host: &str) {
         if let Ok(mut state) = self.state.lock() {
@@ -203,6 +268,30 @@ impl DisruptionBudget {
                 .maintenance = true;
         }
     }
+}
+
+/// Where the holders wait, when every one of them (those that left aside) waits at a place
+/// that opens only after `host`, which is not there, gets through: a barrier or a batch turn
+/// further on than the last place `host` passed. A holder parked at a place `host` has passed
+/// already is only waking up, and is not counted.
+fn deadlock(state: &BudgetState, host: &str, holders: &Holders) -> Option<String> {
+    let mine = state.passed.get(host).copied().unwrap_or(0);
+    let mut waits = std::collections::BTreeSet::new();
+    for (name, _) in holders {
+        if name == host || state.gone.contains(name) {
+            continue;
+        }
+        match state.parked.get(name) {
+            Some(&at) if at > mine => {
+                waits.insert(Wait::describe(at));
+            }
+            _ => return None,
+        }
+    }
+    if waits.is_empty() {
+        return None;
+    }
+    Some(waits.into_iter().collect::<Vec<_>>().join(" and "))
 }
 
 /// `esx01 rebooting, esx02 maintenance`.
@@ -259,5 +348,68 @@ mod tests {
             refused.is_err(),
             "a failed host that left holds its place for good"
         );
+    }
+
+    #[test]
+    fn holders_waiting_at_a_later_barrier_for_the_waiter_are_a_deadlock_not_a_wait() {
+        let budget = DisruptionBudget::new(Some(1));
+        let cancel = Cancel::default();
+        for host in ["esx01", "esx02"] {
+            budget.unpark(host, Wait::Barrier(1));
+        }
+        let never = |_: usize, _: &Holders| panic!("should not wait");
+        assert!(
+            budget
+                .acquire("esx01", Disruption::Maintenance, &cancel, never)
+                .is_ok()
+        );
+        budget.park("esx01", Wait::Barrier(2));
+        let refused = budget.acquire("esx02", Disruption::Maintenance, &cancel, |_, _| {});
+        let message = refused.err().map(|e| e.to_string()).unwrap_or_default();
+        assert!(message.contains("a deadlock"), "{message}");
+        assert!(
+            message.contains("esx01 maintenance while they wait at the start of stage 2"),
+            "{message}"
+        );
+    }
+
+    #[test]
+    fn a_holder_still_waking_from_a_barrier_the_waiter_passed_is_waited_for() {
+        let budget = std::sync::Arc::new(DisruptionBudget::new(Some(1)));
+        let cancel = Cancel::default();
+        budget.unpark("esx02", Wait::Barrier(2));
+        assert!(
+            budget
+                .acquire("esx01", Disruption::Reboot, &cancel, |_, _| {})
+                .is_ok()
+        );
+        budget.park("esx01", Wait::Barrier(2));
+        let waiter = {
+            let (budget, cancel) = (budget.clone(), cancel.clone());
+            std::thread::spawn(move || {
+                budget.acquire("esx02", Disruption::Reboot, &cancel, |_, _| {})
+            })
+        };
+        std::thread::sleep(Duration::from_millis(150));
+        assert!(!waiter.is_finished(), "esx02 must wait, not fail");
+        budget.unpark("esx01", Wait::Barrier(2));
+        budget.release("esx01", Disruption::Reboot);
+        assert!(matches!(waiter.join(), Ok(Ok(()))));
+    }
+
+    #[test]
+    fn a_holder_waiting_for_its_batch_behind_the_waiter_is_a_deadlock() {
+        let budget = DisruptionBudget::new(Some(1));
+        let cancel = Cancel::default();
+        assert!(
+            budget
+                .acquire("esx02", Disruption::Maintenance, &cancel, |_, _| {})
+                .is_ok()
+        );
+        budget.park("esx02", Wait::Batch(3));
+        budget.unpark("esx01", Wait::Batch(3));
+        let refused = budget.acquire("esx01", Disruption::Reboot, &cancel, |_, _| {});
+        let message = refused.err().map(|e| e.to_string()).unwrap_or_default();
+        assert!(message.contains("for their batch of stage 3"), "{message}");
     }
 }

@@ -317,7 +317,10 @@ impl HostContext {
         if self.mode == Mode::Live {
             let shared = &self.shared;
             shared.forks.release();
+            let wait = crate::budget::Wait::Barrier(index);
+            shared.budget.park(&self.info.name, wait);
             let arrived = shared.barrier.arrive(index, &shared.cancel);
+            shared.budget.unpark(&self.info.name, wait);
             shared.forks.acquire(&shared.cancel)?;
             arrived?;
             if !self.replaying() {
@@ -433,9 +436,12 @@ impl HostContext {
             return Ok(());
         };
         shared.forks.release();
+        let wait = crate::budget::Wait::Batch(index);
+        shared.budget.park(&self.info.name, wait);
         let turn = shared
             .rolling
             .wait_turn(index, number, &all, &shared.cancel);
+        shared.budget.unpark(&self.info.name, wait);
         shared.forks.acquire(&shared.cancel)?;
         let first = turn?;
         let batch = all[number].clone();

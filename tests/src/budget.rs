@@ -211,3 +211,70 @@ stage "work" on esxi {
         "esx02 rebooted while esx01 was in maintenance mode"
     );
 }
+
+/// Two ESXi hosts whose maintenance mode spans a stage barrier (or a batch turn), with room for
+/// one: the host that holds the place waits for the other at the barrier, which waits for the
+/// place. Without a check both wait for ever; the run must end, naming the deadlock.
+fn deadlocked(book: &str, lab_text: &str) -> cairn_tests::Run {
+    let lab = Lab::new();
+    lab.write("book.rhai", book);
+    lab.write("lab.toml", lab_text);
+    crate::hangs::within(
+        lab.command(&[
+            "run",
+            "book.rhai",
+            "-i",
+            "lab.toml",
+            "--max-unavailable",
+            "1",
+        ]),
+        std::time::Duration::from_secs(60),
+        "a budget held across a barrier",
+    )
+}
+
+const TWO_ESXI: &str = "[hosts.esx01]\naddress = \"sim:esxi7?clock=virtual\"\ngroups = [\"esxi\"]\n\
+                        [hosts.esx02]\naddress = \"sim:esxi7?clock=virtual\"\ngroups = [\"esxi\", \"second\"]\n";
+
+#[test]
+fn maintenance_mode_held_across_a_barrier_ends_the_run_as_a_deadlock_instead_of_hanging() {
+    let run = deadlocked(
+        r#"
+stage "enter" on esxi {
+    esxcli::maintenance_mode_set(true);
+}
+
+stage "leave" on esxi {
+    esxcli::maintenance_mode_set(false);
+}
+"#,
+        TWO_ESXI,
+    );
+    let out = format!("{}\n{}", run.stdout, run.stderr);
+    assert_ne!(run.code, 0, "{out}");
+    assert!(out.contains("a deadlock"), "{out}");
+    assert!(
+        out.contains("while they wait at the start of stage 2"),
+        "{out}"
+    );
+}
+
+#[test]
+fn a_holder_waiting_for_its_batch_behind_the_waiter_ends_the_run_as_a_deadlock() {
+    let run = deadlocked(
+        r#"
+stage "enter" on second {
+    esxcli::maintenance_mode_set(true);
+}
+
+stage "roll" on esxi serial 1 {
+    esxcli::maintenance_mode_set(true);
+    esxcli::maintenance_mode_set(false);
+}
+"#,
+        TWO_ESXI,
+    );
+    let out = format!("{}\n{}", run.stdout, run.stderr);
+    assert_ne!(run.code, 0, "{out}");
+    assert!(out.contains("for their batch of stage 2"), "{out}");
+}

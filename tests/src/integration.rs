@@ -10,6 +10,7 @@ mod debugger;
 mod disk_full;
 mod docs;
 mod esxi;
+mod esxi_rules;
 mod exec;
 mod executor;
 mod fabric;

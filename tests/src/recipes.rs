@@ -111,7 +111,11 @@ fn a_vm_whose_esxi_host_did_not_pass_the_ports_through_has_no_rdma_device() {
         .unwrap_or_else(|e| panic!("{e}"));
     let broken = inventory
         .replacen("vm = \"compute-04\"", "vm = \"other-vm\"", 1)
-        .replacen("compute-04\"\ngroups", "compute-04,other-vm\"\ngroups", 1);
+        .replacen(
+            "compute-04@esx04\"\ngroups",
+            "compute-04,other-vm@esx04\"\ngroups",
+            1,
+        );
     assert_ne!(broken, inventory);
     lab.write("runbooks/labs/vsphere7-4node.toml", &broken);
     let run = lab.cairn(&WHOLE_GUIDE);

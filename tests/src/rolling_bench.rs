@@ -265,7 +265,8 @@ fn inventory(scale: f64, seed: u64) -> String {
             5 + n / 200,
             n % 200 + 1,
         ));
-        vms.push(vm);
+        // Registered on its ESXi host, which then cannot enter maintenance mode while it runs.
+        vms.push(format!("{vm}@{esx}"));
     }
     text.push_str(&format!(
         "[hosts.vcenter]\naddress = \"sim:esxi7?role=vcenter&vms={}\"\ngroups = [\"management\"]\n",

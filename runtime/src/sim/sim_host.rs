@@ -122,8 +122,14 @@ impl SimHost {
             }
             self.boot(&mut state, up);
         }
-        self.append_to_log(&request.argv).map_err(transport_error)?;
         let parts = self.context_parts(Some(request));
+        if let Some(reason) = self.model.tools.iter().find_map(|tool| {
+            let context = SimContext::new(&parts, &mut state, tool.name());
+            tool.unreachable(&context)
+        }) {
+            return Err(self.unreachable(&reason));
+        }
+        self.append_to_log(&request.argv).map_err(transport_error)?;
         let (output, reboot, timed_out, interrupted) =
             if fault_fires(&mut state, &self.options.fail_once, "fail_once", program) {
                 let failure = "injected failure\n".to_owned();

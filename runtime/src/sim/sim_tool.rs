@@ -61,6 +61,14 @@ pub trait SimTool: Send + Sync {
         let _ = host;
     }
 
+    /// Why the host does not answer now, if it does not: checked before every command, after
+    /// a pending boot (a guest whose VM is powered off in its vCenter is as unreachable as a
+    /// host that is down). `Some(reason)` refuses the command with `TransportError::Unreachable`.
+    fn unreachable(&self, host: &SimContext<'_>) -> Option<String> {
+        let _ = host;
+        None
+    }
+
     /// Called once, when the host is created (before its first boot) or when a model gains this
     /// tool after the host was created.
     fn init(&self, host: &mut SimContext<'_>) {

@@ -97,10 +97,28 @@ pub(crate) fn maintenance_get() -> Vec<String> {
     args(&["esxcli", "system", "maintenanceMode", "get"])
 }
 
-/// `esxcli system maintenanceMode set -e true|false`.
+/// How long entering maintenance mode may wait for the host's VMs to be migrated or powered
+/// off. esxcli's own default (`-t 0`) is no limit, so a VM that cannot leave (DirectPath I/O,
+/// no DRS) would hang the run; ten minutes leaves DRS time to migrate a host's VMs.
+pub(crate) const ENTER_MAINTENANCE_TIMEOUT_SECS: u64 = 600;
+
+/// `esxcli system maintenanceMode set -e true -t SECONDS`, `... set -e false`.
 pub(crate) fn maintenance_set(on: bool) -> Vec<String> {
-    let on = if on { "true" } else { "false" };
-    args(&["esxcli", "system", "maintenanceMode", "set", "-e", on])
+    if on {
+        let timeout = ENTER_MAINTENANCE_TIMEOUT_SECS.to_string();
+        args(&[
+            "esxcli",
+            "system",
+            "maintenanceMode",
+            "set",
+            "-e",
+            "true",
+            "-t",
+            &timeout,
+        ])
+    } else {
+        args(&["esxcli", "system", "maintenanceMode", "set", "-e", "false"])
+    }
 }
 
 fn args(parts: &[&str]) -> Vec<String> {

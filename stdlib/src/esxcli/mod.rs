@@ -14,6 +14,7 @@ mod module_parameters;
 mod nic_list;
 mod pcipassthru_list;
 pub(crate) mod sim;
+mod sim_maintenance;
 mod types;
 mod vib_install;
 mod vib_list;

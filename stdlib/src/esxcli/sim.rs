@@ -10,6 +10,7 @@ use cairn_runtime::ExecOutput;
 use cairn_runtime::sim::{SimContext, SimTool};
 use serde::{Deserialize, Serialize};
 
+use super::sim_maintenance::{maintenance_set, shutdown_reboot};
 use crate::machine::esxi::{
     MFT_MARK, NMST_MARK, error, flag_value, has, ok, ports, preset_passthrough, table,
 };
@@ -28,7 +29,7 @@ pub(crate) struct SimVib {
 }
 
 impl SimVib {
-    fn id(&self) -> String {
+    pub(super) fn id(&self) -> String {
         format!("{}_bootbank_{}_{}", self.vendor, self.name, self.version)
     }
 }
@@ -55,7 +56,8 @@ pub(crate) struct EsxcliState {
     advanced: BTreeMap<String, Advanced>,
     /// Passthrough by full PCI address.
     pub(crate) passthru: BTreeMap<String, bool>,
-    maintenance: bool,
+    /// Read by vCenter (`machine::host_vms::HostMaintenance`): no VM powers on meanwhile.
+    pub(crate) maintenance: bool,
 }
 
 /// `nmlx5_core`'s parameters: name, type, description.
@@ -191,7 +193,11 @@ impl SimTool for Esxcli {
     }
 
     fn options(&self) -> &[&'static str] {
-        &["adapters", VIB_INSTALL_SECS]
+        &[
+            "adapters",
+            VIB_INSTALL_SECS,
+            crate::machine::host_vms::VCENTER_OPTION,
+        ]
     }
 
     fn check_option(&self, key: &str, value: &str) -> Result<(), String> {
@@ -251,17 +257,8 @@ impl SimTool for Esxcli {
             } else {
                 "Disabled\n".into()
             }),
-            ["system", "maintenanceMode", "set", ..] => match flag_value(argv, &["-e", "--enable"])
-            {
-                Some(value) => match parse_bool(value) {
-                    Some(on) => {
-                        state.maintenance = on;
-                        ok(String::new())
-                    }
-                    None => error(1, format!("Error: invalid boolean value `{value}`\n")),
-                },
-                None => error(1, "Error: Missing required parameter -e|--enable\n".into()),
-            },
+            ["system", "maintenanceMode", "set", ..] => maintenance_set(host, &mut state, argv),
+            ["system", "shutdown", "reboot", ..] => shutdown_reboot(host, &state, argv),
             _ => error(
                 1,
                 format!("Error: Unknown command or namespace {}\n", words.join(" ")),
@@ -272,7 +269,7 @@ impl SimTool for Esxcli {
     }
 }
 
-fn parse_bool(text: &str) -> Option<bool> {
+pub(super) fn parse_bool(text: &str) -> Option<bool> {
     match text.to_ascii_lowercase().as_str() {
         "true" | "1" | "yes" => Some(true),
         "false" | "0" | "no" => Some(false),
@@ -369,21 +366,25 @@ fn vib_install(host: &mut SimContext<'_>, state: &mut EsxcliState, argv: &[Strin
     let mut image = state.vibs.clone();
     for vib in vibs {
         match image.iter().position(|v| v.name == vib.name) {
-            Some(i) if image.get(i).is_some_and(|v| v.version == vib.version) => {
-                skipped.push(vib.id())
-            }
+            Some(i) if image.get(i).is_some_and(|v| v.version == vib.version) => skipped.push(vib),
             Some(i) => {
-                let old = image.remove(i);
-                removed.push(old.id());
-                installed.push(vib.id());
+                removed.push(image.remove(i));
+                installed.push(vib.clone());
                 image.push(vib);
             }
             None => {
-                installed.push(vib.id());
+                installed.push(vib.clone());
                 image.push(vib);
             }
         }
     }
+    if let Some(refusal) =
+        super::sim_maintenance::install_refusal(state, argv, &removed, &installed)
+    {
+        return refusal;
+    }
+    let ids = |vibs: &[SimVib]| vibs.iter().map(SimVib::id).collect::<Vec<_>>();
+    let (installed, removed, skipped) = (ids(&installed), ids(&removed), ids(&skipped));
     let changed = !installed.is_empty();
     let message = match (dry_run, changed) {
         (true, _) => {
@@ -640,6 +641,20 @@ mod tests {
         let saved = serde_json::to_value(&state).unwrap_or_default();
         let view: PassthruSettings = serde_json::from_value(saved).unwrap_or_default();
         assert_eq!(view.passthru, state.passthru);
+    }
+
+    /// The host contract: the maintenance mode `esxcli` saves is what vCenter reads of it.
+    #[test]
+    fn maintenance_mode_reads_back_as_vcenters_view() {
+        use crate::machine::host_vms::HostMaintenance;
+
+        let state = super::EsxcliState {
+            maintenance: true,
+            ..super::EsxcliState::default()
+        };
+        let saved = serde_json::to_value(&state).unwrap_or_default();
+        let view: HostMaintenance = serde_json::from_value(saved).unwrap_or_default();
+        assert!(view.maintenance);
     }
 
     use std::collections::BTreeMap;

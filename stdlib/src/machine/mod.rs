@@ -7,5 +7,6 @@ pub(crate) mod firmware;
 pub(crate) mod guest;
 pub(crate) mod metal;
 pub(crate) mod ofed;
+pub(crate) mod host_vms;
 pub(crate) mod passthrough;
 pub(crate) mod processes;

@@ -205,9 +205,13 @@ mod tests {
             }
             "#,
         );
-        // Attached in vCenter, but the running VM booted without them.
+        // Attached in vCenter, and the VM off: its guest does not answer until it is on.
         t.run(r#"vhpc::power("hpc-vm01", "off");"#);
-        assert!(link_layers(&vm).is_empty(), "{}", rdma_devices(&vm));
+        let down = vm.exec(&ExecRequest::new(["ibstat"]));
+        assert!(
+            matches!(down, Err(cairn_runtime::TransportError::Unreachable { ref reason, .. }) if reason.contains("powered off")),
+            "{down:?}"
+        );
         let on = t.eval(r#"vhpc::power("hpc-vm01", "on").changed"#);
         assert_eq!(on.to_string(), "true");
         assert_eq!(link_layers(&vm), ["Ethernet", "Ethernet"]);

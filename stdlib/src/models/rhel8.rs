@@ -36,6 +36,10 @@ impl SimTool for GuestHardware {
         &["lspci", "uname"]
     }
 
+    fn unreachable(&self, host: &SimContext<'_>) -> Option<String> {
+        crate::machine::host_vms::guest_down(host)
+    }
+
     fn name(&self) -> &'static str {
         "guest"
     }

@@ -28,6 +28,10 @@ pub(crate) struct Vm {
     pub(crate) booted_devices: Vec<String>,
     #[serde(default)]
     powered_on: bool,
+    /// The ESXi host it is registered on (`vms=NAME@HOST`), which reads it
+    /// (`machine::host_vms::VcenterVms`).
+    #[serde(default)]
+    pub(crate) host: Option<String>,
     latency: String,
     cpu_reservation: bool,
     memory_reservation: bool,
@@ -55,6 +59,21 @@ impl SimTool for VhpcToolkit {
         &["vms", "role", "vm_devices"]
     }
 
+    fn check_option(&self, key: &str, value: &str) -> Result<(), String> {
+        if key != "vms" || value.trim().is_empty() {
+            return Ok(());
+        }
+        for entry in value.split(',').map(str::trim) {
+            let (vm, esxi) = entry.split_once('@').unwrap_or((entry, "x"));
+            if vm.trim().is_empty() || esxi.trim().is_empty() {
+                return Err(format!(
+                    "`{entry}`: a VM name, or NAME@HOST for a VM registered on an ESXi host (vms=compute-01@esx01,compute-02@esx02)"
+                ));
+            }
+        }
+        Ok(())
+    }
+
     fn init(&self, host: &mut SimContext<'_>) {
         let mut state = VcenterState::default();
         let devices: Vec<String> = host
@@ -64,10 +83,15 @@ impl SimTool for VhpcToolkit {
             .map(|d| d.trim().to_ascii_lowercase())
             .filter(|d| !d.is_empty())
             .collect();
-        for vm in host.option("vms").unwrap_or("").split(',').map(str::trim) {
+        for entry in host.option("vms").unwrap_or("").split(',').map(str::trim) {
+            let (vm, esxi) = match entry.split_once('@') {
+                Some((vm, esxi)) => (vm.trim(), Some(esxi.trim().to_owned())),
+                None => (entry, None),
+            };
             if !vm.is_empty() {
                 // A listed VM runs, as the guest that stands for it does.
                 let mut new = new_vm();
+                new.host = esxi;
                 new.memory_reservation = !devices.is_empty();
                 new.devices.clone_from(&devices);
                 new.booted_devices.clone_from(&devices);
@@ -90,6 +114,11 @@ impl SimTool for VhpcToolkit {
             );
         };
         let fixed = host.option("vms").is_some();
+        let esxi_in_maintenance = state
+            .vms
+            .get(name)
+            .and_then(|vm| vm.host.as_deref())
+            .is_some_and(|esxi| crate::machine::host_vms::in_maintenance(host, esxi));
         if fixed && !state.vms.contains_key(name) {
             return error(1, format!("ERROR - Couldn't find VM {name}\n"));
         }
@@ -97,7 +126,7 @@ impl SimTool for VhpcToolkit {
         let output = match argv.get(1).map(String::as_str) {
             Some("view") => ok(view(name, vm)),
             Some("passthru") => passthru(vm, name, argv),
-            Some("power") => power(vm, name, argv, host.now_millis()),
+            Some("power") => power(vm, name, argv, host.now_millis(), esxi_in_maintenance),
             Some("latency") => match flag_value(argv, &["--level"]) {
                 Some(level @ ("high" | "normal")) => {
                     vm.latency = level.to_owned();
@@ -146,8 +175,17 @@ impl SimTool for VhpcToolkit {
 /// `power --on|--off`, logged as vhpc_toolkit does (vmware/vhpc-toolkit `operations.py`
 /// `_get_poweron_tasks`/`_get_poweroff_tasks`: "VM NAME is already in power on state", and
 /// `wait.py`: "Task Power on (number TASK) is successful"). Powering on boots the VM with the
-/// devices its configuration has now.
-fn power(vm: &mut Vm, name: &str, argv: &[String], now: u64) -> ExecOutput {
+/// devices its configuration has now. A VM whose host is in maintenance mode does not power on
+/// ("You cannot deploy or power on a virtual machine on hosts in maintenance mode", vSphere CLI
+/// Concepts and Examples 6.7): the task fails with vCenter's InvalidHostState text, which
+/// vhpc_toolkit logs with exit 0 (`wait.py`: "has an error - MSG").
+fn power(
+    vm: &mut Vm,
+    name: &str,
+    argv: &[String],
+    now: u64,
+    host_in_maintenance: bool,
+) -> ExecOutput {
     let on = match (has(argv, &["--on"]), has(argv, &["--off"])) {
         (true, false) => true,
         (false, true) => false,
@@ -168,13 +206,18 @@ fn power(vm: &mut Vm, name: &str, argv: &[String], now: u64) -> ExecOutput {
             "INFO - VM {name} is already in power {word} state\n"
         ));
     }
+    let task_id = format!("'vim.Task:task-{}'", now % 100_000);
+    if on && host_in_maintenance {
+        return ok(format!(
+            "ERROR - Task {task} (number {task_id}) has an error - The operation is not allowed in the current state of the host.\n"
+        ));
+    }
     vm.powered_on = on;
     if on {
         vm.booted_devices.clone_from(&vm.devices);
     }
     ok(format!(
-        "INFO - Task {task} (number 'vim.Task:task-{}') is successful\n",
-        now % 100_000
+        "INFO - Task {task} (number {task_id}) is successful\n"
     ))
 }
 
@@ -280,6 +323,35 @@ mod tests {
     }
 
     use super::*;
+
+    /// The host contract: what vCenter keeps of a VM is what its ESXi host reads of it.
+    #[test]
+    fn a_vms_host_power_and_devices_read_back_as_the_hosts_view() {
+        use crate::machine::host_vms::VcenterVms;
+
+        let mut vm = new_vm();
+        vm.host = Some("esx01".into());
+        vm.powered_on = true;
+        vm.booted_devices = vec!["0000:3b:00.0".into()];
+        let mut state = VcenterState::default();
+        state.vms.insert("hpc-vm01".into(), vm);
+        let saved = serde_json::to_value(&state).unwrap_or_default();
+        let view: VcenterVms = serde_json::from_value(saved).unwrap_or_default();
+        let seen = view.vms.get("hpc-vm01").cloned().unwrap_or_default();
+        assert_eq!(seen.host.as_deref(), Some("esx01"));
+        assert!(seen.powered_on);
+        assert_eq!(seen.booted_devices, ["0000:3b:00.0"]);
+    }
+
+    #[test]
+    fn a_vm_list_with_an_empty_name_or_host_is_refused() {
+        for good in ["a,b", "compute-01@esx01,compute-02@esx02", "a@esx01,b"] {
+            assert!(VhpcToolkit.check_option("vms", good).is_ok(), "{good}");
+        }
+        for bad in ["a,,b", "@esx01", "compute-01@", "a, @b"] {
+            assert!(VhpcToolkit.check_option("vms", bad).is_err(), "{bad}");
+        }
+    }
 
     #[test]
     fn the_view_reads_back() {
