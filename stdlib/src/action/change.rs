@@ -135,8 +135,8 @@ impl Change<'_> {
         })
     }
 
-    /// As [`Change::run`], and when the result owes a reboot (`reboot_required: true` in the
-    /// value the script gets, replayed or live), leaves `probe`'s check for after that reboot:
+    /// As [`Change::run`], and leaves `probe`'s check for after the next reboot when `probe`
+    /// finds, in the value the script gets (replayed or live), that the change waits for it:
     /// a change that did not take then fails the host instead of being staged again.
     pub(crate) fn run_staged<N, T>(
         self,
@@ -150,9 +150,7 @@ impl Change<'_> {
         let host = HostContext::current(ctx)?;
         if !host.shared.options.check {
             let seen = rhai::serde::from_dynamic::<Value>(&value).unwrap_or(Value::Null);
-            if seen["reboot_required"] == true
-                && let Some(probe) = probe(&seen)
-            {
+            if let Some(probe) = probe(&seen) {
                 host.check_after_boot(probe.what, probe.check);
             }
         }

@@ -224,13 +224,13 @@ fn parsed<T: serde::Serialize>(
         .map_err(|e| action::parse_failure(argv, &e, text))
 }
 
-fn list_vibs(io: &mut HostIo<'_>) -> Result<Value, ActionError> {
+pub(super) fn list_vibs(io: &mut HostIo<'_>) -> Result<Value, ActionError> {
     let argv = command::vib_list();
     let output = action::run(io, &argv)?;
     parsed(&argv, &output.stdout, crate::esxcli::parse_vib_list)
 }
 
-fn list_parameters(io: &mut HostIo<'_>, module: &str) -> Result<Value, ActionError> {
+pub(super) fn list_parameters(io: &mut HostIo<'_>, module: &str) -> Result<Value, ActionError> {
     let argv = command::module_parameters(module);
     let output = action::run(io, &argv)?;
     parsed(
@@ -338,7 +338,7 @@ fn install_vib(ctx: &NativeCallContext, source: &str, options: &Map) -> RhaiResu
                 value: result_value(&result, changed, reboot),
             })
         },
-        |_| None,
+        super::staged::vibs_after_boot,
     )?;
     to_map(value)
 }
@@ -426,7 +426,7 @@ fn parameter_map(params: &Dynamic) -> RhaiResult<BTreeMap<String, String>> {
     .into())
 }
 
-fn current_parameters(list: &Value) -> BTreeMap<String, String> {
+pub(super) fn current_parameters(list: &Value) -> BTreeMap<String, String> {
     list.as_array()
         .map(|params| {
             params
@@ -484,7 +484,11 @@ fn set_parameters(ctx: &NativeCallContext, module: &str, params: &Dynamic) -> Rh
             action::run(io, &command::module_parameters_set(module, &text))?;
             Ok(planned)
         },
-        |_| None,
+        |value| {
+            // The driver reads its parameters when it loads: a change waits for the reboot.
+            (value["changed"] == true)
+                .then(|| super::staged::parameters_after_boot(module.to_owned(), wanted.clone()))
+        },
     )?;
     to_map(value)
 }

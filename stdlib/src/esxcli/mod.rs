@@ -14,6 +14,8 @@ mod module_parameters;
 mod nic_list;
 mod pcipassthru_list;
 pub(crate) mod sim;
+mod sim_boot_faults;
+mod staged;
 mod types;
 mod vib_install;
 mod vib_list;

@@ -6,3 +6,4 @@ pub(crate) mod esxi;
 pub(crate) mod guest;
 pub(crate) mod passthrough;
 pub(crate) mod processes;
+pub(crate) mod staged_faults;

@@ -285,7 +285,10 @@ fn set_values(ctx: &NativeCallContext, dev: &str, values: &Map) -> RhaiResult<Ma
             }
             Ok(planned)
         },
-        |_| {
+        |value| {
+            if value["reboot_required"] != true {
+                return None;
+            }
             let names: Vec<&str> = wanted.iter().map(|(k, _)| k.as_str()).collect();
             Some(Probe {
                 what: format!("mlxconfig {} {}", dev, names.join(" ")),

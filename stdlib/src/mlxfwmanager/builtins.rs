@@ -125,14 +125,14 @@ pub mod mlxfwmanager_builtins {
                 planned.value["reboot_required"] = json!(parsed.restart_needed);
                 Ok(planned)
             },
-            |_| None,
+            |value| crate::mlxfwmanager::staged::firmware_after_boot(&dev, value),
         )?;
         Ok(value.try_cast().unwrap_or_default())
     }
 }
 
 /// The device's query, shaped for scripts; `None` when mlxfwmanager is not installed.
-fn query_device(io: &mut HostIo<'_>, dev: &str) -> Result<Option<Value>, ActionError> {
+pub(super) fn query_device(io: &mut HostIo<'_>, dev: &str) -> Result<Option<Value>, ActionError> {
     let argv = command::query(dev);
     let Some(output) = action::run_if_installed(io, &argv)? else {
         return Ok(None);

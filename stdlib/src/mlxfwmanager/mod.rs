@@ -8,6 +8,7 @@
 pub mod builtins;
 mod command;
 mod sim;
+mod staged;
 pub(crate) use sim::{MlxfwmanagerTool, block as query_block, flashed as flashed_firmware};
 mod parse;
 mod types;

@@ -170,7 +170,7 @@ pub mod ofed_builtins {
                     value: json!({ "version": version, "changed": true, "firmware": firmware }),
                 })
             },
-            |_| None,
+            crate::ofed::staged::drivers_after_boot,
         )
     }
 
@@ -272,7 +272,7 @@ pub mod ofed_builtins {
                 io.run(&super::to_refs(&parsed.install(firmware_update)))?;
                 Ok(planned)
             },
-            |_| None,
+            crate::ofed::staged::drivers_after_boot,
         )
     }
 

@@ -17,6 +17,7 @@ mod parse;
 pub(crate) mod sim;
 mod sim_doca;
 mod sim_installer;
+mod staged;
 mod types;
 
 pub use installer_types::{
