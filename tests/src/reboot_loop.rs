@@ -174,28 +174,53 @@ fn ofed_drivers_the_kernel_does_not_load_fail_after_one_reboot() {
     );
 }
 
+#[test]
+fn doca_drivers_the_kernel_does_not_load_fail_after_one_reboot() {
+    let lab = lab(
+        "compute-01",
+        "guests",
+        "sim:rhel8?clock=virtual&reboot_secs=60&fault_ignore_staged_ofed=true",
+        &looping(
+            "guests",
+            r#"ofed::install_doca("/nfs/doca-host-2.10.0-093000_25.01_rhel95.x86_64.rpm")"#,
+        ),
+    );
+    fails_after_one_reboot(
+        &lab,
+        "compute-01",
+        1,
+        &[
+            "ofed 25.01 HCA driver is still not loaded",
+            "the kernel did not load the installed OFED modules",
+        ],
+    );
+}
+
 /// Without the faults the same looping books stage once, reboot once and finish: the breaker
 /// fails only what did not take.
 #[test]
 fn changes_that_take_pass_the_check_after_their_one_reboot() {
-    for (host, group, address, change) in [
+    for (host, group, address, change, name) in [
         (
             "esx01",
             "esxi",
             "sim:esxi7?clock=virtual&reboot_secs=120",
             r#"esxcli::module_parameters_set("nmlx5_core", "")"#,
+            "esxcli::module_parameters_set",
         ),
         (
             "esx01",
             "esxi",
             "sim:esxi7?clock=virtual&reboot_secs=120",
             r#"esxcli::vib_install("/vmfs/volumes/nfs/mft-4.22.1.11-10EM-703.0.0.18644231.x86_64.vib", #{ force: true })"#,
+            "esxcli::vib_install",
         ),
         (
             "compute-01",
             "guests",
             "sim:rhel8?clock=virtual&reboot_secs=60",
             r#"ofed::install("/nfs/MLNX_OFED_LINUX-5.4-3.0.3.0-rhel8.1-x86_64.tgz")"#,
+            "ofed::install",
         ),
     ] {
         let lab = lab(host, group, address, &looping(group, change));
@@ -207,5 +232,13 @@ fn changes_that_take_pass_the_check_after_their_one_reboot() {
             .filter(|r| r["data"]["builtin"] == "after_reboot")
             .count();
         assert_eq!(checked, 1, "{change}: one check after the reboot");
+        // The journal name comes from the registration and is the one old journals hold.
+        let journal = lab.journal(host);
+        let names: Vec<&str> = records(&journal, "intent")
+            .iter()
+            .filter_map(|r| r["data"]["builtin"].as_str())
+            .filter(|b| *b != "reboot" && *b != "after_reboot")
+            .collect();
+        assert_eq!(names, [name, name], "{change}: staged, then found done");
     }
 }
