@@ -242,3 +242,53 @@ fn changes_that_take_pass_the_check_after_their_one_reboot() {
         assert_eq!(names, [name, name], "{change}: staged, then found done");
     }
 }
+
+/// A journal written before a builtin left its check after the reboot holds no `after_reboot`
+/// there: resuming it replays past the reboot and goes on, instead of diverging at a check the
+/// journal never had.
+#[test]
+fn a_journal_from_before_the_checks_resumes_without_diverging() {
+    let lab = lab(
+        "compute-01",
+        "guests",
+        "sim:rhel8?clock=virtual&reboot_secs=60&fail_once=ibstatus",
+        r#"stage "driver" on guests {
+    ofed::install("/nfs/MLNX_OFED_LINUX-5.4-3.0.3.0-rhel8.1-x86_64.tgz");
+    reboot_if_pending();
+    ib::status();
+}
+"#,
+    );
+    let first = lab.cairn(&["run", "book.rhai", "-i", "lab.toml"]);
+    assert_ne!(first.code, 0, "ibstatus fails once: {}", first.stderr);
+    // Make the journal the one a cairn without the check wrote: no `after_reboot` action,
+    // and the actions after it one number lower.
+    let id = lab.runs().pop().unwrap_or_else(|| panic!("no run"));
+    let path = lab
+        .path()
+        .join(".cairn/runs")
+        .join(id)
+        .join("compute-01.jsonl");
+    let journal = lab.journal("compute-01");
+    let check = records(&journal, "intent")
+        .iter()
+        .find(|r| r["data"]["builtin"] == "after_reboot")
+        .and_then(|r| r["data"]["seq"].as_u64())
+        .unwrap_or_else(|| panic!("no after_reboot in the journal"));
+    let mut older = String::new();
+    for mut record in journal {
+        let seq = record["data"]["seq"].as_u64();
+        if seq == Some(check) {
+            continue;
+        }
+        if let Some(seq) = seq.filter(|s| *s > check) {
+            record["data"]["seq"] = (seq - 1).into();
+        }
+        older.push_str(&record.to_string());
+        older.push('\n');
+    }
+    std::fs::write(&path, older).unwrap_or_else(|e| panic!("{e}"));
+    let resumed = lab.cairn(&["resume"]);
+    assert_eq!(resumed.code, 0, "{}\n{}", resumed.stdout, resumed.stderr);
+    assert_eq!(lab.sim_count("compute-01", &["reboot"]), 1);
+}
