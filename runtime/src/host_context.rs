@@ -238,6 +238,15 @@ impl HostContext {
                 .is_some_and(|last| *last > state.seq)
     }
 
+    /// The builtin and arguments the journal holds for the next action, if it holds one (the
+    /// action will be replayed).
+    pub fn next_recorded(&self) -> Option<(String, Value)> {
+        let next = self.state().seq + 1;
+        self.recorded
+            .get(&next)
+            .map(|r| (r.intent.builtin.clone(), r.intent.args.clone()))
+    }
+
     /// The actions of this run that changed the host (not the replayed ones), summarized.
     pub fn changes(&self) -> Vec<String> {
         self.state().changes.clone()

@@ -27,6 +27,7 @@ mod ofed_source;
 mod output;
 mod parse;
 mod readme;
+mod reboot_loop;
 mod recipes;
 mod repl;
 mod report;

@@ -350,8 +350,9 @@ fn help_for(error: &ActionError) -> Option<String> {
             Some(help.clone())
         }
         ActionError::NotApplied { .. } => Some(
-            "another reboot would not apply it either: check the device (firmware version, a \
-             setting it refuses), fix it, then `cairn resume`"
+            "another reboot would not apply it either: find out why the host did not take it \
+             (the reason says where to look: the device, the image, the kernel), fix it, then \
+             `cairn resume`"
                 .into(),
         ),
         _ => None,

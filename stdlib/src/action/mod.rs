@@ -2,11 +2,13 @@
 //! current host, and failing with a typed error that keeps the call's position; running a
 //! command, reading options, and the error for output that does not parse.
 
+mod change;
 mod names;
 mod options;
 mod parse_failure;
 mod run;
 
+pub(crate) use change::{Change, Compared, Probe, builtin_name, not_applied};
 pub(crate) use names::{full_pci, valid_device};
 pub(crate) use options::{arg_text, flag, from_dynamic, int, options_json, text};
 pub(crate) use parse_failure::{line_of, parse_failure};
@@ -22,8 +24,20 @@ use serde_json::Value;
 /// A builtin's result.
 pub(crate) type RhaiResult<T> = Result<T, Box<EvalAltResult>>;
 
-/// Runs a read-only query on the current host as an action (redone on resume).
+/// Runs a read-only query builtin on the current host as an action (redone on resume),
+/// journaled under its registered name (`namespace::name`, [`builtin_name`]).
 pub(crate) fn query(
+    ctx: &NativeCallContext,
+    namespace: &str,
+    args: Value,
+    live: impl FnOnce(&mut HostIo<'_>) -> Result<Value, ActionError>,
+) -> RhaiResult<Dynamic> {
+    query_as(ctx, &builtin_name(ctx, namespace), args, live)
+}
+
+/// A read-only query journaled under a name of its own: a step inside a builtin
+/// (`fabric::line_rate` inside `fabric::all_pairs`), not a builtin.
+pub(crate) fn query_as(
     ctx: &NativeCallContext,
     builtin: &str,
     args: Value,

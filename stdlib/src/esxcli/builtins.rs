@@ -3,13 +3,13 @@
 
 use std::collections::BTreeMap;
 
-use cairn_runtime::{ActionCall, ActionError, HostIo, Outcome, Reconcile};
+use cairn_runtime::{ActionError, HostIo, Outcome, Reconcile};
 use rhai::plugin::*;
 use rhai::{Array, Dynamic, Map, NativeCallContext};
 use serde_json::{Value, json};
 
 use super::command;
-use crate::action::{self, RhaiResult, full_pci};
+use crate::action::{self, Change, Compared, RhaiResult, full_pci};
 
 /// The `esxcli::` module.
 #[export_module]
@@ -25,7 +25,7 @@ pub mod esxcli_builtins {
     /// ```
     #[rhai_fn(volatile, return_raw)]
     pub fn vib_list(ctx: NativeCallContext) -> RhaiResult<Array> {
-        let value = action::query(&ctx, "esxcli::vib_list", json!({}), list_vibs)?;
+        let value = action::query(&ctx, crate::esxcli::NAMESPACE, json!({}), list_vibs)?;
         Ok(value.into_array().unwrap_or_default())
     }
 
@@ -38,7 +38,7 @@ pub mod esxcli_builtins {
     pub fn vib_installed(ctx: NativeCallContext, name: String) -> RhaiResult<bool> {
         let value = action::query(
             &ctx,
-            "esxcli::vib_installed",
+            crate::esxcli::NAMESPACE,
             json!({ "name": name }),
             |io| {
                 let vibs = list_vibs(io)?;
@@ -90,7 +90,7 @@ pub mod esxcli_builtins {
     #[rhai_fn(volatile, return_raw)]
     pub fn module_parameters(ctx: NativeCallContext, module: String) -> RhaiResult<Array> {
         let args = json!({ "module": module });
-        let value = action::query(&ctx, "esxcli::module_parameters", args, |io| {
+        let value = action::query(&ctx, crate::esxcli::NAMESPACE, args, |io| {
             list_parameters(io, &module)
         })?;
         Ok(value.into_array().unwrap_or_default())
@@ -124,7 +124,7 @@ pub mod esxcli_builtins {
     #[rhai_fn(volatile, return_raw)]
     pub fn advanced_get(ctx: NativeCallContext, option: String) -> RhaiResult<Map> {
         let args = json!({ "option": option });
-        let value = action::query(&ctx, "esxcli::advanced_get", args, |io| {
+        let value = action::query(&ctx, crate::esxcli::NAMESPACE, args, |io| {
             get_advanced(io, &option)
         })?;
         to_map(value)
@@ -152,7 +152,7 @@ pub mod esxcli_builtins {
     /// ```
     #[rhai_fn(volatile, return_raw)]
     pub fn pcipassthru_list(ctx: NativeCallContext) -> RhaiResult<Array> {
-        let value = action::query(&ctx, "esxcli::pcipassthru_list", json!({}), list_passthru)?;
+        let value = action::query(&ctx, crate::esxcli::NAMESPACE, json!({}), list_passthru)?;
         Ok(value.into_array().unwrap_or_default())
     }
 
@@ -176,7 +176,7 @@ pub mod esxcli_builtins {
     /// ```
     #[rhai_fn(volatile, return_raw)]
     pub fn nic_list(ctx: NativeCallContext) -> RhaiResult<Array> {
-        let value = action::query(&ctx, "esxcli::nic_list", json!({}), list_nics)?;
+        let value = action::query(&ctx, crate::esxcli::NAMESPACE, json!({}), list_nics)?;
         Ok(value.into_array().unwrap_or_default())
     }
 
@@ -188,7 +188,7 @@ pub mod esxcli_builtins {
     /// ```
     #[rhai_fn(volatile, return_raw)]
     pub fn maintenance_mode(ctx: NativeCallContext) -> RhaiResult<bool> {
-        let value = action::query(&ctx, "esxcli::maintenance_mode", json!({}), |io| {
+        let value = action::query(&ctx, crate::esxcli::NAMESPACE, json!({}), |io| {
             Ok(json!(maintenance_now(io)?))
         })?;
         value
@@ -224,13 +224,13 @@ fn parsed<T: serde::Serialize>(
         .map_err(|e| action::parse_failure(argv, &e, text))
 }
 
-fn list_vibs(io: &mut HostIo<'_>) -> Result<Value, ActionError> {
+pub(super) fn list_vibs(io: &mut HostIo<'_>) -> Result<Value, ActionError> {
     let argv = command::vib_list();
     let output = action::run(io, &argv)?;
     parsed(&argv, &output.stdout, crate::esxcli::parse_vib_list)
 }
 
-fn list_parameters(io: &mut HostIo<'_>, module: &str) -> Result<Value, ActionError> {
+pub(super) fn list_parameters(io: &mut HostIo<'_>, module: &str) -> Result<Value, ActionError> {
     let argv = command::module_parameters(module);
     let output = action::run(io, &argv)?;
     parsed(
@@ -289,10 +289,10 @@ fn install_vib(ctx: &NativeCallContext, source: &str, options: &Map) -> RhaiResu
         .unwrap_or(false);
     let source_owned = source.to_owned();
     let probe_source = source.to_owned();
-    let call = ActionCall {
+    let change = Change {
+        namespace: crate::esxcli::NAMESPACE,
         args: json!({ "source": source, "force": force }),
         assumed: json!({ "changed": true, "reboot_required": true }),
-        builtin: "esxcli::vib_install".into(),
         // Marked before installing: only an install that got that far can have changed the host.
         reconcile: Reconcile::Marked(Box::new(move |io, progress| {
             // Installed if a dry run now has nothing left to install.
@@ -311,30 +311,35 @@ fn install_vib(ctx: &NativeCallContext, source: &str, options: &Map) -> RhaiResu
             }
         })),
     };
-    let value = action::act(ctx, call, |io| {
-        let dry = dry_run(io, &source_owned, force)?;
-        if installs_nothing(&dry) {
-            return Ok(Outcome::unchanged(result_value(&dry, false, false)));
-        }
-        let reboot = dry["reboot_required"].as_bool().unwrap_or(true);
-        if io.checking() {
-            return Ok(Outcome {
-                changed: true,
+    let value = change.run_staged(
+        ctx,
+        |io| dry_run(io, &source_owned, force),
+        |_, dry| {
+            if installs_nothing(&dry) {
+                return Ok(Compared::Same(result_value(&dry, false, false)));
+            }
+            let reboot = dry["reboot_required"].as_bool().unwrap_or(true);
+            let before = json!({ "reboot_required": reboot, "vibs": dry["vibs_installed"] });
+            Ok(Compared::differs(
+                result_value(&dry, true, reboot),
+                reboot,
+                before,
+                (),
+            ))
+        },
+        |io, (), _| {
+            let argv = command::vib_install(&source_owned, force, false);
+            let result = install_result(io, &argv)?;
+            let reboot = result["reboot_required"].as_bool().unwrap_or(false);
+            let changed = !installs_nothing(&result);
+            Ok(Outcome {
+                changed,
                 reboot_required: reboot,
-                value: result_value(&dry, true, reboot),
-            });
-        }
-        io.acting(json!({ "reboot_required": reboot, "vibs": dry["vibs_installed"] }))?;
-        let argv = command::vib_install(&source_owned, force, false);
-        let result = install_result(io, &argv)?;
-        let reboot = result["reboot_required"].as_bool().unwrap_or(false);
-        let changed = !installs_nothing(&result);
-        Ok(Outcome {
-            changed,
-            reboot_required: reboot,
-            value: result_value(&result, changed, reboot),
-        })
-    })?;
+                value: result_value(&result, changed, reboot),
+            })
+        },
+        super::staged::vibs_after_boot,
+    )?;
     to_map(value)
 }
 
@@ -421,7 +426,7 @@ fn parameter_map(params: &Dynamic) -> RhaiResult<BTreeMap<String, String>> {
     .into())
 }
 
-fn current_parameters(list: &Value) -> BTreeMap<String, String> {
+pub(super) fn current_parameters(list: &Value) -> BTreeMap<String, String> {
     list.as_array()
         .map(|params| {
             params
@@ -449,10 +454,10 @@ fn set_parameters(ctx: &NativeCallContext, module: &str, params: &Dynamic) -> Rh
         .join(" ");
     let probe_wanted = wanted.clone();
     let probe_module = module.to_owned();
-    let call = ActionCall {
+    let change = Change {
+        namespace: crate::esxcli::NAMESPACE,
         args: json!({ "module": module, "params": text }),
         assumed: json!({ "changed": true }),
-        builtin: "esxcli::module_parameters_set".into(),
         reconcile: Reconcile::Marked(Box::new(move |io, progress| {
             let now = current_parameters(&list_parameters(io, &probe_module)?);
             let from = cairn_runtime::acted(progress)
@@ -465,22 +470,26 @@ fn set_parameters(ctx: &NativeCallContext, module: &str, params: &Dynamic) -> Rh
             }))
         })),
     };
-    let value = action::act(ctx, call, |io| {
-        let now = current_parameters(&list_parameters(io, module)?);
-        let value = json!({ "changed": now != wanted, "from": now, "to": wanted });
-        if now == wanted {
-            return Ok(Outcome::unchanged(value));
-        }
-        if !io.checking() {
-            io.acting(json!(now))?;
+    let value = change.run_staged(
+        ctx,
+        |io| Ok(current_parameters(&list_parameters(io, module)?)),
+        |_, now| {
+            let value = json!({ "changed": now != wanted, "from": now, "to": wanted });
+            if now == wanted {
+                return Ok(Compared::Same(value));
+            }
+            Ok(Compared::differs(value, true, json!(now), ()))
+        },
+        |io, (), planned| {
             action::run(io, &command::module_parameters_set(module, &text))?;
-        }
-        Ok(Outcome {
-            changed: true,
-            reboot_required: true,
-            value,
-        })
-    })?;
+            Ok(planned)
+        },
+        |value| {
+            // The driver reads its parameters when it loads: a change waits for the reboot.
+            (value["changed"] == true)
+                .then(|| super::staged::parameters_after_boot(module.to_owned(), wanted.clone()))
+        },
+    )?;
     to_map(value)
 }
 
@@ -499,11 +508,11 @@ fn set_advanced(ctx: &NativeCallContext, option: &str, value: &Dynamic) -> RhaiR
     let wanted = action::from_dynamic(value)?;
     let option_owned = option.to_owned();
     let probe_wanted = wanted.clone();
-    let call =
-        ActionCall {
+    let change =
+        Change {
+            namespace: crate::esxcli::NAMESPACE,
             args: json!({ "option": option, "value": wanted }),
             assumed: json!({ "changed": true }),
-            builtin: "esxcli::advanced_set".into(),
             reconcile: Reconcile::Marked(Box::new(move |io, _| {
                 let now = get_advanced(io, &option_owned)?;
                 Ok(same_advanced(&now["value"], &probe_wanted).then(|| Outcome {
@@ -513,26 +522,30 @@ fn set_advanced(ctx: &NativeCallContext, option: &str, value: &Dynamic) -> RhaiR
             }))
             })),
         };
-    let value = action::act(ctx, call, |io| {
-        let now = get_advanced(io, option)?;
-        let from = now["value"].clone();
-        if same_advanced(&from, &wanted) {
-            return Ok(Outcome::unchanged(
-                json!({ "changed": false, "option": option, "from": from, "to": wanted }),
-            ));
-        }
-        if !io.checking() {
-            io.acting(from.clone())?;
-            let integer = now["type"] == "integer";
+    let value = change.run(
+        ctx,
+        |io| get_advanced(io, option),
+        |_, now| {
+            let from = now["value"].clone();
+            if same_advanced(&from, &wanted) {
+                return Ok(Compared::Same(
+                    json!({ "changed": false, "option": option, "from": from, "to": wanted }),
+                ));
+            }
+            let value = json!({ "changed": true, "option": option, "from": from, "to": wanted });
+            Ok(Compared::differs(
+                value,
+                false,
+                from,
+                now["type"] == "integer",
+            ))
+        },
+        |io, integer, planned| {
             let argv = command::advanced_set(option, &action::arg_text(&wanted), integer);
             action::run(io, &argv)?;
-        }
-        Ok(Outcome {
-            changed: true,
-            reboot_required: false,
-            value: json!({ "changed": true, "option": option, "from": from, "to": wanted }),
-        })
-    })?;
+            Ok(planned)
+        },
+    )?;
     to_map(value)
 }
 
@@ -546,10 +559,10 @@ fn passthru_enabled(list: &Value, device: &str) -> Option<bool> {
 fn set_passthru(ctx: &NativeCallContext, pci: &str, enabled: bool) -> RhaiResult<Map> {
     let device = full_pci(pci);
     let probe_device = device.clone();
-    let call = ActionCall {
+    let change = Change {
+        namespace: crate::esxcli::NAMESPACE,
         args: json!({ "pci": device, "enabled": enabled }),
         assumed: json!({ "device_id": device, "enabled": enabled, "changed": true }),
-        builtin: "esxcli::pcipassthru_set".into(),
         reconcile: Reconcile::Marked(Box::new(move |io, _| {
             let list = list_passthru(io)?;
             Ok((passthru_enabled(&list, &probe_device) == Some(enabled)).then(|| Outcome {
@@ -559,28 +572,33 @@ fn set_passthru(ctx: &NativeCallContext, pci: &str, enabled: bool) -> RhaiResult
             }))
         })),
     };
-    let value = action::act(ctx, call, |io| {
-        let list = list_passthru(io)?;
-        let Some(now) = passthru_enabled(&list, &device) else {
-            return Err(ActionError::Failed(format!(
-                "`{}` has no passthrough-capable device {device}",
-                io.host()
-            )));
-        };
-        let value = json!({ "device_id": device, "enabled": enabled, "changed": now != enabled });
-        if now == enabled {
-            return Ok(Outcome::unchanged(value));
-        }
-        if !io.checking() {
-            io.acting(json!({ "enabled": now }))?;
+    let value = change.run(
+        ctx,
+        list_passthru,
+        |io, list| {
+            let Some(now) = passthru_enabled(&list, &device) else {
+                return Err(ActionError::Failed(format!(
+                    "`{}` has no passthrough-capable device {device}",
+                    io.host()
+                )));
+            };
+            let value =
+                json!({ "device_id": device, "enabled": enabled, "changed": now != enabled });
+            if now == enabled {
+                return Ok(Compared::Same(value));
+            }
+            Ok(Compared::differs(
+                value,
+                false,
+                json!({ "enabled": now }),
+                (),
+            ))
+        },
+        |io, (), planned| {
             action::run(io, &command::pcipassthru_set(&device, enabled))?;
-        }
-        Ok(Outcome {
-            changed: true,
-            reboot_required: false,
-            value,
-        })
-    })?;
+            Ok(planned)
+        },
+    )?;
     to_map(value)
 }
 
@@ -598,10 +616,10 @@ fn maintenance_now(io: &mut HostIo<'_>) -> Result<bool, ActionError> {
 }
 
 fn set_maintenance(ctx: &NativeCallContext, on: bool) -> RhaiResult<Map> {
-    let call = ActionCall {
+    let change = Change {
+        namespace: crate::esxcli::NAMESPACE,
         args: json!({ "on": on }),
         assumed: json!({ "enabled": on, "changed": true }),
-        builtin: "esxcli::maintenance_mode_set".into(),
         reconcile: Reconcile::Marked(Box::new(move |io, _| {
             Ok((maintenance_now(io)? == on).then(|| Outcome {
                 changed: true,
@@ -611,30 +629,34 @@ fn set_maintenance(ctx: &NativeCallContext, on: bool) -> RhaiResult<Map> {
         })),
     };
     let host = cairn_runtime::HostContext::current(ctx)?;
-    let value = action::act(ctx, call, |io| {
-        let now = maintenance_now(io)?;
-        let value = json!({ "enabled": on, "changed": now != on });
-        if now == on {
-            return Ok(Outcome::unchanged(value));
-        }
-        if !io.checking() {
+    let value = change.run(
+        ctx,
+        maintenance_now,
+        |io, now| {
+            let value = json!({ "enabled": on, "changed": now != on });
+            if now == on {
+                return Ok(Compared::Same(value));
+            }
             // Entering takes a place in the disruption budget (`--max-unavailable`), waiting
-            // for one; leaving gives it back once the host is out.
-            if on {
+            // for one, before the mark; leaving gives it back once the host is out.
+            if on && !io.checking() {
                 host.take_budget(cairn_runtime::Disruption::Maintenance)?;
             }
-            io.acting(json!({ "enabled": now }))?;
+            Ok(Compared::differs(
+                value,
+                false,
+                json!({ "enabled": now }),
+                (),
+            ))
+        },
+        |io, (), planned| {
             action::run(io, &command::maintenance_set(on))?;
             if !on {
                 host.release_budget(cairn_runtime::Disruption::Maintenance);
             }
-        }
-        Ok(Outcome {
-            changed: true,
-            reboot_required: false,
-            value,
-        })
-    })?;
+            Ok(planned)
+        },
+    )?;
     to_map(value)
 }
 

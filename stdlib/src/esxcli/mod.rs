@@ -15,6 +15,8 @@ mod nic_list;
 mod pcipassthru_list;
 pub(crate) mod sim;
 mod sim_maintenance;
+mod sim_boot_faults;
+mod staged;
 mod types;
 mod vib_install;
 mod vib_list;
@@ -54,6 +56,10 @@ pub fn parse_advanced(text: &str) -> Result<Vec<AdvancedOption>, crate::ParseErr
 pub(crate) use command::nic_list as command_nic_list;
 pub(crate) use sim::Esxcli;
 
+/// The namespace the builtins are registered under; with the name a script calls, it is
+/// each builtin's journal name (`esxcli::...`), so no name is typed twice.
+pub(crate) const NAMESPACE: &str = "esxcli";
+
 /// Registers the `esxcli::` builtins as a static module, built once and shared by every
 /// host's engine.
 pub fn install(engine: &mut rhai::Engine) {
@@ -61,5 +67,5 @@ pub fn install(engine: &mut rhai::Engine) {
     let module =
         MODULE.get_or_init(|| rhai::Shared::new(rhai::exported_module!(builtins::esxcli_builtins)));
     cairn_runtime::declare_options(&builtins::VIB_INSTALL_OPTIONS);
-    engine.register_static_module("esxcli", module.clone());
+    engine.register_static_module(NAMESPACE, module.clone());
 }

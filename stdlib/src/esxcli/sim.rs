@@ -58,6 +58,10 @@ pub(crate) struct EsxcliState {
     pub(crate) passthru: BTreeMap<String, bool>,
     /// Read by vCenter (`machine::host_vms::HostMaintenance`): no VM powers on meanwhile.
     pub(crate) maintenance: bool,
+    /// The image and module parameters the host last booted with, for the faults that lose
+    /// what was staged since (`sim_boot_faults.rs`).
+    #[serde(default)]
+    pub(crate) booted: Option<super::sim_boot_faults::Booted>,
 }
 
 /// `nmlx5_core`'s parameters: name, type, description.
@@ -159,6 +163,7 @@ fn default_state() -> EsxcliState {
         advanced,
         passthru: BTreeMap::new(),
         maintenance: false,
+        booted: None,
     }
 }
 
@@ -197,10 +202,15 @@ impl SimTool for Esxcli {
             "adapters",
             VIB_INSTALL_SECS,
             crate::machine::host_vms::VCENTER_OPTION,
+            super::sim_boot_faults::FAULT_VIBS,
+            super::sim_boot_faults::FAULT_MODULE_PARAMETERS,
         ]
     }
 
     fn check_option(&self, key: &str, value: &str) -> Result<(), String> {
+        if super::sim_boot_faults::owns(key) {
+            return crate::machine::staged_faults::check_names(value);
+        }
         if key == VIB_INSTALL_SECS {
             return crate::machine::durations::check(value);
         }
@@ -221,11 +231,19 @@ impl SimTool for Esxcli {
         if preset {
             apply_passthrough_preset(&mut state);
         }
+        super::sim_boot_faults::at_boot(host, &mut state);
         let _ = host.save_state(&state);
     }
 
     fn on_boot(&self, host: &mut SimContext<'_>) {
-        let state: EsxcliState = host.load_state().unwrap_or_default();
+        let state = match host.load_state::<EsxcliState>() {
+            Ok(mut state) => {
+                super::sim_boot_faults::at_boot(host, &mut state);
+                let _ = host.save_state(&state);
+                state
+            }
+            Err(_) => EsxcliState::default(),
+        };
         let has_vib = |name: &str| state.vibs.iter().any(|v| v.name == name);
         if has_vib("mft") {
             host.mark(MFT_MARK);

@@ -319,7 +319,7 @@ fn line_rate(
     let shared = host.shared.clone();
     let device = opts.perftest.device.clone();
     let args = json!({ "host": first, "device": device });
-    let value = action::query(ctx, "fabric::line_rate", args, |io| {
+    let value = action::query_as(ctx, "fabric::line_rate", args, |io| {
         if io.checking() {
             return Ok(Value::Null);
         }

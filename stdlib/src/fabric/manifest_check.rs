@@ -27,7 +27,7 @@ pub(crate) fn check(ctx: &NativeCallContext, path: &str, class: &str) -> RhaiRes
         .map_err(|m| refuse(format!("fabric::manifest_diff: {path}: {m}")))?;
     let name = host.info.name.clone();
     let args = json!({ "path": path, "class": class, "expected": action::json(&expected) });
-    action::query(ctx, "fabric::manifest_diff", args, |io| {
+    action::query_as(ctx, "fabric::manifest_diff", args, |io| {
         if io.checking() {
             return Ok(serde_json::Value::Null);
         }

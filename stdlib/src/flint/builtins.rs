@@ -22,18 +22,23 @@ pub mod flint_builtins {
     /// ```
     #[rhai_fn(volatile, return_raw)]
     pub fn query(ctx: NativeCallContext, dev: String) -> RhaiResult<Map> {
-        let value = action::query(&ctx, "flint::query", json!({ "device": dev }), |io| {
-            let argv = command::query(&dev);
-            let Some(output) = action::run_if_installed(io, &argv)? else {
-                if io.checking() {
-                    return Ok(json!({ "predicted": true }));
-                }
-                return Err(action::not_installed("flint", io.host()));
-            };
-            let parsed = crate::flint::parse_query(&output.stdout)
-                .map_err(|e| action::parse_failure(&argv, &e, &output.stdout))?;
-            Ok(action::json(&parsed))
-        })?;
+        let value = action::query(
+            &ctx,
+            crate::flint::NAMESPACE,
+            json!({ "device": dev }),
+            |io| {
+                let argv = command::query(&dev);
+                let Some(output) = action::run_if_installed(io, &argv)? else {
+                    if io.checking() {
+                        return Ok(json!({ "predicted": true }));
+                    }
+                    return Err(action::not_installed("flint", io.host()));
+                };
+                let parsed = crate::flint::parse_query(&output.stdout)
+                    .map_err(|e| action::parse_failure(&argv, &e, &output.stdout))?;
+                Ok(action::json(&parsed))
+            },
+        )?;
         Ok(value.try_cast().unwrap_or_default())
     }
 }

@@ -34,7 +34,7 @@ pub mod ib_builtins {
     /// ```
     #[rhai_fn(volatile, return_raw)]
     pub fn status(ctx: NativeCallContext) -> RhaiResult<Array> {
-        let value = action::query(&ctx, "ib::status", json!({}), |io| {
+        let value = action::query(&ctx, crate::ib::NAMESPACE, json!({}), |io| {
             let output = io.run(command::IBSTATUS)?;
             super::ports(&output.stdout)
         })?;
@@ -49,7 +49,7 @@ pub mod ib_builtins {
     /// ```
     #[rhai_fn(volatile, return_raw)]
     pub fn stat(ctx: NativeCallContext) -> RhaiResult<Dynamic> {
-        action::query(&ctx, "ib::stat", json!({}), |io| {
+        action::query(&ctx, crate::ib::NAMESPACE, json!({}), |io| {
             let output = io.run(command::IBSTAT)?;
             let parsed = crate::ib::ibstat::parse(&output.stdout)
                 .map_err(|e| action::parse_failure("ibstat", &e, &output.stdout))?;
@@ -67,7 +67,7 @@ pub mod ib_builtins {
     /// ```
     #[rhai_fn(volatile, return_raw)]
     pub fn devinfo(ctx: NativeCallContext) -> RhaiResult<Array> {
-        let value = action::query(&ctx, "ib::devinfo", json!({}), |io| {
+        let value = action::query(&ctx, crate::ib::NAMESPACE, json!({}), |io| {
             let output = io.run(command::IBV_DEVINFO)?;
             let parsed = crate::ib::ibv_devinfo::parse(&output.stdout)
                 .map_err(|e| action::parse_failure("ibv_devinfo", &e, &output.stdout))?;
@@ -91,7 +91,7 @@ pub mod ib_builtins {
     /// ```
     #[rhai_fn(volatile, return_raw)]
     pub fn netdiscover(ctx: NativeCallContext) -> RhaiResult<Dynamic> {
-        action::query(&ctx, "ib::netdiscover", json!({}), |io| {
+        action::query(&ctx, crate::ib::NAMESPACE, json!({}), |io| {
             let output = io.run(command::IBNETDISCOVER)?;
             let parsed = crate::ib::ibnetdiscover::parse(&output.stdout)
                 .map_err(|e| action::parse_failure("ibnetdiscover", &e, &output.stdout))?;
@@ -157,7 +157,7 @@ pub mod ib_builtins {
         };
         let device = device.to_owned();
         let args = json!({ "device": device, "port": port, "timeout": timeout });
-        action::query(&ctx, "ib::wait_active", args, |io| {
+        action::query(&ctx, crate::ib::NAMESPACE, args, |io| {
             let clock = io.clock();
             let started = clock.now_millis();
             loop {

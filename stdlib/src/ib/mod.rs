@@ -11,6 +11,10 @@ pub mod ibstatus;
 pub mod ibv_devinfo;
 pub(crate) mod sim;
 
+/// The namespace the builtins are registered under; with the name a script calls, it is
+/// each builtin's journal name (`ib::...`), so no name is typed twice.
+pub(crate) const NAMESPACE: &str = "ib";
+
 /// Registers the `ib::` builtins: `ib::status()`, `ib::stat()`, `ib::devinfo()`,
 /// `ib::netdiscover()`, `ib::wait_active(dev, port, timeout)`.
 pub fn install(engine: &mut rhai::Engine) {
@@ -19,5 +23,5 @@ pub fn install(engine: &mut rhai::Engine) {
         .get_or_init(|| rhai::Shared::new(rhai::exported_module!(builtins::ib_builtins)))
         .clone();
     cairn_runtime::declare_options(&ibdiagnet::options::IBDIAGNET_OPTIONS);
-    engine.register_static_module("ib", module);
+    engine.register_static_module(NAMESPACE, module);
 }

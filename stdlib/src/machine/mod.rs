@@ -10,3 +10,4 @@ pub(crate) mod ofed;
 pub(crate) mod host_vms;
 pub(crate) mod passthrough;
 pub(crate) mod processes;
+pub(crate) mod staged_faults;

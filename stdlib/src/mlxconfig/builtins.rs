@@ -1,13 +1,13 @@
 //! The `mlxconfig::` builtins: query and set a ConnectX adapter's firmware configuration
 //! (reference 000 section 2.2.3).
 
-use cairn_runtime::{ActionCall, ActionError, HostIo, Outcome, Reconcile};
+use cairn_runtime::{ActionError, HostIo, Outcome, Reconcile};
 use rhai::plugin::*;
 use rhai::{Map, NativeCallContext};
 use serde_json::{Value, json};
 
 use super::command;
-use crate::action::{self, RhaiResult};
+use crate::action::{self, Change, Compared, Probe, RhaiResult};
 
 /// The `mlxconfig::` module.
 #[export_module]
@@ -26,15 +26,18 @@ pub mod mlxconfig_builtins {
     /// ```
     #[rhai_fn(volatile, return_raw)]
     pub fn query(ctx: NativeCallContext, dev: String) -> RhaiResult<Map> {
-        let value = action::query(&ctx, "mlxconfig::query", json!({ "device": dev }), |io| {
-            match query_device(io, &dev)? {
+        let value = action::query(
+            &ctx,
+            crate::mlxconfig::NAMESPACE,
+            json!({ "device": dev }),
+            |io| match query_device(io, &dev)? {
                 Some(device) => Ok(device),
                 None if io.checking() => {
                     Ok(json!({ "device": dev, "params": {}, "predicted": true }))
                 }
                 None => Err(action::not_installed("mlxconfig", io.host())),
-            }
-        })?;
+            },
+        )?;
         Ok(value.try_cast().unwrap_or_default())
     }
 
@@ -204,10 +207,10 @@ fn set_values(ctx: &NativeCallContext, dev: &str, values: &Map) -> RhaiResult<Ma
     }
     let dev_owned = dev.to_owned();
     let probe_wanted = wanted.clone();
-    let call = ActionCall {
+    let change = Change {
+        namespace: crate::mlxconfig::NAMESPACE,
         args: json!({ "device": dev, "values": requested }),
         assumed: json!({ "device": dev, "changed": {}, "reboot_required": true }),
-        builtin: "mlxconfig::set".into(),
         // Settled by the next-boot values: all as asked means the set happened (if it got as
         // far as recording what differed).
         reconcile: Reconcile::Marked(Box::new(move |io, _| {
@@ -222,40 +225,53 @@ fn set_values(ctx: &NativeCallContext, dev: &str, values: &Map) -> RhaiResult<Ma
             }))
         })),
     };
-    let value = action::act(ctx, call, |io| {
-        let Some(device) = query_device(io, dev)? else {
-            if io.checking() {
+    let value = change.run_staged(
+        ctx,
+        |io| query_device(io, dev),
+        |io, device| {
+            let Some(device) = device else {
+                if !io.checking() {
+                    return Err(action::not_installed("mlxconfig", io.host()));
+                }
                 let changed: serde_json::Map<String, Value> = wanted
                     .iter()
                     .map(|(k, w)| (k.clone(), json!({ "from": null, "to": w.arg() })))
                     .collect();
-                return Ok(Outcome {
-                    changed: true,
-                    reboot_required: true,
-                    value: json!({ "device": dev, "changed": changed, "reboot_required": true, "predicted": true }),
+                let value = json!({ "device": dev, "changed": changed, "reboot_required": true, "predicted": true });
+                return Ok(Compared::differs(value, true, Value::Null, Vec::new()));
+            };
+            let (differ, reboot) = plan(&device, &wanted, dev)?;
+            let changed: serde_json::Map<String, Value> = differ
+                .iter()
+                .map(|(key, from)| {
+                    let to = wanted
+                        .iter()
+                        .find(|(k, _)| k == key)
+                        .map(|(_, w)| w.arg())
+                        .unwrap_or_default();
+                    (key.clone(), json!({ "from": from, "to": to }))
+                })
+                .collect();
+            let value = json!({ "device": dev, "changed": changed, "reboot_required": reboot });
+            if differ.is_empty() {
+                // Nothing to set; a reboot may still be owed for values set before.
+                return Ok(if reboot {
+                    Compared::Owed(value)
+                } else {
+                    Compared::Same(value)
                 });
             }
-            return Err(action::not_installed("mlxconfig", io.host()));
-        };
-        let (differ, reboot) = plan(&device, &wanted, dev)?;
-        let changed: serde_json::Map<String, Value> = differ
-            .iter()
-            .map(|(key, from)| {
-                let to = wanted
-                    .iter()
-                    .find(|(k, _)| k == key)
-                    .map(|(_, w)| w.arg())
-                    .unwrap_or_default();
-                (key.clone(), json!({ "from": from, "to": to }))
-            })
-            .collect();
-        if !differ.is_empty() && !io.checking() {
             let pairs: Vec<(String, String)> = wanted
                 .iter()
                 .filter(|(k, _)| differ.iter().any(|(d, _)| d == k))
                 .map(|(k, w)| (k.clone(), w.arg()))
                 .collect();
-            io.acting(json!(changed))?;
+            Ok(Compared::differs(value, reboot, json!(changed), pairs))
+        },
+        |io, pairs, planned| {
+            if pairs.is_empty() {
+                return Ok(planned);
+            }
             let argv = command::set(dev, &pairs);
             let output = action::run(io, &argv)?;
             let result = crate::mlxconfig::parse_set(&output.stdout)
@@ -267,26 +283,19 @@ fn set_values(ctx: &NativeCallContext, dev: &str, values: &Map) -> RhaiResult<Ma
                     errors_of(&result.messages.errors)
                 )));
             }
-        }
-        Ok(Outcome {
-            changed: !differ.is_empty(),
-            reboot_required: reboot,
-            value: json!({ "device": dev, "changed": changed, "reboot_required": reboot }),
-        })
-    })?;
-    let host = cairn_runtime::HostContext::current(ctx)?;
-    let owed = value
-        .clone()
-        .try_cast::<Map>()
-        .and_then(|m| m.get("reboot_required").and_then(|r| r.as_bool().ok()))
-        .unwrap_or(false);
-    if owed && !host.shared.options.check {
-        let names: Vec<&str> = wanted.iter().map(|(k, _)| k.as_str()).collect();
-        host.check_after_boot(
-            format!("mlxconfig {} {}", dev, names.join(" ")),
-            applied_after_boot(dev.to_owned(), wanted),
-        );
-    }
+            Ok(planned)
+        },
+        |value| {
+            if value["reboot_required"] != true {
+                return None;
+            }
+            let names: Vec<&str> = wanted.iter().map(|(k, _)| k.as_str()).collect();
+            Some(Probe {
+                what: format!("mlxconfig {} {}", dev, names.join(" ")),
+                check: applied_after_boot(dev.to_owned(), wanted.clone()),
+            })
+        },
+    )?;
     Ok(value.try_cast().unwrap_or_default())
 }
 
@@ -304,13 +313,12 @@ fn applied_after_boot(dev: String, wanted: Vec<(String, Wanted)>) -> cairn_runti
                 let seen = current["text"]
                     .as_str()
                     .map_or_else(|| current.to_string(), str::to_owned);
-                let minutes = io.clock().now_millis() / 60_000;
-                return Ok(Some(ActionError::NotApplied {
-                    what: format!("mlxconfig {key}"),
+                return Ok(Some(action::not_applied(
+                    io,
+                    format!("mlxconfig {key}"),
                     seen,
-                    at: format!("{:02}:{:02} UTC", minutes / 60 % 24, minutes % 60),
-                    why: "the firmware did not apply it".into(),
-                }));
+                    "the firmware did not apply it",
+                )));
             }
         }
         Ok(None)

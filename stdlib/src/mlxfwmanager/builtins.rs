@@ -1,7 +1,7 @@
 //! The `mlxfwmanager::` builtins: an adapter's firmware versions, and online updates
 //! (reference 000 section 2.2.1).
 
-use cairn_runtime::{ActionCall, ActionError, HostIo, Outcome, Reconcile};
+use cairn_runtime::{ActionError, HostIo, Outcome, Reconcile};
 use rhai::plugin::*;
 
 /// `mlxfwmanager::update(dev, #{...})`'s options.
@@ -17,7 +17,7 @@ use rhai::{Map, NativeCallContext};
 use serde_json::{Value, json};
 
 use super::command;
-use crate::action::{self, RhaiResult};
+use crate::action::{self, Change, Compared, RhaiResult};
 
 /// The `mlxfwmanager::` module.
 #[export_module]
@@ -39,7 +39,7 @@ pub mod mlxfwmanager_builtins {
     pub fn query(ctx: NativeCallContext, dev: String) -> RhaiResult<Map> {
         let value = action::query(
             &ctx,
-            "mlxfwmanager::query",
+            crate::mlxfwmanager::NAMESPACE,
             json!({ "device": dev }),
             |io| match query_device(io, &dev)? {
                 Some(device) => Ok(device),
@@ -68,10 +68,10 @@ pub mod mlxfwmanager_builtins {
             .and_then(|v| v.as_bool().ok())
             .unwrap_or(false);
         let probe_dev = dev.clone();
-        let call = ActionCall {
+        let change = Change {
+            namespace: crate::mlxfwmanager::NAMESPACE,
             args: json!({ "device": dev, "online": online }),
             assumed: json!({ "changed": true, "reboot_required": true }),
-            builtin: "mlxfwmanager::update".into(),
             // Settled by the flashed version: burnt if the device now runs the image the update
             // recorded it was burning (no image at all is not a burn).
             reconcile: Reconcile::Marked(Box::new(move |io, progress| {
@@ -89,24 +89,27 @@ pub mod mlxfwmanager_builtins {
                 }))
             })),
         };
-        let value = action::act(&ctx, call, |io| {
-            let Some(device) = query_device(io, &dev)? else {
-                if io.checking() {
-                    return Ok(Outcome::unchanged(
-                        json!({ "changed": false, "predicted": true }),
+        let value = change.run_staged(
+            &ctx,
+            |io| query_device(io, &dev),
+            |io, device| {
+                let Some(device) = device else {
+                    if io.checking() {
+                        return Ok(Compared::Same(json!({ "changed": false, "predicted": true })));
+                    }
+                    return Err(action::not_installed("mlxfwmanager", io.host()));
+                };
+                let (from, to) = (device["fw"].clone(), device["fw_available"].clone());
+                if device["update_available"] != true {
+                    return Ok(Compared::Same(
+                        json!({ "changed": false, "from": from, "to": from, "reboot_required": false }),
                     ));
                 }
-                return Err(action::not_installed("mlxfwmanager", io.host()));
-            };
-            let (from, to) = (device["fw"].clone(), device["fw_available"].clone());
-            if device["update_available"] != true {
-                return Ok(Outcome::unchanged(
-                    json!({ "changed": false, "from": from, "to": from, "reboot_required": false }),
-                ));
-            }
-            let mut restart = true;
-            if !io.checking() {
-                io.acting(json!({ "from": from, "to": to }))?;
+                let value =
+                    json!({ "changed": true, "from": from, "to": to, "reboot_required": true });
+                Ok(Compared::differs(value, true, json!({ "from": from, "to": to }), ()))
+            },
+            |io, (), mut planned| {
                 let argv = command::update(&dev, online);
                 let output = action::run(io, &argv)?;
                 let parsed = crate::mlxfwmanager::parse(&output.stdout)
@@ -118,20 +121,18 @@ pub mod mlxfwmanager_builtins {
                         parsed.errors.join(" / ")
                     )));
                 }
-                restart = parsed.restart_needed;
-            }
-            Ok(Outcome {
-                changed: true,
-                reboot_required: restart,
-                value: json!({ "changed": true, "from": from, "to": to, "reboot_required": restart }),
-            })
-        })?;
+                planned.reboot_required = parsed.restart_needed;
+                planned.value["reboot_required"] = json!(parsed.restart_needed);
+                Ok(planned)
+            },
+            |value| crate::mlxfwmanager::staged::firmware_after_boot(&dev, value),
+        )?;
         Ok(value.try_cast().unwrap_or_default())
     }
 }
 
 /// The device's query, shaped for scripts; `None` when mlxfwmanager is not installed.
-fn query_device(io: &mut HostIo<'_>, dev: &str) -> Result<Option<Value>, ActionError> {
+pub(super) fn query_device(io: &mut HostIo<'_>, dev: &str) -> Result<Option<Value>, ActionError> {
     let argv = command::query(dev);
     let Some(output) = action::run_if_installed(io, &argv)? else {
         return Ok(None);

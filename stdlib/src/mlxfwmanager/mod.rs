@@ -8,6 +8,7 @@
 pub mod builtins;
 mod command;
 mod sim;
+mod staged;
 pub(crate) use sim::{MlxfwmanagerTool, block as query_block};
 mod parse;
 mod types;
@@ -21,6 +22,10 @@ pub fn parse(text: &str) -> Result<Mlxfwmanager, crate::ParseError> {
     parse::parse(text)
 }
 
+/// The namespace the builtins are registered under; with the name a script calls, it is
+/// each builtin's journal name (`mlxfwmanager::...`), so no name is typed twice.
+pub(crate) const NAMESPACE: &str = "mlxfwmanager";
+
 /// Registers the `mlxfwmanager::` builtins as a static module, built once and shared by every host's
 /// engine.
 pub fn install(engine: &mut rhai::Engine) {
@@ -28,5 +33,5 @@ pub fn install(engine: &mut rhai::Engine) {
     let module = MODULE
         .get_or_init(|| rhai::Shared::new(rhai::exported_module!(builtins::mlxfwmanager_builtins)));
     cairn_runtime::declare_options(&builtins::UPDATE_OPTIONS);
-    engine.register_static_module("mlxfwmanager", module.clone());
+    engine.register_static_module(NAMESPACE, module.clone());
 }

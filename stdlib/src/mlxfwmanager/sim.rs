@@ -34,10 +34,13 @@ impl SimTool for MlxfwmanagerTool {
     }
 
     fn options(&self) -> &[&'static str] {
-        &["fw_version", "fw_available", FW_BURN_SECS]
+        &["fw_version", "fw_available", FW_BURN_SECS, FAULT_FIRMWARE]
     }
 
     fn check_option(&self, key: &str, value: &str) -> Result<(), String> {
+        if key == FAULT_FIRMWARE {
+            return crate::machine::staged_faults::check_flag(value);
+        }
         if key == FW_BURN_SECS {
             return crate::machine::durations::check(value);
         }
@@ -56,7 +59,9 @@ impl SimTool for MlxfwmanagerTool {
 
     fn on_boot(&self, host: &mut SimContext<'_>) {
         let mut state: FirmwareState = host.load_state().unwrap_or_default();
-        state.running = state.flashed.clone();
+        if !crate::machine::staged_faults::flag(host, FAULT_FIRMWARE) {
+            state.running = state.flashed.clone();
+        }
         // A boot activates every image: the resets before it are applied.
         crate::machine::firmware::take_resets(host, &mut state.resets_seen);
         let _ = host.save_state(&state);
@@ -99,13 +104,11 @@ impl SimTool for MlxfwmanagerTool {
                 None => "No matching image found",
             };
             let pci = dev.map_or_else(|| adapter.pci(0), str::to_owned);
-            out.push_str(&block(
-                i + 1,
-                adapter,
-                &pci,
+            let text = block(i + 1, adapter, &pci, &current, newer.as_deref(), status);
+            out.push_str(&with_running(
+                text,
                 &current,
-                newer.as_deref(),
-                status,
+                state.running.get(&adapter.mst()),
             ));
         }
         if has(argv, &["-u", "--update"]) {
@@ -137,6 +140,30 @@ impl SimTool for MlxfwmanagerTool {
         let _ = host.save_state(&state);
         ok(out)
     }
+}
+
+/// `fault_ignore_staged_firmware`: at boot the adapter keeps running its old firmware, as on a
+/// server whose warm reboot does not reset the adapter: the burnt image waits for a reset that
+/// loads it (MFT's mlxfwreset documentation: reset level 4 is a warm reboot, and the tool
+/// "will display the supported reset levels and types that will ensure the loading of the new
+/// firmware").
+const FAULT_FIRMWARE: &str = "fault_ignore_staged_firmware";
+
+/// A query block with the `FW (Running)` row mlxfwmanager adds under `FW` while the running
+/// firmware is not the one on flash (a published BlueField-2 query:
+/// <https://github.com/lachen-nv/bare-metal-manager-core/blob/4e6e4b9f5ff3795a7bd2685e8cdae0f4f040e3b1/book/src/playbooks/stuck_objects/adding_new_machines.md>).
+fn with_running(block: String, flashed: &str, running: Option<&String>) -> String {
+    let Some(running) = running.filter(|r| r.as_str() != flashed) else {
+        return block;
+    };
+    let mut out = String::with_capacity(block.len() + 48);
+    for line in block.split_inclusive('\n') {
+        out.push_str(line);
+        if line.starts_with("     FW ") {
+            out.push_str(&format!("     FW (Running)   {running:<15}{:<14}\n", "N/A"));
+        }
+    }
+    out
 }
 
 /// One `Device #N:` block of the query, as `mlxfwmanager` prints it.
@@ -200,5 +227,52 @@ mod tests {
             .unwrap_or_else(|| panic!("no versions"));
         assert_eq!(fw.current.as_deref(), Some("16.32.1010"));
         assert_eq!(fw.available, None);
+    }
+
+    #[test]
+    fn a_burnt_image_not_running_yet_adds_the_running_row_the_parser_reads() {
+        let adapters = crate::machine::esxi::parse_adapters("cx5@3b").unwrap_or_default();
+        let cx5 = adapters.first().unwrap_or_else(|| panic!("no cx5"));
+        let running = "16.32.1010".to_owned();
+        let text = format!(
+            "Querying Mellanox devices firmware ...\n{}",
+            with_running(
+                block(
+                    1,
+                    cx5,
+                    "3b:00.0",
+                    "16.35.2000",
+                    None,
+                    "No matching image found"
+                ),
+                "16.35.2000",
+                Some(&running),
+            )
+        );
+        let parsed = crate::mlxfwmanager::parse(&text).unwrap_or_else(|e| panic!("{e}\n{text}"));
+        let versions = &parsed
+            .devices
+            .first()
+            .unwrap_or_else(|| panic!("no device"))
+            .versions;
+        let rows: Vec<(&str, Option<&str>)> = versions
+            .iter()
+            .map(|v| (v.component.as_str(), v.current.as_deref()))
+            .collect();
+        assert_eq!(
+            rows.get(..2),
+            Some(
+                &[
+                    ("FW", Some("16.35.2000")),
+                    ("FW (Running)", Some("16.32.1010"))
+                ][..]
+            )
+        );
+        let same = with_running(
+            String::from("     FW             x\n"),
+            "x",
+            Some(&"x".to_owned()),
+        );
+        assert!(!same.contains("Running"), "no row once it runs");
     }
 }

@@ -7,7 +7,7 @@ use rhai::{Array, NativeCallContext};
 use serde_json::{Value, json};
 
 use super::command;
-use crate::action::{self, RhaiResult};
+use crate::action::{self, Change, Compared, RhaiResult};
 
 /// The `mst::` module.
 #[export_module]
@@ -23,29 +23,22 @@ pub mod mst_builtins {
     /// ```
     #[rhai_fn(volatile, return_raw)]
     pub fn start(ctx: NativeCallContext) -> RhaiResult<rhai::Map> {
-        let call = ActionCall {
-            args: json!({}),
-            assumed: json!({ "changed": true }),
-            builtin: "mst::start".into(),
-            reconcile: Reconcile::Redo,
-        };
-        let value = action::act(&ctx, call, |io| {
-            match status_of(io)? {
+        let change = Change::redo(crate::mst::NAMESPACE, json!({}), json!({ "changed": true }));
+        let value = change.run(
+            &ctx,
+            status_of,
+            |io, status| match status {
                 Some(devices) if devices.iter().any(|d| d["mst"] != "NA") => {
-                    return Ok(Outcome::unchanged(json!({ "changed": false })));
+                    Ok(Compared::Same(json!({ "changed": false })))
                 }
-                None if !io.checking() => return Err(action::not_installed("mst", io.host())),
-                _ => {}
-            }
-            if !io.checking() {
+                None if !io.checking() => Err(action::not_installed("mst", io.host())),
+                _ => Ok(Compared::unmarked(json!({ "changed": true }), ())),
+            },
+            |io, (), planned| {
                 action::run(io, &command::start())?;
-            }
-            Ok(Outcome {
-                changed: true,
-                reboot_required: false,
-                value: json!({ "changed": true }),
-            })
-        })?;
+                Ok(planned)
+            },
+        )?;
         Ok(value.try_cast().unwrap_or_default())
     }
 
@@ -61,7 +54,7 @@ pub mod mst_builtins {
         let call = ActionCall {
             args: json!({}),
             assumed: Value::Null,
-            builtin: "mst::restart".into(),
+            builtin: action::builtin_name(&ctx, crate::mst::NAMESPACE),
             reconcile: Reconcile::Redo,
         };
         let _ = action::act(&ctx, call, |io| {
@@ -89,11 +82,16 @@ pub mod mst_builtins {
     /// ```
     #[rhai_fn(volatile, return_raw)]
     pub fn status(ctx: NativeCallContext) -> RhaiResult<Array> {
-        let value = action::query(&ctx, "mst::status", json!({}), |io| match status_of(io)? {
-            Some(devices) => Ok(Value::Array(devices)),
-            None if io.checking() => predict(io),
-            None => Err(action::not_installed("mst", io.host())),
-        })?;
+        let value = action::query(
+            &ctx,
+            crate::mst::NAMESPACE,
+            json!({}),
+            |io| match status_of(io)? {
+                Some(devices) => Ok(Value::Array(devices)),
+                None if io.checking() => predict(io),
+                None => Err(action::not_installed("mst", io.host())),
+            },
+        )?;
         Ok(value.into_array().unwrap_or_default())
     }
 }

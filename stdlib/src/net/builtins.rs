@@ -12,11 +12,10 @@ use rhai::plugin::*;
 /// ```
 #[export_module]
 pub mod net_builtins {
-    use cairn_runtime::{ActionCall, Outcome, Reconcile};
     use rhai::{Array, Dynamic, NativeCallContext};
     use serde_json::{Value, json};
 
-    use crate::action::{self, RhaiResult};
+    use crate::action::{self, Change, Compared, RhaiResult};
     use crate::net::command;
 
     /// The interfaces, from `ip -j addr show`: an array of `#{ifindex, ifname, mtu,
@@ -28,7 +27,7 @@ pub mod net_builtins {
     /// ```
     #[rhai_fn(volatile, return_raw)]
     pub fn links(ctx: NativeCallContext) -> RhaiResult<Array> {
-        let value = action::query(&ctx, "net::links", json!({}), |io| {
+        let value = action::query(&ctx, crate::net::NAMESPACE, json!({}), |io| {
             let links = super::links_of(io)?;
             Ok(action::json(&links))
         })?;
@@ -53,26 +52,25 @@ pub mod net_builtins {
             return Err(action::fail(&ctx, format!("MTU {mtu} is out of range")));
         };
         let ifname = ifname.to_owned();
-        let call = ActionCall {
-            args: json!({ "ifname": ifname, "mtu": mtu }),
-            assumed: json!(true),
-            builtin: "net::set_mtu".into(),
-            reconcile: Reconcile::Redo,
-        };
-        let value = action::act(&ctx, call, |io| {
-            let link = super::find(io, &ifname)?;
-            if link.mtu == Some(mtu) {
-                return Ok(Outcome::unchanged(json!(false)));
-            }
-            if !io.checking() {
+        let change = Change::redo(
+            crate::net::NAMESPACE,
+            json!({ "ifname": ifname, "mtu": mtu }),
+            json!(true),
+        );
+        let value = change.run(
+            &ctx,
+            |io| super::find(io, &ifname),
+            |_, link| {
+                if link.mtu == Some(mtu) {
+                    return Ok(Compared::Same(json!(false)));
+                }
+                Ok(Compared::unmarked(json!(true), ()))
+            },
+            |io, (), planned| {
                 super::run(io, &command::set_mtu(&ifname, mtu))?;
-            }
-            Ok(Outcome {
-                changed: true,
-                reboot_required: false,
-                value: json!(true),
-            })
-        })?;
+                Ok(planned)
+            },
+        )?;
         Ok(value.as_bool().unwrap_or(false))
     }
 
@@ -97,30 +95,29 @@ pub mod net_builtins {
             ));
         };
         let (ifname, cidr) = (ifname.to_owned(), format!("{ip}/{prefix}"));
-        let call = ActionCall {
-            args: json!({ "ifname": ifname, "cidr": cidr }),
-            assumed: json!(true),
-            builtin: "net::addr_add".into(),
-            reconcile: Reconcile::Redo,
-        };
-        let value = action::act(&ctx, call, |io| {
-            let link = super::find(io, &ifname)?;
-            let has = link
-                .addr_info
-                .iter()
-                .any(|a| a.local == ip && a.prefixlen == prefix);
-            if has {
-                return Ok(Outcome::unchanged(json!(false)));
-            }
-            if !io.checking() {
+        let change = Change::redo(
+            crate::net::NAMESPACE,
+            json!({ "ifname": ifname, "cidr": cidr }),
+            json!(true),
+        );
+        let value = change.run(
+            &ctx,
+            |io| super::find(io, &ifname),
+            |_, link| {
+                let has = link
+                    .addr_info
+                    .iter()
+                    .any(|a| a.local == ip && a.prefixlen == prefix);
+                if has {
+                    return Ok(Compared::Same(json!(false)));
+                }
+                Ok(Compared::unmarked(json!(true), ()))
+            },
+            |io, (), planned| {
                 super::run(io, &command::addr_add(&ifname, &cidr))?;
-            }
-            Ok(Outcome {
-                changed: true,
-                reboot_required: false,
-                value: json!(true),
-            })
-        })?;
+                Ok(planned)
+            },
+        )?;
         Ok(value.as_bool().unwrap_or(false))
     }
 
@@ -135,7 +132,7 @@ pub mod net_builtins {
         let device = rdma_dev.to_owned();
         action::query(
             &ctx,
-            "net::ifname_for",
+            crate::net::NAMESPACE,
             json!({ "device": device, "port": port }),
             |io| {
                 let output = io.run(command::IBDEV2NETDEV)?;

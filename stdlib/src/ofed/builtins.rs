@@ -61,7 +61,7 @@ pub mod ofed_builtins {
     use rhai::{Dynamic, Map, NativeCallContext};
     use serde_json::{Value, json};
 
-    use crate::action::{self, RhaiResult};
+    use crate::action::{self, Change, Compared, RhaiResult};
     use crate::ofed::command::{self, Tarball};
     use crate::ofed::doca::{DocaPackage, PackageKind};
 
@@ -75,7 +75,7 @@ pub mod ofed_builtins {
     /// ```
     #[rhai_fn(volatile, return_raw)]
     pub fn info(ctx: NativeCallContext) -> RhaiResult<Dynamic> {
-        action::query(&ctx, "ofed::info", json!({}), super::installed)
+        action::query(&ctx, crate::ofed::NAMESPACE, json!({}), super::installed)
     }
 
     /// Installs MLNX_OFED from a tarball, as section 2.4 of the VMware guide does: unpacks it,
@@ -129,10 +129,10 @@ pub mod ofed_builtins {
         });
         let version = parsed.version.clone();
         let probe_version = version.clone();
-        let call = ActionCall {
+        let change = Change {
+            namespace: crate::ofed::NAMESPACE,
             args: json!({ "tarball": tarball, "force": force, "firmware_update": firmware_update, "dir": dir, "distro_packages": packages }),
             assumed: json!({ "version": version, "changed": true }),
-            builtin: "ofed::install".into(),
             // Marked before unpacking: a guest that already had this version owes no reboot.
             reconcile: Reconcile::Marked(Box::new(move |io, _| {
                 let now = super::installed(io)?;
@@ -143,60 +143,64 @@ pub mod ofed_builtins {
                 }))
             })),
         };
-        action::act(&ctx, call, |io| {
-            let now = super::installed(io)?;
-            if now["version"] == version.as_str() {
-                return Ok(Outcome::unchanged(
-                    json!({ "version": version, "changed": false }),
-                ));
-            }
-            let value = json!({ "version": version, "changed": true });
-            if io.checking() {
-                return Ok(Outcome {
+        change.run_staged(
+            &ctx,
+            super::installed,
+            |_, now| {
+                if now["version"] == version.as_str() {
+                    return Ok(Compared::Same(
+                        json!({ "version": version, "changed": false }),
+                    ));
+                }
+                let value = json!({ "version": version, "changed": true });
+                Ok(Compared::differs(
+                    value,
+                    true,
+                    json!({ "version": now["version"] }),
+                    (),
+                ))
+            },
+            |io, (), _| {
+                io.run(&super::to_refs(&command::unpack(tarball, &dir)))?;
+                let packages = match &packages {
+                    Some(p) => p.clone(),
+                    None => {
+                        let release = io.exec(&ExecRequest::new(["cat", "/etc/os-release"]))?;
+                        command::prerequisites(&release.stdout)
+                    }
+                };
+                if !packages.is_empty() {
+                    io.run(&super::to_refs(&command::dnf_install(&packages)))?;
+                }
+                io.record_progress(json!({ "unpacked": parsed.folder, "packages": packages }))?;
+                let argv = command::mlnxofedinstall(&dir, &parsed.folder, force, firmware_update);
+                let output = io.exec(&ExecRequest::new(argv.iter().cloned()))?;
+                let transcript = crate::ofed::parse_install(&output.stdout);
+                let passed = transcript
+                    .as_ref()
+                    .is_ok_and(|t| t.result == crate::ofed::InstallResult::Passed);
+                if output.code != 0 || !passed {
+                    return Err(ActionError::CommandFailed {
+                        code: output.code,
+                        command: argv.join(" "),
+                        stderr: match &transcript {
+                            Ok(t) => super::failure_summary(t, &output.stderr),
+                            Err(_) => output.stderr,
+                        },
+                    });
+                }
+                let firmware = transcript
+                    .as_ref()
+                    .map(|t| serde_json::to_value(t.firmware.outcome).unwrap_or(Value::Null))
+                    .unwrap_or(Value::Null);
+                Ok(Outcome {
                     changed: true,
                     reboot_required: true,
-                    value,
-                });
-            }
-            io.acting(json!({ "version": now["version"] }))?;
-            io.run(&super::to_refs(&command::unpack(tarball, &dir)))?;
-            let packages = match &packages {
-                Some(p) => p.clone(),
-                None => {
-                    let release = io.exec(&ExecRequest::new(["cat", "/etc/os-release"]))?;
-                    command::prerequisites(&release.stdout)
-                }
-            };
-            if !packages.is_empty() {
-                io.run(&super::to_refs(&command::dnf_install(&packages)))?;
-            }
-            io.record_progress(json!({ "unpacked": parsed.folder, "packages": packages }))?;
-            let argv = command::mlnxofedinstall(&dir, &parsed.folder, force, firmware_update);
-            let output = io.exec(&ExecRequest::new(argv.iter().cloned()))?;
-            let transcript = crate::ofed::parse_install(&output.stdout);
-            let passed = transcript
-                .as_ref()
-                .is_ok_and(|t| t.result == crate::ofed::InstallResult::Passed);
-            if output.code != 0 || !passed {
-                return Err(ActionError::CommandFailed {
-                    code: output.code,
-                    command: argv.join(" "),
-                    stderr: match &transcript {
-                        Ok(t) => super::failure_summary(t, &output.stderr),
-                        Err(_) => output.stderr,
-                    },
-                });
-            }
-            let firmware = transcript
-                .as_ref()
-                .map(|t| serde_json::to_value(t.firmware.outcome).unwrap_or(Value::Null))
-                .unwrap_or(Value::Null);
-            Ok(Outcome {
-                changed: true,
-                reboot_required: true,
-                value: json!({ "version": version, "changed": true, "firmware": firmware }),
-            })
-        })
+                    value: json!({ "version": version, "changed": true, "firmware": firmware }),
+                })
+            },
+            crate::ofed::staged::drivers_after_boot,
+        )
     }
 
     /// Installs DOCA-OFED, NVIDIA's host driver that replaced MLNX_OFED, from a DOCA-Host repo
@@ -243,10 +247,10 @@ pub mod ofed_builtins {
         let firmware_update = action::flag(&opts, "firmware_update", false);
         let release = parsed.ofed_release.clone();
         let probe = parsed.clone();
-        let call = ActionCall {
+        let change = Change {
+            namespace: crate::ofed::NAMESPACE,
             args: json!({ "package": package, "firmware_update": firmware_update }),
             assumed: json!({ "version": release, "changed": true }),
-            builtin: "ofed::install_doca".into(),
             // Marked before the repo is added: a guest that already had it owes no reboot.
             reconcile: Reconcile::Marked(Box::new(move |io, _| {
                 let now = super::installed(io)?;
@@ -260,50 +264,45 @@ pub mod ofed_builtins {
             })),
         };
         let package = package.to_owned();
-        action::act(&ctx, call, |io| {
-            let now = super::installed(io)?;
-            if now["flavour"] == "doca"
-                && now["version"].as_str().is_some_and(|v| parsed.carries(v))
-            {
-                return Ok(Outcome::unchanged(
-                    json!({ "version": release, "changed": false }),
-                ));
-            }
-            if now["flavour"] == "mlnx_ofed" {
-                return Err(ActionError::Failed(format!(
-                    "{}-{} is installed: DOCA-Host needs MLNX_OFED uninstalled first (`/usr/sbin/ofed_uninstall.sh --force`, NVIDIA's DOCA-Host guide)",
-                    now["distribution"].as_str().unwrap_or("MLNX_OFED_LINUX"),
-                    now["version"].as_str().unwrap_or("?"),
-                )));
-            }
-            let value = json!({ "version": release, "changed": true });
-            if io.checking() {
-                return Ok(Outcome {
-                    changed: true,
-                    reboot_required: true,
-                    value,
-                });
-            }
-            io.acting(json!({ "version": now["version"] }))?;
-            // `rpm -i` refuses a repo package that is installed already (a resumed run).
-            let added = parsed.kind == PackageKind::Rpm
-                && io
-                    .exec(&ExecRequest::new(["rpm", "-q", "doca-host"]))?
-                    .stdout
-                    .lines()
-                    .any(|l| l.trim() == parsed.stem);
-            if !added {
-                io.run(&super::to_refs(&parsed.add_repo(&package)))?;
-            }
-            io.run(&super::to_refs(&parsed.refresh()))?;
-            io.record_progress(json!({ "repo": parsed.stem }))?;
-            io.run(&super::to_refs(&parsed.install(firmware_update)))?;
-            Ok(Outcome {
-                changed: true,
-                reboot_required: true,
-                value,
-            })
-        })
+        change.run_staged(
+            &ctx,
+            super::installed,
+            |_, now| {
+                if now["flavour"] == "doca"
+                    && now["version"].as_str().is_some_and(|v| parsed.carries(v))
+                {
+                    return Ok(Compared::Same(
+                        json!({ "version": release, "changed": false }),
+                    ));
+                }
+                if now["flavour"] == "mlnx_ofed" {
+                    return Err(ActionError::Failed(format!(
+                        "{}-{} is installed: DOCA-Host needs MLNX_OFED uninstalled first (`/usr/sbin/ofed_uninstall.sh --force`, NVIDIA's DOCA-Host guide)",
+                        now["distribution"].as_str().unwrap_or("MLNX_OFED_LINUX"),
+                        now["version"].as_str().unwrap_or("?"),
+                    )));
+                }
+                let value = json!({ "version": release, "changed": true });
+                Ok(Compared::differs(value, true, json!({ "version": now["version"] }), ()))
+            },
+            |io, (), planned| {
+                // `rpm -i` refuses a repo package that is installed already (a resumed run).
+                let added = parsed.kind == PackageKind::Rpm
+                    && io
+                        .exec(&ExecRequest::new(["rpm", "-q", "doca-host"]))?
+                        .stdout
+                        .lines()
+                        .any(|l| l.trim() == parsed.stem);
+                if !added {
+                    io.run(&super::to_refs(&parsed.add_repo(&package)))?;
+                }
+                io.run(&super::to_refs(&parsed.refresh()))?;
+                io.record_progress(json!({ "repo": parsed.stem }))?;
+                io.run(&super::to_refs(&parsed.install(firmware_update)))?;
+                Ok(planned)
+            },
+            crate::ofed::staged::drivers_after_boot,
+        )
     }
 
     /// Reloads the OFED drivers: `/etc/init.d/openibd force-restart`. Interface settings
@@ -317,7 +316,7 @@ pub mod ofed_builtins {
         let call = ActionCall {
             args: json!({}),
             assumed: Value::Null,
-            builtin: "ofed::restart".into(),
+            builtin: action::builtin_name(&ctx, crate::ofed::NAMESPACE),
             reconcile: Reconcile::Redo,
         };
         action::act(&ctx, call, |io| {

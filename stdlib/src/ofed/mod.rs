@@ -17,6 +17,7 @@ mod parse;
 pub(crate) mod sim;
 mod sim_doca;
 mod sim_installer;
+mod staged;
 mod types;
 
 pub use installer_types::{
@@ -36,6 +37,10 @@ pub fn parse_install(text: &str) -> Result<OfedInstall, crate::ParseError> {
     installer::parse_install(text)
 }
 
+/// The namespace the builtins are registered under; with the name a script calls, it is
+/// each builtin's journal name (`ofed::...`), so no name is typed twice.
+pub(crate) const NAMESPACE: &str = "ofed";
+
 /// Registers the `ofed::` builtins: `ofed::info()`, `ofed::install(tarball[, #{...}])`,
 /// `ofed::install_doca(package[, #{...}])`, `ofed::restart()`.
 pub fn install(engine: &mut rhai::Engine) {
@@ -45,5 +50,5 @@ pub fn install(engine: &mut rhai::Engine) {
         .clone();
     cairn_runtime::declare_options(&builtins::INSTALL_OPTIONS);
     cairn_runtime::declare_options(&builtins::INSTALL_DOCA_OPTIONS);
-    engine.register_static_module("ofed", module);
+    engine.register_static_module(NAMESPACE, module);
 }

@@ -12,6 +12,14 @@ use crate::machine::guest::{GuestHw, not_found, out};
 /// other guest printers from layer 1.
 pub(crate) use crate::machine::ofed::{OfedState, adapter_firmware};
 
+/// `fault_ignore_staged_ofed`: at boot the installed OFED's drivers do not load, as when its
+/// modules do not fit the running kernel: "the ABI of the new kernel may not be compatible with
+/// the MLNX_EN modules, which will prevent loading them" (NVIDIA, "Application Binary Interface
+/// (ABI) Incompatibility with MLNX_EN Kernel Modules",
+/// <https://docs.nvidia.com/networking/display/MLNXENv581121LTS/Installation+Related+Issues>);
+/// `openibd status` then answers `HCA driver is not loaded`.
+const FAULT_OFED: &str = "fault_ignore_staged_ofed";
+
 /// `tar`, `dnf`, `yum`, `rpm`, `mlnxofedinstall`, `ofed_info`, `openibd`.
 pub(crate) struct OfedSim;
 
@@ -35,10 +43,13 @@ impl SimTool for OfedSim {
     /// `guest_fw`: the adapter's firmware (default 16.32.1010); `ofed_fw`: the firmware the
     /// OFED bundle carries (default: the adapter's, so the installer finds it up to date).
     fn options(&self) -> &[&'static str] {
-        &["guest_fw", "ofed_fw", OFED_INSTALL_SECS]
+        &["guest_fw", "ofed_fw", OFED_INSTALL_SECS, FAULT_OFED]
     }
 
     fn check_option(&self, key: &str, value: &str) -> Result<(), String> {
+        if key == FAULT_OFED {
+            return crate::machine::staged_faults::check_flag(value);
+        }
         if key == OFED_INSTALL_SECS {
             return crate::machine::durations::check(value);
         }
@@ -64,7 +75,9 @@ impl SimTool for OfedSim {
 
     fn on_boot(&self, host: &mut SimContext<'_>) {
         let mut state: OfedState = host.load_state().unwrap_or_default();
-        if state.installed.is_some() {
+        if state.installed.is_some() && crate::machine::staged_faults::flag(host, FAULT_OFED) {
+            state.loaded = false;
+        } else if state.installed.is_some() {
             state.loaded = true;
             state.generation += 1;
             state.loaded_millis = host.now_millis();

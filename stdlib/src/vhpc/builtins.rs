@@ -2,7 +2,7 @@
 //! vCenter, through `vhpc_toolkit` on the management host named by the inventory var
 //! `vhpc_host` (reference 000 section 2.3.1, reference 001).
 
-use cairn_runtime::{ActionCall, ActionError, HostContext, Outcome, Reconcile};
+use cairn_runtime::{ActionError, HostContext, Outcome, Reconcile};
 use rhai::plugin::*;
 
 /// `vhpc::reserve(vm, #{...})`'s options.
@@ -20,7 +20,7 @@ use serde_json::{Value, json};
 use super::command;
 use super::remote::Management;
 use super::view::{self, VmView};
-use crate::action::{self, RhaiResult};
+use crate::action::{self, Change, Compared, RhaiResult};
 
 /// The `vhpc::` module.
 #[export_module]
@@ -37,7 +37,7 @@ pub mod vhpc_builtins {
     #[rhai_fn(volatile, return_raw)]
     pub fn view(ctx: NativeCallContext, vm: String) -> RhaiResult<Map> {
         let host = HostContext::current(&ctx)?;
-        let value = action::query(&ctx, "vhpc::view", json!({ "vm": vm }), |_| {
+        let value = action::query(&ctx, crate::vhpc::NAMESPACE, json!({ "vm": vm }), |_| {
             let management = Management::of(host)?;
             Ok(action::json(&view_of(&management, &vm)?))
         })?;
@@ -85,7 +85,6 @@ pub mod vhpc_builtins {
         }
         change(
             &ctx,
-            "vhpc::latency",
             json!({ "vm": vm, "level": level }),
             &vm,
             move |now, program| {
@@ -123,7 +122,6 @@ pub mod vhpc_builtins {
         };
         change(
             &ctx,
-            "vhpc::power",
             json!({ "vm": vm, "state": state }),
             &vm,
             move |now, program| {
@@ -158,7 +156,6 @@ pub mod vhpc_builtins {
         }
         change(
             &ctx,
-            "vhpc::reserve",
             json!({ "vm": vm, "cpu": cpu, "memory": memory }),
             &vm,
             move |now, program| {
@@ -184,14 +181,8 @@ fn view_of(management: &Management, vm: &str) -> Result<VmView, ActionError> {
 
 fn passthru(ctx: &NativeCallContext, vm: &str, pci: &str, add: bool) -> RhaiResult<Map> {
     let device = crate::action::full_pci(pci);
-    let builtin = if add {
-        "vhpc::passthru_add"
-    } else {
-        "vhpc::passthru_remove"
-    };
     change(
         ctx,
-        builtin,
         json!({ "vm": vm, "device": device }),
         vm,
         move |now, program| {
@@ -208,21 +199,21 @@ fn passthru(ctx: &NativeCallContext, vm: &str, pci: &str, add: bool) -> RhaiResu
     )
 }
 
-/// A change through vhpc_toolkit: `plan` looks at the VM and says what to run, if anything.
-/// Reconciled by looking again: nothing left to run means it happened.
+/// A change through vhpc_toolkit, through the change helper: `plan` looks at the VM and says
+/// what to run, if anything. Reconciled by looking again: nothing left to run means it
+/// happened.
 fn change(
     ctx: &NativeCallContext,
-    builtin: &str,
     args: Value,
     vm: &str,
     plan: impl Fn(&VmView, &str) -> (Value, Option<Vec<String>>) + Clone + 'static,
 ) -> RhaiResult<Map> {
     let host = HostContext::current(ctx)?;
     let (probe_host, probe_plan, probe_vm) = (host.clone(), plan.clone(), vm.to_owned());
-    let call = ActionCall {
+    let change = Change {
+        namespace: crate::vhpc::NAMESPACE,
         args,
         assumed: json!({ "changed": true }),
-        builtin: builtin.into(),
         reconcile: Reconcile::Marked(Box::new(move |_, _| {
             let management = Management::of(probe_host)?;
             let now = view_of(&management, &probe_vm)?;
@@ -235,24 +226,29 @@ fn change(
             }))
         })),
     };
-    let value = action::act(ctx, call, |io| {
-        let management = Management::of(host)?;
-        let now = view_of(&management, vm)?;
-        let (mut value, todo) = plan(&now, &management.program);
-        value["changed"] = json!(todo.is_some());
-        let Some(argv) = todo else {
-            return Ok(Outcome::unchanged(value));
-        };
-        if !io.checking() {
-            io.acting(value.clone())?;
+    let value = change.run(
+        ctx,
+        |_| {
+            let management = Management::of(host.clone())?;
+            let now = view_of(&management, vm)?;
+            Ok((management, now))
+        },
+        |_, (management, now)| {
+            let (mut value, todo) = plan(&now, &management.program);
+            value["changed"] = json!(todo.is_some());
+            Ok(match todo {
+                None => Compared::Same(value),
+                Some(argv) => {
+                    let before = value.clone();
+                    Compared::differs(value, false, before, (management, argv))
+                }
+            })
+        },
+        |_, (management, argv), planned| {
             management.run(&argv)?;
-        }
-        Ok(Outcome {
-            changed: true,
-            reboot_required: false,
-            value,
-        })
-    })?;
+            Ok(planned)
+        },
+    )?;
     Ok(value.try_cast().unwrap_or_default())
 }
 

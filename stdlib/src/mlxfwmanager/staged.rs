@@ -1,0 +1,49 @@
+//! The reboot-loop breaker's check for `mlxfwmanager::update`: after the reboot the adapter
+//! runs the firmware that was burnt. While it does not, mlxfwmanager lists a `FW (Running)` row
+//! under `FW` with the version still running; a host whose reboot did not load the new image
+//! fails with that version instead of a runbook burning and rebooting again.
+
+use std::sync::Arc;
+
+use serde_json::Value;
+
+use super::builtins::query_device;
+use crate::action::{self, Probe};
+
+/// After the update's reboot, `dev` runs `result["to"]`; `None` when nothing was burnt or
+/// no restart is needed.
+pub(super) fn firmware_after_boot(dev: &str, result: &Value) -> Option<Probe> {
+    if result["reboot_required"] != true {
+        return None;
+    }
+    let burnt = result["to"].as_str()?.to_owned();
+    let dev = dev.to_owned();
+    Some(Probe {
+        what: format!("mlxfwmanager {dev} firmware {burnt}"),
+        check: Arc::new(move |io| {
+            let Some(device) = query_device(io, &dev)? else {
+                return Err(action::not_installed("mlxfwmanager", io.host()));
+            };
+            let running = device["versions"].as_array().and_then(|rows| {
+                rows.iter()
+                    .find(|row| row["component"] == "FW (Running)")
+                    .and_then(|row| row["current"].as_str())
+            });
+            let seen = running
+                .or_else(|| device["fw"].as_str())
+                .unwrap_or("unknown");
+            if seen == burnt {
+                return Ok(None);
+            }
+            Ok(Some(action::not_applied(
+                io,
+                format!("mlxfwmanager {dev} firmware"),
+                seen.to_owned(),
+                &format!(
+                    "the adapter did not load the burnt {burnt} (a warm reboot does not reset \
+                     every adapter; a cold boot or `mlxfwreset` does)"
+                ),
+            )))
+        }),
+    })
+}

@@ -1,0 +1,48 @@
+//! The reboot-loop breaker's check for `ofed::install` and `ofed::install_doca`: the new
+//! drivers load only at the next boot, so after it `openibd status` must answer `HCA driver
+//! loaded`. A guest whose kernel did not load them (modules built for another kernel ABI do
+//! not load) fails with what openibd said, instead of a runbook installing and rebooting again.
+
+use std::sync::Arc;
+
+use cairn_runtime::ExecRequest;
+use serde_json::Value;
+
+use crate::action::{self, Probe};
+use crate::ofed::command;
+
+/// After the install's reboot, the drivers of `result["version"]` are loaded; `None` when
+/// nothing was installed (the drivers load only at the boot after an install).
+pub(super) fn drivers_after_boot(result: &Value) -> Option<Probe> {
+    if result["changed"] != true {
+        return None;
+    }
+    let version = result["version"].as_str()?.to_owned();
+    Some(Probe {
+        what: format!("ofed {version} drivers"),
+        check: Arc::new(move |io| {
+            let output = io.exec(&ExecRequest::new([command::OPENIBD, "status"]))?;
+            let loaded = output.code == 0
+                && output
+                    .stdout
+                    .lines()
+                    .any(|line| line.trim() == "HCA driver loaded");
+            if loaded {
+                return Ok(None);
+            }
+            let said = output
+                .stdout
+                .lines()
+                .map(str::trim)
+                .find(|line| !line.is_empty())
+                .unwrap_or("nothing");
+            Ok(Some(action::not_applied(
+                io,
+                format!("ofed {version} HCA driver"),
+                format!("not loaded (`openibd status`: {said})"),
+                "the kernel did not load the installed OFED modules (modules built for another \
+                 kernel ABI do not load; mlnx_add_kernel_support.sh rebuilds them)",
+            )))
+        }),
+    })
+}
