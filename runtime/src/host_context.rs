@@ -63,7 +63,8 @@ struct InstanceState {
     after_boot: Vec<(String, AfterBoot)>,
     changes: Vec<String>,
     failure: Option<(String, Position, ActionError)>,
-    reboot_pending: Option<String>,
+    /// The staged changes the next reboot activates: (builtin, where it was called), in order.
+    reboot_pending: Vec<(String, String)>,
     /// What the current stage's finished actions returned, answered again when the debugger's
     /// `:retry` runs the stage again (kept only under a debugger).
     rerun: BTreeMap<u64, Value>,
@@ -254,7 +255,16 @@ impl HostContext {
 
     /// Why a reboot is pending, if one is.
     pub fn reboot_pending(&self) -> Option<String> {
-        self.state().reboot_pending.clone()
+        self.state().reboot_pending.last().map(|(_, why)| why.clone())
+    }
+
+    /// A builtin activated, without a reboot, what these builtins staged (a firmware reset
+    /// loads a flashed image and the next-boot configuration): they no longer owe one. What
+    /// others staged (a driver, a module parameter) still does.
+    pub fn staged_activated(&self, builtins: &[&str]) {
+        self.state()
+            .reboot_pending
+            .retain(|(builtin, _)| !builtins.contains(&builtin.as_str()));
     }
 
     /// After the next reboot, `check` must find the change `what` staged (the reboot-loop
@@ -826,9 +836,10 @@ impl HostContext {
     fn settle(&self, builtin: &str, site: &CallSite, reboot_required: bool, ok: bool) {
         let mut state = self.state();
         if builtin == "reboot" && ok {
-            state.reboot_pending = None;
+            state.reboot_pending.clear();
         } else if reboot_required {
-            state.reboot_pending = Some(format!("`{builtin}` at {}:{}", site.file, site.line));
+            let why = format!("`{builtin}` at {}:{}", site.file, site.line);
+            state.reboot_pending.push((builtin.to_owned(), why));
         }
     }
 

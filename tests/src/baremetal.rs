@@ -91,6 +91,13 @@ fn the_recipe_activates_firmware_and_link_types_with_mlxfwreset_and_never_reboot
         "{}",
         run.stdout
     );
+    // The reset activated what `mlxconfig::set` and `mlxfwmanager::update` staged: the run
+    // does not end by asking for the reboot it made unnecessary.
+    assert!(
+        !output(&run).contains("still need a reboot"),
+        "{}",
+        output(&run)
+    );
 
     let again = lab.cairn(&RECIPE);
     assert_eq!(again.code, 0, "{}", output(&again));

@@ -190,6 +190,7 @@ mod tests {
         "esxcli::vib_list",
         "flint::query",
         "ib::devinfo",
+        "ib::ibdiagnet",
         "ib::netdiscover",
         "ib::stat",
         "ib::status",
@@ -198,6 +199,9 @@ mod tests {
         "mlxconfig::set",
         "mlxfwmanager::query",
         "mlxfwmanager::update",
+        "mlxfwreset::query",
+        "mlxfwreset::reset",
+        "mlxfwreset::status",
         "mst::restart",
         "mst::start",
         "mst::status",
@@ -222,12 +226,13 @@ mod tests {
     #[test]
     fn every_registered_builtin_name_is_the_one_old_journals_hold() {
         let mut engine = rhai::Engine::new_raw();
-        let installs: [fn(&mut rhai::Engine); 9] = [
+        let installs: [fn(&mut rhai::Engine); 10] = [
             crate::esxcli::install,
             crate::flint::install,
             crate::ib::install,
             crate::mlxconfig::install,
             crate::mlxfwmanager::install,
+            crate::mlxfwreset::install,
             crate::mst::install,
             crate::net::install,
             crate::ofed::install,

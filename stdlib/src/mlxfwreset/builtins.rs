@@ -48,7 +48,7 @@ pub mod mlxfwreset_builtins {
     /// ```
     #[rhai_fn(volatile, return_raw)]
     pub fn query(ctx: NativeCallContext, dev: String) -> RhaiResult<Map> {
-        let value = action::query(&ctx, "mlxfwreset::query", json!({ "device": dev }), |io| {
+        let value = action::query(&ctx, crate::mlxfwreset::NAMESPACE, json!({ "device": dev }), |io| {
             query_levels(io, &dev)
         })?;
         Ok(value.try_cast().unwrap_or_default())
@@ -64,7 +64,7 @@ pub mod mlxfwreset_builtins {
     /// ```
     #[rhai_fn(volatile, return_raw)]
     pub fn status(ctx: NativeCallContext, dev: String) -> RhaiResult<Map> {
-        let value = action::query(&ctx, "mlxfwreset::status", json!({ "device": dev }), |io| {
+        let value = action::query(&ctx, crate::mlxfwreset::NAMESPACE, json!({ "device": dev }), |io| {
             pending(io, &dev)
         })?;
         Ok(value.try_cast().unwrap_or_default())
@@ -75,7 +75,9 @@ pub mod mlxfwreset_builtins {
     /// (`mlxfwreset -d DEV -y reset --level N`). Nothing happens when nothing is staged
     /// (`mlxfwreset status`); a level the device does not support now fails with the tool's
     /// words and the levels it does support. Returns `#{device, level, reset, reasons}`; the
-    /// journal records the level.
+    /// journal records the level. After a reset the host no longer owes the reboot that
+    /// `mlxconfig::set` and `mlxfwmanager::update` asked for (what other builtins staged still
+    /// does).
     ///
     /// ```rhai
     /// mlxconfig::set("3b:00.0", #{ LINK_TYPE_P1: "IB" });
@@ -192,7 +194,7 @@ fn reset_at(ctx: &NativeCallContext, dev: &str, level: u32) -> RhaiResult<Map> {
     let call = ActionCall {
         args: json!({ "device": dev, "level": level }),
         assumed: json!({ "device": dev, "level": level, "reset": true, "reasons": [] }),
-        builtin: "mlxfwreset::reset".into(),
+        builtin: action::builtin_name(ctx, crate::mlxfwreset::NAMESPACE),
         // Settled by the status: nothing pending means the reset happened (if it got as far as
         // recording that something was pending).
         reconcile: Reconcile::Marked(Box::new(move |io, _| {
@@ -257,5 +259,11 @@ fn reset_at(ctx: &NativeCallContext, dev: &str, level: u32) -> RhaiResult<Map> {
             value,
         })
     })?;
-    Ok(value.try_cast().unwrap_or_default())
+    let value: Map = value.try_cast().unwrap_or_default();
+    if value.get("reset").and_then(|r| r.as_bool().ok()) == Some(true) {
+        // The reset loaded what these staged, as their reboot would have (also when replayed,
+        // so a resumed run owes the same).
+        HostContext::current(ctx)?.staged_activated(&["mlxconfig::set", "mlxfwmanager::update"]);
+    }
+    Ok(value)
 }
