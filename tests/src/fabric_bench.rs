@@ -168,7 +168,7 @@ fn timed(journal: &[Value], test: &str) -> Timed {
 /// The shipped lab with each leaf cut to `nodes / 4` hosts.
 fn lab_of(lab: &Lab, nodes: usize) -> String {
     assert!(
-        nodes % 4 == 0 && (8..=100).contains(&nodes),
+        nodes.is_multiple_of(4) && (8..=100).contains(&nodes),
         "{nodes} nodes: give a multiple of 4 from 8 to 100"
     );
     let mut text =
