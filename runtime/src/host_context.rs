@@ -863,6 +863,27 @@ impl HostContext {
         self.append(&JournalEvent::Progress(record), true)
     }
 
+    /// Progress records written in turn and fsynced once, after the last: a sync makes every
+    /// write before it durable, so each record is as durable as with its own sync by the time
+    /// this returns. A crash before the sync may lose them (or tear the last), which a resume
+    /// reads as steps not taken.
+    pub(crate) fn record_progress_all(
+        &self,
+        seq: u64,
+        data: Vec<Value>,
+    ) -> Result<(), ActionError> {
+        let last = data.len().saturating_sub(1);
+        for (i, data) in data.into_iter().enumerate() {
+            let record = ProgressRecord {
+                at: now_millis(),
+                data: self.redact(data),
+                seq,
+            };
+            self.append(&JournalEvent::Progress(record), i == last)?;
+        }
+        Ok(())
+    }
+
     /// Logs a line: reported, and journaled unless it is being replayed.
     pub fn log(&self, message: String) -> Result<(), ActionError> {
         if self.mode == Mode::Verify || self.replaying() {

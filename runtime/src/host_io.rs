@@ -117,6 +117,13 @@ impl<'a> HostIo<'a> {
         self.ctx.record_progress(self.seq, data)
     }
 
+    /// Records several steps that are ready at once, with one fsync after the last: each is
+    /// durable before this returns, as with [`record_progress`](Self::record_progress), at the
+    /// cost of one sync instead of one each (a round's pairs that finished together).
+    pub fn record_progress_all(&mut self, data: Vec<Value>) -> Result<(), ActionError> {
+        self.ctx.record_progress_all(self.seq, data)
+    }
+
     /// Records, fsynced, that the action is about to change the host and what it saw there
     /// before (for [`Reconcile::Marked`](crate::Reconcile::Marked)). Call it after the query,
     /// right before the first command that changes anything, and not in check mode.

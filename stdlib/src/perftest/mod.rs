@@ -39,3 +39,6 @@ pub fn install(engine: &mut rhai::Engine) {
     }
     engine.register_static_module("perftest", module);
 }
+
+#[cfg(test)]
+mod served_tests;

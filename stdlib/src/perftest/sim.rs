@@ -269,6 +269,7 @@ fn client(host: &mut SimContext<'_>, args: &Args, server_name: &str) -> ExecOutp
     };
     if let Some(error) = broken {
         let server_text = format!("{}{DASHES}\n{banner}{DASHES}\n{error}", waiting_box());
+        note_served(host, &key);
         state.served.insert(key, server_text);
         let _ = host.save_state(&state);
         return out(1, format!("{DASHES}\n{banner}{DASHES}\n"), error);
@@ -355,13 +356,16 @@ fn client(host: &mut SimContext<'_>, args: &Args, server_name: &str) -> ExecOutp
         address(&remote, "local"),
         address(&local, "remote")
     );
-    state.served.insert(key, server_text);
-    while state.served.len() > 16 {
-        let Some(first) = state.served.keys().next().cloned() else {
+    note_served(host, &key);
+    // Only the last 16 servers' texts are kept; never the one just served, which its server
+    // collects next (the smallest key first would drop `node001:…` at once).
+    while state.served.len() >= 16 {
+        let Some(first) = state.served.keys().find(|k| **k != key).cloned() else {
             break;
         };
         state.served.remove(&first);
     }
+    state.served.insert(key, server_text);
     let _ = host.save_state(&state);
     out(0, client_text, "")
 }
@@ -510,17 +514,64 @@ pub(crate) fn server_output(host: &mut SimContext<'_>, pid: &str, process: &Proc
             .stderr;
     }
     let key = format!("{}:{pid}", host.host_name());
-    for peer in sibling_hosts(host) {
-        if peer == host.host_name() {
-            continue;
-        }
-        let served = peer_tools(host, &peer)
+    let served = |peer: &str| {
+        peer_tools(host, peer)
             .and_then(|tools| tools.get("ib_send_bw").cloned())
             .and_then(|state| serde_json::from_value::<PerftestState>(state).ok())
-            .and_then(|state| state.served.get(&key).cloned());
-        if let Some(text) = served {
-            return text;
-        }
+            .and_then(|state| state.served.get(&key).cloned())
+    };
+    // The client the note names first; every peer when there is no note or it is stale.
+    let noted = served_note(host, &key);
+    let text = noted
+        .as_deref()
+        .and_then(|path| std::fs::read_to_string(path).ok())
+        .and_then(|client| served(client.trim()))
+        .or_else(|| {
+            sibling_hosts(host)
+                .iter()
+                .filter(|peer| *peer != host.host_name())
+                .find_map(|peer| served(peer))
+        });
+    if let Some(path) = noted {
+        let _ = std::fs::remove_file(path);
     }
-    waiting_box()
+    text.unwrap_or_else(waiting_box)
+}
+
+/// Where a client notes which host it is for the server `key` (`server:pid`) it talked to: a
+/// file `<sim root>/.served/<key>` holding the client's name, beside the hosts' directories and
+/// in none of them (a client never writes its peer's state). Only a shortcut: the text itself
+/// is in the client's state, and without the note the server looks through every peer's, as
+/// many reads as there are hosts for each test collected.
+fn served_note(host: &SimContext<'_>, key: &str) -> Option<std::path::PathBuf> {
+    crate::machine::guest::sim_root(host).map(|root| root.join(".served").join(key))
+}
+
+/// Notes that this host talked to the server `key` (see [`served_note`]).
+fn note_served(host: &SimContext<'_>, key: &str) {
+    use std::io::Write;
+    use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
+    let Some(path) = served_note(host, key) else {
+        return;
+    };
+    // Private like the hosts' own folders and files.
+    let written = path
+        .parent()
+        .map_or(Ok(()), |dir| {
+            std::fs::DirBuilder::new()
+                .recursive(true)
+                .mode(0o700)
+                .create(dir)
+        })
+        .and_then(|()| {
+            std::fs::OpenOptions::new()
+                .write(true)
+                .create(true)
+                .truncate(true)
+                .mode(0o600)
+                .open(&path)
+        })
+        .and_then(|mut file| file.write_all(host.host_name().as_bytes()));
+    // A note that cannot be written costs the server a longer search, nothing else.
+    let _ = written;
 }
