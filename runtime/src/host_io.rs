@@ -24,6 +24,8 @@ pub(crate) trait ActionHost {
     fn redact_text(&self, text: &str) -> String;
     /// Journals a progress record of action `seq`, fsynced.
     fn record_progress(&self, seq: u64, data: Value) -> Result<(), ActionError>;
+    /// Journals progress records of action `seq`, fsynced once after the last.
+    fn record_progress_all(&self, seq: u64, data: Vec<Value>) -> Result<(), ActionError>;
     /// The host's transport.
     fn transport(&self) -> &Arc<Mutex<Box<dyn Transport>>>;
 }

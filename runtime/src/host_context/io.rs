@@ -28,6 +28,10 @@ impl ActionHost for HostContext {
         HostContext::record_progress(self, seq, data)
     }
 
+    fn record_progress_all(&self, seq: u64, data: Vec<Value>) -> Result<(), ActionError> {
+        HostContext::record_progress_all(self, seq, data)
+    }
+
     fn transport(&self) -> &Arc<Mutex<Box<dyn Transport>>> {
         HostContext::transport(self)
     }
