@@ -255,7 +255,10 @@ impl HostContext {
 
     /// Why a reboot is pending, if one is.
     pub fn reboot_pending(&self) -> Option<String> {
-        self.state().reboot_pending.last().map(|(_, why)| why.clone())
+        self.state()
+            .reboot_pending
+            .last()
+            .map(|(_, why)| why.clone())
     }
 
     /// A builtin activated, without a reboot, what these builtins staged (a firmware reset

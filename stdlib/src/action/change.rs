@@ -16,6 +16,8 @@ use super::RhaiResult;
 
 /// The journal name of the builtin being called: `namespace::name` as registered.
 pub(crate) fn builtin_name(ctx: &NativeCallContext, namespace: &str) -> String {
+    // A full name here would journal `ns::name::name`: `query_as` takes one.
+    debug_assert!(!namespace.contains("::"), "{namespace} is not a namespace");
     format!("{namespace}::{}", ctx.fn_name())
 }
 

@@ -200,7 +200,7 @@ pub(crate) fn all_pairs(
         "flagged": flagged, "bad": bad, "suspects": named,
         "planned_s": planned, "took_s": took_s, "passed": bad.is_empty() && !verdicts.is_empty(),
     });
-    let _recorded = action::query(
+    let _recorded = action::query_as(
         ctx,
         "fabric::all_pairs",
         json!({ "phase": "verdict", "test": opts.test, "hosts": names.len() }),

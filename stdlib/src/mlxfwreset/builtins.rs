@@ -48,9 +48,12 @@ pub mod mlxfwreset_builtins {
     /// ```
     #[rhai_fn(volatile, return_raw)]
     pub fn query(ctx: NativeCallContext, dev: String) -> RhaiResult<Map> {
-        let value = action::query(&ctx, crate::mlxfwreset::NAMESPACE, json!({ "device": dev }), |io| {
-            query_levels(io, &dev)
-        })?;
+        let value = action::query(
+            &ctx,
+            crate::mlxfwreset::NAMESPACE,
+            json!({ "device": dev }),
+            |io| query_levels(io, &dev),
+        )?;
         Ok(value.try_cast().unwrap_or_default())
     }
 
@@ -64,9 +67,12 @@ pub mod mlxfwreset_builtins {
     /// ```
     #[rhai_fn(volatile, return_raw)]
     pub fn status(ctx: NativeCallContext, dev: String) -> RhaiResult<Map> {
-        let value = action::query(&ctx, crate::mlxfwreset::NAMESPACE, json!({ "device": dev }), |io| {
-            pending(io, &dev)
-        })?;
+        let value = action::query(
+            &ctx,
+            crate::mlxfwreset::NAMESPACE,
+            json!({ "device": dev }),
+            |io| pending(io, &dev),
+        )?;
         Ok(value.try_cast().unwrap_or_default())
     }
 

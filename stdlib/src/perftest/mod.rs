@@ -41,4 +41,4 @@ pub fn install(engine: &mut rhai::Engine) {
 }
 
 #[cfg(test)]
-mod served_tests;
+mod tests;
