@@ -47,6 +47,7 @@ mod syntax;
 mod transport;
 mod transport_error;
 mod vocabulary;
+mod wait_reachable;
 
 pub use action::{ActionCall, Outcome, Probe, Reconcile, acted};
 pub use action_error::{ActionError, CallSite, OutputParse};

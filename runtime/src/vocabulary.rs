@@ -64,6 +64,7 @@ pub(crate) fn register(engine: &mut Engine) {
     engine.register_fn("trimmed", |text: &str| text.trim().to_owned());
     crate::string_methods::register(engine);
     crate::retry::register(engine);
+    crate::wait_reachable::register(engine);
     engine.register_fn("run", |ctx: NativeCallContext, argv: Array| {
         run(&ctx, argv, Map::new())
     });

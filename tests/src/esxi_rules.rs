@@ -281,6 +281,10 @@ stage "power" on esxi {{
 }}
 
 stage "guest" on guests {{
+    // Powered on, the guest answers once it has booted (docs/simulator.md).
+    if "{power}" == "on" {{
+        wait_reachable(300);
+    }}
     run(["hostname"]);
 }}
 "#

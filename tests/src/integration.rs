@@ -41,3 +41,4 @@ mod ssh;
 mod ssh_lab;
 mod store;
 mod typos;
+mod vm_power;

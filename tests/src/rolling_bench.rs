@@ -44,6 +44,8 @@ const VIB_INSTALL: f64 = 60.0;
 const FW_BURN: f64 = 300.0;
 const VM_BOOT: f64 = 120.0;
 const OFED_INSTALL: f64 = 300.0;
+/// One vCenter power task; vCenter is one host, so one jittered value for all its tasks.
+const VM_POWER: f64 = 10.0;
 
 fn main() {
     let mut args = std::env::args()
@@ -269,7 +271,8 @@ fn inventory(scale: f64, seed: u64) -> String {
         vms.push(format!("{vm}@{esx}"));
     }
     text.push_str(&format!(
-        "[hosts.vcenter]\naddress = \"sim:esxi7?role=vcenter&vms={}\"\ngroups = [\"management\"]\n",
+        "[hosts.vcenter]\naddress = \"sim:esxi7?role=vcenter&vm_power_secs={:.4}&vms={}\"\ngroups = [\"management\"]\n",
+        secs("vcenter", "power", VM_POWER),
         vms.join(",")
     ));
     text

@@ -129,6 +129,9 @@ impl SimHost {
         }) {
             return Err(self.unreachable(&reason));
         }
+        if self.power_cycle_boots(&mut state, now)? {
+            return Err(self.unreachable("it is booting after its power-on"));
+        }
         self.append_to_log(&request.argv).map_err(transport_error)?;
         let (output, reboot, timed_out, interrupted) =
             if fault_fires(&mut state, &self.options.fail_once, "fail_once", program) {
@@ -321,6 +324,26 @@ impl SimHost {
         for tool in &self.model.tools {
             tool.on_boot(&mut SimContext::new(&parts, state, tool.name()));
         }
+    }
+
+    /// Whether a tool starts a boot before this command ([`SimTool::boots_now`]: a guest whose
+    /// VM was powered on again): the host is then down for its reboot time, as after `reboot`,
+    /// and the state is saved so the next command sees the boot under way.
+    fn power_cycle_boots(&self, state: &mut SimState, now: u64) -> Result<bool, TransportError> {
+        let parts = self.context_parts(None);
+        let boots = self
+            .model
+            .tools
+            .iter()
+            .any(|tool| tool.boots_now(&mut SimContext::new(&parts, state, tool.name())));
+        if boots {
+            self.start_reboot(state, now);
+            state.clock_millis = now;
+            state
+                .save(&self.dir.join(STATE_FILE))
+                .map_err(transport_error)?;
+        }
+        Ok(boots)
     }
 
     fn start_reboot(&self, state: &mut SimState, at: u64) {

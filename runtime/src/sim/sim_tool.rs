@@ -69,6 +69,16 @@ pub trait SimTool: Send + Sync {
         None
     }
 
+    /// Whether the host boots now, before this command: a guest whose VM was powered on again
+    /// since its last boot (its OS starts from cold, so it is down for its reboot time, then
+    /// comes back with a new boot id, as after `reboot`). Checked after
+    /// [`SimTool::unreachable`]; the tool records what it saw in its state, so it answers
+    /// `true` once per power-on.
+    fn boots_now(&self, host: &mut SimContext<'_>) -> bool {
+        let _ = host;
+        false
+    }
+
     /// Called once, when the host is created (before its first boot) or when a model gains this
     /// tool after the host was created.
     fn init(&self, host: &mut SimContext<'_>) {

@@ -44,6 +44,9 @@ pub(crate) struct RegisteredVm {
     /// The devices it runs with: DirectPath I/O when not empty.
     #[serde(default)]
     pub(crate) booted_devices: Vec<String>,
+    /// How many power-on tasks vCenter ran for it: its guest boots once per new one.
+    #[serde(default)]
+    pub(crate) power_ons: u64,
 }
 
 /// A VM that keeps its host out of maintenance mode.
@@ -80,6 +83,31 @@ pub(crate) fn running_vms(host: &SimContext<'_>) -> Vec<RunningVm> {
 /// running, until the VM is powered on again. A guest with no `esxi`, a vCenter not reached yet
 /// or down, or a VM vCenter does not have, answers as before.
 pub(crate) fn guest_down(ctx: &SimContext<'_>) -> Option<String> {
+    let record = vm_record(ctx)?;
+    let vcenter = ctx.option(VCENTER_OPTION).unwrap_or(DEFAULT_VCENTER);
+    let vm = ctx.option("vm").unwrap_or(ctx.host_name());
+    (!record.powered_on).then(|| format!("its VM `{vm}` is powered off in vCenter (`{vcenter}`)"))
+}
+
+/// Whether a guest boots now because its VM was powered on since it last booted: the power-on
+/// starts its OS from cold, so the guest is down for its reboot time (`reboot_secs`, 120 s for a
+/// VM in docs/simulator.md) and then answers with a new boot id, as after a reboot. The guest
+/// marks each power-on it booted from, so it boots once per power-on; the power-ons of a VM
+/// that runs from the start (`vms=`) are 0, and such a guest answers at once.
+pub(crate) fn guest_boots(ctx: &mut SimContext<'_>) -> bool {
+    let Some(power_ons) = vm_record(ctx).map(|vm| vm.power_ons) else {
+        return false;
+    };
+    let mark = format!("vm_power_on:{power_ons}");
+    if power_ons == 0 || ctx.is_marked(&mark) {
+        return false;
+    }
+    ctx.mark(mark);
+    true
+}
+
+/// The guest's VM as its vCenter keeps it, when the guest is a VM (`esxi`) and vCenter holds it.
+fn vm_record(ctx: &SimContext<'_>) -> Option<RegisteredVm> {
     ctx.option("esxi")?;
     let vcenter = ctx.option(VCENTER_OPTION).unwrap_or(DEFAULT_VCENTER);
     let vm = ctx.option("vm").unwrap_or(ctx.host_name());
@@ -87,8 +115,7 @@ pub(crate) fn guest_down(ctx: &SimContext<'_>) -> Option<String> {
         .get(VCENTER_SLOT)
         .cloned()
         .and_then(|slot| serde_json::from_value(slot).ok())?;
-    let record = view.vms.get(vm)?;
-    (!record.powered_on).then(|| format!("its VM `{vm}` is powered off in vCenter (`{vcenter}`)"))
+    view.vms.get(vm).cloned()
 }
 
 /// What vCenter reads of an ESXi host's `esxcli` state: whether it is in maintenance mode.

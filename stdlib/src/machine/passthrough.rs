@@ -214,6 +214,17 @@ mod tests {
         );
         let on = t.eval(r#"vhpc::power("hpc-vm01", "on").changed"#);
         assert_eq!(on.to_string(), "true");
+        // Powered on, the guest boots first (its `reboot_secs`, 1 s by default), then answers.
+        let booting = vm.exec(&ExecRequest::new(["ibstat"]));
+        assert!(
+            matches!(booting, Err(cairn_runtime::TransportError::Unreachable { ref reason, .. }) if reason.contains("booting after its power-on")),
+            "{booting:?}"
+        );
+        let slept = vm.clock().sleep(
+            std::time::Duration::from_secs(1),
+            &cairn_runtime::Cancel::default(),
+        );
+        assert!(slept.is_ok());
         assert_eq!(link_layers(&vm), ["Ethernet", "Ethernet"]);
         let again = t.eval(r#"vhpc::power("hpc-vm01", "on").changed"#);
         assert_eq!(again.to_string(), "false", "already on: nothing to do");

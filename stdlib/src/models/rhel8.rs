@@ -40,6 +40,10 @@ impl SimTool for GuestHardware {
         crate::machine::host_vms::guest_down(host)
     }
 
+    fn boots_now(&self, host: &mut SimContext<'_>) -> bool {
+        crate::machine::host_vms::guest_boots(host)
+    }
+
     fn name(&self) -> &'static str {
         "guest"
     }

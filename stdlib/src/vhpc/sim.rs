@@ -28,6 +28,10 @@ pub(crate) struct Vm {
     pub(crate) booted_devices: Vec<String>,
     #[serde(default)]
     powered_on: bool,
+    /// The power-on tasks that succeeded: its guest boots once per new one
+    /// (`machine::host_vms::guest_boots`).
+    #[serde(default)]
+    power_ons: u64,
     /// The ESXi host it is registered on (`vms=NAME@HOST`), which reads it
     /// (`machine::host_vms::VcenterVms`).
     #[serde(default)]
@@ -56,10 +60,13 @@ impl SimTool for VhpcToolkit {
     }
 
     fn options(&self) -> &[&'static str] {
-        &["vms", "role", "vm_devices"]
+        &["vms", "role", "vm_devices", VM_POWER_SECS]
     }
 
     fn check_option(&self, key: &str, value: &str) -> Result<(), String> {
+        if key == VM_POWER_SECS {
+            return crate::machine::durations::check(value);
+        }
         if key != "vms" || value.trim().is_empty() {
             return Ok(());
         }
@@ -126,7 +133,18 @@ impl SimTool for VhpcToolkit {
         let output = match argv.get(1).map(String::as_str) {
             Some("view") => ok(view(name, vm)),
             Some("passthru") => passthru(vm, name, argv),
-            Some("power") => power(vm, name, argv, host.now_millis(), esxi_in_maintenance),
+            Some("power") => {
+                let before = vm.clone();
+                let output = power(vm, name, argv, host.now_millis(), esxi_in_maintenance);
+                // The task takes its time on vCenter's clock; cut short by the command's
+                // timeout (the transport then reports the timeout), it did not happen.
+                if vm.powered_on != before.powered_on
+                    && !crate::machine::durations::take(host, VM_POWER_SECS)
+                {
+                    *vm = before;
+                }
+                output
+            }
             Some("latency") => match flag_value(argv, &["--level"]) {
                 Some(level @ ("high" | "normal")) => {
                     vm.latency = level.to_owned();
@@ -172,6 +190,10 @@ impl SimTool for VhpcToolkit {
     }
 }
 
+/// Seconds a power task that changes a VM's state takes on vCenter's clock (docs/simulator.md,
+/// "Operation durations").
+const VM_POWER_SECS: &str = "vm_power_secs";
+
 /// `power --on|--off`, logged as vhpc_toolkit does (vmware/vhpc-toolkit `operations.py`
 /// `_get_poweron_tasks`/`_get_poweroff_tasks`: "VM NAME is already in power on state", and
 /// `wait.py`: "Task Power on (number TASK) is successful"). Powering on boots the VM with the
@@ -215,6 +237,7 @@ fn power(
     vm.powered_on = on;
     if on {
         vm.booted_devices.clone_from(&vm.devices);
+        vm.power_ons += 1;
     }
     ok(format!(
         "INFO - Task {task} (number {task_id}) is successful\n"
@@ -341,6 +364,50 @@ mod tests {
         assert_eq!(seen.host.as_deref(), Some("esx01"));
         assert!(seen.powered_on);
         assert_eq!(seen.booted_devices, ["0000:3b:00.0"]);
+    }
+
+    /// A power task that changes the VM's state takes `vm_power_secs` on vCenter's clock; one
+    /// that changes nothing takes none, and a bad value stops vCenter opening.
+    #[test]
+    fn a_power_change_takes_its_time_on_vcenters_clock_and_a_no_op_none() {
+        use std::collections::BTreeMap;
+        use std::sync::Arc;
+
+        use cairn_runtime::sim::SimTransport;
+        use cairn_runtime::{ExecRequest, Transport};
+
+        let open = |dir: &std::path::Path, secs: &str| {
+            let options = BTreeMap::from(
+                [
+                    ("clock", "virtual"),
+                    ("role", "vcenter"),
+                    ("vms", "vm01"),
+                    ("vm_power_secs", secs),
+                ]
+                .map(|(k, v)| (k.to_owned(), v.to_owned())),
+            );
+            let model = Arc::new(crate::models::esxi7::esxi7());
+            SimTransport::new("vcenter", dir, model, options).map_err(|e| e.to_string())
+        };
+        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let mut vcenter = open(dir.path(), "10").unwrap_or_else(|e| panic!("{e}"));
+        let mut took = |flag: &str| {
+            let before = vcenter.clock().now_millis();
+            let argv = ["vhpc_toolkit", "power", "--vm", "vm01", flag];
+            let out = vcenter
+                .exec(&ExecRequest::new(argv))
+                .unwrap_or_else(|e| panic!("{e}"));
+            assert_eq!(out.code, 0, "{}", out.stderr);
+            vcenter.clock().now_millis() - before
+        };
+        assert_eq!(took("--on"), 0, "already on");
+        assert_eq!(took("--off"), 10_000);
+        assert_eq!(took("--on"), 10_000);
+        let bad = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let Err(message) = open(bad.path(), "soon") else {
+            panic!("vm_power_secs=soon was accepted");
+        };
+        assert!(message.contains("vm_power_secs"), "{message}");
     }
 
     #[test]
