@@ -190,6 +190,7 @@ mod tests {
         "esxcli::vib_list",
         "flint::query",
         "ib::devinfo",
+        "ib::ibdiagnet",
         "ib::netdiscover",
         "ib::stat",
         "ib::status",
@@ -209,6 +210,14 @@ mod tests {
         "ofed::install",
         "ofed::install_doca",
         "ofed::restart",
+        "perftest::matrix",
+        "perftest::read_bw",
+        "perftest::read_lat",
+        "perftest::send_bw",
+        "perftest::send_lat",
+        "perftest::write_bw",
+        "perftest::write_lat",
+        "sockperf::ping_pong",
         "vhpc::latency",
         "vhpc::passthru_add",
         "vhpc::passthru_remove",
@@ -222,7 +231,7 @@ mod tests {
     #[test]
     fn every_registered_builtin_name_is_the_one_old_journals_hold() {
         let mut engine = rhai::Engine::new_raw();
-        let installs: [fn(&mut rhai::Engine); 9] = [
+        let installs: [fn(&mut rhai::Engine); 11] = [
             crate::esxcli::install,
             crate::flint::install,
             crate::ib::install,
@@ -231,6 +240,8 @@ mod tests {
             crate::mst::install,
             crate::net::install,
             crate::ofed::install,
+            crate::perftest::install,
+            crate::sockperf::install,
             crate::vhpc::install,
         ];
         for install in installs {
