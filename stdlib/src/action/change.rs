@@ -16,6 +16,8 @@ use super::RhaiResult;
 
 /// The journal name of the builtin being called: `namespace::name` as registered.
 pub(crate) fn builtin_name(ctx: &NativeCallContext, namespace: &str) -> String {
+    // A full name passed as the namespace would journal `ns::name::name`.
+    debug_assert!(!namespace.contains("::"), "{namespace} is not a namespace");
     format!("{namespace}::{}", ctx.fn_name())
 }
 
@@ -199,6 +201,9 @@ mod tests {
         "mlxconfig::set",
         "mlxfwmanager::query",
         "mlxfwmanager::update",
+        "mlxfwreset::query",
+        "mlxfwreset::reset",
+        "mlxfwreset::status",
         "mst::restart",
         "mst::start",
         "mst::status",
@@ -231,12 +236,13 @@ mod tests {
     #[test]
     fn every_registered_builtin_name_is_the_one_old_journals_hold() {
         let mut engine = rhai::Engine::new_raw();
-        let installs: [fn(&mut rhai::Engine); 11] = [
+        let installs: [fn(&mut rhai::Engine); 12] = [
             crate::esxcli::install,
             crate::flint::install,
             crate::ib::install,
             crate::mlxconfig::install,
             crate::mlxfwmanager::install,
+            crate::mlxfwreset::install,
             crate::mst::install,
             crate::net::install,
             crate::ofed::install,

@@ -48,9 +48,12 @@ pub mod mlxfwreset_builtins {
     /// ```
     #[rhai_fn(volatile, return_raw)]
     pub fn query(ctx: NativeCallContext, dev: String) -> RhaiResult<Map> {
-        let value = action::query(&ctx, "mlxfwreset::query", json!({ "device": dev }), |io| {
-            query_levels(io, &dev)
-        })?;
+        let value = action::query(
+            &ctx,
+            crate::mlxfwreset::NAMESPACE,
+            json!({ "device": dev }),
+            |io| query_levels(io, &dev),
+        )?;
         Ok(value.try_cast().unwrap_or_default())
     }
 
@@ -64,9 +67,12 @@ pub mod mlxfwreset_builtins {
     /// ```
     #[rhai_fn(volatile, return_raw)]
     pub fn status(ctx: NativeCallContext, dev: String) -> RhaiResult<Map> {
-        let value = action::query(&ctx, "mlxfwreset::status", json!({ "device": dev }), |io| {
-            pending(io, &dev)
-        })?;
+        let value = action::query(
+            &ctx,
+            crate::mlxfwreset::NAMESPACE,
+            json!({ "device": dev }),
+            |io| pending(io, &dev),
+        )?;
         Ok(value.try_cast().unwrap_or_default())
     }
 
@@ -192,7 +198,7 @@ fn reset_at(ctx: &NativeCallContext, dev: &str, level: u32) -> RhaiResult<Map> {
     let call = ActionCall {
         args: json!({ "device": dev, "level": level }),
         assumed: json!({ "device": dev, "level": level, "reset": true, "reasons": [] }),
-        builtin: "mlxfwreset::reset".into(),
+        builtin: action::builtin_name(ctx, crate::mlxfwreset::NAMESPACE),
         // Settled by the status: nothing pending means the reset happened (if it got as far as
         // recording that something was pending).
         reconcile: Reconcile::Marked(Box::new(move |io, _| {
