@@ -233,3 +233,35 @@ fn an_oversubscribed_leaf_uplink_flags_cross_leaf_pairs_only_and_the_same_each_t
         run.stderr
     );
 }
+
+/// The leaves' uplinks oversubscribed: the cross-leaf pairs are the bad ones, and the suspects
+/// are the leaves' uplinks (the leaves known from ibnetdiscover on a fabric host), not the
+/// dozens of hosts in those pairs.
+#[test]
+fn an_oversubscribed_leaf_names_its_uplinks_as_the_suspect_not_its_hosts() {
+    let lab = two_leaves("&leaf_uplinks=1");
+    lab.write(
+        "book.rhai",
+        r#"
+stage "ports" on fabric { ib::wait_active("mlx5_0", 1, 60); }
+stage "all pairs" on controller {
+    let bw = fabric::all_pairs(hosts("fabric").map(|h| h.name), #{ device: "mlx5_0", test: "send_bw" });
+    log(`bad ${bw.bad.len()} uplinks ${bw.suspects.uplinks} hosts ${bw.suspects.hosts} pairs ${bw.suspects.pairs.len()}`);
+}
+"#,
+    );
+    let run = lab.cairn(&["run", "book.rhai", "-i", "lab.toml"]);
+    assert_eq!(run.code, 0, "{}", said(&run));
+    let line = run
+        .stdout
+        .lines()
+        .find(|l| l.contains("uplinks ["))
+        .unwrap_or_else(|| panic!("{}", said(&run)));
+    assert!(
+        line.contains(
+            r#"uplinks ["MF0;ib-leaf01:MSB7800/U1", "MF0;ib-leaf02:MSB7800/U1"] hosts [] pairs 0"#
+        ),
+        "{line}"
+    );
+    assert!(!line.contains("bad 0 "), "{line}");
+}

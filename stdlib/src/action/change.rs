@@ -16,7 +16,7 @@ use super::RhaiResult;
 
 /// The journal name of the builtin being called: `namespace::name` as registered.
 pub(crate) fn builtin_name(ctx: &NativeCallContext, namespace: &str) -> String {
-    // A full name here would journal `ns::name::name`: `query_as` takes one.
+    // A full name passed as the namespace would journal `ns::name::name`.
     debug_assert!(!namespace.contains("::"), "{namespace} is not a namespace");
     format!("{namespace}::{}", ctx.fn_name())
 }
@@ -215,6 +215,14 @@ mod tests {
         "ofed::install",
         "ofed::install_doca",
         "ofed::restart",
+        "perftest::matrix",
+        "perftest::read_bw",
+        "perftest::read_lat",
+        "perftest::send_bw",
+        "perftest::send_lat",
+        "perftest::write_bw",
+        "perftest::write_lat",
+        "sockperf::ping_pong",
         "vhpc::latency",
         "vhpc::passthru_add",
         "vhpc::passthru_remove",
@@ -228,7 +236,7 @@ mod tests {
     #[test]
     fn every_registered_builtin_name_is_the_one_old_journals_hold() {
         let mut engine = rhai::Engine::new_raw();
-        let installs: [fn(&mut rhai::Engine); 10] = [
+        let installs: [fn(&mut rhai::Engine); 12] = [
             crate::esxcli::install,
             crate::flint::install,
             crate::ib::install,
@@ -238,6 +246,8 @@ mod tests {
             crate::mst::install,
             crate::net::install,
             crate::ofed::install,
+            crate::perftest::install,
+            crate::sockperf::install,
             crate::vhpc::install,
         ];
         for install in installs {

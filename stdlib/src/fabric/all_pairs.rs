@@ -175,17 +175,23 @@ pub(crate) fn all_pairs(
     let tested: Vec<HostPair> = verdicts.iter().map(pair_of).collect();
     let flagged: Vec<HostPair> = verdicts.iter().filter(|v| v.flagged).map(pair_of).collect();
     let bad: Vec<HostPair> = verdicts.iter().filter(|v| v.bad).map(pair_of).collect();
-    let named = suspects(&tested, &bad);
+    let leaves = if bad.is_empty() {
+        BTreeMap::new()
+    } else {
+        leaves_of(ctx, &names, &opts)?
+    };
+    let named = suspects(&tested, &bad, &leaves);
     let took_s = took_ms as f64 / 1000.0;
     log(
         &host,
         format!(
             "fabric::all_pairs {}: took {took_s:.1} s (planned {planned:.1} s); {} of {} pairs flagged, \
-             {} bad after {retest_rounds} retest round(s); suspect hosts {:?}, suspect pairs {:?}",
+             {} bad after {retest_rounds} retest round(s); suspect uplinks of {:?}, suspect hosts {:?}, suspect pairs {:?}",
             opts.test,
             flagged.len(),
             verdicts.len(),
             bad.len(),
+            named.uplinks,
             named.hosts,
             named.pairs
         ),
@@ -200,6 +206,7 @@ pub(crate) fn all_pairs(
         "flagged": flagged, "bad": bad, "suspects": named,
         "planned_s": planned, "took_s": took_s, "passed": bad.is_empty() && !verdicts.is_empty(),
     });
+    // Under the builtin's own name, as its rounds are, for `cairn report`.
     let _recorded = action::query_as(
         ctx,
         "fabric::all_pairs",
@@ -307,6 +314,38 @@ fn host_names(host: &HostContext, hosts: Array) -> Result<Vec<String>, String> {
 }
 
 /// The first host's port rate in Gb/s (`ibstat DEV` there), for the plan: a journaled query.
+/// Each host's leaf switch, from `ibnetdiscover` on the first host (journaled as
+/// `fabric::leaves`, redone on resume); empty when it does not run there (a RoCE fabric, no
+/// subnet manager) or is not in its format: the suspects are then hosts and pairs only.
+fn leaves_of(
+    ctx: &NativeCallContext,
+    names: &[String],
+    opts: &AllPairsOptions,
+) -> RhaiResult<BTreeMap<String, String>> {
+    let Some(first) = names.first() else {
+        return Ok(BTreeMap::new());
+    };
+    let host = HostContext::current(ctx)?;
+    let shared = host.shared.clone();
+    let device = opts.perftest.device.clone();
+    let args = json!({ "host": first, "device": device });
+    let value = action::query_as(ctx, "fabric::leaves", args, |io| {
+        if io.checking() {
+            return Ok(Value::Null);
+        }
+        // infiniband-diags' common option `-C <ca_name>` picks the port to discover from.
+        let request = ExecRequest::new(["ibnetdiscover", "-C", device.as_str()]);
+        let output = crate::pair::exec_on(Some(io), &shared, first, &request)?;
+        if output.code != 0 {
+            return Ok(Value::Null);
+        }
+        Ok(crate::ib::ibnetdiscover::parse(&output.stdout)
+            .map(|t| json!(super::leaves::leaves(&t, names)))
+            .unwrap_or(Value::Null))
+    })?;
+    Ok(rhai::serde::from_dynamic(&value).unwrap_or_default())
+}
+
 fn line_rate(
     ctx: &NativeCallContext,
     names: &[String],

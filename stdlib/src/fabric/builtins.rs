@@ -13,14 +13,18 @@ use rhai::plugin::*;
 /// `min_fraction` (default 0.93) of the best pair's, or its latency over `max_latency_factor`
 /// (default 2.1) times the best pair's; a failed test is flagged too. Flagged pairs are retested in
 /// rounds of n/4, n/8, … pairs (`retest: false` to not); one within the tolerance on a retest is
-/// cleared. The suspects are the hosts in at least two bad pairs that make up half or more of
-/// their tests (named worst first, their pairs then set aside) and the bad pairs left over (a
-/// link). Before it starts it logs its plan (rounds × (the server's 1 s head start + the data at
+/// cleared. When bad pairs remain, `ibnetdiscover` on the first host says each host's leaf
+/// switch; if at least 90% of the bad pairs cross from some leaves to others, and at least half
+/// of each such leaf's crossing pairs are bad, the suspects are those leaves' uplinks
+/// (`suspects.uplinks`, the leaves' node descriptions: an oversubscribed or faulty way to the
+/// spine) and their crossing pairs are set aside. The suspect hosts are then those in at least
+/// two bad pairs that make up half or more of their tests (named worst first, their pairs then
+/// set aside) and the bad pairs left over (a link). Before it starts it logs its plan (rounds × (the server's 1 s head start + the data at
 /// the port rate `ibstat` shows on the first host)), at the end the time the tests took on the
 /// hosts' clocks. `test` is any perftest (`send_bw` default, `send_lat`, ...); the other options
 /// are perftest's. It runs from a host outside `hosts` (a `controller` stage). It returns
 /// `#{test, unit, hosts, rounds, retest_rounds, reference, limit, results: [#{server, client, ok,
-/// error, value, flagged, bad, retests}], flagged, bad, suspects: #{hosts, pairs}, planned_s,
+/// error, value, flagged, bad, retests}], flagged, bad, suspects: #{uplinks, hosts, pairs}, planned_s,
 /// took_s, passed}`. Each round is one action; each pair's result is journaled (a progress record)
 /// as it ends, so a resume keeps those and runs only the round's other pairs. A last record of
 /// `fabric::all_pairs` (`phase: "verdict"`) keeps the tolerance, the flagged and bad pairs and the
@@ -66,13 +70,14 @@ pub mod fabric_builtins {
     /// of n/2 pairs at once (one round with `quick: true`), every pair journaled. Pairs under
     /// `min_fraction` (0.93) of the best bandwidth or over `max_latency_factor` (2.1) times the
     /// best latency are flagged and retested in rounds of half the size (`retest: false` to not);
-    /// suspects are the hosts in most of their pairs' failures, and lone bad pairs. Options:
+    /// suspects are the uplinks of a leaf (from `ibnetdiscover`) when the bad pairs are its
+    /// cross-leaf ones, the hosts in most of their pairs' failures, and lone bad pairs. Options:
     /// `test` (`send_bw` default, or any perftest: `send_lat`, `write_bw`, ...), `quick`,
     /// `retest`, `min_fraction`, `max_latency_factor`, and perftest's (`device`, `size`,
     /// `iterations`, `all_sizes`, `gid_index`, `qps`, `port`). Says its planned duration before
     /// and the real one after. Returns `#{test, unit, hosts, rounds, retest_rounds, reference,
     /// limit, results: [#{server, client, ok, error, value, flagged, bad, retests}], flagged,
-    /// bad, suspects: #{hosts, pairs}, planned_s, took_s, passed}`.
+    /// bad, suspects: #{uplinks, hosts, pairs}, planned_s, took_s, passed}`.
     ///
     /// ```rhai
     /// let bw = fabric::all_pairs(hosts("fabric").map(|h| h.name), #{ device: "mlx5_0", test: "send_bw" });

@@ -4,6 +4,7 @@
 
 pub(crate) mod all_pairs;
 pub mod builtins;
+mod leaves;
 mod manifest;
 mod manifest_check;
 mod options;

@@ -4,15 +4,13 @@
 //! The ports exist once OFED's drivers are loaded. An InfiniBand port is `ACTIVE` two seconds
 //! after the drivers load when the switch runs a subnet manager (its LID assigned), `INIT`
 //! without one; an Ethernet (RoCE) port is `ACTIVE` with LID 0 and an active MTU that follows
-//! its interface's MTU. `ibnetdiscover` lists the switch and every guest cabled to it.
+//! its interface's MTU. `ibnetdiscover` is `crate::ib::ibnetdiscover::sim`.
 
 use cairn_runtime::ExecOutput;
 use cairn_runtime::sim::{SimContext, SimTool};
 use serde_json::Value;
 
-use crate::machine::guest::{
-    GuestHw, LinkLayer, PortHw, hash, not_found, out, peer_tools, sibling_hosts,
-};
+use crate::machine::guest::{GuestHw, LinkLayer, PortHw, hash, not_found, out, peer_tools};
 use crate::machine::ofed::OfedState;
 use crate::net::sim::{Iface, interfaces};
 
@@ -148,12 +146,6 @@ pub(crate) fn peer_ports(
     let ifaces = interfaces(&hw, tools.get("ofed"), tools.get("ip"));
     let ports = ports(&hw, tools.get("ofed"), &ifaces, None);
     Some((hw, ports, tools))
-}
-
-/// The link's width and speed as ibnetdiscover prints them after a port's lid, `4xEDR` (`1xEDR`
-/// for a port trained at 1X).
-fn speed(hw: &GuestHw) -> String {
-    hw.rate_text().replace("X ", "x")
 }
 
 fn ibstatus(ports: &[PortView], filter: Option<&str>, hw: &GuestHw) -> ExecOutput {
@@ -294,80 +286,6 @@ pub(crate) fn switch_of(hw: &GuestHw) -> (String, String, &'static str, u32) {
     }
 }
 
-fn ibnetdiscover(host: &SimContext<'_>, ports: &[PortView], hw: &GuestHw) -> ExecOutput {
-    let Some(mine) = ports
-        .iter()
-        .find(|p| p.hw.link_layer == LinkLayer::InfiniBand)
-    else {
-        return out(
-            1,
-            "",
-            "ibwarn: [4321] mad_rpc_open_port: can't open UMAD port ((null):0)\nibnetdiscover: iberror: failed: discover failed\n",
-        );
-    };
-    if !mine.active {
-        return out(
-            1,
-            "",
-            "ibwarn: [4321] _do_madrpc: recv failed: Connection timed out\nibnetdiscover: iberror: failed: discover failed\n",
-        );
-    }
-    // Every guest on this switch whose IB port is up: (node, name, port GUID, lid).
-    let mut members: Vec<(u32, String, String, u32)> = vec![(
-        hw.node,
-        format!("{} {}", hw.host, mine.hw.device),
-        mine.hw.guid.clone(),
-        mine.lid,
-    )];
-    for peer in sibling_hosts(host) {
-        if peer == hw.host {
-            continue;
-        }
-        let Some((phw, pports, _)) = crate::ib::sim::peer_ports(host, &peer) else {
-            continue;
-        };
-        if phw.ib_switch != hw.ib_switch || !phw.subnet_manager {
-            continue;
-        }
-        if let Some(p) = pports
-            .iter()
-            .find(|p| p.hw.link_layer == LinkLayer::InfiniBand && p.active)
-        {
-            members.push((
-                phw.node,
-                format!("{} {}", phw.host, p.hw.device),
-                p.hw.guid.clone(),
-                p.lid,
-            ));
-        }
-    }
-    members.sort();
-    let (sw_guid, sw_desc, devid, sw_ports) = switch_of(hw);
-    let sw_ref = format!("S-{sw_guid}");
-    let speed = speed(hw);
-    let short = |g: &str| g.trim_start_matches('0').to_owned();
-    let date = crate::ib::sim::date_line(host.now_millis());
-    let mut text = format!(
-        "#\n# Topology file: generated on {date}\n#\n# Initiated from node {} port {}\n\nvendid=0x2c9\ndevid={devid}\nsysimgguid=0x{sw_guid}\nswitchguid=0x{sw_guid}({})\nSwitch\t{sw_ports} \"{sw_ref}\"\t\t# \"{sw_desc}\" enhanced port 0 lid 1 lmc 0\n",
-        mine.hw.guid,
-        mine.hw.guid,
-        short(&sw_guid)
-    );
-    for (node, name, guid, lid) in &members {
-        text.push_str(&format!(
-            "[{node}]\t\"H-{guid}\"[1]({})\t\t# \"{name}\" lid {lid} {speed}\n",
-            short(guid)
-        ));
-    }
-    for (node, name, guid, lid) in &members {
-        text.push_str(&format!(
-            "\nvendid=0x2c9\ndevid=0x1017\nsysimgguid=0x{guid}\ncaguid=0x{guid}\nCa\t1 \"H-{guid}\"\t\t# \"{name}\"\n[1]({})\t\"{sw_ref}\"[{node}]\t\t# lid {lid} lmc 0 \"{sw_desc}\" lid 1 {speed}\n",
-            short(guid)
-        ));
-    }
-    out(0, text, "")
-}
-
 /// `Mon Nov 30 05:00:00 2026` for a clock reading (virtual or Unix epoch milliseconds).
 pub(crate) fn date_line(millis: u64) -> String {
     let secs = millis / 1000;
@@ -436,7 +354,7 @@ impl SimTool for IbSim {
             "ibv_devinfo" => {
                 ibv_devinfo(&ports, named("-d").or_else(|| named("--ib-dev")), &firmware)
             }
-            _ => ibnetdiscover(host, &ports, &hw),
+            _ => crate::ib::ibnetdiscover::sim::run(host, &ports, &hw),
         }
     }
 }

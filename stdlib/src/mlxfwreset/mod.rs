@@ -30,7 +30,8 @@ pub fn parse_status(text: &str) -> Result<ResetStatus, crate::ParseError> {
     parse::parse_status(text)
 }
 
-/// The namespace the builtins are registered under, and so journaled as.
+/// The namespace the builtins are registered under, and so the first half of the name each
+/// journals its actions under (`mlxfwreset::name`).
 pub(crate) const NAMESPACE: &str = "mlxfwreset";
 
 /// Registers the `mlxfwreset::` builtins as a static module, built once and shared by every

@@ -24,6 +24,10 @@ pub fn parse(text: &str) -> Result<PerftestRun, crate::ParseError> {
     parse::parse(text)
 }
 
+/// The namespace the builtins are registered under, and so the first half of the name each
+/// journals its actions under (`perftest::name`).
+pub(crate) const NAMESPACE: &str = "perftest";
+
 /// Registers the `perftest::` builtins: `perftest::send_bw`, `write_bw`, `read_bw`,
 /// `send_lat`, `write_lat`, `read_lat` (server, client, options) and `perftest::matrix`.
 pub fn install(engine: &mut rhai::Engine) {
@@ -37,7 +41,7 @@ pub fn install(engine: &mut rhai::Engine) {
     {
         cairn_runtime::declare_options(declared);
     }
-    engine.register_static_module("perftest", module);
+    engine.register_static_module(NAMESPACE, module);
 }
 
 #[cfg(test)]

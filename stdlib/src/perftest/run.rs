@@ -274,7 +274,7 @@ pub(crate) fn matrix(ctx: &NativeCallContext, hosts: Array, options: &Map) -> Rh
     let call = ActionCall {
         args: json!({ "test": test, "pairs": pairs, "concurrency": concurrency, "options": opts }),
         assumed: Value::Null,
-        builtin: "perftest::matrix".into(),
+        builtin: action::builtin_name(ctx, super::NAMESPACE),
         reconcile: Reconcile::Redo,
     };
     let entry = |s: &str, c: &str, r: Result<Value, ActionError>| match r {

@@ -88,7 +88,7 @@ fn ping_pong(
     let call = ActionCall {
         args: json!({ "server": server, "client": client, "options": opts }),
         assumed: Value::Null,
-        builtin: "sockperf::ping_pong".into(),
+        builtin: action::builtin_name(ctx, super::NAMESPACE),
         reconcile: Reconcile::Probe(Box::new(move |io, progress| {
             pair::stop_stale(io, &probe_shared, progress)
         })),

@@ -21,6 +21,10 @@ pub fn parse(text: &str) -> Result<SockperfOutput, crate::ParseError> {
     parse::parse(text)
 }
 
+/// The namespace the builtins are registered under, and so the first half of the name each
+/// journals its actions under (`sockperf::name`).
+pub(crate) const NAMESPACE: &str = "sockperf";
+
 /// Registers the `sockperf::` builtins: `sockperf::ping_pong(server, client, #{...})`.
 pub fn install(engine: &mut rhai::Engine) {
     static MODULE: std::sync::OnceLock<rhai::Shared<rhai::Module>> = std::sync::OnceLock::new();
@@ -28,5 +32,5 @@ pub fn install(engine: &mut rhai::Engine) {
         .get_or_init(|| rhai::Shared::new(rhai::exported_module!(builtins::sockperf_builtins)))
         .clone();
     cairn_runtime::declare_options(&builtins::PING_PONG_OPTIONS);
-    engine.register_static_module("sockperf", module);
+    engine.register_static_module(NAMESPACE, module);
 }

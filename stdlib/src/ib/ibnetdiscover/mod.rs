@@ -5,6 +5,9 @@
 //! grammar is `ibnetdiscover.pest`.
 
 mod parse;
+pub(crate) mod sim;
+#[cfg(test)]
+mod tests;
 mod types;
 
 pub use types::{FabricNode, FabricPort, RemoteEnd, Topology};
