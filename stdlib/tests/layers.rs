@@ -21,8 +21,8 @@ const ROOT_FILES: &[&str] = &[
 ];
 
 /// Namespace → namespace edges in non-test code that are still to move into layer 1:
-/// (from, to, what is shared). The simulated OFED and interface state read by other guest
-/// printers belong in `machine::guest`, as the passthrough views do for the ESXi host.
+/// (from, to, what is shared). What another namespace's printer reads belongs in `machine/`, as
+/// the guest's interfaces (`machine::interfaces`) and RDMA ports (`machine::ports`) do.
 const KNOWN: &[(&str, &str, &str)] = &[
     (
         "fabric",
@@ -44,7 +44,6 @@ const KNOWN: &[(&str, &str, &str)] = &[
         "perftest",
         "each pair is measured by perftest's runner and options",
     ),
-    ("ib", "net", "the guest's interfaces (sim)"),
     (
         "mst",
         "esxcli",
@@ -55,9 +54,6 @@ const KNOWN: &[(&str, &str, &str)] = &[
         "mlxfwmanager",
         "the installer's firmware step prints and is read as `mlxfwmanager`'s query",
     ),
-    ("perftest", "ib", "the peer's port view (sim)"),
-    ("sockperf", "ib", "the peer's ports (sim)"),
-    ("sockperf", "net", "the guest's interfaces (sim)"),
 ];
 
 fn src() -> PathBuf {

@@ -190,6 +190,7 @@ mod tests {
         "esxcli::vib_list",
         "flint::query",
         "ib::devinfo",
+        "ib::ibdiagnet",
         "ib::netdiscover",
         "ib::stat",
         "ib::status",
