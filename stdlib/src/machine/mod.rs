@@ -4,6 +4,7 @@
 pub(crate) mod durations;
 pub(crate) mod esxi;
 pub(crate) mod firmware;
+pub(crate) mod firmware_query;
 pub(crate) mod guest;
 pub(crate) mod host_vms;
 pub(crate) mod interfaces;
