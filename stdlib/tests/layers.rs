@@ -1,9 +1,9 @@
 //! The stdlib's layers, enforced (see `src/README.md`): a namespace folder (layer 2) names only
 //! layer 1 (`action`, `pair`, `grammar`, `machine`), the runtime and itself; layer 1 names only
 //! layer 1. Tests may also use the assembly (`models`, `test_support`, `libraries`). The one
-//! documented exception is [`COMPOSER`], which may name other namespaces (and none may name it).
-//! Namespace edges still to be moved into layer 1 are listed in [`KNOWN`]: a new edge fails, and
-//! so does a listed one that is gone (so the list only shrinks).
+//! documented exception is [`COMPOSER`], which may name other namespaces (and none may name it):
+//! any other namespace edge fails. What two namespaces share moves into layer 1 (a printer's
+//! state into `machine/`, a parser into `grammar/`).
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -27,15 +27,6 @@ const ROOT_FILES: &[&str] = &[
 /// number from `lspci -vv`'s VPD and its OFED/DOCA version from `ofed_info -s`). Moving those
 /// into layer 1 would move whole namespaces there; no namespace names `fabric` back.
 const COMPOSER: &str = "fabric";
-
-/// Namespace → namespace edges in non-test code that are still to move into layer 1:
-/// (from, to, what is shared). What another namespace's printer reads belongs in `machine/`, as
-/// the guest's interfaces (`machine::interfaces`) and RDMA ports (`machine::ports`) do.
-const KNOWN: &[(&str, &str, &str)] = &[(
-    "mst",
-    "esxcli",
-    "`esxcli network nic list`, for the driver-loaded check",
-)];
 
 fn src() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("src")
@@ -164,18 +155,17 @@ fn check() -> (Vec<String>, BTreeSet<(String, String)>) {
                     // A layer-1 test drives whole simulated hosts through the tools.
                     continue;
                 }
-                let known =
-                    module == COMPOSER || KNOWN.iter().any(|(f, t, _)| *f == module && *t == name);
+                let composer = module == COMPOSER;
                 if shared {
                     violations.push(format!("layer 1 `{module}` names `{name}` ({relative})"));
                 } else if in_tests {
-                    // A test may use what its code already shares under a known edge.
-                    if !known {
+                    // Only the composer's tests may name other namespaces, as its code does.
+                    if !composer {
                         violations.push(format!("`{module}`'s tests name `{name}` ({relative})"));
                     }
                 } else {
                     edges.insert((module.clone(), name.clone()));
-                    if !known {
+                    if !composer {
                         violations.push(format!(
                             "namespace `{module}` names namespace `{name}` ({relative}): move what they share into layer 1"
                         ));
@@ -191,21 +181,6 @@ fn check() -> (Vec<String>, BTreeSet<(String, String)>) {
 fn no_namespace_imports_another() {
     let (violations, _) = check();
     assert!(violations.is_empty(), "{}", violations.join("\n"));
-}
-
-#[test]
-fn the_known_edges_are_still_there() {
-    let (_, edges) = check();
-    let gone: Vec<String> = KNOWN
-        .iter()
-        .filter(|(f, t, _)| !edges.contains(&((*f).to_owned(), (*t).to_owned())))
-        .map(|(f, t, _)| format!("{f} -> {t}"))
-        .collect();
-    assert!(
-        gone.is_empty(),
-        "these edges are gone: remove them from KNOWN: {}",
-        gone.join(", ")
-    );
 }
 
 /// The exception stays only while it is needed, and stays one way: `fabric` still names other
