@@ -89,7 +89,7 @@ pub(crate) fn pcipassthru_set(pci: &str, enabled: bool) -> Vec<String> {
 
 /// `esxcli network nic list`.
 pub(crate) fn nic_list() -> Vec<String> {
-    args(&["esxcli", "network", "nic", "list"])
+    args(crate::grammar::esxcli::nic_list::COMMAND)
 }
 
 /// `esxcli system maintenanceMode get`.

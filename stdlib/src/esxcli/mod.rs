@@ -9,9 +9,7 @@
 mod advanced;
 pub mod builtins;
 mod command;
-mod grammar;
 mod module_parameters;
-mod nic_list;
 mod pcipassthru_list;
 pub(crate) mod sim;
 mod sim_boot_faults;
@@ -21,7 +19,11 @@ mod types;
 mod vib_install;
 mod vib_list;
 
-pub use types::{AdvancedOption, EsxcliError, ModuleParameter, Nic, PciPassthru, Vib, VibInstall};
+// The grammar and the NIC list's parser are layer 1 (`grammar::esxcli`): `mst` reads the list too.
+pub use crate::grammar::esxcli::nic_list::Nic;
+use crate::grammar::esxcli::{grammar, nic_list};
+
+pub use types::{AdvancedOption, EsxcliError, ModuleParameter, PciPassthru, Vib, VibInstall};
 
 /// Parses `esxcli software vib list` output, whole or `grep`ped.
 pub fn parse_vib_list(text: &str) -> Result<Vec<Vib>, crate::ParseError> {
@@ -53,7 +55,6 @@ pub fn parse_advanced(text: &str) -> Result<Vec<AdvancedOption>, crate::ParseErr
     advanced::parse(text)
 }
 
-pub(crate) use command::nic_list as command_nic_list;
 pub(crate) use sim::Esxcli;
 
 /// The namespace the builtins are registered under; with the name a script calls, it is

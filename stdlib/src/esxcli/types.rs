@@ -69,31 +69,6 @@ pub struct ModuleParameter {
     pub description: String,
 }
 
-/// One row of `esxcli network nic list`.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Nic {
-    /// `Name` (`vmnic2`).
-    pub name: String,
-    /// `PCI Device` (`0000:5e:00.0`, or `Pseudo` for a software NIC).
-    pub pci_device: Option<String>,
-    /// `Driver` (`nmlx5_core`).
-    pub driver: Option<String>,
-    /// `Admin Status` (`Up`, `Down`).
-    pub admin_status: Option<String>,
-    /// `Link Status` (`Up`, `Down`); `Link` on older releases.
-    pub link_status: Option<String>,
-    /// `Speed`, in Mb/s (0 when the link is down).
-    pub speed: Option<u64>,
-    /// `Duplex` (`Full`, `Half`).
-    pub duplex: Option<String>,
-    /// `MAC Address` (`b8:ce:f6:dc:74:22`).
-    pub mac_address: Option<String>,
-    /// `MTU`, in bytes.
-    pub mtu: Option<u32>,
-    /// `Description` (`Mellanox Technologies ConnectX-4 Lx EN NIC; ...`).
-    pub description: Option<String>,
-}
-
 /// One row of `esxcli hardware pci pcipassthru list`.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct PciPassthru {

@@ -198,7 +198,8 @@ pub(crate) fn all_pairs(
     )?;
     // The verdict as one more record of `fabric::all_pairs` (phase `verdict`): what the rounds
     // alone do not say (the tolerance, which pairs were flagged and stayed bad, the suspects),
-    // for `cairn report`'s matrix.
+    // for `cairn report`'s matrix. Journaled by name (`query_as`): `query` would add the called
+    // name to it a second time (`fabric::all_pairs::all_pairs`), and the report would find none.
     let verdict = json!({
         "test": opts.test, "unit": if tolerance.latency { "us" } else { "Gb/s" },
         "hosts": names, "reference": reference, "limit": reference.map(|r| tolerance.limit(r)),

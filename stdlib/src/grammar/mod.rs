@@ -1,7 +1,9 @@
 //! Layer 1: what every output parser shares: the error, the number readers, and the column
-//! cursor for fixed-width tables.
+//! cursor for fixed-width tables; and the grammars two namespaces read (`esxcli`'s, `mlxfwmanager`).
 
 pub(crate) mod column_cursor;
+pub(crate) mod esxcli;
+pub(crate) mod mlxfwmanager;
 mod number;
 mod parse_error;
 

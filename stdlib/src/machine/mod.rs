@@ -4,10 +4,13 @@
 pub(crate) mod durations;
 pub(crate) mod esxi;
 pub(crate) mod firmware;
+pub(crate) mod firmware_query;
 pub(crate) mod guest;
 pub(crate) mod host_vms;
+pub(crate) mod interfaces;
 pub(crate) mod metal;
 pub(crate) mod ofed;
 pub(crate) mod passthrough;
+pub(crate) mod ports;
 pub(crate) mod processes;
 pub(crate) mod staged_faults;

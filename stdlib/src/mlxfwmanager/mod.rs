@@ -9,18 +9,13 @@ pub mod builtins;
 mod command;
 mod sim;
 mod staged;
-pub(crate) use sim::{MlxfwmanagerTool, block as query_block};
-mod parse;
-mod types;
+pub(crate) use sim::MlxfwmanagerTool;
 
-pub use types::{
+// The grammar is layer 1 (`grammar::mlxfwmanager`): `ofed`'s installers read it too.
+pub use crate::grammar::mlxfwmanager::{
     ComponentVersion, DeviceUpdate, FwDevice, Mlxfwmanager, PortAddress, ReleaseNote, UpdateStep,
+    parse,
 };
-
-/// Parses `mlxfwmanager` or `mlxup` output.
-pub fn parse(text: &str) -> Result<Mlxfwmanager, crate::ParseError> {
-    parse::parse(text)
-}
 
 /// The namespace the builtins are registered under; with the name a script calls, it is
 /// each builtin's journal name (`mlxfwmanager::...`), so no name is typed twice.

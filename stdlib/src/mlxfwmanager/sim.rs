@@ -6,6 +6,7 @@ use cairn_runtime::ExecOutput;
 use cairn_runtime::sim::{SimContext, SimTool};
 
 use crate::machine::esxi::{Adapter, adapters, error, find, has, not_found, ok, tools_loaded};
+use crate::machine::firmware_query::block;
 
 /// Seconds burning one device's firmware takes (docs/simulator.md, "Operation durations").
 const FW_BURN_SECS: &str = "fw_burn_secs";
@@ -166,34 +167,6 @@ fn with_running(block: String, flashed: &str, running: Option<&String>) -> Strin
     out
 }
 
-/// One `Device #N:` block of the query, as `mlxfwmanager` prints it.
-pub(crate) fn block(
-    number: usize,
-    adapter: &Adapter,
-    pci: &str,
-    fw: &str,
-    available: Option<&str>,
-    status: &str,
-) -> String {
-    let na = |v: Option<&str>| v.unwrap_or("N/A").to_owned();
-    let kind = adapter.kind;
-    format!(
-        "\nDevice #{number}:\n----------\n\n  Device Type:      {}\n  Part Number:      {}\n  Description:      {}\n  PSID:             {}\n  PCI Device Name:  {pci}\n  Base GUID:        {}\n  Base MAC:         {}\n  Versions:         Current        Available     \n     FW             {:<15}{:<14}\n     PXE            {:<15}{:<14}\n     UEFI           {:<15}{:<14}\n\n  Status:           {status}\n",
-        kind.device_type,
-        kind.part_number,
-        kind.description,
-        kind.psid,
-        adapter.base_guid(),
-        adapter.base_mac(),
-        fw,
-        na(available),
-        kind.pxe,
-        "N/A",
-        kind.uefi,
-        "N/A",
-    )
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -213,7 +186,8 @@ mod tests {
                 "No matching image found"
             )
         );
-        let parsed = crate::mlxfwmanager::parse(&text).unwrap_or_else(|e| panic!("{e}\n{text}"));
+        let parsed =
+            crate::grammar::mlxfwmanager::parse(&text).unwrap_or_else(|e| panic!("{e}\n{text}"));
         let device = parsed
             .devices
             .first()
@@ -249,7 +223,8 @@ mod tests {
                 Some(&running),
             )
         );
-        let parsed = crate::mlxfwmanager::parse(&text).unwrap_or_else(|e| panic!("{e}\n{text}"));
+        let parsed =
+            crate::grammar::mlxfwmanager::parse(&text).unwrap_or_else(|e| panic!("{e}\n{text}"));
         let versions = &parsed
             .devices
             .first()

@@ -13,7 +13,7 @@ use cairn_runtime::ExecOutput;
 use cairn_runtime::sim::{SimContext, SimTool};
 
 use crate::machine::guest::out;
-use crate::net::sim::{Iface, own_interfaces};
+use crate::machine::interfaces::{Iface, own_interfaces};
 
 /// `systemctl`, `cat` of the interfaces' sysfs files, `ip -br link`.
 pub(crate) struct LinuxCommands;

@@ -8,6 +8,7 @@ use serde_json::{Value, json};
 
 use super::command;
 use crate::action::{self, Change, Compared, RhaiResult};
+use crate::grammar::esxcli::nic_list;
 
 /// The `mst::` module.
 #[export_module]
@@ -152,9 +153,9 @@ const FAMILIES: &[(&str, &str, u32)] = &[
 /// Check mode before MFT is installed: the ports mst would list, from the NIC list and mst's
 /// naming (`mt<device id>_pciconf<adapter index>`, `.1` for the second function).
 fn predict(io: &mut HostIo<'_>) -> Result<Value, ActionError> {
-    let argv = crate::esxcli::command_nic_list();
+    let argv: Vec<String> = nic_list::COMMAND.iter().map(|s| (*s).to_owned()).collect();
     let output = action::run(io, &argv)?;
-    let nics = crate::esxcli::parse_nic_list(&output.stdout)
+    let nics = nic_list::parse(&output.stdout)
         .map_err(|e| action::parse_failure(&argv, &e, &output.stdout))?;
     let mut ports: Vec<(String, &str, u32)> = nics
         .iter()

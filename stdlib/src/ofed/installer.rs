@@ -306,9 +306,9 @@ fn firmware_query(
     text: &str,
     from: usize,
     to: usize,
-) -> Result<crate::mlxfwmanager::Mlxfwmanager, ParseError> {
+) -> Result<crate::grammar::mlxfwmanager::Mlxfwmanager, ParseError> {
     let part = text.get(from..to).unwrap_or_default();
-    crate::mlxfwmanager::parse(part).map_err(|e| {
+    crate::grammar::mlxfwmanager::parse(part).map_err(|e| {
         ParseError::at(
             TOOL,
             text,

@@ -2,7 +2,7 @@
 
 use serde::Serialize;
 
-use crate::mlxfwmanager::Mlxfwmanager;
+use crate::grammar::mlxfwmanager::Mlxfwmanager;
 
 /// What `mlnxofedinstall` (or MLNX_EN's `install`) printed, start to end.
 #[derive(Debug, Clone, PartialEq, Serialize)]

@@ -202,7 +202,7 @@ mod tests {
             .find("Querying")
             .unwrap_or_else(|| panic!("{}", done.stdout));
         let to = done.stdout.find("Complete!").unwrap_or(done.stdout.len());
-        let fw = crate::mlxfwmanager::parse(&done.stdout[from..to])
+        let fw = crate::grammar::mlxfwmanager::parse(&done.stdout[from..to])
             .unwrap_or_else(|e| panic!("{e}\n{}", done.stdout));
         assert_eq!(fw.updates.len(), fw.devices.len());
         let info = run(&host, &["ofed_info", "-s"]);

@@ -123,7 +123,7 @@ pub(crate) fn firmware_step(hw: &GuestHw, plan: &FirmwarePlan<'_>, logs: Option<
             continue;
         };
         count += 1;
-        text.push_str(&crate::mlxfwmanager::query_block(
+        text.push_str(&crate::machine::firmware_query::block(
             index + 1,
             &adapter,
             address,

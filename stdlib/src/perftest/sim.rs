@@ -16,10 +16,10 @@ use cairn_runtime::ExecOutput;
 use cairn_runtime::sim::{SimContext, SimTool};
 use serde_json::Value;
 
-use crate::ib::sim::{PortView, own_ports, peer_ports};
 use crate::machine::guest::{
     GuestHw, LinkLayer, hash, not_found, out, peer_tools, sibling_hosts, unit,
 };
+use crate::machine::ports::{PortView, own_ports, peer_ports};
 use crate::machine::processes::Process;
 
 const DASHES: &str =

@@ -8,10 +8,10 @@ use cairn_runtime::ExecOutput;
 use cairn_runtime::sim::{SimContext, SimTool};
 use serde_json::Value;
 
-use crate::ib::sim::peer_ports;
 use crate::machine::guest::{GuestHw, hash, not_found, out, sibling_hosts, unit};
+use crate::machine::interfaces::{interfaces, own_interfaces};
+use crate::machine::ports::peer_ports;
 use crate::machine::processes::{Process, program_of};
-use crate::net::sim::{interfaces, own_interfaces};
 
 const VERSION: &str = "3.7-no.git";
 

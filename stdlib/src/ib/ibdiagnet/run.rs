@@ -47,6 +47,7 @@ pub(crate) fn ibdiagnet(ctx: &NativeCallContext, options: &Map) -> RhaiResult<Dy
         design,
     };
     let args = json!({ "options": action::json(&opts) });
+    // The journal name is the registration's (`ib::ibdiagnet`), never typed.
     action::query(ctx, crate::ib::NAMESPACE, args, |io| {
         if io.checking() {
             return Ok(serde_json::Value::Null);

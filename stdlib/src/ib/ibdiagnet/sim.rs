@@ -18,8 +18,9 @@ use cairn_runtime::ExecOutput;
 use cairn_runtime::sim::{SimContext, SimTool};
 
 use super::options::DEFAULT_OUTPUT;
-use crate::ib::sim::{own_ports, peer_ports, switch_of};
+use crate::ib::sim::switch_of;
 use crate::machine::guest::{GuestHw, LinkLayer, ib_reachable, not_found, out, sibling_hosts};
+use crate::machine::ports::{own_ports, peer_ports};
 
 /// The NODES header.
 const NODES_HEADER: &str = "NodeDesc,NumPorts,NodeType,ClassVersion,BaseVersion,SystemImageGUID,NodeGUID,PortGUID,DeviceID,PartitionCap,revision,VendorID,LocalPortNum";

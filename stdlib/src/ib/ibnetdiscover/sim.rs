@@ -17,8 +17,9 @@ use std::collections::BTreeMap;
 use cairn_runtime::ExecOutput;
 use cairn_runtime::sim::SimContext;
 
-use crate::ib::sim::{PortView, date_line, peer_ports, switch_of};
+use crate::ib::sim::{date_line, switch_of};
 use crate::machine::guest::{GuestHw, LinkLayer, ib_reachable, out, sibling_hosts};
+use crate::machine::ports::{PortView, peer_ports};
 
 /// A guest on the fabric: its hardware, node description, port GUID and LID.
 struct Member {

@@ -15,7 +15,7 @@ const TOOL: &str = "mlxfwmanager";
 
 /// The pest parser of `mlxfwmanager.pest`.
 #[derive(pest_derive::Parser)]
-#[grammar = "src/mlxfwmanager/mlxfwmanager.pest"]
+#[grammar = "src/grammar/mlxfwmanager/mlxfwmanager.pest"]
 struct MlxfwmanagerParser;
 
 /// Parses `mlxfwmanager` or `mlxup` output.
@@ -306,7 +306,7 @@ mod tests {
     #[test]
     fn a_redrawn_update_header_continues_the_same_device() {
         let real = include_str!(
-            "../../../tests/fixtures/mlxfwmanager/mlnx-fw-updater-dgx-spark-cx7-redraw-aerial.txt"
+            "../../../../tests/fixtures/mlxfwmanager/mlnx-fw-updater-dgx-spark-cx7-redraw-aerial.txt"
         );
         let redrawn = real.replace(
             "FSMST_INITIALIZE -   OK\n",
@@ -366,7 +366,7 @@ mod tests {
     #[test]
     fn line_ends_and_indentation_do_not_change_the_result() {
         let fixture = include_str!(
-            "../../../tests/fixtures/mlxfwmanager/esxi7-cx5-d-wrapped-description-vmware-guide.txt"
+            "../../../../tests/fixtures/mlxfwmanager/esxi7-cx5-d-wrapped-description-vmware-guide.txt"
         );
         let expected = super::parse(fixture.split_once('\n').map_or(fixture, |(_, rest)| rest));
         assert!(expected.is_ok());

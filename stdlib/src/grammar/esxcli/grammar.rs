@@ -8,11 +8,11 @@ use crate::grammar::column_cursor::ColumnCursor;
 
 /// The pest parser of `esxcli.pest`.
 #[derive(pest_derive::Parser)]
-#[grammar = "src/esxcli/esxcli.pest"]
-pub(super) struct EsxcliParser;
+#[grammar = "src/grammar/esxcli/esxcli.pest"]
+pub(crate) struct EsxcliParser;
 
 /// Parses `text` from `rule`, or says where it stops being `tool`'s output.
-pub(super) fn parse<'i>(
+pub(crate) fn parse<'i>(
     tool: &'static str,
     rule: Rule,
     text: &'i str,
@@ -21,7 +21,7 @@ pub(super) fn parse<'i>(
 }
 
 /// An error about the text of `pair`, found after the grammar matched.
-pub(super) fn error_at(
+pub(crate) fn error_at(
     tool: &'static str,
     text: &str,
     pair: &Pair<'_, Rule>,
@@ -32,25 +32,25 @@ pub(super) fn error_at(
 }
 
 /// A table: its column titles, where its columns start, and its rows.
-pub(super) struct Table<'i> {
+pub(crate) struct Table<'i> {
     /// The titles, in order.
-    pub(super) titles: Vec<&'i str>,
+    pub(crate) titles: Vec<&'i str>,
     /// The first character of each column (0-based, in characters from the start of a line).
-    pub(super) columns: Vec<usize>,
+    pub(crate) columns: Vec<usize>,
     /// The rows, from the start of their lines.
-    pub(super) rows: Vec<Pair<'i, Rule>>,
+    pub(crate) rows: Vec<Pair<'i, Rule>>,
 }
 
 impl Table<'_> {
     /// The cells of `row`, one per column, trimmed.
-    pub(super) fn cells(&self, row: &Pair<'_, Rule>) -> Vec<String> {
+    pub(crate) fn cells(&self, row: &Pair<'_, Rule>) -> Vec<String> {
         split_row(row.as_str(), &self.columns)
     }
 }
 
 /// Reads a `*_table` pair: columns start at the dash runs, or at the titles when a `grep`
 /// dropped the dashes.
-pub(super) fn table<'i>(
+pub(crate) fn table<'i>(
     tool: &'static str,
     text: &str,
     pair: Pair<'i, Rule>,
@@ -158,10 +158,10 @@ mod tests {
     #[test]
     fn line_ends_and_indentation_do_not_change_the_result() {
         let fixture = include_str!(
-            "../../../tests/fixtures/esxcli-nic-list/esxi-cx4lx-nmlx5-dell-asm-util.txt"
+            "../../../../tests/fixtures/esxcli-nic-list/esxi-cx4lx-nmlx5-dell-asm-util.txt"
         );
         let text = fixture.split_once('\n').map_or(fixture, |(_, rest)| rest);
-        let expected = super::super::parse_nic_list(text).ok();
+        let expected = super::super::nic_list::parse(text).ok();
         assert!(expected.as_ref().is_some_and(|nics| nics.len() == 9));
         let variants = [
             text.replace('\n', "\r\n"),
@@ -172,7 +172,7 @@ mod tests {
         ];
         for variant in variants {
             assert_eq!(
-                super::super::parse_nic_list(&variant).ok(),
+                super::super::nic_list::parse(&variant).ok(),
                 expected,
                 "{variant:?}"
             );

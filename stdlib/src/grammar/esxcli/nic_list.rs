@@ -1,17 +1,46 @@
-//! `esxcli network nic list`.
+//! `esxcli network nic list`: read by `esxcli::nic_list` and by `mst`'s check mode (the ports mst
+//! would list before MFT is installed), so layer 1. Registered in `esxcli`'s row of the table.
 
 use std::str::FromStr;
 
 use pest::iterators::Pair;
+use serde::Serialize;
 
 use super::grammar::{self, Rule, Table};
-use super::types::Nic;
 use crate::ParseError;
 
 const TOOL: &str = "esxcli-nic-list";
 
+/// `esxcli network nic list`: the command line whose output [`parse`] reads.
+pub(crate) const COMMAND: &[&str] = &["esxcli", "network", "nic", "list"];
+
+/// One row of `esxcli network nic list`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Nic {
+    /// `Name` (`vmnic2`).
+    pub name: String,
+    /// `PCI Device` (`0000:5e:00.0`, or `Pseudo` for a software NIC).
+    pub pci_device: Option<String>,
+    /// `Driver` (`nmlx5_core`).
+    pub driver: Option<String>,
+    /// `Admin Status` (`Up`, `Down`).
+    pub admin_status: Option<String>,
+    /// `Link Status` (`Up`, `Down`); `Link` on older releases.
+    pub link_status: Option<String>,
+    /// `Speed`, in Mb/s (0 when the link is down).
+    pub speed: Option<u64>,
+    /// `Duplex` (`Full`, `Half`).
+    pub duplex: Option<String>,
+    /// `MAC Address` (`b8:ce:f6:dc:74:22`).
+    pub mac_address: Option<String>,
+    /// `MTU`, in bytes.
+    pub mtu: Option<u32>,
+    /// `Description` (`Mellanox Technologies ConnectX-4 Lx EN NIC; ...`).
+    pub description: Option<String>,
+}
+
 /// Parses `esxcli network nic list` output.
-pub(super) fn parse(text: &str) -> Result<Vec<Nic>, ParseError> {
+pub(crate) fn parse(text: &str) -> Result<Vec<Nic>, ParseError> {
     let mut nics = Vec::new();
     let tables = grammar::parse(TOOL, Rule::nic_list, text)?;
     for table in tables.filter(|p| p.as_rule() == Rule::nic_table) {
