@@ -132,3 +132,52 @@ pub(crate) fn peer_ports(
     let ports = ports(&hw, tools.get("ofed"), &ifaces, None);
     Some((hw, ports, tools))
 }
+
+/// A guest whose InfiniBand port is up on the fabric another guest sees.
+pub(crate) struct FabricMember {
+    pub(crate) hw: GuestHw,
+    /// Its RDMA device (`mlx5_0`).
+    pub(crate) device: String,
+    /// Its port's GUID.
+    pub(crate) guid: String,
+    pub(crate) lid: u32,
+}
+
+/// Every guest up on the fabric `hw`'s active IB port `mine` reaches (its leaf, or every leaf
+/// under its spine) with a subnet manager, itself first: what `ibnetdiscover` and `ibdiagnet`
+/// both walk.
+pub(crate) fn fabric_members(
+    host: &SimContext<'_>,
+    hw: &GuestHw,
+    mine: &PortView,
+) -> Vec<FabricMember> {
+    let mut members = vec![FabricMember {
+        hw: hw.clone(),
+        device: mine.hw.device.clone(),
+        guid: mine.hw.guid.clone(),
+        lid: mine.lid,
+    }];
+    for peer in crate::machine::guest::sibling_hosts(host) {
+        if peer == hw.host {
+            continue;
+        }
+        let Some((phw, pports, _)) = peer_ports(host, &peer) else {
+            continue;
+        };
+        if !phw.subnet_manager || !crate::machine::guest::ib_reachable(hw, &phw) {
+            continue;
+        }
+        if let Some(p) = pports
+            .iter()
+            .find(|p| p.hw.link_layer == LinkLayer::InfiniBand && p.active)
+        {
+            members.push(FabricMember {
+                device: p.hw.device.clone(),
+                guid: p.hw.guid.clone(),
+                lid: p.lid,
+                hw: phw,
+            });
+        }
+    }
+    members
+}

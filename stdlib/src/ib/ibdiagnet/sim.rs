@@ -19,8 +19,8 @@ use cairn_runtime::sim::{SimContext, SimTool};
 
 use super::options::DEFAULT_OUTPUT;
 use crate::ib::sim::switch_of;
-use crate::machine::guest::{GuestHw, LinkLayer, ib_reachable, not_found, out, sibling_hosts};
-use crate::machine::ports::{own_ports, peer_ports};
+use crate::machine::guest::{GuestHw, LinkLayer, not_found, out};
+use crate::machine::ports::{fabric_members, own_ports};
 
 /// The NODES header.
 const NODES_HEADER: &str = "NodeDesc,NumPorts,NodeType,ClassVersion,BaseVersion,SystemImageGUID,NodeGUID,PortGUID,DeviceID,PartitionCap,revision,VendorID,LocalPortNum";
@@ -161,29 +161,10 @@ fn scan(host: &SimContext<'_>, hw: &GuestHw) -> Option<Fabric> {
         .into_iter()
         .find(|p| p.hw.link_layer == LinkLayer::InfiniBand && p.active)?;
     // (hardware, device, port GUID, lid) of every guest up on the fabric, by node number.
-    let mut members: Vec<(GuestHw, String, String, u32)> = vec![(
-        hw.clone(),
-        mine.hw.device.clone(),
-        mine.hw.guid.clone(),
-        mine.lid,
-    )];
-    for peer in sibling_hosts(host) {
-        if peer == hw.host {
-            continue;
-        }
-        let Some((phw, pports, _)) = peer_ports(host, &peer) else {
-            continue;
-        };
-        if !phw.subnet_manager || !ib_reachable(hw, &phw) {
-            continue;
-        }
-        if let Some(p) = pports
-            .iter()
-            .find(|p| p.hw.link_layer == LinkLayer::InfiniBand && p.active)
-        {
-            members.push((phw.clone(), p.hw.device.clone(), p.hw.guid.clone(), p.lid));
-        }
-    }
+    let mut members: Vec<(GuestHw, String, String, u32)> = fabric_members(host, hw, &mine)
+        .into_iter()
+        .map(|m| (m.hw, m.device, m.guid, m.lid))
+        .collect();
     members.sort_by(|a, b| (a.0.node, &a.0.host).cmp(&(b.0.node, &b.0.host)));
     let mut fabric = Fabric::default();
     // The leaves, in name order, each with its members.

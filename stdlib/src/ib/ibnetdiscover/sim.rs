@@ -18,8 +18,8 @@ use cairn_runtime::ExecOutput;
 use cairn_runtime::sim::SimContext;
 
 use crate::ib::sim::{date_line, switch_of};
-use crate::machine::guest::{GuestHw, LinkLayer, ib_reachable, out, sibling_hosts};
-use crate::machine::ports::{PortView, peer_ports};
+use crate::machine::guest::{GuestHw, LinkLayer, out};
+use crate::machine::ports::{PortView, fabric_members};
 
 /// A guest on the fabric: its hardware, node description, port GUID and LID.
 struct Member {
@@ -81,34 +81,15 @@ pub(crate) fn run(host: &SimContext<'_>, ports: &[PortView], hw: &GuestHw) -> Ex
             "ibwarn: [4321] _do_madrpc: recv failed: Connection timed out\nibnetdiscover: iberror: failed: discover failed\n",
         );
     }
-    let mut members = vec![Member {
-        hw: hw.clone(),
-        name: format!("{} {}", hw.host, mine.hw.device),
-        guid: mine.hw.guid.clone(),
-        lid: mine.lid,
-    }];
-    for peer in sibling_hosts(host) {
-        if peer == hw.host {
-            continue;
-        }
-        let Some((phw, pports, _)) = peer_ports(host, &peer) else {
-            continue;
-        };
-        if !phw.subnet_manager || !ib_reachable(hw, &phw) {
-            continue;
-        }
-        if let Some(p) = pports
-            .iter()
-            .find(|p| p.hw.link_layer == LinkLayer::InfiniBand && p.active)
-        {
-            members.push(Member {
-                name: format!("{} {}", phw.host, p.hw.device),
-                guid: p.hw.guid.clone(),
-                lid: p.lid,
-                hw: phw,
-            });
-        }
-    }
+    let mut members: Vec<Member> = fabric_members(host, hw, mine)
+        .into_iter()
+        .map(|m| Member {
+            name: format!("{} {}", m.hw.host, m.device),
+            guid: m.guid,
+            lid: m.lid,
+            hw: m.hw,
+        })
+        .collect();
     members.sort_by(|a, b| (a.hw.node, &a.hw.host).cmp(&(b.hw.node, &b.hw.host)));
     // The leaves in name order, each with its members (in node order).
     let mut leaves: BTreeMap<String, Vec<&Member>> = BTreeMap::new();
