@@ -34,14 +34,22 @@ const LEAVES: [&str; 4] = [
 const GNU_TIME: &str = "/usr/bin/time";
 
 fn main() {
+    // Cargo passes `--bench`; any other argument is a node count.
     let mut sizes: Vec<usize> = std::env::args()
         .skip(1)
-        .filter_map(|a| a.parse().ok())
+        .filter(|a| !a.starts_with('-'))
+        .map(|a| {
+            a.parse()
+                .unwrap_or_else(|_| panic!("`{a}` is not a node count (NODES... are numbers)"))
+        })
         .collect();
     if sizes.is_empty() {
         sizes.push(100);
     }
     cairn_tests::build_cairn_for_bench();
+    if !Path::new(GNU_TIME).exists() {
+        eprintln!("note: no {GNU_TIME} (Debian package `time`): the peak RSS column is left empty");
+    }
     println!("{RECIPE} on {LAB}: full matrix of send_bw and send_lat\n");
     println!(
         "| nodes | pairs per test | wall | all-pairs stage | peak RSS | send_bw planned | simulated | ratio | send_lat planned | simulated | ratio |"
