@@ -55,6 +55,8 @@ impl SimHost {
         let dir = dir.into();
         let clock = if options.virtual_clock {
             Clock::virtual_at(VIRTUAL_EPOCH_MILLIS)
+        } else if options.time_scale > 1 {
+            Clock::Scaled(options.time_scale)
         } else {
             Clock::Real
         };
@@ -252,7 +254,7 @@ impl SimHost {
             None => {
                 let now = self.clock.now_millis();
                 (
-                    SimState::new(&self.name, &self.model.name, self.clock.is_virtual(), now),
+                    SimState::new(&self.name, &self.model.name, &self.clock, now),
                     true,
                 )
             }
@@ -273,9 +275,9 @@ impl SimHost {
         if state.model != self.model.name {
             return Err(mismatch("model", &state.model, &self.model.name));
         }
-        let clock = clock_name(self.clock.is_virtual());
+        let clock = clock_name(&self.clock);
         if state.clock != clock {
-            return Err(mismatch("clock", &state.clock, clock));
+            return Err(mismatch("clock", &state.clock, &clock));
         }
         let parts = self.context_parts(None);
         for tool in &self.model.tools {

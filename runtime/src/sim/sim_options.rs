@@ -12,7 +12,11 @@ pub(crate) const SIMULATOR_OPTIONS: &[&str] = &[
     "fault_reboot_hang",
     "fault_unreachable",
     "reboot_secs",
+    "time_scale",
 ];
+
+/// The fastest a scaled clock runs: an hour a second.
+const MAX_TIME_SCALE: u32 = 3600;
 
 /// The longest reboot the simulator accepts: a year.
 const MAX_REBOOT_SECS: f64 = 366.0 * 86_400.0;
@@ -34,6 +38,8 @@ pub(crate) struct SimOptions {
     pub(crate) reboot_millis: u64,
     /// The host runs on a virtual clock persisted in its state.
     pub(crate) virtual_clock: bool,
+    /// How many times faster than the wall clock the host's real clock runs (1: not faster).
+    pub(crate) time_scale: u32,
 }
 
 impl SimOptions {
@@ -63,6 +69,7 @@ impl SimOptions {
             raw: raw.clone(),
             reboot_millis: 1000,
             virtual_clock: false,
+            time_scale: 1,
         };
         for (key, value) in raw {
             match key.as_str() {
@@ -78,8 +85,17 @@ impl SimOptions {
                 "fault_reboot_hang" => options.fault_reboot_hang = flag(key, value)?,
                 "fault_unreachable" => options.fault_unreachable = flag(key, value)?,
                 "reboot_secs" => options.reboot_millis = seconds(key, value)?,
+                "time_scale" => options.time_scale = time_scale(key, value)?,
                 _ => {}
             }
+        }
+        if options.virtual_clock && options.time_scale > 1 {
+            return Err(bad(
+                "time_scale",
+                &options.time_scale.to_string(),
+                "no `time_scale` with `clock=virtual`: a scaled clock is the real clock run \
+                 faster, a virtual one takes no time at all",
+            ));
         }
         Ok(options)
     }
@@ -114,6 +130,23 @@ fn names(key: &str, value: &str) -> Result<BTreeSet<String>, SimError> {
         ));
     }
     Ok(names)
+}
+
+fn time_scale(key: &str, value: &str) -> Result<u32, SimError> {
+    value
+        .parse::<u32>()
+        .ok()
+        .filter(|factor| (1..=MAX_TIME_SCALE).contains(factor))
+        .ok_or_else(|| {
+            bad(
+                key,
+                value,
+                &format!(
+                    "a whole factor from 1 to {MAX_TIME_SCALE}, e.g. `600` (a wall second is ten \
+                     simulated minutes)"
+                ),
+            )
+        })
 }
 
 #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)] // checked: 0 ≤ secs ≤ a year
@@ -156,6 +189,15 @@ mod tests {
             ("clock", "virtual"),
             ("fw_version", "old"),
         ]);
+        let scaled = parse(&[("time_scale", "600")]);
+        assert!(matches!(
+            scaled,
+            Ok(SimOptions {
+                time_scale: 600,
+                virtual_clock: false,
+                ..
+            })
+        ));
         assert!(matches!(
             options,
             Ok(SimOptions {
@@ -182,12 +224,20 @@ mod tests {
             ("clock", "fast"),
             ("fault_reboot_hang", "maybe"),
             ("fail_once", "a,,b"),
+            ("time_scale", "0"),
+            ("time_scale", "1.5"),
+            ("time_scale", "3601"),
         ] {
             assert!(
                 matches!(parse(&[(key, value)]), Err(SimError::BadOption { .. })),
                 "{key}"
             );
         }
+        let both = parse(&[("clock", "virtual"), ("time_scale", "600")]);
+        assert!(
+            matches!(&both, Err(SimError::BadOption { key, .. }) if key == "time_scale"),
+            "{both:?}"
+        );
         let err = parse(&[("reboot_sec", "2")]).err().map(|e| e.to_string());
         assert_eq!(err.as_deref(), Some("unknown sim option `reboot_sec`"));
     }

@@ -5,6 +5,7 @@ use std::io::Write;
 use std::path::Path;
 
 use super::{SimBoot, SimError};
+use crate::Clock;
 
 /// The version of the state file's layout this code reads and writes.
 pub(crate) const STATE_FORMAT: u32 = 1;
@@ -14,7 +15,7 @@ pub(crate) const STATE_FORMAT: u32 = 1;
 pub(crate) struct SimState {
     /// Every boot, oldest first; never empty once created.
     pub(crate) boots: Vec<SimBoot>,
-    /// The clock the host was created with: `real` or `virtual`.
+    /// The clock the host was created with: `real`, `virtual` or `real x600`.
     pub(crate) clock: String,
     /// The host's clock when the state was last saved, in milliseconds; a virtual clock resumes
     /// from here.
@@ -47,10 +48,10 @@ pub(crate) struct SimState {
 
 impl SimState {
     /// A host that has not booted yet.
-    pub(crate) fn new(host: &str, model: &str, virtual_clock: bool, millis: u64) -> Self {
+    pub(crate) fn new(host: &str, model: &str, clock: &Clock, millis: u64) -> Self {
         Self {
             boots: Vec::new(),
-            clock: clock_name(virtual_clock).into(),
+            clock: clock_name(clock),
             clock_millis: millis,
             down_until_millis: None,
             faults_fired: BTreeSet::new(),
@@ -129,7 +130,12 @@ impl SimState {
     }
 }
 
-/// The name the state file uses for a kind of clock.
-pub(crate) fn clock_name(virtual_clock: bool) -> &'static str {
-    if virtual_clock { "virtual" } else { "real" }
+/// The name the state file uses for a kind of clock: `real`, `virtual`, or `real x600` for the
+/// real clock run 600 times faster (whose times are not the real clock's).
+pub(crate) fn clock_name(clock: &Clock) -> String {
+    match clock {
+        Clock::Real => "real".into(),
+        Clock::Virtual(_) => "virtual".into(),
+        Clock::Scaled(factor) => format!("real x{factor}"),
+    }
 }

@@ -1,8 +1,8 @@
 //! Timestamps as the simulated tools print them, from milliseconds since the Unix epoch (UTC).
 
-/// Where a virtual clock starts on a new host: Mon 2026-11-30 05:00:00 UTC, so that simulated
-/// logs carry plausible, reproducible dates.
-pub(crate) const VIRTUAL_EPOCH_MILLIS: u64 = 1_796_014_800_000;
+/// Where a virtual clock starts on a new host, so that simulated logs carry plausible,
+/// reproducible dates.
+pub(crate) const VIRTUAL_EPOCH_MILLIS: u64 = crate::clock::SIMULATED_EPOCH_MILLIS;
 
 const WEEKDAYS: [&str; 7] = ["Thu", "Fri", "Sat", "Sun", "Mon", "Tue", "Wed"];
 

@@ -290,6 +290,34 @@ fn real_clock_reboot_comes_back_after_reboot_secs() {
     assert_ne!(boot_id(&mut host), first);
 }
 
+#[test]
+fn a_scaled_clock_reboots_in_its_simulated_seconds_and_keeps_its_factor() {
+    let dir = tempfile::tempdir().unwrap();
+    // A ten-minute reboot at 3000 times the wall clock: a fifth of a wall second.
+    let scaled = [("reboot_secs", "600"), ("time_scale", "3000")];
+    let mut host = open(dir.path(), linux(), &scaled);
+    assert!(matches!(host.clock(), crate::Clock::Scaled(3000)));
+    let first = boot_id(&mut host);
+    let before = host.clock().now_millis();
+    stdout(&mut host, &["reboot"]);
+    assert!(is_unreachable(run(&mut host, &["true"])));
+    std::thread::sleep(Duration::from_millis(300));
+    assert_ne!(boot_id(&mut host), first, "back after 0.2 wall seconds");
+    assert!(host.clock().now_millis() - before >= 600_000);
+    drop(host);
+    for other in [&[][..], &[("time_scale", "600")][..]] {
+        let reopened = SimTransport::new("node01", dir.path(), linux(), options(other));
+        assert!(
+            matches!(
+                &reopened,
+                Err(SimError::StateMismatch { field: "clock", found, .. }) if found == "real x3000"
+            ),
+            "{other:?}: {:?}",
+            reopened.err()
+        );
+    }
+}
+
 /// A tool that stages a value for the next boot, as `mlxconfig` does.
 struct Staged;
 
