@@ -21,6 +21,7 @@
 //! ```
 
 mod boot_marker;
+mod exchange;
 mod generic_commands;
 mod sim_address_check;
 mod sim_boot;

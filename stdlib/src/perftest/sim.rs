@@ -521,30 +521,31 @@ pub(crate) fn server_output(host: &mut SimContext<'_>, pid: &str, process: &Proc
             .and_then(|state| state.served.get(&key).cloned())
     };
     // The client the note names first; every peer when there is no note or it is stale.
-    let noted = served_note(host, &key);
-    let text = noted
-        .as_deref()
+    let noted = served_note(host, &key)
         .and_then(|path| std::fs::read_to_string(path).ok())
-        .and_then(|client| served(client.trim()))
-        .or_else(|| {
-            sibling_hosts(host)
-                .iter()
-                .filter(|peer| *peer != host.host_name())
-                .find_map(|peer| served(peer))
+        .and_then(|note| {
+            let (for_key, client) = note.trim().split_once(' ')?;
+            (for_key == key).then(|| client.to_owned())
         });
-    if let Some(path) = noted {
-        let _ = std::fs::remove_file(path);
-    }
+    let text = noted.and_then(|client| served(&client)).or_else(|| {
+        sibling_hosts(host)
+            .iter()
+            .filter(|peer| *peer != host.host_name())
+            .find_map(|peer| served(peer))
+    });
     text.unwrap_or_else(waiting_box)
 }
 
 /// Where a client notes which host it is for the server `key` (`server:pid`) it talked to: a
-/// file `<sim root>/.served/<key>` holding the client's name, beside the hosts' directories and
-/// in none of them (a client never writes its peer's state). Only a shortcut: the text itself
-/// is in the client's state, and without the note the server looks through every peer's, as
-/// many reads as there are hosts for each test collected.
+/// file `<sim root>/.served/<server>` holding the key and the client's name, beside the hosts'
+/// directories and in none of them (a client never writes its peer's state). One file a server
+/// host, overwritten in place and never removed: a note created and deleted for each test made
+/// the file system's inode allocation the cost of a fabric's matrix. Only a shortcut: the text
+/// itself is in the client's state, and without the note (or with one for another server) the
+/// server looks through every peer's, as many reads as there are hosts.
 fn served_note(host: &SimContext<'_>, key: &str) -> Option<std::path::PathBuf> {
-    crate::machine::guest::sim_root(host).map(|root| root.join(".served").join(key))
+    let server = key.split_once(':').map_or(key, |(server, _)| server);
+    crate::machine::guest::sim_root(host).map(|root| root.join(".served").join(server))
 }
 
 /// Notes that this host talked to the server `key` (see [`served_note`]).
@@ -567,11 +568,15 @@ fn note_served(host: &SimContext<'_>, key: &str) {
             std::fs::OpenOptions::new()
                 .write(true)
                 .create(true)
-                .truncate(true)
+                .truncate(false)
                 .mode(0o600)
                 .open(&path)
         })
-        .and_then(|mut file| file.write_all(host.host_name().as_bytes()));
+        .and_then(|mut file| {
+            let note = format!("{key} {}\n", host.host_name());
+            file.write_all(note.as_bytes())?;
+            file.set_len(note.len() as u64)
+        });
     // A note that cannot be written costs the server a longer search, nothing else.
     let _ = written;
 }
