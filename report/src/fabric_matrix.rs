@@ -53,6 +53,8 @@ struct Verdict {
 #[derive(Debug, Clone, Default, Deserialize)]
 struct Suspects {
     #[serde(default)]
+    uplinks: Vec<String>,
+    #[serde(default)]
     hosts: Vec<String>,
     #[serde(default)]
     pairs: Vec<(String, String)>,
@@ -89,6 +91,8 @@ pub(crate) struct Matrix {
     pub(crate) reference: Option<f64>,
     pub(crate) limit: Option<f64>,
     pub(crate) passed: Option<bool>,
+    /// Leaf switches whose way to the spine the bad pairs point at.
+    pub(crate) suspect_uplinks: Vec<String>,
     pub(crate) suspect_hosts: Vec<String>,
     pub(crate) suspect_pairs: Vec<(String, String)>,
 }
@@ -105,6 +109,7 @@ impl Matrix {
             reference: None,
             limit: None,
             passed: None,
+            suspect_uplinks: Vec::new(),
             suspect_hosts: Vec::new(),
             suspect_pairs: Vec::new(),
         }
@@ -176,6 +181,7 @@ impl Matrix {
         self.reference = verdict.reference;
         self.limit = verdict.limit;
         self.passed = verdict.passed;
+        self.suspect_uplinks = verdict.suspects.uplinks;
         self.suspect_hosts = verdict.suspects.hosts;
         self.suspect_pairs = verdict.suspects.pairs;
     }
@@ -552,6 +558,13 @@ fn summary(m: &Matrix) -> String {
         m.hosts.len(),
         flagged.len()
     );
+    if !m.suspect_uplinks.is_empty() {
+        let _ = write!(
+            html,
+            "<p class=\"suspects\">suspect uplinks (the pairs crossing from these leaf switches to the others): <b>{}</b></p>",
+            escape(&m.suspect_uplinks.join(", "))
+        );
+    }
     if !m.suspect_hosts.is_empty() || !m.suspect_pairs.is_empty() {
         let pairs: Vec<String> = m
             .suspect_pairs

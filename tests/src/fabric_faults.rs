@@ -264,4 +264,20 @@ stage "all pairs" on controller {
         "{line}"
     );
     assert!(!line.contains("bad 0 "), "{line}");
+    // The report's heatmap says the same under the matrix.
+    let report = lab.cairn(&["report", "-o", "report.html"]);
+    assert_eq!(report.code, 0, "{}", said(&report));
+    let html =
+        std::fs::read_to_string(lab.path().join("report.html")).unwrap_or_else(|e| panic!("{e}"));
+    assert!(
+        html.contains(
+            "suspect uplinks (the pairs crossing from these leaf switches to the others): \
+             <b>MF0;ib-leaf01:MSB7800/U1, MF0;ib-leaf02:MSB7800/U1</b>"
+        ),
+        "{}",
+        html.split("class=\"suspects\"")
+            .nth(1)
+            .unwrap_or("no suspects paragraph")
+    );
+    assert!(!html.contains("suspect hosts:"), "no host is named");
 }
