@@ -690,6 +690,7 @@ mod tests {
             bad: flagged.clone(),
             flagged,
             suspects: Suspects {
+                uplinks: Vec::new(),
                 hosts: vec![slow.to_owned()],
                 pairs: Vec::new(),
             },

@@ -46,5 +46,6 @@ pub use sim_error::SimError;
 pub use sim_host::{COMMAND_LOG, LOCK_FILE, STATE_FILE, SimHost};
 pub use sim_model::SimModel;
 pub use sim_registry::SimRegistry;
+pub use sim_state::read_whole as read_state;
 pub use sim_tool::SimTool;
 pub use sim_transport::SimTransport;

@@ -67,7 +67,7 @@ impl SimState {
 
     /// Reads the state file, or `None` when there is none yet.
     pub(crate) fn load(path: &Path) -> Result<Option<Self>, SimError> {
-        let text = match std::fs::read_to_string(path) {
+        let text = match read_whole(path) {
             Ok(text) => text,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
             Err(source) => {
@@ -97,7 +97,9 @@ impl SimState {
 
     /// Writes the state file atomically: the new state goes into `state.json.tmp`, which then
     /// trades places with `state.json` in one rename (`RENAME_EXCHANGE`), so the old state
-    /// becomes the next save's temporary file. No file is created or deleted once both exist:
+    /// becomes the next save's temporary file. The write holds an exclusive lock on the file
+    /// it writes, and readers a shared one on the file they read ([`read_whole`]), so that no
+    /// reader sees a state half overwritten. No file is created or deleted once both exist:
     /// on ext4 without a journal, each new file costs a scan past the recently deleted ones,
     /// which at tens of thousands of saves a run (a fabric's all-pairs matrix) dominated the
     /// run's time. A kill during the write leaves only the temporary file torn. Where the
@@ -120,6 +122,9 @@ impl SimState {
             .truncate(false)
             .open(&temporary)
             .map_err(|e| io("create", e))?;
+        // The temporary file was `state.json` until the last save: a peer that opened it then
+        // may still be reading it, under a shared lock (`read_whole`), so wait for it first.
+        file.lock().map_err(|e| io("lock", e))?;
         file.write_all(text.as_bytes())
             .map_err(|e| io("write", e))?;
         file.set_len(text.len() as u64)
@@ -138,6 +143,23 @@ impl SimState {
     }
 }
 
+/// A state file's text, read whole under a shared lock on the file: a save on its host waits
+/// for the read to end before overwriting the file in place (see [`SimState::save`]). Any
+/// reader of another host's `state.json` reads it this way.
+pub fn read_whole(path: &Path) -> std::io::Result<String> {
+    use std::io::Read;
+    let mut text = String::new();
+    open_to_read(path)?.read_to_string(&mut text)?;
+    Ok(text)
+}
+
+/// A state file opened for reading, under a shared lock until it is closed.
+fn open_to_read(path: &Path) -> std::io::Result<std::fs::File> {
+    let file = std::fs::File::open(path)?;
+    file.lock_shared()?;
+    Ok(file)
+}
+
 /// The name the state file uses for a kind of clock: `real`, `virtual`, or `real x600` for the
 /// real clock run 600 times faster (whose times are not the real clock's).
 pub(crate) fn clock_name(clock: &Clock) -> String {
@@ -145,5 +167,62 @@ pub(crate) fn clock_name(clock: &Clock) -> String {
         Clock::Real => "real".into(),
         Clock::Virtual(_) => "virtual".into(),
         Clock::Scaled(factor) => format!("real x{factor}"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A reader of another host's state never sees one half overwritten: a reader that has
+    /// read part of `state.json` holds it while the host saves twice (the second save writes
+    /// into that same file, exchanged out by the first), and the rest it reads is still the
+    /// state it started.
+    #[test]
+    fn a_reader_part_way_through_a_state_holds_it_while_the_host_saves_in_place() {
+        use std::io::Read;
+        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let path = dir.path().join("state.json");
+        let state = |letter: char| {
+            let mut s = SimState::new("node01", "linux", &Clock::Real, 0);
+            s.files.insert(
+                "/f".into(),
+                std::iter::repeat_n(letter, 64 * 1024).collect(),
+            );
+            s
+        };
+        // The first save is a plain rename, the second an exchange that leaves `a` behind as
+        // the temporary file the next save writes into.
+        for letter in ['z', 'a'] {
+            state(letter).save(&path).unwrap_or_else(|e| panic!("{e}"));
+        }
+        let mut reader = open_to_read(&path).unwrap_or_else(|e| panic!("{e}"));
+        let mut text = vec![0; 4096];
+        reader
+            .read_exact(&mut text)
+            .unwrap_or_else(|e| panic!("{e}"));
+        let writer = {
+            let path = path.clone();
+            std::thread::spawn(move || {
+                for letter in ['b', 'c'] {
+                    state(letter).save(&path).unwrap_or_else(|e| panic!("{e}"));
+                }
+            })
+        };
+        std::thread::sleep(std::time::Duration::from_millis(300));
+        assert!(
+            !writer.is_finished(),
+            "the save into the file being read waits"
+        );
+        reader
+            .read_to_end(&mut text)
+            .unwrap_or_else(|e| panic!("{e}"));
+        drop(reader);
+        let read: SimState = serde_json::from_slice(&text).unwrap_or_else(|e| panic!("torn: {e}"));
+        assert_eq!(read.files.get("/f"), state('a').files.get("/f"));
+        assert!(writer.join().is_ok());
+        let last: SimState = serde_json::from_str(&read_whole(&path).unwrap_or_default())
+            .unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(last.files.get("/f"), state('c').files.get("/f"));
     }
 }

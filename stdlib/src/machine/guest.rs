@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use cairn_runtime::ExecOutput;
-use cairn_runtime::sim::SimContext;
+use cairn_runtime::sim::{STATE_FILE, SimContext};
 use serde_json::Value;
 
 /// The options of a `sim:rhel8` address.
@@ -429,7 +429,7 @@ pub(crate) fn peer_tools(
         return None;
     }
     let root = sim_root(ctx)?;
-    let text = std::fs::read_to_string(root.join(peer).join("state.json")).ok()?;
+    let text = cairn_runtime::sim::read_state(&root.join(peer).join(STATE_FILE)).ok()?;
     let state: Value = serde_json::from_str(&text).ok()?;
     if state.get("down_until_millis").is_some_and(|d| !d.is_null()) {
         return None;
@@ -446,7 +446,7 @@ pub(crate) fn sibling_hosts(ctx: &SimContext<'_>) -> Vec<String> {
         .into_iter()
         .flatten()
         .flatten()
-        .filter(|e| e.path().join("state.json").is_file())
+        .filter(|e| e.path().join(STATE_FILE).is_file())
         .filter_map(|e| e.file_name().to_str().map(str::to_owned))
         .collect();
     names.sort();
