@@ -25,10 +25,9 @@ pub enum Clock {
     Virtual(Arc<AtomicU64>),
     /// The wall clock running this many times faster: it reads [`SIMULATED_EPOCH_MILLIS`] plus
     /// the wall time since then times the factor, and a sleep takes the duration divided by
-    /// it. A simulated lab given
-    /// the durations of real hardware rehearses a rollout's hours in minutes, and, unlike
-    /// virtual clocks, every host of one factor reads one time, so a host waiting for another
-    /// (for room in the disruption budget) ages while it waits.
+    /// it. A simulated lab given the durations of real hardware rehearses a rollout's hours in
+    /// minutes, and, unlike virtual clocks, every host of one factor reads one time, so a host
+    /// waiting for another (for room in the disruption budget) ages while it waits.
     Scaled(u32),
 }
 
