@@ -26,6 +26,9 @@ pub(crate) fn register(engine: &mut Engine) {
     );
 }
 
+/// The fewest attempts `retry` takes (`cairn check` refuses a literal below).
+pub(crate) const LEAST_ATTEMPTS: i64 = 1;
+
 fn retry(
     ctx: &NativeCallContext,
     times: i64,
@@ -36,7 +39,7 @@ fn retry(
     let wrong = |message: String| host.fail(ActionError::Runbook(message), ctx.call_position());
     let times = u32::try_from(times)
         .ok()
-        .filter(|t| *t >= 1)
+        .filter(|t| i64::from(*t) >= LEAST_ATTEMPTS)
         .ok_or_else(|| wrong(format!("`retry` needs at least 1 attempt, not {times}")))?;
     let delay = u64::try_from(delay_secs).map_err(|_| {
         wrong(format!(

@@ -20,6 +20,9 @@ const FIRST_POLL: Duration = Duration::from_millis(500);
 const QUICK_PHASE_MS: u64 = 10_000;
 const LONGEST_POLL: Duration = Duration::from_secs(10);
 
+/// The shortest timeout `wait_reachable` takes, seconds (`cairn check` refuses a literal below).
+pub(crate) const LEAST_TIMEOUT_SECS: i64 = 1;
+
 /// Registers `wait_reachable`.
 pub(crate) fn register(engine: &mut Engine) {
     engine.register_fn(
@@ -32,7 +35,7 @@ fn wait_reachable(ctx: &NativeCallContext, timeout_secs: i64) -> RhaiResult<()> 
     let host = HostContext::current(ctx)?;
     let timeout = u64::try_from(timeout_secs)
         .ok()
-        .filter(|t| *t >= 1)
+        .filter(|_| timeout_secs >= LEAST_TIMEOUT_SECS)
         .ok_or_else(|| {
             host.fail(
                 ActionError::Runbook(format!(

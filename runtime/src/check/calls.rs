@@ -112,6 +112,7 @@ pub(crate) fn check_calls(
             ))
         } else {
             argument_types(signatures, &name, call, position)
+                .or_else(|| super::least_values::below_least(&name, call))
         };
         if let Some((message, help, at)) = complaint {
             problems.push(runbook.error_at(message, at, help));

@@ -3,6 +3,7 @@
 
 mod calls;
 mod groups;
+mod least_values;
 mod signatures;
 mod structure;
 mod unit_argument;

@@ -65,3 +65,23 @@ fn groups_are_checked_against_the_inventory() {
     assert_eq!(found.warnings.len(), 1);
     assert!(found.warnings[0].contains("`spare`"));
 }
+
+#[test]
+fn literal_integers_below_a_builtins_least_value_are_refused_before_the_run() {
+    let found = problems(
+        "stage \"a\" on all {\n    wait_reachable(0);\n    wait_reachable(-5);\n    retry(0, 5, || log(\"x\"));\n    retry(3, -1, || log(\"x\"));\n}\n",
+    );
+    let all = found.join("\n");
+    for expected in [
+        "`wait_reachable` needs a timeout of at least 1 s, not 0 argument 1 takes 1 or more",
+        "`wait_reachable` needs a timeout of at least 1 s, not -5",
+        "`retry` needs at least 1 attempt, not 0",
+        "`retry` needs a delay of 0 s or more, not -1 argument 2 takes 0 or more",
+    ] {
+        assert!(all.contains(expected), "{expected}:\n{all}");
+    }
+    assert_eq!(found.len(), 4, "{all}");
+    // The least values themselves, and anything not a literal, pass.
+    let fine = "param t = 0;\nstage \"a\" on all {\n    wait_reachable(1);\n    wait_reachable(t);\n    retry(1, 0, || log(\"x\"));\n}\n";
+    assert_eq!(problems(fine), Vec::<String>::new());
+}
