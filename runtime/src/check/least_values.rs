@@ -64,9 +64,11 @@ fn literal_int(arg: &Expr) -> Option<i64> {
         return value.as_int().ok();
     }
     match arg {
-        Expr::FnCall(call, _) if call.name == "-" && call.args.len() == 1 => {
-            call.args.first().and_then(literal_int).map(|v| -v)
-        }
+        Expr::FnCall(call, _) if call.name == "-" && call.args.len() == 1 => call
+            .args
+            .first()
+            .and_then(literal_int)
+            .and_then(i64::checked_neg),
         _ => None,
     }
 }
