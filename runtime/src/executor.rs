@@ -310,20 +310,8 @@ pub fn execute(
             Err(error) => {
                 shared.barrier.leave();
                 shared.rolling.leave(&name);
-                threads.push((
-                    name.clone(),
-                    std::thread::spawn(move || HostReport {
-                        changes: Vec::new(),
-                        failure: Some(HostFailure::message(
-                            &name,
-                            format!("cannot start a thread: {error}"),
-                        )),
-                        name,
-                        prediction_stopped: None,
-                        reboot_pending: None,
-                        status: HostStatus::Failed,
-                    }),
-                ));
+                let report = HostReport::not_started(name.clone(), &error);
+                threads.push((name, std::thread::spawn(move || report)));
             }
         }
     }

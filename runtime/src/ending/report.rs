@@ -21,6 +21,23 @@ pub struct HostReport {
     pub status: HostStatus,
 }
 
+impl HostReport {
+    /// A host whose thread could not be started: failed before it ran anything.
+    pub(crate) fn not_started(name: String, error: &std::io::Error) -> Self {
+        Self {
+            changes: Vec::new(),
+            failure: Some(HostFailure::message(
+                &name,
+                format!("cannot start a thread: {error}"),
+            )),
+            name,
+            prediction_stopped: None,
+            reboot_pending: None,
+            status: HostStatus::Failed,
+        }
+    }
+}
+
 /// How a run ended, host by host.
 #[derive(Debug)]
 pub struct RunReport {

@@ -220,17 +220,7 @@ impl DebugRun {
             .stack_size(8 << 20)
             .spawn(move || run(request, debugger, cancel, &secrets));
         spawned.unwrap_or_else(|error| {
-            std::thread::spawn(move || HostReport {
-                changes: Vec::new(),
-                failure: Some(HostFailure::message(
-                    &name,
-                    format!("cannot start a thread: {error}"),
-                )),
-                name,
-                prediction_stopped: None,
-                reboot_pending: None,
-                status: HostStatus::Failed,
-            })
+            std::thread::spawn(move || HostReport::not_started(name, &error))
         })
     }
 }
