@@ -474,7 +474,7 @@ fn check_params(outline: &Outline, params: &BTreeMap<String, String>) -> Result<
                 )),
             });
         }
-        if value == "<redacted>" {
+        if value == crate::secrets::REDACTED {
             return Err(RunError::Param {
                 message: format!(
                     "param `{name}` is secret and was not kept: give it again with --param {name}=..."

@@ -74,7 +74,6 @@ struct InstanceState {
     retrying: u32,
     /// In check mode, where the prediction stopped and why (`file:line: message`).
     prediction_stopped: Option<String>,
-    secrets: Vec<String>,
     seq: u64,
     stage: Option<StageState>,
     stage_count: u64,
@@ -283,10 +282,7 @@ impl HostContext {
 
     /// Marks a value as secret: it is replaced by `<redacted>` wherever it would be journaled.
     pub fn add_secret(&self, value: &str) {
-        if !value.is_empty() {
-            crate::secrets::register(value);
-            self.state().secrets.push(value.to_owned());
-        }
+        crate::secrets::register(value);
     }
 
     /// Turns a failure into a rhai error at `position`, keeping the typed error for the report.
@@ -970,42 +966,14 @@ impl HostContext {
         }
     }
 
+    /// `value` with the run's secrets replaced, before it is journaled.
     pub(crate) fn redact(&self, value: Value) -> Value {
-        let mut secrets = self.state().secrets.clone();
-        secrets.extend(crate::secrets::all());
-        if secrets.is_empty() {
-            return value;
-        }
-        redact_value(value, &secrets)
+        crate::secrets::redactor().value(value)
     }
 
-    /// `text` with this host's secrets, and the run's, replaced.
+    /// `text` with the run's secrets replaced.
     pub(crate) fn redact_text(&self, text: &str) -> String {
-        let state = self.state();
-        let text = state.secrets.iter().fold(text.to_owned(), |text, secret| {
-            text.replace(secret.as_str(), "<redacted>")
-        });
-        crate::secrets::redact(&text)
-    }
-}
-
-fn redact_value(value: Value, secrets: &[String]) -> Value {
-    match value {
-        Value::String(text) => Value::String(secrets.iter().fold(text, |text, secret| {
-            text.replace(secret.as_str(), "<redacted>")
-        })),
-        Value::Array(items) => Value::Array(
-            items
-                .into_iter()
-                .map(|item| redact_value(item, secrets))
-                .collect(),
-        ),
-        Value::Object(map) => Value::Object(
-            map.into_iter()
-                .map(|(key, item)| (key, redact_value(item, secrets)))
-                .collect(),
-        ),
-        other => other,
+        crate::secrets::redact(text)
     }
 }
 

@@ -130,6 +130,77 @@ fn a_secret_param_reaches_no_file_and_no_output() {
 }
 
 /// A runbook whose run lasts a few real seconds: a real two-second reboot.
+/// Two secrets where one holds the other: both must be replaced whole, whichever the runbook
+/// declares first.
+const NESTED_SECRETS_BOOK: &str = r#"
+param user_pw = secret("none");
+param admin_pw = secret("none");
+stage "one" on compute {
+    run(["echo", admin_pw]);
+    log(`admin ${admin_pw} user ${user_pw}`);
+    run(["echo", user_pw + "+" + admin_pw]);
+    run(["false", admin_pw]);
+}
+"#;
+
+#[test]
+fn a_secret_that_holds_another_is_redacted_whole_everywhere() {
+    let lab = Lab::new();
+    lab.write("book.rhai", NESTED_SECRETS_BOOK);
+    lab.write("lab.toml", &inventory("node01", "clock=virtual"));
+    // `Zq7pa` is inside `Zq7pa-ssword`: a redactor that replaced the short one first would
+    // leave `<redacted>-ssword` behind.
+    let run = lab.cairn(&[
+        "run",
+        "book.rhai",
+        "-i",
+        "lab.toml",
+        "--param",
+        "user_pw=Zq7pa",
+        "--param",
+        "admin_pw=Zq7pa-ssword",
+        "-v",
+    ]);
+    assert_eq!(run.code, 1, "`false` fails: {}\n{}", run.stdout, run.stderr);
+    assert!(run.stderr.contains("<redacted>"), "{}", run.stderr);
+    let json = lab.cairn(&[
+        "journal",
+        "--json",
+        &lab.runs().pop().unwrap_or_default(),
+        "node01",
+    ]);
+    for (stream, text) in [
+        ("stdout", &run.stdout),
+        ("stderr", &run.stderr),
+        ("journal --json", &json.stdout),
+    ] {
+        for leak in ["Zq7", "ssword"] {
+            assert!(!text.contains(leak), "{stream} holds `{leak}`: {text}");
+        }
+    }
+    let all = files(&lab.path().join(".cairn"));
+    assert!(all.len() >= 3, "{all:?}");
+    for file in &all {
+        let text = String::from_utf8_lossy(&std::fs::read(file).unwrap_or_default()).into_owned();
+        for leak in ["Zq7", "ssword"] {
+            assert!(!text.contains(leak), "{} holds `{leak}`", file.display());
+        }
+    }
+    let journal = lab.journal("node01");
+    let argv = records(&journal, "intent")
+        .iter()
+        .map(|r| r["data"]["args"]["argv"].clone())
+        .collect::<Vec<_>>();
+    assert!(
+        argv.contains(&serde_json::json!(["echo", "<redacted>"])),
+        "{argv:?}"
+    );
+    assert!(
+        argv.contains(&serde_json::json!(["echo", "<redacted>+<redacted>"])),
+        "{argv:?}"
+    );
+}
+
 fn slow_lab() -> Lab {
     let lab = Lab::new();
     lab.write(

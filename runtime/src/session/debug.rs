@@ -277,7 +277,11 @@ fn run(
         params: params
             .iter()
             .map(|(k, v)| {
-                let shown = if secrets.contains(k) { "<redacted>" } else { v };
+                let shown = if secrets.contains(k) {
+                    crate::secrets::REDACTED
+                } else {
+                    v
+                };
                 (k.clone(), shown.to_owned())
             })
             .collect(),
