@@ -151,7 +151,10 @@ stage "hardware" on metal {
 }
 "#,
     );
-    lab.write("manifest.toml", "[server]\npart_number = \"MCX556A-ECAT\"\n");
+    lab.write(
+        "manifest.toml",
+        "[server]\npart_number = \"MCX556A-ECAT\"\n",
+    );
     lab.write(
         "lab.toml",
         "[hosts.metal01]\naddress = \"sim:rhel8-metal?clock=virtual&part_number=MCX555A-ECAT\"\ngroups = [\"metal\"]\n",

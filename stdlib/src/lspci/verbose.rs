@@ -19,7 +19,10 @@ enum Block {
     Details,
     /// Inside the VPD capability, whose title line was indented by `indent` bytes;
     /// `read_only` under `Read-only fields:`.
-    Vpd { read_only: bool, indent: usize },
+    Vpd {
+        read_only: bool,
+        indent: usize,
+    },
 }
 
 /// Parses `lspci -vv` output.
@@ -247,7 +250,10 @@ mod tests {
         let out = parse_verbose(text).unwrap_or_else(|e| panic!("{e}"));
         let function = &out.devices[0];
         assert_eq!(function.device.domain.as_deref(), Some("0000"));
-        assert_eq!(function.link_capability.as_ref().and_then(|l| l.lanes), Some(16));
+        assert_eq!(
+            function.link_capability.as_ref().and_then(|l| l.lanes),
+            Some(16)
+        );
         assert!(function.link_status.as_ref().is_some_and(|l| l.downgraded));
         assert_eq!(function.vpd.as_ref().map(|v| v.readable), Some(false));
         assert_eq!(function.driver.as_deref(), Some("mlx5_core"));

@@ -120,7 +120,12 @@ pub(super) fn parse_set(text: &str) -> Result<MlxconfigSet, ParseError> {
                 {
                     let words = words.trim();
                     set.error = Some(crate::grammar::ToolError {
-                        kind: if words.starts_with("Aborted by user") { "aborted" } else { "tool" }.into(),
+                        kind: if words.starts_with("Aborted by user") {
+                            "aborted"
+                        } else {
+                            "tool"
+                        }
+                        .into(),
                         message: words.to_owned(),
                         line,
                     });
@@ -149,7 +154,11 @@ pub(super) fn parse_set(text: &str) -> Result<MlxconfigSet, ParseError> {
         .answer
         .as_deref()
         .is_some_and(|a| a.eq_ignore_ascii_case("y") || a.eq_ignore_ascii_case("yes"));
-    set.applied = yes && set.applying.as_deref().is_some_and(|r| r.starts_with("Done"));
+    set.applied = yes
+        && set
+            .applying
+            .as_deref()
+            .is_some_and(|r| r.starts_with("Done"));
     set.reboot_required = set
         .messages
         .info
@@ -473,8 +482,10 @@ mod tests {
         .unwrap_or_else(|e| panic!("{e}"));
         assert_eq!(applied.answer.as_deref(), Some("y"));
         assert!(applied.applied && applied.reboot_required && applied.error.is_none());
-        let chatter = super::parse_set(&format!("{head}\ny\nApplying... Done!\nConnection to host closed.\n"))
-            .unwrap_or_else(|e| panic!("{e}"));
+        let chatter = super::parse_set(&format!(
+            "{head}\ny\nApplying... Done!\nConnection to host closed.\n"
+        ))
+        .unwrap_or_else(|e| panic!("{e}"));
         assert_eq!(chatter.other.len(), 1);
         assert_eq!(chatter.other[0].line, 17);
     }

@@ -312,7 +312,8 @@ fn set(
     } else {
         out.push_str(&format!("\n{}\n", answer.unwrap_or_default()));
     }
-    let accepted = answer.is_some_and(|a| a.eq_ignore_ascii_case("y") || a.eq_ignore_ascii_case("yes"));
+    let accepted =
+        answer.is_some_and(|a| a.eq_ignore_ascii_case("y") || a.eq_ignore_ascii_case("yes"));
     if !accepted {
         // `printErr` prints on stdout, as every `-E-` line of the tool.
         out.push_str("-E- Aborted by user.\n");
@@ -421,7 +422,18 @@ mod tests {
             values.get("LINK_TYPE_P1").map(|v| (v.current, v.next)),
             Some((2, 1))
         );
-        assert_eq!(set(&cx5(), "x", &mut values, &["NOPE=1".into()], Some("y"), true).code, 1);
+        assert_eq!(
+            set(
+                &cx5(),
+                "x",
+                &mut values,
+                &["NOPE=1".into()],
+                Some("y"),
+                true
+            )
+            .code,
+            1
+        );
     }
 
     /// A set without `-y`: the answer on its own line, as the parser reads it; `n` applies

@@ -141,7 +141,8 @@ fn reset_run(io: &mut HostIo<'_>, argv: &[String]) -> Result<(), ActionError> {
     let parsed = crate::mlxfwreset::parse_reset(&output.stdout)
         .map_err(|e| action::parse_failure(argv, &e, &output.stdout))?;
     if let Some(error) = &parsed.error {
-        let help = "check `mlxfwreset -d DEV query` for the levels the device supports now, or reboot";
+        let help =
+            "check `mlxfwreset -d DEV query` for the levels the device supports now, or reboot";
         return Err(action::tool_failure(&line, error, &[], help));
     }
     if output.code != 0 {

@@ -19,8 +19,8 @@ mod reset_types;
 mod sim;
 mod types;
 
-pub(crate) use sim::MlxfwresetSim;
 pub use reset_types::{ResetRun, ResetStep};
+pub(crate) use sim::MlxfwresetSim;
 pub use types::{PendingParam, ResetOption, ResetQuery, ResetStatus};
 
 /// Parses `mlxfwreset -d DEV query` output.

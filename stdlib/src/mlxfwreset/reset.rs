@@ -58,9 +58,13 @@ pub(super) fn parse_reset(text: &str) -> Result<ResetRun, ParseError> {
                 line: line.number,
                 text: words.trim().to_owned(),
             });
-        } else if ["-I- FW was loaded successfully", "-I- FW reset success", "Embedded CPU reset/shutdown operation completed"]
-            .iter()
-            .any(|done| text.starts_with(done))
+        } else if [
+            "-I- FW was loaded successfully",
+            "-I- FW reset success",
+            "Embedded CPU reset/shutdown operation completed",
+        ]
+        .iter()
+        .any(|done| text.starts_with(done))
         {
             run.loaded = true;
         } else {
@@ -180,9 +184,14 @@ mod tests {
 
     #[test]
     fn an_error_alone_is_data_and_other_text_is_refused() {
-        let run = parse_reset("-E- Reset-level '1' is not supported in the current state of this device.\n")
-            .unwrap_or_else(|e| panic!("{e}"));
-        assert_eq!(run.error.map(|e| e.kind).as_deref(), Some("unsupported_level"));
+        let run = parse_reset(
+            "-E- Reset-level '1' is not supported in the current state of this device.\n",
+        )
+        .unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(
+            run.error.map(|e| e.kind).as_deref(),
+            Some("unsupported_level")
+        );
         assert!(parse_reset("").is_err());
         assert!(parse_reset("Reset-levels:\n0: NIC Driver is taken down\n").is_err());
     }

@@ -156,8 +156,8 @@ mod tests {
     #[test]
     fn lspci_vv_on_bare_metal_carries_the_part_number_option() {
         let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
-        let host = open(dir.path(), &[("part_number", "MCX555A-ECAT")])
-            .unwrap_or_else(|e| panic!("{e}"));
+        let host =
+            open(dir.path(), &[("part_number", "MCX555A-ECAT")]).unwrap_or_else(|e| panic!("{e}"));
         let text = run(&host, &["lspci", "-vv"]).stdout;
         let parsed = crate::lspci::parse_verbose(&text).unwrap_or_else(|e| panic!("{e}\n{text}"));
         let parts: Vec<(String, String)> = crate::lspci::mellanox_part_numbers(&parsed)

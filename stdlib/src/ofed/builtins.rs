@@ -447,10 +447,7 @@ mod tests {
             "{refused}"
         );
         let ok = TestHost::new(&[("d", "ofed=5.4-3.0.3.0")], "d");
-        assert_eq!(
-            ok.eval("ofed::restart().ok").as_bool().ok(),
-            Some(true)
-        );
+        assert_eq!(ok.eval("ofed::restart().ok").as_bool().ok(), Some(true));
     }
 
     #[test]

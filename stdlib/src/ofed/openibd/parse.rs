@@ -17,7 +17,9 @@ enum Expect {
     /// After `Please stop the following applications still using Infiniband devices:`.
     Holders,
     /// After a line ending in `run:`; `blocking` after `To unload the blocking modules`.
-    Command { blocking: bool },
+    Command {
+        blocking: bool,
+    },
 }
 
 /// Parses `openibd restart|start|stop` output.
@@ -52,7 +54,11 @@ pub(super) fn parse(text: &str) -> Result<Openibd, ParseError> {
             line: step.line,
         });
     }
-    out.ok = out.error.is_none() && out.steps.iter().all(|s| matches!(s.status.as_str(), "OK" | "done"));
+    out.ok = out.error.is_none()
+        && out
+            .steps
+            .iter()
+            .all(|s| matches!(s.status.as_str(), "OK" | "done"));
     if out.steps.is_empty() && out.error.is_none() && out.issues.is_empty() {
         let at = text.len() - text.trim_start().len();
         return Err(ParseError::at(
@@ -144,7 +150,9 @@ fn holder(out: &mut Openibd, text: &str) -> bool {
     let parsed = (|| {
         let (program, rest) = text.split_once('(')?;
         let (pid, rest) = rest.split_once(')')?;
-        let (user, device) = rest.strip_prefix(" user ")?.split_once(" is using device ")?;
+        let (user, device) = rest
+            .strip_prefix(" user ")?
+            .split_once(" is using device ")?;
         Some(DeviceHolder {
             program: program.to_owned(),
             pid: pid.parse().ok()?,
@@ -197,9 +205,9 @@ fn strip_colours(text: &str) -> String {
     let mut rest = text;
     while let Some(at) = rest.find('[') {
         let tail = &rest[at + 1..];
-        let code = tail.find('m').filter(|&end| {
-            end > 0 && tail[..end].bytes().all(|b| b.is_ascii_digit() || b == b';')
-        });
+        let code = tail
+            .find('m')
+            .filter(|&end| end > 0 && tail[..end].bytes().all(|b| b.is_ascii_digit() || b == b';'));
         match code {
             Some(end) => {
                 out.push_str(rest[..at].strip_suffix('\u{1b}').unwrap_or(&rest[..at]));

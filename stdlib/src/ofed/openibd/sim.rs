@@ -38,7 +38,9 @@ pub(crate) fn held(program: &str, script: &str, action: &str) -> String {
     }
     text.push_str("\nPlease stop the following applications still using Infiniband devices:\n");
     for device in ["issm0", "umad0"] {
-        text.push_str(&format!("{program}(1632) user root is using device {device}\n"));
+        text.push_str(&format!(
+            "{program}(1632) user root is using device {device}\n"
+        ));
     }
     text.push_str(&format!(
         "\n\nError: Cannot unload the Infiniband driver stack due to the above issue(s)!\n\nOnce the above issue(s) resolved, run:\n# {script} {action}\n"
@@ -70,8 +72,14 @@ mod tests {
         assert_eq!(held.next_steps, ["/etc/init.d/openibd restart"]);
         let in_use = super::super::parse(&module_in_use("mlx_compat:nvme_core,nvme_fabrics"))
             .unwrap_or_else(|e| panic!("{e}"));
-        assert_eq!(in_use.modules_in_use[0].used_by, ["nvme_core", "nvme_fabrics"]);
-        assert_eq!(in_use.error.map(|e| e.kind).as_deref(), Some("module_in_use"));
+        assert_eq!(
+            in_use.modules_in_use[0].used_by,
+            ["nvme_core", "nvme_fabrics"]
+        );
+        assert_eq!(
+            in_use.error.map(|e| e.kind).as_deref(),
+            Some("module_in_use")
+        );
         assert!(check_option(MODULE_IN_USE, "mlx_compat").is_err());
         assert!(check_option(HELD_BY, "opensm").is_ok());
     }

@@ -61,7 +61,10 @@ Once the above issue(s) resolved, run:\n# /etc/init.d/openibd stop\n";
 #[test]
 fn the_other_refusals_are_errors_with_their_words() {
     for (text, kind) in [
-        ("There are active virtual functions. Cannot continue...\n", "active_virtual_functions"),
+        (
+            "There are active virtual functions. Cannot continue...\n",
+            "active_virtual_functions",
+        ),
         (
             "ERROR: Option 'stop' is disabled!\nEither use 'force-stop', or enable 'stop' by setting 'ALLOW_STOP=yes' in your /etc/infiniband/openib.conf file\n",
             "stop_disabled",
