@@ -349,6 +349,20 @@ pub(crate) fn matrix(ctx: &NativeCallContext, hosts: Array, options: &Map) -> Rh
     Ok(value.into_array().unwrap_or_default())
 }
 
+/// The next step for a server's error, in perftest's words where it gives them (its README on
+/// GPUDirect: `Couldn't allocate MR` with `--use_cuda`).
+fn server_help(kind: &str) -> &'static str {
+    match kind {
+        "memory" | "accelerator" => {
+            "the server could not register its buffer: with --use_cuda, check GPUDirect RDMA (nvidia-peermem) or set MLX5_SCATTER_TO_CQE=0 as perftest's README advises; else raise the memlock limit (ulimit -l)"
+        }
+        "rdma_cm" => {
+            "the server's rdma_cm set-up failed: check the address it binds to (-R) and the port's IP"
+        }
+        _ => "see the server's output for the cause",
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -376,19 +390,5 @@ mod tests {
             table(text),
             " #bytes  #iterations  BW\n 2  1000  0.11\n 4  1000  0.22"
         );
-    }
-}
-
-/// The next step for a server's error, in perftest's words where it gives them (its README on
-/// GPUDirect: `Couldn't allocate MR` with `--use_cuda`).
-fn server_help(kind: &str) -> &'static str {
-    match kind {
-        "memory" | "accelerator" => {
-            "the server could not register its buffer: with --use_cuda, check GPUDirect RDMA (nvidia-peermem) or set MLX5_SCATTER_TO_CQE=0 as perftest's README advises; else raise the memlock limit (ulimit -l)"
-        }
-        "rdma_cm" => {
-            "the server's rdma_cm set-up failed: check the address it binds to (-R) and the port's IP"
-        }
-        _ => "see the server's output for the cause",
     }
 }
