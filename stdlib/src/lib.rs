@@ -40,5 +40,5 @@ mod tools;
 #[cfg(test)]
 mod test_support;
 
-pub use grammar::ParseError;
+pub use grammar::{Message, ParseError, ToolError};
 pub use library::{libraries, sim_models};

@@ -195,6 +195,11 @@ pub(crate) const TOOLS: &[Tool] = &[
                 command: "mlxfwreset -d DEV status",
                 parse: |t| json(crate::mlxfwreset::parse_status(t)),
             },
+            ToolParser {
+                name: "mlxfwreset-reset",
+                command: "mlxfwreset -d DEV [-y] [-l N] reset",
+                parse: |t| json(crate::mlxfwreset::parse_reset(t)),
+            },
         ],
         simulate: |m| m.with_tool(crate::mlxfwreset::MlxfwresetSim),
     },
@@ -352,11 +357,18 @@ pub(crate) const TOOLS: &[Tool] = &[
         about: "PCI devices (a parser only; the guest model prints `lspci`).",
         host: Host::Guest,
         install: None,
-        parsers: &[ToolParser {
-            name: "lspci",
-            command: "lspci [-D] | grep Mellanox",
-            parse: |t| json(crate::lspci::parse(t)),
-        }],
+        parsers: &[
+            ToolParser {
+                name: "lspci",
+                command: "lspci [-D] | grep Mellanox",
+                parse: |t| json(crate::lspci::parse(t)),
+            },
+            ToolParser {
+                name: "lspci-vv",
+                command: "lspci -vv|-vvv [-s ADDR]",
+                parse: |t| json(crate::lspci::parse_verbose(t)),
+            },
+        ],
         simulate: |m| m,
     },
 ];

@@ -134,3 +134,36 @@ fn a_host_with_another_ofed_version_or_part_number_is_named_and_a_misspelt_new_k
         run.stderr
     );
 }
+
+/// A bare-metal host prints its VPD as a guest does (one `lspci` printer), so the manifest's
+/// part number is compared there too; before, `part_number` was refused on `sim:rhel8-metal`
+/// and its `lspci -vv` printed no VPD.
+#[test]
+fn the_manifest_reads_the_part_number_of_a_bare_metal_host() {
+    let lab = Lab::new();
+    lab.write(
+        "book.rhai",
+        r#"
+stage "hardware" on metal {
+    let m = fabric::manifest_diff("manifest.toml", "server");
+    for d in m.differences { log(d.message); }
+    expect(m.ok, `${m.differences.len()} difference(s) from the manifest`);
+}
+"#,
+    );
+    lab.write(
+        "manifest.toml",
+        "[server]\npart_number = \"MCX556A-ECAT\"\n",
+    );
+    lab.write(
+        "lab.toml",
+        "[hosts.metal01]\naddress = \"sim:rhel8-metal?clock=virtual&part_number=MCX555A-ECAT\"\ngroups = [\"metal\"]\n",
+    );
+    let run = lab.cairn(&["run", "book.rhai", "-i", "lab.toml"]);
+    let said = format!("{}{}", run.stdout, run.stderr);
+    assert_eq!(run.code, 1, "{said}");
+    assert!(
+        said.contains("metal01: 3b:00.0 part number MCX555A-ECAT, expected MCX556A-ECAT"),
+        "{said}"
+    );
+}

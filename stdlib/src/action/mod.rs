@@ -7,12 +7,14 @@ mod names;
 mod options;
 mod parse_failure;
 mod run;
+mod tool_failure;
 
 pub(crate) use change::{Change, Compared, Probe, builtin_name, not_applied};
 pub(crate) use names::{full_pci, valid_device};
 pub(crate) use options::{arg_text, flag, from_dynamic, int, options_json, text};
 pub(crate) use parse_failure::{line_of, parse_failure};
 pub(crate) use run::{not_installed, run, run_if_installed};
+pub(crate) use tool_failure::tool_failure;
 
 use cairn_runtime::{
     ActionCall, ActionError, BuiltinOptions, HostContext, HostIo, OptionKey, OptionType, Outcome,

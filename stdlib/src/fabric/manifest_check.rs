@@ -62,15 +62,10 @@ fn facts(io: &mut HostIo<'_>, class: &HostClass) -> Result<HostFacts, ActionErro
     let mut facts = HostFacts::default();
     if class.part_number.is_some() {
         let output = io.run(&["lspci", "-vv"])?;
-        let mellanox: Vec<&str> = output
-            .stdout
-            .lines()
-            .filter(|l| !l.starts_with(char::is_whitespace) && l.contains("Mellanox"))
-            .filter_map(|l| l.split_whitespace().next())
-            .collect();
-        facts.part_numbers = crate::lspci::parse_vpd(&output.stdout)
+        let parsed = crate::lspci::parse_verbose(&output.stdout)
+            .map_err(|e| action::parse_failure("lspci -vv", &e, &output.stdout))?;
+        facts.part_numbers = crate::lspci::mellanox_part_numbers(&parsed)
             .into_iter()
-            .filter(|p| mellanox.contains(&p.address.as_str()))
             .map(|p| (p.address, p.part_number))
             .collect();
     }

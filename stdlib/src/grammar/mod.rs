@@ -6,7 +6,9 @@ pub(crate) mod esxcli;
 pub(crate) mod mlxfwmanager;
 mod number;
 mod parse_error;
+pub(crate) mod transcript;
 
 pub(crate) use number::{Misfit, named_number, number, read, read_radix};
 pub use parse_error::ParseError;
 pub(crate) use parse_error::quote;
+pub use transcript::{Message, ToolError};

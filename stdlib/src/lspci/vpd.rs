@@ -1,8 +1,9 @@
-//! The part numbers in `lspci -vv`'s `Vital Product Data` capability: under each function's
-//! line, `[PN] Part number: MCX556A-ECAT` among the `Read-only fields:` (the form pciutils'
-//! `ls-vpd.c` prints: `[KW] name: value`, one field a line, the keyword in brackets).
+//! The part numbers in `lspci -vv`'s `Vital Product Data` capability, per function, as the
+//! fabric manifest compares them: read by the `lspci-vv` parser (`verbose.rs`).
 
 use serde::Serialize;
+
+use super::verbose_types::LspciVerbose;
 
 /// One function's part number.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -13,31 +14,21 @@ pub struct VpdPart {
     pub part_number: String,
 }
 
-/// Every function with a `[PN]` field, in output order; functions without VPD (or whose VPD
-/// lspci could not read, as without root) are left out.
-pub fn parse_vpd(text: &str) -> Vec<VpdPart> {
-    let mut found = Vec::new();
-    let mut address: Option<&str> = None;
-    for line in text.lines() {
-        if !line.starts_with(char::is_whitespace) {
-            // A function's first line: `0b:00.0 Infiniband controller: ...`.
-            address = line
-                .split_whitespace()
-                .next()
-                .filter(|a| a.contains(':') && a.contains('.'));
-            continue;
-        }
-        let Some(value) = line.trim_start().strip_prefix("[PN] Part number:") else {
-            continue;
-        };
-        if let Some(address) = address {
-            found.push(VpdPart {
-                address: address.to_owned(),
-                part_number: value.trim().to_owned(),
-            });
-        }
-    }
-    found
+/// Every Mellanox (or NVIDIA) function with a `[PN]` field, in output order; functions
+/// without VPD (or whose VPD lspci could not read, as without root) are left out.
+pub fn mellanox_part_numbers(parsed: &LspciVerbose) -> Vec<VpdPart> {
+    parsed
+        .devices
+        .iter()
+        .filter(|f| f.device.vendor.is_some())
+        .filter_map(|f| {
+            let part_number = f.vpd.as_ref()?.part_number.clone()?;
+            Some(VpdPart {
+                address: f.device.address.clone(),
+                part_number,
+            })
+        })
+        .collect()
 }
 
 #[cfg(test)]
@@ -45,15 +36,16 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_part_number_of_each_function_with_vpd() {
+    fn the_part_number_of_each_mellanox_function_with_vpd() {
         let text = "00:00.0 Host bridge: Intel Corporation 440BX/ZX/DX\n\tControl: I/O+ Mem+\n\
 0b:00.0 Infiniband controller: Mellanox Technologies MT27800 Family [ConnectX-5]\n\
 \tCapabilities: [48] Vital Product Data\n\t\tProduct Name: CX556A - ConnectX-5 QSFP28\n\
 \t\tRead-only fields:\n\t\t\t[PN] Part number: MCX556A-ECAT\n\t\t\t[EC] Engineering changes: AC\n\
 \t\tEnd\n0c:00.0 Ethernet controller: Mellanox Technologies MT27800 Family [ConnectX-5]\n\
 \tCapabilities: [48] Vital Product Data\n\t\tNot readable\n";
+        let parsed = crate::lspci::parse_verbose(text).unwrap_or_else(|e| panic!("{e}"));
         assert_eq!(
-            parse_vpd(text),
+            mellanox_part_numbers(&parsed),
             [VpdPart {
                 address: "0b:00.0".into(),
                 part_number: "MCX556A-ECAT".into()

@@ -84,10 +84,14 @@ pub(super) fn parse_set(text: &str) -> Result<MlxconfigSet, ParseError> {
         configurations: Vec::new(),
         answer: None,
         applying: None,
+        applied: false,
+        error: None,
+        other: Vec::new(),
         reboot_required: false,
         messages: Messages::default(),
     };
     let mut blocks = Vec::new();
+    let mut lines = crate::grammar::transcript::LineCounter::new(text);
     for pair in pairs {
         match pair.as_rule() {
             Rule::device => {
@@ -100,12 +104,38 @@ pub(super) fn parse_set(text: &str) -> Result<MlxconfigSet, ParseError> {
             }
             Rule::configurations => blocks.push(block(pair, &mut set.messages)),
             Rule::apply_prompt => {
-                set.answer = pair.into_inner().next().map(|a| a.as_str().to_owned())
+                set.answer = pair.into_inner().next().map(|a| a.as_str().to_owned());
+            }
+            Rule::answer_line if set.answer.is_none() => {
+                set.answer = Some(pair.as_str().trim().to_owned());
             }
             Rule::applying => {
                 set.applying = pair.into_inner().next().map(|r| r.as_str().to_owned());
             }
-            Rule::message => message(pair, &mut set.messages),
+            Rule::message => {
+                let line = lines.line_of(pair.as_span().start());
+                let text = pair.as_str().trim();
+                if set.error.is_none()
+                    && let Some(words) = text.strip_prefix("-E-")
+                {
+                    let words = words.trim();
+                    set.error = Some(crate::grammar::ToolError {
+                        kind: if words.starts_with("Aborted by user") {
+                            "aborted"
+                        } else {
+                            "tool"
+                        }
+                        .into(),
+                        message: words.to_owned(),
+                        line,
+                    });
+                }
+                message(pair, &mut set.messages);
+            }
+            Rule::answer_line | Rule::other_line => set.other.push(crate::grammar::Message {
+                line: lines.line_of(pair.as_span().start()),
+                text: pair.as_str().trim().to_owned(),
+            }),
             _ => {}
         }
     }
@@ -120,6 +150,15 @@ pub(super) fn parse_set(text: &str) -> Result<MlxconfigSet, ParseError> {
             });
         }
     }
+    let yes = set
+        .answer
+        .as_deref()
+        .is_some_and(|a| a.eq_ignore_ascii_case("y") || a.eq_ignore_ascii_case("yes"));
+    set.applied = yes
+        && set
+            .applying
+            .as_deref()
+            .is_some_and(|r| r.starts_with("Done"));
     set.reboot_required = set
         .messages
         .info
@@ -417,5 +456,44 @@ mod tests {
                 "{text:?}"
             );
         }
+    }
+
+    /// The published `n` answer, changed only where a terminal session differs: the answer on a
+    /// line of its own, then mlxconfig's `-E- Aborted by user.` (mstflint `mlxcfg_ui.cpp`,
+    /// `askUser`), or `y` and the tool's apply lines.
+    #[test]
+    fn an_answer_on_its_own_line_and_an_answer_of_n() {
+        let fixture = include_str!(
+            "../../../tests/fixtures/mlxconfig-set/cx6dx-cqe-compression-answered-n.txt"
+        );
+        let head = fixture
+            .split_once('\n')
+            .map_or(fixture, |(_, rest)| rest)
+            .trim_end_matches("n\n");
+        let refused = super::parse_set(&format!("{head}\nn\n-E- Aborted by user.\n"))
+            .unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(refused.answer.as_deref(), Some("n"));
+        assert!(!refused.applied);
+        let error = refused.error.unwrap_or_else(|| panic!("no error"));
+        assert_eq!((error.kind.as_str(), error.line), ("aborted", 16));
+        let applied = super::parse_set(&format!(
+            "{head}\ny\nApplying... Done!\n-I- Please reboot machine to load new configurations.\n"
+        ))
+        .unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(applied.answer.as_deref(), Some("y"));
+        assert!(applied.applied && applied.reboot_required && applied.error.is_none());
+        let chatter = super::parse_set(&format!(
+            "{head}\ny\nApplying... Done!\nConnection to host closed.\n"
+        ))
+        .unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(chatter.other.len(), 1);
+        assert_eq!(chatter.other[0].line, 17);
+    }
+
+    /// Before the prompt the device block stays strict: a stray line there is refused.
+    #[test]
+    fn a_stray_line_inside_the_device_block_is_refused() {
+        let text = "Device #1:\n----------\n\nDevice type:    ConnectX6DX\nthis is not a field\n\nConfigurations:      Next Boot       New\n   CQE_COMPRESSION   AGGRESSIVE(1)   AGGRESSIVE(1)\n\n Apply new Configuration? (y/n) [n] : y\n";
+        assert!(super::parse_set(text).is_err());
     }
 }

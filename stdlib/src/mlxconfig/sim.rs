@@ -111,7 +111,7 @@ impl SimTool for Mlxconfig {
     }
 
     fn options(&self) -> &[&'static str] {
-        &["fault_ignore_staged"]
+        &["fault_ignore_staged", ANSWER]
     }
 
     fn on_boot(&self, host: &mut SimContext<'_>) {
@@ -143,13 +143,13 @@ impl SimTool for Mlxconfig {
                 firmware::activate(params.iter_mut(), &ignored);
             }
         }
-        let (mut dev, mut extended, mut rest) = (None, false, Vec::new());
+        let (mut dev, mut extended, mut yes, mut rest) = (None, false, false, Vec::new());
         let mut args = argv.iter().skip(1);
         while let Some(arg) = args.next() {
             match arg.as_str() {
                 "-d" | "--dev" => dev = args.next().cloned(),
                 "-e" | "--enable_verbosity" => extended = true,
-                "-y" | "--yes" => {}
+                "-y" | "--yes" => yes = true,
                 _ => rest.push(arg.clone()),
             }
         }
@@ -167,7 +167,13 @@ impl SimTool for Mlxconfig {
         };
         let output = match rest.first().map(String::as_str) {
             Some("q" | "query") => ok(query(&adapter, &dev, values, extended)),
-            Some("s" | "set") => set(&adapter, &dev, values, rest.get(1..).unwrap_or_default()),
+            Some("s" | "set") => {
+                // Without `-y` the tool reads the answer from its input: the `mlxconfig_answer`
+                // option stands for the user's, none for an input that is closed.
+                let answer = if yes { Some("y") } else { host.option(ANSWER) };
+                let pairs = rest.get(1..).unwrap_or_default();
+                set(&adapter, &dev, values, pairs, answer, yes)
+            }
             _ => error(
                 1,
                 "-E- No command found. For more information please read help\n".into(),
@@ -260,11 +266,19 @@ fn query(
     out
 }
 
+/// The option that answers `Apply new Configuration?` for a `set` without `-y`.
+const ANSWER: &str = "mlxconfig_answer";
+
+/// `set`: the table, then the prompt (mstflint `mlxcfg_ui.cpp`, `askUser`: `y` printed after
+/// it under `-y`; else the answer read, shown on its own line as a terminal session shows it),
+/// then `Applying... Done!`, or `-E- Aborted by user.` for any answer but `y`/`yes`.
 fn set(
     adapter: &Adapter,
     dev: &str,
     values: &mut BTreeMap<String, Values>,
     pairs: &[String],
+    answer: Option<&str>,
+    yes: bool,
 ) -> ExecOutput {
     let mut changes = Vec::new();
     for pair in pairs {
@@ -292,6 +306,23 @@ fn set(
             text(*kind, *number)
         ));
     }
+    out.push_str("\n Apply new Configuration? (y/n) [n] : ");
+    if yes {
+        out.push_str("y\n");
+    } else {
+        out.push_str(&format!("\n{}\n", answer.unwrap_or_default()));
+    }
+    let accepted =
+        answer.is_some_and(|a| a.eq_ignore_ascii_case("y") || a.eq_ignore_ascii_case("yes"));
+    if !accepted {
+        // `printErr` prints on stdout, as every `-E-` line of the tool.
+        out.push_str("-E- Aborted by user.\n");
+        return ExecOutput {
+            code: 1,
+            stdout: out,
+            stderr: String::new(),
+        };
+    }
     for (name, _, number) in changes {
         let entry = values.entry(name).or_insert(Values {
             current: number,
@@ -299,7 +330,7 @@ fn set(
         });
         entry.next = number;
     }
-    out.push_str("\n Apply new Configuration? (y/n) [n] : y\nApplying... Done!\n-I- Please reboot machine to load new configurations.\n");
+    out.push_str("Applying... Done!\n-I- Please reboot machine to load new configurations.\n");
     ok(out)
 }
 
@@ -380,6 +411,8 @@ mod tests {
             "mt4119_pciconf0",
             &mut values,
             &["LINK_TYPE_P1=IB".into(), "SRIOV_EN=0".into()],
+            Some("y"),
+            true,
         );
         assert_eq!(out.code, 0);
         let parsed = crate::mlxconfig::parse_set(&out.stdout)
@@ -389,6 +422,37 @@ mod tests {
             values.get("LINK_TYPE_P1").map(|v| (v.current, v.next)),
             Some((2, 1))
         );
-        assert_eq!(set(&cx5(), "x", &mut values, &["NOPE=1".into()]).code, 1);
+        assert_eq!(
+            set(
+                &cx5(),
+                "x",
+                &mut values,
+                &["NOPE=1".into()],
+                Some("y"),
+                true
+            )
+            .code,
+            1
+        );
+    }
+
+    /// A set without `-y`: the answer on its own line, as the parser reads it; `n` applies
+    /// nothing and the tool says `Aborted by user.`.
+    #[test]
+    fn an_answer_of_n_applies_nothing_and_the_parser_says_so() {
+        let mut values = guide_values();
+        let before = values.clone();
+        let pairs = ["SRIOV_EN=1".to_owned()];
+        let refused = set(&cx5(), "3b:00.0", &mut values, &pairs, Some("n"), false);
+        assert_eq!(values, before);
+        let parsed = crate::mlxconfig::parse_set(&refused.stdout)
+            .unwrap_or_else(|e| panic!("{e}\n{}", refused.stdout));
+        assert_eq!(parsed.answer.as_deref(), Some("n"));
+        assert!(!parsed.applied);
+        assert_eq!(parsed.error.map(|e| e.kind).as_deref(), Some("aborted"));
+        let applied = set(&cx5(), "3b:00.0", &mut values, &pairs, Some("y"), false);
+        let parsed = crate::mlxconfig::parse_set(&applied.stdout)
+            .unwrap_or_else(|e| panic!("{e}\n{}", applied.stdout));
+        assert!(parsed.applied && parsed.error.is_none());
     }
 }

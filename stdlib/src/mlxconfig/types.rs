@@ -97,6 +97,14 @@ pub struct MlxconfigSet {
     pub answer: Option<String>,
     /// What followed `Applying...` (`Done!`); absent when the tool did not apply.
     pub applying: Option<String>,
+    /// True when the answer was yes and the tool printed `Applying... Done!`: the values are
+    /// staged. An answer of `n` (or none) applies nothing (`-E- Aborted by user.`).
+    pub applied: bool,
+    /// The tool's own error: the first `-E-` line (`aborted` for `Aborted by user.`, else
+    /// `tool`), with its line.
+    pub error: Option<crate::grammar::ToolError>,
+    /// Lines after the prompt that the parser does not know, with their line numbers.
+    pub other: Vec<crate::grammar::Message>,
     /// True when the tool printed its `-I- Please reboot machine to load new configurations.`
     /// notice: the new values take effect at the next reboot.
     pub reboot_required: bool,

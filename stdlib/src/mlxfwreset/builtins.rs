@@ -129,6 +129,28 @@ fn run_tool(
     Ok((output.code != 127).then_some(output))
 }
 
+/// Runs the reset and reads its transcript (`mlxfwreset-reset`): the tool's own error (an
+/// `-E-` line, a step that printed `Failed`) fails the builtin with its words and line.
+fn reset_run(io: &mut HostIo<'_>, argv: &[String]) -> Result<(), ActionError> {
+    let line = argv.join(" ");
+    let Some(output) = run_tool(io, argv)? else {
+        return Err(ActionError::Failed(format!(
+            "`{line}`: mlxfwreset is not installed (MFT)"
+        )));
+    };
+    let parsed = crate::mlxfwreset::parse_reset(&output.stdout)
+        .map_err(|e| action::parse_failure(argv, &e, &output.stdout))?;
+    if let Some(error) = &parsed.error {
+        let help =
+            "check `mlxfwreset -d DEV query` for the levels the device supports now, or reboot";
+        return Err(action::tool_failure(&line, error, &[], help));
+    }
+    if output.code != 0 {
+        return Err(failed(argv, output, &[]));
+    }
+    Ok(())
+}
+
 /// A failed run as an error that carries the tool's words.
 fn failed(argv: &[String], output: cairn_runtime::ExecOutput, errors: &[String]) -> ActionError {
     ActionError::CommandFailed {
@@ -250,7 +272,7 @@ fn reset_at(ctx: &NativeCallContext, dev: &str, level: u32) -> RhaiResult<Map> {
         }
         io.acting(json!({ "device": dev, "level": level, "reasons": reasons }))?;
         let argv = command::reset(dev, level);
-        action::run(io, &argv)?;
+        reset_run(io, &argv)?;
         let after = pending(io, dev)?;
         if after["pending"] == true {
             return Err(ActionError::Failed(format!(

@@ -4,7 +4,7 @@
 //! [`parse_query`] reads `mlxfwreset -d DEV query` (the `Reset-levels:`, `Reset-types`,
 //! `Reset-sync` sections, each row `-Supported`/`-Not Supported`, `(default)`) and
 //! [`parse_status`] reads `mlxfwreset -d DEV status` (the pending image and NVCONFIG
-//! parameters). Sources: NVIDIA MFT documentation, "mlxfwreset – Loading Firmware on 5th
+//! parameters); [`parse_reset`] reads the `reset` transcript (`reset.rs`). Sources: NVIDIA MFT documentation, "mlxfwreset – Loading Firmware on 5th
 //! Generation Devices Tool" (MFT 4.22 to 4.33: levels 0 live patch, 3 driver restart and PCI
 //! reset, 4 warm reboot; "Supported OSs: FreeBSD, Linux, Windows"), the mstfwreset man page
 //! (mstflint 4.13 to 4.33), and mstflint's `small_utils/mstfwreset.py` with
@@ -14,15 +14,23 @@
 pub mod builtins;
 mod command;
 mod parse;
+mod reset;
+mod reset_types;
 mod sim;
 mod types;
 
+pub use reset_types::{ResetRun, ResetStep};
 pub(crate) use sim::MlxfwresetSim;
 pub use types::{PendingParam, ResetOption, ResetQuery, ResetStatus};
 
 /// Parses `mlxfwreset -d DEV query` output.
 pub fn parse_query(text: &str) -> Result<ResetQuery, crate::ParseError> {
     parse::parse_query(text)
+}
+
+/// Parses `mlxfwreset -d DEV reset` output (both wordings of its heading).
+pub fn parse_reset(text: &str) -> Result<ResetRun, crate::ParseError> {
+    reset::parse_reset(text)
 }
 
 /// Parses `mlxfwreset -d DEV status` output.

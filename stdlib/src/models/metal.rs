@@ -15,7 +15,7 @@ use cairn_runtime::ExecOutput;
 use cairn_runtime::sim::{BootMarker, SimContext, SimModel, SimTool};
 
 use crate::machine::esxi::{MFT_MARK, NMST_MARK, parse_adapters};
-use crate::machine::guest::{GuestHw, LinkLayer, out};
+use crate::machine::guest::{GuestHw, out};
 use crate::machine::metal::METAL_MARK;
 
 /// The `rhel8-metal` model: the host's hardware and process table, then the table's rows that
@@ -42,6 +42,7 @@ const METAL_OPTIONS: &[&str] = &[
     "link_width",
     "node",
     "ofed",
+    "part_number",
     "pfc",
     "rate",
     "roce_ifname",
@@ -107,18 +108,11 @@ impl SimTool for MetalHardware {
             return out(0, "4.18.0-147.el8.x86_64\n", "");
         }
         let hw = GuestHw::of(host);
-        let mut text = String::from(
+        super::lspci::print(
+            &hw,
+            argv,
             "00:00.0 Host bridge: Intel Corporation Sky Lake-E DMI3 Registers (rev 04)\n",
-        );
-        for port in &hw.ports {
-            let class = match port.link_layer {
-                LinkLayer::InfiniBand => "Infiniband controller",
-                LinkLayer::Ethernet => "Ethernet controller",
-            };
-            let address = port.pci.trim_start_matches("0000:");
-            text.push_str(&format!("{address} {class}: {}\n", port.model));
-        }
-        out(0, text, "")
+        )
     }
 }
 
@@ -155,6 +149,29 @@ mod tests {
             .iter()
             .filter_map(|p| p.link_layer.clone())
             .collect()
+    }
+
+    /// Bare metal prints `lspci -vv` with the same printer as the guest: its ConnectX
+    /// functions' VPD carries the `part_number` option, which the manifest reads.
+    #[test]
+    fn lspci_vv_on_bare_metal_carries_the_part_number_option() {
+        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let host =
+            open(dir.path(), &[("part_number", "MCX555A-ECAT")]).unwrap_or_else(|e| panic!("{e}"));
+        let text = run(&host, &["lspci", "-vv"]).stdout;
+        let parsed = crate::lspci::parse_verbose(&text).unwrap_or_else(|e| panic!("{e}\n{text}"));
+        let parts: Vec<(String, String)> = crate::lspci::mellanox_part_numbers(&parsed)
+            .into_iter()
+            .map(|p| (p.address, p.part_number))
+            .collect();
+        assert_eq!(
+            parts,
+            [
+                ("3b:00.0".to_owned(), "MCX555A-ECAT".to_owned()),
+                ("3b:00.1".to_owned(), "MCX555A-ECAT".to_owned())
+            ]
+        );
+        assert_eq!(parsed.devices[1].driver.as_deref(), Some("mlx5_core"));
     }
 
     #[test]

@@ -2,5 +2,6 @@
 
 pub(crate) mod esxi7;
 mod linux_commands;
+mod lspci;
 pub(crate) mod metal;
 pub(crate) mod rhel8;

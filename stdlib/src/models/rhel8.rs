@@ -10,7 +10,7 @@
 use cairn_runtime::ExecOutput;
 use cairn_runtime::sim::{BootMarker, SimContext, SimModel, SimTool};
 
-use crate::machine::guest::{CONNECTX5, GUEST_OPTIONS, GuestHw, LinkLayer, out};
+use crate::machine::guest::{GUEST_OPTIONS, GuestHw, out};
 use crate::machine::processes::{Process, ProcessTable, program_of};
 use crate::pair::background::{BACKGROUND_SCRIPT, COLLECT_SCRIPT};
 
@@ -104,42 +104,13 @@ impl SimTool for GuestHardware {
         if program == "uname" {
             return out(0, "4.18.0-147.el8.x86_64\n", "");
         }
-        // `-vv` adds each function's capabilities; the simulator prints only the VPD one.
-        let verbose = argv.iter().any(|a| a.starts_with("-vv"));
-        let mut text = String::from(
+        super::lspci::print(
+            &hw,
+            argv,
             "00:00.0 Host bridge: Intel Corporation 440BX/ZX/DX - 82443BX/ZX/DX Host bridge (rev 01)\n\
              03:00.0 Ethernet controller: VMware VMXNET3 Ethernet Controller (rev 01)\n",
-        );
-        for port in &hw.ports {
-            let class = match port.link_layer {
-                LinkLayer::InfiniBand => "Infiniband controller",
-                LinkLayer::Ethernet => "Ethernet controller",
-            };
-            let address = port.pci.trim_start_matches("0000:");
-            let model = if port.model.is_empty() {
-                CONNECTX5
-            } else {
-                &port.model
-            };
-            text.push_str(&format!("{address} {class}: {model}\n"));
-            if verbose {
-                text.push_str(&vpd_block(&hw, port));
-            }
-        }
-        out(0, text, "")
+        )
     }
-}
-
-/// The `Vital Product Data` capability as `lspci -vv` prints it (pciutils `ls-vpd.c`: the
-/// `Product Name:` string, then `Read-only fields:` with one `[KW] name: value` line each,
-/// `[PN] Part number`, `[EC] Engineering changes`, `[SN] Serial number`, `[V0] Vendor specific`,
-/// the `[RV]` checksum, and `End`), with the part number from the `part_number` option.
-fn vpd_block(hw: &GuestHw, port: &crate::machine::guest::PortHw) -> String {
-    let serial = crate::machine::guest::hash(&[&hw.host, &port.pci, "serial"]) % 100_000;
-    format!(
-        "\tCapabilities: [48] Vital Product Data\n\t\tProduct Name: CX556A - ConnectX-5 QSFP28\n\t\tRead-only fields:\n\t\t\t[PN] Part number: {}\n\t\t\t[EC] Engineering changes: AC\n\t\t\t[SN] Serial number: MT2047X{serial:05}\n\t\t\t[V0] Vendor specific: PCIeGen3 x16\n\t\t\t[RV] Reserved: checksum good, 2 byte(s) reserved\n\t\tEnd\n",
-        hw.part_number
-    )
 }
 
 /// Background processes started by cairn's `env LOG=.. PIDFILE=.. sh -c SCRIPT sh CMD...` (which

@@ -306,7 +306,10 @@ pub mod ofed_builtins {
     }
 
     /// Reloads the OFED drivers: `/etc/init.d/openibd force-restart`. Interface settings
-    /// (MTU, addresses) made before are lost, as on a real guest.
+    /// (MTU, addresses) made before are lost, as on a real guest. Returns the script's steps
+    /// (the `openibd` parser's result); when the script refuses or a step fails (an application
+    /// still using the InfiniBand devices, a module in use), fails with the script's words and
+    /// the command it says to run once the issue is resolved.
     ///
     /// ```rhai
     /// ofed::restart();
@@ -327,11 +330,26 @@ pub mod ofed_builtins {
                     value: Value::Null,
                 });
             }
-            let output = io.run(&[command::OPENIBD, "force-restart"])?;
+            let argv = [command::OPENIBD, "force-restart"];
+            let output = io.exec(&ExecRequest::new(argv))?;
+            let line = argv.join(" ");
+            let parsed = crate::ofed::openibd::parse(&output.stdout)
+                .map_err(|e| action::parse_failure(line.as_str(), &e, &output.stdout))?;
+            if let Some(error) = &parsed.error {
+                let help = "stop what uses the InfiniBand devices, or reboot to load the drivers";
+                return Err(action::tool_failure(&line, error, &parsed.next_steps, help));
+            }
+            if output.code != 0 {
+                return Err(ActionError::CommandFailed {
+                    code: output.code,
+                    command: line,
+                    stderr: format!("{}{}", output.stdout, output.stderr),
+                });
+            }
             Ok(Outcome {
                 changed: true,
                 reboot_required: false,
-                value: json!(output.stdout),
+                value: action::json(&parsed),
             })
         })
     }
@@ -406,10 +424,30 @@ mod tests {
         let bad = t.error("ofed::install(\"/nfs/ofed.tgz\")");
         assert!(bad.contains("is not an MLNX_OFED tarball"), "{bad}");
         // Before the reboot the new driver cannot be loaded.
+        let refused = t.error("ofed::restart()");
         assert!(
-            t.error("ofed::restart()")
-                .contains("openibd force-restart` exited with 1")
+            refused.contains("Loading Mellanox MLX5 HCA driver: [FAILED]"),
+            "{refused}"
         );
+    }
+
+    /// `openibd_held_by`: the script refuses to unload the stack, and the builtin fails with its
+    /// words and the command it says to run once the issue is resolved.
+    #[test]
+    fn a_restart_refused_by_an_application_names_it_and_the_next_step() {
+        let t = TestHost::new(&[("c", "ofed=5.4-3.0.3.0&openibd_held_by=opensm")], "c");
+        let refused = t.error("ofed::restart()");
+        assert!(
+            refused.contains("(blocked)")
+                && refused.contains("Error: Cannot unload the Infiniband driver stack"),
+            "{refused}"
+        );
+        assert!(
+            refused.contains("/etc/init.d/openibd force-restart"),
+            "{refused}"
+        );
+        let ok = TestHost::new(&[("d", "ofed=5.4-3.0.3.0")], "d");
+        assert_eq!(ok.eval("ofed::restart().ok").as_bool().ok(), Some(true));
     }
 
     #[test]

@@ -6,6 +6,7 @@ use cairn_runtime::ExecOutput;
 use cairn_runtime::sim::{SimContext, SimTool};
 
 use super::command::Tarball;
+use super::openibd::sim as openibd_sim;
 use crate::machine::guest::{GuestHw, not_found, out};
 
 /// The OFED tool's state and the adapter firmware the guest tools print: shared with the
@@ -43,12 +44,22 @@ impl SimTool for OfedSim {
     /// `guest_fw`: the adapter's firmware (default 16.32.1010); `ofed_fw`: the firmware the
     /// OFED bundle carries (default: the adapter's, so the installer finds it up to date).
     fn options(&self) -> &[&'static str] {
-        &["guest_fw", "ofed_fw", OFED_INSTALL_SECS, FAULT_OFED]
+        &[
+            "guest_fw",
+            "ofed_fw",
+            OFED_INSTALL_SECS,
+            FAULT_OFED,
+            openibd_sim::HELD_BY,
+            openibd_sim::MODULE_IN_USE,
+        ]
     }
 
     fn check_option(&self, key: &str, value: &str) -> Result<(), String> {
         if key == FAULT_OFED {
             return crate::machine::staged_faults::check_flag(value);
+        }
+        if [openibd_sim::HELD_BY, openibd_sim::MODULE_IN_USE].contains(&key) {
+            return openibd_sim::check_option(key, value);
         }
         if key == OFED_INSTALL_SECS {
             return crate::machine::durations::check(value);
@@ -292,13 +303,29 @@ fn openibd(
             format!("bash: {program}: No such file or directory\n"),
         );
     }
-    let line =
-        |what: &str, ok: bool| format!("{what:<59}[{}]\n", if ok { "  OK  " } else { "FAILED" });
-    match args.first().copied() {
+    let line = openibd_sim::step;
+    let action = args.first().copied();
+    if let (Some(action @ ("restart" | "force-restart" | "stop")), Some(holder)) =
+        (action, host.option(openibd_sim::HELD_BY))
+    {
+        // `stop()` refuses only when run by hand (`RUNMODE=manual`), as here; `force-` does
+        // not skip the check.
+        return out(1, openibd_sim::held(holder, program, action), "");
+    }
+    if let (Some("restart" | "force-restart" | "stop"), Some(spec)) =
+        (action, host.option(openibd_sim::MODULE_IN_USE))
+    {
+        return out(1, openibd_sim::module_in_use(spec), "");
+    }
+    match action {
         Some("restart" | "force-restart" | "start") => {
             if !state.loaded {
-                let text = line("Unloading HCA driver:", false)
-                    + "Please reboot the system to load the new driver.\n";
+                // The new modules cannot load before the reboot: `load_module`'s failure, then
+                // the summary step and `get_debug_info`'s advice.
+                let text = line("Unloading HCA driver:", true)
+                    + line("Loading Mellanox MLX5 HCA driver:", false).as_str()
+                    + line("Loading HCA driver and Access Layer:", false).as_str()
+                    + "\nPlease run /usr/sbin/sysinfo-snapshot.py to collect the debug information\nand open an issue in the http://support.mellanox.com/SupportWeb/service_center/SelfService\n\n";
                 return out(1, text, "");
             }
             state.generation += 1;

@@ -114,6 +114,8 @@ struct Walk<'t> {
     last_address: Option<Side>,
     waiting_for_client: bool,
     error_lines: Vec<String>,
+    /// The line number of the first error line.
+    first_error_line: Option<usize>,
 }
 
 impl<'t> Walk<'t> {
@@ -137,6 +139,7 @@ impl<'t> Walk<'t> {
             last_address: None,
             waiting_for_client: false,
             error_lines: Vec::new(),
+            first_error_line: None,
         }
     }
 
@@ -185,7 +188,13 @@ impl<'t> Walk<'t> {
                 self.waiting_for_client = true;
             }
             Rule::warning_line => self.run.warnings.push(pair.as_str().trim().to_owned()),
-            Rule::error_line => self.error_lines.push(pair.as_str().trim().to_owned()),
+            Rule::error_line => {
+                if self.error_lines.is_empty() {
+                    self.first_error_line = Some(line_of(self.text, pair.as_span().start()));
+                }
+                self.error_lines.push(pair.as_str().trim().to_owned());
+            }
+            Rule::setup_line => self.run.messages.push(pair.as_str().trim().to_owned()),
             Rule::message_line => {
                 let message = pair.as_str().trim().to_owned();
                 if message.contains("Waiting for client") {
@@ -287,6 +296,10 @@ impl<'t> Walk<'t> {
                 Rule::table_note => {
                     let note = part.as_str().trim().to_owned();
                     if is_error(&note) {
+                        if self.error_lines.is_empty() {
+                            self.first_error_line =
+                                Some(line_of(self.text, part.as_span().start()));
+                        }
                         self.error_lines.push(note);
                     } else {
                         self.run.warnings.push(note);
@@ -375,12 +388,16 @@ impl<'t> Walk<'t> {
             if self.run.side.is_none() && host.is_some() {
                 self.run.side = Some("client".to_owned());
             }
+            let (event, code) = cm_event(&self.error_lines);
             self.run.error = Some(PerftestError {
                 kind: error_kind(&first).to_owned(),
                 message: first,
+                line: self.first_error_line,
                 lines: self.error_lines,
                 host,
                 port,
+                event,
+                code,
             });
         }
         self.run
@@ -592,8 +609,22 @@ fn error_kind(line: &str) -> &'static str {
         "Connect the HCA",
     ]) {
         "qp_state"
-    } else if has(&["rdma_", "CM event", "ADDR_ERROR"]) {
+    } else if has(&["rdma_", "CM event", "ADDR_ERROR", "RDMA CM"]) {
         "rdma_cm"
+    } else if has(&[
+        "GPU",
+        "CUDA",
+        "cuMem",
+        "ROCm",
+        "hipMalloc",
+        "Neuron",
+        "nrt_tensor",
+        "DMA-BUF",
+        "dmabuf",
+    ]) {
+        "accelerator"
+    } else if has(&["allocate MR", "create MR", "register MR", "reg_mr"]) {
+        "memory"
     } else if has(&["device", "not found", "No IB devices", "get context"]) {
         "device"
     } else if has(&["Completion", "wc status", "Failed status"]) {
@@ -601,6 +632,34 @@ fn error_kind(line: &str) -> &'static str {
     } else {
         "other"
     }
+}
+
+/// The line number (from 1) of byte `offset`, counted once per run's first error.
+fn line_of(text: &str, offset: usize) -> usize {
+    crate::grammar::transcript::LineCounter::new(text).line_of(offset)
+}
+
+/// The rdma_cm event and error code of `rdma_cm_event_error_handler`'s `Event:
+/// RDMA_CM_EVENT_ADDR_ERROR; error: -19.`, or the number of `unexpected CM event 8`.
+fn cm_event(lines: &[String]) -> (Option<String>, Option<i64>) {
+    for line in lines {
+        if let Some(rest) = line.strip_prefix("Event: ")
+            && let Some((event, code)) = rest.split_once("; error:")
+        {
+            return (
+                Some(event.trim().to_owned()),
+                code.trim().trim_end_matches('.').parse().ok(),
+            );
+        }
+        let lower = line.to_ascii_lowercase();
+        if let Some(number) = lower.split("cm event").nth(1) {
+            let digits = number.trim().trim_start_matches("bl blka").trim();
+            if let Ok(code) = digits.parse() {
+                return (None, Some(code));
+            }
+        }
+    }
+    (None, None)
 }
 
 /// `Couldn't connect to 192.168.125.211:18515` → host and port.

@@ -104,6 +104,11 @@ pub(crate) fn measure_in_round(
             ));
         }
     }
+    // The server's own error explains a client that could not reach it (which only says so),
+    // unless both failed the same way (a QP that neither side could move to RTR).
+    let served = crate::perftest::parse(&output.server.stdout)
+        .ok()
+        .and_then(|served| served.error);
     let command = format!("{} (on {client})", pair.client_argv.join(" "));
     let parsed = match crate::perftest::parse(&text) {
         Ok(parsed) => parsed,
@@ -117,6 +122,22 @@ pub(crate) fn measure_in_round(
         }
         Err(error) => return Err(action::parse_failure(program, &error, &text)),
     };
+    if let Some(error) = &served
+        && parsed
+            .error
+            .as_ref()
+            .is_none_or(|own| own.kind != error.kind)
+    {
+        return Err(ActionError::Hinted {
+            message: format!(
+                "{program} server on {server} failed ({}), output line {}: {}",
+                error.kind,
+                error.line.unwrap_or_default(),
+                error.lines.join(" / ")
+            ),
+            help: server_help(&error.kind).into(),
+        });
+    }
     if let Some(error) = &parsed.error {
         return Err(ActionError::Failed(format!(
             "{program} from {client} to {server} failed ({}): {}",
@@ -326,6 +347,20 @@ pub(crate) fn matrix(ctx: &NativeCallContext, hosts: Array, options: &Map) -> Rh
         Ok(Outcome::unchanged(Value::Array(results)))
     })?;
     Ok(value.into_array().unwrap_or_default())
+}
+
+/// The next step for a server's error, in perftest's words where it gives them (its README on
+/// GPUDirect: `Couldn't allocate MR` with `--use_cuda`).
+fn server_help(kind: &str) -> &'static str {
+    match kind {
+        "memory" | "accelerator" => {
+            "the server could not register its buffer: with --use_cuda, check GPUDirect RDMA (nvidia-peermem) or set MLX5_SCATTER_TO_CQE=0 as perftest's README advises; else raise the memlock limit (ulimit -l)"
+        }
+        "rdma_cm" => {
+            "the server's rdma_cm set-up failed: check the address it binds to (-R) and the port's IP"
+        }
+        _ => "see the server's output for the cause",
+    }
 }
 
 #[cfg(test)]

@@ -105,6 +105,14 @@ impl SimTool for PerftestSim {
         PROGRAMS
     }
 
+    fn options(&self) -> &[&'static str] {
+        &[CUDA_FAIL]
+    }
+
+    fn check_option(&self, _key: &str, value: &str) -> Result<(), String> {
+        crate::machine::staged_faults::check_flag(value)
+    }
+
     fn run(&self, host: &mut SimContext<'_>, argv: &[String]) -> ExecOutput {
         let program = argv.first().map_or("", String::as_str);
         if !host.tool_state("ofed").is_some_and(|o| o["loaded"] == true) {
@@ -117,6 +125,20 @@ impl SimTool for PerftestSim {
         };
         client(host, &args, &server)
     }
+}
+
+/// The option: a server started here runs with `--use_cuda` and cannot register its GPU
+/// buffer, as when GPUDirect RDMA is not available (perftest's README: "If GPUDirect is not
+/// working, (e.g. you see "Couldn't allocate MR" error message) ...").
+const CUDA_FAIL: &str = "perftest_cuda_fail";
+
+/// What such a server prints: the waiting box, `src/cuda_memory.c`'s initialisation lines (as a
+/// published `--use_cuda` server transcript shows them, `../shared/fixtures/perftest/
+/// ib_write_bw-server-cuda-16qp-rdmacm-roce.txt`), then the registration failure of
+/// `src/perftest_resources.c`.
+fn cuda_failure() -> String {
+    waiting_box()
+        + "initializing CUDA\nListing all CUDA devices in system:\nCUDA device 0: PCIe address is 61:00\n\nPicking device No. 0\n[pid = 4109, dev = 0] device name = [NVIDIA A40]\ncreating CUDA Ctx\nmaking it the current CUDA Ctx\nCUDA device integrated: 0\ncuMemAlloc() of a 2097152 bytes GPU buffer\nallocated GPU buffer address at 00007f8bca600000 pointer=0x7f8bca600000\nCouldn't allocate MR\nFailed to create MR\n Couldn't create IB resources\n"
 }
 
 fn waiting_box() -> String {
@@ -501,6 +523,9 @@ fn latency_table(
 /// What a perftest server that `collect` stopped had printed: the waiting box, and once a
 /// client ran against it, the banner, both addresses and (send tests) the table.
 pub(crate) fn server_output(host: &mut SimContext<'_>, pid: &str, process: &Process) -> String {
+    if crate::machine::staged_faults::flag(host, CUDA_FAIL) {
+        return cuda_failure();
+    }
     // A server checks its port at start, as the client does, and exits when it is not active.
     let device = parse_args(&process.argv)
         .device

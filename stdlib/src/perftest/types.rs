@@ -194,15 +194,23 @@ pub struct PerftestRow {
 pub struct PerftestError {
     /// What failed: `connection` (TCP connect to the server), `socket` (socket set-up, listen,
     /// accept), `qp_state` (modify QP to INIT/RTR/RTS), `data_exchange` (exchanging keys or
-    /// results), `rdma_cm` (address/route resolution, CM events), `device` (device not found or
-    /// not usable), `completion` (a work completion with error), or `other`.
+    /// results), `rdma_cm` (address/route resolution, CM events), `accelerator` (GPU memory
+    /// set-up: CUDA, ROCm, Neuron), `memory` (allocating or registering the memory region),
+    /// `device` (device not found or not usable), `completion` (a work completion with error),
+    /// or `other`.
     pub kind: String,
     /// The first error line.
     pub message: String,
+    /// Its line number in the output, from 1.
+    pub line: Option<usize>,
     /// Every error line, in order.
     pub lines: Vec<String>,
     /// The server host of `Couldn't connect to host:port`.
     pub host: Option<String>,
     /// The TCP port of `Couldn't connect to host:port`.
     pub port: Option<u16>,
+    /// The rdma_cm event of `Event: RDMA_CM_EVENT_ADDR_ERROR; error: -19.`.
+    pub event: Option<String>,
+    /// Its error code (`-19`), or the event number of `unexpected CM event 8`.
+    pub code: Option<i64>,
 }

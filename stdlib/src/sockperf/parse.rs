@@ -28,6 +28,8 @@ pub(super) fn parse(text: &str) -> Result<SockperfOutput, ParseError> {
         total_run: None,
         valid_duration: None,
         server_no: None,
+        mode: None,
+        message_rate_per_sec: None,
         avg_lat_usec: None,
         std_dev_usec: None,
         dropped_messages: None,
@@ -56,7 +58,24 @@ pub(super) fn parse(text: &str) -> Result<SockperfOutput, ParseError> {
             _ => {}
         }
     }
+    out.mode = mode(&out).map(str::to_owned);
     Ok(out)
+}
+
+/// The mode the counters show (sockperf prints no line naming it).
+fn mode(out: &SockperfOutput) -> Option<&'static str> {
+    if out.role.as_deref() == Some("server") {
+        return Some("server");
+    }
+    if out.message_rate_per_sec.is_some() {
+        return Some("throughput");
+    }
+    let valid = out.valid_duration.as_ref()?;
+    Some(if valid.received_messages * 2 >= valid.sent_messages {
+        "ping-pong"
+    } else {
+        "under-load"
+    })
 }
 
 fn empty_banner() -> VmaBanner {
@@ -215,6 +234,11 @@ fn message(text: &str, out: &mut SockperfOutput, body: Pair<'_, Rule>) -> Result
                 }
             }
         }
+        Rule::rate_summary => {
+            if let Some(rate) = body.into_inner().next() {
+                out.message_rate_per_sec = Some(crate::grammar::number(TOOL, text, &rate)?);
+            }
+        }
         Rule::summary => {
             for part in body.into_inner() {
                 if part.as_rule() == Rule::summary_usec {
@@ -345,5 +369,31 @@ mod tests {
         assert!(parse(" VMA INFO: ---------\n VMA INFO: VMA_VERSION: 8.6.10-0\n").is_err());
         assert!(parse("").is_err());
         assert!(parse("hello\n").is_err());
+    }
+
+    /// The published ping-pong run, changed only as an under-load run differs (sockperf
+    /// `client.cpp`: one message in `--reply-every`, 100 by default, is answered), and the
+    /// throughput summary `stream_statistics` prints instead of latencies.
+    #[test]
+    fn the_mode_comes_from_what_was_answered() {
+        let fixture = include_str!(
+            "../../../tests/fixtures/sockperf/i40e-patch-ping-pong-tcp-avg-latency-v3.10.txt"
+        )
+        .split_once('\n')
+        .map_or("", |(_, output)| output);
+        let pong = super::parse(fixture).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(pong.mode.as_deref(), Some("ping-pong"));
+        assert_eq!(pong.avg_lat_usec, Some(24.965));
+        assert!(!pong.messages.iter().any(|m| m.contains("avg-latency")));
+        let loaded = fixture.replace(
+            "SentMessages=2391186; ReceivedMessages=2391186",
+            "SentMessages=2391186; ReceivedMessages=23912",
+        );
+        let under = super::parse(&loaded).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(under.mode.as_deref(), Some("under-load"));
+        let stream = "sockperf: == version #3.10-no.git ==\nsockperf: Total of 2976400 messages sent in 10.000 sec\n\nsockperf: Summary: Message Rate is 297640 [msg/sec]\nsockperf: Summary: BandWidth is 4.087 MBps (32.697 Mbps)\n";
+        let throughput = super::parse(stream).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(throughput.mode.as_deref(), Some("throughput"));
+        assert_eq!(throughput.message_rate_per_sec, Some(297_640));
     }
 }

@@ -23,7 +23,14 @@ pub struct SockperfOutput {
     pub valid_duration: Option<RunCounters>,
     /// The server the statistics are for (`Printing statistics for Server No: 0`).
     pub server_no: Option<u32>,
-    /// `avg-lat=`: the average one-way latency (half the round trip), in microseconds.
+    /// What the client measured: `ping-pong` (every message answered), `under-load` (one
+    /// message in `--reply-every` answered, 100 by default, so the valid duration received
+    /// fewer than half the messages it sent), `throughput` (`Summary: Message Rate is ...`), or
+    /// `server`; sockperf prints no line naming it.
+    pub mode: Option<String>,
+    /// `Summary: Message Rate is N [msg/sec]` (throughput mode).
+    pub message_rate_per_sec: Option<u64>,
+    /// `avg-lat=` / `avg-latency=`: the average one-way latency (half the round trip), in microseconds.
     pub avg_lat_usec: Option<f64>,
     /// `std-dev=`: its standard deviation, in microseconds.
     pub std_dev_usec: Option<f64>,
