@@ -6,3 +6,4 @@ pub(crate) mod event;
 pub(crate) mod lock;
 pub(crate) mod shared;
 pub(crate) mod store;
+pub(crate) mod unknown;
