@@ -112,13 +112,15 @@ fn check(
     match probe.try_get_matches_from([flag.as_str(), value]) {
         Ok(_) => Ok(()),
         Err(error) => {
-            let text = error.to_string();
+            // clap's message, less its usage lines: `invalid value '0' for '--forks'` and any
+            // `[possible values: ...]`.
+            let text = error.to_string().replace(" <value>", "");
             let reason = text
                 .lines()
-                .next()
-                .unwrap_or_default()
-                .trim_start_matches("error: ")
-                .replace(" <value>", "");
+                .map(|line| line.trim().trim_start_matches("error: "))
+                .filter(|line| !line.is_empty() && !line.starts_with("For more information"))
+                .collect::<Vec<_>>()
+                .join(" ");
             Err(file.refused(setting, reason).into())
         }
     }

@@ -133,7 +133,7 @@ fn a_value_the_option_refuses_is_refused_at_the_value_in_the_file() {
     let run = lab.cairn(&["config"]);
     assert_eq!(run.code, 2);
     assert!(
-        run.stderr.contains("possible values: auto, always, never"),
+        crate::refusals::unwrapped(&run.stderr).contains("possible values: auto, always, never"),
         "{}",
         run.stderr
     );

@@ -17,6 +17,14 @@ fn lab() -> Lab {
     lab
 }
 
+/// A diagnostic's text with miette's line wrapping undone.
+pub(crate) fn unwrapped(text: &str) -> String {
+    text.replace('│', " ")
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
 #[test]
 fn forks_zero_is_refused() {
     let lab = lab();
@@ -130,8 +138,7 @@ fn a_simulated_host_made_with_another_model_is_refused_when_the_inventory_is_rea
     let run = lab.cairn(&["run", "book.rhai", "-i", "lab.toml"]);
     assert_eq!(run.code, 2, "{}", run.stdout);
     assert!(
-        run.stderr
-            .contains("was created with model `linux`, not `esxi7`"),
+        unwrapped(&run.stderr).contains("was created with model `linux`, not `esxi7`"),
         "{}",
         run.stderr
     );
