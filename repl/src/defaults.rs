@@ -137,21 +137,16 @@ fn find<'a>(command: &'a Command, key: &str) -> Option<&'a Arg> {
 /// Makes `value` the default of `--key` wherever it is declared; a required option (`-i`)
 /// is no longer required, since the file gives it.
 fn with_default(command: Command, key: &str, value: &str) -> Command {
-    let key = key.to_owned();
-    let value = value.to_owned();
-    let apply = move |command: Command| -> Command {
-        let key = key.clone();
-        let value = value.clone();
-        command.mut_args(move |arg| {
-            if arg.get_long() == Some(key.as_str()) {
-                arg.required(false).default_value(value.clone())
-            } else {
-                arg
-            }
-        })
+    let set = |arg: Arg| {
+        if arg.get_long() == Some(key) {
+            arg.required(false).default_value(value.to_owned())
+        } else {
+            arg
+        }
     };
-    let apply_all = apply.clone();
-    apply(command).mut_subcommands(move |sub| apply_all(sub))
+    command
+        .mut_args(set)
+        .mut_subcommands(|sub| sub.mut_args(set))
 }
 
 /// An option's built-in default and its environment variable's value, before any file.
