@@ -26,8 +26,8 @@ pub(crate) const CONFIGURABLE: &[(&str, bool)] = &[
 pub(crate) struct Parsed {
     pub(crate) cli: Cli,
     pub(crate) config: Config,
-    /// Per configurable option: its help, built-in default, and where its value came from when
-    /// not from a file (the command line or an environment variable).
+    /// Per configurable option: its built-in default, and where its value came from when not
+    /// from a file (the command line or an environment variable).
     pub(crate) options: Vec<OptionInfo>,
 }
 

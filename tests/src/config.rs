@@ -138,3 +138,21 @@ fn a_value_the_option_refuses_is_refused_at_the_value_in_the_file() {
         run.stderr
     );
 }
+
+#[test]
+fn a_configured_inventory_does_not_stop_a_repl_on_a_simulated_host() {
+    let lab = lab("inventory = \"labs/one.toml\"\n");
+    let mut command = lab.command(&["repl", "--sim", "linux?clock=virtual"]);
+    command
+        .env("XDG_STATE_HOME", lab.path())
+        .env("TERM", "xterm");
+    let mut session = rexpect::session::spawn_command(command, Some(10_000))
+        .unwrap_or_else(|e| panic!("spawn: {e}"));
+    session
+        .exp_string("sim-linux> ")
+        .unwrap_or_else(|e| panic!("the prompt, not `choose a host`: {e}"));
+    session.send_line("40 + 2").unwrap_or_default();
+    session
+        .exp_string("42")
+        .unwrap_or_else(|e| panic!("evaluated: {e}"));
+}

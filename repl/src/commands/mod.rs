@@ -90,6 +90,11 @@ pub(crate) fn execute(parsed: Parsed) -> miette::Result<ExitCode> {
             inventory,
             host,
             sim,
-        } => repl::repl(&state, inventory.as_deref(), host, sim.as_deref()),
+        } => {
+            // A config file's inventory does not apply to a throwaway simulated host (clap
+            // still refuses `-i` given with `--sim`).
+            let inventory = inventory.filter(|_| sim.is_none());
+            repl::repl(&state, inventory.as_deref(), host, sim.as_deref())
+        }
     }
 }

@@ -191,9 +191,14 @@ impl HostPattern {
     }
 }
 
-/// What `text` was likely meant to be: the hosts named like it (`esx5`: `esx[01-04]`) before
-/// any group a letter away, since a name with a number is a host's; else the nearest name.
+/// What `text` was likely meant to be: a host a typo away (`nod01`: `node01`), else the hosts
+/// named like it (`esx5`: `esx[01-04]`) before any group a letter away, since a name with a
+/// number is a host's; else the nearest name.
 fn near_miss(text: &str, hosts: &[HostSpec], inventory: &Inventory) -> String {
+    let host_names = hosts.iter().map(|h| h.name.as_str());
+    if let Some(near) = super::suggest::closest(text, host_names) {
+        return format!("did you mean `{near}`?");
+    }
     let stem = text.trim_end_matches(|c: char| c.is_ascii_digit());
     let alike: Vec<&str> = hosts
         .iter()

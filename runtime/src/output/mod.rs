@@ -3,7 +3,6 @@
 
 mod color;
 mod duration;
-mod exit_status;
 mod grouping;
 mod lines;
 mod recap;
@@ -13,9 +12,9 @@ mod verbosity;
 mod width;
 
 pub use crate::host_range::{compress_hosts, describe_hosts};
+pub use crate::run::exit_status::ExitStatus;
 pub use color::{ColorChoice, Palette};
 pub use duration::human_duration;
-pub use exit_status::ExitStatus;
 pub use grouping::{group_failures, group_hosts};
 pub use lines::LineRenderer;
 pub use recap::Recap;

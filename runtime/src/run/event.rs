@@ -202,7 +202,7 @@ pub enum RunEvent {
         /// Hosts that finished every stage.
         done: u64,
         /// How the run ended: `succeeded`, `failed`, `error` or `stopped` (by a signal).
-        exit: crate::output::ExitStatus,
+        exit: super::exit_status::ExitStatus,
         /// The exit code that says so: 0, 1, 2 or 130.
         exit_code: u8,
         /// Hosts that failed.
