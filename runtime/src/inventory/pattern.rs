@@ -346,7 +346,8 @@ mod tests {
                 .unwrap_or_default()
         };
         assert_eq!(help("esx5"), "the hosts named `esx...`: esx[01-04]");
-        assert_eq!(help("node9"), "the hosts named `node...`: node[01-03]");
+        // A host a typo away is named first.
+        assert_eq!(help("nod01"), "did you mean `node01`?");
         // A name without a number is still matched against groups too.
         assert_eq!(help("esxj"), "did you mean `esxi`?");
     }
