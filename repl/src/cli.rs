@@ -4,9 +4,17 @@ use std::path::PathBuf;
 
 use clap::{ArgAction, Args, Parser, Subcommand, ValueEnum};
 
+/// How `cairn` exits, as the README's table says it (tests/src/readme.rs compares the two).
+const EXIT_CODES: &str = "\
+Exit codes:
+  0    every host succeeded
+  1    some host failed
+  2    a usage, runbook or journal error
+  130  stopped by a signal (SIGINT, SIGTERM, SIGHUP) before every host finished";
+
 /// cairn: runbooks for InfiniBand and RoCE fabric on ESXi hosts and Linux guests.
 #[derive(Debug, Parser)]
-#[command(name = "cairn", version, about)]
+#[command(name = "cairn", version, about, after_help = EXIT_CODES)]
 pub(crate) struct Cli {
     /// Where runs and simulated hosts keep their state.
     #[arg(long, global = true, default_value = ".cairn", env = "CAIRN_STATE_DIR")]
@@ -77,6 +85,7 @@ pub(crate) enum Command {
         pattern: Option<String>,
     },
     /// Print a host's journal: its timeline, or the records as JSON lines.
+    #[command(override_usage = "cairn journal [OPTIONS] [RUN-ID] <HOST>")]
     Journal {
         /// `[RUN-ID] HOST`: the run (default: the newest) and the host.
         #[arg(required = true, num_args = 1..=2, value_names = ["RUN-ID", "HOST"])]
@@ -153,6 +162,24 @@ pub(crate) enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Print a shell's completion script: `cairn completions bash > /etc/bash_completion.d/cairn`
+    /// (docs/completions/ has them generated).
+    Completions {
+        /// The shell.
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
+    },
+    /// Write the man pages, one per subcommand (`cairn.1`, `cairn-run.1`, ...), into a folder
+    /// (docs/man/ has them generated).
+    Man {
+        /// The folder to write them into.
+        #[arg(default_value = "docs/man")]
+        dir: PathBuf,
+    },
+    /// Print each option a config file may set (`[defaults]` in `cairn.toml`, found upwards
+    /// from here, and the user's `~/.config/cairn/config.toml`), its value, and where it came
+    /// from.
+    Config,
     /// Try builtins on one host: rhai lines in a persistent scope, with completion and help.
     Repl {
         /// The inventory (with --host).
@@ -173,8 +200,8 @@ pub(crate) struct CommonRunArgs {
     /// A parameter: NAME=VALUE (repeatable).
     #[arg(long = "param", value_name = "NAME=VALUE")]
     pub(crate) params: Vec<String>,
-    /// At most this many hosts act at once.
-    #[arg(long)]
+    /// At most this many hosts act at once (at least 1).
+    #[arg(long, value_parser = forks)]
     pub(crate) forks: Option<usize>,
     /// Stop the run (cleanly, resumable) once more than this percentage of hosts have failed.
     #[arg(long, value_name = "PERCENT", value_parser = clap::value_parser!(u8).range(0..=100))]
@@ -207,6 +234,15 @@ pub(crate) struct CommonRunArgs {
     /// is still refused).
     #[arg(long)]
     pub(crate) accept_new_host_keys: bool,
+}
+
+/// `--forks N`: a count of at least 1 (0 would start no host, and the run would wait forever).
+fn forks(text: &str) -> Result<usize, String> {
+    match text.parse::<usize>() {
+        Ok(0) => Err("at least 1 host must act at once".into()),
+        Ok(n) => Ok(n),
+        Err(e) => Err(format!("not a count: {e}")),
+    }
 }
 
 /// `--color`.

@@ -12,6 +12,7 @@ macro_rules! say {
 mod assembly;
 mod cli;
 mod commands;
+mod defaults;
 mod progress;
 mod repl;
 mod terminal;
@@ -19,11 +20,8 @@ mod timeline;
 
 use std::process::ExitCode;
 
-use clap::Parser;
-
 fn main() -> ExitCode {
-    let args = cli::Cli::parse();
-    match commands::execute(args) {
+    match defaults::parse().and_then(commands::execute) {
         Ok(code) => code,
         Err(report) => {
             if is_broken_pipe(&report) {

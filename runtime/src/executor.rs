@@ -128,9 +128,10 @@ pub fn execute(
     let mut participants: Vec<(HostInfo, Role, Box<dyn Transport>)> = hosts
         .into_iter()
         .map(|host| {
+            let name = host.info.name.clone();
             let transport = host
                 .transport
-                .unwrap_or_else(|reason| Box::new(Unreachable { reason }));
+                .unwrap_or_else(|reason| Box::new(Unreachable { host: name, reason }));
             (host.info, Role::Host, transport)
         })
         .collect();
@@ -560,6 +561,7 @@ fn verify(
         };
         let transport: Arc<Mutex<Box<dyn Transport>>> =
             Arc::new(Mutex::new(Box::new(Unreachable {
+                host: info.name.clone(),
                 reason: "verifying".into(),
             })));
         let host = Arc::new(HostContext::new(
@@ -590,13 +592,14 @@ fn verify(
 
 /// A host that cannot be reached at all: every command fails with the reason.
 struct Unreachable {
+    host: String,
     reason: String,
 }
 
 impl Transport for Unreachable {
     fn exec(&mut self, _: &ExecRequest) -> Result<ExecOutput, TransportError> {
         Err(TransportError::Unreachable {
-            host: String::new(),
+            host: self.host.clone(),
             reason: self.reason.clone(),
         })
     }

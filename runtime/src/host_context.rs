@@ -396,12 +396,11 @@ impl HostContext {
     /// host's prediction would build on empty values. Records where and why, logs
     /// `check: prediction stops here: ...`, and gives the error that ends the instance (which
     /// the executor then counts as done, with the note).
-    pub fn stop_prediction(&self, message: &str, position: Position) -> Box<EvalAltResult> {
-        let at = format!(
-            "{}:{}",
-            self.runbook_file,
-            position.line().unwrap_or_default()
-        );
+    pub fn stop_prediction(&self, message: &str, ctx: &NativeCallContext) -> Box<EvalAltResult> {
+        let position = ctx.call_position();
+        // The file the `expect` is in: an imported module's, not the runbook's.
+        let site = self.site(ctx);
+        let at = format!("{}:{}", site.file, site.line);
         let note = format!("check: prediction stops here: {message}");
         let _ = self.log(note.clone());
         self.state().prediction_stopped = Some(format!("{at}: {message}"));

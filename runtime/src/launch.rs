@@ -5,11 +5,11 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
-use crate::inventory::{Address, HostPattern, HostSpec, Inventory, InventoryError};
+use crate::inventory::{Address, HostPattern, HostSpec, Inventory};
 use crate::journal::{JournalError, JournalEvent, now_millis};
 pub use crate::launch_error::LaunchError;
 use crate::resume_choices::{AskUndecided, ask_each, resolve_stage, undecided};
-use crate::sim::{SimRegistry, SimTransport};
+use crate::sim::{SimHost, SimRegistry, SimTransport};
 use crate::ssh::{FdDemand, FdLimitError, SshOptions, SshTarget, SshTransport, prepare_fd_limit};
 use crate::{
     Assumptions, Cancel, EventSink, HostInfo, Installer, LocalTransport, Outline, RunHost, RunMeta,
@@ -123,7 +123,7 @@ impl Launcher {
         events: EventSink,
     ) -> Result<RunReport, LaunchError> {
         let id = match id {
-            Some(id) => id,
+            Some(id) => self.store.known_id(&id)?,
             None => {
                 let (latest, skipped) = self.store.latest_resumable();
                 for message in skipped {
@@ -341,11 +341,20 @@ impl Launcher {
         }
     }
 
-    /// Loads an inventory, checking its `sim:` addresses against the simulator's models.
-    pub fn inventory(&self, path: &Path) -> Result<Inventory, InventoryError> {
+    /// Loads an inventory, checking its `sim:` addresses against the simulator's models, and
+    /// each simulated host's saved state against its model: a host made with another model
+    /// is refused here, before any run starts, not when its transport opens.
+    pub fn inventory(&self, path: &Path) -> Result<Inventory, LaunchError> {
         let models = self.sim_models.clone();
         let check = move |address: &Address| crate::sim::check_address(&models, address);
-        Inventory::load_checked(path, Some(&check))
+        let inventory = Inventory::load_checked(path, Some(&check))?;
+        for spec in inventory.hosts() {
+            if let Address::Sim { model, .. } = &spec.address {
+                let dir = SimHost::default_dir(self.store.root(), &spec.name);
+                SimHost::check_model(&dir, model)?;
+            }
+        }
+        Ok(inventory)
     }
 
     /// What `cairn check` finds, and stages on groups the inventory lacks, and `--param`
@@ -417,7 +426,7 @@ impl Launcher {
                     .sim_models
                     .get(model)
                     .ok_or_else(|| format!("no simulator model `{model}`"))?;
-                let dir = self.store.root().join("sim").join(&spec.name);
+                let dir = SimHost::default_dir(self.store.root(), &spec.name);
                 SimTransport::new(&spec.name, &dir, model, options.clone())
                     .map(|t| Box::new(t) as Box<dyn Transport>)
                     .map_err(|e| e.to_string())

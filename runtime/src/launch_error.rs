@@ -53,6 +53,14 @@ pub enum LaunchError {
     #[error("no unfinished run in `{0}`")]
     #[diagnostic(code(cairn::runtime::no_run), help("`cairn runs` lists the runs"))]
     NoRun(String),
+    /// A simulated host's saved state does not fit the inventory.
+    #[error(transparent)]
+    #[diagnostic(transparent)]
+    Sim(#[from] crate::sim::SimError),
+    /// The run named is not there.
+    #[error(transparent)]
+    #[diagnostic(transparent)]
+    UnknownRun(#[from] crate::UnknownName),
     /// Even the hard open-file limit is too low for the run.
     #[error(transparent)]
     #[diagnostic(transparent)]

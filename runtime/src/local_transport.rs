@@ -23,6 +23,22 @@ impl Transport for LocalTransport {
                 std::io::Error::other("empty argument list"),
             ));
         };
+        if let Some(index) = request.argv.iter().position(|arg| arg.contains('\0')) {
+            // The OS takes arguments as C strings, which end at the first NUL: the command
+            // would run with a shorter argument than the runbook gave, so it does not run.
+            let which = if index == 0 {
+                "the program's name".to_owned()
+            } else {
+                format!("argument {index}")
+            };
+            return Err(TransportError::Io {
+                context: format!(
+                    "cannot start `{}`: {which} holds a NUL byte, which no command-line argument can carry",
+                    command_line.replace('\0', "\\0")
+                ),
+                source: std::io::Error::from(std::io::ErrorKind::InvalidInput),
+            });
+        }
         let mut child = Command::new(program)
             .args(args)
             .stdin(if request.stdin.is_some() {
@@ -133,6 +149,21 @@ mod tests {
             .exec(&ExecRequest::new(["false"]))
             .expect("false runs");
         assert_eq!(out.code, 1);
+    }
+
+    #[test]
+    fn an_argument_with_a_nul_is_refused_with_the_reason_and_nothing_runs() {
+        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let made = dir.path().join("made");
+        let path = made.display().to_string();
+        let err = LocalTransport
+            .exec(&ExecRequest::new(["touch", &format!("{path}\0x")]))
+            .err()
+            .map(|e| e.to_string())
+            .unwrap_or_default();
+        assert!(err.contains("argument 1 holds a NUL byte"), "{err}");
+        assert!(err.contains(&format!("`touch {path}\\0x`")), "{err}");
+        assert!(!made.exists(), "touch ran with a cut argument");
     }
 
     #[test]

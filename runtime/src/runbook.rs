@@ -29,7 +29,7 @@ pub struct RunbookError {
     pub message: String,
     /// The runbook or module text.
     #[source_code]
-    pub source_code: NamedSource<String>,
+    pub source_code: NamedSource<crate::source_fold::LongLines>,
     /// Where.
     #[label("here")]
     pub span: Option<SourceSpan>,
@@ -39,9 +39,12 @@ impl Runbook {
     /// Reads `path`.
     pub fn load(path: &Path) -> Result<Self, RunbookError> {
         let text = std::fs::read_to_string(path).map_err(|error| RunbookError {
-            help: None,
+            help: nearest_runbook(path),
             message: format!("cannot read runbook `{}`: {error}", path.display()),
-            source_code: NamedSource::new(path.display().to_string(), String::new()),
+            source_code: NamedSource::new(
+                path.display().to_string(),
+                crate::source_fold::LongLines::new(""),
+            ),
             span: None,
         })?;
         Ok(Self::from_text(path, text))
@@ -76,7 +79,13 @@ impl Runbook {
     pub fn compile(&self, engine: &Engine) -> Result<AST, RunbookError> {
         let mut ast = engine.compile(&self.text).map_err(|error| {
             let (kind, position) = (error.err_type().to_string(), error.position());
-            self.error_at(format!("syntax error: {kind}"), position, None)
+            let mut error = self.error_at(format!("syntax error: {kind}"), position, None);
+            if position.position() == Some(usize::from(u16::MAX)) {
+                // rhai's columns stop at 65,535: find the token the message names past it.
+                let token = kind.split('\'').nth(1).filter(|t| !t.is_empty());
+                error.span = past_last_column(&self.text, position, token).or(error.span);
+            }
+            error
         })?;
         ast.set_source(self.name());
         Ok(ast)
@@ -104,7 +113,7 @@ pub fn error_in(
     RunbookError {
         help,
         message,
-        source_code: NamedSource::new(name, crate::source_fold::fold_long_lines(text)),
+        source_code: NamedSource::new(name, crate::source_fold::LongLines::new(text)),
         span: span_of(text, position),
     }
 }
@@ -140,6 +149,27 @@ fn span_of(text: &str, position: Position) -> Option<SourceSpan> {
     None
 }
 
+/// The span of `token` on `position`'s line past column 65,535 (where rhai's positions stop),
+/// or the rest of that line when the token is unknown.
+fn past_last_column(text: &str, position: Position, token: Option<&str>) -> Option<SourceSpan> {
+    let line = position.line()?;
+    let start = text
+        .split_inclusive('\n')
+        .take(line - 1)
+        .map(str::len)
+        .sum::<usize>();
+    let content = text[start..].split('\n').next()?;
+    let last = content
+        .char_indices()
+        .nth(usize::from(u16::MAX) - 1)
+        .map(|(i, _)| i)?;
+    let (at, width) = match token.and_then(|t| content[last..].find(t).map(|i| (i, t.len()))) {
+        Some((i, width)) => (last + i, width),
+        None => (last, content.len() - last),
+    };
+    Some(SourceSpan::new((start + at).into(), width.max(1)))
+}
+
 /// The file behind a script source name: the runbook itself, or an imported module (`import
 /// "greet"` is `lib/greet.rhai`, else `greet.rhai`, beside the runbook).
 pub(crate) fn source_file(runbook_file: &str, source: &str) -> String {
@@ -156,4 +186,22 @@ pub(crate) fn source_file(runbook_file: &str, source: &str) -> String {
         .into_iter()
         .find(|candidate| candidate.exists())
         .map_or_else(|| source.to_owned(), |found| found.display().to_string())
+}
+
+/// `did you mean runbooks/mine.rhai?` for a path that is not there: the nearest `.rhai` file
+/// in the folder it names (when that folder exists).
+fn nearest_runbook(path: &Path) -> Option<String> {
+    if path.exists() {
+        return None;
+    }
+    let dir = path.parent().filter(|d| !d.as_os_str().is_empty());
+    let name = path.file_name()?.to_str()?;
+    let names: Vec<String> = std::fs::read_dir(dir.unwrap_or(Path::new(".")))
+        .ok()?
+        .filter_map(|entry| entry.ok()?.file_name().into_string().ok())
+        .filter(|file| file.ends_with(".rhai"))
+        .collect();
+    let near = crate::inventory::closest(name, names.iter().map(String::as_str))?;
+    let near = dir.map_or_else(|| PathBuf::from(near), |d| d.join(near));
+    Some(format!("did you mean `{}`?", near.display()))
 }

@@ -117,7 +117,7 @@ pub(crate) fn register(engine: &mut Engine) {
             if host.shared.options.check {
                 // Commands that change things did not run, so what follows would build on
                 // empty values: the prediction ends here, with a note, instead of failing later.
-                return Err(host.stop_prediction(message, ctx.call_position()));
+                return Err(host.stop_prediction(message, &ctx));
             }
             Err(host.fail(
                 ActionError::Expectation(message.to_owned()),

@@ -200,6 +200,12 @@ fn json_prints_one_event_per_line() {
         events.last().map(|e| e["event"].clone()),
         Some("run_finished".into())
     );
+    let finished = events.last().cloned().unwrap_or_default();
+    assert_eq!(
+        (finished["exit"].clone(), finished["exit_code"].clone()),
+        ("succeeded".into(), 0.into()),
+        "{finished}"
+    );
 }
 
 #[test]

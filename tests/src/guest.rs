@@ -441,3 +441,30 @@ fn every_perftest_wrapper_journals_the_name_old_journals_hold() {
     let expected: Vec<&str> = old.iter().chain(old.iter()).copied().collect();
     assert_eq!(names, expected);
 }
+
+#[test]
+fn a_failed_install_command_gets_no_help_about_runs_allow_fail() {
+    let lab = Lab::new();
+    lab.write("guest.rhai", GUEST_RUNBOOK);
+    lab.copy_lib();
+    let inventory = GUEST_LAB.replacen(
+        "seed=7\"\ngroups = [\"guests\"]\nvars = { roce_ip = \"192.168.5.2\" }",
+        "seed=7&fail_once=mlnxofedinstall\"\ngroups = [\"guests\"]\nvars = { roce_ip = \"192.168.5.2\" }",
+        1,
+    );
+    assert_ne!(inventory, GUEST_LAB);
+    lab.write("lab.toml", &inventory);
+    let run = lab.cairn(&["run", "guest.rhai", "-i", "lab.toml"]);
+    assert_eq!(run.code, 1, "{}\n{}", run.stdout, run.stderr);
+    assert!(run.stderr.contains("mlnxofedinstall"), "{}", run.stderr);
+    assert!(!run.stderr.contains("allow_fail"), "{}", run.stderr);
+    // Under `run` itself, the option is the help.
+    lab.write("false.rhai", "stage \"s\" on all { run([\"false\"]); }\n");
+    let run = lab.cairn(&["run", "false.rhai", "-i", "lab.toml"]);
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    assert!(
+        run.stderr.contains("pass #{ allow_fail: true } to `run`"),
+        "{}",
+        run.stderr
+    );
+}

@@ -146,7 +146,9 @@ impl Lab {
         command
             .current_dir(self.path())
             .args(args)
-            .env_remove("CAIRN_STATE_DIR");
+            .env_remove("CAIRN_STATE_DIR")
+            // The user's own config file (`~/.config/cairn/config.toml`) stays out of tests.
+            .env("XDG_CONFIG_HOME", self.path().join(".config"));
         command
     }
 
@@ -160,7 +162,8 @@ impl Lab {
             .arg(binary("cairn"))
             .args(args)
             .current_dir(self.path())
-            .env_remove("CAIRN_STATE_DIR");
+            .env_remove("CAIRN_STATE_DIR")
+            .env("XDG_CONFIG_HOME", self.path().join(".config"));
         command
     }
 

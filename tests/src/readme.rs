@@ -72,3 +72,41 @@ fn the_readme_main_job_runs_as_written() {
         "{stdout}"
     );
 }
+
+#[test]
+fn the_readme_and_help_list_the_same_exit_codes() {
+    let text = readme();
+    let table: Vec<(String, String)> = text
+        .lines()
+        .skip_while(|l| !l.starts_with("| code | meaning |"))
+        .skip(2)
+        .take_while(|l| l.starts_with("| "))
+        .filter_map(|l| {
+            let cells: Vec<&str> = l.trim_matches('|').split('|').map(str::trim).collect();
+            Some((cells.first()?.to_string(), cells.get(1)?.to_string()))
+        })
+        .collect();
+    let codes: Vec<&str> = table.iter().map(|(code, _)| code.as_str()).collect();
+    assert_eq!(codes, ["0", "1", "2", "130"], "{text}");
+    let help = std::process::Command::new(binary("cairn"))
+        .arg("--help")
+        .output()
+        .unwrap_or_else(|e| panic!("cairn --help: {e}"));
+    let help = String::from_utf8_lossy(&help.stdout);
+    for (code, meaning) in &table {
+        let line = help
+            .lines()
+            .find(|l| l.split_whitespace().next() == Some(code))
+            .unwrap_or_else(|| panic!("`cairn --help` has no exit code {code}:\n{help}"));
+        // The help says each code's meaning in the README's words, shortened past a `(` or `:`.
+        let short = meaning
+            .split([' ', '('])
+            .take(4)
+            .collect::<Vec<_>>()
+            .join(" ");
+        assert!(
+            line.contains(short.trim()),
+            "{code}: `{line}` vs `{meaning}`"
+        );
+    }
+}

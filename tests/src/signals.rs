@@ -63,7 +63,8 @@ fn sigterm_and_sighup_stop_a_run_cleanly_and_resume_needs_no_assume() {
                 signal(pid, name);
             },
         );
-        assert_eq!(run.code, 1, "SIG{name}\n{}\n{}", run.stdout, run.stderr);
+        // A stop is not a failure: CI can tell them apart.
+        assert_eq!(run.code, 130, "SIG{name}\n{}\n{}", run.stdout, run.stderr);
         assert!(
             run.stderr.contains(&format!("SIG{name}: stopping")),
             "{}",
@@ -110,6 +111,33 @@ fn sigterm_and_sighup_stop_a_run_cleanly_and_resume_needs_no_assume() {
             );
         }
     }
+}
+
+#[test]
+fn a_stop_by_ctrl_c_exits_130_and_run_finished_says_stopped() {
+    let lab = lab(2);
+    let run = within_after(
+        lab.command(&["run", "book.rhai", "-i", "lab.toml", "--json"]),
+        Duration::from_secs(30),
+        "SIGINT",
+        |pid| {
+            wait_for_sleeps(&lab);
+            signal(pid, "INT");
+        },
+    );
+    assert_eq!(run.code, 130, "{}\n{}", run.stdout, run.stderr);
+    let last: serde_json::Value = run
+        .stdout
+        .lines()
+        .last()
+        .and_then(|l| serde_json::from_str(l).ok())
+        .unwrap_or_default();
+    assert_eq!(last["event"], "run_finished", "{}", run.stdout);
+    assert_eq!(
+        (last["exit"].clone(), last["exit_code"].clone()),
+        ("stopped".into(), 130.into()),
+        "{last}"
+    );
 }
 
 #[test]

@@ -3,8 +3,8 @@
 use std::path::Path;
 use std::process::ExitCode;
 
-use cairn_runtime::RunStore;
 use cairn_runtime::journal::HostJournal;
+use cairn_runtime::{RunStore, UnknownName};
 
 use crate::timeline::describe;
 
@@ -15,15 +15,22 @@ pub(crate) fn journal(
     json: bool,
 ) -> miette::Result<ExitCode> {
     let store = RunStore::new(state);
-    let Some(id) = run_id.or_else(|| store.ids().pop()) else {
-        return Err(miette::miette!("no runs in {}", state.display()));
+    let id = match run_id {
+        Some(id) => store.known_id(&id)?,
+        None => store
+            .ids()
+            .pop()
+            .ok_or_else(|| miette::miette!("no runs in {}", state.display()))?,
     };
     let path = store.journal_path(&id, host);
     if !path.exists() {
-        return Err(miette::miette!(
-            help = "`cairn runs` lists the runs",
-            "run {id} has no journal for `{host}`"
-        ));
+        let mut hosts = store.meta(&id).map(|meta| meta.hosts).unwrap_or_default();
+        hosts.retain(|name| store.journal_path(&id, name).exists());
+        if store.journal_path(&id, "controller").exists() {
+            hosts.push("controller".to_owned());
+        }
+        let what = format!("run {id} has no journal for `{host}`");
+        return Err(UnknownName::new(what, host, &hosts, "its hosts with a journal").into());
     }
     let journal = HostJournal::load(&path, false)?;
     if let Some(line) = journal.torn_line {

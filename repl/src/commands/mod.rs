@@ -2,8 +2,10 @@
 
 mod ask_undecided;
 mod check;
+mod config;
 mod debug;
 mod exec;
+mod generated;
 mod hosts;
 mod journal;
 mod parse;
@@ -14,13 +16,22 @@ mod runs;
 
 use std::process::ExitCode;
 
-use crate::cli::{Cli, Command};
+use crate::cli::Command;
+use crate::defaults::Parsed;
 
 /// Runs the chosen subcommand. `Ok` carries the exit code: 0 all hosts succeeded, 1 some host
-/// failed; errors exit 2.
-pub(crate) fn execute(cli: Cli) -> miette::Result<ExitCode> {
+/// failed, 130 a signal stopped the run; errors exit 2.
+pub(crate) fn execute(parsed: Parsed) -> miette::Result<ExitCode> {
+    let Parsed {
+        cli,
+        config,
+        options,
+    } = parsed;
     let state = cli.state_dir;
     match cli.command {
+        Command::Completions { shell } => generated::completions(shell),
+        Command::Config => config::config(&config, &options),
+        Command::Man { dir } => generated::man(&dir),
         Command::Check {
             runbook,
             inventory,
@@ -79,6 +90,11 @@ pub(crate) fn execute(cli: Cli) -> miette::Result<ExitCode> {
             inventory,
             host,
             sim,
-        } => repl::repl(&state, inventory.as_deref(), host, sim.as_deref()),
+        } => {
+            // A config file's inventory does not apply to a throwaway simulated host (clap
+            // still refuses `-i` given with `--sim`).
+            let inventory = inventory.filter(|_| sim.is_none());
+            repl::repl(&state, inventory.as_deref(), host, sim.as_deref())
+        }
     }
 }

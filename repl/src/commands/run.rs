@@ -3,6 +3,8 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use cairn_runtime::inventory::HostPattern;
@@ -163,7 +165,8 @@ fn drive(
         .enable_all()
         .build()
         .into_diagnostic()?;
-    runtime.spawn(stop_on_signals(cancel.clone()));
+    let signalled = Arc::new(AtomicBool::new(false));
+    runtime.spawn(stop_on_signals(cancel.clone(), signalled.clone()));
     let (sender, receiver) = std::sync::mpsc::channel();
     let events = EventSink::new(sender);
     let (report, shown) = std::thread::scope(|scope| {
@@ -176,13 +179,15 @@ fn drive(
     if check && !display.json {
         show_check(&report);
     }
-    Ok(summarize(report, display.json, check, &shown))
+    let signalled = signalled.load(Ordering::SeqCst);
+    Ok(summarize(report, (display.json, check, signalled), &shown))
 }
 
 /// The first SIGINT (Ctrl-C), SIGTERM or SIGHUP stops the run cleanly, as each host finishes
-/// its current action; a second one ends the process at once (exit 128 + the signal's number),
-/// after naming the actions whose outcome it leaves for `cairn resume` to settle.
-async fn stop_on_signals(cancel: Cancel) {
+/// its current action (exit 130, marked in `signalled`); a second one ends the process at once
+/// (exit 128 + the signal's number), after naming the actions whose outcome it leaves for
+/// `cairn resume` to settle.
+async fn stop_on_signals(cancel: Cancel, signalled: Arc<AtomicBool>) {
     use tokio::signal::unix::{SignalKind, signal};
     let kinds = [
         ("SIGINT", SignalKind::interrupt(), 2),
@@ -211,6 +216,7 @@ async fn stop_on_signals(cancel: Cancel) {
     say(format!(
         "{name}: stopping: each host finishes its current action; `cairn resume` continues (a second signal stops at once)"
     ));
+    signalled.store(true, Ordering::SeqCst);
     cancel.cancel();
     let Some((name, number)) = received.recv().await else {
         return;
@@ -256,14 +262,19 @@ fn show_check(report: &RunReport) {
     }
 }
 
-/// The recap, the failures grouped by runbook span and message, and the summary line.
-fn summarize(report: RunReport, json: bool, check: bool, shown: &Shown) -> ExitCode {
-    let succeeded = report.succeeded();
+/// The recap, the failures grouped by runbook span and message, and the summary line; the exit
+/// code says how the run ended (docs/events.md, `run_finished.exit`).
+fn summarize(
+    report: RunReport,
+    (json, check, signalled): (bool, bool, bool),
+    shown: &Shown,
+) -> ExitCode {
     let summary = Summary::of(&report);
+    let exit = summary.exit_status(report.succeeded(), signalled);
     if json {
         let event = Stamped {
             at: cairn_runtime::journal::now_millis(),
-            event: summary.event(&report.run_id, check, &shown.recap),
+            event: summary.event(&report.run_id, check, &shown.recap, exit),
         };
         say!("{}", serde_json::to_string(&event).unwrap_or_default());
     } else {
@@ -280,12 +291,5 @@ fn summarize(report: RunReport, json: bool, check: bool, shown: &Shown) -> ExitC
     for failure in group_failures(failures.collect()) {
         eprintln!("{:?}", miette::Report::new(failure));
     }
-    // A runbook error is the runbook's fault, not the hosts': exit 2, as `cairn check` would.
-    if summary.runbook_error {
-        ExitCode::from(2)
-    } else if succeeded {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::from(1)
-    }
+    ExitCode::from(exit.code())
 }

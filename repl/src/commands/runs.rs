@@ -3,7 +3,7 @@
 use std::path::Path;
 use std::process::ExitCode;
 
-use cairn_runtime::{EVENTS_SCHEMA_VERSION, RunState, RunStore};
+use cairn_runtime::{Driver, EVENTS_SCHEMA_VERSION, RunState, RunStore};
 
 /// Lists every run; one whose `run.json` or journals cannot be read is listed as unreadable,
 /// with the reason, and the listing goes on. `--json`: one object per run, as the events are
@@ -30,23 +30,33 @@ pub(crate) fn runs(state: &Path, json: bool) -> miette::Result<ExitCode> {
                 continue;
             }
         };
-        let status = match store.state(&id) {
-            Ok(RunState::Done) => "done",
-            Ok(RunState::Failed) => "failed",
-            Ok(RunState::Unfinished) => "unfinished",
-            Err(_) => "unreadable",
+        let driver = Driver::of(&store.run_dir(&id));
+        let status = match (store.state(&id), &driver) {
+            (_, Some(driver)) if driver.stopped => "stopped",
+            (_, Some(_)) => "running",
+            (Ok(RunState::Done), None) => "done",
+            (Ok(RunState::Failed), None) => "failed",
+            (Ok(RunState::Unfinished), None) => "unfinished",
+            (Err(_), None) => "unreadable",
         };
         if json {
             let line = serde_json::json!({
                 "schema": EVENTS_SCHEMA_VERSION, "run_id": id, "state": status, "at": meta.at,
                 "runbook": meta.runbook, "inventory": meta.inventory, "hosts": meta.hosts,
-                "params": meta.params,
+                "params": meta.params, "driver_pid": driver.map(|d| d.pid),
             });
             say!("{line}");
             continue;
         }
+        let driven = match driver {
+            Some(Driver { pid, stopped: true }) => format!(
+                "  driver pid {pid} is stopped: `kill -CONT {pid}` lets it go on, `kill {pid}` ends it"
+            ),
+            Some(Driver { pid, .. }) => format!("  driven by pid {pid}"),
+            None => String::new(),
+        };
         say!(
-            "{id}  {status:<10}  {} host(s)  {}",
+            "{id}  {status:<10}  {} host(s)  {}{driven}",
             meta.hosts.len(),
             meta.runbook.display()
         );

@@ -58,9 +58,28 @@ pub struct JournalLine {
     span: Option<SourceSpan>,
 }
 
+/// One call on the way to a failure inside a function: where the caller called it, in the
+/// caller's file, up to the runbook's own line.
+#[derive(Debug, thiserror::Error, Diagnostic)]
+#[error("called from {file}:{line}")]
+#[diagnostic(severity(Advice))]
+struct CalledFrom {
+    file: String,
+    line: usize,
+    function: String,
+    #[source_code]
+    source_code: NamedSource<String>,
+    #[label("`{function}` called here")]
+    span: Option<SourceSpan>,
+}
+
 /// What a failure report shows beside the runbook span.
 #[derive(Debug, thiserror::Error, Diagnostic)]
 enum Related {
+    /// A call on the way from the runbook to the failure, innermost first.
+    #[error(transparent)]
+    #[diagnostic(transparent)]
+    Called(CalledFrom),
     /// The journal record a divergence contradicts.
     #[error(transparent)]
     #[diagnostic(transparent)]
@@ -137,6 +156,7 @@ impl HostFailure {
             .related
             .iter()
             .map(|r| match r {
+                Related::Called(c) => format!("{}@{}:{}", c.function, c.file, c.line),
                 Related::Journal(j) => format!("{}@{}:{}", j.builtin, j.file, j.line),
                 Related::Output(o) => {
                     format!("{}@{}+{}", o.command, o.span.offset(), o.span.len())
@@ -217,6 +237,7 @@ impl HostFailure {
     pub fn from_rhai(host: &HostContext, runbook: &Runbook, error: &EvalAltResult) -> Self {
         let (inner, position, file) = innermost(error, &runbook.name());
         let file = crate::runbook::source_file(&runbook.name(), &file);
+        let calls = called_from(error, runbook);
         let rhai_message = match inner {
             EvalAltResult::ErrorRuntime(value, _) => value.to_string(),
             other => {
@@ -261,6 +282,9 @@ impl HostFailure {
         ) {
             failure.kind = FailureKind::Runbook;
         }
+        failure
+            .related
+            .extend(calls.into_iter().map(Related::Called));
         if let EvalAltResult::ErrorFunctionNotFound(signature, _) = inner {
             failure.help = crate::check::unit_argument_help(runbook, signature, position);
         }
@@ -314,10 +338,23 @@ impl HostFailure {
                     span: parse.span,
                 }));
             }
+            // `allow_fail` is `run`'s option: under a vendor builtin's failed command
+            // (`ofed::install`) it would point at an option that builtin does not have.
+            Some(ActionError::CommandFailed { .. }) if !failure.calls_run() => {}
             Some(error) => failure.help = help_for(&error),
             None => {}
         }
         failure
+    }
+
+    /// Whether the failed call is `run(...)`, from the runbook text it points at.
+    fn calls_run(&self) -> bool {
+        let Some(span) = self.label_span else {
+            return false;
+        };
+        let text = self.source_code.inner().get(span.offset()..).unwrap_or("");
+        text.strip_prefix("run")
+            .is_some_and(|rest| rest.trim_start().starts_with('('))
     }
 }
 
@@ -378,6 +415,52 @@ fn innermost<'e>(error: &'e EvalAltResult, runbook: &str) -> (&'e EvalAltResult,
             _ => return (current, current.position(), file),
         }
     }
+}
+
+/// The calls an error passed through on its way out, innermost first: each function's call
+/// site in its caller's file, the last one the runbook's own line.
+fn called_from(error: &EvalAltResult, runbook: &Runbook) -> Vec<CalledFrom> {
+    let mut calls = Vec::new();
+    let mut current = error;
+    let mut caller = runbook.name();
+    loop {
+        let (function, callee, inner, position) = match current {
+            EvalAltResult::ErrorInFunctionCall(function, source, inner, position) => {
+                (function.clone(), source.clone(), inner, *position)
+            }
+            EvalAltResult::ErrorInModule(path, inner, _) => {
+                caller.clone_from(path);
+                current = inner;
+                continue;
+            }
+            _ => break,
+        };
+        let file = crate::runbook::source_file(&runbook.name(), &caller);
+        let source = if file == runbook.name() {
+            runbook.text.clone()
+        } else {
+            read_source(&file)
+        };
+        let line = position.line().unwrap_or_default();
+        let column = position.position().unwrap_or_default();
+        calls.push(CalledFrom {
+            span: span_at(
+                &source,
+                u32::try_from(line).unwrap_or(0),
+                u32::try_from(column).unwrap_or(0),
+            ),
+            file: file.clone(),
+            function,
+            line,
+            source_code: NamedSource::new(file, source),
+        });
+        if !callee.is_empty() {
+            caller = callee;
+        }
+        current = inner;
+    }
+    calls.reverse();
+    calls
 }
 
 fn read_source(file: &str) -> String {

@@ -299,8 +299,8 @@ impl<'a> InventoryBuilder<'a> {
         string_span(self.text, value.span(), value.get_ref(), range)
     }
 
-    fn src(&self) -> NamedSource<String> {
-        NamedSource::new(self.name, crate::source_fold::fold_long_lines(self.text))
+    fn src(&self) -> NamedSource<crate::source_fold::LongLines> {
+        NamedSource::new(self.name, crate::source_fold::LongLines::new(self.text))
             .with_language("toml")
     }
 }

@@ -14,7 +14,7 @@ pub enum InventoryError {
         reason: String,
         /// The file.
         #[source_code]
-        src: NamedSource<String>,
+        src: NamedSource<crate::source_fold::LongLines>,
         /// The offending part of the address.
         #[label("here")]
         span: SourceSpan,
@@ -36,7 +36,7 @@ pub enum InventoryError {
         reason: String,
         /// The file.
         #[source_code]
-        src: NamedSource<String>,
+        src: NamedSource<crate::source_fold::LongLines>,
         /// The offending character.
         #[label("here")]
         span: SourceSpan,
@@ -54,7 +54,7 @@ pub enum InventoryError {
         reason: String,
         /// The file.
         #[source_code]
-        src: NamedSource<String>,
+        src: NamedSource<crate::source_fold::LongLines>,
         /// The offending part of the pattern.
         #[label("here")]
         span: SourceSpan,
@@ -74,7 +74,7 @@ pub enum InventoryError {
         reason: String,
         /// The file.
         #[source_code]
-        src: NamedSource<String>,
+        src: NamedSource<crate::source_fold::LongLines>,
         /// The host's entry.
         #[label("this host")]
         span: SourceSpan,
@@ -90,7 +90,7 @@ pub enum InventoryError {
         reason: String,
         /// The file.
         #[source_code]
-        src: NamedSource<String>,
+        src: NamedSource<crate::source_fold::LongLines>,
         /// The offending part of the address.
         #[label("here")]
         span: SourceSpan,
@@ -103,7 +103,7 @@ pub enum InventoryError {
         port: String,
         /// The file.
         #[source_code]
-        src: NamedSource<String>,
+        src: NamedSource<crate::source_fold::LongLines>,
         /// The port.
         #[label("this port")]
         span: SourceSpan,
@@ -125,7 +125,7 @@ pub enum InventoryError {
         second: SourceSpan,
         /// The file.
         #[source_code]
-        src: NamedSource<String>,
+        src: NamedSource<crate::source_fold::LongLines>,
     },
     /// Groups that contain themselves through `children`.
     #[error("group `{name}` contains itself through `children`")]
@@ -135,7 +135,7 @@ pub enum InventoryError {
         name: String,
         /// The file.
         #[source_code]
-        src: NamedSource<String>,
+        src: NamedSource<crate::source_fold::LongLines>,
         /// The child reference that closes the cycle.
         #[label("closes the cycle")]
         span: SourceSpan,
@@ -160,7 +160,7 @@ pub enum InventoryError {
         reason: &'static str,
         /// The file.
         #[source_code]
-        src: NamedSource<String>,
+        src: NamedSource<crate::source_fold::LongLines>,
         /// Where it is used.
         #[label("reserved")]
         span: SourceSpan,
@@ -173,7 +173,7 @@ pub enum InventoryError {
         message: String,
         /// The file.
         #[source_code]
-        src: NamedSource<String>,
+        src: NamedSource<crate::source_fold::LongLines>,
         /// Where.
         #[label("here")]
         span: SourceSpan,
@@ -191,7 +191,7 @@ pub enum InventoryError {
         parent: String,
         /// The file.
         #[source_code]
-        src: NamedSource<String>,
+        src: NamedSource<crate::source_fold::LongLines>,
         /// The reference.
         #[label("not defined")]
         span: SourceSpan,
@@ -207,7 +207,7 @@ pub enum InventoryError {
         key: String,
         /// The file.
         #[source_code]
-        src: NamedSource<String>,
+        src: NamedSource<crate::source_fold::LongLines>,
         /// The key.
         #[label("unknown key")]
         span: SourceSpan,
@@ -223,7 +223,7 @@ pub enum InventoryError {
         scheme: String,
         /// The file.
         #[source_code]
-        src: NamedSource<String>,
+        src: NamedSource<crate::source_fold::LongLines>,
         /// The scheme.
         #[label("unknown scheme")]
         span: SourceSpan,

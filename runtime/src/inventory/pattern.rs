@@ -181,23 +181,46 @@ impl HostPattern {
         if found.iter().any(|hit| *hit) {
             return Ok(found);
         }
-        let names = hosts
-            .iter()
-            .map(|h| h.name.as_str())
-            .chain(inventory.group_names().iter().map(String::as_str));
-        let help = match super::suggest::closest(text, names) {
-            Some(near) => format!("did you mean `{near}`?"),
-            None => format!(
-                "the inventory's groups: {}; `cairn hosts -i INVENTORY` lists its hosts",
-                inventory.group_names().join(", ")
-            ),
-        };
+        let help = near_miss(text, hosts, inventory);
         Err(error(
             &self.source,
             span,
             format!("`{text}` matches no host or group of the inventory"),
             Some(help),
         ))
+    }
+}
+
+/// What `text` was likely meant to be: a host a typo away (`nod01`: `node01`), else the hosts
+/// named like it (`esx5`: `esx[01-04]`) before any group a letter away, since a name with a
+/// number is a host's; else the nearest name.
+fn near_miss(text: &str, hosts: &[HostSpec], inventory: &Inventory) -> String {
+    let host_names = hosts.iter().map(|h| h.name.as_str());
+    if let Some(near) = super::suggest::closest(text, host_names) {
+        return format!("did you mean `{near}`?");
+    }
+    let stem = text.trim_end_matches(|c: char| c.is_ascii_digit());
+    let alike: Vec<&str> = hosts
+        .iter()
+        .map(|h| h.name.as_str())
+        .filter(|name| stem.len() < text.len() && !stem.is_empty() && name.starts_with(stem))
+        .collect();
+    if !alike.is_empty() {
+        return format!(
+            "the hosts named `{stem}...`: {}",
+            crate::host_range::compress_hosts(&alike)
+        );
+    }
+    let names = hosts
+        .iter()
+        .map(|h| h.name.as_str())
+        .chain(inventory.group_names().iter().map(String::as_str));
+    match super::suggest::closest(text, names) {
+        Some(near) => format!("did you mean `{near}`?"),
+        None => format!(
+            "the inventory's groups: {}; `cairn hosts -i INVENTORY` lists its hosts",
+            inventory.group_names().join(", ")
+        ),
     }
 }
 
@@ -310,6 +333,23 @@ mod tests {
             Some("did you mean `staging`?")
         );
         assert_eq!(typo.map(|e| e.span), Some((6, 6).into()));
+    }
+
+    #[test]
+    fn a_missing_numbered_host_suggests_the_hosts_named_like_it_not_a_group() {
+        let inventory = lab();
+        let help = |pattern: &str| {
+            HostPattern::parse(pattern)
+                .and_then(|p| p.select(&inventory).map(|_| ()))
+                .err()
+                .and_then(|e| e.help)
+                .unwrap_or_default()
+        };
+        assert_eq!(help("esx5"), "the hosts named `esx...`: esx[01-04]");
+        // A host a typo away is named first.
+        assert_eq!(help("nod01"), "did you mean `node01`?");
+        // A name without a number is still matched against groups too.
+        assert_eq!(help("esxj"), "did you mean `esxi`?");
     }
 
     #[test]

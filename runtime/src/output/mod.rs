@@ -12,6 +12,7 @@ mod verbosity;
 mod width;
 
 pub use crate::host_range::{compress_hosts, describe_hosts};
+pub use crate::run::exit_status::ExitStatus;
 pub use color::{ColorChoice, Palette};
 pub use duration::human_duration;
 pub use grouping::{group_failures, group_hosts};

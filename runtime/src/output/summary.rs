@@ -4,7 +4,7 @@
 use crate::journal::HostStatus;
 use crate::{RunEvent, RunReport};
 
-use super::Recap;
+use super::{ExitStatus, Recap};
 
 /// How a run ended, counted over its hosts (the controller is no host).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -85,17 +85,76 @@ impl Summary {
         line
     }
 
-    /// The `run_finished` event: these counts and the recap's lines.
-    pub fn event(&self, run_id: &str, check: bool, recap: &Recap) -> RunEvent {
+    /// How the run ended: stopped when a signal (`signalled`) left some host unfinished; else
+    /// a runbook error before a host's failure, as `cairn check` would exit.
+    pub fn exit_status(&self, succeeded: bool, signalled: bool) -> ExitStatus {
+        if signalled && self.stopped > 0 {
+            ExitStatus::Stopped
+        } else if self.runbook_error {
+            ExitStatus::Error
+        } else if succeeded {
+            ExitStatus::Succeeded
+        } else {
+            ExitStatus::Failed
+        }
+    }
+
+    /// The `run_finished` event: these counts, the recap's lines and how the run ended.
+    pub fn event(&self, run_id: &str, check: bool, recap: &Recap, exit: ExitStatus) -> RunEvent {
         RunEvent::RunFinished {
             check,
             controller_failed: self.controller_failed,
             done: self.done,
+            exit,
+            exit_code: exit.code(),
             failed: self.failed,
             recap: recap.lines(),
             reboot_pending: self.reboot_pending.clone(),
             run_id: run_id.to_owned(),
             stopped: self.stopped,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{ExitStatus, Summary};
+    use crate::journal::HostStatus;
+    use crate::{HostReport, RunReport};
+
+    fn report(statuses: &[HostStatus]) -> RunReport {
+        let hosts = statuses
+            .iter()
+            .enumerate()
+            .map(|(i, status)| HostReport {
+                changes: Vec::new(),
+                failure: None,
+                name: format!("node{i}"),
+                prediction_stopped: None,
+                reboot_pending: None,
+                status: *status,
+            })
+            .collect();
+        RunReport {
+            hosts,
+            run_id: "1".into(),
+        }
+    }
+
+    fn exit(statuses: &[HostStatus], signalled: bool) -> ExitStatus {
+        let report = report(statuses);
+        Summary::of(&report).exit_status(report.succeeded(), signalled)
+    }
+
+    #[test]
+    fn a_signal_that_left_hosts_unfinished_is_a_stop_not_a_failure() {
+        use HostStatus::{Cancelled, Done, Failed};
+        assert_eq!(exit(&[Done, Done], false), ExitStatus::Succeeded);
+        assert_eq!(exit(&[Done, Failed], false), ExitStatus::Failed);
+        assert_eq!(exit(&[Failed, Cancelled], true), ExitStatus::Stopped);
+        // --max-fail-percent stops hosts too, but that is the failure's doing.
+        assert_eq!(exit(&[Failed, Cancelled], false), ExitStatus::Failed);
+        // A signal after every host finished changes nothing.
+        assert_eq!(exit(&[Done, Done], true), ExitStatus::Succeeded);
     }
 }

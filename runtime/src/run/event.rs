@@ -201,6 +201,10 @@ pub enum RunEvent {
         controller_failed: bool,
         /// Hosts that finished every stage.
         done: u64,
+        /// How the run ended: `succeeded`, `failed`, `error` or `stopped` (by a signal).
+        exit: super::exit_status::ExitStatus,
+        /// The exit code that says so: 0, 1, 2 or 130.
+        exit_code: u8,
         /// Hosts that failed.
         failed: u64,
         /// Per host, in inventory order.

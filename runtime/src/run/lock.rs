@@ -69,6 +69,46 @@ impl RunLock {
     }
 }
 
+/// The process driving a run, as `cairn runs` shows it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Driver {
+    /// Its process id, as it wrote it in the lock file.
+    pub pid: String,
+    /// Whether it is stopped (SIGSTOP, SIGTSTP, a debugger): alive, holding the run, doing
+    /// nothing until it is continued.
+    pub stopped: bool,
+}
+
+impl Driver {
+    /// The process holding run folder `dir`'s lock, if one does. The probe takes a shared lock
+    /// for an instant; it writes nothing.
+    pub fn of(dir: &Path) -> Option<Self> {
+        let path = dir.join(LOCK_FILE);
+        let file = File::open(&path).ok()?;
+        match file.try_lock_shared() {
+            Ok(()) => None,
+            Err(std::fs::TryLockError::WouldBlock) => {
+                let pid = holder(&path);
+                let stopped = is_stopped(&pid);
+                Some(Self { pid, stopped })
+            }
+            Err(std::fs::TryLockError::Error(_)) => None,
+        }
+    }
+}
+
+/// Whether process `pid` is stopped: state `T` (stopped) or `t` (traced) in `/proc/PID/stat`
+/// (proc(5)); false where there is no `/proc`.
+fn is_stopped(pid: &str) -> bool {
+    let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
+        return false;
+    };
+    // The command name in parentheses may hold spaces: the state follows the last `)`.
+    stat.rsplit_once(')')
+        .and_then(|(_, rest)| rest.split_whitespace().next())
+        .is_some_and(|state| state == "T" || state == "t")
+}
+
 /// The pid the holder wrote; it writes it right after locking, so wait briefly for it.
 fn holder(path: &PathBuf) -> String {
     for _ in 0..20 {
@@ -99,7 +139,15 @@ mod tests {
             }
             other => panic!("expected busy, got {other:?}"),
         }
+        assert_eq!(
+            Driver::of(dir.path()),
+            Some(Driver {
+                pid: std::process::id().to_string(),
+                stopped: false
+            })
+        );
         drop(held);
+        assert_eq!(Driver::of(dir.path()), None);
         assert!(
             RunLock::acquire(dir.path(), "r1").is_ok(),
             "released on drop"

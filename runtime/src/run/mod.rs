@@ -3,6 +3,8 @@
 //! (`lock`). A host's failure as a diagnostic is in `ending/`.
 
 pub(crate) mod event;
+pub(crate) mod exit_status;
 pub(crate) mod lock;
 pub(crate) mod shared;
 pub(crate) mod store;
+pub(crate) mod unknown;

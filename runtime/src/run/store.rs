@@ -164,6 +164,16 @@ impl RunStore {
         ids
     }
 
+    /// `id` if it is a run here, else the nearest run id and the list (`cairn resume 2099`).
+    pub fn known_id(&self, id: &str) -> Result<String, crate::UnknownName> {
+        let ids = self.ids();
+        if ids.iter().any(|known| known == id) {
+            return Ok(id.to_owned());
+        }
+        let what = format!("no run `{id}` in {}", self.root.display());
+        Err(crate::UnknownName::new(what, id, &ids, "the runs"))
+    }
+
     /// The journal file of `host` in run `id`.
     pub fn journal_path(&self, id: &str, host: &str) -> PathBuf {
         self.run_dir(id).join(format!("{host}.jsonl"))

@@ -72,6 +72,20 @@ impl SimHost {
         Ok(host)
     }
 
+    /// Refuses a state directory made for another model than `model` (`esxi7` where the state
+    /// says `linux`) before anything opens it; a missing state is fine (it will be created).
+    pub fn check_model(dir: &Path, model: &str) -> Result<(), SimError> {
+        match SimState::load(&dir.join(STATE_FILE))? {
+            Some(state) if state.model != model => Err(SimError::StateMismatch {
+                field: "model",
+                found: state.model,
+                path: dir.to_owned(),
+                wanted: model.to_owned(),
+            }),
+            _ => Ok(()),
+        }
+    }
+
     /// The conventional state directory of `host`: `<state_dir>/sim/<host>`, so
     /// `.cairn/sim/<host>` with the default state folder `.cairn`.
     pub fn default_dir(state_dir: &Path, host: &str) -> PathBuf {

@@ -1,0 +1,149 @@
+# Print an optspec for argparse to handle cmd's options that are independent of any subcommand.
+function __fish_cairn_global_optspecs
+    string join \n state-dir= h/help V/version
+end
+
+function __fish_cairn_needs_command
+    # Figure out if the current invocation already has a command.
+    set -l cmd (commandline -opc)
+    set -e cmd[1]
+    argparse -s (__fish_cairn_global_optspecs) -- $cmd 2>/dev/null
+    or return
+    if set -q argv[1]
+        # Also print the command, so this can be used to figure out what it is.
+        echo $argv[1]
+        return 1
+    end
+    return 0
+end
+
+function __fish_cairn_using_subcommand
+    set -l cmd (__fish_cairn_needs_command)
+    test -z "$cmd"
+    and return 1
+    contains -- $cmd[1] $argv
+end
+
+complete -c cairn -n "__fish_cairn_needs_command" -l state-dir -d 'Where runs and simulated hosts keep their state' -r -F
+complete -c cairn -n "__fish_cairn_needs_command" -s h -l help -d 'Print help'
+complete -c cairn -n "__fish_cairn_needs_command" -s V -l version -d 'Print version'
+complete -c cairn -n "__fish_cairn_needs_command" -f -a "check" -d 'Check a runbook without running anything: syntax, unknown functions and modules, argument counts and literal types, option keys, params and stages declared once, stages not nested, actions inside stages, imports; with an inventory, the stages\' groups too'
+complete -c cairn -n "__fish_cairn_needs_command" -f -a "debug" -d 'Run one host\'s instance of a runbook under the debugger, from the start: it stops before the first action (or at the first breakpoint). Journals apart from any run'
+complete -c cairn -n "__fish_cairn_needs_command" -f -a "exec" -d 'Run one command on every host a pattern selects, as a one-stage run (journaled, listed by `cairn runs`, resumable): `cairn exec -i lab.toml \'esx*\' -- esxcli software vib list`'
+complete -c cairn -n "__fish_cairn_needs_command" -f -a "hosts" -d 'List the hosts of an inventory a pattern matches, under their groups'
+complete -c cairn -n "__fish_cairn_needs_command" -f -a "journal" -d 'Print a host\'s journal: its timeline, or the records as JSON lines'
+complete -c cairn -n "__fish_cairn_needs_command" -f -a "parse" -d 'Parse a vendor tool\'s output and print it as JSON'
+complete -c cairn -n "__fish_cairn_needs_command" -f -a "resume" -d 'Continue a run that stopped: replay what finished, settle what was interrupted, go on'
+complete -c cairn -n "__fish_cairn_needs_command" -f -a "run" -d 'Run a runbook on the hosts of an inventory (always a new run)'
+complete -c cairn -n "__fish_cairn_needs_command" -f -a "report" -d 'Write a run\'s report: one self-contained HTML page (summary, recap, failures, timeline, perftest and sockperf plots, fleet facts), made from its journals alone'
+complete -c cairn -n "__fish_cairn_needs_command" -f -a "runs" -d 'List runs and their state'
+complete -c cairn -n "__fish_cairn_needs_command" -f -a "completions" -d 'Print a shell\'s completion script: `cairn completions bash > /etc/bash_completion.d/cairn` (docs/completions/ has them generated)'
+complete -c cairn -n "__fish_cairn_needs_command" -f -a "man" -d 'Write the man pages, one per subcommand (`cairn.1`, `cairn-run.1`, ...), into a folder (docs/man/ has them generated)'
+complete -c cairn -n "__fish_cairn_needs_command" -f -a "config" -d 'Print each option a config file may set (`[defaults]` in `cairn.toml`, found upwards from here, and the user\'s `~/.config/cairn/config.toml`), its value, and where it came from'
+complete -c cairn -n "__fish_cairn_needs_command" -f -a "repl" -d 'Try builtins on one host: rhai lines in a persistent scope, with completion and help'
+complete -c cairn -n "__fish_cairn_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c cairn -n "__fish_cairn_using_subcommand check" -s i -l inventory -d 'The inventory (TOML) whose groups the stages must name' -r -F
+complete -c cairn -n "__fish_cairn_using_subcommand check" -l limit -d 'Only these hosts: names, globs (`esx0*`), ranges (`node[01-04]`), groups, `!` to exclude, `&` to intersect, separated by `:` or `,` (as Ansible\'s patterns)' -r
+complete -c cairn -n "__fish_cairn_using_subcommand check" -l state-dir -d 'Where runs and simulated hosts keep their state' -r -F
+complete -c cairn -n "__fish_cairn_using_subcommand check" -s h -l help -d 'Print help'
+complete -c cairn -n "__fish_cairn_using_subcommand debug" -s i -l inventory -d 'The inventory (TOML)' -r -F
+complete -c cairn -n "__fish_cairn_using_subcommand debug" -l host -d 'The inventory host to run it on' -r
+complete -c cairn -n "__fish_cairn_using_subcommand debug" -l param -d 'A parameter: NAME=VALUE (repeatable)' -r
+complete -c cairn -n "__fish_cairn_using_subcommand debug" -l break -d 'Stop before an action on this runbook line, or at this stage (repeatable)' -r
+complete -c cairn -n "__fish_cairn_using_subcommand debug" -l state-dir -d 'Where runs and simulated hosts keep their state' -r -F
+complete -c cairn -n "__fish_cairn_using_subcommand debug" -s h -l help -d 'Print help'
+complete -c cairn -n "__fish_cairn_using_subcommand exec" -s i -l inventory -d 'The inventory (TOML)' -r -F
+complete -c cairn -n "__fish_cairn_using_subcommand exec" -l param -d 'A parameter: NAME=VALUE (repeatable)' -r
+complete -c cairn -n "__fish_cairn_using_subcommand exec" -l forks -d 'At most this many hosts act at once (at least 1)' -r
+complete -c cairn -n "__fish_cairn_using_subcommand exec" -l max-fail-percent -d 'Stop the run (cleanly, resumable) once more than this percentage of hosts have failed' -r
+complete -c cairn -n "__fish_cairn_using_subcommand exec" -l max-unavailable -d 'At most this many hosts unavailable at once (rebooting, in maintenance mode, or failed): a count or a percentage of the run\'s hosts, `4` or `25%`' -r
+complete -c cairn -n "__fish_cairn_using_subcommand exec" -l reboot-timeout -d 'Seconds a rebooting host may take to come back' -r
+complete -c cairn -n "__fish_cairn_using_subcommand exec" -l color -d 'Colour ok, changed and failed: `auto` on a terminal unless NO_COLOR is set' -r -f -a "auto\t'On a terminal, unless NO_COLOR is set and not empty'
+always\t'Always, even into a pipe'
+never\t'Never'"
+complete -c cairn -n "__fish_cairn_using_subcommand exec" -l state-dir -d 'Where runs and simulated hosts keep their state' -r -F
+complete -c cairn -n "__fish_cairn_using_subcommand exec" -l read-only -d 'A query that changes nothing: reported ok, not as a change'
+complete -c cairn -n "__fish_cairn_using_subcommand exec" -l json -d 'Print one JSON event per line instead of progress (docs/events.md)'
+complete -c cairn -n "__fish_cairn_using_subcommand exec" -s q -l quiet -d 'Print only changes, failures, warnings and the recap'
+complete -c cairn -n "__fish_cairn_using_subcommand exec" -s v -l verbose -d '`-v`: also each command an action runs and the output of failed actions; `-vv`: all output'
+complete -c cairn -n "__fish_cairn_using_subcommand exec" -l debug-on-failure -d 'When an action fails, open the REPL on that host: `:retry`, `:skip [VALUE]` or `:abort` (needs a terminal; not with --json, whose lines it would interrupt)'
+complete -c cairn -n "__fish_cairn_using_subcommand exec" -l accept-new-host-keys -d 'SSH: record the key of a host that ~/.ssh/known_hosts does not know yet (a changed key is still refused)'
+complete -c cairn -n "__fish_cairn_using_subcommand exec" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c cairn -n "__fish_cairn_using_subcommand hosts" -s i -l inventory -d 'The inventory (TOML)' -r -F
+complete -c cairn -n "__fish_cairn_using_subcommand hosts" -l state-dir -d 'Where runs and simulated hosts keep their state' -r -F
+complete -c cairn -n "__fish_cairn_using_subcommand hosts" -s h -l help -d 'Print help'
+complete -c cairn -n "__fish_cairn_using_subcommand journal" -l state-dir -d 'Where runs and simulated hosts keep their state' -r -F
+complete -c cairn -n "__fish_cairn_using_subcommand journal" -l json -d 'Print the records as JSON lines'
+complete -c cairn -n "__fish_cairn_using_subcommand journal" -s h -l help -d 'Print help'
+complete -c cairn -n "__fish_cairn_using_subcommand parse" -l state-dir -d 'Where runs and simulated hosts keep their state' -r -F
+complete -c cairn -n "__fish_cairn_using_subcommand parse" -l list -d 'List the parsers'
+complete -c cairn -n "__fish_cairn_using_subcommand parse" -s h -l help -d 'Print help'
+complete -c cairn -n "__fish_cairn_using_subcommand resume" -l assume -d 'For actions that started but whose outcome was not recorded: `done` records them as done, `redo` runs them again. `HOST=done|redo` answers for one host (repeatable); a bare answer covers every host not named' -r
+complete -c cairn -n "__fish_cairn_using_subcommand resume" -l restart-host -d 'A host whose journal is lost (missing, empty, no header): run it again from scratch, every action included (repeatable)' -r
+complete -c cairn -n "__fish_cairn_using_subcommand resume" -l from-stage -d 'Forget what the journals hold from this stage on, and run it again (after an edit): its number in the progress (`1` is the first), its name, or a unique prefix of it' -r
+complete -c cairn -n "__fish_cairn_using_subcommand resume" -l runbook -d 'The run\'s runbook, moved since the run started: accepted if its content is the same' -r -F
+complete -c cairn -n "__fish_cairn_using_subcommand resume" -l param -d 'A parameter: NAME=VALUE (repeatable)' -r
+complete -c cairn -n "__fish_cairn_using_subcommand resume" -l forks -d 'At most this many hosts act at once (at least 1)' -r
+complete -c cairn -n "__fish_cairn_using_subcommand resume" -l max-fail-percent -d 'Stop the run (cleanly, resumable) once more than this percentage of hosts have failed' -r
+complete -c cairn -n "__fish_cairn_using_subcommand resume" -l max-unavailable -d 'At most this many hosts unavailable at once (rebooting, in maintenance mode, or failed): a count or a percentage of the run\'s hosts, `4` or `25%`' -r
+complete -c cairn -n "__fish_cairn_using_subcommand resume" -l reboot-timeout -d 'Seconds a rebooting host may take to come back' -r
+complete -c cairn -n "__fish_cairn_using_subcommand resume" -l color -d 'Colour ok, changed and failed: `auto` on a terminal unless NO_COLOR is set' -r -f -a "auto\t'On a terminal, unless NO_COLOR is set and not empty'
+always\t'Always, even into a pipe'
+never\t'Never'"
+complete -c cairn -n "__fish_cairn_using_subcommand resume" -l state-dir -d 'Where runs and simulated hosts keep their state' -r -F
+complete -c cairn -n "__fish_cairn_using_subcommand resume" -l json -d 'Print one JSON event per line instead of progress (docs/events.md)'
+complete -c cairn -n "__fish_cairn_using_subcommand resume" -s q -l quiet -d 'Print only changes, failures, warnings and the recap'
+complete -c cairn -n "__fish_cairn_using_subcommand resume" -s v -l verbose -d '`-v`: also each command an action runs and the output of failed actions; `-vv`: all output'
+complete -c cairn -n "__fish_cairn_using_subcommand resume" -l debug-on-failure -d 'When an action fails, open the REPL on that host: `:retry`, `:skip [VALUE]` or `:abort` (needs a terminal; not with --json, whose lines it would interrupt)'
+complete -c cairn -n "__fish_cairn_using_subcommand resume" -l accept-new-host-keys -d 'SSH: record the key of a host that ~/.ssh/known_hosts does not know yet (a changed key is still refused)'
+complete -c cairn -n "__fish_cairn_using_subcommand resume" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c cairn -n "__fish_cairn_using_subcommand run" -s i -l inventory -d 'The inventory (TOML)' -r -F
+complete -c cairn -n "__fish_cairn_using_subcommand run" -l limit -d 'Only these hosts: names, globs (`esx0*`), ranges (`node[01-04]`), groups, `!` to exclude, `&` to intersect, separated by `:` or `,` (as Ansible\'s patterns). A resume drives the hosts the run started with' -r
+complete -c cairn -n "__fish_cairn_using_subcommand run" -l param -d 'A parameter: NAME=VALUE (repeatable)' -r
+complete -c cairn -n "__fish_cairn_using_subcommand run" -l forks -d 'At most this many hosts act at once (at least 1)' -r
+complete -c cairn -n "__fish_cairn_using_subcommand run" -l max-fail-percent -d 'Stop the run (cleanly, resumable) once more than this percentage of hosts have failed' -r
+complete -c cairn -n "__fish_cairn_using_subcommand run" -l max-unavailable -d 'At most this many hosts unavailable at once (rebooting, in maintenance mode, or failed): a count or a percentage of the run\'s hosts, `4` or `25%`' -r
+complete -c cairn -n "__fish_cairn_using_subcommand run" -l reboot-timeout -d 'Seconds a rebooting host may take to come back' -r
+complete -c cairn -n "__fish_cairn_using_subcommand run" -l color -d 'Colour ok, changed and failed: `auto` on a terminal unless NO_COLOR is set' -r -f -a "auto\t'On a terminal, unless NO_COLOR is set and not empty'
+always\t'Always, even into a pipe'
+never\t'Never'"
+complete -c cairn -n "__fish_cairn_using_subcommand run" -l state-dir -d 'Where runs and simulated hosts keep their state' -r -F
+complete -c cairn -n "__fish_cairn_using_subcommand run" -l check -d 'Report per host what would change and which reboots would follow; change nothing'
+complete -c cairn -n "__fish_cairn_using_subcommand run" -l json -d 'Print one JSON event per line instead of progress (docs/events.md)'
+complete -c cairn -n "__fish_cairn_using_subcommand run" -s q -l quiet -d 'Print only changes, failures, warnings and the recap'
+complete -c cairn -n "__fish_cairn_using_subcommand run" -s v -l verbose -d '`-v`: also each command an action runs and the output of failed actions; `-vv`: all output'
+complete -c cairn -n "__fish_cairn_using_subcommand run" -l debug-on-failure -d 'When an action fails, open the REPL on that host: `:retry`, `:skip [VALUE]` or `:abort` (needs a terminal; not with --json, whose lines it would interrupt)'
+complete -c cairn -n "__fish_cairn_using_subcommand run" -l accept-new-host-keys -d 'SSH: record the key of a host that ~/.ssh/known_hosts does not know yet (a changed key is still refused)'
+complete -c cairn -n "__fish_cairn_using_subcommand run" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c cairn -n "__fish_cairn_using_subcommand report" -s o -l output -d 'The HTML file to write' -r -F
+complete -c cairn -n "__fish_cairn_using_subcommand report" -l state-dir -d 'Where runs and simulated hosts keep their state' -r -F
+complete -c cairn -n "__fish_cairn_using_subcommand report" -s h -l help -d 'Print help'
+complete -c cairn -n "__fish_cairn_using_subcommand runs" -l state-dir -d 'Where runs and simulated hosts keep their state' -r -F
+complete -c cairn -n "__fish_cairn_using_subcommand runs" -l json -d 'One JSON object per run (docs/events.md)'
+complete -c cairn -n "__fish_cairn_using_subcommand runs" -s h -l help -d 'Print help'
+complete -c cairn -n "__fish_cairn_using_subcommand completions" -l state-dir -d 'Where runs and simulated hosts keep their state' -r -F
+complete -c cairn -n "__fish_cairn_using_subcommand completions" -s h -l help -d 'Print help'
+complete -c cairn -n "__fish_cairn_using_subcommand man" -l state-dir -d 'Where runs and simulated hosts keep their state' -r -F
+complete -c cairn -n "__fish_cairn_using_subcommand man" -s h -l help -d 'Print help'
+complete -c cairn -n "__fish_cairn_using_subcommand config" -l state-dir -d 'Where runs and simulated hosts keep their state' -r -F
+complete -c cairn -n "__fish_cairn_using_subcommand config" -s h -l help -d 'Print help'
+complete -c cairn -n "__fish_cairn_using_subcommand repl" -s i -l inventory -d 'The inventory (with --host)' -r -F
+complete -c cairn -n "__fish_cairn_using_subcommand repl" -l host -d 'The inventory host to start on' -r
+complete -c cairn -n "__fish_cairn_using_subcommand repl" -l sim -d 'A throwaway simulated host instead: MODEL or MODEL?option=value&... (e.g. esxi7)' -r
+complete -c cairn -n "__fish_cairn_using_subcommand repl" -l state-dir -d 'Where runs and simulated hosts keep their state' -r -F
+complete -c cairn -n "__fish_cairn_using_subcommand repl" -s h -l help -d 'Print help'
+complete -c cairn -n "__fish_cairn_using_subcommand help; and not __fish_seen_subcommand_from check debug exec hosts journal parse resume run report runs completions man config repl help" -f -a "check" -d 'Check a runbook without running anything: syntax, unknown functions and modules, argument counts and literal types, option keys, params and stages declared once, stages not nested, actions inside stages, imports; with an inventory, the stages\' groups too'
+complete -c cairn -n "__fish_cairn_using_subcommand help; and not __fish_seen_subcommand_from check debug exec hosts journal parse resume run report runs completions man config repl help" -f -a "debug" -d 'Run one host\'s instance of a runbook under the debugger, from the start: it stops before the first action (or at the first breakpoint). Journals apart from any run'
+complete -c cairn -n "__fish_cairn_using_subcommand help; and not __fish_seen_subcommand_from check debug exec hosts journal parse resume run report runs completions man config repl help" -f -a "exec" -d 'Run one command on every host a pattern selects, as a one-stage run (journaled, listed by `cairn runs`, resumable): `cairn exec -i lab.toml \'esx*\' -- esxcli software vib list`'
+complete -c cairn -n "__fish_cairn_using_subcommand help; and not __fish_seen_subcommand_from check debug exec hosts journal parse resume run report runs completions man config repl help" -f -a "hosts" -d 'List the hosts of an inventory a pattern matches, under their groups'
+complete -c cairn -n "__fish_cairn_using_subcommand help; and not __fish_seen_subcommand_from check debug exec hosts journal parse resume run report runs completions man config repl help" -f -a "journal" -d 'Print a host\'s journal: its timeline, or the records as JSON lines'
+complete -c cairn -n "__fish_cairn_using_subcommand help; and not __fish_seen_subcommand_from check debug exec hosts journal parse resume run report runs completions man config repl help" -f -a "parse" -d 'Parse a vendor tool\'s output and print it as JSON'
+complete -c cairn -n "__fish_cairn_using_subcommand help; and not __fish_seen_subcommand_from check debug exec hosts journal parse resume run report runs completions man config repl help" -f -a "resume" -d 'Continue a run that stopped: replay what finished, settle what was interrupted, go on'
+complete -c cairn -n "__fish_cairn_using_subcommand help; and not __fish_seen_subcommand_from check debug exec hosts journal parse resume run report runs completions man config repl help" -f -a "run" -d 'Run a runbook on the hosts of an inventory (always a new run)'
+complete -c cairn -n "__fish_cairn_using_subcommand help; and not __fish_seen_subcommand_from check debug exec hosts journal parse resume run report runs completions man config repl help" -f -a "report" -d 'Write a run\'s report: one self-contained HTML page (summary, recap, failures, timeline, perftest and sockperf plots, fleet facts), made from its journals alone'
+complete -c cairn -n "__fish_cairn_using_subcommand help; and not __fish_seen_subcommand_from check debug exec hosts journal parse resume run report runs completions man config repl help" -f -a "runs" -d 'List runs and their state'
+complete -c cairn -n "__fish_cairn_using_subcommand help; and not __fish_seen_subcommand_from check debug exec hosts journal parse resume run report runs completions man config repl help" -f -a "completions" -d 'Print a shell\'s completion script: `cairn completions bash > /etc/bash_completion.d/cairn` (docs/completions/ has them generated)'
+complete -c cairn -n "__fish_cairn_using_subcommand help; and not __fish_seen_subcommand_from check debug exec hosts journal parse resume run report runs completions man config repl help" -f -a "man" -d 'Write the man pages, one per subcommand (`cairn.1`, `cairn-run.1`, ...), into a folder (docs/man/ has them generated)'
+complete -c cairn -n "__fish_cairn_using_subcommand help; and not __fish_seen_subcommand_from check debug exec hosts journal parse resume run report runs completions man config repl help" -f -a "config" -d 'Print each option a config file may set (`[defaults]` in `cairn.toml`, found upwards from here, and the user\'s `~/.config/cairn/config.toml`), its value, and where it came from'
+complete -c cairn -n "__fish_cairn_using_subcommand help; and not __fish_seen_subcommand_from check debug exec hosts journal parse resume run report runs completions man config repl help" -f -a "repl" -d 'Try builtins on one host: rhai lines in a persistent scope, with completion and help'
+complete -c cairn -n "__fish_cairn_using_subcommand help; and not __fish_seen_subcommand_from check debug exec hosts journal parse resume run report runs completions man config repl help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'

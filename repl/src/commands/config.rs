@@ -1,0 +1,53 @@
+//! `cairn config`: each configurable option's effective value and where it came from.
+
+use std::path::Path;
+use std::process::ExitCode;
+
+use cairn_runtime::config::{Config, project_file, user_file};
+
+use crate::defaults::OptionInfo;
+
+/// One line per file considered, then one per option: `forks  8  (cairn.toml:3)`.
+pub(crate) fn config(config: &Config, options: &[OptionInfo]) -> miette::Result<ExitCode> {
+    let cwd = std::env::current_dir().unwrap_or_default();
+    let files = [
+        ("user file", user_file()),
+        ("project file", project_file(&cwd)),
+    ];
+    for (what, path) in files {
+        match path {
+            Some(path) if path.is_file() => say!("{what}: {}", shown(&path, &cwd)),
+            Some(path) => say!("{what}: {} (none)", shown(&path, &cwd)),
+            None => say!("{what}: (none)"),
+        }
+    }
+    for option in options {
+        let (value, from) = effective(config, option, &cwd);
+        say!("{:<18} {:<36} ({from})", option.key, value);
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// A path relative to the working directory when it is below it (`cairn.toml`).
+fn shown(path: &Path, cwd: &Path) -> String {
+    path.strip_prefix(cwd).unwrap_or(path).display().to_string()
+}
+
+/// The value that applies and its source: the command line, the environment, a file's line,
+/// the built-in default, or nothing.
+fn effective(config: &Config, option: &OptionInfo, cwd: &Path) -> (String, String) {
+    if option.on_command_line {
+        return ("(given)".into(), "command line".into());
+    }
+    if let Some((name, value)) = &option.env {
+        return (value.clone(), format!("environment {name}"));
+    }
+    if let Some((file, setting)) = config.get(option.key) {
+        let from = format!("{}:{}", shown(&file.path, cwd), setting.line);
+        return (setting.value.clone(), from);
+    }
+    match &option.built_in {
+        Some(value) => (value.clone(), "built-in default".into()),
+        None => ("-".into(), "not set".into()),
+    }
+}

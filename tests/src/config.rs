@@ -1,0 +1,158 @@
+//! `cairn.toml` and the user's config file: defaults for the options, found upwards, refused
+//! at the span when wrong, and `cairn config` saying where each value came from.
+
+use cairn_tests::Lab;
+
+/// A lab whose project file names the inventory and the state folder, with one simulated host.
+fn lab(defaults: &str) -> Lab {
+    let lab = Lab::new();
+    lab.write(
+        "book.rhai",
+        "stage \"a\" on all { run([\"echo\", \"hi\"]); }\n",
+    );
+    lab.write("labs/one.toml", "[hosts.node01]\naddress = \"sim:linux\"\n");
+    lab.write("cairn.toml", &format!("[defaults]\n{defaults}"));
+    lab
+}
+
+#[test]
+fn the_project_file_gives_the_inventory_found_upwards_relative_to_itself() {
+    let lab = lab("inventory = \"labs/one.toml\"\nstate-dir = \"state\"\n");
+    let run = lab.cairn(&["run", "book.rhai"]);
+    assert_eq!(run.code, 0, "{}\n{}", run.stdout, run.stderr);
+    assert!(
+        lab.path().join("state/runs").is_dir(),
+        "the file's state-dir"
+    );
+    // From a folder below, the paths are still the file's.
+    lab.write("sub/keep", "");
+    let mut below = lab.command(&["run", "../book.rhai"]);
+    below.current_dir(lab.path().join("sub"));
+    let below = cairn_tests::Run::from(below.output().unwrap_or_else(|e| panic!("{e}")));
+    assert_eq!(below.code, 0, "{}\n{}", below.stdout, below.stderr);
+    assert!(
+        !lab.path().join("sub/state").exists(),
+        "state-dir is relative to cairn.toml"
+    );
+    // The command line wins over the file.
+    let given = lab.cairn(&["--state-dir", "other", "run", "book.rhai"]);
+    assert_eq!(given.code, 0, "{}", given.stderr);
+    assert!(lab.path().join("other/runs").is_dir());
+}
+
+#[test]
+fn cairn_config_prints_each_value_and_where_it_came_from() {
+    let lab = lab("forks = 3\n");
+    lab.write(
+        ".config/cairn/config.toml",
+        "[defaults]\nforks = 9\ncolor = \"never\"\n",
+    );
+    let shown = lab.cairn(&["config"]);
+    assert_eq!(shown.code, 0, "{}", shown.stderr);
+    let line = |key: &str| {
+        shown
+            .stdout
+            .lines()
+            .find(|l| l.split_whitespace().next() == Some(key))
+            .unwrap_or_default()
+            .to_owned()
+    };
+    // The project's file wins over the user's.
+    assert!(line("forks").contains(" 3 "), "{}", shown.stdout);
+    assert!(line("forks").contains("cairn.toml:2)"), "{}", shown.stdout);
+    assert!(line("color").contains("never"), "{}", shown.stdout);
+    assert!(
+        line("color").contains(".config/cairn/config.toml:3)"),
+        "{}",
+        shown.stdout
+    );
+    assert!(
+        line("state-dir").contains("(built-in default)"),
+        "{}",
+        shown.stdout
+    );
+    assert!(
+        line("max-unavailable").contains("(not set)"),
+        "{}",
+        shown.stdout
+    );
+    let with_env = lab.cairn_with(&["config"], &[("CAIRN_STATE_DIR", "elsewhere")]);
+    assert!(
+        with_env.stdout.contains("environment CAIRN_STATE_DIR"),
+        "{}",
+        with_env.stdout
+    );
+}
+
+#[test]
+fn an_unknown_key_is_refused_with_did_you_mean_at_its_span() {
+    let lab = lab("inventory = \"labs/one.toml\"\nforsk = 4\n");
+    for args in [&["run", "book.rhai"][..], &["config"]] {
+        let run = lab.cairn(args);
+        assert_eq!(run.code, 2, "{args:?}: {}", run.stdout);
+        assert!(
+            run.stderr.contains("unknown key in [defaults] `forsk`"),
+            "{}",
+            run.stderr
+        );
+        assert!(
+            run.stderr.contains("did you mean `forks`?"),
+            "{}",
+            run.stderr
+        );
+        assert!(run.stderr.contains("cairn.toml:3:1"), "{}", run.stderr);
+    }
+    lab.write("cairn.toml", "[default]\nforks = 4\n");
+    let run = lab.cairn(&["config"]);
+    assert_eq!(run.code, 2);
+    assert!(
+        run.stderr.contains("unknown section `default`"),
+        "{}",
+        run.stderr
+    );
+    assert!(
+        run.stderr.contains("did you mean `defaults`?"),
+        "{}",
+        run.stderr
+    );
+}
+
+#[test]
+fn a_value_the_option_refuses_is_refused_at_the_value_in_the_file() {
+    let lab = lab("inventory = \"labs/one.toml\"\nforks = 0\n");
+    let run = lab.cairn(&["run", "book.rhai"]);
+    assert_eq!(run.code, 2, "{}", run.stdout);
+    assert!(
+        run.stderr.contains("invalid value '0' for '--forks'"),
+        "{}",
+        run.stderr
+    );
+    assert!(run.stderr.contains("cairn.toml:3:9"), "{}", run.stderr);
+    assert!(!lab.path().join(".cairn/runs").exists(), "nothing ran");
+    lab.write("cairn.toml", "[defaults]\ncolor = \"sometimes\"\n");
+    let run = lab.cairn(&["config"]);
+    assert_eq!(run.code, 2);
+    assert!(
+        crate::refusals::unwrapped(&run.stderr).contains("possible values: auto, always, never"),
+        "{}",
+        run.stderr
+    );
+}
+
+#[test]
+fn a_configured_inventory_does_not_stop_a_repl_on_a_simulated_host() {
+    let lab = lab("inventory = \"labs/one.toml\"\n");
+    let mut command = lab.command(&["repl", "--sim", "linux?clock=virtual"]);
+    command
+        .env("XDG_STATE_HOME", lab.path())
+        .env("TERM", "xterm");
+    let mut session = rexpect::session::spawn_command(command, Some(10_000))
+        .unwrap_or_else(|e| panic!("spawn: {e}"));
+    session
+        .exp_string("sim-linux> ")
+        .unwrap_or_else(|e| panic!("the prompt, not `choose a host`: {e}"));
+    session.send_line("40 + 2").unwrap_or_default();
+    session
+        .exp_string("42")
+        .unwrap_or_else(|e| panic!("evaluated: {e}"));
+}

@@ -1,0 +1,49 @@
+//! Diagnostics point at the file they are in, and a failure inside a module shows the calls
+//! that led there, up to the runbook's line.
+
+use cairn_tests::Lab;
+
+/// A runbook whose line 4 calls a module function that calls another, whose `run` fails.
+fn lab() -> Lab {
+    let lab = Lab::new();
+    lab.write(
+        "lib/helper.rhai",
+        "fn inner() {\n    run([\"false\"]);\n}\n\nfn configure() {\n    expect(check_mode() == false, \"cannot predict\");\n    inner();\n}\n",
+    );
+    lab.write(
+        "book.rhai",
+        "import \"helper\" as helper;\n\nstage \"a\" on all {\n    helper::configure();\n}\n",
+    );
+    lab.write("lab.toml", "[hosts.node01]\naddress = \"sim:linux\"\n");
+    lab
+}
+
+#[test]
+fn a_failure_inside_a_module_shows_the_calls_up_to_the_runbook_line() {
+    let lab = lab();
+    let run = lab.cairn(&["run", "book.rhai", "-i", "lab.toml"]);
+    assert_eq!(run.code, 1, "{}\n{}", run.stdout, run.stderr);
+    let stderr = &run.stderr;
+    assert!(
+        stderr.contains("lib/helper.rhai:2:"),
+        "the failure is in the module\n{stderr}"
+    );
+    let inner = stderr.find("called from lib/helper.rhai:7");
+    let outer = stderr.find("called from book.rhai:4");
+    assert!(inner.is_some() && outer.is_some(), "{stderr}");
+    assert!(inner < outer, "innermost first\n{stderr}");
+    assert!(stderr.contains("`configure` called here"), "{stderr}");
+}
+
+#[test]
+fn check_modes_prediction_stop_names_the_module_file() {
+    let lab = lab();
+    let run = lab.cairn(&["run", "book.rhai", "-i", "lab.toml", "--check"]);
+    assert_eq!(run.code, 0, "{}\n{}", run.stdout, run.stderr);
+    assert!(
+        run.stdout
+            .contains("prediction stopped at lib/helper.rhai:6: cannot predict"),
+        "{}",
+        run.stdout
+    );
+}
