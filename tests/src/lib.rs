@@ -146,7 +146,9 @@ impl Lab {
         command
             .current_dir(self.path())
             .args(args)
-            .env_remove("CAIRN_STATE_DIR");
+            .env_remove("CAIRN_STATE_DIR")
+            // Each lab its own lease folder: labs run in parallel, and `local` is one machine.
+            .env("CAIRN_LEASE_DIR", self.path().join(".leases"));
         command
     }
 
@@ -160,7 +162,8 @@ impl Lab {
             .arg(binary("cairn"))
             .args(args)
             .current_dir(self.path())
-            .env_remove("CAIRN_STATE_DIR");
+            .env_remove("CAIRN_STATE_DIR")
+            .env("CAIRN_LEASE_DIR", self.path().join(".leases"));
         command
     }
 

@@ -328,6 +328,15 @@ impl Transport for SshTransport {
     fn upload(&mut self, local: &Path, remote: &str) -> Result<bool, TransportError> {
         self.upload_file(local, remote)
     }
+
+    /// The machine, not the login: two users of one host share its lease.
+    fn identity(&self) -> Option<String> {
+        Some(format!(
+            "ssh://{}:{}",
+            self.target.host_name.to_ascii_lowercase(),
+            self.target.port
+        ))
+    }
 }
 
 impl SshTransport {
