@@ -226,7 +226,15 @@ pub fn execute(
     let mut leases = if options.check {
         crate::lease::RunLeases::default()
     } else {
-        take_leases(&participants, &run_id, &run_dir, &options, &cancel, &events, resume)?
+        take_leases(
+            &participants,
+            &run_id,
+            &run_dir,
+            &options,
+            &cancel,
+            &events,
+            resume,
+        )?
     };
     let mut shared = RunShared::new(
         participants.len(),
@@ -404,7 +412,10 @@ fn take_leases(
         .filter(|(_, role, _)| *role == Role::Host)
         .filter_map(|(info, _, transport)| Some((info.name.clone(), transport.identity()?)))
         .collect();
-    let state_dir = run_dir.parent().and_then(std::path::Path::parent).unwrap_or(run_dir);
+    let state_dir = run_dir
+        .parent()
+        .and_then(std::path::Path::parent)
+        .unwrap_or(run_dir);
     let holder = crate::lease::Holder::this_process(run_id, state_dir);
     let waiting = |host: &str, by: &crate::lease::Holder| {
         events.send(RunEvent::Warning {
@@ -412,10 +423,10 @@ fn take_leases(
             message: format!("waiting: {host} is held by {}", by.describe()),
         });
     };
-    let store = options
-        .lease_dir
-        .as_deref()
-        .map_or_else(crate::lease::FolderLeases::from_env, crate::lease::FolderLeases::at);
+    let store = options.lease_dir.as_deref().map_or_else(
+        crate::lease::FolderLeases::from_env,
+        crate::lease::FolderLeases::at,
+    );
     let taken = crate::lease::take_all(
         &store,
         &hosts,

@@ -1,10 +1,9 @@
 //! `cairn resume --assume done`: an answer is written to every journal or to none, and `done`
 //! never hands the runbook a result the host did not give.
 
-use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::path::PathBuf;
 
-use cairn_tests::{Lab, records};
+use cairn_tests::{Immutable, Lab, records};
 
 /// The newest run's folder.
 fn run_dir(lab: &Lab) -> PathBuf {
@@ -25,35 +24,13 @@ fn cut_after_first_intent(lab: &Lab, host: &str) {
     std::fs::write(&path, kept.join("\n") + "\n").unwrap_or_else(|e| panic!("{e}"));
 }
 
-/// A file made immutable (`chattr +i`: not even root can open it for writing), made mutable
-/// again when dropped.
-struct Immutable(PathBuf);
-
-impl Immutable {
-    fn set(path: &Path) -> Result<Self, String> {
-        let out = Command::new("chattr")
-            .arg("+i")
-            .arg(path)
-            .output()
-            .map_err(|e| e.to_string())?;
-        if out.status.success() {
-            Ok(Self(path.to_owned()))
-        } else {
-            Err(String::from_utf8_lossy(&out.stderr).into_owned())
-        }
-    }
-}
-
-impl Drop for Immutable {
-    fn drop(&mut self) {
-        let _ = Command::new("chattr").arg("-i").arg(&self.0).status();
-    }
-}
-
 #[test]
 fn a_resume_that_cannot_write_one_journal_writes_its_answer_to_none() {
     let lab = Lab::new();
-    lab.write("book.rhai", "stage \"s\" on all { run([\"echo\", \"a\"]); }\n");
+    lab.write(
+        "book.rhai",
+        "stage \"s\" on all { run([\"echo\", \"a\"]); }\n",
+    );
     lab.write(
         "lab.toml",
         &crate::executor::inventory("node[01-02]", "clock=virtual"),
@@ -111,7 +88,11 @@ fn done_for_an_interrupted_action_whose_output_the_runbook_reads_is_refused_and_
     );
     let run = lab.cairn(&["run", "book.rhai", "-i", "lab.toml"]);
     assert_eq!(run.code, 0, "{}", run.stderr);
-    assert_eq!(lab.sim_count("node01", &["echo", "set"]), 0, "a clean run sets nothing");
+    assert_eq!(
+        lab.sim_count("node01", &["echo", "set"]),
+        0,
+        "a clean run sets nothing"
+    );
     // The query ran on the host; its outcome (its output) was lost with the controller.
     cut_after_first_intent(&lab, "node01");
     let journal = run_dir(&lab).join("node01.jsonl");
@@ -157,14 +138,19 @@ fn done_for_an_interrupted_action_whose_output_nothing_reads_is_recorded() {
     // Cut after the last action's intent: `run(["echo", "last"]);` is a statement of its own.
     let path = run_dir(&lab).join("node01.jsonl");
     let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{e}"));
-    let last = text
-        .lines()
+    let lines: Vec<&str> = text.lines().collect();
+    let last = lines
+        .iter()
         .rposition(|l| l.contains("\"type\":\"intent\""))
         .unwrap_or_else(|| panic!("no intent"));
-    let kept: Vec<&str> = text.lines().take(last + 1).collect();
+    let kept = &lines[..=last];
     std::fs::write(&path, kept.join("\n") + "\n").unwrap_or_else(|e| panic!("{e}"));
     let resumed = lab.cairn(&["resume", "--assume", "done"]);
     assert_eq!(resumed.code, 0, "{}\n{}", resumed.stdout, resumed.stderr);
     assert_eq!(records(&lab.journal("node01"), "decision").len(), 1);
-    assert_eq!(lab.sim_count("node01", &["echo", "last"]), 1, "not run again");
+    assert_eq!(
+        lab.sim_count("node01", &["echo", "last"]),
+        1,
+        "not run again"
+    );
 }

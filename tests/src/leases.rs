@@ -35,7 +35,10 @@ fn spawn(mut command: Command) -> Child {
 fn until_logged(lab: &Lab, host: &str, word: &str) {
     let started = Instant::now();
     while lab.sim_count(host, &["echo", word]) == 0 {
-        assert!(started.elapsed() < Duration::from_secs(20), "{host} never ran {word}");
+        assert!(
+            started.elapsed() < Duration::from_secs(20),
+            "{host} never ran {word}"
+        );
         std::thread::sleep(Duration::from_millis(20));
     }
 }
@@ -70,10 +73,22 @@ fn a_second_run_on_held_hosts_refuses_before_acting_naming_the_holder() {
     for host in ["n1", "n2"] {
         let line = format!("{host} is held by run {id} (controller ");
         assert!(second.stderr.contains(&line), "{line}\n{}", second.stderr);
-        assert_eq!(echoed(&lab, host), ["A-before", "A-after"], "{host}: only the first run acted");
+        assert_eq!(
+            echoed(&lab, host),
+            ["A-before", "A-after"],
+            "{host}: only the first run acted"
+        );
     }
-    assert!(second.stderr.contains("wait, or resume that run"), "{}", second.stderr);
-    assert_eq!(lab.runs().len(), 1, "the refused run left no run folder to resume");
+    assert!(
+        second.stderr.contains("wait, or resume that run"),
+        "{}",
+        second.stderr
+    );
+    assert_eq!(
+        lab.runs().len(),
+        1,
+        "the refused run left no run folder to resume"
+    );
 }
 
 #[test]
@@ -91,7 +106,11 @@ fn wait_for_hosts_waits_for_the_holder_then_runs() {
         second.stdout
     );
     for host in ["n1", "n2"] {
-        assert_eq!(echoed(&lab, host), ["A-before", "A-after", "B"], "{host}: one after the other");
+        assert_eq!(
+            echoed(&lab, host),
+            ["A-before", "A-after", "B"],
+            "{host}: one after the other"
+        );
     }
 }
 
@@ -111,14 +130,19 @@ fn the_lease_of_a_killed_run_is_taken_over_shown_and_journaled() {
     let second = lab.cairn(&["run", "b.rhai", "-i", "inv.toml"]);
     assert_eq!(second.code, 0, "{}\n{}", second.stdout, second.stderr);
     assert!(
-        second.stdout.contains(&format!("took the host over from run {killed}")),
+        second
+            .stdout
+            .contains(&format!("took the host over from run {killed}")),
         "{}",
         second.stdout
     );
     let journal = lab.journal("n1");
     let leases = records(&journal, "lease");
     assert_eq!(leases.len(), 1, "journaled");
-    assert_eq!(leases[0]["data"]["taken_over_from"]["run_id"], killed.as_str());
+    assert_eq!(
+        leases[0]["data"]["taken_over_from"]["run_id"],
+        killed.as_str()
+    );
 }
 
 #[test]
@@ -140,18 +164,21 @@ fn two_working_folders_on_one_local_host_meet_on_one_lease() {
     let first = spawn(with_leases(&a));
     let started = Instant::now();
     while !held(&leases) {
-        assert!(started.elapsed() < Duration::from_secs(20), "the first run never took h1");
+        assert!(
+            started.elapsed() < Duration::from_secs(20),
+            "the first run never took h1"
+        );
         std::thread::sleep(Duration::from_millis(20));
     }
-    let second = cairn_tests::Run::from(
-        with_leases(&b)
-            .output()
-            .unwrap_or_else(|e| panic!("{e}")),
-    );
+    let second = cairn_tests::Run::from(with_leases(&b).output().unwrap_or_else(|e| panic!("{e}")));
     let holder = finish(first);
     assert_eq!(holder.code, 0, "{}", holder.stderr);
     assert_eq!(second.code, 2, "{}\n{}", second.stdout, second.stderr);
-    assert!(second.stderr.contains("h1 is held by run"), "{}", second.stderr);
+    assert!(
+        second.stderr.contains("h1 is held by run"),
+        "{}",
+        second.stderr
+    );
 }
 
 /// Whether some lease file in `dir` names a holder.

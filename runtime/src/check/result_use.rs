@@ -25,6 +25,13 @@ fn read_at(ast: &AST, line: u32, column: u32) -> bool {
         position.line() == usize::try_from(line).ok()
             && position.position() == usize::try_from(column).ok()
     };
+    // The call as a statement of its own: rhai's optimizer makes it a `Stmt::FnCall`, and
+    // leaves it an expression statement where it does not reach (a custom syntax's block).
+    let is_statement = |statement: &Stmt| match statement {
+        Stmt::FnCall(_, position) => at(*position),
+        Stmt::Expr(expr) => matches!(expr.as_ref(), Expr::FnCall(_, position) if at(*position)),
+        _ => false,
+    };
     // A function's body statements are walked at the top, as the script's are: the last one
     // inside a body's span is what the function returns.
     let key = |p: Position| (p.line().unwrap_or(0), p.position().unwrap_or(0));
@@ -33,27 +40,22 @@ fn read_at(ast: &AST, line: u32, column: u32) -> bool {
         .map(|f| (key(f.body.start_position()), key(f.body.end_position())))
         .collect();
     let mut last_in_body: Vec<Option<bool>> = vec![None; bodies.len()];
+    let mut read = false;
     ast.walk(&mut |path: &[ASTNode]| {
         if let [ASTNode::Stmt(statement)] = path {
             let here = key(statement.position());
             if let Some(body) = bodies.iter().position(|(s, e)| *s <= here && here <= *e) {
-                last_in_body[body] = Some(matches!(statement, Stmt::FnCall(_, p) if at(*p)));
+                last_in_body[body] = Some(is_statement(statement));
             }
         }
-        true
-    });
-    let returned = last_in_body.contains(&Some(true));
-    let mut read = returned;
-    ast.walk(&mut |path: &[ASTNode]| {
-        if let Some(ASTNode::Expr(Expr::FnCall(_, position))) = path.last()
+        if let [.., parent, ASTNode::Expr(Expr::FnCall(_, position))] = path
             && at(*position)
         {
-            read = true;
-            return false;
+            read = !matches!(parent, ASTNode::Stmt(statement) if is_statement(statement));
         }
         true
     });
-    read
+    read || last_in_body.contains(&Some(true))
 }
 
 #[cfg(test)]
@@ -81,5 +83,20 @@ mod tests {
         assert!(!read(script, 4, 18), "a statement inside the branch");
         assert!(read(script, 5, 13), "a function's return value");
         assert!(!read(script, 9, 1), "no call there");
+    }
+
+    #[test]
+    fn a_statement_inside_a_custom_syntax_block_is_not_read() {
+        let mut engine = Engine::new();
+        engine.register_fn("run", |x: i64| x);
+        let registered =
+            engine.register_custom_syntax(["stage", "$block$"], false, |ctx, inputs| {
+                ctx.eval_expression_tree(&inputs[0])
+            });
+        assert!(registered.is_ok());
+        let script = "stage { run(1); let q = run(2); }\n";
+        let ast = engine.compile(script).unwrap_or_else(|e| panic!("{e}"));
+        assert!(!read_at(&ast, 1, 9), "a statement of its own");
+        assert!(read_at(&ast, 1, 25), "kept");
     }
 }

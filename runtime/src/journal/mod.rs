@@ -13,8 +13,8 @@ pub use host_journal::{HostJournal, RecordedAction};
 pub use journal_error::JournalError;
 pub use journal_event::{
     Assume, BatchRecord, DebugChoice, DebugRecord, DecisionRecord, HostEndRecord, HostStatus,
-    IntentRecord, JOURNAL_VERSION, JournalEvent, LeaseRecord, LogRecord, OutcomeRecord, ProgressRecord,
-    ResumeRecord, RewindRecord, RunHeader, StageRecord, WaitRecord,
+    IntentRecord, JOURNAL_VERSION, JournalEvent, LeaseRecord, LogRecord, OutcomeRecord,
+    ProgressRecord, ResumeRecord, RewindRecord, RunHeader, StageRecord, WaitRecord,
 };
 pub use journal_set::JournalSet;
 pub use journal_writer::JournalWriter;

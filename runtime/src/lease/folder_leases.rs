@@ -221,7 +221,9 @@ mod tests {
         };
         std::fs::write(leases.path("local"), serde_json::to_string(&dead)?)?;
         match leases.try_take("local", &holder("new"))? {
-            Taken::TakenOver(_, from) => assert_eq!((from.run_id.as_str(), from.pid), ("dead", 999_999)),
+            Taken::TakenOver(_, from) => {
+                assert_eq!((from.run_id.as_str(), from.pid), ("dead", 999_999))
+            }
             other => panic!("taken over: {other:?}"),
         }
         Ok(())

@@ -45,7 +45,12 @@ pub enum TakeError {
 
 fn held_lines(held: &[(String, Holder)]) -> String {
     held.iter()
-        .map(|(host, holder)| format!("{host} is held by {}; wait, or resume that run", holder.describe()))
+        .map(|(host, holder)| {
+            format!(
+                "{host} is held by {}; wait, or resume that run",
+                holder.describe()
+            )
+        })
         .collect::<Vec<_>>()
         .join("\n")
 }
