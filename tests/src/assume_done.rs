@@ -11,17 +11,35 @@ fn run_dir(lab: &Lab) -> PathBuf {
     lab.path().join(".cairn/runs").join(id)
 }
 
-/// Cuts `host`'s journal right after its first intent: the action started and the controller
-/// died before its outcome, as a SIGKILL leaves it.
-fn cut_after_first_intent(lab: &Lab, host: &str) {
+/// Cuts `host`'s journal right after its first intent (or its last): the action started and
+/// the controller died before its outcome, as a SIGKILL leaves it.
+fn cut_after_intent(lab: &Lab, host: &str, last: bool) {
     let path = run_dir(lab).join(format!("{host}.jsonl"));
     let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{e}"));
-    let end = text
-        .lines()
-        .position(|l| l.contains("\"type\":\"intent\""))
-        .unwrap_or_else(|| panic!("{host}: no intent"));
-    let kept: Vec<&str> = text.lines().take(end + 1).collect();
-    std::fs::write(&path, kept.join("\n") + "\n").unwrap_or_else(|e| panic!("{e}"));
+    let lines: Vec<&str> = text.lines().collect();
+    let intents: Vec<usize> = (0..lines.len())
+        .filter(|&n| lines[n].contains("\"type\":\"intent\""))
+        .collect();
+    let end = if last {
+        intents.last()
+    } else {
+        intents.first()
+    };
+    let end = *end.unwrap_or_else(|| panic!("{host}: no intent"));
+    std::fs::write(&path, lines[..=end].join("\n") + "\n").unwrap_or_else(|e| panic!("{e}"));
+}
+
+/// A lab whose one host ran `QUERY_THEN_SET` to its end.
+fn query_then_set_run() -> Lab {
+    let lab = Lab::new();
+    lab.write("book.rhai", QUERY_THEN_SET);
+    lab.write(
+        "lab.toml",
+        &crate::executor::inventory("node01", "clock=virtual"),
+    );
+    let run = lab.cairn(&["run", "book.rhai", "-i", "lab.toml"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    lab
 }
 
 #[test]
@@ -38,7 +56,7 @@ fn a_resume_that_cannot_write_one_journal_writes_its_answer_to_none() {
     let run = lab.cairn(&["run", "book.rhai", "-i", "lab.toml"]);
     assert_eq!(run.code, 0, "{}", run.stderr);
     for host in ["node01", "node02"] {
-        cut_after_first_intent(&lab, host);
+        cut_after_intent(&lab, host, false);
     }
     let first = run_dir(&lab).join("node01.jsonl");
     let before = std::fs::read(&first).unwrap_or_else(|e| panic!("{e}"));
@@ -80,21 +98,14 @@ const QUERY_THEN_SET: &str = "stage \"s\" on all {\n\
 
 #[test]
 fn done_for_an_interrupted_action_whose_output_the_runbook_reads_is_refused_and_redo_reruns_it() {
-    let lab = Lab::new();
-    lab.write("book.rhai", QUERY_THEN_SET);
-    lab.write(
-        "lab.toml",
-        &crate::executor::inventory("node01", "clock=virtual"),
-    );
-    let run = lab.cairn(&["run", "book.rhai", "-i", "lab.toml"]);
-    assert_eq!(run.code, 0, "{}", run.stderr);
+    let lab = query_then_set_run();
     assert_eq!(
         lab.sim_count("node01", &["echo", "set"]),
         0,
         "a clean run sets nothing"
     );
     // The query ran on the host; its outcome (its output) was lost with the controller.
-    cut_after_first_intent(&lab, "node01");
+    cut_after_intent(&lab, "node01", false);
     let journal = run_dir(&lab).join("node01.jsonl");
     let before = std::fs::read(&journal).unwrap_or_else(|e| panic!("{e}"));
     let refused = lab.cairn(&["resume", "--assume", "done"]);
@@ -127,24 +138,9 @@ fn done_for_an_interrupted_action_whose_output_the_runbook_reads_is_refused_and_
 
 #[test]
 fn done_for_an_interrupted_action_whose_output_nothing_reads_is_recorded() {
-    let lab = Lab::new();
-    lab.write("book.rhai", QUERY_THEN_SET);
-    lab.write(
-        "lab.toml",
-        &crate::executor::inventory("node01", "clock=virtual"),
-    );
-    let run = lab.cairn(&["run", "book.rhai", "-i", "lab.toml"]);
-    assert_eq!(run.code, 0, "{}", run.stderr);
-    // Cut after the last action's intent: `run(["echo", "last"]);` is a statement of its own.
-    let path = run_dir(&lab).join("node01.jsonl");
-    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{e}"));
-    let lines: Vec<&str> = text.lines().collect();
-    let last = lines
-        .iter()
-        .rposition(|l| l.contains("\"type\":\"intent\""))
-        .unwrap_or_else(|| panic!("no intent"));
-    let kept = &lines[..=last];
-    std::fs::write(&path, kept.join("\n") + "\n").unwrap_or_else(|e| panic!("{e}"));
+    let lab = query_then_set_run();
+    // The last action, `run(["echo", "last"]);`, is a statement of its own.
+    cut_after_intent(&lab, "node01", true);
     let resumed = lab.cairn(&["resume", "--assume", "done"]);
     assert_eq!(resumed.code, 0, "{}\n{}", resumed.stdout, resumed.stderr);
     assert_eq!(records(&lab.journal("node01"), "decision").len(), 1);

@@ -31,16 +31,20 @@ fn spawn(mut command: Command) -> Child {
         .unwrap_or_else(|e| panic!("spawn: {e}"))
 }
 
-/// Waits until `host`'s simulated log has a command starting with `word`.
-fn until_logged(lab: &Lab, host: &str, word: &str) {
+/// Waits (20 s at most) until `done`.
+fn wait_until(what: &str, done: impl Fn() -> bool) {
     let started = Instant::now();
-    while lab.sim_count(host, &["echo", word]) == 0 {
-        assert!(
-            started.elapsed() < Duration::from_secs(20),
-            "{host} never ran {word}"
-        );
+    while !done() {
+        assert!(started.elapsed() < Duration::from_secs(20), "{what}");
         std::thread::sleep(Duration::from_millis(20));
     }
+}
+
+/// Waits until `host`'s simulated log has `echo WORD`.
+fn until_logged(lab: &Lab, host: &str, word: &str) {
+    wait_until(&format!("{host} never ran {word}"), || {
+        lab.sim_count(host, &["echo", word]) > 0
+    });
 }
 
 /// The words `host` echoed, in order.
@@ -162,14 +166,7 @@ fn two_working_folders_on_one_local_host_meet_on_one_lease() {
         command
     };
     let first = spawn(with_leases(&a));
-    let started = Instant::now();
-    while !held(&leases) {
-        assert!(
-            started.elapsed() < Duration::from_secs(20),
-            "the first run never took h1"
-        );
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    wait_until("the first run never took h1", || held(&leases));
     let second = cairn_tests::Run::from(with_leases(&b).output().unwrap_or_else(|e| panic!("{e}")));
     let holder = finish(first);
     assert_eq!(holder.code, 0, "{}", holder.stderr);
