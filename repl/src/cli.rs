@@ -213,6 +213,9 @@ pub(crate) struct CommonRunArgs {
     /// Seconds a rebooting host may take to come back.
     #[arg(long, value_name = "SECS")]
     pub(crate) reboot_timeout: Option<u64>,
+    /// Wait for hosts another run holds (shown as it waits), instead of refusing the run.
+    #[arg(long)]
+    pub(crate) wait_for_hosts: bool,
     /// Print one JSON event per line instead of progress (docs/events.md).
     #[arg(long)]
     pub(crate) json: bool,

@@ -18,6 +18,10 @@ pub(crate) fn describe(event: &JournalEvent) -> Option<String> {
             w.limit,
             w.holders.join(", ")
         ),
+        JournalEvent::Lease(l) => format!(
+            "took the host over from {}, whose process had ended",
+            l.taken_over_from.describe()
+        ),
         JournalEvent::Batch(b) => format!("  batch {}/{}: {}", b.batch, b.of, b.hosts.join(", ")),
         JournalEvent::Intent(i) => format!(
             "  #{} {} {} ({}:{})",

@@ -302,6 +302,7 @@ fn event_at(event: &JournalEvent) -> u64 {
         JournalEvent::HostEnd(r) => r.at,
         JournalEvent::Header(r) => r.at,
         JournalEvent::Intent(r) => r.at,
+        JournalEvent::Lease(r) => r.at,
         JournalEvent::Log(r) => r.at,
         JournalEvent::Outcome(r) => r.at,
         JournalEvent::Progress(r) => r.at,

@@ -177,6 +177,7 @@ impl ActionError {
                 | Self::Journal(_)
                 | Self::Transport(
                     TransportError::Interrupted { .. }
+                        | TransportError::HostState { .. }
                         | TransportError::Stopped { .. }
                         | TransportError::TimedOut { .. }
                 )

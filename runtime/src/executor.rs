@@ -9,8 +9,8 @@ use rhai::AST;
 
 use crate::ending::failure::HostFailure;
 use crate::journal::{
-    DecisionRecord, HostJournal, HostStatus, JOURNAL_VERSION, JournalError, JournalEvent,
-    JournalWriter, ResumeRecord, RewindRecord, RunHeader, now_millis,
+    Assume, DecisionRecord, HostJournal, HostStatus, JOURNAL_VERSION, JournalError, JournalEvent,
+    JournalSet, ResumeRecord, RewindRecord, RunHeader, now_millis,
 };
 use crate::{
     ActionError, Assumptions, Cancel, Clock, EventSink, ExecOutput, ExecRequest, HostContext,
@@ -77,6 +77,20 @@ pub enum RunError {
         )
     )]
     NeedsDecision(#[related] Vec<HostFailure>),
+    /// Actions answered `done` whose output was lost, where the runbook reads that output:
+    /// `done` has no result to give them, and an empty one would decide the runbook's next step.
+    #[error("{} action(s) answered `done` lost their output, which the runbook reads; nothing was run", .0.iter().map(HostFailure::host_count).sum::<usize>())]
+    #[diagnostic(
+        code(cairn::runtime::unknown_result),
+        help(
+            "`done` would hand the runbook an empty result here (for `run`: code 0, empty stdout and stderr) and it would decide what runs next from it. If the command only reads the host, run it again: `--assume HOST=redo` (or mark it `read_only` in the runbook); if it changed the host and did finish, `cairn resume --from-stage STAGE` runs the stage again from its start"
+        )
+    )]
+    UnknownResult(#[related] Vec<HostFailure>),
+    /// Hosts another run holds, or the lease folder failing.
+    #[error(transparent)]
+    #[diagnostic(transparent)]
+    Leases(#[from] crate::lease::TakeError),
     /// A `--param` the runbook does not declare, or a secret that must be given again.
     #[error("{message}")]
     #[diagnostic(code(cairn::runtime::param))]
@@ -147,6 +161,7 @@ pub fn execute(
     let journal_path = |name: &str| run_dir.join(format!("{name}.jsonl"));
 
     let mut recorded: BTreeMap<String, HostJournal> = BTreeMap::new();
+    let mut journals = JournalSet::default();
     if resume {
         for (info, ..) in &participants {
             let path = journal_path(&info.name);
@@ -164,10 +179,21 @@ pub fn execute(
                 recorded.insert(info.name.clone(), journal);
             }
         }
-        if let Some(stage) = &from_stage {
-            rewind(&mut recorded, stage, &journal_path)?;
-        }
-        settle_unknown_outcomes(&recorded, &assume, &journal_path)?;
+        // Every journal is opened before any is written: a resume that cannot write one of
+        // them has changed none (docs/journal.md).
+        let writable = participants
+            .iter()
+            .filter(|(info, ..)| !options.check || recorded.contains_key(&info.name))
+            .map(|(info, ..)| (info.name.clone(), journal_path(&info.name)));
+        journals = JournalSet::open_all(writable)?;
+        settle_before_start(
+            &engine,
+            &mut recorded,
+            &mut journals,
+            from_stage.as_deref(),
+            &assume,
+            &journal_path,
+        )?;
         for (host, journal) in recorded.iter_mut() {
             if let Some(assume) = assume.for_host(host) {
                 for action in journal.actions.values_mut() {
@@ -198,6 +224,19 @@ pub fn execute(
         }
     }
 
+    let mut leases = if options.check {
+        crate::lease::RunLeases::default()
+    } else {
+        take_leases(
+            &participants,
+            &run_id,
+            &run_dir,
+            &options,
+            &cancel,
+            &events,
+            resume,
+        )?
+    };
     let mut shared = RunShared::new(
         participants.len(),
         host_infos.clone(),
@@ -260,12 +299,30 @@ pub fn execute(
         let writer = if shared.options.check {
             None
         } else {
-            let mut writer = JournalWriter::open(&path)?;
+            let mut writer = match journals.take(&info.name) {
+                Some(writer) => writer,
+                None => crate::journal::JournalWriter::open(&path)?,
+            };
             let first = match journal.header {
                 None => JournalEvent::Header(header(&info.name)),
                 Some(_) => JournalEvent::Resume(ResumeRecord { at: now_millis() }),
             };
             writer.append(&first, true)?;
+            if let Some(index) = leases.taken_over.iter().position(|(h, _)| *h == info.name) {
+                let (_, from) = leases.taken_over.swap_remove(index);
+                shared.events.send(RunEvent::Warning {
+                    host: info.name.clone(),
+                    message: format!(
+                        "took the host over from {}: that process ended while it held the host",
+                        from.describe()
+                    ),
+                });
+                let record = crate::journal::LeaseRecord {
+                    at: now_millis(),
+                    taken_over_from: from,
+                };
+                writer.append(&JournalEvent::Lease(record), true)?;
+            }
             Some(writer)
         };
         begun.push((info, role, transport, journal, writer));
@@ -288,6 +345,7 @@ pub fn execute(
         let (instance_shared, runbook, libraries) =
             (shared.clone(), runbook.clone(), libraries.clone());
         let name = info.name.clone();
+        let lease = leases.by_host.remove(&name);
         let spawned = std::thread::Builder::new()
             .name(format!("host {name}"))
             .stack_size(8 << 20)
@@ -304,7 +362,10 @@ pub fn execute(
                     runbook.name(),
                 )
                 .with_debugger(debugger);
-                run_instance(host, &runbook, &libraries)
+                let report = run_instance(host, &runbook, &libraries);
+                // The host's part of the run is over: another run may take it now.
+                drop(lease);
+                report
             });
         match spawned {
             Ok(handle) => threads.push((name, handle)),
@@ -333,6 +394,52 @@ pub fn execute(
         })
         .collect();
     Ok(RunReport { hosts, run_id })
+}
+
+/// Takes the lease of every host the run acts on, before it acts on any (docs/fleet.md). A new
+/// run refused for a held host leaves no run folder behind, so `cairn resume` finds the run
+/// that holds it, not this one.
+fn take_leases(
+    participants: &[(HostInfo, Role, Box<dyn Transport>)],
+    run_id: &str,
+    run_dir: &std::path::Path,
+    options: &RunOptions,
+    cancel: &Cancel,
+    events: &EventSink,
+    resume: bool,
+) -> Result<crate::lease::RunLeases, RunError> {
+    let hosts: Vec<(String, String)> = participants
+        .iter()
+        .filter(|(_, role, _)| *role == Role::Host)
+        .filter_map(|(info, _, transport)| Some((info.name.clone(), transport.identity()?)))
+        .collect();
+    let state_dir = run_dir
+        .parent()
+        .and_then(std::path::Path::parent)
+        .unwrap_or(run_dir);
+    let holder = crate::lease::Holder::this_process(run_id, state_dir);
+    let waiting = |host: &str, by: &crate::lease::Holder| {
+        events.send(RunEvent::Warning {
+            host: host.to_owned(),
+            message: format!("waiting: {host} is held by {}", by.describe()),
+        });
+    };
+    let store = options.lease_dir.as_deref().map_or_else(
+        crate::lease::FolderLeases::from_env,
+        crate::lease::FolderLeases::at,
+    );
+    let taken = crate::lease::take_all(
+        &store,
+        &hosts,
+        &holder,
+        options.wait_for_hosts,
+        cancel,
+        &waiting,
+    );
+    if taken.is_err() && !resume {
+        let _ = std::fs::remove_dir_all(run_dir);
+    }
+    Ok(taken?)
 }
 
 /// Compiles `runbook` with the instance's engine and runs it; a failure points at its line.
@@ -406,12 +513,28 @@ fn run_instance(host: HostContext, runbook: &Runbook, libraries: &[Installer]) -
     }
 }
 
+/// What a resume settles in the journals before any host starts: `--from-stage`'s rewind and
+/// the answers to unknown outcomes.
+fn settle_before_start(
+    engine: &rhai::Engine,
+    recorded: &mut BTreeMap<String, HostJournal>,
+    journals: &mut JournalSet,
+    from_stage: Option<&str>,
+    assume: &Assumptions,
+    journal_path: &dyn Fn(&str) -> PathBuf,
+) -> Result<(), RunError> {
+    if let Some(stage) = from_stage {
+        rewind(recorded, journals, stage)?;
+    }
+    settle_unknown_outcomes(engine, recorded, journals, assume, journal_path)
+}
+
 /// Forgets, in every journal, the actions from the first time the runbook entered `stage` on:
 /// a `rewind` record is appended, and the resume runs them again.
 fn rewind(
     recorded: &mut BTreeMap<String, HostJournal>,
+    journals: &mut JournalSet,
     stage: &str,
-    journal_path: &dyn Fn(&str) -> PathBuf,
 ) -> Result<(), RunError> {
     let mut found = false;
     for (host, journal) in recorded.iter_mut() {
@@ -431,7 +554,9 @@ fn rewind(
             at: now_millis(),
             seq,
         };
-        JournalWriter::open(&journal_path(host))?.append(&JournalEvent::Rewind(record), true)?;
+        if let Some(writer) = journals.get(host) {
+            writer.append(&JournalEvent::Rewind(record), true)?;
+        }
         journal.actions.retain(|s, _| *s < seq);
         journal.end = None;
     }
@@ -490,19 +615,37 @@ fn check_params(outline: &Outline, params: &BTreeMap<String, String>) -> Result<
 /// Actions recorded without an outcome that only the operator can settle: record the answer, or
 /// refuse to start.
 fn settle_unknown_outcomes(
+    engine: &rhai::Engine,
     recorded: &BTreeMap<String, HostJournal>,
+    journals: &mut JournalSet,
     assume: &Assumptions,
     journal_path: &dyn Fn(&str) -> PathBuf,
 ) -> Result<(), RunError> {
     let mut waiting = Vec::new();
+    let mut unknown_results = Vec::new();
     let mut answered = Vec::new();
     for (host, journal) in recorded {
         for action in journal
             .unfinished()
             .filter(|action| action.intent.reconcile == "ask" && action.decision.is_none())
         {
+            let intent = &action.intent;
             match assume.for_host(host) {
-                Some(assume) => answered.push((host, action.intent.seq, assume)),
+                Some(Assume::Done)
+                    if crate::check::result_is_read(
+                        engine,
+                        &intent.file,
+                        intent.line,
+                        intent.column,
+                    ) =>
+                {
+                    unknown_results.push(HostFailure::unknown_result(
+                        host,
+                        &journal_path(host),
+                        action,
+                    ));
+                }
+                Some(assume) => answered.push((host, intent.seq, assume)),
                 None => waiting.push(HostFailure::needs_decision(
                     host,
                     &journal_path(host),
@@ -511,10 +654,16 @@ fn settle_unknown_outcomes(
             }
         }
     }
-    // A host left without an answer stops the resume before any answer is recorded.
+    // A host left without an answer, or with one that would invent a result, stops the resume
+    // before any answer is recorded.
     if !waiting.is_empty() {
         return Err(RunError::NeedsDecision(crate::output::group_failures(
             waiting,
+        )));
+    }
+    if !unknown_results.is_empty() {
+        return Err(RunError::UnknownResult(crate::output::group_failures(
+            unknown_results,
         )));
     }
     for (host, seq, assume) in answered {
@@ -523,7 +672,9 @@ fn settle_unknown_outcomes(
             at: now_millis(),
             seq,
         };
-        JournalWriter::open(&journal_path(host))?.append(&JournalEvent::Decision(record), true)?;
+        if let Some(writer) = journals.get(host) {
+            writer.append(&JournalEvent::Decision(record), true)?;
+        }
     }
     Ok(())
 }
@@ -610,5 +761,9 @@ impl Transport for Unreachable {
 
     fn describe(&self) -> String {
         format!("unreachable ({})", self.reason)
+    }
+
+    fn identity(&self) -> Option<String> {
+        None
     }
 }

@@ -77,10 +77,11 @@ impl<'a> HostIo<'a> {
             (None, Some(interrupt)) => {
                 let mut request = request.clone();
                 request.interrupt = Some(interrupt);
-                self.transport().exec(&request)?
+                self.transport().exec(&request)
             }
-            _ => self.transport().exec(request)?,
+            _ => self.transport().exec(request),
         };
+        let output = output.inspect_err(|error| self.stop_run_if_state_lost(error))?;
         let events = &self.ctx.shared().events;
         if events.is_open() {
             events.send(crate::RunEvent::Command {
@@ -98,6 +99,20 @@ impl<'a> HostIo<'a> {
             });
         }
         Ok(output)
+    }
+
+    /// A simulated host whose state this machine cannot keep stops the whole run, as a journal
+    /// that cannot be written does: the other hosts must not pass the next barrier without it.
+    fn stop_run_if_state_lost(&self, error: &crate::TransportError) {
+        let shared = self.ctx.shared();
+        if matches!(error, crate::TransportError::HostState { .. }) && !shared.cancel.is_cancelled()
+        {
+            shared.events.send(crate::RunEvent::Warning {
+                host: self.ctx.name().to_owned(),
+                message: format!("{error}: stopping the run"),
+            });
+            shared.cancel.cancel();
+        }
     }
 
     /// Runs `argv` and fails on a non-zero exit, keeping the command and its stderr.

@@ -203,6 +203,8 @@ impl Launcher {
             reboot_timeout: overrides
                 .reboot_timeout
                 .unwrap_or(Duration::from_secs(meta.reboot_timeout_secs)),
+            wait_for_hosts: overrides.wait_for_hosts,
+            lease_dir: None,
         };
         let hosts = self
             .hosts(&inventory, options.accept_new_host_keys)
@@ -468,6 +470,8 @@ pub struct RunOverrides {
     pub runbook: Option<PathBuf>,
     /// A new reboot timeout.
     pub reboot_timeout: Option<Duration>,
+    /// `--wait-for-hosts`: wait for hosts another run holds.
+    pub wait_for_hosts: bool,
 }
 
 /// Raises the open-file limit for the run's hosts (each keeps its journal open, an SSH host its

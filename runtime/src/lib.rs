@@ -26,6 +26,7 @@ pub mod inventory;
 pub mod journal;
 pub mod launch;
 mod launch_error;
+pub mod lease;
 mod local_transport;
 mod outline;
 pub mod output;

@@ -81,6 +81,11 @@ fn wait_for_new_boot(io: &mut HostIo<'_>, old: &str) -> Result<Outcome, ActionEr
         }
         match boot_id(io) {
             Ok(now) if now != old => return Ok(came_back(io, old, now, waited)),
+            // This machine failing the host's state (a full disk) is no sign of the reboot:
+            // waiting on would end in a timeout that hides the cause.
+            Err(ActionError::Transport(error @ TransportError::HostState { .. })) => {
+                return Err(error.into());
+            }
             Ok(_) | Err(ActionError::Transport(_)) if waited < limit => io.disconnect(),
             Ok(_) | Err(ActionError::Transport(_)) => {
                 return Err(ActionError::RebootTimeout {

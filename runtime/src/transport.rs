@@ -63,6 +63,13 @@ pub trait Transport: Send {
     /// A short description for messages, e.g. `sim:linux` or `ssh://root@node01:22`.
     fn describe(&self) -> String;
 
+    /// What the host is, whatever the inventory calls it, for its lease: two runs whose
+    /// inventories reach one machine must meet on one lease (`ssh://node01:22`, the simulated
+    /// host's state folder). `None`: nothing to lease (a host that cannot be reached at all).
+    fn identity(&self) -> Option<String> {
+        Some(self.describe())
+    }
+
     /// Copies the local file `local` to the absolute path `remote` on the host, unless the host
     /// already has a file there with the same SHA-256: `Ok(true)` when copied, `Ok(false)` when
     /// skipped. Transports that cannot copy files say so.

@@ -43,6 +43,18 @@ pub enum TransportError {
         /// The limit.
         seconds: u64,
     },
+    /// A simulated host's own state, kept on this machine, could not be read or written (a
+    /// full disk): the command may have run, its effect is not kept, and the whole run stops
+    /// with the cause, as when a journal cannot be written.
+    #[error("{context}")]
+    #[diagnostic(code(cairn::runtime::sim_state))]
+    HostState {
+        /// What failed, with the operating system's reason.
+        context: String,
+        /// The operating system's reason.
+        #[source]
+        source: std::io::Error,
+    },
     /// The host does not answer (down, rebooting, or the network is gone).
     #[error("`{host}` is unreachable: {reason}")]
     #[diagnostic(code(cairn::runtime::unreachable))]

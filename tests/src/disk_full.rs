@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Duration;
 
-use cairn_tests::{Lab, records};
+use cairn_tests::{Immutable, Lab, records};
 use serde_json::Value;
 
 use crate::crash::{HOSTS, assert_exactly_once, lab, resume};
@@ -213,4 +213,80 @@ fn a_full_disk_under_the_journals_stops_the_run_and_resume_finishes_it() {
         );
     }
     drop(tmpfs);
+}
+
+#[test]
+fn a_simulated_host_that_cannot_keep_its_state_in_a_reboot_stops_the_run_and_resume_reboots_it_once()
+ {
+    let lab = Lab::new();
+    lab.write(
+        "book.rhai",
+        "stage \"reboot\" on all { reboot(); }\n\
+         stage \"after\" on all { run([\"echo\", \"after\"]); }\n",
+    );
+    lab.write(
+        "lab.toml",
+        "[hosts.\"node[01-02]\"]\naddress = \"sim:linux?reboot_secs=2\"\n",
+    );
+    let dir = |host: &str| lab.path().join(".cairn/sim").join(host);
+    let reboots = |host: &str| lab.sim_count(host, &["reboot"]);
+    // The state write that fails while the host reboots: its next save goes to `state.json.tmp`
+    // (the simulator swaps the two files), made immutable here. A full disk fails the same
+    // write (torture `repro/diskfull-A-300k-sim-reboot-enospc.txt`), but only once the state
+    // outgrows the pages it has, which a small lab's state does not.
+    let mut locked = Vec::new();
+    let full = crate::hangs::within_after(
+        lab.command(&["run", "book.rhai", "-i", "lab.toml"]),
+        // Before the fix the host's reboot waited out its 600 s timeout.
+        Duration::from_secs(40),
+        "run whose simulated hosts cannot keep their state in their reboot",
+        |_| {
+            let started = std::time::Instant::now();
+            while HOSTS.iter().any(|h| reboots(h) == 0) && started.elapsed().as_secs() < 20 {
+                std::thread::sleep(Duration::from_millis(10));
+            }
+            for host in HOSTS {
+                match Immutable::set(&dir(host).join("state.json.tmp")) {
+                    Ok(file) => locked.push(file),
+                    Err(why) => eprintln!("cannot make {host}'s state immutable: {why}"),
+                }
+            }
+        },
+    );
+    if locked.len() < HOSTS.len() {
+        eprintln!("skipped: no immutable files here");
+        return;
+    }
+    assert_eq!(full.code, 1, "{}\n{}", full.stdout, full.stderr);
+    assert!(
+        flat(&full.stderr).contains("Operation not permitted"),
+        "the cause is shown\n{}",
+        full.stderr
+    );
+    assert!(
+        !flat(&full.stderr).contains("did not come back"),
+        "{}",
+        full.stderr
+    );
+    assert!(full.stdout.contains("stopping the run"), "{}", full.stdout);
+    for host in HOSTS {
+        assert_eq!(lab.sim_count(host, &["echo", "after"]), 0, "{host} stopped");
+    }
+    drop(locked);
+    let resumed = within(
+        lab.command(&["resume"]),
+        Duration::from_secs(40),
+        "resume once the state can be written",
+    );
+    assert_eq!(resumed.code, 0, "{}\n{}", resumed.stdout, resumed.stderr);
+    for host in HOSTS {
+        assert_eq!(
+            reboots(host),
+            1,
+            "{host}: the resume settled its reboot by its boot id"
+        );
+        assert_eq!(lab.sim_count(host, &["echo", "after"]), 1, "{host} went on");
+        let boots = lab.sim_state(host)["boots"].as_array().map_or(0, Vec::len);
+        assert_eq!(boots, 2, "{host}: one boot, then one reboot");
+    }
 }

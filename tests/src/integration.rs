@@ -1,5 +1,6 @@
 //! End-to-end tests: the built `cairn` binary on simulated hosts, one module per feature.
 
+mod assume_done;
 mod baremetal;
 mod budget;
 mod changes;
@@ -24,6 +25,7 @@ mod guest;
 mod hangs;
 mod host_patterns;
 mod import_circles;
+mod leases;
 mod leftovers;
 mod ofed_source;
 mod output;

@@ -148,7 +148,9 @@ impl Lab {
             .args(args)
             .env_remove("CAIRN_STATE_DIR")
             // The user's own config file (`~/.config/cairn/config.toml`) stays out of tests.
-            .env("XDG_CONFIG_HOME", self.path().join(".config"));
+            .env("XDG_CONFIG_HOME", self.path().join(".config"))
+            // Each lab its own lease folder: labs run in parallel, and `local` is one machine.
+            .env("CAIRN_LEASE_DIR", self.path().join(".leases"));
         command
     }
 
@@ -163,7 +165,8 @@ impl Lab {
             .args(args)
             .current_dir(self.path())
             .env_remove("CAIRN_STATE_DIR")
-            .env("XDG_CONFIG_HOME", self.path().join(".config"));
+            .env("XDG_CONFIG_HOME", self.path().join(".config"))
+            .env("CAIRN_LEASE_DIR", self.path().join(".leases"));
         command
     }
 
@@ -297,4 +300,33 @@ pub fn build_cairn_for_bench() {
         .status()
         .unwrap_or_else(|e| panic!("cargo build: {e}"));
     assert!(status.success(), "cargo build of cairn failed");
+}
+
+/// A file made immutable (`chattr +i`: not even root can open it for writing), made mutable
+/// again when dropped.
+pub struct Immutable(PathBuf);
+
+impl Immutable {
+    /// Makes `path` immutable, or says why not (not root, a file system without the flag).
+    pub fn set(path: &Path) -> Result<Self, String> {
+        let out = std::process::Command::new("chattr")
+            .arg("+i")
+            .arg(path)
+            .output()
+            .map_err(|e| e.to_string())?;
+        if out.status.success() {
+            Ok(Self(path.to_owned()))
+        } else {
+            Err(String::from_utf8_lossy(&out.stderr).into_owned())
+        }
+    }
+}
+
+impl Drop for Immutable {
+    fn drop(&mut self) {
+        let _ = std::process::Command::new("chattr")
+            .arg("-i")
+            .arg(&self.0)
+            .status();
+    }
 }

@@ -47,6 +47,8 @@ pub(crate) fn run(
             reboot_timeout: common
                 .reboot_timeout
                 .map_or(defaults.reboot_timeout, Duration::from_secs),
+            wait_for_hosts: common.wait_for_hosts,
+            lease_dir: None,
         },
         params: params(&common.params)?,
         runbook,
@@ -93,6 +95,7 @@ pub(crate) fn resume(
         from_stage,
         params: params(&common.params)?,
         reboot_timeout: common.reboot_timeout.map(Duration::from_secs),
+        wait_for_hosts: common.wait_for_hosts,
         restart_hosts,
         ask: if common.json {
             None

@@ -4,6 +4,7 @@
 mod calls;
 mod groups;
 mod least_values;
+mod result_use;
 mod signatures;
 mod structure;
 mod unit_argument;
@@ -12,6 +13,7 @@ mod unit_values;
 use rhai::{AST, Engine};
 
 pub use groups::{GroupCheck, check_groups};
+pub(crate) use result_use::result_is_read;
 use signatures::Signatures;
 pub(crate) use unit_argument::unit_argument_help;
 

@@ -204,6 +204,21 @@ impl HostFailure {
         self.message.lines().collect::<Vec<_>>().join(" / ")
     }
 
+    /// An action answered `done` whose output was lost, at a site where the runbook reads it.
+    pub fn unknown_result(host: &str, journal: &Path, action: &RecordedAction) -> Self {
+        let intent = &action.intent;
+        let mut failure = Self::needs_decision(host, journal, action);
+        failure.label = format!(
+            "the runbook reads what `{}` (action {}) returns; its output was lost",
+            intent.builtin, intent.seq
+        );
+        failure.message = format!(
+            "`{}` in stage `{}` was interrupted and its output was not recorded: `done` has no result to give the runbook",
+            intent.builtin, intent.stage
+        );
+        failure
+    }
+
     /// An action recorded without an outcome that the operator must settle.
     pub fn needs_decision(host: &str, journal: &Path, action: &RecordedAction) -> Self {
         let intent = &action.intent;

@@ -192,6 +192,7 @@ impl HostJournal {
             JournalEvent::Resume(_) => self.end = None,
             JournalEvent::Batch(_)
             | JournalEvent::Debug(_)
+            | JournalEvent::Lease(_)
             | JournalEvent::Log(_)
             | JournalEvent::Stage(_)
             | JournalEvent::Wait(_) => {}

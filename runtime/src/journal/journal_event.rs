@@ -27,6 +27,8 @@ pub enum JournalEvent {
     Header(RunHeader),
     /// An action is about to run. Written and fsynced before the host is touched.
     Intent(IntentRecord),
+    /// The run took the host's lease from a holder that died holding it.
+    Lease(LeaseRecord),
     /// A line the runbook logged.
     Log(LogRecord),
     /// What an action did. Written and fsynced after it finished.
@@ -41,6 +43,16 @@ pub enum JournalEvent {
     Stage(StageRecord),
     /// The host waited for the disruption budget (`--max-unavailable`).
     Wait(WaitRecord),
+}
+
+/// The host's lease was taken over from a run whose process ended while it held it (killed,
+/// crashed): that run may have left an action open, which its own resume settles.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct LeaseRecord {
+    /// Milliseconds since the Unix epoch.
+    pub at: u64,
+    /// Who held it.
+    pub taken_over_from: crate::lease::Holder,
 }
 
 /// The host began waiting for room in the disruption budget before a reboot or maintenance

@@ -5,6 +5,7 @@
 mod host_journal;
 mod journal_error;
 mod journal_event;
+mod journal_set;
 mod journal_writer;
 mod order;
 
@@ -12,9 +13,10 @@ pub use host_journal::{HostJournal, RecordedAction};
 pub use journal_error::JournalError;
 pub use journal_event::{
     Assume, BatchRecord, DebugChoice, DebugRecord, DecisionRecord, HostEndRecord, HostStatus,
-    IntentRecord, JOURNAL_VERSION, JournalEvent, LogRecord, OutcomeRecord, ProgressRecord,
-    ResumeRecord, RewindRecord, RunHeader, StageRecord, WaitRecord,
+    IntentRecord, JOURNAL_VERSION, JournalEvent, LeaseRecord, LogRecord, OutcomeRecord,
+    ProgressRecord, ResumeRecord, RewindRecord, RunHeader, StageRecord, WaitRecord,
 };
+pub use journal_set::JournalSet;
 pub use journal_writer::JournalWriter;
 
 /// Milliseconds since the Unix epoch, the one timestamp format of the journal.

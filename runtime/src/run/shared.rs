@@ -28,6 +28,10 @@ pub struct RunOptions {
     pub max_operations: u64,
     /// How long a rebooting host may take to come back.
     pub reboot_timeout: Duration,
+    /// `--wait-for-hosts`: wait for hosts another run holds, instead of refusing the run.
+    pub wait_for_hosts: bool,
+    /// Where host leases are kept; `None`: `CAIRN_LEASE_DIR`, else the machine's lease folder.
+    pub lease_dir: Option<std::path::PathBuf>,
 }
 
 impl Default for RunOptions {
@@ -41,6 +45,8 @@ impl Default for RunOptions {
             max_unavailable: None,
             max_operations: 10_000_000,
             reboot_timeout: Duration::from_secs(600),
+            wait_for_hosts: false,
+            lease_dir: None,
         }
     }
 }

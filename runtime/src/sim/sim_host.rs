@@ -440,7 +440,7 @@ fn transport_error(error: SimError) -> TransportError {
             action,
             path,
             source,
-        } => TransportError::Io {
+        } => TransportError::HostState {
             // The reason goes in the message too: a host's failure keeps only its one line, and
             // "No space left on device" is the point.
             context: format!("cannot {action} `{}`: {source}", path.display()),

@@ -46,4 +46,11 @@ impl Transport for SimTransport {
     fn describe(&self) -> String {
         format!("sim:{}", self.host.model().name)
     }
+
+    /// A simulated host is its state folder: the same name in two working folders is two hosts.
+    fn identity(&self) -> Option<String> {
+        let dir = self.host.dir();
+        let dir = std::fs::canonicalize(dir).unwrap_or_else(|_| dir.to_owned());
+        Some(format!("sim:{}", dir.display()))
+    }
 }

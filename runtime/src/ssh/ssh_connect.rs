@@ -14,11 +14,22 @@ use super::proxy_jump::ProxyJump;
 use super::ssh_options::home_dir;
 use super::{PasswordPrompt, SshError, SshOptions, SshTarget};
 
+/// libssh2's codes for a connection that broke under a call (`include/libssh2.h`:
+/// `LIBSSH2_ERROR_SOCKET_SEND` -7, `_TIMEOUT` -9, `_SOCKET_DISCONNECT` -13, `_SOCKET_TIMEOUT`
+/// -30, `_SOCKET_RECV` -43): the host did not answer, which says nothing of the login.
+const CONNECTION_LOST: [i32; 5] = [-7, -9, -13, -30, -43];
+/// libssh2's codes for a call that waited past the session's timeout (`_TIMEOUT`,
+/// `_SOCKET_TIMEOUT`): a controller paused past it (SIGSTOP, a laptop's sleep) sees these.
+const TIMED_OUT: [i32; 2] = [-9, -30];
+
 /// Why a session could not be opened.
 #[derive(Debug)]
 pub(crate) enum ConnectError {
-    /// Down, refused, timed out, or the handshake failed: try again later.
+    /// Down, refused, or the handshake failed: try again later.
     Unreachable(String),
+    /// The connection or the handshake waited past the connect timeout: worth another try at
+    /// once, since the pause may have been this machine's.
+    TimedOut(String),
     /// The host key, the login or the configuration is wrong: trying again will not help.
     Refused(SshError),
 }
@@ -41,7 +52,12 @@ pub(crate) fn connect(target: &SshTarget, options: &SshOptions) -> Result<Sessio
     prefer_known_key_types(&session, &known_hosts, target);
     session.handshake().map_err(|e| {
         let why = jump.as_ref().map(ProxyJump::failure).unwrap_or_default();
-        ConnectError::Unreachable(format!("SSH handshake failed: {e}{why}"))
+        let reason = format!("SSH handshake failed: {e}{why}");
+        if is_code(&e, &TIMED_OUT) {
+            ConnectError::TimedOut(reason)
+        } else {
+            ConnectError::Unreachable(reason)
+        }
     })?;
     let Some((key, _)) = session.host_key() else {
         return Err(ConnectError::Refused(SshError::NoHostKey {
@@ -56,7 +72,7 @@ pub(crate) fn connect(target: &SshTarget, options: &SshOptions) -> Result<Sessio
             options.accept_new_host_keys,
         )
         .map_err(ConnectError::Refused)?;
-    authenticate(&session, target, options).map_err(ConnectError::Refused)?;
+    authenticate(&session, target, options)?;
     session.set_keepalive(
         true,
         u32::try_from(target.keepalive.as_secs())
@@ -71,17 +87,20 @@ fn tcp(target: &SshTarget) -> Result<TcpStream, ConnectError> {
     let addresses = (target.host_name.as_str(), target.port)
         .to_socket_addrs()
         .map_err(|e| unreachable(format!("cannot resolve `{}`: {e}", target.host_name)))?;
-    let mut last = format!("`{}` resolves to no address", target.host_name);
+    let mut last = unreachable(format!("`{}` resolves to no address", target.host_name));
     for address in addresses {
         match TcpStream::connect_timeout(&address, target.connect_timeout) {
             Ok(stream) => {
                 let _ = stream.set_nodelay(true);
                 return Ok(stream);
             }
-            Err(e) => last = format!("cannot connect to {address}: {e}"),
+            Err(e) if e.kind() == std::io::ErrorKind::TimedOut => {
+                last = ConnectError::TimedOut(format!("cannot connect to {address}: {e}"));
+            }
+            Err(e) => last = unreachable(format!("cannot connect to {address}: {e}")),
         }
     }
-    Err(unreachable(last))
+    Err(last)
 }
 
 /// Asks for the key types known_hosts already holds for the host first, as OpenSSH does, so a
@@ -115,11 +134,43 @@ fn prefer_known_key_types(session: &Session, known_hosts: &KnownHosts, target: &
     let _ = session.method_pref(MethodType::HostKey, &preferred.join(","));
 }
 
-/// Key files (the configured ones, else the default ones), the agent, then a password.
+/// Whether libssh2 failed `error` with one of `codes`.
+fn is_code(error: &ssh2::Error, codes: &[i32]) -> bool {
+    matches!(error.code(), ssh2::ErrorCode::Session(code) if codes.contains(&code))
+}
+
+/// Logs in; a connection lost meanwhile is what happened, not a key or password refused.
 fn authenticate(
     session: &Session,
     target: &SshTarget,
     options: &SshOptions,
+) -> Result<(), ConnectError> {
+    let lost = std::cell::RefCell::new(None::<String>);
+    let noted = |result: Result<(), ssh2::Error>| {
+        result.inspect_err(|e| {
+            if is_code(e, &CONNECTION_LOST) {
+                lost.borrow_mut()
+                    .get_or_insert_with(|| e.message().to_owned());
+            }
+        })
+    };
+    let result = offer_credentials(session, target, options, &noted);
+    match lost.into_inner() {
+        Some(why) if result.is_err() => Err(ConnectError::Unreachable(format!(
+            "the connection was lost while logging in as {} (no credential was refused): {why}",
+            target.user
+        ))),
+        _ => result.map_err(ConnectError::Refused),
+    }
+}
+
+/// Key files (the configured ones, else the default ones), the agent, then a password; each
+/// libssh2 result passes through `noted`.
+fn offer_credentials(
+    session: &Session,
+    target: &SshTarget,
+    options: &SshOptions,
+    noted: &dyn Fn(Result<(), ssh2::Error>) -> Result<(), ssh2::Error>,
 ) -> Result<(), SshError> {
     let user = target.user.as_str();
     let mut tried: Vec<String> = Vec::new();
@@ -129,7 +180,7 @@ fn authenticate(
             return;
         };
         if !private_key::is_encrypted(&text) {
-            if let Err(e) = session.userauth_pubkey_file(user, None, path, None) {
+            if let Err(e) = noted(session.userauth_pubkey_file(user, None, path, None)) {
                 tried.push(format!("key {}: {}", path.display(), e.message()));
             }
             return;
@@ -142,7 +193,9 @@ fn authenticate(
         let cache = SecretCache::global();
         match cache.get(&request, &Terminal) {
             Ok(passphrase) => {
-                if let Err(e) = session.userauth_pubkey_file(user, None, path, Some(&passphrase)) {
+                if let Err(e) =
+                    noted(session.userauth_pubkey_file(user, None, path, Some(&passphrase)))
+                {
                     cache.forget(&request.key);
                     tried.push(format!(
                         "key {} (encrypted): {}",
@@ -169,7 +222,7 @@ fn authenticate(
     }
     if !session.authenticated()
         && std::env::var_os("SSH_AUTH_SOCK").is_some()
-        && let Err(e) = session.userauth_agent(user)
+        && let Err(e) = noted(session.userauth_agent(user))
     {
         tried.push(format!("agent: {}", e.message()));
     }
@@ -190,7 +243,7 @@ fn authenticate(
         let cache = SecretCache::global();
         match cache.get(&request, &Terminal) {
             Ok(password) => {
-                if let Err(e) = session.userauth_password(user, &password) {
+                if let Err(e) = noted(session.userauth_password(user, &password)) {
                     cache.forget(&request.key);
                     let from = match &options.password_env {
                         Some(variable) if std::env::var_os(variable).is_some() => {
@@ -251,4 +304,22 @@ pub(crate) fn millis(duration: Duration) -> u32 {
     u32::try_from(duration.as_millis())
         .unwrap_or(u32::MAX)
         .max(1)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_broken_connection_is_told_from_a_refused_credential() {
+        let lost = ssh2::Error::new(ssh2::ErrorCode::Session(-43), "Failure while receiving");
+        let refused = ssh2::Error::new(
+            ssh2::ErrorCode::Session(-18),
+            "Username/PublicKey combination invalid",
+        );
+        assert!(is_code(&lost, &CONNECTION_LOST));
+        assert!(!is_code(&refused, &CONNECTION_LOST));
+        let paused = ssh2::Error::new(ssh2::ErrorCode::Session(-9), "API timeout expired");
+        assert!(is_code(&paused, &TIMED_OUT) && !is_code(&lost, &TIMED_OUT));
+    }
 }

@@ -110,10 +110,13 @@ impl SshTransport {
 
     fn session(&mut self) -> Result<&Session, TransportError> {
         if self.session.is_none() {
-            let session = connect(&self.target, &self.options).map_err(|e| match e {
-                ConnectError::Unreachable(reason) => self.unreachable(reason),
-                ConnectError::Refused(error) => error.into_transport(),
-            })?;
+            let session =
+                connect_with_retries(&self.target, &self.options).map_err(|e| match e {
+                    ConnectError::Unreachable(reason) | ConnectError::TimedOut(reason) => {
+                        self.unreachable(reason)
+                    }
+                    ConnectError::Refused(error) => error.into_transport(),
+                })?;
             self.idle_since = Instant::now();
             self.session = Some(session);
         }
@@ -256,6 +259,34 @@ fn signal_number(name: &str) -> i64 {
     }
 }
 
+/// Attempts at opening a session whose connection or handshake timed out, and the pause
+/// before each retry: at most `CONNECT_ATTEMPTS` × the connect timeout + 3 s in all. A host
+/// that refuses the connection, or a wrong key, is not retried (it would answer the same).
+const CONNECT_ATTEMPTS: u32 = 3;
+const RETRY_PAUSES: [Duration; 2] = [Duration::from_secs(1), Duration::from_secs(2)];
+
+/// Opens a session, trying again after a timeout: a controller paused past the connect
+/// timeout while it opened its sessions (SIGSTOP, a laptop that slept) failed every host it
+/// was connecting to, though none of them was at fault.
+fn connect_with_retries(target: &SshTarget, options: &SshOptions) -> Result<Session, ConnectError> {
+    let mut attempt = 1;
+    loop {
+        match connect(target, options) {
+            Err(ConnectError::TimedOut(_)) if attempt < CONNECT_ATTEMPTS => {
+                let pause = RETRY_PAUSES[usize::try_from(attempt - 1).unwrap_or(0).min(1)];
+                std::thread::sleep(pause);
+                attempt += 1;
+            }
+            Err(ConnectError::TimedOut(reason)) => {
+                return Err(ConnectError::TimedOut(format!(
+                    "{reason} ({CONNECT_ATTEMPTS} attempts, each within the connect timeout)"
+                )));
+            }
+            other => return other,
+        }
+    }
+}
+
 impl Transport for SshTransport {
     fn exec(&mut self, request: &ExecRequest) -> Result<ExecOutput, TransportError> {
         let line = command_line(&request.argv, self.options.become_root)
@@ -327,6 +358,15 @@ impl Transport for SshTransport {
 
     fn upload(&mut self, local: &Path, remote: &str) -> Result<bool, TransportError> {
         self.upload_file(local, remote)
+    }
+
+    /// The machine, not the login: two users of one host share its lease.
+    fn identity(&self) -> Option<String> {
+        Some(format!(
+            "ssh://{}:{}",
+            self.target.host_name.to_ascii_lowercase(),
+            self.target.port
+        ))
     }
 }
 

@@ -79,6 +79,7 @@ impl Lab {
             options: RunOptions {
                 forks: 4,
                 max_operations: 100_000,
+                lease_dir: Some(self.run_dir().with_file_name("leases")),
                 ..RunOptions::default()
             },
             params: params

@@ -1,0 +1,53 @@
+//! Host leases: a host is acted on by one run at a time, across runs, working folders and (with
+//! a shared store, later) controller machines.
+//!
+//! A run takes the lease of every host it will act on before it begins, and gives each back
+//! when that host's part of the run ends. The store is behind [`LeaseStore`], so that a shared
+//! store (PostgreSQL, docs/fleet.md) can stand in for the folder of this machine
+//! ([`FolderLeases`]).
+
+mod folder_leases;
+mod holder;
+mod take_all;
+
+pub use folder_leases::{FolderLeases, LEASE_DIR_VAR};
+pub use holder::Holder;
+pub use take_all::{RunLeases, TakeError, take_all};
+
+/// Where a host's lease stands after an attempt to take it.
+#[derive(Debug)]
+pub enum Taken {
+    /// The lease was free: this run holds it now.
+    Free(Box<dyn HeldLease>),
+    /// Its holder is provably gone (its process ended without giving it back): this run holds
+    /// it now, and says so.
+    TakenOver(Box<dyn HeldLease>, Holder),
+    /// Another run holds it.
+    Held(Holder),
+}
+
+/// A lease this run holds; dropping it gives it back.
+pub trait HeldLease: std::fmt::Debug + Send + Sync {}
+
+/// Where leases are kept.
+pub trait LeaseStore: Send + Sync {
+    /// Tries to take the lease of the host known as `identity` (the transport's, so that two
+    /// inventories naming one host differently still meet), for `holder`, without waiting.
+    fn try_take(&self, identity: &str, holder: &Holder) -> Result<Taken, LeaseError>;
+}
+
+/// The store itself failed (the folder cannot be created or written).
+#[derive(Debug, thiserror::Error, miette::Diagnostic)]
+#[error("cannot {action} the host lease `{path}`: {source}")]
+#[diagnostic(
+    code(cairn::runtime::lease_io),
+    help("the lease folder is set by CAIRN_LEASE_DIR (default /run/lock/cairn); nothing was run")
+)]
+pub struct LeaseError {
+    /// What was being done.
+    pub action: &'static str,
+    /// The lease file or folder.
+    pub path: String,
+    /// The operating system's reason.
+    pub source: std::io::Error,
+}

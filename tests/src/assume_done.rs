@@ -1,0 +1,152 @@
+//! `cairn resume --assume done`: an answer is written to every journal or to none, and `done`
+//! never hands the runbook a result the host did not give.
+
+use std::path::PathBuf;
+
+use cairn_tests::{Immutable, Lab, records};
+
+/// The newest run's folder.
+fn run_dir(lab: &Lab) -> PathBuf {
+    let id = lab.runs().pop().unwrap_or_else(|| panic!("no run"));
+    lab.path().join(".cairn/runs").join(id)
+}
+
+/// Cuts `host`'s journal right after its first intent (or its last): the action started and
+/// the controller died before its outcome, as a SIGKILL leaves it.
+fn cut_after_intent(lab: &Lab, host: &str, last: bool) {
+    let path = run_dir(lab).join(format!("{host}.jsonl"));
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{e}"));
+    let lines: Vec<&str> = text.lines().collect();
+    let intents: Vec<usize> = (0..lines.len())
+        .filter(|&n| lines[n].contains("\"type\":\"intent\""))
+        .collect();
+    let end = if last {
+        intents.last()
+    } else {
+        intents.first()
+    };
+    let end = *end.unwrap_or_else(|| panic!("{host}: no intent"));
+    std::fs::write(&path, lines[..=end].join("\n") + "\n").unwrap_or_else(|e| panic!("{e}"));
+}
+
+/// A lab whose one host ran `QUERY_THEN_SET` to its end.
+fn query_then_set_run() -> Lab {
+    let lab = Lab::new();
+    lab.write("book.rhai", QUERY_THEN_SET);
+    lab.write(
+        "lab.toml",
+        &crate::executor::inventory("node01", "clock=virtual"),
+    );
+    let run = lab.cairn(&["run", "book.rhai", "-i", "lab.toml"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    lab
+}
+
+#[test]
+fn a_resume_that_cannot_write_one_journal_writes_its_answer_to_none() {
+    let lab = Lab::new();
+    lab.write(
+        "book.rhai",
+        "stage \"s\" on all { run([\"echo\", \"a\"]); }\n",
+    );
+    lab.write(
+        "lab.toml",
+        &crate::executor::inventory("node[01-02]", "clock=virtual"),
+    );
+    let run = lab.cairn(&["run", "book.rhai", "-i", "lab.toml"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    for host in ["node01", "node02"] {
+        cut_after_intent(&lab, host, false);
+    }
+    let first = run_dir(&lab).join("node01.jsonl");
+    let before = std::fs::read(&first).unwrap_or_else(|e| panic!("{e}"));
+    let locked = match Immutable::set(&run_dir(&lab).join("node02.jsonl")) {
+        Ok(locked) => locked,
+        Err(why) => {
+            eprintln!("skipped: cannot make a journal immutable ({why})");
+            return;
+        }
+    };
+    let refused = lab.cairn(&["resume", "--assume", "done"]);
+    assert_ne!(refused.code, 0, "{}", refused.stdout);
+    assert!(
+        refused.stderr.contains("node02.jsonl"),
+        "names the journal it cannot write\n{}",
+        refused.stderr
+    );
+    assert_eq!(
+        std::fs::read(&first).unwrap_or_else(|e| panic!("{e}")),
+        before,
+        "node01's journal is unchanged"
+    );
+    drop(locked);
+    let resumed = lab.cairn(&["resume", "--assume", "done"]);
+    assert_eq!(resumed.code, 0, "{}\n{}", resumed.stdout, resumed.stderr);
+    for host in ["node01", "node02"] {
+        let journal = lab.journal(host);
+        assert_eq!(records(&journal, "decision").len(), 1, "{host}: one answer");
+        assert_eq!(lab.sim_count(host, &["echo", "a"]), 1, "{host}: ran once");
+    }
+}
+
+/// The workload's shape: a query whose output decides whether a set runs.
+const QUERY_THEN_SET: &str = "stage \"s\" on all {\n\
+    let q = run([\"echo\", \"LINK_TYPE_P1 ETH(2)\"]).stdout;\n\
+    if !q.contains(\"ETH(2)\") { run([\"echo\", \"set\", \"LINK_TYPE_P1=2\"]); }\n\
+    run([\"echo\", \"last\"]);\n\
+}\n";
+
+#[test]
+fn done_for_an_interrupted_action_whose_output_the_runbook_reads_is_refused_and_redo_reruns_it() {
+    let lab = query_then_set_run();
+    assert_eq!(
+        lab.sim_count("node01", &["echo", "set"]),
+        0,
+        "a clean run sets nothing"
+    );
+    // The query ran on the host; its outcome (its output) was lost with the controller.
+    cut_after_intent(&lab, "node01", false);
+    let journal = run_dir(&lab).join("node01.jsonl");
+    let before = std::fs::read(&journal).unwrap_or_else(|e| panic!("{e}"));
+    let refused = lab.cairn(&["resume", "--assume", "done"]);
+    assert_eq!(refused.code, 2, "{}\n{}", refused.stdout, refused.stderr);
+    assert!(
+        refused.stderr.contains("unknown_result") && refused.stderr.contains("redo"),
+        "says the result is unknown and what to do\n{}",
+        refused.stderr
+    );
+    assert!(
+        refused.stderr.contains("book.rhai:2"),
+        "points at the call\n{}",
+        refused.stderr
+    );
+    assert_eq!(
+        std::fs::read(&journal).unwrap_or_else(|e| panic!("{e}")),
+        before,
+        "nothing was written"
+    );
+    assert_eq!(lab.sim_count("node01", &["echo", "set"]), 0, "nothing ran");
+    let resumed = lab.cairn(&["resume", "--assume", "node01=redo"]);
+    assert_eq!(resumed.code, 0, "{}\n{}", resumed.stdout, resumed.stderr);
+    assert_eq!(
+        lab.sim_count("node01", &["echo", "set"]),
+        0,
+        "the query ran again and its real output decided: no set"
+    );
+    assert_eq!(lab.sim_count("node01", &["echo", "LINK_TYPE_P1 ETH(2)"]), 2);
+}
+
+#[test]
+fn done_for_an_interrupted_action_whose_output_nothing_reads_is_recorded() {
+    let lab = query_then_set_run();
+    // The last action, `run(["echo", "last"]);`, is a statement of its own.
+    cut_after_intent(&lab, "node01", true);
+    let resumed = lab.cairn(&["resume", "--assume", "done"]);
+    assert_eq!(resumed.code, 0, "{}\n{}", resumed.stdout, resumed.stderr);
+    assert_eq!(records(&lab.journal("node01"), "decision").len(), 1);
+    assert_eq!(
+        lab.sim_count("node01", &["echo", "last"]),
+        1,
+        "not run again"
+    );
+}
