@@ -32,6 +32,7 @@ mod recipes;
 mod repl;
 mod report;
 mod report_fabric;
+mod report_sections;
 mod rerun_crash;
 mod resume_ergonomics;
 mod retry;
