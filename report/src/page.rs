@@ -55,7 +55,7 @@ tr.group th{background:#f4f4f6;font-weight:600}td.differs{background:#ffe08a;fon
 .mark.resume{position:absolute;top:-2px;width:2px;height:18px;background:#b00020}
 .track.axis{background:none;border-bottom:1px solid #999}.tick{position:absolute;bottom:1px;font-size:10.5px;color:#555;white-space:nowrap;border-left:1px solid #999;padding-left:2px}
 .break{position:absolute;top:0;width:2%;height:100%;background:repeating-linear-gradient(90deg,#fff 0 2px,#bbb 2px 4px)}
-.span.attempt{font-size:10.5px;color:#fff;background:#2e7d32;padding-left:3px;overflow:hidden}.span.attempt.failed{background:#b00020}
+.span.attempt{box-sizing:border-box;font-size:10.5px;line-height:14px;color:#fff;background:#2e7d32;padding-left:3px;overflow:hidden}.legend i.break{background:repeating-linear-gradient(90deg,#fff 0 2px,#bbb 2px 4px)}.span.attempt.failed{background:#b00020}
 details.lanes>summary{display:block;cursor:pointer}details.lanes>summary .lane-name{font-weight:600}details.lanes>summary .lane-name::before{content:'▸ '}details.lanes[open]>summary .lane-name::before{content:'▾ '}details.lanes>.lane{margin-left:12px}
 .legend span{margin-right:14px;font-size:12px;white-space:nowrap}.legend i{display:inline-block;width:12px;height:10px;margin-right:4px;vertical-align:middle}
 .legend i.wait{background:repeating-linear-gradient(45deg,rgba(0,0,0,.3) 0 3px,#eee 3px 6px)}.legend i.reboot{background:#33334d}.legend i.budget{background:#e0a030}.legend i.resume{background:#b00020;width:2px}
@@ -64,7 +64,7 @@ figcaption{font-size:12px;color:#555;overflow-wrap:anywhere}
 figure.heatmap{margin:0 0 16px}
 p.verdict{font-size:20px;font-weight:700;margin:6px 0}p.verdict.pass{color:#2e7d32}p.verdict.fail{color:#b00020}ul.reasons{margin:4px 0 12px;padding-left:18px;list-style:none}ul.reasons li.failed{color:#b00020}ul.reasons li.ok{color:#2e7d32}
 table.published{margin:10px 0}table.published caption{text-align:left;font-weight:600;padding:4px 0}code.given{font-weight:700}ul.failures{margin:0;padding-left:16px}
-table.changes td{white-space:nowrap}td.reboot-pending{color:#b00020}table.members td{border:none;padding:0 8px 0 0;font-size:12px}summary{cursor:pointer}
+table.changes td:first-child{white-space:nowrap}td.reboot-pending{color:#b00020}table.members td{border:none;padding:0 8px 0 0;font-size:12px}summary{cursor:pointer}
 @media print{details.lanes>.lane,table.members{display:none}nav{display:none}}figure.heatmap svg.heatmap{max-width:100%;height:auto;display:block}
 ";
 

@@ -84,8 +84,10 @@ impl TimeAxis {
             let mut at = start;
             while at <= end {
                 let pos = self.pos(at);
+                // The first label holds the date too, so it needs twice the room.
                 let close = |ticks: &Vec<(f64, String)>| {
-                    ticks.last().is_some_and(|(last, _)| pos - last < 7.0)
+                    let room = if ticks.len() == 1 { 14.0 } else { 7.0 };
+                    ticks.last().is_some_and(|(last, _)| pos - last < room)
                 };
                 // An attempt's start after a break is always labelled.
                 if at == start && index > 0 {
