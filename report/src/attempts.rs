@@ -144,7 +144,7 @@ impl Section for AttemptsSection {
                 duration(attempt.end - attempt.start),
             );
         }
-        html.push_str("</tbody></table><p class=\"note\">An attempt is a session of the run: its start, then each <code>cairn run --resume</code>. A host with no end record in an attempt was interrupted (the process was killed, crashed, or is waiting for a decision).</p>");
+        html.push_str("</tbody></table><p class=\"note\">An attempt is a session of the run: its start, then each <code>cairn resume</code>. A host with no end record in an attempt was interrupted (the process was killed, crashed, or is waiting for a decision).</p>");
         Ok(Some(html))
     }
 }

@@ -109,7 +109,8 @@ fn a_resumed_run_keeps_the_first_attempts_failures_on_a_time_axis_with_each_atte
     let first = lab.cairn(&["run", "book.rhai", "-i", "lab.toml"]);
     assert_eq!(first.code, 1, "{}\n{}", first.stdout, first.stderr);
     lab.write("book.rhai", &FAILS_THEN_PASSES.replace("false", "true"));
-    let resumed = lab.cairn(&["resume"]);
+    // The edited stage runs again from its start.
+    let resumed = lab.cairn(&["resume", "--from-stage", "tune"]);
     assert_eq!(resumed.code, 0, "{}\n{}", resumed.stdout, resumed.stderr);
     let report = lab.cairn(&["report", "-o", "report.html"]);
     assert_eq!(report.code, 0, "{}", report.stderr);
@@ -143,7 +144,7 @@ fn a_resumed_run_keeps_the_first_attempts_failures_on_a_time_axis_with_each_atte
     assert_eq!(section_ids(&dom).first(), Some(&"verdict"), "{dom}");
     assert!(section(&dom, "verdict").contains("data-verdict=\"pass\""));
     let attempts = section(&dom, "attempts");
-    let rows: Vec<&str> = attempts.split("<tr class=").skip(2).collect();
+    let rows: Vec<&str> = attempts.split("<tr class=").skip(1).collect();
     assert_eq!(rows.len(), 2, "{attempts}");
     assert!(
         rows[0].starts_with("\"failed\" data-attempt=\"1\" data-failures=\"3\""),
@@ -242,7 +243,8 @@ fn the_pdf_opens_on_the_verdict_and_its_first_page_renders() {
     let verdict = text.find("Verdict").unwrap_or(usize::MAX);
     assert!(verdict < text.find("Summary").unwrap_or(0), "{text}");
     assert!(text.contains("PASS"), "{text}");
-    let published = calls(&lab.journal("controller"), "report::verdict");
+    let controller = lab.journal("controller");
+    let published = calls(&controller, "report::verdict");
     assert_eq!(published.len(), 1);
     let sentence = published[0]["text"].as_str().unwrap_or_default();
     let first_words: String = sentence
