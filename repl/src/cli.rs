@@ -147,14 +147,18 @@ pub(crate) enum Command {
         #[command(flatten)]
         common: CommonRunArgs,
     },
-    /// Write a run's report: one self-contained HTML page (summary, recap, failures, timeline,
-    /// perftest and sockperf plots, fleet facts), made from its journals alone.
+    /// Write a run's report: one self-contained HTML page (verdict, what changed, summary,
+    /// recap, failures, attempts, timeline, perftest and sockperf plots, fleet facts), made
+    /// from its journals alone; or the same page as a PDF.
     Report {
         /// The run (default: the newest).
         run_id: Option<String>,
-        /// The HTML file to write.
-        #[arg(short, long, value_name = "FILE", default_value = "report.html")]
-        output: PathBuf,
+        /// The file to write (default: report.html, or report.pdf with --pdf).
+        #[arg(short, long, value_name = "FILE")]
+        output: Option<PathBuf>,
+        /// Print the page to PDF with headless Chromium (for a change ticket).
+        #[arg(long)]
+        pdf: bool,
     },
     /// List runs and their state.
     Runs {

@@ -4,11 +4,12 @@
 
 use std::time::Instant;
 
-use cairn_runtime::journal::{
-    HostEndRecord, HostStatus, IntentRecord, JournalEvent, OutcomeRecord, RunHeader, StageRecord,
-};
 use cairn_runtime::{RunMeta, RunStore};
 use serde_json::{Value, json};
+use support::{Act, write_journal};
+
+#[path = "../src/test_journals.rs"]
+mod support;
 
 const ESXI: usize = 100;
 const VMS: usize = 100;
@@ -36,7 +37,7 @@ fn main() {
         .expect("run.json");
     for (index, host) in hosts.iter().enumerate() {
         let esxi = index < ESXI;
-        let actions: Vec<(&str, Value, Value)> = if esxi {
+        let actions: Vec<(&'static str, Value, Value)> = if esxi {
             let query = json!({"device_type": "ConnectX5", "part_number": "MCX556A-ECA_Ax",
                 "pci_device_name": "3b:00.0", "psid": "MT_0000000008",
                 "fw": if index == 7 { "16.31.1014" } else { "16.32.1010" }});
@@ -69,10 +70,10 @@ fn main() {
         write_journal(
             &store,
             &id,
-            host,
-            &hosts,
+            (host, &hosts),
             if esxi { "esxi" } else { "guests" },
-            &actions,
+            37,
+            &queries(actions),
         );
     }
     let rows = |lat: bool| -> Value {
@@ -102,7 +103,15 @@ fn main() {
             }
         }
     }
-    write_journal(&store, &id, "controller", &hosts, "controller", &tests);
+    let count = tests.len();
+    write_journal(
+        &store,
+        &id,
+        ("controller", &hosts),
+        "controller",
+        37,
+        &queries(tests),
+    );
 
     let out = dir.path().join("report.html");
     let mut times = Vec::new();
@@ -119,85 +128,17 @@ fn main() {
     println!(
         "| report of a {}-host run, {} plots, {:.1} MB page | {:.3} s | {:.3} s | < 1 s |",
         ESXI + VMS,
-        tests.len(),
+        count,
         size as f64 / 1e6,
         times[1],
         times[0]
     );
 }
 
-fn write_journal(
-    store: &RunStore,
-    id: &str,
-    host: &str,
-    hosts: &[String],
-    group: &str,
-    actions: &[(&str, Value, Value)],
-) {
-    let mut at = 1_796_015_702_000;
-    let mut tick = || {
-        at += 37;
-        at
-    };
-    let mut lines = vec![JournalEvent::Header(RunHeader {
-        at: tick(),
-        host: host.into(),
-        hosts: hosts.to_vec(),
-        inventory: "lab.toml".into(),
-        params: Default::default(),
-        run_id: id.into(),
-        runbook: "book.rhai".into(),
-        runbook_hash: String::new(),
-        version: 1,
-    })];
-    for (seq, (builtin, args, result)) in actions.iter().enumerate() {
-        let seq = seq as u64 + 1;
-        if seq % 3 == 1 {
-            lines.push(JournalEvent::Stage(StageRecord {
-                at: tick(),
-                group: group.into(),
-                index: seq / 3 + 1,
-                member: true,
-                name: format!("stage {}", seq / 3 + 1),
-            }));
-        }
-        lines.push(JournalEvent::Intent(IntentRecord {
-            args: args.clone(),
-            at: tick(),
-            builtin: (*builtin).into(),
-            column: 5,
-            file: "book.rhai".into(),
-            line: 10 + seq as u32,
-            ordinal: seq,
-            reconcile: "redo".into(),
-            seq,
-            stage: format!("stage {}", seq / 3 + 1),
-            stage_index: seq / 3 + 1,
-        }));
-        lines.push(JournalEvent::Outcome(OutcomeRecord {
-            at: tick(),
-            changed: *builtin == "reboot",
-            elapsed_ms: 30,
-            error: None,
-            how: None,
-            ok: true,
-            reboot_required: false,
-            result: result.clone(),
-            seq,
-        }));
-    }
-    lines.push(JournalEvent::HostEnd(HostEndRecord {
-        at: tick(),
-        column: None,
-        error: None,
-        file: None,
-        line: None,
-        reboot_pending: None,
-        status: HostStatus::Done,
-    }));
-    let text: String = lines
-        .iter()
-        .map(|event| serde_json::to_string(event).expect("a record") + "\n")
-        .collect();
-    std::fs::write(store.journal_path(id, host), text).expect("write a journal");
+/// Each `(builtin, args, result)` as a recorded query (a reboot counts as a change).
+fn queries(actions: Vec<(&'static str, Value, Value)>) -> Vec<Act> {
+    actions
+        .into_iter()
+        .map(|(builtin, args, result)| Act::query(builtin, args, result))
+        .collect()
 }

@@ -8,7 +8,7 @@ use serde_json::Value;
 
 /// A host's counts in the recap, as Ansible's PLAY RECAP counts them: `ok` is every action
 /// that succeeded (the changed ones included), plus the reboots and the time.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
 pub struct Counts {
     /// Actions that succeeded.
     pub ok: u64,
@@ -66,6 +66,14 @@ pub struct Action {
     pub builtin: String,
     /// Its canonical arguments.
     pub args: Value,
+    /// When its outcome was recorded.
+    pub at: u64,
+    /// Whether it changed the host.
+    pub changed: bool,
+    /// Whether the change waits for the next boot.
+    pub reboot_required: bool,
+    /// What the host had just before the change (the `acting` progress record), if recorded.
+    pub acting: Option<Value>,
     /// The runbook or module file of the call, and its line.
     pub file: String,
     /// 1-based.
@@ -119,6 +127,8 @@ pub struct HostModel {
     pub failure: Option<Failure>,
     /// Whether a staged change still waits for a reboot.
     pub reboot_pending: Option<String>,
+    /// Each session (attempt) of its part of the run, from its header or resume record on.
+    pub sessions: Vec<crate::sessions::SessionSpan>,
 }
 
 impl HostModel {
@@ -138,6 +148,7 @@ impl HostModel {
             actions: Vec::new(),
             failure: None,
             reboot_pending: journal.end.as_ref().and_then(|e| e.reboot_pending.clone()),
+            sessions: crate::sessions::sessions(journal),
         };
         model.read_events(journal);
         model.read_actions(journal);
@@ -253,6 +264,13 @@ impl HostModel {
                 seq: intent.seq,
                 builtin: intent.builtin.clone(),
                 args: intent.args.clone(),
+                at: outcome.at,
+                changed: outcome.changed,
+                reboot_required: outcome.reboot_required,
+                acting: recorded
+                    .progress
+                    .iter()
+                    .find_map(|step| step.get(cairn_runtime::ACTING).cloned()),
                 file: intent.file.clone(),
                 line: intent.line,
                 ok: outcome.ok,
@@ -262,7 +280,7 @@ impl HostModel {
         }
     }
 
-    /// The most recent result of `builtin` (by sequence number), with its arguments.
+    /// The successful calls of `builtin`, by sequence number.
     pub fn results<'a>(&'a self, builtin: &'a str) -> impl Iterator<Item = &'a Action> + 'a {
         self.actions
             .iter()
@@ -294,7 +312,7 @@ fn failure(journal: &HostJournal, actions: &[Action]) -> Option<Failure> {
 }
 
 /// A record's `at`.
-fn event_at(event: &JournalEvent) -> u64 {
+pub(crate) fn event_at(event: &JournalEvent) -> u64 {
     match event {
         JournalEvent::Batch(r) => r.at,
         JournalEvent::Debug(r) => r.at,

@@ -2,29 +2,45 @@
 //! HTML page: summary and recap, failures with their runbook lines, a timeline per host,
 //! perftest and sockperf plots, and the fleet's facts. See `docs/report.md`.
 
+mod attempts;
+mod change_record;
+mod changes;
 mod chart;
 mod fabric_matrix;
 mod facts;
 mod failures;
+mod fold;
 mod host_model;
 pub mod html;
 mod ibdiagnet;
+mod left_behind;
 mod manifest_diff;
 mod page;
+mod pdf;
 mod perftest;
+mod provenance;
+mod published;
 mod recap;
 mod report_error;
 mod run_model;
 mod section;
+mod sessions;
 mod sockperf;
+#[cfg(test)]
+mod test_journals;
+mod time_axis;
 mod timeline;
+mod verdict;
 
 use std::path::Path;
 
 pub use host_model::{Counts, HostModel};
+pub use pdf::write_pdf;
+pub use recap::host_counts;
 pub use report_error::ReportError;
 pub use run_model::RunModel;
 pub use section::Section;
+pub use sessions::SessionSpan;
 
 /// The page for run `id` (the newest when `None`) of `store`.
 pub fn render(store: &cairn_runtime::RunStore, id: Option<&str>) -> Result<String, ReportError> {

@@ -48,4 +48,27 @@ pub enum ReportError {
         /// The operating system's reason.
         source: std::io::Error,
     },
+    /// `--pdf` found no Chromium to print with.
+    #[error("no Chromium to print the PDF with: none of {tried} is on PATH")]
+    #[diagnostic(
+        code(cairn::report::no_browser),
+        help(
+            "install Chromium (Debian: `apt-get install chromium`), or name one with CAIRN_CHROMIUM=/path/to/chromium"
+        )
+    )]
+    NoBrowser {
+        /// The names looked for.
+        tried: String,
+    },
+    /// Chromium ran and did not print the page.
+    #[error("{browser} did not print {path}: {reason}")]
+    #[diagnostic(code(cairn::report::print))]
+    Print {
+        /// The browser run.
+        browser: String,
+        /// The PDF asked for.
+        path: String,
+        /// Its exit and what it said, or what the file lacks.
+        reason: String,
+    },
 }

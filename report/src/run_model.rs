@@ -6,6 +6,9 @@ use cairn_runtime::{RunMeta, RunStore};
 use crate::host_model::HostModel;
 use crate::report_error::ReportError;
 
+/// The name of the controller's journal.
+pub(crate) const CONTROLLER: &str = "controller";
+
 /// What the report is made from.
 #[derive(Debug, Clone)]
 pub struct RunModel {
@@ -15,6 +18,8 @@ pub struct RunModel {
     pub hosts: Vec<HostModel>,
     /// What the reader noticed: torn last lines, journals that are missing.
     pub notes: Vec<String>,
+    /// SHA-256 of the runbook text the run started with, from the first journal's header.
+    pub runbook_hash: Option<String>,
 }
 
 impl RunModel {
@@ -41,7 +46,8 @@ impl RunModel {
         let meta = store.meta(&id)?;
         let mut notes = Vec::new();
         let mut hosts = Vec::new();
-        let controller = "controller".to_owned();
+        let mut runbook_hash = None;
+        let controller = CONTROLLER.to_owned();
         let names = meta
             .hosts
             .iter()
@@ -59,14 +65,33 @@ impl RunModel {
                     path.display()
                 ));
             }
+            if runbook_hash.is_none() {
+                runbook_hash = journal.header.as_ref().map(|h| h.runbook_hash.clone());
+            }
             hosts.push(HostModel::from_journal(name, &journal));
         }
-        Ok(Self { meta, hosts, notes })
+        Ok(Self {
+            meta,
+            hosts,
+            notes,
+            runbook_hash,
+        })
     }
 
     /// The host named `name`.
     pub fn host(&self, name: &str) -> Option<&HostModel> {
         self.hosts.iter().find(|host| host.name == name)
+    }
+
+    /// The hosts of the run, the controller left out (it is shown apart, and the command
+    /// line does not count it either).
+    pub fn fleet(&self) -> impl Iterator<Item = &HostModel> {
+        self.hosts.iter().filter(|host| host.name != CONTROLLER)
+    }
+
+    /// The controller's part, when the run has `on controller` stages.
+    pub fn controller(&self) -> Option<&HostModel> {
+        self.host(CONTROLLER)
     }
 
     /// The first and last record of any host.

@@ -341,6 +341,15 @@ pub(crate) const TOOLS: &[Tool] = &[
         simulate: |m| m,
     },
     Tool {
+        namespace: "report",
+        about: "What a runbook publishes to `cairn report`: result tables and verdict lines, journaled.",
+        host: Host::Guest,
+        install: Some(crate::report::install),
+        parsers: &[],
+        // It runs no program; nothing to simulate.
+        simulate: |m| m,
+    },
+    Tool {
         namespace: "sockperf",
         about: "Socket latency between two hosts, with or without VMA.",
         host: Host::Guest,

@@ -37,6 +37,7 @@ mod refusals;
 mod repl;
 mod report;
 mod report_fabric;
+mod report_sections;
 mod rerun_crash;
 mod resume_ergonomics;
 mod retry;

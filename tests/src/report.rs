@@ -177,13 +177,7 @@ fn the_report_of_the_whole_guide_loads_in_headless_chromium_with_a_plot_per_meas
         assert_eq!(plot.circles, *rows, "{plot:?}: a point per message size");
         assert_eq!(plot.declared, *rows, "{plot:?}");
     }
-    // The recap in the DOM: one row per host of the run, and the controller.
-    let recap = dom
-        .split("<table class=\"recap\"")
-        .nth(1)
-        .unwrap_or_default();
-    let recap = recap.split("</table>").next().unwrap_or_default();
-    assert_eq!(recap.matches("<tr class=\"ok\"").count(), 10, "{recap}");
+    sections_as_the_site_lead_reads_them(&lab, &run, &dom);
 
     // The console check can fail: the same page with an image from the network and a script
     // added logs the blocked load and the blocked script.
@@ -275,7 +269,7 @@ fn a_failed_threshold_is_shown_once_with_its_runbook_line_and_a_differing_firmwa
     assert!(failures.contains("RoCE send bandwidth"), "{failures}");
     assert!(failures.contains(&format!(":{line}</code>")), "{failures}");
     assert!(
-        failures.contains(&cairn_report_escape(code)),
+        failures.contains(&escape_like_the_page(code)),
         "the runbook line itself: {failures}"
     );
 
@@ -297,8 +291,108 @@ fn a_failed_threshold_is_shown_once_with_its_runbook_line_and_a_differing_firmwa
     assert!(marked[0].contains("16.31.1014"), "{}", marked[0]);
 }
 
+/// The verdict first with the recipe's published sentence and table, one change row per
+/// change record (folded across hosts), the recap folded with every host counted once and the
+/// controller apart, the effective params, and the command line's count.
+fn sections_as_the_site_lead_reads_them(lab: &Lab, run: &cairn_tests::Run, dom: &str) {
+    use crate::report_sections::{
+        calls, change_records, counted, data_hosts, section, section_ids,
+    };
+    assert_eq!(
+        section_ids(dom).first(),
+        Some(&"verdict"),
+        "the verdict is first"
+    );
+    let verdict = section(dom, "verdict");
+    assert!(verdict.contains("data-verdict=\"pass\""), "{verdict}");
+    let controller = lab.journal("controller");
+    let published = calls(&controller, "report::verdict");
+    assert_eq!(published.len(), 1, "the recipe publishes its verdict");
+    let sentence = published[0]["text"].as_str().unwrap_or_default();
+    assert!(
+        verdict.contains(&escape_like_the_page(sentence)),
+        "{verdict}"
+    );
+    let tables = calls(&controller, "report::table");
+    assert_eq!(tables.len(), 1);
+    let rows = tables[0]["rows"].as_array().map_or(0, Vec::len);
+    assert_eq!(rows, 2, "two pairs");
+    let table = verdict
+        .split("<table class=\"published\">")
+        .nth(1)
+        .unwrap_or_default();
+    assert_eq!(
+        table.matches("<tr>").count(),
+        1 + rows,
+        "the header and a row per pair"
+    );
+
+    let hosts: Vec<String> = records(&controller, "header")[0]["data"]["hosts"]
+        .as_array()
+        .map(|hosts| {
+            hosts
+                .iter()
+                .filter_map(|h| h.as_str().map(str::to_owned))
+                .collect()
+        })
+        .unwrap_or_default();
+    assert_eq!(hosts.len(), 9, "4 ESXi hosts, 4 VMs, vCenter");
+    let records: usize = hosts
+        .iter()
+        .chain(std::iter::once(&"controller".to_owned()))
+        .map(|host| change_records(&lab.journal(host)))
+        .sum();
+    let changes = section(dom, "changes");
+    let rows = data_hosts(changes, "<tr ");
+    assert!(records > 20, "the guide changes much: {records}");
+    assert_eq!(rows.iter().sum::<usize>(), records, "{changes}");
+    assert!(
+        rows.len() < records,
+        "identical changes are folded: {changes}"
+    );
+    assert!(changes.contains("mlxconfig::set"), "{changes}");
+    assert!(changes.contains("LINK_TYPE_P1"), "{changes}");
+
+    let recap = section(dom, "recap");
+    let (fleet, controller_rows) = recap
+        .split_once("<tbody class=\"controller\">")
+        .unwrap_or_default();
+    let folded = data_hosts(fleet, "<tr class=");
+    assert_eq!(folded.iter().sum::<usize>(), 9, "{fleet}");
+    assert!(folded.len() < 9, "identical rows fold: {fleet}");
+    assert_eq!(
+        data_hosts(controller_rows, "<tr class=").as_slice(),
+        [1],
+        "the controller apart"
+    );
+    let timeline = section(dom, "timeline");
+    // A folded lane is its summary's lane and one per host inside.
+    let lanes = timeline.matches("<span class=\"lane\"").count();
+    let folded: usize = data_hosts(timeline, "<details class=\"lanes\"").len();
+    assert_eq!(
+        lanes - folded,
+        10,
+        "every host's lane, the controller's too: {timeline}"
+    );
+
+    let summary = section(dom, "summary");
+    assert!(
+        summary.contains("roce_mtu=9000"),
+        "the effective params: {summary}"
+    );
+    assert!(summary.contains("rolling=1"), "{summary}");
+    let count = counted(&run.stdout);
+    assert!(count.starts_with("9 done"), "{}", run.stdout);
+    assert!(
+        summary.contains(&format!(
+            "<dd data-count=\"hosts\">{count}; the controller: done"
+        )),
+        "{summary}"
+    );
+}
+
 /// HTML-escapes as the page does (quotes and angle brackets).
-fn cairn_report_escape(text: &str) -> String {
+pub(crate) fn escape_like_the_page(text: &str) -> String {
     text.replace('&', "&amp;")
         .replace('<', "&lt;")
         .replace('>', "&gt;")

@@ -84,7 +84,11 @@ pub(crate) fn execute(parsed: Parsed) -> miette::Result<ExitCode> {
             limit,
             common,
         } => run::run(&state, runbook, inventory, check, limit.as_deref(), common),
-        Command::Report { run_id, output } => report::report(&state, run_id.as_deref(), &output),
+        Command::Report {
+            run_id,
+            output,
+            pdf,
+        } => report::report(&state, run_id.as_deref(), output, pdf),
         Command::Runs { json } => runs::runs(&state, json),
         Command::Repl {
             inventory,

@@ -1,0 +1,124 @@
+//! Journals written with the runtime's record types, for the report's tests and benches: a host's
+//! header, a stage every three actions, each action's intent and outcome, its end.
+
+use cairn_runtime::RunStore;
+use cairn_runtime::journal::{
+    HostEndRecord, HostStatus, IntentRecord, JournalEvent, OutcomeRecord, RunHeader, StageRecord,
+};
+use serde_json::Value;
+
+/// The first record's time: 2026-11-30 05:15:02 UTC.
+pub(crate) const START: u64 = 1_796_015_702_000;
+
+/// One recorded action.
+pub(crate) struct Act {
+    pub(crate) builtin: &'static str,
+    pub(crate) args: Value,
+    pub(crate) result: Value,
+    pub(crate) changed: bool,
+    pub(crate) reboot_required: bool,
+}
+
+impl Act {
+    /// A query: nothing changed.
+    pub(crate) fn query(builtin: &'static str, args: Value, result: Value) -> Self {
+        let changed = builtin == "reboot";
+        Self {
+            builtin,
+            args,
+            result,
+            changed,
+            reboot_required: false,
+        }
+    }
+
+    /// A change, owing a reboot or not.
+    #[allow(dead_code, reason = "the 200-host bench records queries only")]
+    pub(crate) fn change(builtin: &'static str, args: Value, result: Value, reboot: bool) -> Self {
+        Self {
+            builtin,
+            args,
+            result,
+            changed: true,
+            reboot_required: reboot,
+        }
+    }
+}
+
+/// Writes `host`'s journal of run `id`: records `step_ms` apart from [`START`].
+pub(crate) fn write_journal(
+    store: &RunStore,
+    id: &str,
+    (host, hosts): (&str, &[String]),
+    group: &str,
+    step_ms: u64,
+    actions: &[Act],
+) {
+    let mut at = START;
+    let mut tick = || {
+        at += step_ms;
+        at
+    };
+    let mut lines = vec![JournalEvent::Header(RunHeader {
+        at: tick(),
+        host: host.into(),
+        hosts: hosts.to_vec(),
+        inventory: "lab.toml".into(),
+        params: Default::default(),
+        run_id: id.into(),
+        runbook: "book.rhai".into(),
+        runbook_hash: String::new(),
+        version: 1,
+    })];
+    for (seq, act) in actions.iter().enumerate() {
+        let seq = seq as u64 + 1;
+        let stage = format!("stage {}", seq.div_ceil(3));
+        if seq % 3 == 1 {
+            lines.push(JournalEvent::Stage(StageRecord {
+                at: tick(),
+                group: group.into(),
+                index: seq.div_ceil(3),
+                member: true,
+                name: stage.clone(),
+            }));
+        }
+        lines.push(JournalEvent::Intent(IntentRecord {
+            args: act.args.clone(),
+            at: tick(),
+            builtin: act.builtin.into(),
+            column: 5,
+            file: "book.rhai".into(),
+            line: 10 + seq as u32,
+            ordinal: seq,
+            reconcile: "redo".into(),
+            seq,
+            stage,
+            stage_index: seq.div_ceil(3),
+        }));
+        lines.push(JournalEvent::Outcome(OutcomeRecord {
+            at: tick(),
+            changed: act.changed,
+            elapsed_ms: step_ms,
+            error: None,
+            how: None,
+            ok: true,
+            reboot_required: act.reboot_required,
+            result: act.result.clone(),
+            seq,
+        }));
+    }
+    lines.push(JournalEvent::HostEnd(HostEndRecord {
+        at: tick(),
+        column: None,
+        error: None,
+        file: None,
+        line: None,
+        reboot_pending: None,
+        status: HostStatus::Done,
+    }));
+    let text: String = lines
+        .iter()
+        .map(|event| serde_json::to_string(event).expect("a record") + "\n")
+        .collect();
+    std::fs::write(store.journal_path(id, host), text).expect("write a journal");
+}

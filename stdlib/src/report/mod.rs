@@ -1,0 +1,19 @@
+//! `report::`: what a runbook publishes to `cairn report`: its result tables and its verdict
+//! lines. Each call is a journaled action on the host that makes it (the controller, for a
+//! recipe's summary), so the report reads them from the journal like any other result, and a
+//! resume replays them instead of publishing twice.
+
+pub mod builtins;
+
+/// The namespace the builtins are registered under (and their journal names' prefix).
+pub(crate) const NAMESPACE: &str = "report";
+
+/// Registers the `report::` builtins as a static module, built once and shared by every
+/// host's engine.
+pub fn install(engine: &mut rhai::Engine) {
+    static MODULE: std::sync::OnceLock<rhai::Shared<rhai::Module>> = std::sync::OnceLock::new();
+    let module = MODULE
+        .get_or_init(|| rhai::Shared::new(rhai::exported_module!(builtins::report_builtins)))
+        .clone();
+    engine.register_static_module(NAMESPACE, module);
+}
