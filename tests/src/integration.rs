@@ -23,6 +23,7 @@ mod hangs;
 mod host_patterns;
 mod import_circles;
 mod leftovers;
+mod lsp;
 mod ofed_source;
 mod output;
 mod parse;

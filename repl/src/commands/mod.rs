@@ -6,6 +6,7 @@ mod debug;
 mod exec;
 mod hosts;
 mod journal;
+mod lsp;
 mod parse;
 mod repl;
 mod report;
@@ -25,7 +26,14 @@ pub(crate) fn execute(cli: Cli) -> miette::Result<ExitCode> {
             runbook,
             inventory,
             limit,
-        } => check::check(&state, &runbook, inventory.as_deref(), limit.as_deref()),
+            format,
+        } => check::check(
+            &state,
+            &runbook,
+            inventory.as_deref(),
+            limit.as_deref(),
+            format,
+        ),
         Command::Exec {
             inventory,
             pattern,
@@ -50,6 +58,7 @@ pub(crate) fn execute(cli: Cli) -> miette::Result<ExitCode> {
             let host = run_and_host.pop().unwrap_or_default();
             journal::journal(&state, run_and_host.pop(), &host, json)
         }
+        Command::Lsp => lsp::lsp(),
         Command::Parse { tool, file, list } => parse::parse(tool.as_deref(), &file, list),
         Command::Resume {
             run_id,

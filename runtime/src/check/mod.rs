@@ -4,16 +4,21 @@
 mod calls;
 mod groups;
 mod least_values;
+mod record;
 mod signatures;
 mod structure;
 mod unit_argument;
 mod unit_values;
+mod whole;
 
 use rhai::{AST, Engine};
 
 pub use groups::{GroupCheck, check_groups};
+pub use record::{CheckRecord, line_column};
 use signatures::Signatures;
+pub use structure::import_file;
 pub(crate) use unit_argument::unit_argument_help;
+pub use whole::{Checked, check_source};
 
 use crate::{Runbook, RunbookError};
 
