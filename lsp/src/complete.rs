@@ -8,7 +8,7 @@ use std::collections::BTreeSet;
 use cairn_runtime::{builtin_names, declared_options, import_file};
 use lsp_types::{CompletionItem, CompletionItemKind};
 
-use crate::declarations::{functions, imports};
+use crate::declarations::{functions, imports, params};
 use crate::scan::{after_stage_on, context, line_before, name_before};
 use crate::workspace::{Document, Workspace};
 
@@ -119,9 +119,9 @@ fn everything(workspace: &mut Workspace, doc: &Document) -> Vec<CompletionItem> 
             .iter()
             .map(|ns| item(ns, CompletionItemKind::MODULE)),
     );
-    items.extend(doc.outline.params.iter().map(|param| CompletionItem {
+    items.extend(params(&doc.text).into_iter().map(|param| CompletionItem {
         detail: Some("param".into()),
-        ..item(&param.name, CompletionItemKind::VARIABLE)
+        ..item(param, CompletionItemKind::VARIABLE)
     }));
     items.extend(functions(&doc.text).iter().map(|f| CompletionItem {
         detail: Some(f.signature()),

@@ -73,6 +73,19 @@ pub(crate) fn functions(text: &str) -> Vec<Function> {
     found
 }
 
+/// The names of the params `text` declares (`param mtu = 9000;`), compiled or not.
+pub(crate) fn params(text: &str) -> Vec<&str> {
+    text.lines()
+        .filter_map(|line| {
+            let rest = line.trim_start().strip_prefix("param ")?;
+            let name = rest
+                .split(|c: char| !(c.is_alphanumeric() || c == '_'))
+                .next()?;
+            is_name(name).then_some(name)
+        })
+        .collect()
+}
+
 /// The imports `text` makes.
 pub(crate) fn imports(text: &str) -> Vec<Import> {
     text.lines()
@@ -109,6 +122,7 @@ mod tests {
         assert_eq!(ports.params, "devices, family");
         assert!(ports.doc.contains("in PCI order"), "{ports:?}");
         let runbook = include_str!("../../runbooks/esxi-ib-roce-ports.rhai");
+        assert_eq!(params(runbook).first(), Some(&"mft_vib"));
         let found = imports(runbook);
         assert_eq!(
             found.first().map(|i| (i.module.as_str(), i.alias.as_str())),

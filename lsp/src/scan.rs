@@ -105,21 +105,18 @@ pub(crate) fn context(text: &str, cursor: usize) -> Context {
         in_string,
         ..Context::default()
     };
-    let mut opens = stack.iter().rev();
-    let mut innermost = opens.next();
-    if innermost.is_some_and(|open| open.bracket == '#') {
-        context.in_options = true;
-        innermost = opens.next();
-    }
-    if let Some(open) = innermost.filter(|open| open.bracket == '(') {
+    let mut opens = stack.iter().rev().peekable();
+    context.in_options = opens.next_if(|open| open.bracket == '#').is_some()
+        && opens.peek().is_some_and(|open| open.bracket == '(');
+    // Inside an array or a map argument, the call is still the one around it.
+    let call = opens.find(|open| !matches!(open.bracket, '[' | '#'));
+    if let Some(open) = call.filter(|open| open.bracket == '(') {
         let name = name_before(text, open.at).trim_matches(':');
         if !name.is_empty() {
             context.call = Some((name.to_owned(), open.commas));
         }
     }
-    if context.call.is_none() {
-        context.in_options = false;
-    }
+    context.in_options &= context.call.is_some();
     context
 }
 
@@ -171,6 +168,8 @@ mod tests {
         let found = context(&text, cursor);
         assert_eq!(found.call, Some(("net::set_mtu".into(), 1)));
         assert!(!found.in_options);
+        let (text, cursor) = at_bar("run([\"a\", |");
+        assert_eq!(context(&text, cursor).call, Some(("run".into(), 0)));
     }
 
     #[test]
