@@ -3,6 +3,7 @@
 mod baremetal;
 mod budget;
 mod changes;
+mod check_json;
 mod cli;
 mod crash;
 mod cross_host;

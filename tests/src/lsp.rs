@@ -182,7 +182,7 @@ fn labels(items: &Value) -> Vec<String> {
 
 const INVENTORY: &str = r#"
 [hosts.esx01]
-address = "sim:esxi"
+address = "sim:esxi7"
 groups = ["esxi"]
 "#;
 
