@@ -387,3 +387,33 @@ fn lsp_hovers_with_the_builtins_help_and_goes_to_definitions_in_lib() {
     assert_eq!(names, ["family", "ports"], "{symbols}");
     client.shut_down();
 }
+
+#[test]
+fn the_vs_code_extension_starts_cairn_lsp_with_the_grammar_it_names() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../editors/vscode");
+    let read = |name: &str| -> Value {
+        let text =
+            std::fs::read_to_string(dir.join(name)).unwrap_or_else(|e| panic!("{name}: {e}"));
+        serde_json::from_str(&text).unwrap_or_else(|e| panic!("{name}: {e}"))
+    };
+    let manifest = read("package.json");
+    let grammar = &manifest["contributes"]["grammars"][0];
+    let path = grammar["path"].as_str().unwrap_or_default();
+    let grammar_file = read(path);
+    assert_eq!(
+        grammar_file["scopeName"], grammar["scopeName"],
+        "{grammar_file}"
+    );
+    let patterns = grammar_file["repository"]
+        .as_object()
+        .map(|r| r.len())
+        .unwrap_or(0);
+    assert!(patterns >= 5, "{grammar_file}");
+    let main = manifest["main"].as_str().unwrap_or_default();
+    let extension = std::fs::read_to_string(dir.join(main)).unwrap_or_default();
+    assert!(extension.contains("args: [\"lsp\"]"), "{extension}");
+    assert_eq!(
+        manifest["contributes"]["languages"][0]["extensions"][0],
+        ".rhai"
+    );
+}
