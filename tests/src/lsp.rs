@@ -1,7 +1,7 @@
 //! `cairn lsp`: a client speaking JSON-RPC to the spawned binary, as an editor does (the
 //! Language Server Protocol's base protocol: `Content-Length` headers, then the JSON body).
 
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{BufRead, BufReader, Write};
 use std::process::{Child, ChildStdin, Stdio};
 use std::sync::mpsc::{Receiver, channel};
 use std::time::Duration;
