@@ -38,6 +38,10 @@ pub(crate) enum Command {
         /// exclude, `&` to intersect, separated by `:` or `,` (as Ansible's patterns).
         #[arg(long, value_name = "PATTERN", requires = "inventory")]
         limit: Option<String>,
+        /// How to print the problems: for people, or one JSON object per line (file, line,
+        /// column, code, message, help) for editors and CI annotations.
+        #[arg(long, value_enum, default_value_t = CheckFormat::Human)]
+        format: CheckFormat,
     },
     /// Run one host's instance of a runbook under the debugger, from the start: it stops before
     /// the first action (or at the first breakpoint). Journals apart from any run.
@@ -84,6 +88,10 @@ pub(crate) enum Command {
         /// intersect, separated by `:` or `,` (default: every host).
         pattern: Option<String>,
     },
+    /// Serve the Language Server Protocol on standard input and output, for editors:
+    /// diagnostics from `cairn check`, completion, hover, signature help, definitions and the
+    /// outline of runbooks and their modules (docs/editors.md).
+    Lsp,
     /// Print a host's journal: its timeline, or the records as JSON lines.
     #[command(override_usage = "cairn journal [OPTIONS] [RUN-ID] <HOST>")]
     Journal {
@@ -250,6 +258,15 @@ fn forks(text: &str) -> Result<usize, String> {
         Ok(n) => Ok(n),
         Err(e) => Err(format!("not a count: {e}")),
     }
+}
+
+/// `cairn check --format`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub(crate) enum CheckFormat {
+    /// Diagnostics with the source lines, on standard error.
+    Human,
+    /// One JSON object per problem on standard output (docs/editors.md).
+    Json,
 }
 
 /// `--color`.

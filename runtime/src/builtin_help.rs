@@ -74,6 +74,33 @@ pub fn builtin_signatures(engine: &Engine, name: &str) -> Vec<BuiltinSignature> 
     found
 }
 
+/// Every builtin a runbook can call, by qualified name (`run`, `mlxconfig::query`), sorted:
+/// what an editor completes. Operators and rhai's internal names (`+`, `get$len`) are left out.
+pub fn builtin_names(engine: &Engine) -> Vec<String> {
+    let mut names: Vec<String> = engine
+        .collect_fn_metadata(
+            None,
+            |info| {
+                let name = info.metadata.name.as_str();
+                let callable = name.starts_with(|c: char| c.is_alphabetic() || c == '_')
+                    && !name.contains('$');
+                callable.then(|| {
+                    if info.namespace.is_empty() {
+                        name.to_owned()
+                    } else {
+                        format!("{}::{name}", info.namespace)
+                    }
+                })
+            },
+            true,
+        )
+        .into_iter()
+        .collect();
+    names.sort();
+    names.dedup();
+    names
+}
+
 /// `name(param: type, ...) -> type`: parameter names from the metadata, or else from the
 /// documented form with as many arguments (`usages`, see [`doc_usages`]).
 pub(crate) fn render(
@@ -331,5 +358,8 @@ mod tests {
             "{trimmed}"
         );
         assert_eq!(builtin_help(&engine, "nosuch"), None);
+        let names = builtin_names(&engine);
+        assert!(names.iter().any(|n| n == "run"), "{names:?}");
+        assert!(!names.iter().any(|n| n.starts_with('+') || n.contains('$')));
     }
 }

@@ -56,13 +56,16 @@ pub use action_error::{ActionError, CallSite, OutputParse};
 pub use assumptions::Assumptions;
 pub use budget::{Disruption, DisruptionBudget, MaxUnavailable};
 pub use builtin_help::{
-    BuiltinSignature, builtin_doc_text, builtin_help, builtin_signatures, rhai_type,
+    BuiltinSignature, builtin_doc_text, builtin_help, builtin_names, builtin_signatures, rhai_type,
 };
 pub use builtin_options::{
     BuiltinOptions, OptionKey, OptionType, declare_options, declared_options,
 };
 pub use cancel::{Cancel, Cancelled};
-pub use check::{GroupCheck, check_groups, check_runbook};
+pub use check::{
+    CheckRecord, Checked, GroupCheck, check_groups, check_runbook, check_source, import_file,
+    line_column,
+};
 pub use clock::Clock;
 pub use debug::breakpoint::Breakpoint;
 pub use debug::debugger::Debugger;

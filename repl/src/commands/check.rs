@@ -1,49 +1,87 @@
 //! `cairn check`: compile a runbook and check it, and its stages' groups against an inventory;
-//! runs nothing.
+//! runs nothing. `--format json` prints one object per problem for editors and CI.
 
 use std::path::Path;
 use std::process::ExitCode;
 
 use cairn_runtime::inventory::{HostPattern, Inventory};
-use cairn_runtime::{Runbook, build_engine, check_groups, check_runbook};
+use cairn_runtime::{CheckRecord, Runbook, build_engine, check_source};
+
+use crate::cli::CheckFormat;
 
 pub(crate) fn check(
     state: &Path,
     path: &Path,
     inventory: Option<&Path>,
     limit: Option<&str>,
+    format: CheckFormat,
 ) -> miette::Result<ExitCode> {
-    let runbook = Runbook::load(path)?;
-    let launcher = crate::assembly::launcher(state);
-    let engine = build_engine(&runbook.dir(), &launcher.libraries, u64::MAX);
-    let ast = runbook.compile(&engine)?;
-    let mut problems = check_runbook(&engine, &ast, &runbook);
-    if let Some(inventory) = inventory {
-        let check = |address: &_| cairn_runtime::sim::check_address(&launcher.sim_models, address);
-        let inventory = Inventory::load_checked(inventory, Some(&check))?;
-        if let Some(limit) = limit {
-            let selected = HostPattern::parse(limit)?.select(&inventory)?;
-            let names: Vec<&str> = selected.iter().map(|h| h.name.as_str()).collect();
-            say!(
-                "--limit {limit}: {} host(s): {}",
-                names.len(),
-                names.join(", ")
-            );
+    let json = format == CheckFormat::Json;
+    let refuse = |error: miette::Report, file: &Path| -> miette::Result<ExitCode> {
+        if !json {
+            return Err(error);
         }
-        let groups = check_groups(&ast, &runbook, &inventory);
-        problems.extend(groups.errors);
-        for warning in groups.warnings {
+        print_records(&[CheckRecord::of(
+            error.as_ref(),
+            &file.display().to_string(),
+            None,
+        )]);
+        Err(miette::miette!("1 problem(s) in {}", path.display()))
+    };
+    let runbook = match Runbook::load(path) {
+        Ok(runbook) => runbook,
+        Err(error) => return refuse(error.into(), path),
+    };
+    let launcher = crate::assembly::launcher(state);
+    let inventory = match inventory.map(|file| {
+        let check = |address: &_| cairn_runtime::sim::check_address(&launcher.sim_models, address);
+        (file, Inventory::load_checked(file, Some(&check)))
+    }) {
+        None => None,
+        Some((_, Ok(inventory))) => Some(inventory),
+        Some((file, Err(error))) => return refuse(error.into(), file),
+    };
+    if let (Some(inventory), Some(limit)) = (&inventory, limit) {
+        let selected = HostPattern::parse(limit)?.select(inventory)?;
+        let names: Vec<&str> = selected.iter().map(|h| h.name.as_str()).collect();
+        let line = format!(
+            "--limit {limit}: {} host(s): {}",
+            names.len(),
+            names.join(", ")
+        );
+        if json {
+            eprintln!("{line}");
+        } else {
+            say!("{line}");
+        }
+    }
+    let engine = build_engine(&runbook.dir(), &launcher.libraries, u64::MAX);
+    let checked = check_source(&engine, &runbook, inventory.as_ref());
+    let count = checked.errors.len();
+    if json {
+        print_records(&checked.records(&runbook, &|file| std::fs::read_to_string(file).ok()));
+    } else {
+        for warning in checked.warnings {
             eprintln!("warning: {warning}");
         }
-    }
-    let count = problems.len();
-    for problem in problems {
-        eprintln!("{:?}", miette::Report::new(problem));
+        for problem in checked.errors {
+            eprintln!("{:?}", miette::Report::new(problem));
+        }
     }
     if count == 0 {
-        say!("{}: ok", runbook.name());
+        if !json {
+            say!("{}: ok", runbook.name());
+        }
         Ok(ExitCode::SUCCESS)
     } else {
         Err(miette::miette!("{count} problem(s) in {}", runbook.name()))
+    }
+}
+
+fn print_records(records: &[CheckRecord]) {
+    for record in records {
+        if let Ok(line) = serde_json::to_string(record) {
+            say!("{line}");
+        }
     }
 }

@@ -8,6 +8,7 @@ mod exec;
 mod generated;
 mod hosts;
 mod journal;
+mod lsp;
 mod parse;
 mod repl;
 mod report;
@@ -36,7 +37,14 @@ pub(crate) fn execute(parsed: Parsed) -> miette::Result<ExitCode> {
             runbook,
             inventory,
             limit,
-        } => check::check(&state, &runbook, inventory.as_deref(), limit.as_deref()),
+            format,
+        } => check::check(
+            &state,
+            &runbook,
+            inventory.as_deref(),
+            limit.as_deref(),
+            format,
+        ),
         Command::Exec {
             inventory,
             pattern,
@@ -61,6 +69,7 @@ pub(crate) fn execute(parsed: Parsed) -> miette::Result<ExitCode> {
             let host = run_and_host.pop().unwrap_or_default();
             journal::journal(&state, run_and_host.pop(), &host, json)
         }
+        Command::Lsp => lsp::lsp(),
         Command::Parse { tool, file, list } => parse::parse(tool.as_deref(), &file, list),
         Command::Resume {
             run_id,

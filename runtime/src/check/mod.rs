@@ -4,18 +4,23 @@
 mod calls;
 mod groups;
 mod least_values;
+mod record;
 mod result_use;
 mod signatures;
 mod structure;
 mod unit_argument;
 mod unit_values;
+mod whole;
 
 use rhai::{AST, Engine};
 
 pub use groups::{GroupCheck, check_groups};
+pub use record::{CheckRecord, line_column};
 pub(crate) use result_use::result_is_read;
 use signatures::Signatures;
+pub use structure::import_file;
 pub(crate) use unit_argument::unit_argument_help;
+pub use whole::{Checked, check_source};
 
 use crate::{Runbook, RunbookError};
 

@@ -133,7 +133,7 @@ fn bad_serial(node: &ASTNode, runbook: &Runbook) -> Option<RunbookError> {
 }
 
 /// The file an `import "name"` of the runbook at `runbook` loads.
-pub(crate) fn import_file(runbook: &Path, module: &str) -> Option<std::path::PathBuf> {
+pub fn import_file(runbook: &Path, module: &str) -> Option<std::path::PathBuf> {
     let dir = runbook.parent().unwrap_or(Path::new("."));
     let name = if module.ends_with(".rhai") {
         module.to_owned()

@@ -1,0 +1,51 @@
+//! `cairn lsp`: a language server for runbooks and their modules, over the Language Server
+//! Protocol on standard input and output (`lsp-server`, the synchronous transport
+//! rust-analyzer is built on, and `lsp-types`).
+//!
+//! Everything it says comes from the pieces `cairn check` and `:help` use: the checker's
+//! diagnostics with their spans, the engine's builtin metadata and the docs' text, the option
+//! declarations, the outline of stages and params, and the inventory's groups. See
+//! docs/editors.md.
+
+mod complete;
+mod declarations;
+mod definition;
+mod diagnostics;
+mod hover;
+mod position;
+mod scan;
+mod server;
+mod symbols;
+mod workspace;
+
+use cairn_runtime::Installer;
+use lsp_server::Connection;
+
+/// Why the server stopped short of a clean shutdown.
+#[derive(Debug, thiserror::Error, miette::Diagnostic)]
+#[error("language server: {0}")]
+#[diagnostic(code(cairn::lsp))]
+pub struct LspError(String);
+
+impl From<lsp_server::ProtocolError> for LspError {
+    fn from(error: lsp_server::ProtocolError) -> Self {
+        Self(error.to_string())
+    }
+}
+
+/// Serves one client on standard input and output, with the builtins `libraries` install,
+/// until it shuts the server down.
+pub fn serve_stdio(libraries: Vec<Installer>) -> Result<(), LspError> {
+    let (connection, io_threads) = Connection::stdio();
+    let capabilities = serde_json::to_value(server::capabilities())
+        .map_err(|error| LspError(error.to_string()))?;
+    let params = connection.initialize(capabilities)?;
+    let params: lsp_types::InitializeParams =
+        serde_json::from_value(params).map_err(|error| LspError(error.to_string()))?;
+    let mut workspace = server::workspace_of(&params, libraries);
+    server::main_loop(&connection, &mut workspace)?;
+    drop(connection);
+    io_threads
+        .join()
+        .map_err(|error| LspError(format!("standard input or output: {error}")))
+}
