@@ -205,6 +205,9 @@ pub fn execute(
         cancel,
         events,
     );
+    if resume {
+        announce_left_behind(&recorded, &shared.events);
+    }
     // The budget survives a resume: a host its journal left in maintenance mode holds its
     // place from the start.
     for (host, journal) in &recorded {
@@ -315,7 +318,7 @@ pub fn execute(
             }
         }
     }
-    let hosts = threads
+    let mut hosts: Vec<HostReport> = threads
         .into_iter()
         .map(|(name, handle)| {
             handle.join().unwrap_or_else(|_| HostReport {
@@ -326,12 +329,22 @@ pub fn execute(
                 )),
                 name,
                 prediction_stopped: None,
+                left_behind: Vec::new(),
                 reboot_pending: None,
                 status: HostStatus::Failed,
             })
         })
         .collect();
-    Ok(RunReport { hosts, run_id })
+    if !shared.options.check && !hosts.iter().all(|h| h.status == HostStatus::Done) {
+        for host in &mut hosts {
+            host.leave_behind(&journal_path(&host.name));
+        }
+    }
+    Ok(RunReport {
+        halted: shared.halt.reason(),
+        hosts,
+        run_id,
+    })
 }
 
 /// Compiles `runbook` with the instance's engine and runs it; a failure points at its line.
@@ -384,6 +397,10 @@ fn run_instance(host: HostContext, runbook: &Runbook, libraries: &[Installer]) -
     let end = host.end_with(status, failure.as_ref());
     if status == HostStatus::Failed {
         shared.budget.fail(&name);
+        // Under a budget the run is a roll: its first failed host halts it (`halt.rs`).
+        if shared.budget.limit().is_some() && shared.options.max_fail_percent.is_none() {
+            host.halt_roll(format!("{name} failed"));
+        }
     }
     shared.budget.leave(&name);
     if let (HostStatus::Failed, Ok(mut failed)) = (status, shared.failed.lock()) {
@@ -400,8 +417,27 @@ fn run_instance(host: HostContext, runbook: &Runbook, libraries: &[Installer]) -
         failure,
         name,
         prediction_stopped: host.prediction_stopped(),
+        left_behind: Vec::new(),
         reboot_pending: host.reboot_pending(),
         status,
+    }
+}
+
+/// A resume starts by saying what the run it continues left down.
+fn announce_left_behind(recorded: &BTreeMap<String, HostJournal>, events: &crate::EventSink) {
+    let left: Vec<String> = recorded
+        .iter()
+        .flat_map(|(host, journal)| crate::left_behind::left_behind(host, journal))
+        .map(|left| left.to_string())
+        .collect();
+    if !left.is_empty() {
+        events.send(RunEvent::Warning {
+            host: "controller".into(),
+            message: format!(
+                "the run was left with {}: the resume continues from there",
+                left.join(", ")
+            ),
+        });
     }
 }
 

@@ -16,6 +16,7 @@ mod ending;
 mod engine;
 mod exec_run;
 mod executor;
+mod halt;
 mod host_context;
 mod host_info;
 mod host_io;
@@ -25,6 +26,7 @@ pub mod inventory;
 pub mod journal;
 pub mod launch;
 mod launch_error;
+mod left_behind;
 mod local_transport;
 mod outline;
 pub mod output;
@@ -60,6 +62,7 @@ pub use builtin_options::{
     BuiltinOptions, OptionKey, OptionType, declare_options, declared_options,
 };
 pub use cancel::{Cancel, Cancelled};
+pub use halt::Halt;
 pub use check::{GroupCheck, check_groups, check_runbook};
 pub use clock::Clock;
 pub use debug::breakpoint::Breakpoint;

@@ -6,6 +6,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::sync::{Condvar, Mutex};
 use std::time::Duration;
 
+use crate::halt::Halt;
 use crate::{Cancel, Cancelled};
 
 /// The size of a stage's batches, as written after `serial`.
@@ -90,14 +91,17 @@ impl RollingGate {
         index: u64,
         batch: usize,
         all: &[Vec<String>],
+        halt: &Halt,
         cancel: &Cancel,
     ) -> Result<bool, Cancelled> {
         let Ok(mut state) = self.state.lock() else {
             return Err(Cancelled);
         };
         loop {
-            // A stop (a batch over `--max-fail-percent`) is seen before the batch opens.
+            // A stop (a batch over `--max-fail-percent`, a halted roll) is seen before the
+            // batch opens.
             cancel.check()?;
+            halt.check()?;
             let finished = state.finished.get(&index);
             let open = all.iter().take(batch).flatten().all(|host| {
                 state.gone.contains(host) || finished.is_some_and(|f| f.contains(host))
@@ -213,10 +217,12 @@ mod tests {
         let gate = Arc::new(RollingGate::default());
         let all = batches(&names(3), 1);
         let cancel = Cancel::default();
-        assert_eq!(gate.wait_turn(1, 0, &all, &cancel), Ok(true));
+        let halt = Arc::new(Halt::new());
+        assert_eq!(gate.wait_turn(1, 0, &all, &halt, &cancel), Ok(true));
         let waiter = {
-            let (gate, all, cancel) = (gate.clone(), all.clone(), cancel.clone());
-            std::thread::spawn(move || gate.wait_turn(1, 2, &all, &cancel))
+            let (gate, all, cancel, halt) =
+                (gate.clone(), all.clone(), cancel.clone(), halt.clone());
+            std::thread::spawn(move || gate.wait_turn(1, 2, &all, &halt, &cancel))
         };
         gate.finish(1, "esx01");
         std::thread::sleep(Duration::from_millis(50));
@@ -226,5 +232,15 @@ mod tests {
         );
         gate.leave("esx02");
         assert_eq!(waiter.join().ok(), Some(Ok(true)));
+    }
+
+    #[test]
+    fn a_halted_roll_opens_no_further_batch() {
+        let gate = RollingGate::default();
+        let all = batches(&names(2), 1);
+        let (halt, cancel) = (Halt::new(), Cancel::default());
+        gate.finish(1, "esx01");
+        halt.halt("esx01 failed".into());
+        assert_eq!(gate.wait_turn(1, 1, &all, &halt, &cancel), Err(Cancelled));
     }
 }

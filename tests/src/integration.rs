@@ -36,6 +36,7 @@ mod rerun_crash;
 mod resume_ergonomics;
 mod retry;
 mod rolling;
+mod rolling_recipe;
 mod signals;
 mod ssh;
 mod ssh_lab;

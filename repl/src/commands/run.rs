@@ -271,6 +271,9 @@ fn summarize(report: RunReport, json: bool, check: bool, shown: &Shown) -> ExitC
             say!("{line}");
         }
         say!("{}", summary.line(&report.run_id, check));
+        if let Some(line) = summary.left_behind_line() {
+            say!("{line}");
+        }
     }
     let failures = report
         .hosts

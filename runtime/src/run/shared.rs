@@ -57,6 +57,8 @@ pub struct RunShared {
     pub events: EventSink,
     /// The fork limit.
     pub forks: Forks,
+    /// Whether the roll was halted at a failed host, and why.
+    pub halt: crate::Halt,
     /// Hosts that failed and left the run.
     pub failed: Mutex<std::collections::BTreeSet<String>>,
     /// Every host of the run, in inventory order.
@@ -94,6 +96,7 @@ impl RunShared {
             events,
             failed: Mutex::new(std::collections::BTreeSet::new()),
             forks: Forks::new(options.forks),
+            halt: crate::Halt::new(),
             hosts,
             options,
             params,

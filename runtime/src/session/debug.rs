@@ -182,6 +182,7 @@ impl DebugRun {
                 )),
                 name: name.clone(),
                 prediction_stopped: None,
+                left_behind: Vec::new(),
                 reboot_pending: None,
                 status: HostStatus::Failed,
             })
@@ -191,6 +192,7 @@ impl DebugRun {
             failure: None,
             name,
             prediction_stopped: None,
+            left_behind: Vec::new(),
             reboot_pending: None,
             status: HostStatus::Cancelled,
         })
@@ -257,6 +259,7 @@ fn run(
         failure: Some(HostFailure::message(&name, message)),
         name: name.clone(),
         prediction_stopped: None,
+        left_behind: Vec::new(),
         reboot_pending: None,
         status: HostStatus::Failed,
     };
@@ -342,6 +345,7 @@ fn run(
         failure,
         name,
         prediction_stopped: None,
+        left_behind: Vec::new(),
         reboot_pending: host.reboot_pending(),
         status,
     }
