@@ -33,6 +33,9 @@ pub struct RunRequest {
     pub assume: Option<Assumptions>,
     /// `--from-stage`: forget what the journals hold from this stage on (resume only).
     pub from_stage: Option<String>,
+    /// Hosts the selected ones reach through their vars (a `--limit` run's management host):
+    /// their transports only, with no instance and no journal.
+    pub helpers: Vec<RunHost>,
     /// The hosts, in inventory order.
     pub hosts: Vec<RunHost>,
     /// The inventory file, for the journal header.
@@ -98,6 +101,7 @@ pub fn execute(
     let RunRequest {
         assume,
         from_stage,
+        helpers,
         hosts,
         inventory,
         libraries,
@@ -228,6 +232,14 @@ pub fn execute(
         if let Ok(mut all) = shared.published.lock() {
             all.insert(journal_host.0.clone(), published);
         }
+    }
+    for helper in helpers {
+        let transport = helper
+            .transport
+            .unwrap_or_else(|reason| Box::new(Unreachable { reason }));
+        shared
+            .transports
+            .insert(helper.info.name, Arc::new(Mutex::new(transport)));
     }
     let mut instances = Vec::new();
     for (info, role, transport) in participants {

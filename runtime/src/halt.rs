@@ -9,7 +9,7 @@ use std::sync::Mutex;
 use crate::Cancelled;
 
 /// What a halted roll's warning and summary say about going on.
-pub const HOW_TO_GO_ON: &str = "fix the failed host and `cairn resume`; `--max-fail-percent N` lets a roll go on past failed hosts";
+pub(crate) const HOW_TO_GO_ON: &str = "fix the failed host and `cairn resume`; `--max-fail-percent N` lets a roll go on past failed hosts";
 
 /// Whether, and why, the roll was halted. Shared by the hosts of a run.
 #[derive(Debug, Default)]

@@ -12,7 +12,7 @@ const POWER: &str = "vhpc::power";
 
 /// One thing a run left down.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum LeftDown {
+pub(crate) enum LeftDown {
     /// The host is in maintenance mode.
     Maintenance(String),
     /// The VM (first) was powered off by the host (second) and not powered on again.
@@ -33,7 +33,7 @@ impl std::fmt::Display for LeftDown {
 
 /// What `host`'s journal says it left down, in that order: maintenance mode, the VMs off, a
 /// reboot in flight.
-pub fn left_behind(host: &str, journal: &HostJournal) -> Vec<LeftDown> {
+pub(crate) fn left_behind(host: &str, journal: &HostJournal) -> Vec<LeftDown> {
     let mut maintenance = false;
     let mut off: Vec<String> = Vec::new();
     let mut rebooting = false;

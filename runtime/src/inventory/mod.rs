@@ -21,6 +21,7 @@
 mod address;
 mod address_error;
 mod group_graph;
+mod helpers;
 mod host_graph;
 mod host_name;
 mod host_pattern;
@@ -38,6 +39,7 @@ mod tests;
 mod toml_json;
 
 pub use address::Address;
+pub use helpers::helpers;
 pub use address_error::AddressError;
 pub use host_graph::host_graph;
 pub use host_spec::HostSpec;
