@@ -389,7 +389,10 @@ mod tests {
         budget.release("esx01", Disruption::Reboot);
         budget.fail("esx01");
         budget.fail("esx03");
-        assert!(!budget.holds("esx03"), "a host that failed while up holds no place");
+        assert!(
+            !budget.holds("esx03"),
+            "a host that failed while up holds no place"
+        );
         budget.release("esx01", Disruption::Maintenance);
         budget.leave("esx01");
         let mut seen = Vec::new();
@@ -483,7 +486,10 @@ mod tests {
             "esx01 is down already and must come back"
         );
         let stopped = budget.acquire("esx03", Disruption::Maintenance, &halt, &cancel, fine);
-        assert!(matches!(stopped, Err(ActionError::Cancelled(_))), "{stopped:?}");
+        assert!(
+            matches!(stopped, Err(ActionError::Cancelled(_))),
+            "{stopped:?}"
+        );
         assert_eq!(budget.down(), vec![("esx01".into(), "rebooting".into())]);
     }
 }

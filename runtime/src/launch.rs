@@ -93,11 +93,8 @@ impl Launcher {
         } else {
             self.store.create(&meta)?
         };
-        let (hosts, helpers) = self.hosts_and_helpers(
-            &inventory,
-            &meta.hosts,
-            new.options.accept_new_host_keys,
-        );
+        let (hosts, helpers) =
+            self.hosts_and_helpers(&inventory, &meta.hosts, new.options.accept_new_host_keys);
         let request = RunRequest {
             assume: None,
             from_stage: None,

@@ -26,7 +26,10 @@ impl std::fmt::Display for LeftDown {
         match self {
             Self::Maintenance(host) => write!(f, "{host} in maintenance mode"),
             Self::VmOff(vm, host) => write!(f, "VM {vm} powered off (by {host})"),
-            Self::Rebooting(host) => write!(f, "{host} rebooting: the reboot was sent and {host} not seen back"),
+            Self::Rebooting(host) => write!(
+                f,
+                "{host} rebooting: the reboot was sent and {host} not seen back"
+            ),
         }
     }
 }
@@ -64,7 +67,10 @@ pub(crate) fn left_behind(host: &str, journal: &HostJournal) -> Vec<LeftDown> {
     if maintenance {
         left.push(LeftDown::Maintenance(host.to_owned()));
     }
-    left.extend(off.into_iter().map(|vm| LeftDown::VmOff(vm, host.to_owned())));
+    left.extend(
+        off.into_iter()
+            .map(|vm| LeftDown::VmOff(vm, host.to_owned())),
+    );
     if rebooting {
         left.push(LeftDown::Rebooting(host.to_owned()));
     }
@@ -78,7 +84,12 @@ mod tests {
     use super::*;
     use crate::journal::{IntentRecord, OutcomeRecord, RecordedAction};
 
-    fn action(seq: u64, builtin: &str, args: serde_json::Value, result: Option<serde_json::Value>) -> RecordedAction {
+    fn action(
+        seq: u64,
+        builtin: &str,
+        args: serde_json::Value,
+        result: Option<serde_json::Value>,
+    ) -> RecordedAction {
         RecordedAction {
             decision: None,
             intent: IntentRecord {
@@ -114,8 +125,18 @@ mod tests {
     fn a_vm_off_a_host_in_maintenance_and_a_reboot_in_flight_are_left_behind() {
         let mut journal = HostJournal::default();
         let steps = [
-            action(1, POWER, json!({ "vm": "compute-02", "state": "off" }), Some(json!({}))),
-            action(2, MAINTENANCE, json!({ "enabled": true }), Some(json!({ "enabled": true }))),
+            action(
+                1,
+                POWER,
+                json!({ "vm": "compute-02", "state": "off" }),
+                Some(json!({})),
+            ),
+            action(
+                2,
+                MAINTENANCE,
+                json!({ "enabled": true }),
+                Some(json!({ "enabled": true })),
+            ),
             action(3, "reboot", json!({}), Some(json!({}))),
             action(4, "reboot", json!({}), None),
         ];
@@ -134,8 +155,18 @@ mod tests {
                 "esx02 rebooting: the reboot was sent and esx02 not seen back"
             ]
         );
-        let on = action(5, POWER, json!({ "vm": "compute-02", "state": "on" }), Some(json!({})));
-        let out = action(6, MAINTENANCE, json!({ "enabled": false }), Some(json!({ "enabled": false })));
+        let on = action(
+            5,
+            POWER,
+            json!({ "vm": "compute-02", "state": "on" }),
+            Some(json!({})),
+        );
+        let out = action(
+            6,
+            MAINTENANCE,
+            json!({ "enabled": false }),
+            Some(json!({ "enabled": false })),
+        );
         let back = action(7, "reboot", json!({}), Some(json!({})));
         for step in [on, out, back] {
             journal.actions.insert(step.intent.seq, step);

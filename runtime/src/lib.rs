@@ -62,7 +62,6 @@ pub use builtin_options::{
     BuiltinOptions, OptionKey, OptionType, declare_options, declared_options,
 };
 pub use cancel::{Cancel, Cancelled};
-pub use halt::Halt;
 pub use check::{GroupCheck, check_groups, check_runbook};
 pub use clock::Clock;
 pub use debug::breakpoint::Breakpoint;
@@ -73,6 +72,7 @@ pub use ending::report::{HostReport, RunReport};
 pub use engine::{Installer, bind_host, build_engine};
 pub use exec_run::{EXEC_STAGE, exec_runbook_text, write_exec_runbook};
 pub use executor::{RunError, RunHost, RunRequest, execute};
+pub use halt::Halt;
 pub use host_context::{AfterBoot, HostContext, Mode, Role};
 pub use host_info::HostInfo;
 pub use host_io::{ACTING, HostIo};
@@ -88,7 +88,7 @@ pub use run::shared::{RunOptions, RunShared};
 pub use run::store::{RunMeta, RunState, RunStore};
 pub use runbook::{Runbook, RunbookError, error_in};
 pub use session::Session;
-pub use session::debug::{DebugEvent, DebugRequest, DebugRun};
+pub use session::debug::{DebugEvent, DebugRequest, DebugRun, Helper};
 pub use transport::{ExecOutput, ExecRequest, Transport};
 pub use transport_error::TransportError;
 pub use vocabulary::Secret;

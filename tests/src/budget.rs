@@ -94,7 +94,14 @@ fn a_host_that_fails_while_up_halts_the_roll_and_holds_no_place_in_the_budget() 
     let lab = Lab::new();
     lab.write("book.rhai", REBOOT_ALL);
     lab.write("lab.toml", &linux_lab(3, "fail_once=echo"));
-    let budget = ["run", "book.rhai", "-i", "lab.toml", "--max-unavailable", "1"];
+    let budget = [
+        "run",
+        "book.rhai",
+        "-i",
+        "lab.toml",
+        "--max-unavailable",
+        "1",
+    ];
     let run = lab.cairn(&budget);
     assert_eq!(run.code, 1, "{}\n{}", run.stdout, run.stderr);
     assert!(
@@ -105,7 +112,11 @@ fn a_host_that_fails_while_up_halts_the_roll_and_holds_no_place_in_the_budget() 
     );
     assert!(run.stdout.contains("1 failed, 2 stopped"), "{}", run.stdout);
     for host in ["node02", "node03"] {
-        assert_eq!(lab.sim_count(host, &["reboot"]), 0, "{host} went down after the halt");
+        assert_eq!(
+            lab.sim_count(host, &["reboot"]),
+            0,
+            "{host} went down after the halt"
+        );
     }
 
     // Going on past failures explicitly: node01 failed while up, so it takes nothing away and
@@ -118,7 +129,11 @@ fn a_host_that_fails_while_up_halts_the_roll_and_holds_no_place_in_the_budget() 
     let run = lab.cairn(&on);
     assert_eq!(run.code, 1, "{}\n{}", run.stdout, run.stderr);
     assert!(run.stdout.contains("2 done, 1 failed"), "{}", run.stdout);
-    assert!(!run.stderr.contains("held by hosts that left"), "{}", run.stderr);
+    assert!(
+        !run.stderr.contains("held by hosts that left"),
+        "{}",
+        run.stderr
+    );
     let spans: Vec<(u64, u64)> = ["node02", "node03"]
         .iter()
         .map(|host| reboot_span(&lab.journal(host)))

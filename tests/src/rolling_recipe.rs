@@ -40,9 +40,7 @@ fn power_commands(lab: &Lab) -> Vec<(String, bool)> {
         .filter_map(|argv| {
             let at = argv.iter().position(|a| a == "power")?;
             match &argv[at..] {
-                [_, flag, vm, state, ..] if flag == "--vm" => {
-                    Some((vm.clone(), state == "--on"))
-                }
+                [_, flag, vm, state, ..] if flag == "--vm" => Some((vm.clone(), state == "--on")),
                 _ => None,
             }
         })
@@ -93,8 +91,15 @@ fn the_default_roll_stops_at_its_first_failed_host_and_says_what_it_left_down() 
     assert_eq!(ending(&lab, "esx01"), "cancelled", "{text}");
     assert_eq!(ending(&lab, "esx02"), "failed", "{text}");
     for host in ["esx03", "esx04"] {
-        assert_eq!(ending(&lab, host), "cancelled", "{host} is stopped, not failed: {text}");
-        assert!(!acted_in(&lab, host, ESXI_STAGE), "{host} was touched: {text}");
+        assert_eq!(
+            ending(&lab, host),
+            "cancelled",
+            "{host} is stopped, not failed: {text}"
+        );
+        assert!(
+            !acted_in(&lab, host, ESXI_STAGE),
+            "{host} was touched: {text}"
+        );
     }
     let powered: Vec<(String, bool)> = power_commands(&lab);
     assert!(
@@ -102,11 +107,16 @@ fn the_default_roll_stops_at_its_first_failed_host_and_says_what_it_left_down() 
         "compute-01 was powered on again: {powered:?}"
     );
     assert!(
-        powered.iter().all(|(vm, _)| vm == "compute-01" || vm == "compute-02"),
+        powered
+            .iter()
+            .all(|(vm, _)| vm == "compute-01" || vm == "compute-02"),
         "only the first two batches' VMs were powered: {powered:?}"
     );
     for guest in ["compute-01", "compute-02", "compute-03", "compute-04"] {
-        assert!(!acted_in(&lab, guest, OFED_STAGE), "{guest} went on: {text}");
+        assert!(
+            !acted_in(&lab, guest, OFED_STAGE),
+            "{guest} went on: {text}"
+        );
     }
     assert!(
         run.stdout.contains(&format!(
@@ -140,7 +150,11 @@ fn under_a_budget_of_one_a_faulted_host_fails_alone_and_no_vm_goes_down_after_it
     assert_eq!(most_vms_off_at_once(&lab), 1, "{:?}", power_commands(&lab));
     assert_eq!(ending(&lab, "esx02"), "failed", "{text}");
     for host in ["esx01", "esx03", "esx04"] {
-        assert_ne!(ending(&lab, host), "failed", "{host} waited, it did not fail: {text}");
+        assert_ne!(
+            ending(&lab, host),
+            "failed",
+            "{host} waited, it did not fail: {text}"
+        );
     }
     // No VM went down after compute-02's power-off: the roll stopped there.
     let powered = power_commands(&lab);
@@ -151,9 +165,16 @@ fn under_a_budget_of_one_a_faulted_host_fails_alone_and_no_vm_goes_down_after_it
         "{powered:?}"
     );
     assert!(!text.contains("held by hosts that left the run"), "{text}");
-    assert!(text.contains("the roll stopped at the first failed host (esx02 failed"), "{text}");
+    assert!(
+        text.contains("the roll stopped at the first failed host (esx02 failed"),
+        "{text}"
+    );
     for guest in ["compute-01", "compute-02", "compute-03", "compute-04"] {
-        assert_eq!(lab.sim_count(guest, &["reboot"]), 0, "{guest} rebooted: {text}");
+        assert_eq!(
+            lab.sim_count(guest, &["reboot"]),
+            0,
+            "{guest} rebooted: {text}"
+        );
     }
 }
 

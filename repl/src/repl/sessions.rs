@@ -68,7 +68,7 @@ impl Sessions {
     /// The transports of the hosts `host`'s vars name (its management host), which a runbook
     /// loaded on it reaches; one that cannot be opened is left out (the action that needs it
     /// then says it is missing).
-    pub(crate) fn helpers(&self, host: &str) -> Vec<(String, Arc<Mutex<Box<dyn Transport>>>)> {
+    pub(crate) fn helpers(&self, host: &str) -> Vec<cairn_runtime::Helper> {
         cairn_runtime::inventory::helpers(&self.hosts, &[host.to_owned()])
             .into_iter()
             .filter_map(|name| {

@@ -39,8 +39,8 @@ mod tests;
 mod toml_json;
 
 pub use address::Address;
-pub use helpers::helpers;
 pub use address_error::AddressError;
+pub use helpers::helpers;
 pub use host_graph::host_graph;
 pub use host_spec::HostSpec;
 pub use inventory::{AddressCheck, AddressProblem, Inventory};

@@ -37,8 +37,11 @@ pub struct DebugRequest {
     pub transport: Arc<Mutex<Box<dyn Transport>>>,
     /// The hosts its vars name (`inventory::helpers`: its management host), by name, with
     /// their transports: reached for what the host asks of them, never debugged themselves.
-    pub helpers: Vec<(String, Arc<Mutex<Box<dyn Transport>>>)>,
+    pub helpers: Vec<Helper>,
 }
+
+/// A helper host's name and its transport.
+pub type Helper = (String, Arc<Mutex<Box<dyn Transport>>>);
 
 /// What the runbook did after the prompt let it go.
 #[derive(Debug)]
