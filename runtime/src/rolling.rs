@@ -20,7 +20,8 @@ pub enum Serial {
 }
 
 impl Serial {
-    /// Reads `serial`'s value: a non-negative integer or a string `"P%"` with P in 1..=100.
+    /// Reads `serial`'s value: a non-negative integer, or a string holding one or `"P%"` with P
+    /// in 1..=100.
     pub fn parse(value: &rhai::Dynamic) -> Result<Self, String> {
         if let Some(n) = value.clone().try_cast::<i64>() {
             return usize::try_from(n).map(Self::Hosts).map_err(|_| {
@@ -28,6 +29,10 @@ impl Serial {
             });
         }
         if let Some(text) = value.clone().try_cast::<rhai::ImmutableString>() {
+            // A param that takes a count or a percentage is a string: `"2"` is a count.
+            if let Ok(n) = text.trim().parse::<usize>() {
+                return Ok(Self::Hosts(n));
+            }
             let percent = text
                 .trim()
                 .strip_suffix('%')
@@ -206,6 +211,7 @@ mod tests {
             assert!(Serial::parse(&bad).is_err(), "{bad:?}");
         }
         assert_eq!(Serial::parse(&"25%".into()), Ok(Serial::Percent(25)));
+        assert_eq!(Serial::parse(&"2".into()), Ok(Serial::Hosts(2)));
         assert_eq!(
             Serial::parse(&rhai::Dynamic::from(3_i64)),
             Ok(Serial::Hosts(3))
