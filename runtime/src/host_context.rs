@@ -574,7 +574,7 @@ impl HostContext {
             return Ok(());
         }
         let before = match why {
-            crate::Disruption::Declared => "going down",
+            crate::Disruption::Declared => "disruption",
             crate::Disruption::Reboot => "reboot",
             crate::Disruption::Maintenance => "maintenance",
         };
