@@ -154,6 +154,7 @@ fn resume_10k(scratch: &Path) -> (Duration, Duration) {
     let request = RunRequest {
         assume: None,
         from_stage: None,
+        helpers: Vec::new(),
         hosts: vec![RunHost {
             info: info("node01"),
             transport: Ok(sim_host("node01", scratch, "clock=virtual")),
@@ -250,6 +251,7 @@ fn fleet(scratch: &Path, count: usize) -> (Duration, f64) {
     let request = RunRequest {
         assume: None,
         from_stage: None,
+        helpers: Vec::new(),
         hosts,
         inventory: "bench".into(),
         libraries: Vec::new(),

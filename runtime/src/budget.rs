@@ -1,12 +1,16 @@
 //! The run-wide disruption budget, `--max-unavailable N|P%`: at most that many hosts are
-//! unavailable at once, where unavailable means rebooting, in maintenance mode, or failed (as
-//! NVIDIA's Maintenance Operator counts hosts already down). `reboot()` and entering
-//! maintenance mode wait for room.
+//! unavailable at once, where unavailable means really down: declared so by the runbook
+//! (`unavailable()`, from the first step that takes its service away until `available()`),
+//! rebooting, in maintenance mode, or failed while down (as NVIDIA's Maintenance Operator counts
+//! hosts already down). A host that waits for room, or failed while up, is not down. The
+//! budget records who is down with or without a limit, so a halted roll (`halt.rs`) refuses
+//! new disruptions and a run's end can say what it left down.
 
 use std::collections::BTreeMap;
 use std::sync::{Condvar, Mutex};
 use std::time::Duration;
 
+use crate::halt::Halt;
 use crate::{ActionError, Cancel};
 
 /// `--max-unavailable`: a host count, or a percentage of the run's hosts (rounded down, at
@@ -49,6 +53,7 @@ impl MaxUnavailable {
 /// Why a host holds a place in the budget.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 struct Holding {
+    declared: bool,
     rebooting: bool,
     maintenance: bool,
     failed: bool,
@@ -56,7 +61,7 @@ struct Holding {
 
 impl Holding {
     fn holds(self) -> bool {
-        self.rebooting || self.maintenance || self.failed
+        self.declared || self.rebooting || self.maintenance || self.failed
     }
 
     fn reason(self) -> &'static str {
@@ -64,8 +69,10 @@ impl Holding {
             "failed"
         } else if self.rebooting {
             "rebooting"
-        } else {
+        } else if self.maintenance {
             "maintenance"
+        } else {
+            "unavailable"
         }
     }
 }
@@ -73,6 +80,8 @@ impl Holding {
 /// What makes a host unavailable.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Disruption {
+    /// Declared by the runbook: `unavailable()` until `available()`.
+    Declared,
     /// `reboot()`.
     Reboot,
     /// Maintenance mode.
@@ -157,27 +166,31 @@ impl DisruptionBudget {
 
     /// Takes a place for `host` (none more if it holds one already), waiting for room.
     /// `waiting` is called once, with who holds the budget, if it has to wait. Fails when every
-    /// holder has left the run, so nothing would ever give a place back.
+    /// holder has left the run, so nothing would ever give a place back; stops (`Cancelled`)
+    /// a host that is up once the roll is halted.
     pub fn acquire(
         &self,
         host: &str,
         why: Disruption,
+        halt: &Halt,
         cancel: &Cancel,
         mut waiting: impl FnMut(usize, &Holders),
     ) -> Result<(), ActionError> {
-        let Some(limit) = self.limit else {
-            return Ok(());
-        };
         let Ok(mut state) = self.state.lock() else {
             return Err(crate::Cancelled.into());
         };
+        let limit = self.limit.unwrap_or(usize::MAX);
         let mut told = false;
         loop {
             let mine = state.holders.get(host).copied().unwrap_or_default();
+            if !mine.holds() {
+                halt.check()?;
+            }
             let held = state.holders.values().filter(|h| h.holds()).count();
             if mine.holds() || held < limit {
                 let entry = state.holders.entry(host.to_owned()).or_default();
                 match why {
+                    Disruption::Declared => entry.declared = true,
                     Disruption::Reboot => entry.rebooting = true,
                     Disruption::Maintenance => entry.maintenance = true,
                 }
@@ -220,6 +233,7 @@ impl DisruptionBudget {
             && let Some(entry) = state.holders.get_mut(host)
         {
             match why {
+                Disruption::Declared => entry.declared = false,
                 Disruption::Reboot => entry.rebooting = false,
                 Disruption::Maintenance => entry.maintenance = false,
             }
@@ -227,12 +241,38 @@ impl DisruptionBudget {
         self.wake.notify_all();
     }
 
-    /// `host` failed: it stays unavailable for the rest of the run.
+    /// `host` failed: if it was down, it stays unavailable for the rest of the run; a host
+    /// that failed while up took nothing away and holds no place.
     pub fn fail(&self, host: &str) {
-        if let Ok(mut state) = self.state.lock() {
-            state.holders.entry(host.to_owned()).or_default().failed = true;
+        if let Ok(mut state) = self.state.lock()
+            && let Some(entry) = state.holders.get_mut(host)
+            && entry.holds()
+        {
+            entry.failed = true;
         }
         self.wake.notify_all();
+    }
+
+    /// Whether `host` is down as far as the budget knows.
+    pub fn holds(&self, host: &str) -> bool {
+        self.state
+            .lock()
+            .is_ok_and(|state| state.holders.get(host).is_some_and(|h| h.holds()))
+    }
+
+    /// The hosts down now and why (`esx02 maintenance`), in name order.
+    pub fn down(&self) -> Holders {
+        self.state.lock().map_or_else(
+            |_| Vec::new(),
+            |state| {
+                state
+                    .holders
+                    .iter()
+                    .filter(|(_, h)| h.holds())
+                    .map(|(name, h)| (name.clone(), h.reason().to_owned()))
+                    .collect()
+            },
+        )
     }
 
     /// `host` left the run, holding what it holds.
@@ -255,6 +295,13 @@ impl DisruptionBudget {
         if let Ok(mut state) = self.state.lock() {
             state.parked.remove(host);
             state.passed.insert(host.to_owned(), wait.passed_at());
+        }
+    }
+
+    /// On a resume: `host` was declared down by the journal's part of its runbook.
+    pub fn resume_down(&self, host: &str) {
+        if let Ok(mut state) = self.state.lock() {
+            state.holders.entry(host.to_owned()).or_default().declared = true;
         }
     }
 
@@ -307,6 +354,9 @@ pub(crate) fn describe(holders: &Holders) -> String {
 mod tests {
     use super::*;
 
+    /// A roll never halted.
+    static UP: Halt = Halt::new();
+
     #[test]
     fn values_parse_as_counts_or_percentages() {
         assert_eq!(MaxUnavailable::parse("4"), Ok(MaxUnavailable::Hosts(4)));
@@ -328,20 +378,25 @@ mod tests {
         let never = |_: usize, _: &Holders| panic!("should not wait");
         assert!(
             budget
-                .acquire("esx01", Disruption::Maintenance, &cancel, never)
+                .acquire("esx01", Disruption::Maintenance, &UP, &cancel, never)
                 .is_ok()
         );
         assert!(
             budget
-                .acquire("esx01", Disruption::Reboot, &cancel, never)
+                .acquire("esx01", Disruption::Reboot, &UP, &cancel, never)
                 .is_ok()
         );
         budget.release("esx01", Disruption::Reboot);
         budget.fail("esx01");
+        budget.fail("esx03");
+        assert!(
+            !budget.holds("esx03"),
+            "a host that failed while up holds no place"
+        );
         budget.release("esx01", Disruption::Maintenance);
         budget.leave("esx01");
         let mut seen = Vec::new();
-        let refused = budget.acquire("esx02", Disruption::Reboot, &cancel, |_, h| {
+        let refused = budget.acquire("esx02", Disruption::Reboot, &UP, &cancel, |_, h| {
             seen = h.clone()
         });
         assert!(
@@ -360,11 +415,11 @@ mod tests {
         let never = |_: usize, _: &Holders| panic!("should not wait");
         assert!(
             budget
-                .acquire("esx01", Disruption::Maintenance, &cancel, never)
+                .acquire("esx01", Disruption::Maintenance, &UP, &cancel, never)
                 .is_ok()
         );
         budget.park("esx01", Wait::Barrier(2));
-        let refused = budget.acquire("esx02", Disruption::Maintenance, &cancel, |_, _| {});
+        let refused = budget.acquire("esx02", Disruption::Maintenance, &UP, &cancel, |_, _| {});
         let message = refused.err().map(|e| e.to_string()).unwrap_or_default();
         assert!(message.contains("a deadlock"), "{message}");
         assert!(
@@ -380,14 +435,14 @@ mod tests {
         budget.unpark("esx02", Wait::Barrier(2));
         assert!(
             budget
-                .acquire("esx01", Disruption::Reboot, &cancel, |_, _| {})
+                .acquire("esx01", Disruption::Reboot, &UP, &cancel, |_, _| {})
                 .is_ok()
         );
         budget.park("esx01", Wait::Barrier(2));
         let waiter = {
             let (budget, cancel) = (budget.clone(), cancel.clone());
             std::thread::spawn(move || {
-                budget.acquire("esx02", Disruption::Reboot, &cancel, |_, _| {})
+                budget.acquire("esx02", Disruption::Reboot, &UP, &cancel, |_, _| {})
             })
         };
         std::thread::sleep(Duration::from_millis(150));
@@ -403,13 +458,38 @@ mod tests {
         let cancel = Cancel::default();
         assert!(
             budget
-                .acquire("esx02", Disruption::Maintenance, &cancel, |_, _| {})
+                .acquire("esx02", Disruption::Maintenance, &UP, &cancel, |_, _| {})
                 .is_ok()
         );
         budget.park("esx02", Wait::Batch(3));
         budget.unpark("esx01", Wait::Batch(3));
-        let refused = budget.acquire("esx01", Disruption::Reboot, &cancel, |_, _| {});
+        let refused = budget.acquire("esx01", Disruption::Reboot, &UP, &cancel, |_, _| {});
         let message = refused.err().map(|e| e.to_string()).unwrap_or_default();
         assert!(message.contains("for their batch of stage 3"), "{message}");
+    }
+
+    #[test]
+    fn a_halted_roll_lets_a_host_already_down_go_on_and_stops_a_host_still_up() {
+        let budget = DisruptionBudget::new(None);
+        let (halt, cancel) = (Halt::new(), Cancel::default());
+        let fine = |_: usize, _: &Holders| {};
+        assert!(
+            budget
+                .acquire("esx01", Disruption::Declared, &halt, &cancel, fine)
+                .is_ok()
+        );
+        halt.halt("esx02 failed".into());
+        assert!(
+            budget
+                .acquire("esx01", Disruption::Reboot, &halt, &cancel, fine)
+                .is_ok(),
+            "esx01 is down already and must come back"
+        );
+        let stopped = budget.acquire("esx03", Disruption::Maintenance, &halt, &cancel, fine);
+        assert!(
+            matches!(stopped, Err(ActionError::Cancelled(_))),
+            "{stopped:?}"
+        );
+        assert_eq!(budget.down(), vec![("esx01".into(), "rebooting".into())]);
     }
 }

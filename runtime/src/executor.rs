@@ -33,6 +33,9 @@ pub struct RunRequest {
     pub assume: Option<Assumptions>,
     /// `--from-stage`: forget what the journals hold from this stage on (resume only).
     pub from_stage: Option<String>,
+    /// Hosts the selected ones reach through their vars (a `--limit` run's management host):
+    /// their transports only, with no instance and no journal.
+    pub helpers: Vec<RunHost>,
     /// The hosts, in inventory order.
     pub hosts: Vec<RunHost>,
     /// The inventory file, for the journal header.
@@ -112,6 +115,7 @@ pub fn execute(
     let RunRequest {
         assume,
         from_stage,
+        helpers,
         hosts,
         inventory,
         libraries,
@@ -245,6 +249,9 @@ pub fn execute(
         cancel,
         events,
     );
+    if resume {
+        announce_left_behind(&recorded, &shared.events);
+    }
     // The budget survives a resume: a host its journal left in maintenance mode holds its
     // place from the start.
     for (host, journal) in &recorded {
@@ -265,6 +272,15 @@ pub fn execute(
         if let Ok(mut all) = shared.published.lock() {
             all.insert(journal_host.0.clone(), published);
         }
+    }
+    for helper in helpers {
+        let host = helper.info.name.clone();
+        let transport = helper
+            .transport
+            .unwrap_or_else(|reason| Box::new(Unreachable { host, reason }));
+        shared
+            .transports
+            .insert(helper.info.name, Arc::new(Mutex::new(transport)));
     }
     let mut instances = Vec::new();
     for (info, role, transport) in participants {
@@ -377,7 +393,7 @@ pub fn execute(
             }
         }
     }
-    let hosts = threads
+    let mut hosts: Vec<HostReport> = threads
         .into_iter()
         .map(|(name, handle)| {
             handle.join().unwrap_or_else(|_| HostReport {
@@ -388,12 +404,22 @@ pub fn execute(
                 )),
                 name,
                 prediction_stopped: None,
+                left_behind: Vec::new(),
                 reboot_pending: None,
                 status: HostStatus::Failed,
             })
         })
         .collect();
-    Ok(RunReport { hosts, run_id })
+    if !shared.options.check && !hosts.iter().all(|h| h.status == HostStatus::Done) {
+        for host in &mut hosts {
+            host.leave_behind(&journal_path(&host.name));
+        }
+    }
+    Ok(RunReport {
+        halted: shared.halt.reason(),
+        hosts,
+        run_id,
+    })
 }
 
 /// Takes the lease of every host the run acts on, before it acts on any (docs/fleet.md). A new
@@ -492,6 +518,10 @@ fn run_instance(host: HostContext, runbook: &Runbook, libraries: &[Installer]) -
     let end = host.end_with(status, failure.as_ref());
     if status == HostStatus::Failed {
         shared.budget.fail(&name);
+        // Under a budget the run is a roll: its first failed host halts it (`halt.rs`).
+        if shared.budget.limit().is_some() && shared.options.max_fail_percent.is_none() {
+            host.halt_roll(format!("{name} failed"));
+        }
     }
     shared.budget.leave(&name);
     if let (HostStatus::Failed, Ok(mut failed)) = (status, shared.failed.lock()) {
@@ -508,6 +538,7 @@ fn run_instance(host: HostContext, runbook: &Runbook, libraries: &[Installer]) -
         failure,
         name,
         prediction_stopped: host.prediction_stopped(),
+        left_behind: Vec::new(),
         reboot_pending: host.reboot_pending(),
         status,
     }
@@ -527,6 +558,24 @@ fn settle_before_start(
         rewind(recorded, journals, stage)?;
     }
     settle_unknown_outcomes(engine, recorded, journals, assume, journal_path)
+}
+
+/// A resume starts by saying what the run it continues left down.
+fn announce_left_behind(recorded: &BTreeMap<String, HostJournal>, events: &crate::EventSink) {
+    let left: Vec<String> = recorded
+        .iter()
+        .flat_map(|(host, journal)| crate::left_behind::left_behind(host, journal))
+        .map(|left| left.to_string())
+        .collect();
+    if !left.is_empty() {
+        events.send(RunEvent::Warning {
+            host: "controller".into(),
+            message: format!(
+                "the run was left with {}: the resume continues from there",
+                left.join(", ")
+            ),
+        });
+    }
 }
 
 /// Forgets, in every journal, the actions from the first time the runbook entered `stage` on:

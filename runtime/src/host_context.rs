@@ -341,6 +341,9 @@ impl HostContext {
             shared.budget.unpark(&self.info.name, wait);
             shared.forks.acquire(&shared.cancel)?;
             arrived?;
+            // A halted roll stops every host at the next barrier, once those that were down
+            // finished the block that brings them back.
+            shared.halt.check()?;
             if !self.replaying() {
                 let record = StageRecord {
                     at: now_millis(),
@@ -457,7 +460,7 @@ impl HostContext {
         shared.budget.park(&self.info.name, wait);
         let turn = shared
             .rolling
-            .wait_turn(index, number, &all, &shared.cancel);
+            .wait_turn(index, number, &all, &shared.halt, &shared.cancel);
         shared.budget.unpark(&self.info.name, wait);
         shared.forks.acquire(&shared.cancel)?;
         let first = turn?;
@@ -490,22 +493,27 @@ impl HostContext {
     /// At the end of a rolling stage's block: lets the next batch go once this one is through,
     /// and applies `--max-fail-percent` to this host's batch, as Ansible does: once more than
     /// that share of a batch failed, no further batch starts (the run stops, resumable).
+    /// Without `--max-fail-percent` the first failed host halts the roll.
     pub fn leave_batch(&self, ok: bool) {
-        let Some((index, batch)) = self
+        let Some((index, batch, stage)) = self
             .state()
             .stage
             .as_ref()
-            .and_then(|s| s.batch.clone().map(|b| (s.index, b)))
+            .and_then(|s| s.batch.clone().map(|b| (s.index, b, s.name.clone())))
         else {
             return;
         };
         let shared = &self.shared;
-        let failed = !ok && !shared.cancel.is_cancelled();
+        let failed = !ok && !shared.cancel.is_cancelled() && shared.halt.reason().is_none();
         let failures = if failed {
             shared.rolling.fail(index, &self.info.name, &batch)
         } else {
             0
         };
+        // A check changes nothing, and a prediction that stopped at an `expect` is no failure.
+        if failed && !shared.options.check && shared.options.max_fail_percent.is_none() {
+            self.halt_roll(format!("{} failed in stage `{stage}`", self.info.name));
+        }
         if let Some(limit) = shared.options.max_fail_percent
             && failed
             && failures * 100 > usize::from(limit) * batch.len()
@@ -522,41 +530,77 @@ impl HostContext {
         shared.rolling.finish(index, &self.info.name);
     }
 
+    /// Halts the roll (`halt.rs`) for `reason`, announcing it once with how to go on.
+    pub fn halt_roll(&self, reason: String) {
+        let shared = &self.shared;
+        if shared.halt.halt(reason.clone()) {
+            shared.events.send(RunEvent::Warning {
+                host: "controller".into(),
+                message: format!(
+                    "{reason}: the roll stops: no further batch starts and no host goes down; the hosts already down finish their stage ({})",
+                    crate::halt::HOW_TO_GO_ON
+                ),
+            });
+        }
+    }
+
+    /// `unavailable()`: from here to `available()` or the end of the stage's block this host
+    /// is down, taking its place in the disruption budget first (waiting for room). Replaying
+    /// a journal that went past this point, the host was down then: it takes its place back
+    /// without waiting, as a host left in maintenance mode does.
+    pub fn declare_unavailable(&self) -> Result<(), ActionError> {
+        if self.state().stage.is_none() {
+            return Err(ActionError::Runbook(
+                "`unavailable()` marks a step of a stage: call it inside a stage".into(),
+            ));
+        }
+        if self.mode == Mode::Live && self.replaying() {
+            self.shared.budget.resume_down(&self.info.name);
+            return Ok(());
+        }
+        self.take_budget(crate::Disruption::Declared)
+    }
+
     /// Takes a place in the disruption budget before `why`, waiting (without a fork slot) while
-    /// it is full; the wait is shown and journaled with who holds the budget.
+    /// it is full; the wait is shown and journaled with who holds the budget. Once the roll is
+    /// halted, a host that is still up stops here instead.
     pub fn take_budget(&self, why: crate::Disruption) -> Result<(), ActionError> {
         let shared = &self.shared;
-        if shared.budget.limit().is_none() || self.mode != Mode::Live {
+        if self.mode != Mode::Live || shared.options.check {
             return Ok(());
         }
         let before = match why {
+            crate::Disruption::Declared => "disruption",
             crate::Disruption::Reboot => "reboot",
             crate::Disruption::Maintenance => "maintenance",
         };
         let mut released = false;
         let mut journaled = Ok(());
-        let taken =
-            shared
-                .budget
-                .acquire(&self.info.name, why, &shared.cancel, |limit, holders| {
-                    let holders: Vec<String> =
-                        holders.iter().map(|(h, w)| format!("{h} {w}")).collect();
-                    shared.events.send(RunEvent::BudgetWait {
-                        host: self.info.name.clone(),
-                        before: before.to_owned(),
-                        limit,
-                        holders: holders.clone(),
-                    });
-                    let record = WaitRecord {
-                        at: now_millis(),
-                        before: before.to_owned(),
-                        holders,
-                        limit,
-                    };
-                    journaled = self.append(&JournalEvent::Wait(record), true);
-                    shared.forks.release();
-                    released = true;
+        let taken = shared.budget.acquire(
+            &self.info.name,
+            why,
+            &shared.halt,
+            &shared.cancel,
+            |limit, holders| {
+                let holders: Vec<String> =
+                    holders.iter().map(|(h, w)| format!("{h} {w}")).collect();
+                shared.events.send(RunEvent::BudgetWait {
+                    host: self.info.name.clone(),
+                    before: before.to_owned(),
+                    limit,
+                    holders: holders.clone(),
                 });
+                let record = WaitRecord {
+                    at: now_millis(),
+                    before: before.to_owned(),
+                    holders,
+                    limit,
+                };
+                journaled = self.append(&JournalEvent::Wait(record), true);
+                shared.forks.release();
+                released = true;
+            },
+        );
         if released {
             shared.forks.acquire(&shared.cancel)?;
         }

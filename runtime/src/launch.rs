@@ -93,14 +93,13 @@ impl Launcher {
         } else {
             self.store.create(&meta)?
         };
+        let (hosts, helpers) =
+            self.hosts_and_helpers(&inventory, &meta.hosts, new.options.accept_new_host_keys);
         let request = RunRequest {
             assume: None,
             from_stage: None,
-            hosts: self
-                .hosts(&inventory, new.options.accept_new_host_keys)
-                .into_iter()
-                .filter(|host| meta.hosts.contains(&host.info.name))
-                .collect(),
+            helpers,
+            hosts,
             inventory: meta.inventory.display().to_string(),
             libraries: self.libraries.clone(),
             options: new.options,
@@ -206,15 +205,13 @@ impl Launcher {
             wait_for_hosts: overrides.wait_for_hosts,
             lease_dir: None,
         };
-        let hosts = self
-            .hosts(&inventory, options.accept_new_host_keys)
-            .into_iter()
-            .filter(|host| meta.hosts.contains(&host.info.name))
-            .collect();
+        let (hosts, helpers) =
+            self.hosts_and_helpers(&inventory, &meta.hosts, options.accept_new_host_keys);
         prepare_fds(&inventory, &meta.hosts, options.forks, false, &events)?;
         let request = RunRequest {
             assume: Some(assume),
             from_stage,
+            helpers,
             hosts,
             inventory: meta.inventory.display().to_string(),
             libraries: self.libraries.clone(),
@@ -398,6 +395,21 @@ impl Launcher {
             });
         }
         Ok(ast)
+    }
+
+    /// The run's `selected` hosts, and the helpers their vars name (`inventory::helpers`),
+    /// each with its transport.
+    fn hosts_and_helpers(
+        &self,
+        inventory: &Inventory,
+        selected: &[String],
+        accept_new_host_keys: bool,
+    ) -> (Vec<RunHost>, Vec<RunHost>) {
+        let helpers = crate::inventory::helpers(inventory.hosts(), selected);
+        self.hosts(inventory, accept_new_host_keys)
+            .into_iter()
+            .filter(|host| selected.contains(&host.info.name) || helpers.contains(&host.info.name))
+            .partition(|host| selected.contains(&host.info.name))
     }
 
     fn hosts(&self, inventory: &Inventory, accept_new_host_keys: bool) -> Vec<RunHost> {

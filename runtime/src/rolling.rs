@@ -6,6 +6,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::sync::{Condvar, Mutex};
 use std::time::Duration;
 
+use crate::halt::Halt;
 use crate::{Cancel, Cancelled};
 
 /// The size of a stage's batches, as written after `serial`.
@@ -19,7 +20,8 @@ pub enum Serial {
 }
 
 impl Serial {
-    /// Reads `serial`'s value: a non-negative integer or a string `"P%"` with P in 1..=100.
+    /// Reads `serial`'s value: a non-negative integer, or a string holding one or `"P%"` with P
+    /// in 1..=100.
     pub fn parse(value: &rhai::Dynamic) -> Result<Self, String> {
         if let Some(n) = value.clone().try_cast::<i64>() {
             return usize::try_from(n).map(Self::Hosts).map_err(|_| {
@@ -27,6 +29,10 @@ impl Serial {
             });
         }
         if let Some(text) = value.clone().try_cast::<rhai::ImmutableString>() {
+            // A param that takes a count or a percentage is a string: `"2"` is a count.
+            if let Ok(n) = text.trim().parse::<usize>() {
+                return Ok(Self::Hosts(n));
+            }
             let percent = text
                 .trim()
                 .strip_suffix('%')
@@ -90,14 +96,17 @@ impl RollingGate {
         index: u64,
         batch: usize,
         all: &[Vec<String>],
+        halt: &Halt,
         cancel: &Cancel,
     ) -> Result<bool, Cancelled> {
         let Ok(mut state) = self.state.lock() else {
             return Err(Cancelled);
         };
         loop {
-            // A stop (a batch over `--max-fail-percent`) is seen before the batch opens.
+            // A stop (a batch over `--max-fail-percent`, a halted roll) is seen before the
+            // batch opens.
             cancel.check()?;
+            halt.check()?;
             let finished = state.finished.get(&index);
             let open = all.iter().take(batch).flatten().all(|host| {
                 state.gone.contains(host) || finished.is_some_and(|f| f.contains(host))
@@ -202,6 +211,7 @@ mod tests {
             assert!(Serial::parse(&bad).is_err(), "{bad:?}");
         }
         assert_eq!(Serial::parse(&"25%".into()), Ok(Serial::Percent(25)));
+        assert_eq!(Serial::parse(&"2".into()), Ok(Serial::Hosts(2)));
         assert_eq!(
             Serial::parse(&rhai::Dynamic::from(3_i64)),
             Ok(Serial::Hosts(3))
@@ -213,10 +223,12 @@ mod tests {
         let gate = Arc::new(RollingGate::default());
         let all = batches(&names(3), 1);
         let cancel = Cancel::default();
-        assert_eq!(gate.wait_turn(1, 0, &all, &cancel), Ok(true));
+        let halt = Arc::new(Halt::new());
+        assert_eq!(gate.wait_turn(1, 0, &all, &halt, &cancel), Ok(true));
         let waiter = {
-            let (gate, all, cancel) = (gate.clone(), all.clone(), cancel.clone());
-            std::thread::spawn(move || gate.wait_turn(1, 2, &all, &cancel))
+            let (gate, all, cancel, halt) =
+                (gate.clone(), all.clone(), cancel.clone(), halt.clone());
+            std::thread::spawn(move || gate.wait_turn(1, 2, &all, &halt, &cancel))
         };
         gate.finish(1, "esx01");
         std::thread::sleep(Duration::from_millis(50));
@@ -226,5 +238,15 @@ mod tests {
         );
         gate.leave("esx02");
         assert_eq!(waiter.join().ok(), Some(Ok(true)));
+    }
+
+    #[test]
+    fn a_halted_roll_opens_no_further_batch() {
+        let gate = RollingGate::default();
+        let all = batches(&names(2), 1);
+        let (halt, cancel) = (Halt::new(), Cancel::default());
+        gate.finish(1, "esx01");
+        halt.halt("esx01 failed".into());
+        assert_eq!(gate.wait_turn(1, 1, &all, &halt, &cancel), Err(Cancelled));
     }
 }

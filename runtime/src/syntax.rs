@@ -83,6 +83,11 @@ fn stage(context: &mut EvalContext, inputs: &[Expression]) -> Result<Dynamic, Bo
         (true, Some(block)) => rolling_block(context, &host, &name, position, serial, block),
         _ => Ok(()),
     };
+    // `unavailable()` lasts at most to the end of its stage's block, when the block went
+    // through; a host that failed while down stays down.
+    if result.is_ok() {
+        host.release_budget(crate::Disruption::Declared);
+    }
     host.exit_stage();
     result.map(|()| Dynamic::UNIT)
 }

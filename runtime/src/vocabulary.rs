@@ -1,4 +1,5 @@
-//! The runbook vocabulary: `run`, `reboot`, `expect`, `log`, `host`, `hosts`, `publish`, `secret`.
+//! The runbook vocabulary: `run`, `reboot`, `unavailable`/`available`, `expect`, `log`, `host`,
+//! `hosts`, `publish`, `secret`.
 //!
 //! `stage` and `param` are syntax, in `syntax.rs`.
 
@@ -96,6 +97,17 @@ pub(crate) fn register(engine: &mut Engine) {
             }
         },
     );
+    // The steps that take a host's service away, declared: the disruption budget is taken
+    // before the first of them and given back once the host is back and ready.
+    engine.register_fn("unavailable", |ctx: NativeCallContext| -> RhaiResult<()> {
+        let host = HostContext::current(&ctx)?;
+        host.declare_unavailable()
+            .map_err(|e| host.fail(e, ctx.call_position()))
+    });
+    engine.register_fn("available", |ctx: NativeCallContext| -> RhaiResult<()> {
+        HostContext::current(&ctx)?.release_budget(crate::Disruption::Declared);
+        Ok(())
+    });
     // A step that depends on one check mode only predicts (a driver not installed yet) can
     // say so instead of failing: `if check_mode() { ... }`.
     engine.register_fn("check_mode", |ctx: NativeCallContext| -> RhaiResult<bool> {

@@ -303,3 +303,26 @@ fn next_runs_to_the_next_stage_and_abort_stops_the_runbook_there() {
     p.exp_eof().unwrap_or_else(|e| panic!("quit: {e}"));
     assert_eq!(lab.sim_count("n1", &["echo"]), 0, "nothing ran");
 }
+
+/// `cairn debug --host` on one ESXi host of the tuning recipe's lab: the runbook's `vhpc::`
+/// steps reach vCenter, the management host the host's var `vhpc_host` names, instead of
+/// failing at the first of them.
+#[test]
+fn debugging_one_esxi_host_reaches_the_management_host_its_vars_name() {
+    let lab = Lab::shipped();
+    let mut p = spawn(
+        &lab,
+        &[
+            "debug",
+            "runbooks/esxi-hpc-tuning.rhai",
+            "-i",
+            "runbooks/labs/esxi-4.toml",
+            "--host",
+            "esx01",
+        ],
+    );
+    expect(&mut p, "before action #1");
+    say(&mut p, ":continue");
+    expect(&mut p, "the runbook finished on `esx01`");
+    say(&mut p, ":quit");
+}

@@ -161,3 +161,42 @@ fn hosts_lists_what_a_pattern_matches_under_its_groups() {
         typo.stderr
     );
 }
+
+/// The shipped tuning recipe on one ESXi host of its lab: vCenter, which its var `vhpc_host`
+/// names, joins as a helper (reached for the host's `vhpc::` calls, running no stage of its
+/// own), so the run goes through instead of failing after it staged the driver's parameters.
+#[test]
+fn a_limit_takes_along_the_management_host_a_selected_host_names() {
+    let lab = Lab::shipped();
+    let run = lab.cairn(&[
+        "run",
+        "runbooks/esxi-hpc-tuning.rhai",
+        "-i",
+        "runbooks/labs/esxi-4.toml",
+        "--limit",
+        "esx01",
+    ]);
+    assert_eq!(run.code, 0, "{}\n{}", run.stdout, run.stderr);
+    assert!(
+        run.stdout.contains("1 done, 0 failed, 0 stopped"),
+        "{}",
+        run.stdout
+    );
+    let powered = |vm: &str| {
+        lab.sim_commands("vcenter")
+            .iter()
+            .filter(|argv| argv.iter().any(|a| a == "power") && argv.iter().any(|a| a == vm))
+            .count()
+    };
+    assert_eq!(
+        powered("hpc-vm01"),
+        2,
+        "esx01's VM powered off and on again"
+    );
+    assert_eq!(powered("hpc-vm02"), 0, "esx02 is not in the run");
+    assert!(lab.sim_commands("esx02").is_empty(), "esx02 was touched");
+    assert!(
+        lab.journal("vcenter").is_empty(),
+        "a helper has no instance of its own"
+    );
+}

@@ -44,6 +44,7 @@ mod rerun_crash;
 mod resume_ergonomics;
 mod retry;
 mod rolling;
+mod rolling_recipe;
 mod signals;
 mod spans;
 mod ssh;

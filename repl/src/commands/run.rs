@@ -285,6 +285,9 @@ fn summarize(
             say!("{line}");
         }
         say!("{}", summary.line(&report.run_id, check));
+        if let Some(line) = summary.left_behind_line() {
+            say!("{line}");
+        }
     }
     let failures = report
         .hosts

@@ -72,6 +72,7 @@ impl Repl {
             params,
             runbook,
             transport: self.session.transport(),
+            helpers: self.sessions.helpers(&self.session.host().name),
         };
         // Loading again replaces (and stops) the runbook loaded before.
         self.loaded = None;

@@ -65,6 +65,20 @@ impl Sessions {
         }
     }
 
+    /// The transports of the hosts `host`'s vars name (its management host), which a runbook
+    /// loaded on it reaches; one that cannot be opened is left out (the action that needs it
+    /// then says it is missing).
+    pub(crate) fn helpers(&self, host: &str) -> Vec<cairn_runtime::Helper> {
+        cairn_runtime::inventory::helpers(&self.hosts, &[host.to_owned()])
+            .into_iter()
+            .filter_map(|name| {
+                let spec = self.hosts.iter().find(|h| h.name == name)?;
+                let transport = self.transports.open(spec, false).ok()?;
+                Some((name, Arc::new(Mutex::new(transport))))
+            })
+            .collect()
+    }
+
     /// A session on host `name`, and its journal.
     pub(crate) fn open(&self, name: &str) -> miette::Result<(Session, PathBuf)> {
         let Some(spec) = self.hosts.iter().find(|h| h.name == name) else {

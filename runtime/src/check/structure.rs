@@ -11,7 +11,14 @@ use super::signatures::Signatures;
 use crate::{Runbook, RunbookError};
 
 /// Builtins outside the vendor modules that touch the host, so need a stage.
-const ACTIONS: &[&str] = &["publish", "reboot", "reboot_if_pending", "run"];
+const ACTIONS: &[&str] = &[
+    "available",
+    "publish",
+    "reboot",
+    "reboot_if_pending",
+    "run",
+    "unavailable",
+];
 
 /// A `stage` or `param` form's keyword and name, with where the name is.
 fn declaration<'a>(node: &'a ASTNode<'a>) -> Option<(&'a str, String, Position)> {

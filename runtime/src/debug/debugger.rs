@@ -273,6 +273,7 @@ mod tests {
         let request = RunRequest {
             assume: None,
             from_stage: None,
+            helpers: Vec::new(),
             hosts: ["a", "b"]
                 .into_iter()
                 .map(|name| RunHost {

@@ -21,6 +21,7 @@
 mod address;
 mod address_error;
 mod group_graph;
+mod helpers;
 mod host_graph;
 mod host_name;
 mod host_pattern;
@@ -39,6 +40,7 @@ mod toml_json;
 
 pub use address::Address;
 pub use address_error::AddressError;
+pub use helpers::helpers;
 pub use host_graph::host_graph;
 pub use host_spec::HostSpec;
 pub use inventory::{AddressCheck, AddressProblem, Inventory};

@@ -15,6 +15,10 @@ pub struct Summary {
     pub done: u64,
     /// Hosts that failed.
     pub failed: u64,
+    /// Why the roll was halted, if it was.
+    pub halted: Option<String>,
+    /// What the run left down (`esx02 in maintenance mode`).
+    pub left_behind: Vec<String>,
     /// `HOST (why)` per host that still needs a reboot.
     pub reboot_pending: Vec<String>,
     /// Whether some host's failure is the runbook's fault (exit 2, as `cairn check`).
@@ -40,6 +44,8 @@ impl Summary {
                 .any(|h| h.name == "controller" && h.status == HostStatus::Failed),
             done: count(HostStatus::Done),
             failed: count(HostStatus::Failed),
+            halted: report.halted.clone(),
+            left_behind: report.left_behind(),
             reboot_pending: report
                 .hosts
                 .iter()
@@ -72,6 +78,12 @@ impl Summary {
         if self.controller_failed {
             line.push_str("; the controller failed");
         }
+        if let Some(reason) = &self.halted {
+            line.push_str(&format!(
+                "; the roll stopped at the first failed host ({reason}): {}",
+                crate::halt::HOW_TO_GO_ON
+            ));
+        }
         if !self.reboot_pending.is_empty() {
             let verb = if check { "would need" } else { "still need" };
             line.push_str(&format!(
@@ -83,6 +95,12 @@ impl Summary {
             line.push_str(" (check mode: nothing was changed)");
         }
         line
+    }
+
+    /// `left down: esx02 in maintenance mode, ...`, when the run left something down.
+    pub fn left_behind_line(&self) -> Option<String> {
+        (!self.left_behind.is_empty())
+            .then(|| format!("left down: {}", self.left_behind.join("; ")))
     }
 
     /// How the run ended: stopped when a signal (`signalled`) left some host unfinished; else
@@ -108,6 +126,8 @@ impl Summary {
             exit,
             exit_code: exit.code(),
             failed: self.failed,
+            halted: self.halted.clone(),
+            left_behind: self.left_behind.clone(),
             recap: recap.lines(),
             reboot_pending: self.reboot_pending.clone(),
             run_id: run_id.to_owned(),

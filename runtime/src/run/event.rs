@@ -207,6 +207,11 @@ pub enum RunEvent {
         exit_code: u8,
         /// Hosts that failed.
         failed: u64,
+        /// Why the roll was halted at a failed host (no further batch, no host taken down).
+        halted: Option<String>,
+        /// What a failed or stopped run left down: hosts in maintenance mode, VMs powered
+        /// off, reboots sent and not seen back.
+        left_behind: Vec<String>,
         /// Per host, in inventory order.
         recap: Vec<RecapLine>,
         /// `HOST (why)` for each host that still needs a reboot.

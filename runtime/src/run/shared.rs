@@ -63,6 +63,8 @@ pub struct RunShared {
     pub events: EventSink,
     /// The fork limit.
     pub forks: Forks,
+    /// Whether the roll was halted at a failed host, and why.
+    pub halt: crate::Halt,
     /// Hosts that failed and left the run.
     pub failed: Mutex<std::collections::BTreeSet<String>>,
     /// Every host of the run, in inventory order.
@@ -100,6 +102,7 @@ impl RunShared {
             events,
             failed: Mutex::new(std::collections::BTreeSet::new()),
             forks: Forks::new(options.forks),
+            halt: crate::Halt::new(),
             hosts,
             options,
             params,

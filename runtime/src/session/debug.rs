@@ -35,7 +35,13 @@ pub struct DebugRequest {
     pub runbook: Runbook,
     /// The host's transport, shared with the prompt's own session on that host.
     pub transport: Arc<Mutex<Box<dyn Transport>>>,
+    /// The hosts its vars name (`inventory::helpers`: its management host), by name, with
+    /// their transports: reached for what the host asks of them, never debugged themselves.
+    pub helpers: Vec<Helper>,
 }
+
+/// A helper host's name and its transport.
+pub type Helper = (String, Arc<Mutex<Box<dyn Transport>>>);
 
 /// What the runbook did after the prompt let it go.
 #[derive(Debug)]
@@ -182,6 +188,7 @@ impl DebugRun {
                 )),
                 name: name.clone(),
                 prediction_stopped: None,
+                left_behind: Vec::new(),
                 reboot_pending: None,
                 status: HostStatus::Failed,
             })
@@ -191,6 +198,7 @@ impl DebugRun {
             failure: None,
             name,
             prediction_stopped: None,
+            left_behind: Vec::new(),
             reboot_pending: None,
             status: HostStatus::Cancelled,
         })
@@ -250,6 +258,7 @@ fn run(
         params,
         runbook,
         transport,
+        helpers,
     } = request;
     let name = info.name.clone();
     let failed = |message: String| HostReport {
@@ -257,6 +266,7 @@ fn run(
         failure: Some(HostFailure::message(&name, message)),
         name: name.clone(),
         prediction_stopped: None,
+        left_behind: Vec::new(),
         reboot_pending: None,
         status: HostStatus::Failed,
     };
@@ -299,14 +309,9 @@ fn run(
     }
     let options = RunOptions::default();
     let max_operations = options.max_operations;
-    let shared = Arc::new(RunShared::new(
-        1,
-        vec![info.clone()],
-        options,
-        params,
-        cancel,
-        events,
-    ));
+    let mut shared = RunShared::new(1, vec![info.clone()], options, params, cancel, events);
+    shared.transports.extend(helpers);
+    let shared = Arc::new(shared);
     let host = Arc::new(
         HostContext::new(
             info,
@@ -346,6 +351,7 @@ fn run(
         failure,
         name,
         prediction_stopped: None,
+        left_behind: Vec::new(),
         reboot_pending: host.reboot_pending(),
         status,
     }
@@ -376,6 +382,7 @@ mod tests {
             params: BTreeMap::new(),
             runbook: Runbook::load(&path).expect("runbook"),
             transport: Arc::new(Mutex::new(Box::new(LocalTransport))),
+            helpers: Vec::new(),
         };
         DebugRun::load(request).expect("loads")
     }
@@ -544,6 +551,7 @@ mod tests {
             params: BTreeMap::from([("mut".to_owned(), "1".to_owned())]),
             runbook: Runbook::load(&path).expect("runbook"),
             transport: Arc::new(Mutex::new(Box::new(LocalTransport))),
+            helpers: Vec::new(),
         };
         let error = DebugRun::load(request).err().expect("refused");
         assert!(

@@ -73,6 +73,7 @@ impl Lab {
         let request = RunRequest {
             assume: None,
             from_stage: None,
+            helpers: Vec::new(),
             hosts,
             inventory: "inline".into(),
             libraries: Vec::new(),

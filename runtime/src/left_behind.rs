@@ -1,0 +1,176 @@
+//! What a run leaves down, read from a host's journal: the host in maintenance mode, the VMs it
+//! powered off and did not power on again, a reboot sent and not seen back. The end of a failed
+//! or stopped run lists them (the recap, `--json`, the report), and `cairn resume` starts by
+//! saying it continues from there, so an operator never has to find a VM left off by hand.
+
+use crate::journal::HostJournal;
+
+/// The builtin that enters and leaves maintenance mode (its result has `enabled`).
+const MAINTENANCE: &str = "esxcli::maintenance_mode_set";
+/// The builtin that powers a VM on or off (its arguments have `vm` and `state`).
+const POWER: &str = "vhpc::power";
+
+/// One thing a run left down.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum LeftDown {
+    /// The host is in maintenance mode.
+    Maintenance(String),
+    /// The VM (first) was powered off by the host (second) and not powered on again.
+    VmOff(String, String),
+    /// A reboot was sent to the host and the host was not seen back.
+    Rebooting(String),
+}
+
+impl std::fmt::Display for LeftDown {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::Maintenance(host) => write!(f, "{host} in maintenance mode"),
+            Self::VmOff(vm, host) => write!(f, "VM {vm} powered off (by {host})"),
+            Self::Rebooting(host) => write!(
+                f,
+                "{host} rebooting: the reboot was sent and {host} not seen back"
+            ),
+        }
+    }
+}
+
+/// What `host`'s journal says it left down, in that order: maintenance mode, the VMs off, a
+/// reboot in flight.
+pub(crate) fn left_behind(host: &str, journal: &HostJournal) -> Vec<LeftDown> {
+    let mut maintenance = false;
+    let mut off: Vec<String> = Vec::new();
+    let mut rebooting = false;
+    for action in journal.actions.values() {
+        let intent = &action.intent;
+        let done = action.outcome.as_ref().filter(|o| o.ok);
+        match (intent.builtin.as_str(), done) {
+            (MAINTENANCE, Some(outcome)) => {
+                if let Some(on) = outcome.result.get("enabled").and_then(|v| v.as_bool()) {
+                    maintenance = on;
+                }
+            }
+            (POWER, Some(_)) => {
+                let vm = intent.args["vm"].as_str().unwrap_or_default().to_owned();
+                off.retain(|v| *v != vm);
+                if intent.args["state"] == "off" {
+                    off.push(vm);
+                }
+            }
+            // The old boot id is journaled just before `reboot` is sent: with no outcome after
+            // it, the reboot went out and the host was not seen back.
+            ("reboot", None) => rebooting = !action.progress.is_empty(),
+            ("reboot", Some(_)) => rebooting = false,
+            _ => {}
+        }
+    }
+    let mut left = Vec::new();
+    if maintenance {
+        left.push(LeftDown::Maintenance(host.to_owned()));
+    }
+    left.extend(
+        off.into_iter()
+            .map(|vm| LeftDown::VmOff(vm, host.to_owned())),
+    );
+    if rebooting {
+        left.push(LeftDown::Rebooting(host.to_owned()));
+    }
+    left
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+    use crate::journal::{IntentRecord, OutcomeRecord, RecordedAction};
+
+    fn action(
+        seq: u64,
+        builtin: &str,
+        args: serde_json::Value,
+        result: Option<serde_json::Value>,
+    ) -> RecordedAction {
+        RecordedAction {
+            decision: None,
+            intent: IntentRecord {
+                args,
+                at: 0,
+                builtin: builtin.into(),
+                column: 1,
+                file: "book.rhai".into(),
+                line: 1,
+                ordinal: seq,
+                reconcile: "redo".into(),
+                seq,
+                stage: "roll".into(),
+                stage_index: 1,
+            },
+            line: 0,
+            outcome: result.map(|result| OutcomeRecord {
+                at: 0,
+                changed: true,
+                elapsed_ms: 0,
+                error: None,
+                how: None,
+                ok: true,
+                reboot_required: false,
+                result,
+                seq,
+            }),
+            progress: vec![json!({ "boot_id": "old" })],
+        }
+    }
+
+    #[test]
+    fn a_vm_off_a_host_in_maintenance_and_a_reboot_in_flight_are_left_behind() {
+        let mut journal = HostJournal::default();
+        let steps = [
+            action(
+                1,
+                POWER,
+                json!({ "vm": "compute-02", "state": "off" }),
+                Some(json!({})),
+            ),
+            action(
+                2,
+                MAINTENANCE,
+                json!({ "enabled": true }),
+                Some(json!({ "enabled": true })),
+            ),
+            action(3, "reboot", json!({}), Some(json!({}))),
+            action(4, "reboot", json!({}), None),
+        ];
+        for step in steps {
+            journal.actions.insert(step.intent.seq, step);
+        }
+        let left: Vec<String> = left_behind("esx02", &journal)
+            .iter()
+            .map(ToString::to_string)
+            .collect();
+        assert_eq!(
+            left,
+            [
+                "esx02 in maintenance mode",
+                "VM compute-02 powered off (by esx02)",
+                "esx02 rebooting: the reboot was sent and esx02 not seen back"
+            ]
+        );
+        let on = action(
+            5,
+            POWER,
+            json!({ "vm": "compute-02", "state": "on" }),
+            Some(json!({})),
+        );
+        let out = action(
+            6,
+            MAINTENANCE,
+            json!({ "enabled": false }),
+            Some(json!({ "enabled": false })),
+        );
+        let back = action(7, "reboot", json!({}), Some(json!({})));
+        for step in [on, out, back] {
+            journal.actions.insert(step.intent.seq, step);
+        }
+        assert!(left_behind("esx02", &journal).is_empty());
+    }
+}
