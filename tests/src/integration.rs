@@ -25,6 +25,7 @@ mod import_circles;
 mod leftovers;
 mod ofed_source;
 mod output;
+mod packs;
 mod parse;
 mod readme;
 mod reboot_loop;

@@ -13,9 +13,9 @@ pub(crate) fn check(
     inventory: Option<&Path>,
     limit: Option<&str>,
 ) -> miette::Result<ExitCode> {
-    let runbook = Runbook::load(path)?;
     let launcher = crate::assembly::launcher(state);
-    let engine = build_engine(&runbook.dir(), &launcher.libraries, u64::MAX);
+    let runbook = Runbook::load(path)?.with_lib_path(&launcher.lib_path);
+    let engine = build_engine(&runbook.imports(), &launcher.libraries, u64::MAX);
     let ast = runbook.compile(&engine)?;
     let mut problems = check_runbook(&engine, &ast, &runbook);
     if let Some(inventory) = inventory {

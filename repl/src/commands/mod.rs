@@ -7,6 +7,7 @@ mod exec;
 mod hosts;
 mod journal;
 mod parse;
+mod recipes;
 mod repl;
 mod report;
 mod run;
@@ -20,12 +21,16 @@ use crate::cli::{Cli, Command};
 /// failed; errors exit 2.
 pub(crate) fn execute(cli: Cli) -> miette::Result<ExitCode> {
     let state = cli.state_dir;
+    crate::assembly::set_lib_path(cli.lib);
     match cli.command {
         Command::Check {
             runbook,
             inventory,
             limit,
-        } => check::check(&state, &runbook, inventory.as_deref(), limit.as_deref()),
+        } => {
+            let runbook = recipes::runbook_file(&state, &runbook)?;
+            check::check(&state, &runbook, inventory.as_deref(), limit.as_deref())
+        }
         Command::Exec {
             inventory,
             pattern,
@@ -72,8 +77,12 @@ pub(crate) fn execute(cli: Cli) -> miette::Result<ExitCode> {
             check,
             limit,
             common,
-        } => run::run(&state, runbook, inventory, check, limit.as_deref(), common),
+        } => {
+            let runbook = recipes::runbook_file(&state, &runbook)?;
+            run::run(&state, runbook, inventory, check, limit.as_deref(), common)
+        }
         Command::Report { run_id, output } => report::report(&state, run_id.as_deref(), &output),
+        Command::Recipes { command } => recipes::recipes(command),
         Command::Runs { json } => runs::runs(&state, json),
         Command::Repl {
             inventory,
