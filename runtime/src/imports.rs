@@ -94,12 +94,10 @@ impl ImportPath {
     }
 }
 
-/// The folder of `file`, `.` for a bare file name.
+/// The folder of `file`: empty for a bare file name, so paths keep the form the runbook's has
+/// (`lib/guest.rhai`, as breakpoints and diagnostics name it, not `./lib/guest.rhai`).
 fn parent_dir(file: &Path) -> PathBuf {
-    match file.parent() {
-        Some(dir) if !dir.as_os_str().is_empty() => dir.to_path_buf(),
-        _ => PathBuf::from("."),
-    }
+    file.parent().map(Path::to_path_buf).unwrap_or_default()
 }
 
 /// The engine's module resolver over an [`ImportPath`]: each module compiled once per engine,
