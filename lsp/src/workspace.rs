@@ -54,9 +54,13 @@ impl Workspace {
 
     /// The engine for runbooks in `dir`, built once.
     pub(crate) fn engine(&mut self, dir: &Path) -> &Engine {
-        self.engines
-            .entry(dir.to_owned())
-            .or_insert_with(|| build_engine(dir, &self.libraries, u64::MAX))
+        self.engines.entry(dir.to_owned()).or_insert_with(|| {
+            build_engine(
+                &cairn_runtime::ImportPath::at(dir),
+                &self.libraries,
+                u64::MAX,
+            )
+        })
     }
 
     /// The engine for the runbook or module `file`, which imports beside it.

@@ -19,8 +19,23 @@ pub(crate) struct Cli {
     /// Where runs and simulated hosts keep their state.
     #[arg(long, global = true, default_value = ".cairn", env = "CAIRN_STATE_DIR")]
     pub(crate) state_dir: PathBuf,
+    /// A folder runbooks' imports are looked up in after the importing file's folder and its
+    /// pack's `lib/` (repeatable; CAIRN_PATH holds more, separated by `:`).
+    #[arg(long = "lib", global = true, value_name = "DIR")]
+    pub(crate) lib: Vec<PathBuf>,
     #[command(subcommand)]
     pub(crate) command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub(crate) enum RecipesCommand {
+    /// Every recipe: its name, pack, version and lab, and each pack's content id.
+    List,
+    /// Print a recipe's simulated lab (an inventory): `cairn recipes lab NAME > lab.toml`.
+    Lab {
+        /// The recipe: a name one pack has, or `namespace/pack:recipe`.
+        recipe: String,
+    },
 }
 
 #[derive(Debug, Subcommand)]
@@ -29,7 +44,7 @@ pub(crate) enum Command {
     /// counts and literal types, option keys, params and stages declared once, stages not
     /// nested, actions inside stages, imports; with an inventory, the stages' groups too.
     Check {
-        /// The runbook.
+        /// The runbook, or a recipe: a name one pack has, or `namespace/pack:recipe`.
         runbook: PathBuf,
         /// The inventory (TOML) whose groups the stages must name.
         #[arg(short, long)]
@@ -139,7 +154,7 @@ pub(crate) enum Command {
     },
     /// Run a runbook on the hosts of an inventory (always a new run).
     Run {
-        /// The runbook.
+        /// The runbook, or a recipe: a name one pack has, or `namespace/pack:recipe`.
         runbook: PathBuf,
         /// The inventory (TOML).
         #[arg(short, long)]
@@ -167,6 +182,12 @@ pub(crate) enum Command {
         /// Print the page to PDF with headless Chromium (for a change ticket).
         #[arg(long)]
         pdf: bool,
+    },
+    /// The recipes of the packs this cairn has (the shipped ones are built in): list them,
+    /// print a recipe's simulated lab.
+    Recipes {
+        #[command(subcommand)]
+        command: RecipesCommand,
     },
     /// List runs and their state.
     Runs {

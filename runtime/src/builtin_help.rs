@@ -337,7 +337,11 @@ mod tests {
 
     #[test]
     fn core_builtins_have_named_parameters_and_the_docs_text() {
-        let engine = crate::build_engine(std::path::Path::new("."), &[], u64::MAX);
+        let engine = crate::build_engine(
+            &crate::ImportPath::at(std::path::Path::new(".")),
+            &[],
+            u64::MAX,
+        );
         let run = builtin_help(&engine, "run").unwrap_or_default();
         assert!(run.contains("run(argv: array) -> map"), "{run}");
         assert!(

@@ -1,23 +1,23 @@
 //! The one place an [`Engine`] is built: limits, module paths, the vocabulary, the libraries.
 
-use std::path::Path;
 use std::sync::{Arc, OnceLock};
 
-use rhai::module_resolvers::{FileModuleResolver, ModuleResolversCollection};
 use rhai::packages::{Package, StandardPackage};
 use rhai::{Dynamic, Engine, OptimizationLevel, Shared};
 
 use crate::HostContext;
 use crate::host_context::HostHandle;
+use crate::imports::{ImportPath, ImportResolver};
 
 /// Adds builtins to an engine: the vendor modules of `cairn-stdlib` are installers.
 pub type Installer = fn(&mut Engine);
 
-/// Builds an engine for runbooks in `runbook_dir`, with `libraries` installed.
+/// Builds an engine whose imports resolve along `imports`, with `libraries` installed.
 ///
-/// `import "name"` looks in `runbook_dir/lib`, then `runbook_dir`. The optimizer stays at
-/// `Simple`: at `Full` rhai would call builtins with constant arguments while compiling.
-pub fn build_engine(runbook_dir: &Path, libraries: &[Installer], max_operations: u64) -> Engine {
+/// `import "name"` looks beside the importing file, then in the pack's `lib/`, then along the
+/// search path (`imports.rs`). The optimizer stays at `Simple`: at `Full` rhai would call
+/// builtins with constant arguments while compiling.
+pub fn build_engine(imports: &ImportPath, libraries: &[Installer], max_operations: u64) -> Engine {
     let mut engine = Engine::new_raw();
     engine.register_global_module(standard_library());
     // The interner's cache upkeep costs more than it saves on short runbook strings.
@@ -27,10 +27,7 @@ pub fn build_engine(runbook_dir: &Path, libraries: &[Installer], max_operations:
     engine.set_max_call_levels(64);
     engine.set_max_expr_depths(128, 64);
     engine.set_max_string_size(64 << 20);
-    let mut resolvers = ModuleResolversCollection::new();
-    resolvers.push(FileModuleResolver::new_with_path(runbook_dir.join("lib")));
-    resolvers.push(FileModuleResolver::new_with_path(runbook_dir));
-    engine.set_module_resolver(resolvers);
+    engine.set_module_resolver(ImportResolver::new(imports.clone()));
     crate::vocabulary::register(&mut engine);
     // The two forms are fixed and cannot clash with each other.
     let _ = crate::syntax::register(&mut engine);

@@ -70,7 +70,7 @@ mod tests {
 
     #[test]
     fn every_word_reaches_the_runbook_as_written() {
-        let engine = crate::build_engine(Path::new("."), &[], u64::MAX);
+        let engine = crate::build_engine(&crate::ImportPath::at(Path::new(".")), &[], u64::MAX);
         for word in [
             "plain",
             "a \"quoted\" word",

@@ -126,7 +126,7 @@ pub fn execute(
         run_id,
         runbook,
     } = request;
-    let engine = build_engine(&runbook.dir(), &libraries, options.max_operations);
+    let engine = build_engine(&runbook.imports(), &libraries, options.max_operations);
     let ast = runbook.compile(&engine)?;
     let outline = Outline::of(&ast);
     check_params(&outline, &params)?;
@@ -504,7 +504,7 @@ fn run_instance(host: HostContext, runbook: &Runbook, libraries: &[Installer]) -
         .map_err(ActionError::from)
         .map_err(|e| HostFailure::message(&name, e.to_string()));
     let result = result.and_then(|()| {
-        let mut engine = build_engine(&runbook.dir(), libraries, shared.options.max_operations);
+        let mut engine = build_engine(&runbook.imports(), libraries, shared.options.max_operations);
         bind_host(&mut engine, &host);
         let outcome = run_runbook(&engine, runbook, &host);
         shared.forks.release();
@@ -774,7 +774,7 @@ fn verify(
             None,
             runbook.name(),
         ));
-        let mut engine = build_engine(&runbook.dir(), libraries, options.max_operations);
+        let mut engine = build_engine(&runbook.imports(), libraries, options.max_operations);
         bind_host(&mut engine, &host);
         if let Err(error) = engine.run_ast(ast) {
             let failure = HostFailure::from_rhai(&host, runbook, &error);

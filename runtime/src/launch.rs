@@ -35,6 +35,8 @@ pub struct NewRun {
 /// Starts and resumes runs under one state folder, with the builtins and simulator models the
 /// binary wires in.
 pub struct Launcher {
+    /// `--lib` and CAIRN_PATH folders, where runbooks' imports are looked up last.
+    pub lib_path: Vec<PathBuf>,
     /// Builtin libraries.
     pub libraries: Vec<Installer>,
     /// Simulator models by name.
@@ -51,7 +53,7 @@ impl Launcher {
         cancel: Cancel,
         events: EventSink,
     ) -> Result<RunReport, LaunchError> {
-        let runbook = Runbook::load(&new.runbook)?;
+        let runbook = Runbook::load(&new.runbook)?.with_lib_path(&self.lib_path);
         let inventory = self.inventory(&new.inventory)?;
         self.preflight(&runbook, &inventory, &new.params, &events)?;
         let outline = outline(&runbook, &self.libraries, new.options.max_operations)?;
@@ -172,7 +174,7 @@ impl Launcher {
                     ),
                 });
             }
-            None => Runbook::load(&meta.runbook)?,
+            None => Runbook::load(&meta.runbook)?.with_lib_path(&self.lib_path),
         };
         let inventory = self.inventory(&meta.inventory)?;
         // An edit since the run started may have brought a typo (or a second stage of a name
@@ -233,7 +235,7 @@ impl Launcher {
         journals: &[String],
         path: &Path,
     ) -> Result<Runbook, LaunchError> {
-        let runbook = Runbook::load(path)?;
+        let runbook = Runbook::load(path)?.with_lib_path(&self.lib_path);
         let recorded = journals.iter().find_map(|host| {
             crate::journal::HostJournal::load(&self.store.journal_path(&meta.run_id, host), false)
                 .ok()
@@ -377,7 +379,7 @@ impl Launcher {
         inventory: &Inventory,
         events: &EventSink,
     ) -> Result<rhai::AST, LaunchError> {
-        let engine = build_engine(&runbook.dir(), &self.libraries, u64::MAX);
+        let engine = build_engine(&runbook.imports(), &self.libraries, u64::MAX);
         let ast = runbook.compile(&engine)?;
         let mut problems = check_runbook(&engine, &ast, runbook);
         let groups = check_groups(&ast, runbook, inventory);
@@ -526,7 +528,7 @@ fn outline(
     libraries: &[Installer],
     max_operations: u64,
 ) -> Result<Outline, RunbookError> {
-    let engine = build_engine(&runbook.dir(), libraries, max_operations);
+    let engine = build_engine(&runbook.imports(), libraries, max_operations);
     Ok(Outline::of(&runbook.compile(&engine)?))
 }
 

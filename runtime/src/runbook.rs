@@ -15,6 +15,8 @@ pub struct Runbook {
     pub path: PathBuf,
     /// Its text.
     pub text: String,
+    /// `--lib DIR` and `CAIRN_PATH` folders its imports are looked up in last.
+    pub lib_path: Vec<PathBuf>,
 }
 
 /// A runbook that cannot be read or compiled, or a script error at a runbook line.
@@ -60,7 +62,19 @@ impl Runbook {
             hash,
             path: path.to_owned(),
             text,
+            lib_path: Vec::new(),
         }
+    }
+
+    /// The runbook with `dirs` searched for imports after its own folder and its pack's `lib/`.
+    pub fn with_lib_path(mut self, dirs: &[PathBuf]) -> Self {
+        self.lib_path = dirs.to_vec();
+        self
+    }
+
+    /// Where its imports resolve: beside the importing file, the pack's `lib/`, the lib path.
+    pub fn imports(&self) -> crate::ImportPath {
+        crate::ImportPath::of_runbook(&self.path, &self.lib_path)
     }
 
     /// The folder `import` resolves against.
@@ -170,11 +184,15 @@ fn past_last_column(text: &str, position: Position, token: Option<&str>) -> Opti
     Some(SourceSpan::new((start + at).into(), width.max(1)))
 }
 
-/// The file behind a script source name: the runbook itself, or an imported module (`import
-/// "greet"` is `lib/greet.rhai`, else `greet.rhai`, beside the runbook).
+/// The file behind a script source name: the runbook itself, an imported module (whose source
+/// is its file, `imports.rs`), or a module named as a breakpoint names it (`guest` is
+/// `lib/guest.rhai`, else `guest.rhai`, beside the runbook).
 pub(crate) fn source_file(runbook_file: &str, source: &str) -> String {
     if source == runbook_file || source.is_empty() {
         return runbook_file.to_owned();
+    }
+    if source.ends_with(".rhai") && Path::new(source).is_file() {
+        return source.to_owned();
     }
     let dir = Path::new(runbook_file).parent().unwrap_or(Path::new("."));
     let name = if source.ends_with(".rhai") {

@@ -115,7 +115,11 @@ impl Session {
         );
         host.enter_stage("repl", "all")
             .map_err(|e| failed(e.to_string()))?;
-        let mut engine = build_engine(module_dir, libraries, RunOptions::default().max_operations);
+        let mut engine = build_engine(
+            &crate::ImportPath::at(module_dir),
+            libraries,
+            RunOptions::default().max_operations,
+        );
         bind_host(&mut engine, &host);
         Ok(Self {
             ast: rhai::AST::empty(),

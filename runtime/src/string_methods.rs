@@ -55,7 +55,7 @@ mod tests {
     use std::path::Path;
 
     fn eval(script: &str) -> String {
-        let engine = crate::build_engine(Path::new("."), &[], u64::MAX);
+        let engine = crate::build_engine(&crate::ImportPath::at(Path::new(".")), &[], u64::MAX);
         engine
             .eval::<rhai::Dynamic>(script)
             .map(|v| v.to_string())

@@ -31,6 +31,7 @@ mod leftovers;
 mod lsp;
 mod ofed_source;
 mod output;
+mod packs;
 mod parse;
 mod readme;
 mod reboot_loop;

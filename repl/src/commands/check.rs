@@ -28,11 +28,11 @@ pub(crate) fn check(
         )]);
         Err(miette::miette!("1 problem(s) in {}", path.display()))
     };
+    let launcher = crate::assembly::launcher(state);
     let runbook = match Runbook::load(path) {
-        Ok(runbook) => runbook,
+        Ok(runbook) => runbook.with_lib_path(&launcher.lib_path),
         Err(error) => return refuse(error.into(), path),
     };
-    let launcher = crate::assembly::launcher(state);
     let inventory = match inventory.map(|file| {
         let check = |address: &_| cairn_runtime::sim::check_address(&launcher.sim_models, address);
         (file, Inventory::load_checked(file, Some(&check)))
@@ -55,7 +55,7 @@ pub(crate) fn check(
             say!("{line}");
         }
     }
-    let engine = build_engine(&runbook.dir(), &launcher.libraries, u64::MAX);
+    let engine = build_engine(&runbook.imports(), &launcher.libraries, u64::MAX);
     let checked = check_source(&engine, &runbook, inventory.as_ref());
     let count = checked.errors.len();
     if json {

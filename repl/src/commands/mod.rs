@@ -10,6 +10,7 @@ mod hosts;
 mod journal;
 mod lsp;
 mod parse;
+mod recipes;
 mod repl;
 mod report;
 mod run;
@@ -29,6 +30,7 @@ pub(crate) fn execute(parsed: Parsed) -> miette::Result<ExitCode> {
         options,
     } = parsed;
     let state = cli.state_dir;
+    crate::assembly::set_lib_path(cli.lib);
     match cli.command {
         Command::Completions { shell } => generated::completions(shell),
         Command::Config => config::config(&config, &options),
@@ -38,13 +40,16 @@ pub(crate) fn execute(parsed: Parsed) -> miette::Result<ExitCode> {
             inventory,
             limit,
             format,
-        } => check::check(
-            &state,
-            &runbook,
-            inventory.as_deref(),
-            limit.as_deref(),
-            format,
-        ),
+        } => {
+            let runbook = recipes::runbook_file(&state, &runbook)?;
+            check::check(
+                &state,
+                &runbook,
+                inventory.as_deref(),
+                limit.as_deref(),
+                format,
+            )
+        }
         Command::Exec {
             inventory,
             pattern,
@@ -92,12 +97,16 @@ pub(crate) fn execute(parsed: Parsed) -> miette::Result<ExitCode> {
             check,
             limit,
             common,
-        } => run::run(&state, runbook, inventory, check, limit.as_deref(), common),
+        } => {
+            let runbook = recipes::runbook_file(&state, &runbook)?;
+            run::run(&state, runbook, inventory, check, limit.as_deref(), common)
+        }
         Command::Report {
             run_id,
             output,
             pdf,
         } => report::report(&state, run_id.as_deref(), output, pdf),
+        Command::Recipes { command } => recipes::recipes(command),
         Command::Runs { json } => runs::runs(&state, json),
         Command::Repl {
             inventory,

@@ -63,7 +63,7 @@ impl Repl {
                 "a failed action of the run waits on this host: :retry, :skip or :abort first"
             ));
         }
-        let runbook = Runbook::load(path)?;
+        let runbook = Runbook::load(path)?.with_lib_path(&crate::assembly::lib_path());
         let request = DebugRequest {
             events: cairn_runtime::EventSink::none(),
             info: self.session.host().clone(),

@@ -3,6 +3,7 @@
 
 mod calls;
 mod groups;
+mod imports;
 mod least_values;
 mod record;
 mod result_use;
@@ -30,45 +31,8 @@ pub fn check_runbook(engine: &Engine, ast: &AST, runbook: &Runbook) -> Vec<Runbo
     let mut problems = calls::check_calls(&signatures, ast, runbook);
     problems.extend(structure::check_structure(&signatures, ast, runbook));
     problems.extend(unit_values::check_unit_values(&signatures, ast, runbook));
-    problems.extend(check_modules(engine, &signatures, ast, runbook));
+    problems.extend(imports::check_imports(engine, &signatures, ast, runbook));
     problems.sort_by_key(|p| p.span.map(|s| (s.offset(), s.len())));
-    problems
-}
-
-/// The modules the runbook imports, checked as the runbook is (calls and values).
-fn check_modules(
-    engine: &Engine,
-    signatures: &Signatures,
-    ast: &AST,
-    runbook: &Runbook,
-) -> Vec<RunbookError> {
-    let mut modules = std::collections::BTreeSet::new();
-    ast.walk(&mut |path: &[rhai::ASTNode]| {
-        if let Some(rhai::ASTNode::Stmt(rhai::Stmt::Import(import, _))) = path.last()
-            && let Some(name) = import.0.get_literal_value(None).filter(|m| m.is_string())
-            && let Some(file) = structure::import_file(&runbook.path, &name.to_string())
-        {
-            modules.insert(file);
-        }
-        true
-    });
-    let mut problems = Vec::new();
-    for file in modules {
-        let Ok(module) = Runbook::load(&file) else {
-            continue;
-        };
-        match module.compile(engine) {
-            Ok(module_ast) => {
-                problems.extend(calls::check_calls(signatures, &module_ast, &module));
-                problems.extend(unit_values::check_unit_values(
-                    signatures,
-                    &module_ast,
-                    &module,
-                ));
-            }
-            Err(error) => problems.push(error),
-        }
-    }
     problems
 }
 

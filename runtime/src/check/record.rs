@@ -107,7 +107,11 @@ mod tests {
         let long = "x".repeat(5_000);
         let text = format!("let a = 1;\nlet b = \"{long}\"; @\n");
         let runbook = Runbook::from_text(std::path::Path::new("mine.rhai"), text.clone());
-        let engine = crate::build_engine(std::path::Path::new("."), &[], u64::MAX);
+        let engine = crate::build_engine(
+            &crate::ImportPath::at(std::path::Path::new(".")),
+            &[],
+            u64::MAX,
+        );
         let Err(error) = runbook.compile(&engine) else {
             panic!("`@` must not compile");
         };

@@ -1,10 +1,10 @@
 //! The shape of a runbook: params and stages declared once, stages not nested, actions inside
-//! stages, imports that resolve to a file.
+//! stages (imports: `imports.rs`).
 
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use rhai::{AST, ASTNode, Expr, Position, Stmt};
+use rhai::{AST, ASTNode, Expr, Position};
 
 use super::calls::{call_at, qualified};
 use super::signatures::Signatures;
@@ -35,7 +35,7 @@ fn declaration<'a>(node: &'a ASTNode<'a>) -> Option<(&'a str, String, Position)>
     Some((keyword, name, at))
 }
 
-/// Duplicate params and stages, nested stages, actions outside stages, missing imports.
+/// Duplicate params and stages, nested stages, actions outside stages.
 pub(crate) fn check_structure(
     signatures: &Signatures,
     ast: &AST,
@@ -93,22 +93,6 @@ pub(crate) fn check_structure(
                 ));
             }
         }
-        if let ASTNode::Stmt(Stmt::Import(import, position)) = node
-            && let Some(module) = import.0.get_literal_value(None).filter(|m| m.is_string())
-        {
-            let module = module.to_string();
-            if import_file(&runbook.path, &module).is_none() {
-                problems.push(runbook.error_at(
-                    format!("no module `{module}`: neither lib/{module}.rhai nor {module}.rhai beside the runbook"),
-                    if import.0.position().is_none() {
-                        *position
-                    } else {
-                        import.0.position()
-                    },
-                    None,
-                ));
-            }
-        }
         true
     };
     // Only the runbook's own statements: a function's body runs wherever it is called.
@@ -139,15 +123,8 @@ fn bad_serial(node: &ASTNode, runbook: &Runbook) -> Option<RunbookError> {
     ))
 }
 
-/// The file an `import "name"` of the runbook at `runbook` loads.
-pub fn import_file(runbook: &Path, module: &str) -> Option<std::path::PathBuf> {
-    let dir = runbook.parent().unwrap_or(Path::new("."));
-    let name = if module.ends_with(".rhai") {
-        module.to_owned()
-    } else {
-        format!("{module}.rhai")
-    };
-    [dir.join("lib").join(&name), dir.join(&name)]
-        .into_iter()
-        .find(|candidate| candidate.is_file())
+/// The file an `import "name"` in the runbook or module at `file` loads, resolved as a run
+/// resolves it (`crate::imports`), without a search path.
+pub fn import_file(file: &Path, module: &str) -> Option<std::path::PathBuf> {
+    crate::ImportPath::of_runbook(file, &[]).resolve(Some(file), module)
 }

@@ -5,7 +5,7 @@ use crate::{Runbook, build_engine, check_groups, check_runbook};
 
 fn problems(text: &str) -> Vec<String> {
     let runbook = Runbook::from_text(Path::new("book.rhai"), text.to_owned());
-    let engine = build_engine(Path::new("."), &[], u64::MAX);
+    let engine = build_engine(&crate::ImportPath::at(Path::new(".")), &[], u64::MAX);
     let ast = runbook.compile(&engine).expect("compiles");
     check_runbook(&engine, &ast, &runbook)
         .into_iter()
@@ -47,7 +47,7 @@ fn groups_are_checked_against_the_inventory() {
         Path::new("book.rhai"),
         "stage \"a\" on compute {}\nstage \"b\" on comptue {}\nstage \"c\" on spare {}\nstage \"d\" on controller {}\n".into(),
     );
-    let engine = build_engine(Path::new("."), &[], u64::MAX);
+    let engine = build_engine(&crate::ImportPath::at(Path::new(".")), &[], u64::MAX);
     let ast = runbook.compile(&engine).expect("compiles");
     let inventory = Inventory::parse(
         "lab.toml",

@@ -22,7 +22,7 @@ pub(crate) fn unit_argument_help(
                    methods such as `push`, `pad`, `make_upper` change their receiver and return `()`); \
                    `cairn check` names it"
         .to_owned();
-    let engine = crate::build_engine(&runbook.dir(), &[], u64::MAX);
+    let engine = crate::build_engine(&runbook.imports(), &[], u64::MAX);
     let Ok(ast) = runbook.compile(&engine) else {
         return Some(generic);
     };

@@ -206,7 +206,7 @@ mod tests {
         let text =
             "param n = 1;\n\n// setup\nstage \"prepare\" on all {\n    run([\"true\"]);\n}\n";
         let runbook = Runbook::from_text(Path::new("book.rhai"), text.into());
-        let engine = crate::build_engine(Path::new("."), &[], 1000);
+        let engine = crate::build_engine(&crate::ImportPath::at(Path::new(".")), &[], 1000);
         let ast = runbook.compile(&engine).expect("compiles");
         (runbook, Outline::of(&ast))
     }
@@ -259,7 +259,7 @@ mod tests {
         .expect("module");
         let text = "import \"m\" as m;\nstage \"s\" on all {\n    m::step();\n}\n";
         let runbook = Runbook::from_text(&dir.path().join("book.rhai"), text.into());
-        let engine = crate::build_engine(dir.path(), &[], 1000);
+        let engine = crate::build_engine(&crate::ImportPath::at(dir.path()), &[], 1000);
         let outline = Outline::of(&runbook.compile(&engine).expect("compiles"));
         let parse = |text: &str| Breakpoint::parse(text, &runbook, &outline);
         let file = dir.path().join("lib").join("m.rhai").display().to_string();

@@ -70,7 +70,7 @@ impl DebugRun {
     pub fn load(request: DebugRequest) -> Result<Self, RunbookError> {
         let runbook = request.runbook.clone();
         let engine = build_engine(
-            &runbook.dir(),
+            &runbook.imports(),
             &request.libraries,
             RunOptions::default().max_operations,
         );
@@ -325,7 +325,7 @@ fn run(
         )
         .with_debugger(Some(debugger.clone())),
     );
-    let mut engine = build_engine(&runbook.dir(), &libraries, max_operations);
+    let mut engine = build_engine(&runbook.imports(), &libraries, max_operations);
     bind_host(&mut engine, &host);
     // Every variable read refreshes what `:vars` shows: actions read their arguments just
     // before they run, so at a pause the last look is the scope the action sees.

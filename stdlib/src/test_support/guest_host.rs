@@ -91,7 +91,11 @@ impl TestHost {
         ));
         host.enter_stage("test", "all")
             .unwrap_or_else(|e| panic!("{e}"));
-        let mut engine = build_engine(dir.path(), &crate::libraries(), 1_000_000);
+        let mut engine = build_engine(
+            &cairn_runtime::ImportPath::at(dir.path()),
+            &crate::libraries(),
+            1_000_000,
+        );
         bind_host(&mut engine, &host);
         Self { dir, engine, host }
     }

@@ -1,0 +1,130 @@
+//! Packs and imports: a module's imports resolve beside the module, then in the pack's `lib/`,
+//! then along `--lib`/CAIRN_PATH, and `cairn check` follows them as the run does.
+
+use cairn_tests::Lab;
+
+const SITE_RUNBOOK: &str = r#"// A site's runbook in its own folder, using the shipped guest module.
+import "../runbooks/lib/guest" as guest;
+
+stage "ports" on guests {
+    log(`ports known: ${guest::ports_known()}`);
+}
+"#;
+
+fn output(run: &cairn_tests::Run) -> String {
+    format!("{}\n{}", run.stdout, run.stderr)
+}
+
+#[test]
+fn a_site_runbook_importing_the_shipped_guest_module_checks_and_runs() {
+    let lab = Lab::shipped();
+    lab.write("site/site.rhai", SITE_RUNBOOK);
+    let check = lab.cairn(&["check", "site/site.rhai"]);
+    assert_eq!(check.code, 0, "{}", output(&check));
+    // guest.rhai's own `import "report"` resolves beside guest.rhai, not beside site.rhai.
+    let run = lab.cairn(&[
+        "run",
+        "site/site.rhai",
+        "-i",
+        "runbooks/labs/guests-2node.toml",
+    ]);
+    assert_eq!(run.code, 0, "{}", output(&run));
+    assert!(
+        !output(&run).contains("Module not found"),
+        "{}",
+        output(&run)
+    );
+    assert!(run.stdout.contains("ports known: true"), "{}", output(&run));
+}
+
+#[test]
+fn lib_and_cairn_path_are_searched_after_the_runbook_s_folder() {
+    let lab = Lab::shipped();
+    let by_name = SITE_RUNBOOK.replace("../runbooks/lib/guest", "guest");
+    lab.write("site/site.rhai", &by_name);
+    let missing = lab.cairn(&["check", "site/site.rhai"]);
+    assert_eq!(missing.code, 2, "{}", output(&missing));
+    assert!(
+        missing.stderr.contains("no module `guest`"),
+        "{}",
+        missing.stderr
+    );
+    assert!(missing.stderr.contains("--lib DIR"), "{}", missing.stderr);
+    let check = lab.cairn(&["check", "site/site.rhai", "--lib", "runbooks/lib"]);
+    assert_eq!(check.code, 0, "{}", output(&check));
+    let inventory = "runbooks/labs/guests-2node.toml";
+    let run = lab.cairn_with(
+        &["run", "site/site.rhai", "-i", inventory],
+        &[("CAIRN_PATH", "/nonexistent:runbooks/lib")],
+    );
+    assert_eq!(run.code, 0, "{}", output(&run));
+}
+
+#[test]
+fn check_refuses_a_missing_import_inside_an_imported_module_at_its_line() {
+    let lab = Lab::new();
+    lab.write(
+        "shared/tools.rhai",
+        "// tools\nimport \"absent\" as absent;\nfn hi() { 1 }\n",
+    );
+    lab.write(
+        "site.rhai",
+        "import \"shared/tools\" as tools;\nlet x = tools::hi();\n",
+    );
+    let check = lab.cairn(&["check", "site.rhai"]);
+    assert_eq!(check.code, 2, "{}", output(&check));
+    assert!(
+        check.stderr.contains("no module `absent`"),
+        "{}",
+        check.stderr
+    );
+    assert!(
+        check.stderr.contains("shared/tools.rhai:2:8"),
+        "{}",
+        check.stderr
+    );
+}
+
+/// `cairn recipes list`, `cairn recipes lab NAME > lab.toml` and `cairn run NAME -i lab.toml`
+/// from a copy of the binary in a temporary install prefix, in a mount namespace where the
+/// source tree is an empty folder: the recipes come from the binary alone.
+#[test]
+fn the_built_in_recipes_run_from_an_install_prefix_with_the_source_tree_out_of_reach() {
+    let prefix = Lab::new();
+    let bin = prefix.path().join("bin");
+    std::fs::create_dir_all(&bin).unwrap_or_else(|e| panic!("{e}"));
+    std::fs::copy(cairn_tests::binary("cairn"), bin.join("cairn"))
+        .unwrap_or_else(|e| panic!("copy the binary: {e}"));
+    let source = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let source = source.canonicalize().unwrap_or_else(|e| panic!("{e}"));
+    let script = format!(
+        "set -e; mount -t tmpfs tmpfs '{src}'; test ! -e '{src}/runbooks'; \
+         cairn recipes list; cairn recipes lab vma-latency > lab.toml; \
+         cairn run vma-latency -i lab.toml",
+        src = source.display()
+    );
+    let work = Lab::new();
+    let finished = std::process::Command::new("unshare")
+        .args(["--mount", "--propagation", "private", "sh", "-c", &script])
+        .current_dir(work.path())
+        .env("PATH", format!("{}:/usr/bin:/bin", bin.display()))
+        .env_remove("CAIRN_STATE_DIR")
+        .env_remove("CAIRN_PATH")
+        .output()
+        .unwrap_or_else(|e| panic!("unshare: {e}"));
+    let run = cairn_tests::Run::from(finished);
+    assert_eq!(run.code, 0, "{}", output(&run));
+    assert!(
+        run.stdout.contains("cairn/connectx 0.1.0 (built in) h1:"),
+        "{}",
+        run.stdout
+    );
+    assert!(run.stdout.contains("vma-latency"), "{}", run.stdout);
+    let lab = std::fs::read_to_string(work.path().join("lab.toml")).unwrap_or_default();
+    assert!(lab.contains("[hosts"), "{lab}");
+    assert!(
+        run.stdout.contains("faster than the kernel's stack"),
+        "{}",
+        run.stdout
+    );
+}
