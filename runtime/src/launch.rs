@@ -5,6 +5,8 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
+use cairn_vault::Vault;
+
 use crate::inventory::{Address, HostPattern, HostSpec, Inventory, InventoryError};
 use crate::journal::{JournalError, JournalEvent, now_millis};
 pub use crate::launch_error::LaunchError;
@@ -12,7 +14,7 @@ use crate::resume_choices::{AskUndecided, ask_each, resolve_stage, undecided};
 use crate::sim::{SimRegistry, SimTransport};
 use crate::ssh::{FdDemand, FdLimitError, SshOptions, SshTarget, SshTransport, prepare_fd_limit};
 use crate::{
-    Assumptions, Cancel, EventSink, HostInfo, Installer, LocalTransport, Outline, RunHost, RunMeta,
+    Assumptions, Cancel, EventSink, HostInfo, Installer, LocalTransport, Outline, ParamFile, RunHost, RunMeta,
     RunOptions, RunReport, RunRequest, RunStore, Runbook, RunbookError, Transport, build_engine,
     check_groups, check_params, check_runbook, execute,
 };
@@ -28,8 +30,12 @@ pub struct NewRun {
     pub options: RunOptions,
     /// `--param` values.
     pub params: BTreeMap<String, String>,
+    /// `--param-file`: plain params, which `params` override.
+    pub param_file: Option<ParamFile>,
     /// The runbook file.
     pub runbook: PathBuf,
+    /// `--vault`: the secrets of `secret(...)` params and hosts' credentials.
+    pub vault: Option<Arc<Vault>>,
 }
 
 /// Starts and resumes runs under one state folder, with the builtins and simulator models the
@@ -53,8 +59,19 @@ impl Launcher {
     ) -> Result<RunReport, LaunchError> {
         let runbook = Runbook::load(&new.runbook)?;
         let inventory = self.inventory(&new.inventory)?;
-        self.preflight(&runbook, &inventory, &new.params, &events)?;
         let outline = outline(&runbook, &self.libraries, new.options.max_operations)?;
+        let mut new = new;
+        let vault_held = new.vault.take();
+        let vault = vault_held.as_deref();
+        let ast = self.preflight(&runbook, &inventory, &new.params, &events)?;
+        if let Some(file) = &new.param_file {
+            file.check(&ast)?;
+            let mut params = file.params();
+            params.append(&mut new.params);
+            new.params = params;
+        }
+        crate::vault_use::fill_secret_params(&outline, &mut new.params, vault);
+        check_params(&ast, &new.params)?;
         let secrets = secret_params(&outline);
         let hosts: Vec<String> = match &new.limit {
             Some(limit) => limit.select(&inventory)?,
@@ -63,6 +80,7 @@ impl Launcher {
         .into_iter()
         .map(|h| h.name.clone())
         .collect();
+        crate::vault_use::check_credentials(&inventory, &hosts, vault).map_err(vault_error)?;
         let options = &new.options;
         prepare_fds(&inventory, &hosts, options.forks, options.check, &events)?;
         // A check changes nothing and leaves no run to resume, so it claims no folder.
@@ -97,7 +115,7 @@ impl Launcher {
             assume: None,
             from_stage: None,
             hosts: self
-                .hosts(&inventory, new.options.accept_new_host_keys)
+                .hosts(&inventory, new.options.accept_new_host_keys, vault)
                 .into_iter()
                 .filter(|host| meta.hosts.contains(&host.info.name))
                 .collect(),
@@ -191,7 +209,14 @@ impl Launcher {
             ask_each(ask, &pending, &mut assume)?;
         }
         let mut params = meta.params.clone();
+        let vault = overrides.vault.as_deref();
+        crate::vault_use::fill_secret_params(&stages, &mut params, vault);
+        if let Some(file) = &overrides.param_file {
+            file.check(&self.check_runbook(&runbook, &inventory, &events)?)?;
+            params.extend(file.params());
+        }
         params.extend(overrides.params);
+        crate::vault_use::check_credentials(&inventory, &meta.hosts, vault).map_err(vault_error)?;
         let options = RunOptions {
             accept_new_host_keys: overrides.accept_new_host_keys,
             check: false,
@@ -205,7 +230,7 @@ impl Launcher {
                 .unwrap_or(Duration::from_secs(meta.reboot_timeout_secs)),
         };
         let hosts = self
-            .hosts(&inventory, options.accept_new_host_keys)
+            .hosts(&inventory, options.accept_new_host_keys, vault)
             .into_iter()
             .filter(|host| meta.hosts.contains(&host.info.name))
             .collect();
@@ -349,17 +374,18 @@ impl Launcher {
     }
 
     /// What `cairn check` finds, and stages on groups the inventory lacks, and `--param`
-    /// values the runbook cannot take: any of them stops the run before it is created.
+    /// values the runbook cannot take: any of them stops the run before it is created. The
+    /// compiled runbook when nothing.
     pub fn preflight(
         &self,
         runbook: &Runbook,
         inventory: &Inventory,
         params: &BTreeMap<String, String>,
         events: &EventSink,
-    ) -> Result<(), LaunchError> {
+    ) -> Result<rhai::AST, LaunchError> {
         let ast = self.check_runbook(runbook, inventory, events)?;
         check_params(&ast, params)?;
-        Ok(())
+        Ok(ast)
     }
 
     /// What `cairn check -i` finds; the compiled runbook when nothing.
@@ -389,7 +415,12 @@ impl Launcher {
         Ok(ast)
     }
 
-    fn hosts(&self, inventory: &Inventory, accept_new_host_keys: bool) -> Vec<RunHost> {
+    fn hosts(
+        &self,
+        inventory: &Inventory,
+        accept_new_host_keys: bool,
+        vault: Option<&Vault>,
+    ) -> Vec<RunHost> {
         inventory
             .hosts()
             .iter()
@@ -399,16 +430,17 @@ impl Launcher {
                     name: spec.name.clone(),
                     vars: spec.vars.clone(),
                 },
-                transport: self.open(spec, accept_new_host_keys),
+                transport: self.open(spec, accept_new_host_keys, vault),
             })
             .collect()
     }
 
-    /// The transport for one inventory host.
+    /// The transport for one inventory host; `vault` holds the credentials its vars name.
     pub fn open(
         &self,
         spec: &HostSpec,
         accept_new_host_keys: bool,
+        vault: Option<&Vault>,
     ) -> Result<Box<dyn Transport>, String> {
         match &spec.address {
             Address::Local => Ok(Box::new(LocalTransport)),
@@ -423,7 +455,8 @@ impl Launcher {
                     .map_err(|e| e.to_string())
             }
             Address::Ssh { host, port, user } => {
-                let mut options = SshOptions::for_host(&spec.vars).map_err(|e| e.to_string())?;
+                let mut options =
+                    SshOptions::for_host(&spec.vars, vault).map_err(|e| e.to_string())?;
                 options.accept_new_host_keys = accept_new_host_keys;
                 let target = SshTarget::resolve(host, *port, user.as_deref(), &options)
                     .map_err(|e| e.to_string())?;
@@ -450,6 +483,10 @@ pub struct RunOverrides {
     pub from_stage: Option<String>,
     /// Params given again (secrets, which the journal does not keep).
     pub params: BTreeMap<String, String>,
+    /// `--param-file`: params given again from a file, which `params` override.
+    pub param_file: Option<ParamFile>,
+    /// `--vault`: the secrets of `secret(...)` params and hosts' credentials.
+    pub vault: Option<Arc<Vault>>,
     /// `--restart-host`: hosts whose journal is lost, to run again from scratch.
     pub restart_hosts: Vec<String>,
     /// On a terminal: asks about each action whose outcome is unknown and that `--assume`
@@ -503,6 +540,16 @@ fn outline(
 ) -> Result<Outline, RunbookError> {
     let engine = build_engine(&runbook.dir(), libraries, max_operations);
     Ok(Outline::of(&runbook.compile(&engine)?))
+}
+
+/// A vault credential a host cannot have, as the launch's error.
+fn vault_error(message: String) -> LaunchError {
+    LaunchError::Flag {
+        message: format!("{message}; nothing was run"),
+        help: Some(
+            "add the secret with `cairn vault edit FILE`, or fix the host var (docs/vault.md)".into(),
+        ),
+    }
 }
 
 fn secret_params(outline: &Outline) -> Vec<String> {

@@ -11,6 +11,7 @@ mod repl;
 mod report;
 mod run;
 mod runs;
+mod vault;
 
 use std::process::ExitCode;
 
@@ -75,6 +76,7 @@ pub(crate) fn execute(cli: Cli) -> miette::Result<ExitCode> {
         } => run::run(&state, runbook, inventory, check, limit.as_deref(), common),
         Command::Report { run_id, output } => report::report(&state, run_id.as_deref(), &output),
         Command::Runs { json } => runs::runs(&state, json),
+        Command::Vault { action } => vault::vault(action),
         Command::Repl {
             inventory,
             host,
