@@ -14,9 +14,9 @@ use crate::resume_choices::{AskUndecided, ask_each, resolve_stage, undecided};
 use crate::sim::{SimRegistry, SimTransport};
 use crate::ssh::{FdDemand, FdLimitError, SshOptions, SshTarget, SshTransport, prepare_fd_limit};
 use crate::{
-    Assumptions, Cancel, EventSink, HostInfo, Installer, LocalTransport, Outline, ParamFile, RunHost, RunMeta,
-    RunOptions, RunReport, RunRequest, RunStore, Runbook, RunbookError, Transport, build_engine,
-    check_groups, check_params, check_runbook, execute,
+    Assumptions, Cancel, EventSink, HostInfo, Installer, LocalTransport, Outline, ParamFile,
+    RunHost, RunMeta, RunOptions, RunReport, RunRequest, RunStore, Runbook, RunbookError,
+    Transport, build_engine, check_groups, check_params, check_runbook, execute,
 };
 
 /// What the command line chose for a new run.
@@ -547,7 +547,8 @@ fn vault_error(message: String) -> LaunchError {
     LaunchError::Flag {
         message: format!("{message}; nothing was run"),
         help: Some(
-            "add the secret with `cairn vault edit FILE`, or fix the host var (docs/vault.md)".into(),
+            "add the secret with `cairn vault edit FILE`, or fix the host var (docs/vault.md)"
+                .into(),
         ),
     }
 }

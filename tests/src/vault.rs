@@ -81,7 +81,13 @@ impl Keys {
     fn create(&self, lab: &Lab, text: &str) {
         let editor = self.editor(text);
         let made = lab.cairn_with(
-            &["vault", "create", "site.vault", "--vault-identity", &self.identity],
+            &[
+                "vault",
+                "create",
+                "site.vault",
+                "--vault-identity",
+                &self.identity,
+            ],
             &[("EDITOR", &editor), ("VISUAL", "")],
         );
         assert_eq!(made.code, 0, "{}", made.stderr);
@@ -109,15 +115,30 @@ fn vault_secrets_reach_the_runbook_and_no_file_or_stream() {
     let mut streams = Vec::new();
     for json in [false, true] {
         let mut args = vec![
-            "run", "book.rhai", "-i", "lab.toml", "--vault", "site.vault", "--vault-identity",
-            &keys.identity, "--param-file", "params.toml", "--param", "retries=3", "-vv",
+            "run",
+            "book.rhai",
+            "-i",
+            "lab.toml",
+            "--vault",
+            "site.vault",
+            "--vault-identity",
+            &keys.identity,
+            "--param-file",
+            "params.toml",
+            "--param",
+            "retries=3",
+            "-vv",
         ];
         if json {
             args.push("--json");
             args.retain(|a| *a != "-vv");
         }
         let run = lab.cairn(&args);
-        assert_eq!(run.code, 1, "the last command fails: {}\n{}", run.stdout, run.stderr);
+        assert_eq!(
+            run.code, 1,
+            "the last command fails: {}\n{}",
+            run.stdout, run.stderr
+        );
         assert!(run.stderr.contains("<redacted>"), "{}", run.stderr);
         streams.push(run.stdout);
         streams.push(run.stderr);
@@ -138,14 +159,26 @@ fn vault_secrets_reach_the_runbook_and_no_file_or_stream() {
     // A resume takes the secret from the vault again: nothing to give by hand.
     let id = lab.runs().pop().unwrap_or_default();
     let resumed = lab.cairn(&[
-        "resume", &id, "--vault", "site.vault", "--vault-identity", &keys.identity,
+        "resume",
+        &id,
+        "--vault",
+        "site.vault",
+        "--vault-identity",
+        &keys.identity,
     ]);
     assert_eq!(resumed.code, 1, "{}\n{}", resumed.stdout, resumed.stderr);
-    assert!(!resumed.stderr.contains("give it again"), "{}", resumed.stderr);
+    assert!(
+        !resumed.stderr.contains("give it again"),
+        "{}",
+        resumed.stderr
+    );
     streams.push(resumed.stdout);
     streams.push(resumed.stderr);
     for text in &streams {
-        assert!(!text.contains(TOKEN) && !text.contains(ROOT_PASSWORD), "{text}");
+        assert!(
+            !text.contains(TOKEN) && !text.contains(ROOT_PASSWORD),
+            "{text}"
+        );
     }
     let all = files(lab.path());
     assert!(all.len() >= 10, "{all:?}");
@@ -170,12 +203,23 @@ fn a_wrong_key_a_changed_vault_or_a_missing_secret_runs_nothing() {
     assert_eq!(lab.cairn(&["vault", "keygen", &other]).code, 0);
     let run = |vault: &str, key: &str, inventory: &str| {
         lab.cairn(&[
-            "run", "book.rhai", "-i", inventory, "--vault", vault, "--vault-identity", key,
+            "run",
+            "book.rhai",
+            "-i",
+            inventory,
+            "--vault",
+            vault,
+            "--vault-identity",
+            key,
         ])
     };
     let wrong = run("site.vault", &other, "lab.toml");
     assert_eq!(wrong.code, 2, "{}", wrong.stderr);
-    assert!(wrong.stderr.contains("vault::wrong_key"), "{}", wrong.stderr);
+    assert!(
+        wrong.stderr.contains("vault::wrong_key"),
+        "{}",
+        wrong.stderr
+    );
 
     let mut sealed = std::fs::read(lab.path().join("site.vault")).unwrap_or_default();
     // A character of the armored payload changed (the last line before the end marker).
@@ -184,7 +228,11 @@ fn a_wrong_key_a_changed_vault_or_a_missing_secret_runs_nothing() {
     std::fs::write(lab.path().join("changed.vault"), &sealed).unwrap_or_else(|e| panic!("{e}"));
     let changed = run("changed.vault", &keys.identity, "lab.toml");
     assert_eq!(changed.code, 2, "{}", changed.stderr);
-    assert!(changed.stderr.contains("vault::damaged"), "{}", changed.stderr);
+    assert!(
+        changed.stderr.contains("vault::damaged"),
+        "{}",
+        changed.stderr
+    );
 
     lab.write(
         "typo.toml",
@@ -195,10 +243,21 @@ fn a_wrong_key_a_changed_vault_or_a_missing_secret_runs_nothing() {
     );
     let missing = run("site.vault", &keys.identity, "typo.toml");
     assert_eq!(missing.code, 2, "{}", missing.stderr);
-    let flat = missing.stderr.split_whitespace().collect::<Vec<_>>().join(" ");
+    let flat = missing
+        .stderr
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ");
     assert!(flat.contains("did you mean `esx-root`?"), "{flat}");
-    assert!(lab.runs().is_empty(), "no run was created: {:?}", lab.runs());
-    assert!(lab.sim_commands("node01").is_empty(), "no command reached the host");
+    assert!(
+        lab.runs().is_empty(),
+        "no run was created: {:?}",
+        lab.runs()
+    );
+    assert!(
+        lab.sim_commands("node01").is_empty(),
+        "no command reached the host"
+    );
 }
 
 #[test]
@@ -207,12 +266,26 @@ fn a_param_file_name_the_runbook_lacks_is_refused_in_the_file() {
     lab.write("book.rhai", BOOK);
     lab.write("lab.toml", &inventory("node01", "clock=virtual"));
     lab.write("params.toml", "retries = 2\nmut = 9000\n");
-    let run = lab.cairn(&["run", "book.rhai", "-i", "lab.toml", "--param-file", "params.toml"]);
+    let run = lab.cairn(&[
+        "run",
+        "book.rhai",
+        "-i",
+        "lab.toml",
+        "--param-file",
+        "params.toml",
+    ]);
     assert_eq!(run.code, 2, "{}", run.stderr);
     assert!(run.stderr.contains("did you mean `mtu`?"), "{}", run.stderr);
     assert!(run.stderr.contains("params.toml:2:1"), "{}", run.stderr);
     lab.write("params.toml", "retries = \"two\"\n");
-    let run = lab.cairn(&["run", "book.rhai", "-i", "lab.toml", "--param-file", "params.toml"]);
+    let run = lab.cairn(&[
+        "run",
+        "book.rhai",
+        "-i",
+        "lab.toml",
+        "--param-file",
+        "params.toml",
+    ]);
     assert_eq!(run.code, 2, "{}", run.stderr);
     assert!(run.stderr.contains("takes an integer"), "{}", run.stderr);
     assert!(run.stderr.contains("params.toml:1:11"), "{}", run.stderr);
@@ -226,14 +299,24 @@ fn an_edit_happens_in_a_private_memory_folder_removed_after() {
     keys.create(&lab, &secrets_text());
     let editor = keys.editor(&format!("{}bmc = \"added\"\n", secrets_text()));
     let edited = lab.cairn_with(
-        &["vault", "edit", "site.vault", "--vault-identity", &keys.identity],
+        &[
+            "vault",
+            "edit",
+            "site.vault",
+            "--vault-identity",
+            &keys.identity,
+        ],
         &[("EDITOR", &editor), ("VISUAL", "")],
     );
     assert_eq!(edited.code, 0, "{}", edited.stderr);
     assert!(edited.stderr.contains("3 secrets"), "{}", edited.stderr);
     let note = keys.note();
     let lines: Vec<&str> = note.lines().collect();
-    assert_eq!(lines.len(), 4, "two edits, the file and its folder each: {note}");
+    assert_eq!(
+        lines.len(),
+        4,
+        "two edits, the file and its folder each: {note}"
+    );
     for pair in lines.chunks(2) {
         let (file, folder) = (pair[0], pair[1]);
         assert!(file.starts_with("600 "), "{file}");
@@ -243,19 +326,49 @@ fn an_edit_happens_in_a_private_memory_folder_removed_after() {
         let folder = folder.trim_start_matches("700 ");
         assert!(!Path::new(folder).exists(), "{folder} was removed");
     }
-    let viewed = lab.cairn(&["vault", "view", "site.vault", "--vault-identity", &keys.identity]);
+    let viewed = lab.cairn(&[
+        "vault",
+        "view",
+        "site.vault",
+        "--vault-identity",
+        &keys.identity,
+    ]);
     assert_eq!(viewed.code, 0, "{}", viewed.stderr);
-    assert!(viewed.stdout.contains("bmc = \"added\""), "{}", viewed.stdout);
+    assert!(
+        viewed.stdout.contains("bmc = \"added\""),
+        "{}",
+        viewed.stdout
+    );
     // Not TOML strings: refused where it is wrong, without quoting the text, vault unchanged.
     let editor = keys.editor("pin = 12345678\n");
     let refused = lab.cairn_with(
-        &["vault", "edit", "site.vault", "--vault-identity", &keys.identity],
+        &[
+            "vault",
+            "edit",
+            "site.vault",
+            "--vault-identity",
+            &keys.identity,
+        ],
         &[("EDITOR", &editor), ("VISUAL", "")],
     );
     assert_eq!(refused.code, 2, "{}", refused.stderr);
-    let flat = refused.stderr.replace('│', " ").split_whitespace().collect::<Vec<_>>().join(" ");
-    assert!(flat.contains("`pin` is an integer, not a string (line 1, column 7)"), "{flat}");
+    let flat = refused
+        .stderr
+        .replace('│', " ")
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ");
+    assert!(
+        flat.contains("`pin` is an integer, not a string (line 1, column 7)"),
+        "{flat}"
+    );
     assert!(!refused.stderr.contains("12345678"), "{}", refused.stderr);
-    let again = lab.cairn(&["vault", "view", "site.vault", "--vault-identity", &keys.identity]);
+    let again = lab.cairn(&[
+        "vault",
+        "view",
+        "site.vault",
+        "--vault-identity",
+        &keys.identity,
+    ]);
     assert!(again.stdout.contains("bmc = \"added\""), "{}", again.stdout);
 }

@@ -14,7 +14,10 @@ pub fn create(path: &Path, key: &KeySource) -> Result<String, VaultError> {
     if path.exists() {
         return Err(VaultError::File {
             message: format!("`{}` exists; nothing was written", path.display()),
-            help: Some(format!("change it with `cairn vault edit {}`", path.display())),
+            help: Some(format!(
+                "change it with `cairn vault edit {}`",
+                path.display()
+            )),
         });
     }
     let key = key.key(path, true)?;
@@ -36,7 +39,11 @@ pub fn edit(path: &Path, key: &KeySource) -> Result<String, VaultError> {
         return Ok(format!("`{}` is unchanged", path.display()));
     }
     sealed_file::seal(path, &key, &text)?;
-    Ok(format!("saved `{}` ({})", path.display(), count(path, &text)?))
+    Ok(format!(
+        "saved `{}` ({})",
+        path.display(),
+        count(path, &text)?
+    ))
 }
 
 /// Writes the plaintext of `path` to `out`.
@@ -82,7 +89,10 @@ fn open_existing(path: &Path, key: &KeySource) -> Result<(VaultKey, SecretString
     if !path.exists() {
         return Err(VaultError::File {
             message: format!("no vault `{}`", path.display()),
-            help: Some(format!("make one with `cairn vault create {}`", path.display())),
+            help: Some(format!(
+                "make one with `cairn vault create {}`",
+                path.display()
+            )),
         });
     }
     let key = key.key(path, false)?;

@@ -88,8 +88,11 @@ fn run(command: &str) -> Result<String, VaultError> {
             output.status
         )));
     }
-    String::from_utf8(output.stdout)
-        .map_err(|_| VaultError::Key(format!("`{command}` printed a passphrase that is not UTF-8")))
+    String::from_utf8(output.stdout).map_err(|_| {
+        VaultError::Key(format!(
+            "`{command}` printed a passphrase that is not UTF-8"
+        ))
+    })
 }
 
 #[cfg(test)]
@@ -105,9 +108,16 @@ mod tests {
         std::fs::write(&file, "correct horse\nsecond line\n").unwrap_or_else(|e| panic!("{e}"));
         let vault = Path::new("v.age");
         let read = PassphraseSource::File(file).read(vault, false);
-        assert_eq!(read.map(|p| p.expose_secret().to_owned()).ok().as_deref(), Some("correct horse"));
-        let read = PassphraseSource::Command("printf 'from a command\\n'".into()).read(vault, false);
-        assert_eq!(read.map(|p| p.expose_secret().to_owned()).ok().as_deref(), Some("from a command"));
+        assert_eq!(
+            read.map(|p| p.expose_secret().to_owned()).ok().as_deref(),
+            Some("correct horse")
+        );
+        let read =
+            PassphraseSource::Command("printf 'from a command\\n'".into()).read(vault, false);
+        assert_eq!(
+            read.map(|p| p.expose_secret().to_owned()).ok().as_deref(),
+            Some("from a command")
+        );
         let empty = PassphraseSource::Command("true".into()).read(vault, false);
         assert!(matches!(empty, Err(VaultError::Key(m)) if m.contains("is empty")));
         let failed = PassphraseSource::Command("exit 3".into()).read(vault, false);

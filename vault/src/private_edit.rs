@@ -28,7 +28,9 @@ pub(crate) fn edit(text: &str) -> Result<String, VaultError> {
     let edited = write_new(&file, text.as_bytes())
         .map_err(|e| VaultError::io("write", &file, e))
         .and_then(|()| run_editor(&file))
-        .and_then(|()| std::fs::read_to_string(&file).map_err(|e| VaultError::io("read", &file, e)));
+        .and_then(|()| {
+            std::fs::read_to_string(&file).map_err(|e| VaultError::io("read", &file, e))
+        });
     scrub(folder.path());
     drop(folder);
     edited
@@ -90,7 +92,9 @@ fn run_editor(file: &Path) -> Result<(), VaultError> {
     if status.success() {
         Ok(())
     } else {
-        Err(VaultError::Editor(format!("the editor `{editor}` failed ({status})")))
+        Err(VaultError::Editor(format!(
+            "the editor `{editor}` failed ({status})"
+        )))
     }
 }
 

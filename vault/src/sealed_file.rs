@@ -21,9 +21,10 @@ pub(crate) fn open(path: &Path, key: &VaultKey) -> Result<SecretString, VaultErr
         .map_err(|e| damaged(e.to_string()))?;
     let scrypt;
     let identities: Vec<&dyn age::Identity> = match key {
-        VaultKey::Identity { identities, .. } => {
-            identities.iter().map(|i| i.as_ref() as &dyn age::Identity).collect()
-        }
+        VaultKey::Identity { identities, .. } => identities
+            .iter()
+            .map(|i| i.as_ref() as &dyn age::Identity)
+            .collect(),
         VaultKey::Passphrase { passphrase, .. } => {
             scrypt = age::scrypt::Identity::new(passphrase.clone());
             vec![&scrypt]

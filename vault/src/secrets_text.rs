@@ -74,7 +74,10 @@ mod tests {
     #[test]
     fn strings_by_name_and_errors_that_never_quote_the_text() {
         let vault = Path::new("site.vault");
-        let parsed = parse(vault, "# comment\nesx-root = \"hunter2\"\n\"bmc pw\" = 'x'\n");
+        let parsed = parse(
+            vault,
+            "# comment\nesx-root = \"hunter2\"\n\"bmc pw\" = 'x'\n",
+        );
         let Ok(parsed) = parsed else {
             panic!("{parsed:?}");
         };
@@ -82,10 +85,19 @@ mod tests {
         assert_eq!(parsed.get("bmc pw").map(String::as_str), Some("x"));
 
         let error = parse(vault, "a = \"ok\"\npin = 12345678\n");
-        let Err(VaultError::Syntax { reason, line, column, .. }) = error else {
+        let Err(VaultError::Syntax {
+            reason,
+            line,
+            column,
+            ..
+        }) = error
+        else {
             panic!("{error:?}");
         };
-        assert_eq!((reason.as_str(), line, column), ("`pin` is an integer, not a string", 2, 7));
+        assert_eq!(
+            (reason.as_str(), line, column),
+            ("`pin` is an integer, not a string", 2, 7)
+        );
 
         let error = parse(vault, "ok = \"x\"\nleaky = \"s3cr3t-unterminated\n");
         let Err(error @ VaultError::Syntax { line: 2, .. }) = error else {

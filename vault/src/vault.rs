@@ -40,7 +40,10 @@ impl Vault {
         if !path.exists() {
             return Err(VaultError::File {
                 message: format!("no vault `{}`", path.display()),
-                help: Some(format!("make one with `cairn vault create {}`", path.display())),
+                help: Some(format!(
+                    "make one with `cairn vault create {}`",
+                    path.display()
+                )),
             });
         }
         Self::open(path, &source.key(path, false)?)
@@ -59,5 +62,51 @@ impl Vault {
     /// The secrets' names, sorted.
     pub fn names(&self) -> impl Iterator<Item = &str> {
         self.secrets.keys().map(String::as_str)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::io::Write as _;
+
+    use super::*;
+
+    #[test]
+    fn sealed_to_an_identity_it_opens_with_it_only_and_refuses_a_changed_byte() {
+        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let (id, other) = (dir.path().join("id"), dir.path().join("other"));
+        for path in [&id, &other] {
+            crate::keygen(path).unwrap_or_else(|e| panic!("{e}"));
+        }
+        let key = VaultKey::identity_file(&id).unwrap_or_else(|e| panic!("{e}"));
+        let vault = dir.path().join("site.vault");
+        sealed_file::seal(&vault, &key, "esx-root = \"p4ss\"\n").unwrap_or_else(|e| panic!("{e}"));
+        let sealed = std::fs::read_to_string(&vault).unwrap_or_default();
+        assert!(
+            sealed.starts_with("-----BEGIN AGE ENCRYPTED FILE-----"),
+            "{sealed}"
+        );
+        assert!(!sealed.contains("p4ss"));
+        let opened = Vault::open(&vault, &key).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(opened.get("esx-root"), Some("p4ss"));
+        assert_eq!(opened.names().collect::<Vec<_>>(), ["esx-root"]);
+        assert!(!format!("{opened:?}").contains("p4ss"));
+
+        let other = VaultKey::identity_file(&other).unwrap_or_else(|e| panic!("{e}"));
+        assert!(matches!(
+            Vault::open(&vault, &other),
+            Err(VaultError::WrongKey { .. })
+        ));
+
+        let mut bytes = std::fs::read(&vault).unwrap_or_default();
+        let at = bytes.len() - "\n-----END AGE ENCRYPTED FILE-----\n".len() - 3;
+        bytes[at] = if bytes[at] == b'A' { b'B' } else { b'A' };
+        let changed = dir.path().join("changed.vault");
+        let mut file = std::fs::File::create(&changed).unwrap_or_else(|e| panic!("{e}"));
+        file.write_all(&bytes).unwrap_or_else(|e| panic!("{e}"));
+        assert!(matches!(
+            Vault::open(&changed, &key),
+            Err(VaultError::Damaged { .. })
+        ));
     }
 }

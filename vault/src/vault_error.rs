@@ -47,7 +47,9 @@ pub enum VaultError {
         reason: String,
     },
     /// The plaintext is not a TOML table of strings. Says where, never what.
-    #[error("the secrets of `{path}` are not a TOML table of strings: {reason} (line {line}, column {column})")]
+    #[error(
+        "the secrets of `{path}` are not a TOML table of strings: {reason} (line {line}, column {column})"
+    )]
     #[diagnostic(
         code(cairn::vault::syntax),
         help("write one `name = \"value\"` per line; a value is always a string")

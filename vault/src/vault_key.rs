@@ -60,8 +60,9 @@ impl std::fmt::Debug for VaultKey {
 impl VaultKey {
     /// Reads an age identity file.
     pub fn identity_file(path: &Path) -> Result<Self, VaultError> {
-        let unusable =
-            |reason: String| VaultError::Key(format!("the identity file `{}` {reason}", path.display()));
+        let unusable = |reason: String| {
+            VaultError::Key(format!("the identity file `{}` {reason}", path.display()))
+        };
         let file = age::IdentityFile::from_file(path.display().to_string())
             .map_err(|e| unusable(format!("cannot be read: {e}")))?;
         let recipients = file

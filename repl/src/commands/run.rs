@@ -6,13 +6,13 @@ use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Duration;
 
+use cairn_runtime::ParamFile;
 use cairn_runtime::inventory::HostPattern;
 use cairn_runtime::journal::HostStatus;
 use cairn_runtime::launch::{Launcher, NewRun, RunOverrides};
-use cairn_runtime::ParamFile;
-use cairn_vault::Vault;
 use cairn_runtime::output::{ColorChoice, Summary, Verbosity, group_failures};
 use cairn_runtime::{Assumptions, Cancel, EventSink, RunOptions, RunReport, Stamped};
+use cairn_vault::Vault;
 use miette::IntoDiagnostic;
 
 use crate::cli::{Color, CommonRunArgs};
@@ -159,7 +159,11 @@ fn inputs(common: &CommonRunArgs) -> miette::Result<(Option<Arc<Vault>>, Option<
         }
         None => None,
     };
-    let param_file = common.param_file.as_deref().map(ParamFile::load).transpose()?;
+    let param_file = common
+        .param_file
+        .as_deref()
+        .map(ParamFile::load)
+        .transpose()?;
     Ok((vault, param_file))
 }
 

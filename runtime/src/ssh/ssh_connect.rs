@@ -199,7 +199,11 @@ fn authenticate(
         && let Some(secret) = &options.vault_password
         && let Err(e) = session.userauth_password(user, &secret.value)
     {
-        tried.push(format!("password `{}` from the vault: {}", secret.name, e.message()));
+        tried.push(format!(
+            "password `{}` from the vault: {}",
+            secret.name,
+            e.message()
+        ));
     }
     if !session.authenticated()
         && options.vault_password.is_none()
