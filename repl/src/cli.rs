@@ -213,6 +213,12 @@ pub(crate) enum Command {
     /// from here, and the user's `~/.config/cairn/config.toml`), its value, and where it came
     /// from.
     Config,
+    /// Keep secrets in an encrypted file beside the runbooks (age; docs/vault.md): `--vault
+    /// FILE` gives them to `secret(...)` params and to hosts' `password_vault`.
+    Vault {
+        #[command(subcommand)]
+        action: VaultAction,
+    },
     /// Try builtins on one host: rhai lines in a persistent scope, with completion and help.
     Repl {
         /// The inventory (with --host).
@@ -227,12 +233,85 @@ pub(crate) enum Command {
     },
 }
 
+/// `cairn vault ...`.
+#[derive(Debug, Subcommand)]
+pub(crate) enum VaultAction {
+    /// Write a new vault: its secrets in $VISUAL or $EDITOR, in a private file on a memory file
+    /// system removed after.
+    Create {
+        /// The vault file.
+        file: PathBuf,
+        #[command(flatten)]
+        key: VaultKeyArgs,
+    },
+    /// Change a vault's secrets in $VISUAL or $EDITOR; sealed again with the same key.
+    Edit {
+        /// The vault file.
+        file: PathBuf,
+        #[command(flatten)]
+        key: VaultKeyArgs,
+    },
+    /// Print a vault's secrets.
+    View {
+        /// The vault file.
+        file: PathBuf,
+        #[command(flatten)]
+        key: VaultKeyArgs,
+    },
+    /// Seal a vault with another key (`--new-identity`, `--new-passphrase-file`,
+    /// `--new-passphrase-command`; none: a new passphrase asked on the terminal).
+    Rekey {
+        /// The vault file.
+        file: PathBuf,
+        #[command(flatten)]
+        key: VaultKeyArgs,
+        /// The new key: an age identity file.
+        #[arg(long, value_name = "FILE", conflicts_with_all = ["new_passphrase_file", "new_passphrase_command"])]
+        new_identity: Option<PathBuf>,
+        /// The new key: a passphrase, the first line of this file.
+        #[arg(long, value_name = "FILE", conflicts_with = "new_passphrase_command")]
+        new_passphrase_file: Option<PathBuf>,
+        /// The new key: a passphrase, the first line this shell command prints.
+        #[arg(long, value_name = "COMMAND")]
+        new_passphrase_command: Option<String>,
+    },
+    /// Write a new age identity file (`0600`) to seal vaults with; prints its public key.
+    Keygen {
+        /// The identity file to write.
+        file: PathBuf,
+    },
+}
+
+/// The key that opens a vault; none given: a passphrase asked on the terminal.
+#[derive(Debug, Args)]
+pub(crate) struct VaultKeyArgs {
+    /// An age identity file (`AGE-SECRET-KEY-1...`; `cairn vault keygen` writes one).
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["vault_passphrase_file", "vault_passphrase_command"])]
+    pub(crate) vault_identity: Option<PathBuf>,
+    /// A passphrase: the first line of this file.
+    #[arg(long, value_name = "FILE", conflicts_with = "vault_passphrase_command")]
+    pub(crate) vault_passphrase_file: Option<PathBuf>,
+    /// A passphrase: the first line this shell command prints (`pass show site/vault`).
+    #[arg(long, value_name = "COMMAND")]
+    pub(crate) vault_passphrase_command: Option<String>,
+}
+
 /// Options shared by `run` and `resume`.
 #[derive(Debug, Args)]
 pub(crate) struct CommonRunArgs {
     /// A parameter: NAME=VALUE (repeatable).
     #[arg(long = "param", value_name = "NAME=VALUE")]
     pub(crate) params: Vec<String>,
+    /// Params from a TOML file (`name = value` per line); `--param` wins over it.
+    #[arg(long, value_name = "FILE")]
+    pub(crate) param_file: Option<PathBuf>,
+    /// A vault (`cairn vault create`): `secret(...)` params not given by `--param` take its
+    /// secrets of their names, and hosts' `password_vault` and `identity_passphrase_vault` vars
+    /// name secrets in it.
+    #[arg(long, value_name = "FILE")]
+    pub(crate) vault: Option<PathBuf>,
+    #[command(flatten)]
+    pub(crate) vault_key: VaultKeyArgs,
     /// At most this many hosts act at once (at least 1).
     #[arg(long, value_parser = forks)]
     pub(crate) forks: Option<usize>,

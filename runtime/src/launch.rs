@@ -5,16 +5,18 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
-use crate::inventory::{Address, HostPattern, HostSpec, Inventory};
+use cairn_vault::Vault;
+
+use crate::inventory::{Address, HostPattern, HostSpec, Inventory, InventoryError};
 use crate::journal::{JournalError, JournalEvent, now_millis};
 pub use crate::launch_error::LaunchError;
 use crate::resume_choices::{AskUndecided, ask_each, resolve_stage, undecided};
 use crate::sim::{SimHost, SimRegistry, SimTransport};
 use crate::ssh::{FdDemand, FdLimitError, SshOptions, SshTarget, SshTransport, prepare_fd_limit};
 use crate::{
-    Assumptions, Cancel, EventSink, HostInfo, Installer, LocalTransport, Outline, RunHost, RunMeta,
-    RunOptions, RunReport, RunRequest, RunStore, Runbook, RunbookError, Transport, build_engine,
-    check_groups, check_params, check_runbook, execute,
+    Assumptions, Cancel, EventSink, HostInfo, Installer, LocalTransport, Outline, ParamFile,
+    RunHost, RunMeta, RunOptions, RunReport, RunRequest, RunStore, Runbook, RunbookError,
+    Transport, build_engine, check_groups, check_params, check_runbook, execute,
 };
 
 /// What the command line chose for a new run.
@@ -28,8 +30,12 @@ pub struct NewRun {
     pub options: RunOptions,
     /// `--param` values.
     pub params: BTreeMap<String, String>,
+    /// `--param-file`: plain params, which `params` override.
+    pub param_file: Option<ParamFile>,
     /// The runbook file.
     pub runbook: PathBuf,
+    /// `--vault`: the secrets of `secret(...)` params and hosts' credentials.
+    pub vault: Option<Arc<Vault>>,
 }
 
 /// Starts and resumes runs under one state folder, with the builtins and simulator models the
@@ -55,8 +61,19 @@ impl Launcher {
     ) -> Result<RunReport, LaunchError> {
         let runbook = Runbook::load(&new.runbook)?.with_lib_path(&self.lib_path);
         let inventory = self.inventory(&new.inventory)?;
-        self.preflight(&runbook, &inventory, &new.params, &events)?;
         let outline = outline(&runbook, &self.libraries, new.options.max_operations)?;
+        let mut new = new;
+        let vault_held = new.vault.take();
+        let vault = vault_held.as_deref();
+        let ast = self.preflight(&runbook, &inventory, &new.params, &events)?;
+        if let Some(file) = &new.param_file {
+            file.check(&ast)?;
+            let mut params = file.params();
+            params.append(&mut new.params);
+            new.params = params;
+        }
+        crate::vault_use::fill_secret_params(&outline, &mut new.params, vault);
+        check_params(&ast, &new.params)?;
         let secrets = secret_params(&outline);
         let hosts: Vec<String> = match &new.limit {
             Some(limit) => limit.select(&inventory)?,
@@ -65,6 +82,7 @@ impl Launcher {
         .into_iter()
         .map(|h| h.name.clone())
         .collect();
+        crate::vault_use::check_credentials(&inventory, &hosts, vault).map_err(vault_error)?;
         let options = &new.options;
         prepare_fds(&inventory, &hosts, options.forks, options.check, &events)?;
         // A check changes nothing and leaves no run to resume, so it claims no folder.
@@ -95,8 +113,12 @@ impl Launcher {
         } else {
             self.store.create(&meta)?
         };
-        let (hosts, helpers) =
-            self.hosts_and_helpers(&inventory, &meta.hosts, new.options.accept_new_host_keys);
+        let (hosts, helpers) = self.hosts_and_helpers(
+            &inventory,
+            &meta.hosts,
+            new.options.accept_new_host_keys,
+            vault,
+        );
         let request = RunRequest {
             assume: None,
             from_stage: None,
@@ -192,7 +214,14 @@ impl Launcher {
             ask_each(ask, &pending, &mut assume)?;
         }
         let mut params = meta.params.clone();
+        let vault = overrides.vault.as_deref();
+        crate::vault_use::fill_secret_params(&stages, &mut params, vault);
+        if let Some(file) = &overrides.param_file {
+            file.check(&self.check_runbook(&runbook, &inventory, &events)?)?;
+            params.extend(file.params());
+        }
         params.extend(overrides.params);
+        crate::vault_use::check_credentials(&inventory, &meta.hosts, vault).map_err(vault_error)?;
         let options = RunOptions {
             accept_new_host_keys: overrides.accept_new_host_keys,
             check: false,
@@ -208,7 +237,7 @@ impl Launcher {
             lease_dir: None,
         };
         let (hosts, helpers) =
-            self.hosts_and_helpers(&inventory, &meta.hosts, options.accept_new_host_keys);
+            self.hosts_and_helpers(&inventory, &meta.hosts, options.accept_new_host_keys, vault);
         prepare_fds(&inventory, &meta.hosts, options.forks, false, &events)?;
         let request = RunRequest {
             assume: Some(assume),
@@ -359,17 +388,18 @@ impl Launcher {
     }
 
     /// What `cairn check` finds, and stages on groups the inventory lacks, and `--param`
-    /// values the runbook cannot take: any of them stops the run before it is created.
+    /// values the runbook cannot take: any of them stops the run before it is created. The
+    /// compiled runbook when nothing.
     pub fn preflight(
         &self,
         runbook: &Runbook,
         inventory: &Inventory,
         params: &BTreeMap<String, String>,
         events: &EventSink,
-    ) -> Result<(), LaunchError> {
+    ) -> Result<rhai::AST, LaunchError> {
         let ast = self.check_runbook(runbook, inventory, events)?;
         check_params(&ast, params)?;
-        Ok(())
+        Ok(ast)
     }
 
     /// What `cairn check -i` finds; the compiled runbook when nothing.
@@ -406,15 +436,21 @@ impl Launcher {
         inventory: &Inventory,
         selected: &[String],
         accept_new_host_keys: bool,
+        vault: Option<&Vault>,
     ) -> (Vec<RunHost>, Vec<RunHost>) {
         let helpers = crate::inventory::helpers(inventory.hosts(), selected);
-        self.hosts(inventory, accept_new_host_keys)
+        self.hosts(inventory, accept_new_host_keys, vault)
             .into_iter()
             .filter(|host| selected.contains(&host.info.name) || helpers.contains(&host.info.name))
             .partition(|host| selected.contains(&host.info.name))
     }
 
-    fn hosts(&self, inventory: &Inventory, accept_new_host_keys: bool) -> Vec<RunHost> {
+    fn hosts(
+        &self,
+        inventory: &Inventory,
+        accept_new_host_keys: bool,
+        vault: Option<&Vault>,
+    ) -> Vec<RunHost> {
         inventory
             .hosts()
             .iter()
@@ -424,16 +460,17 @@ impl Launcher {
                     name: spec.name.clone(),
                     vars: spec.vars.clone(),
                 },
-                transport: self.open(spec, accept_new_host_keys),
+                transport: self.open(spec, accept_new_host_keys, vault),
             })
             .collect()
     }
 
-    /// The transport for one inventory host.
+    /// The transport for one inventory host; `vault` holds the credentials its vars name.
     pub fn open(
         &self,
         spec: &HostSpec,
         accept_new_host_keys: bool,
+        vault: Option<&Vault>,
     ) -> Result<Box<dyn Transport>, String> {
         match &spec.address {
             Address::Local => Ok(Box::new(LocalTransport)),
@@ -448,7 +485,8 @@ impl Launcher {
                     .map_err(|e| e.to_string())
             }
             Address::Ssh { host, port, user } => {
-                let mut options = SshOptions::for_host(&spec.vars).map_err(|e| e.to_string())?;
+                let mut options =
+                    SshOptions::for_host(&spec.vars, vault).map_err(|e| e.to_string())?;
                 options.accept_new_host_keys = accept_new_host_keys;
                 let target = SshTarget::resolve(host, *port, user.as_deref(), &options)
                     .map_err(|e| e.to_string())?;
@@ -475,6 +513,10 @@ pub struct RunOverrides {
     pub from_stage: Option<String>,
     /// Params given again (secrets, which the journal does not keep).
     pub params: BTreeMap<String, String>,
+    /// `--param-file`: params given again from a file, which `params` override.
+    pub param_file: Option<ParamFile>,
+    /// `--vault`: the secrets of `secret(...)` params and hosts' credentials.
+    pub vault: Option<Arc<Vault>>,
     /// `--restart-host`: hosts whose journal is lost, to run again from scratch.
     pub restart_hosts: Vec<String>,
     /// On a terminal: asks about each action whose outcome is unknown and that `--assume`
@@ -530,6 +572,17 @@ fn outline(
 ) -> Result<Outline, RunbookError> {
     let engine = build_engine(&runbook.imports(), libraries, max_operations);
     Ok(Outline::of(&runbook.compile(&engine)?))
+}
+
+/// A vault credential a host cannot have, as the launch's error.
+fn vault_error(message: String) -> LaunchError {
+    LaunchError::Flag {
+        message: format!("{message}; nothing was run"),
+        help: Some(
+            "add the secret with `cairn vault edit FILE`, or fix the host var (docs/vault.md)"
+                .into(),
+        ),
+    }
 }
 
 fn secret_params(outline: &Outline) -> Vec<String> {

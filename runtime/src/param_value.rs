@@ -84,6 +84,8 @@ pub fn check_params(ast: &AST, given: &BTreeMap<String, String>) -> Result<(), P
         true
     });
     for (name, value) in given {
+        // A secret's value (from the vault, or given before) is never echoed in an error.
+        let value = &crate::secrets::redact(value);
         let text = format!("--param {name}={value}");
         let name_span: SourceSpan = (8, name.len()).into();
         let value_span: SourceSpan = (9 + name.len(), value.len().max(1)).into();

@@ -52,4 +52,5 @@ mod ssh;
 mod ssh_lab;
 mod store;
 mod typos;
+mod vault;
 mod vm_power;

@@ -15,6 +15,7 @@ mod repl;
 mod report;
 mod run;
 mod runs;
+mod vault;
 
 use std::process::ExitCode;
 
@@ -108,6 +109,7 @@ pub(crate) fn execute(parsed: Parsed) -> miette::Result<ExitCode> {
         } => report::report(&state, run_id.as_deref(), output, pdf),
         Command::Recipes { command } => recipes::recipes(command),
         Command::Runs { json } => runs::runs(&state, json),
+        Command::Vault { action } => vault::vault(action),
         Command::Repl {
             inventory,
             host,

@@ -7,11 +7,13 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
+use cairn_runtime::ParamFile;
 use cairn_runtime::inventory::HostPattern;
 use cairn_runtime::journal::HostStatus;
 use cairn_runtime::launch::{Launcher, NewRun, RunOverrides};
 use cairn_runtime::output::{ColorChoice, Summary, Verbosity, group_failures};
 use cairn_runtime::{Assumptions, Cancel, EventSink, RunOptions, RunReport, Stamped};
+use cairn_vault::Vault;
 use miette::IntoDiagnostic;
 
 use crate::cli::{Color, CommonRunArgs};
@@ -28,6 +30,7 @@ pub(crate) fn run(
 ) -> miette::Result<ExitCode> {
     let defaults = RunOptions::default();
     let limit = limit.map(HostPattern::parse).transpose()?;
+    let (vault, param_file) = inputs(&common)?;
     let prompt = common
         .debug_on_failure
         .then(|| FailurePrompt::start(state))
@@ -51,7 +54,9 @@ pub(crate) fn run(
             lease_dir: None,
         },
         params: params(&common.params)?,
+        param_file,
         runbook,
+        vault,
     };
     let code = drive(
         display(&common),
@@ -82,6 +87,7 @@ pub(crate) fn resume(
             "{message}"
         )
     })?;
+    let (vault, param_file) = inputs(&common)?;
     let prompt = common
         .debug_on_failure
         .then(|| FailurePrompt::start(state))
@@ -94,6 +100,8 @@ pub(crate) fn resume(
         max_unavailable: common.max_unavailable,
         from_stage,
         params: params(&common.params)?,
+        param_file,
+        vault,
         reboot_timeout: common.reboot_timeout.map(Duration::from_secs),
         wait_for_hosts: common.wait_for_hosts,
         restart_hosts,
@@ -135,6 +143,32 @@ fn display(common: &CommonRunArgs) -> Display {
         status_area: !common.debug_on_failure,
         verbosity: Verbosity::from_flags(common.quiet, common.verbose),
     }
+}
+
+/// `--vault` opened and `--param-file` read, before anything runs: a wrong key or a changed
+/// vault stops here.
+fn inputs(common: &CommonRunArgs) -> miette::Result<(Option<Arc<Vault>>, Option<ParamFile>)> {
+    let key = &common.vault_key;
+    let key_given = key.vault_identity.is_some()
+        || key.vault_passphrase_file.is_some()
+        || key.vault_passphrase_command.is_some();
+    let vault = match &common.vault {
+        Some(path) => Some(Arc::new(Vault::open_with(path, &key.source())?)),
+        None if key_given => {
+            return Err(miette::miette!(
+                code = "cairn::vault_key_without_vault",
+                help = "name the vault too: --vault FILE",
+                "a vault key was given but no --vault"
+            ));
+        }
+        None => None,
+    };
+    let param_file = common
+        .param_file
+        .as_deref()
+        .map(ParamFile::load)
+        .transpose()?;
+    Ok((vault, param_file))
 }
 
 pub(crate) fn params(given: &[String]) -> miette::Result<BTreeMap<String, String>> {

@@ -89,7 +89,7 @@ impl Sessions {
         };
         let transport = self
             .transports
-            .open(spec, false)
+            .open(spec, false, None)
             .map_err(|e| miette::miette!("{}: {e}", spec.name))?;
         let info = HostInfo {
             groups: spec.groups.clone(),

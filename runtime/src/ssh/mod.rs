@@ -31,6 +31,6 @@ pub use sim_serve::{
     SimServe,
 };
 pub use ssh_error::SshError;
-pub use ssh_options::{PasswordPrompt, SshOptions};
+pub use ssh_options::{PasswordPrompt, SshOptions, VaultSecret};
 pub use ssh_target::SshTarget;
 pub use ssh_transport::SshTransport;

@@ -185,6 +185,17 @@ fn offer_credentials(
             }
             return;
         }
+        if let Some(secret) = &options.vault_passphrase {
+            if let Err(e) = session.userauth_pubkey_file(user, None, path, Some(&secret.value)) {
+                tried.push(format!(
+                    "key {} (encrypted, passphrase `{}` from the vault): {}",
+                    path.display(),
+                    secret.name,
+                    e.message()
+                ));
+            }
+            return;
+        }
         let request = SecretRequest {
             key: format!("passphrase:{}", path.display()),
             prompt: format!("cairn: passphrase for key {}: ", path.display()),
@@ -238,6 +249,17 @@ fn offer_credentials(
         }
     }
     if !session.authenticated()
+        && let Some(secret) = &options.vault_password
+        && let Err(e) = session.userauth_password(user, &secret.value)
+    {
+        tried.push(format!(
+            "password `{}` from the vault: {}",
+            secret.name,
+            e.message()
+        ));
+    }
+    if !session.authenticated()
+        && options.vault_password.is_none()
         && let Some(request) = password_request(target, options)
     {
         let cache = SecretCache::global();

@@ -43,6 +43,27 @@ pub struct SshOptions {
     pub password_prompt: Option<PasswordPrompt>,
     /// The SSH client configuration (default `~/.ssh/config`; absent is fine).
     pub ssh_config: PathBuf,
+    /// The password, from the vault secret the host var `password_vault` names; it wins over
+    /// `password_env` and the prompt.
+    pub vault_password: Option<VaultSecret>,
+    /// The passphrase of encrypted key files, from the vault secret the host var
+    /// `identity_passphrase_vault` names.
+    pub vault_passphrase: Option<VaultSecret>,
+}
+
+/// A credential read from the vault: its name there, and its value (never shown by `{:?}`).
+#[derive(Clone, PartialEq, Eq)]
+pub struct VaultSecret {
+    /// The secret's name in the vault.
+    pub name: String,
+    /// The value.
+    pub value: String,
+}
+
+impl std::fmt::Debug for VaultSecret {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "VaultSecret({})", self.name)
+    }
 }
 
 impl Default for SshOptions {
@@ -59,6 +80,8 @@ impl Default for SshOptions {
             password_env: None,
             password_prompt: None,
             ssh_config: ssh_dir.join("config"),
+            vault_password: None,
+            vault_passphrase: None,
         }
     }
 }
@@ -66,8 +89,12 @@ impl Default for SshOptions {
 impl SshOptions {
     /// The defaults, with a host's vars applied: `become` (bool), `password_env` (string),
     /// `password_prompt` (bool or name), `identity_file` (string, `~/` expanded),
-    /// `identity_passphrase_env` (string).
-    pub fn for_host(vars: &BTreeMap<String, Value>) -> Result<Self, SshError> {
+    /// `identity_passphrase_env` (string), and `password_vault`, `identity_passphrase_vault`
+    /// (names of secrets in `vault`, which must hold them).
+    pub fn for_host(
+        vars: &BTreeMap<String, Value>,
+        vault: Option<&cairn_vault::Vault>,
+    ) -> Result<Self, SshError> {
         let mut options = Self::default();
         if let Some(value) = vars.get("become") {
             options.become_root = match value {
@@ -96,7 +123,41 @@ impl SshOptions {
         };
         options.identity_passphrase_env = string_var(vars, "identity_passphrase_env")?;
         options.identity_file = string_var(vars, "identity_file")?.map(|p| expand_home(&p));
+        options.vault_password = vault_var(vars, "password_vault", vault)?;
+        options.vault_passphrase = vault_var(vars, "identity_passphrase_vault", vault)?;
         Ok(options)
+    }
+}
+
+/// The vault secret the host var `key` names: a var without a vault, or naming a secret the
+/// vault lacks, is refused (with the vault's closest name).
+fn vault_var(
+    vars: &BTreeMap<String, Value>,
+    key: &str,
+    vault: Option<&cairn_vault::Vault>,
+) -> Result<Option<VaultSecret>, SshError> {
+    let Some(name) = string_var(vars, key)? else {
+        return Ok(None);
+    };
+    let Some(vault) = vault else {
+        return Err(SshError::Invalid(format!(
+            "host var `{key}` names the vault secret `{name}`, but no vault was given (--vault FILE)"
+        )));
+    };
+    match vault.get(&name) {
+        Some(value) => Ok(Some(VaultSecret {
+            name,
+            value: value.to_owned(),
+        })),
+        None => {
+            let near = crate::inventory::closest(&name, vault.names())
+                .map(|near| format!("; did you mean `{near}`?"))
+                .unwrap_or_default();
+            Err(SshError::Invalid(format!(
+                "host var `{key}` names the secret `{name}`, which the vault `{}` does not hold{near}",
+                vault.path().display()
+            )))
+        }
     }
 }
 

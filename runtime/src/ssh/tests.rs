@@ -261,10 +261,13 @@ fn host_vars_choose_the_password_and_passphrase_sources() {
     let vars = |pairs: serde_json::Value| -> std::collections::BTreeMap<String, serde_json::Value> {
         serde_json::from_value(pairs).unwrap_or_else(|e| panic!("{e}"))
     };
-    let Ok(options) = SshOptions::for_host(&vars(json!({
-        "password_prompt": "esx-root",
-        "identity_passphrase_env": "LAB_PASSPHRASE",
-    }))) else {
+    let Ok(options) = SshOptions::for_host(
+        &vars(json!({
+            "password_prompt": "esx-root",
+            "identity_passphrase_env": "LAB_PASSPHRASE",
+        })),
+        None,
+    ) else {
         panic!("valid vars");
     };
     assert_eq!(
@@ -275,7 +278,7 @@ fn host_vars_choose_the_password_and_passphrase_sources() {
         options.identity_passphrase_env.as_deref(),
         Some("LAB_PASSPHRASE")
     );
-    let Ok(per_host) = SshOptions::for_host(&vars(json!({"password_prompt": true}))) else {
+    let Ok(per_host) = SshOptions::for_host(&vars(json!({"password_prompt": true})), None) else {
         panic!("valid vars");
     };
     assert_eq!(per_host.password_prompt, Some(PasswordPrompt::PerHost));
@@ -284,6 +287,9 @@ fn host_vars_choose_the_password_and_passphrase_sources() {
         json!({"password_prompt": ""}),
         json!({"identity_passphrase_env": false}),
     ] {
-        assert!(SshOptions::for_host(&vars(bad.clone())).is_err(), "{bad}");
+        assert!(
+            SshOptions::for_host(&vars(bad.clone()), None).is_err(),
+            "{bad}"
+        );
     }
 }
