@@ -40,11 +40,17 @@ _cairn() {
             cairn,journal)
                 cmd="cairn__subcmd__journal"
                 ;;
+            cairn,lsp)
+                cmd="cairn__subcmd__lsp"
+                ;;
             cairn,man)
                 cmd="cairn__subcmd__man"
                 ;;
             cairn,parse)
                 cmd="cairn__subcmd__parse"
+                ;;
+            cairn,recipes)
+                cmd="cairn__subcmd__recipes"
                 ;;
             cairn,repl)
                 cmd="cairn__subcmd__repl"
@@ -60,6 +66,9 @@ _cairn() {
                 ;;
             cairn,runs)
                 cmd="cairn__subcmd__runs"
+                ;;
+            cairn,vault)
+                cmd="cairn__subcmd__vault"
                 ;;
             cairn__subcmd__help,check)
                 cmd="cairn__subcmd__help__subcmd__check"
@@ -85,11 +94,17 @@ _cairn() {
             cairn__subcmd__help,journal)
                 cmd="cairn__subcmd__help__subcmd__journal"
                 ;;
+            cairn__subcmd__help,lsp)
+                cmd="cairn__subcmd__help__subcmd__lsp"
+                ;;
             cairn__subcmd__help,man)
                 cmd="cairn__subcmd__help__subcmd__man"
                 ;;
             cairn__subcmd__help,parse)
                 cmd="cairn__subcmd__help__subcmd__parse"
+                ;;
+            cairn__subcmd__help,recipes)
+                cmd="cairn__subcmd__help__subcmd__recipes"
                 ;;
             cairn__subcmd__help,repl)
                 cmd="cairn__subcmd__help__subcmd__repl"
@@ -106,6 +121,84 @@ _cairn() {
             cairn__subcmd__help,runs)
                 cmd="cairn__subcmd__help__subcmd__runs"
                 ;;
+            cairn__subcmd__help,vault)
+                cmd="cairn__subcmd__help__subcmd__vault"
+                ;;
+            cairn__subcmd__help__subcmd__recipes,lab)
+                cmd="cairn__subcmd__help__subcmd__recipes__subcmd__lab"
+                ;;
+            cairn__subcmd__help__subcmd__recipes,list)
+                cmd="cairn__subcmd__help__subcmd__recipes__subcmd__list"
+                ;;
+            cairn__subcmd__help__subcmd__vault,create)
+                cmd="cairn__subcmd__help__subcmd__vault__subcmd__create"
+                ;;
+            cairn__subcmd__help__subcmd__vault,edit)
+                cmd="cairn__subcmd__help__subcmd__vault__subcmd__edit"
+                ;;
+            cairn__subcmd__help__subcmd__vault,keygen)
+                cmd="cairn__subcmd__help__subcmd__vault__subcmd__keygen"
+                ;;
+            cairn__subcmd__help__subcmd__vault,rekey)
+                cmd="cairn__subcmd__help__subcmd__vault__subcmd__rekey"
+                ;;
+            cairn__subcmd__help__subcmd__vault,view)
+                cmd="cairn__subcmd__help__subcmd__vault__subcmd__view"
+                ;;
+            cairn__subcmd__recipes,help)
+                cmd="cairn__subcmd__recipes__subcmd__help"
+                ;;
+            cairn__subcmd__recipes,lab)
+                cmd="cairn__subcmd__recipes__subcmd__lab"
+                ;;
+            cairn__subcmd__recipes,list)
+                cmd="cairn__subcmd__recipes__subcmd__list"
+                ;;
+            cairn__subcmd__recipes__subcmd__help,help)
+                cmd="cairn__subcmd__recipes__subcmd__help__subcmd__help"
+                ;;
+            cairn__subcmd__recipes__subcmd__help,lab)
+                cmd="cairn__subcmd__recipes__subcmd__help__subcmd__lab"
+                ;;
+            cairn__subcmd__recipes__subcmd__help,list)
+                cmd="cairn__subcmd__recipes__subcmd__help__subcmd__list"
+                ;;
+            cairn__subcmd__vault,create)
+                cmd="cairn__subcmd__vault__subcmd__create"
+                ;;
+            cairn__subcmd__vault,edit)
+                cmd="cairn__subcmd__vault__subcmd__edit"
+                ;;
+            cairn__subcmd__vault,help)
+                cmd="cairn__subcmd__vault__subcmd__help"
+                ;;
+            cairn__subcmd__vault,keygen)
+                cmd="cairn__subcmd__vault__subcmd__keygen"
+                ;;
+            cairn__subcmd__vault,rekey)
+                cmd="cairn__subcmd__vault__subcmd__rekey"
+                ;;
+            cairn__subcmd__vault,view)
+                cmd="cairn__subcmd__vault__subcmd__view"
+                ;;
+            cairn__subcmd__vault__subcmd__help,create)
+                cmd="cairn__subcmd__vault__subcmd__help__subcmd__create"
+                ;;
+            cairn__subcmd__vault__subcmd__help,edit)
+                cmd="cairn__subcmd__vault__subcmd__help__subcmd__edit"
+                ;;
+            cairn__subcmd__vault__subcmd__help,help)
+                cmd="cairn__subcmd__vault__subcmd__help__subcmd__help"
+                ;;
+            cairn__subcmd__vault__subcmd__help,keygen)
+                cmd="cairn__subcmd__vault__subcmd__help__subcmd__keygen"
+                ;;
+            cairn__subcmd__vault__subcmd__help,rekey)
+                cmd="cairn__subcmd__vault__subcmd__help__subcmd__rekey"
+                ;;
+            cairn__subcmd__vault__subcmd__help,view)
+                cmd="cairn__subcmd__vault__subcmd__help__subcmd__view"
+                ;;
             *)
                 ;;
         esac
@@ -113,13 +206,17 @@ _cairn() {
 
     case "${cmd}" in
         cairn)
-            opts="-h -V --state-dir --help --version check debug exec hosts journal parse resume run report runs completions man config repl help"
+            opts="-h -V --state-dir --lib --help --version check debug exec hosts lsp journal parse resume run report recipes runs completions man config vault repl help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
                 --state-dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --lib)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -131,7 +228,7 @@ _cairn() {
             return 0
             ;;
         cairn__subcmd__check)
-            opts="-i -h --inventory --limit --state-dir --help"
+            opts="-i -h --inventory --limit --format --state-dir --lib --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -149,7 +246,15 @@ _cairn() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --format)
+                    COMPREPLY=($(compgen -W "human json" -- "${cur}"))
+                    return 0
+                    ;;
                 --state-dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --lib)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -161,13 +266,17 @@ _cairn() {
             return 0
             ;;
         cairn__subcmd__completions)
-            opts="-h --state-dir --help bash elvish fish powershell zsh"
+            opts="-h --state-dir --lib --help bash elvish fish powershell zsh"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
                 --state-dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --lib)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -179,13 +288,17 @@ _cairn() {
             return 0
             ;;
         cairn__subcmd__config)
-            opts="-h --state-dir --help"
+            opts="-h --state-dir --lib --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
                 --state-dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --lib)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -197,7 +310,7 @@ _cairn() {
             return 0
             ;;
         cairn__subcmd__debug)
-            opts="-i -h --inventory --host --param --break --state-dir --help"
+            opts="-i -h --inventory --host --param --break --state-dir --lib --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -227,6 +340,10 @@ _cairn() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --lib)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -235,7 +352,7 @@ _cairn() {
             return 0
             ;;
         cairn__subcmd__exec)
-            opts="-i -q -v -h --inventory --read-only --param --forks --max-fail-percent --max-unavailable --reboot-timeout --json --quiet --verbose --color --debug-on-failure --accept-new-host-keys --state-dir --help"
+            opts="-i -q -v -h --inventory --read-only --param --param-file --vault --vault-identity --vault-passphrase-file --vault-passphrase-command --forks --max-fail-percent --max-unavailable --reboot-timeout --wait-for-hosts --json --quiet --verbose --color --debug-on-failure --accept-new-host-keys --state-dir --lib --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -250,6 +367,26 @@ _cairn() {
                     return 0
                     ;;
                 --param)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --param-file)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --vault)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --vault-identity)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --vault-passphrase-file)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --vault-passphrase-command)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -277,6 +414,10 @@ _cairn() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --lib)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -285,7 +426,7 @@ _cairn() {
             return 0
             ;;
         cairn__subcmd__help)
-            opts="check debug exec hosts journal parse resume run report runs completions man config repl help"
+            opts="check debug exec hosts lsp journal parse resume run report recipes runs completions man config vault repl help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -410,6 +551,20 @@ _cairn() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        cairn__subcmd__help__subcmd__lsp)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         cairn__subcmd__help__subcmd__man)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
@@ -427,6 +582,48 @@ _cairn() {
         cairn__subcmd__help__subcmd__parse)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        cairn__subcmd__help__subcmd__recipes)
+            opts="list lab"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        cairn__subcmd__help__subcmd__recipes__subcmd__lab)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        cairn__subcmd__help__subcmd__recipes__subcmd__list)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
@@ -508,8 +705,92 @@ _cairn() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        cairn__subcmd__help__subcmd__vault)
+            opts="create edit view rekey keygen"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        cairn__subcmd__help__subcmd__vault__subcmd__create)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        cairn__subcmd__help__subcmd__vault__subcmd__edit)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        cairn__subcmd__help__subcmd__vault__subcmd__keygen)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        cairn__subcmd__help__subcmd__vault__subcmd__rekey)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        cairn__subcmd__help__subcmd__vault__subcmd__view)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         cairn__subcmd__hosts)
-            opts="-i -h --inventory --state-dir --help"
+            opts="-i -h --inventory --state-dir --lib --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -527,6 +808,10 @@ _cairn() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --lib)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -535,13 +820,39 @@ _cairn() {
             return 0
             ;;
         cairn__subcmd__journal)
-            opts="-h --json --state-dir --help"
+            opts="-h --json --state-dir --lib --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
                 --state-dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --lib)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        cairn__subcmd__lsp)
+            opts="-h --state-dir --lib --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --state-dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --lib)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -553,13 +864,17 @@ _cairn() {
             return 0
             ;;
         cairn__subcmd__man)
-            opts="-h --state-dir --help"
+            opts="-h --state-dir --lib --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
                 --state-dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --lib)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -571,13 +886,139 @@ _cairn() {
             return 0
             ;;
         cairn__subcmd__parse)
-            opts="-h --list --state-dir --help"
+            opts="-h --list --state-dir --lib --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
                 --state-dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --lib)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        cairn__subcmd__recipes)
+            opts="-h --state-dir --lib --help list lab help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --state-dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --lib)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        cairn__subcmd__recipes__subcmd__help)
+            opts="list lab help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        cairn__subcmd__recipes__subcmd__help__subcmd__help)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        cairn__subcmd__recipes__subcmd__help__subcmd__lab)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        cairn__subcmd__recipes__subcmd__help__subcmd__list)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        cairn__subcmd__recipes__subcmd__lab)
+            opts="-h --state-dir --lib --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --state-dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --lib)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        cairn__subcmd__recipes__subcmd__list)
+            opts="-h --state-dir --lib --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --state-dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --lib)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -589,7 +1030,7 @@ _cairn() {
             return 0
             ;;
         cairn__subcmd__repl)
-            opts="-i -h --inventory --host --sim --state-dir --help"
+            opts="-i -h --inventory --host --sim --state-dir --lib --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -615,6 +1056,10 @@ _cairn() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --lib)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -623,7 +1068,7 @@ _cairn() {
             return 0
             ;;
         cairn__subcmd__report)
-            opts="-o -h --output --state-dir --help"
+            opts="-o -h --output --pdf --state-dir --lib --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -641,6 +1086,10 @@ _cairn() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --lib)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -649,7 +1098,7 @@ _cairn() {
             return 0
             ;;
         cairn__subcmd__resume)
-            opts="-q -v -h --assume --restart-host --from-stage --runbook --param --forks --max-fail-percent --max-unavailable --reboot-timeout --json --quiet --verbose --color --debug-on-failure --accept-new-host-keys --state-dir --help"
+            opts="-q -v -h --assume --restart-host --from-stage --runbook --param --param-file --vault --vault-identity --vault-passphrase-file --vault-passphrase-command --forks --max-fail-percent --max-unavailable --reboot-timeout --wait-for-hosts --json --quiet --verbose --color --debug-on-failure --accept-new-host-keys --state-dir --lib --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -675,6 +1124,26 @@ _cairn() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --param-file)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --vault)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --vault-identity)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --vault-passphrase-file)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --vault-passphrase-command)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --forks)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -699,6 +1168,10 @@ _cairn() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --lib)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -707,7 +1180,7 @@ _cairn() {
             return 0
             ;;
         cairn__subcmd__run)
-            opts="-i -q -v -h --inventory --check --limit --param --forks --max-fail-percent --max-unavailable --reboot-timeout --json --quiet --verbose --color --debug-on-failure --accept-new-host-keys --state-dir --help"
+            opts="-i -q -v -h --inventory --check --limit --param --param-file --vault --vault-identity --vault-passphrase-file --vault-passphrase-command --forks --max-fail-percent --max-unavailable --reboot-timeout --wait-for-hosts --json --quiet --verbose --color --debug-on-failure --accept-new-host-keys --state-dir --lib --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -729,6 +1202,26 @@ _cairn() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --param-file)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --vault)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --vault-identity)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --vault-passphrase-file)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --vault-passphrase-command)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --forks)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -753,6 +1246,10 @@ _cairn() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --lib)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -761,13 +1258,307 @@ _cairn() {
             return 0
             ;;
         cairn__subcmd__runs)
-            opts="-h --json --state-dir --help"
+            opts="-h --json --state-dir --lib --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
                 --state-dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --lib)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        cairn__subcmd__vault)
+            opts="-h --state-dir --lib --help create edit view rekey keygen help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --state-dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --lib)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        cairn__subcmd__vault__subcmd__create)
+            opts="-h --vault-identity --vault-passphrase-file --vault-passphrase-command --state-dir --lib --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --vault-identity)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --vault-passphrase-file)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --vault-passphrase-command)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --state-dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --lib)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        cairn__subcmd__vault__subcmd__edit)
+            opts="-h --vault-identity --vault-passphrase-file --vault-passphrase-command --state-dir --lib --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --vault-identity)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --vault-passphrase-file)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --vault-passphrase-command)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --state-dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --lib)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        cairn__subcmd__vault__subcmd__help)
+            opts="create edit view rekey keygen help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        cairn__subcmd__vault__subcmd__help__subcmd__create)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        cairn__subcmd__vault__subcmd__help__subcmd__edit)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        cairn__subcmd__vault__subcmd__help__subcmd__help)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        cairn__subcmd__vault__subcmd__help__subcmd__keygen)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        cairn__subcmd__vault__subcmd__help__subcmd__rekey)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        cairn__subcmd__vault__subcmd__help__subcmd__view)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        cairn__subcmd__vault__subcmd__keygen)
+            opts="-h --state-dir --lib --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --state-dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --lib)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        cairn__subcmd__vault__subcmd__rekey)
+            opts="-h --vault-identity --vault-passphrase-file --vault-passphrase-command --new-identity --new-passphrase-file --new-passphrase-command --state-dir --lib --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --vault-identity)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --vault-passphrase-file)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --vault-passphrase-command)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --new-identity)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --new-passphrase-file)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --new-passphrase-command)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --state-dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --lib)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        cairn__subcmd__vault__subcmd__view)
+            opts="-h --vault-identity --vault-passphrase-file --vault-passphrase-command --state-dir --lib --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --vault-identity)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --vault-passphrase-file)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --vault-passphrase-command)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --state-dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --lib)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -1,6 +1,6 @@
 # Print an optspec for argparse to handle cmd's options that are independent of any subcommand.
 function __fish_cairn_global_optspecs
-    string join \n state-dir= h/help V/version
+    string join \n state-dir= lib= h/help V/version
 end
 
 function __fish_cairn_needs_command
@@ -25,35 +25,48 @@ function __fish_cairn_using_subcommand
 end
 
 complete -c cairn -n "__fish_cairn_needs_command" -l state-dir -d 'Where runs and simulated hosts keep their state' -r -F
+complete -c cairn -n "__fish_cairn_needs_command" -l lib -d 'A folder runbooks\' imports are looked up in after the importing file\'s folder and its pack\'s `lib/` (repeatable; CAIRN_PATH holds more, separated by `:`)' -r -F
 complete -c cairn -n "__fish_cairn_needs_command" -s h -l help -d 'Print help'
 complete -c cairn -n "__fish_cairn_needs_command" -s V -l version -d 'Print version'
 complete -c cairn -n "__fish_cairn_needs_command" -f -a "check" -d 'Check a runbook without running anything: syntax, unknown functions and modules, argument counts and literal types, option keys, params and stages declared once, stages not nested, actions inside stages, imports; with an inventory, the stages\' groups too'
 complete -c cairn -n "__fish_cairn_needs_command" -f -a "debug" -d 'Run one host\'s instance of a runbook under the debugger, from the start: it stops before the first action (or at the first breakpoint). Journals apart from any run'
 complete -c cairn -n "__fish_cairn_needs_command" -f -a "exec" -d 'Run one command on every host a pattern selects, as a one-stage run (journaled, listed by `cairn runs`, resumable): `cairn exec -i lab.toml \'esx*\' -- esxcli software vib list`'
 complete -c cairn -n "__fish_cairn_needs_command" -f -a "hosts" -d 'List the hosts of an inventory a pattern matches, under their groups'
+complete -c cairn -n "__fish_cairn_needs_command" -f -a "lsp" -d 'Serve the Language Server Protocol on standard input and output, for editors: diagnostics from `cairn check`, completion, hover, signature help, definitions and the outline of runbooks and their modules (docs/editors.md)'
 complete -c cairn -n "__fish_cairn_needs_command" -f -a "journal" -d 'Print a host\'s journal: its timeline, or the records as JSON lines'
 complete -c cairn -n "__fish_cairn_needs_command" -f -a "parse" -d 'Parse a vendor tool\'s output and print it as JSON'
 complete -c cairn -n "__fish_cairn_needs_command" -f -a "resume" -d 'Continue a run that stopped: replay what finished, settle what was interrupted, go on'
 complete -c cairn -n "__fish_cairn_needs_command" -f -a "run" -d 'Run a runbook on the hosts of an inventory (always a new run)'
-complete -c cairn -n "__fish_cairn_needs_command" -f -a "report" -d 'Write a run\'s report: one self-contained HTML page (summary, recap, failures, timeline, perftest and sockperf plots, fleet facts), made from its journals alone'
+complete -c cairn -n "__fish_cairn_needs_command" -f -a "report" -d 'Write a run\'s report: one self-contained HTML page (verdict, what changed, summary, recap, failures, attempts, timeline, perftest and sockperf plots, fleet facts), made from its journals alone; or the same page as a PDF'
+complete -c cairn -n "__fish_cairn_needs_command" -f -a "recipes" -d 'The recipes of the packs this cairn has (the shipped ones are built in): list them, print a recipe\'s simulated lab'
 complete -c cairn -n "__fish_cairn_needs_command" -f -a "runs" -d 'List runs and their state'
 complete -c cairn -n "__fish_cairn_needs_command" -f -a "completions" -d 'Print a shell\'s completion script: `cairn completions bash > /etc/bash_completion.d/cairn` (docs/completions/ has them generated)'
 complete -c cairn -n "__fish_cairn_needs_command" -f -a "man" -d 'Write the man pages, one per subcommand (`cairn.1`, `cairn-run.1`, ...), into a folder (docs/man/ has them generated)'
 complete -c cairn -n "__fish_cairn_needs_command" -f -a "config" -d 'Print each option a config file may set (`[defaults]` in `cairn.toml`, found upwards from here, and the user\'s `~/.config/cairn/config.toml`), its value, and where it came from'
+complete -c cairn -n "__fish_cairn_needs_command" -f -a "vault" -d 'Keep secrets in an encrypted file beside the runbooks (age; docs/vault.md): `--vault FILE` gives them to `secret(...)` params and to hosts\' `password_vault`'
 complete -c cairn -n "__fish_cairn_needs_command" -f -a "repl" -d 'Try builtins on one host: rhai lines in a persistent scope, with completion and help'
 complete -c cairn -n "__fish_cairn_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c cairn -n "__fish_cairn_using_subcommand check" -s i -l inventory -d 'The inventory (TOML) whose groups the stages must name' -r -F
 complete -c cairn -n "__fish_cairn_using_subcommand check" -l limit -d 'Only these hosts: names, globs (`esx0*`), ranges (`node[01-04]`), groups, `!` to exclude, `&` to intersect, separated by `:` or `,` (as Ansible\'s patterns)' -r
+complete -c cairn -n "__fish_cairn_using_subcommand check" -l format -d 'How to print the problems: for people, or one JSON object per line (file, line, column, code, message, help) for editors and CI annotations' -r -f -a "human\t'Diagnostics with the source lines, on standard error'
+json\t'One JSON object per problem on standard output (docs/editors.md)'"
 complete -c cairn -n "__fish_cairn_using_subcommand check" -l state-dir -d 'Where runs and simulated hosts keep their state' -r -F
-complete -c cairn -n "__fish_cairn_using_subcommand check" -s h -l help -d 'Print help'
+complete -c cairn -n "__fish_cairn_using_subcommand check" -l lib -d 'A folder runbooks\' imports are looked up in after the importing file\'s folder and its pack\'s `lib/` (repeatable; CAIRN_PATH holds more, separated by `:`)' -r -F
+complete -c cairn -n "__fish_cairn_using_subcommand check" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c cairn -n "__fish_cairn_using_subcommand debug" -s i -l inventory -d 'The inventory (TOML)' -r -F
 complete -c cairn -n "__fish_cairn_using_subcommand debug" -l host -d 'The inventory host to run it on' -r
 complete -c cairn -n "__fish_cairn_using_subcommand debug" -l param -d 'A parameter: NAME=VALUE (repeatable)' -r
 complete -c cairn -n "__fish_cairn_using_subcommand debug" -l break -d 'Stop before an action on this runbook line, or at this stage (repeatable)' -r
 complete -c cairn -n "__fish_cairn_using_subcommand debug" -l state-dir -d 'Where runs and simulated hosts keep their state' -r -F
+complete -c cairn -n "__fish_cairn_using_subcommand debug" -l lib -d 'A folder runbooks\' imports are looked up in after the importing file\'s folder and its pack\'s `lib/` (repeatable; CAIRN_PATH holds more, separated by `:`)' -r -F
 complete -c cairn -n "__fish_cairn_using_subcommand debug" -s h -l help -d 'Print help'
 complete -c cairn -n "__fish_cairn_using_subcommand exec" -s i -l inventory -d 'The inventory (TOML)' -r -F
 complete -c cairn -n "__fish_cairn_using_subcommand exec" -l param -d 'A parameter: NAME=VALUE (repeatable)' -r
+complete -c cairn -n "__fish_cairn_using_subcommand exec" -l param-file -d 'Params from a TOML file (`name = value` per line); `--param` wins over it' -r -F
+complete -c cairn -n "__fish_cairn_using_subcommand exec" -l vault -d 'A vault (`cairn vault create`): `secret(...)` params not given by `--param` take its secrets of their names, and hosts\' `password_vault` and `identity_passphrase_vault` vars name secrets in it' -r -F
+complete -c cairn -n "__fish_cairn_using_subcommand exec" -l vault-identity -d 'An age identity file (`AGE-SECRET-KEY-1...`; `cairn vault keygen` writes one)' -r -F
+complete -c cairn -n "__fish_cairn_using_subcommand exec" -l vault-passphrase-file -d 'A passphrase: the first line of this file' -r -F
+complete -c cairn -n "__fish_cairn_using_subcommand exec" -l vault-passphrase-command -d 'A passphrase: the first line this shell command prints (`pass show site/vault`)' -r
 complete -c cairn -n "__fish_cairn_using_subcommand exec" -l forks -d 'At most this many hosts act at once (at least 1)' -r
 complete -c cairn -n "__fish_cairn_using_subcommand exec" -l max-fail-percent -d 'Stop the run (cleanly, resumable) once more than this percentage of hosts have failed' -r
 complete -c cairn -n "__fish_cairn_using_subcommand exec" -l max-unavailable -d 'At most this many hosts unavailable at once (rebooting, in maintenance mode, or failed): a count or a percentage of the run\'s hosts, `4` or `25%`' -r
@@ -62,7 +75,9 @@ complete -c cairn -n "__fish_cairn_using_subcommand exec" -l color -d 'Colour ok
 always\t'Always, even into a pipe'
 never\t'Never'"
 complete -c cairn -n "__fish_cairn_using_subcommand exec" -l state-dir -d 'Where runs and simulated hosts keep their state' -r -F
+complete -c cairn -n "__fish_cairn_using_subcommand exec" -l lib -d 'A folder runbooks\' imports are looked up in after the importing file\'s folder and its pack\'s `lib/` (repeatable; CAIRN_PATH holds more, separated by `:`)' -r -F
 complete -c cairn -n "__fish_cairn_using_subcommand exec" -l read-only -d 'A query that changes nothing: reported ok, not as a change'
+complete -c cairn -n "__fish_cairn_using_subcommand exec" -l wait-for-hosts -d 'Wait for hosts another run holds (shown as it waits), instead of refusing the run'
 complete -c cairn -n "__fish_cairn_using_subcommand exec" -l json -d 'Print one JSON event per line instead of progress (docs/events.md)'
 complete -c cairn -n "__fish_cairn_using_subcommand exec" -s q -l quiet -d 'Print only changes, failures, warnings and the recap'
 complete -c cairn -n "__fish_cairn_using_subcommand exec" -s v -l verbose -d '`-v`: also each command an action runs and the output of failed actions; `-vv`: all output'
@@ -71,11 +86,17 @@ complete -c cairn -n "__fish_cairn_using_subcommand exec" -l accept-new-host-key
 complete -c cairn -n "__fish_cairn_using_subcommand exec" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c cairn -n "__fish_cairn_using_subcommand hosts" -s i -l inventory -d 'The inventory (TOML)' -r -F
 complete -c cairn -n "__fish_cairn_using_subcommand hosts" -l state-dir -d 'Where runs and simulated hosts keep their state' -r -F
+complete -c cairn -n "__fish_cairn_using_subcommand hosts" -l lib -d 'A folder runbooks\' imports are looked up in after the importing file\'s folder and its pack\'s `lib/` (repeatable; CAIRN_PATH holds more, separated by `:`)' -r -F
 complete -c cairn -n "__fish_cairn_using_subcommand hosts" -s h -l help -d 'Print help'
+complete -c cairn -n "__fish_cairn_using_subcommand lsp" -l state-dir -d 'Where runs and simulated hosts keep their state' -r -F
+complete -c cairn -n "__fish_cairn_using_subcommand lsp" -l lib -d 'A folder runbooks\' imports are looked up in after the importing file\'s folder and its pack\'s `lib/` (repeatable; CAIRN_PATH holds more, separated by `:`)' -r -F
+complete -c cairn -n "__fish_cairn_using_subcommand lsp" -s h -l help -d 'Print help'
 complete -c cairn -n "__fish_cairn_using_subcommand journal" -l state-dir -d 'Where runs and simulated hosts keep their state' -r -F
+complete -c cairn -n "__fish_cairn_using_subcommand journal" -l lib -d 'A folder runbooks\' imports are looked up in after the importing file\'s folder and its pack\'s `lib/` (repeatable; CAIRN_PATH holds more, separated by `:`)' -r -F
 complete -c cairn -n "__fish_cairn_using_subcommand journal" -l json -d 'Print the records as JSON lines'
 complete -c cairn -n "__fish_cairn_using_subcommand journal" -s h -l help -d 'Print help'
 complete -c cairn -n "__fish_cairn_using_subcommand parse" -l state-dir -d 'Where runs and simulated hosts keep their state' -r -F
+complete -c cairn -n "__fish_cairn_using_subcommand parse" -l lib -d 'A folder runbooks\' imports are looked up in after the importing file\'s folder and its pack\'s `lib/` (repeatable; CAIRN_PATH holds more, separated by `:`)' -r -F
 complete -c cairn -n "__fish_cairn_using_subcommand parse" -l list -d 'List the parsers'
 complete -c cairn -n "__fish_cairn_using_subcommand parse" -s h -l help -d 'Print help'
 complete -c cairn -n "__fish_cairn_using_subcommand resume" -l assume -d 'For actions that started but whose outcome was not recorded: `done` records them as done, `redo` runs them again. `HOST=done|redo` answers for one host (repeatable); a bare answer covers every host not named' -r
@@ -83,6 +104,11 @@ complete -c cairn -n "__fish_cairn_using_subcommand resume" -l restart-host -d '
 complete -c cairn -n "__fish_cairn_using_subcommand resume" -l from-stage -d 'Forget what the journals hold from this stage on, and run it again (after an edit): its number in the progress (`1` is the first), its name, or a unique prefix of it' -r
 complete -c cairn -n "__fish_cairn_using_subcommand resume" -l runbook -d 'The run\'s runbook, moved since the run started: accepted if its content is the same' -r -F
 complete -c cairn -n "__fish_cairn_using_subcommand resume" -l param -d 'A parameter: NAME=VALUE (repeatable)' -r
+complete -c cairn -n "__fish_cairn_using_subcommand resume" -l param-file -d 'Params from a TOML file (`name = value` per line); `--param` wins over it' -r -F
+complete -c cairn -n "__fish_cairn_using_subcommand resume" -l vault -d 'A vault (`cairn vault create`): `secret(...)` params not given by `--param` take its secrets of their names, and hosts\' `password_vault` and `identity_passphrase_vault` vars name secrets in it' -r -F
+complete -c cairn -n "__fish_cairn_using_subcommand resume" -l vault-identity -d 'An age identity file (`AGE-SECRET-KEY-1...`; `cairn vault keygen` writes one)' -r -F
+complete -c cairn -n "__fish_cairn_using_subcommand resume" -l vault-passphrase-file -d 'A passphrase: the first line of this file' -r -F
+complete -c cairn -n "__fish_cairn_using_subcommand resume" -l vault-passphrase-command -d 'A passphrase: the first line this shell command prints (`pass show site/vault`)' -r
 complete -c cairn -n "__fish_cairn_using_subcommand resume" -l forks -d 'At most this many hosts act at once (at least 1)' -r
 complete -c cairn -n "__fish_cairn_using_subcommand resume" -l max-fail-percent -d 'Stop the run (cleanly, resumable) once more than this percentage of hosts have failed' -r
 complete -c cairn -n "__fish_cairn_using_subcommand resume" -l max-unavailable -d 'At most this many hosts unavailable at once (rebooting, in maintenance mode, or failed): a count or a percentage of the run\'s hosts, `4` or `25%`' -r
@@ -91,6 +117,8 @@ complete -c cairn -n "__fish_cairn_using_subcommand resume" -l color -d 'Colour 
 always\t'Always, even into a pipe'
 never\t'Never'"
 complete -c cairn -n "__fish_cairn_using_subcommand resume" -l state-dir -d 'Where runs and simulated hosts keep their state' -r -F
+complete -c cairn -n "__fish_cairn_using_subcommand resume" -l lib -d 'A folder runbooks\' imports are looked up in after the importing file\'s folder and its pack\'s `lib/` (repeatable; CAIRN_PATH holds more, separated by `:`)' -r -F
+complete -c cairn -n "__fish_cairn_using_subcommand resume" -l wait-for-hosts -d 'Wait for hosts another run holds (shown as it waits), instead of refusing the run'
 complete -c cairn -n "__fish_cairn_using_subcommand resume" -l json -d 'Print one JSON event per line instead of progress (docs/events.md)'
 complete -c cairn -n "__fish_cairn_using_subcommand resume" -s q -l quiet -d 'Print only changes, failures, warnings and the recap'
 complete -c cairn -n "__fish_cairn_using_subcommand resume" -s v -l verbose -d '`-v`: also each command an action runs and the output of failed actions; `-vv`: all output'
@@ -100,6 +128,11 @@ complete -c cairn -n "__fish_cairn_using_subcommand resume" -s h -l help -d 'Pri
 complete -c cairn -n "__fish_cairn_using_subcommand run" -s i -l inventory -d 'The inventory (TOML)' -r -F
 complete -c cairn -n "__fish_cairn_using_subcommand run" -l limit -d 'Only these hosts: names, globs (`esx0*`), ranges (`node[01-04]`), groups, `!` to exclude, `&` to intersect, separated by `:` or `,` (as Ansible\'s patterns). A resume drives the hosts the run started with' -r
 complete -c cairn -n "__fish_cairn_using_subcommand run" -l param -d 'A parameter: NAME=VALUE (repeatable)' -r
+complete -c cairn -n "__fish_cairn_using_subcommand run" -l param-file -d 'Params from a TOML file (`name = value` per line); `--param` wins over it' -r -F
+complete -c cairn -n "__fish_cairn_using_subcommand run" -l vault -d 'A vault (`cairn vault create`): `secret(...)` params not given by `--param` take its secrets of their names, and hosts\' `password_vault` and `identity_passphrase_vault` vars name secrets in it' -r -F
+complete -c cairn -n "__fish_cairn_using_subcommand run" -l vault-identity -d 'An age identity file (`AGE-SECRET-KEY-1...`; `cairn vault keygen` writes one)' -r -F
+complete -c cairn -n "__fish_cairn_using_subcommand run" -l vault-passphrase-file -d 'A passphrase: the first line of this file' -r -F
+complete -c cairn -n "__fish_cairn_using_subcommand run" -l vault-passphrase-command -d 'A passphrase: the first line this shell command prints (`pass show site/vault`)' -r
 complete -c cairn -n "__fish_cairn_using_subcommand run" -l forks -d 'At most this many hosts act at once (at least 1)' -r
 complete -c cairn -n "__fish_cairn_using_subcommand run" -l max-fail-percent -d 'Stop the run (cleanly, resumable) once more than this percentage of hosts have failed' -r
 complete -c cairn -n "__fish_cairn_using_subcommand run" -l max-unavailable -d 'At most this many hosts unavailable at once (rebooting, in maintenance mode, or failed): a count or a percentage of the run\'s hosts, `4` or `25%`' -r
@@ -108,42 +141,121 @@ complete -c cairn -n "__fish_cairn_using_subcommand run" -l color -d 'Colour ok,
 always\t'Always, even into a pipe'
 never\t'Never'"
 complete -c cairn -n "__fish_cairn_using_subcommand run" -l state-dir -d 'Where runs and simulated hosts keep their state' -r -F
+complete -c cairn -n "__fish_cairn_using_subcommand run" -l lib -d 'A folder runbooks\' imports are looked up in after the importing file\'s folder and its pack\'s `lib/` (repeatable; CAIRN_PATH holds more, separated by `:`)' -r -F
 complete -c cairn -n "__fish_cairn_using_subcommand run" -l check -d 'Report per host what would change and which reboots would follow; change nothing'
+complete -c cairn -n "__fish_cairn_using_subcommand run" -l wait-for-hosts -d 'Wait for hosts another run holds (shown as it waits), instead of refusing the run'
 complete -c cairn -n "__fish_cairn_using_subcommand run" -l json -d 'Print one JSON event per line instead of progress (docs/events.md)'
 complete -c cairn -n "__fish_cairn_using_subcommand run" -s q -l quiet -d 'Print only changes, failures, warnings and the recap'
 complete -c cairn -n "__fish_cairn_using_subcommand run" -s v -l verbose -d '`-v`: also each command an action runs and the output of failed actions; `-vv`: all output'
 complete -c cairn -n "__fish_cairn_using_subcommand run" -l debug-on-failure -d 'When an action fails, open the REPL on that host: `:retry`, `:skip [VALUE]` or `:abort` (needs a terminal; not with --json, whose lines it would interrupt)'
 complete -c cairn -n "__fish_cairn_using_subcommand run" -l accept-new-host-keys -d 'SSH: record the key of a host that ~/.ssh/known_hosts does not know yet (a changed key is still refused)'
 complete -c cairn -n "__fish_cairn_using_subcommand run" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c cairn -n "__fish_cairn_using_subcommand report" -s o -l output -d 'The HTML file to write' -r -F
+complete -c cairn -n "__fish_cairn_using_subcommand report" -s o -l output -d 'The file to write (default: report.html, or report.pdf with --pdf)' -r -F
 complete -c cairn -n "__fish_cairn_using_subcommand report" -l state-dir -d 'Where runs and simulated hosts keep their state' -r -F
+complete -c cairn -n "__fish_cairn_using_subcommand report" -l lib -d 'A folder runbooks\' imports are looked up in after the importing file\'s folder and its pack\'s `lib/` (repeatable; CAIRN_PATH holds more, separated by `:`)' -r -F
+complete -c cairn -n "__fish_cairn_using_subcommand report" -l pdf -d 'Print the page to PDF with headless Chromium (for a change ticket)'
 complete -c cairn -n "__fish_cairn_using_subcommand report" -s h -l help -d 'Print help'
+complete -c cairn -n "__fish_cairn_using_subcommand recipes; and not __fish_seen_subcommand_from list lab help" -l state-dir -d 'Where runs and simulated hosts keep their state' -r -F
+complete -c cairn -n "__fish_cairn_using_subcommand recipes; and not __fish_seen_subcommand_from list lab help" -l lib -d 'A folder runbooks\' imports are looked up in after the importing file\'s folder and its pack\'s `lib/` (repeatable; CAIRN_PATH holds more, separated by `:`)' -r -F
+complete -c cairn -n "__fish_cairn_using_subcommand recipes; and not __fish_seen_subcommand_from list lab help" -s h -l help -d 'Print help'
+complete -c cairn -n "__fish_cairn_using_subcommand recipes; and not __fish_seen_subcommand_from list lab help" -f -a "list" -d 'Every recipe: its name, pack, version and lab, and each pack\'s content id'
+complete -c cairn -n "__fish_cairn_using_subcommand recipes; and not __fish_seen_subcommand_from list lab help" -f -a "lab" -d 'Print a recipe\'s simulated lab (an inventory): `cairn recipes lab NAME > lab.toml`'
+complete -c cairn -n "__fish_cairn_using_subcommand recipes; and not __fish_seen_subcommand_from list lab help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c cairn -n "__fish_cairn_using_subcommand recipes; and __fish_seen_subcommand_from list" -l state-dir -d 'Where runs and simulated hosts keep their state' -r -F
+complete -c cairn -n "__fish_cairn_using_subcommand recipes; and __fish_seen_subcommand_from list" -l lib -d 'A folder runbooks\' imports are looked up in after the importing file\'s folder and its pack\'s `lib/` (repeatable; CAIRN_PATH holds more, separated by `:`)' -r -F
+complete -c cairn -n "__fish_cairn_using_subcommand recipes; and __fish_seen_subcommand_from list" -s h -l help -d 'Print help'
+complete -c cairn -n "__fish_cairn_using_subcommand recipes; and __fish_seen_subcommand_from lab" -l state-dir -d 'Where runs and simulated hosts keep their state' -r -F
+complete -c cairn -n "__fish_cairn_using_subcommand recipes; and __fish_seen_subcommand_from lab" -l lib -d 'A folder runbooks\' imports are looked up in after the importing file\'s folder and its pack\'s `lib/` (repeatable; CAIRN_PATH holds more, separated by `:`)' -r -F
+complete -c cairn -n "__fish_cairn_using_subcommand recipes; and __fish_seen_subcommand_from lab" -s h -l help -d 'Print help'
+complete -c cairn -n "__fish_cairn_using_subcommand recipes; and __fish_seen_subcommand_from help" -f -a "list" -d 'Every recipe: its name, pack, version and lab, and each pack\'s content id'
+complete -c cairn -n "__fish_cairn_using_subcommand recipes; and __fish_seen_subcommand_from help" -f -a "lab" -d 'Print a recipe\'s simulated lab (an inventory): `cairn recipes lab NAME > lab.toml`'
+complete -c cairn -n "__fish_cairn_using_subcommand recipes; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c cairn -n "__fish_cairn_using_subcommand runs" -l state-dir -d 'Where runs and simulated hosts keep their state' -r -F
+complete -c cairn -n "__fish_cairn_using_subcommand runs" -l lib -d 'A folder runbooks\' imports are looked up in after the importing file\'s folder and its pack\'s `lib/` (repeatable; CAIRN_PATH holds more, separated by `:`)' -r -F
 complete -c cairn -n "__fish_cairn_using_subcommand runs" -l json -d 'One JSON object per run (docs/events.md)'
 complete -c cairn -n "__fish_cairn_using_subcommand runs" -s h -l help -d 'Print help'
 complete -c cairn -n "__fish_cairn_using_subcommand completions" -l state-dir -d 'Where runs and simulated hosts keep their state' -r -F
+complete -c cairn -n "__fish_cairn_using_subcommand completions" -l lib -d 'A folder runbooks\' imports are looked up in after the importing file\'s folder and its pack\'s `lib/` (repeatable; CAIRN_PATH holds more, separated by `:`)' -r -F
 complete -c cairn -n "__fish_cairn_using_subcommand completions" -s h -l help -d 'Print help'
 complete -c cairn -n "__fish_cairn_using_subcommand man" -l state-dir -d 'Where runs and simulated hosts keep their state' -r -F
+complete -c cairn -n "__fish_cairn_using_subcommand man" -l lib -d 'A folder runbooks\' imports are looked up in after the importing file\'s folder and its pack\'s `lib/` (repeatable; CAIRN_PATH holds more, separated by `:`)' -r -F
 complete -c cairn -n "__fish_cairn_using_subcommand man" -s h -l help -d 'Print help'
 complete -c cairn -n "__fish_cairn_using_subcommand config" -l state-dir -d 'Where runs and simulated hosts keep their state' -r -F
+complete -c cairn -n "__fish_cairn_using_subcommand config" -l lib -d 'A folder runbooks\' imports are looked up in after the importing file\'s folder and its pack\'s `lib/` (repeatable; CAIRN_PATH holds more, separated by `:`)' -r -F
 complete -c cairn -n "__fish_cairn_using_subcommand config" -s h -l help -d 'Print help'
+complete -c cairn -n "__fish_cairn_using_subcommand vault; and not __fish_seen_subcommand_from create edit view rekey keygen help" -l state-dir -d 'Where runs and simulated hosts keep their state' -r -F
+complete -c cairn -n "__fish_cairn_using_subcommand vault; and not __fish_seen_subcommand_from create edit view rekey keygen help" -l lib -d 'A folder runbooks\' imports are looked up in after the importing file\'s folder and its pack\'s `lib/` (repeatable; CAIRN_PATH holds more, separated by `:`)' -r -F
+complete -c cairn -n "__fish_cairn_using_subcommand vault; and not __fish_seen_subcommand_from create edit view rekey keygen help" -s h -l help -d 'Print help'
+complete -c cairn -n "__fish_cairn_using_subcommand vault; and not __fish_seen_subcommand_from create edit view rekey keygen help" -f -a "create" -d 'Write a new vault: its secrets in $VISUAL or $EDITOR, in a private file on a memory file system removed after'
+complete -c cairn -n "__fish_cairn_using_subcommand vault; and not __fish_seen_subcommand_from create edit view rekey keygen help" -f -a "edit" -d 'Change a vault\'s secrets in $VISUAL or $EDITOR; sealed again with the same key'
+complete -c cairn -n "__fish_cairn_using_subcommand vault; and not __fish_seen_subcommand_from create edit view rekey keygen help" -f -a "view" -d 'Print a vault\'s secrets'
+complete -c cairn -n "__fish_cairn_using_subcommand vault; and not __fish_seen_subcommand_from create edit view rekey keygen help" -f -a "rekey" -d 'Seal a vault with another key (`--new-identity`, `--new-passphrase-file`, `--new-passphrase-command`; none: a new passphrase asked on the terminal)'
+complete -c cairn -n "__fish_cairn_using_subcommand vault; and not __fish_seen_subcommand_from create edit view rekey keygen help" -f -a "keygen" -d 'Write a new age identity file (`0600`) to seal vaults with; prints its public key'
+complete -c cairn -n "__fish_cairn_using_subcommand vault; and not __fish_seen_subcommand_from create edit view rekey keygen help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c cairn -n "__fish_cairn_using_subcommand vault; and __fish_seen_subcommand_from create" -l vault-identity -d 'An age identity file (`AGE-SECRET-KEY-1...`; `cairn vault keygen` writes one)' -r -F
+complete -c cairn -n "__fish_cairn_using_subcommand vault; and __fish_seen_subcommand_from create" -l vault-passphrase-file -d 'A passphrase: the first line of this file' -r -F
+complete -c cairn -n "__fish_cairn_using_subcommand vault; and __fish_seen_subcommand_from create" -l vault-passphrase-command -d 'A passphrase: the first line this shell command prints (`pass show site/vault`)' -r
+complete -c cairn -n "__fish_cairn_using_subcommand vault; and __fish_seen_subcommand_from create" -l state-dir -d 'Where runs and simulated hosts keep their state' -r -F
+complete -c cairn -n "__fish_cairn_using_subcommand vault; and __fish_seen_subcommand_from create" -l lib -d 'A folder runbooks\' imports are looked up in after the importing file\'s folder and its pack\'s `lib/` (repeatable; CAIRN_PATH holds more, separated by `:`)' -r -F
+complete -c cairn -n "__fish_cairn_using_subcommand vault; and __fish_seen_subcommand_from create" -s h -l help -d 'Print help'
+complete -c cairn -n "__fish_cairn_using_subcommand vault; and __fish_seen_subcommand_from edit" -l vault-identity -d 'An age identity file (`AGE-SECRET-KEY-1...`; `cairn vault keygen` writes one)' -r -F
+complete -c cairn -n "__fish_cairn_using_subcommand vault; and __fish_seen_subcommand_from edit" -l vault-passphrase-file -d 'A passphrase: the first line of this file' -r -F
+complete -c cairn -n "__fish_cairn_using_subcommand vault; and __fish_seen_subcommand_from edit" -l vault-passphrase-command -d 'A passphrase: the first line this shell command prints (`pass show site/vault`)' -r
+complete -c cairn -n "__fish_cairn_using_subcommand vault; and __fish_seen_subcommand_from edit" -l state-dir -d 'Where runs and simulated hosts keep their state' -r -F
+complete -c cairn -n "__fish_cairn_using_subcommand vault; and __fish_seen_subcommand_from edit" -l lib -d 'A folder runbooks\' imports are looked up in after the importing file\'s folder and its pack\'s `lib/` (repeatable; CAIRN_PATH holds more, separated by `:`)' -r -F
+complete -c cairn -n "__fish_cairn_using_subcommand vault; and __fish_seen_subcommand_from edit" -s h -l help -d 'Print help'
+complete -c cairn -n "__fish_cairn_using_subcommand vault; and __fish_seen_subcommand_from view" -l vault-identity -d 'An age identity file (`AGE-SECRET-KEY-1...`; `cairn vault keygen` writes one)' -r -F
+complete -c cairn -n "__fish_cairn_using_subcommand vault; and __fish_seen_subcommand_from view" -l vault-passphrase-file -d 'A passphrase: the first line of this file' -r -F
+complete -c cairn -n "__fish_cairn_using_subcommand vault; and __fish_seen_subcommand_from view" -l vault-passphrase-command -d 'A passphrase: the first line this shell command prints (`pass show site/vault`)' -r
+complete -c cairn -n "__fish_cairn_using_subcommand vault; and __fish_seen_subcommand_from view" -l state-dir -d 'Where runs and simulated hosts keep their state' -r -F
+complete -c cairn -n "__fish_cairn_using_subcommand vault; and __fish_seen_subcommand_from view" -l lib -d 'A folder runbooks\' imports are looked up in after the importing file\'s folder and its pack\'s `lib/` (repeatable; CAIRN_PATH holds more, separated by `:`)' -r -F
+complete -c cairn -n "__fish_cairn_using_subcommand vault; and __fish_seen_subcommand_from view" -s h -l help -d 'Print help'
+complete -c cairn -n "__fish_cairn_using_subcommand vault; and __fish_seen_subcommand_from rekey" -l vault-identity -d 'An age identity file (`AGE-SECRET-KEY-1...`; `cairn vault keygen` writes one)' -r -F
+complete -c cairn -n "__fish_cairn_using_subcommand vault; and __fish_seen_subcommand_from rekey" -l vault-passphrase-file -d 'A passphrase: the first line of this file' -r -F
+complete -c cairn -n "__fish_cairn_using_subcommand vault; and __fish_seen_subcommand_from rekey" -l vault-passphrase-command -d 'A passphrase: the first line this shell command prints (`pass show site/vault`)' -r
+complete -c cairn -n "__fish_cairn_using_subcommand vault; and __fish_seen_subcommand_from rekey" -l new-identity -d 'The new key: an age identity file' -r -F
+complete -c cairn -n "__fish_cairn_using_subcommand vault; and __fish_seen_subcommand_from rekey" -l new-passphrase-file -d 'The new key: a passphrase, the first line of this file' -r -F
+complete -c cairn -n "__fish_cairn_using_subcommand vault; and __fish_seen_subcommand_from rekey" -l new-passphrase-command -d 'The new key: a passphrase, the first line this shell command prints' -r
+complete -c cairn -n "__fish_cairn_using_subcommand vault; and __fish_seen_subcommand_from rekey" -l state-dir -d 'Where runs and simulated hosts keep their state' -r -F
+complete -c cairn -n "__fish_cairn_using_subcommand vault; and __fish_seen_subcommand_from rekey" -l lib -d 'A folder runbooks\' imports are looked up in after the importing file\'s folder and its pack\'s `lib/` (repeatable; CAIRN_PATH holds more, separated by `:`)' -r -F
+complete -c cairn -n "__fish_cairn_using_subcommand vault; and __fish_seen_subcommand_from rekey" -s h -l help -d 'Print help'
+complete -c cairn -n "__fish_cairn_using_subcommand vault; and __fish_seen_subcommand_from keygen" -l state-dir -d 'Where runs and simulated hosts keep their state' -r -F
+complete -c cairn -n "__fish_cairn_using_subcommand vault; and __fish_seen_subcommand_from keygen" -l lib -d 'A folder runbooks\' imports are looked up in after the importing file\'s folder and its pack\'s `lib/` (repeatable; CAIRN_PATH holds more, separated by `:`)' -r -F
+complete -c cairn -n "__fish_cairn_using_subcommand vault; and __fish_seen_subcommand_from keygen" -s h -l help -d 'Print help'
+complete -c cairn -n "__fish_cairn_using_subcommand vault; and __fish_seen_subcommand_from help" -f -a "create" -d 'Write a new vault: its secrets in $VISUAL or $EDITOR, in a private file on a memory file system removed after'
+complete -c cairn -n "__fish_cairn_using_subcommand vault; and __fish_seen_subcommand_from help" -f -a "edit" -d 'Change a vault\'s secrets in $VISUAL or $EDITOR; sealed again with the same key'
+complete -c cairn -n "__fish_cairn_using_subcommand vault; and __fish_seen_subcommand_from help" -f -a "view" -d 'Print a vault\'s secrets'
+complete -c cairn -n "__fish_cairn_using_subcommand vault; and __fish_seen_subcommand_from help" -f -a "rekey" -d 'Seal a vault with another key (`--new-identity`, `--new-passphrase-file`, `--new-passphrase-command`; none: a new passphrase asked on the terminal)'
+complete -c cairn -n "__fish_cairn_using_subcommand vault; and __fish_seen_subcommand_from help" -f -a "keygen" -d 'Write a new age identity file (`0600`) to seal vaults with; prints its public key'
+complete -c cairn -n "__fish_cairn_using_subcommand vault; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c cairn -n "__fish_cairn_using_subcommand repl" -s i -l inventory -d 'The inventory (with --host)' -r -F
 complete -c cairn -n "__fish_cairn_using_subcommand repl" -l host -d 'The inventory host to start on' -r
 complete -c cairn -n "__fish_cairn_using_subcommand repl" -l sim -d 'A throwaway simulated host instead: MODEL or MODEL?option=value&... (e.g. esxi7)' -r
 complete -c cairn -n "__fish_cairn_using_subcommand repl" -l state-dir -d 'Where runs and simulated hosts keep their state' -r -F
+complete -c cairn -n "__fish_cairn_using_subcommand repl" -l lib -d 'A folder runbooks\' imports are looked up in after the importing file\'s folder and its pack\'s `lib/` (repeatable; CAIRN_PATH holds more, separated by `:`)' -r -F
 complete -c cairn -n "__fish_cairn_using_subcommand repl" -s h -l help -d 'Print help'
-complete -c cairn -n "__fish_cairn_using_subcommand help; and not __fish_seen_subcommand_from check debug exec hosts journal parse resume run report runs completions man config repl help" -f -a "check" -d 'Check a runbook without running anything: syntax, unknown functions and modules, argument counts and literal types, option keys, params and stages declared once, stages not nested, actions inside stages, imports; with an inventory, the stages\' groups too'
-complete -c cairn -n "__fish_cairn_using_subcommand help; and not __fish_seen_subcommand_from check debug exec hosts journal parse resume run report runs completions man config repl help" -f -a "debug" -d 'Run one host\'s instance of a runbook under the debugger, from the start: it stops before the first action (or at the first breakpoint). Journals apart from any run'
-complete -c cairn -n "__fish_cairn_using_subcommand help; and not __fish_seen_subcommand_from check debug exec hosts journal parse resume run report runs completions man config repl help" -f -a "exec" -d 'Run one command on every host a pattern selects, as a one-stage run (journaled, listed by `cairn runs`, resumable): `cairn exec -i lab.toml \'esx*\' -- esxcli software vib list`'
-complete -c cairn -n "__fish_cairn_using_subcommand help; and not __fish_seen_subcommand_from check debug exec hosts journal parse resume run report runs completions man config repl help" -f -a "hosts" -d 'List the hosts of an inventory a pattern matches, under their groups'
-complete -c cairn -n "__fish_cairn_using_subcommand help; and not __fish_seen_subcommand_from check debug exec hosts journal parse resume run report runs completions man config repl help" -f -a "journal" -d 'Print a host\'s journal: its timeline, or the records as JSON lines'
-complete -c cairn -n "__fish_cairn_using_subcommand help; and not __fish_seen_subcommand_from check debug exec hosts journal parse resume run report runs completions man config repl help" -f -a "parse" -d 'Parse a vendor tool\'s output and print it as JSON'
-complete -c cairn -n "__fish_cairn_using_subcommand help; and not __fish_seen_subcommand_from check debug exec hosts journal parse resume run report runs completions man config repl help" -f -a "resume" -d 'Continue a run that stopped: replay what finished, settle what was interrupted, go on'
-complete -c cairn -n "__fish_cairn_using_subcommand help; and not __fish_seen_subcommand_from check debug exec hosts journal parse resume run report runs completions man config repl help" -f -a "run" -d 'Run a runbook on the hosts of an inventory (always a new run)'
-complete -c cairn -n "__fish_cairn_using_subcommand help; and not __fish_seen_subcommand_from check debug exec hosts journal parse resume run report runs completions man config repl help" -f -a "report" -d 'Write a run\'s report: one self-contained HTML page (summary, recap, failures, timeline, perftest and sockperf plots, fleet facts), made from its journals alone'
-complete -c cairn -n "__fish_cairn_using_subcommand help; and not __fish_seen_subcommand_from check debug exec hosts journal parse resume run report runs completions man config repl help" -f -a "runs" -d 'List runs and their state'
-complete -c cairn -n "__fish_cairn_using_subcommand help; and not __fish_seen_subcommand_from check debug exec hosts journal parse resume run report runs completions man config repl help" -f -a "completions" -d 'Print a shell\'s completion script: `cairn completions bash > /etc/bash_completion.d/cairn` (docs/completions/ has them generated)'
-complete -c cairn -n "__fish_cairn_using_subcommand help; and not __fish_seen_subcommand_from check debug exec hosts journal parse resume run report runs completions man config repl help" -f -a "man" -d 'Write the man pages, one per subcommand (`cairn.1`, `cairn-run.1`, ...), into a folder (docs/man/ has them generated)'
-complete -c cairn -n "__fish_cairn_using_subcommand help; and not __fish_seen_subcommand_from check debug exec hosts journal parse resume run report runs completions man config repl help" -f -a "config" -d 'Print each option a config file may set (`[defaults]` in `cairn.toml`, found upwards from here, and the user\'s `~/.config/cairn/config.toml`), its value, and where it came from'
-complete -c cairn -n "__fish_cairn_using_subcommand help; and not __fish_seen_subcommand_from check debug exec hosts journal parse resume run report runs completions man config repl help" -f -a "repl" -d 'Try builtins on one host: rhai lines in a persistent scope, with completion and help'
-complete -c cairn -n "__fish_cairn_using_subcommand help; and not __fish_seen_subcommand_from check debug exec hosts journal parse resume run report runs completions man config repl help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c cairn -n "__fish_cairn_using_subcommand help; and not __fish_seen_subcommand_from check debug exec hosts lsp journal parse resume run report recipes runs completions man config vault repl help" -f -a "check" -d 'Check a runbook without running anything: syntax, unknown functions and modules, argument counts and literal types, option keys, params and stages declared once, stages not nested, actions inside stages, imports; with an inventory, the stages\' groups too'
+complete -c cairn -n "__fish_cairn_using_subcommand help; and not __fish_seen_subcommand_from check debug exec hosts lsp journal parse resume run report recipes runs completions man config vault repl help" -f -a "debug" -d 'Run one host\'s instance of a runbook under the debugger, from the start: it stops before the first action (or at the first breakpoint). Journals apart from any run'
+complete -c cairn -n "__fish_cairn_using_subcommand help; and not __fish_seen_subcommand_from check debug exec hosts lsp journal parse resume run report recipes runs completions man config vault repl help" -f -a "exec" -d 'Run one command on every host a pattern selects, as a one-stage run (journaled, listed by `cairn runs`, resumable): `cairn exec -i lab.toml \'esx*\' -- esxcli software vib list`'
+complete -c cairn -n "__fish_cairn_using_subcommand help; and not __fish_seen_subcommand_from check debug exec hosts lsp journal parse resume run report recipes runs completions man config vault repl help" -f -a "hosts" -d 'List the hosts of an inventory a pattern matches, under their groups'
+complete -c cairn -n "__fish_cairn_using_subcommand help; and not __fish_seen_subcommand_from check debug exec hosts lsp journal parse resume run report recipes runs completions man config vault repl help" -f -a "lsp" -d 'Serve the Language Server Protocol on standard input and output, for editors: diagnostics from `cairn check`, completion, hover, signature help, definitions and the outline of runbooks and their modules (docs/editors.md)'
+complete -c cairn -n "__fish_cairn_using_subcommand help; and not __fish_seen_subcommand_from check debug exec hosts lsp journal parse resume run report recipes runs completions man config vault repl help" -f -a "journal" -d 'Print a host\'s journal: its timeline, or the records as JSON lines'
+complete -c cairn -n "__fish_cairn_using_subcommand help; and not __fish_seen_subcommand_from check debug exec hosts lsp journal parse resume run report recipes runs completions man config vault repl help" -f -a "parse" -d 'Parse a vendor tool\'s output and print it as JSON'
+complete -c cairn -n "__fish_cairn_using_subcommand help; and not __fish_seen_subcommand_from check debug exec hosts lsp journal parse resume run report recipes runs completions man config vault repl help" -f -a "resume" -d 'Continue a run that stopped: replay what finished, settle what was interrupted, go on'
+complete -c cairn -n "__fish_cairn_using_subcommand help; and not __fish_seen_subcommand_from check debug exec hosts lsp journal parse resume run report recipes runs completions man config vault repl help" -f -a "run" -d 'Run a runbook on the hosts of an inventory (always a new run)'
+complete -c cairn -n "__fish_cairn_using_subcommand help; and not __fish_seen_subcommand_from check debug exec hosts lsp journal parse resume run report recipes runs completions man config vault repl help" -f -a "report" -d 'Write a run\'s report: one self-contained HTML page (verdict, what changed, summary, recap, failures, attempts, timeline, perftest and sockperf plots, fleet facts), made from its journals alone; or the same page as a PDF'
+complete -c cairn -n "__fish_cairn_using_subcommand help; and not __fish_seen_subcommand_from check debug exec hosts lsp journal parse resume run report recipes runs completions man config vault repl help" -f -a "recipes" -d 'The recipes of the packs this cairn has (the shipped ones are built in): list them, print a recipe\'s simulated lab'
+complete -c cairn -n "__fish_cairn_using_subcommand help; and not __fish_seen_subcommand_from check debug exec hosts lsp journal parse resume run report recipes runs completions man config vault repl help" -f -a "runs" -d 'List runs and their state'
+complete -c cairn -n "__fish_cairn_using_subcommand help; and not __fish_seen_subcommand_from check debug exec hosts lsp journal parse resume run report recipes runs completions man config vault repl help" -f -a "completions" -d 'Print a shell\'s completion script: `cairn completions bash > /etc/bash_completion.d/cairn` (docs/completions/ has them generated)'
+complete -c cairn -n "__fish_cairn_using_subcommand help; and not __fish_seen_subcommand_from check debug exec hosts lsp journal parse resume run report recipes runs completions man config vault repl help" -f -a "man" -d 'Write the man pages, one per subcommand (`cairn.1`, `cairn-run.1`, ...), into a folder (docs/man/ has them generated)'
+complete -c cairn -n "__fish_cairn_using_subcommand help; and not __fish_seen_subcommand_from check debug exec hosts lsp journal parse resume run report recipes runs completions man config vault repl help" -f -a "config" -d 'Print each option a config file may set (`[defaults]` in `cairn.toml`, found upwards from here, and the user\'s `~/.config/cairn/config.toml`), its value, and where it came from'
+complete -c cairn -n "__fish_cairn_using_subcommand help; and not __fish_seen_subcommand_from check debug exec hosts lsp journal parse resume run report recipes runs completions man config vault repl help" -f -a "vault" -d 'Keep secrets in an encrypted file beside the runbooks (age; docs/vault.md): `--vault FILE` gives them to `secret(...)` params and to hosts\' `password_vault`'
+complete -c cairn -n "__fish_cairn_using_subcommand help; and not __fish_seen_subcommand_from check debug exec hosts lsp journal parse resume run report recipes runs completions man config vault repl help" -f -a "repl" -d 'Try builtins on one host: rhai lines in a persistent scope, with completion and help'
+complete -c cairn -n "__fish_cairn_using_subcommand help; and not __fish_seen_subcommand_from check debug exec hosts lsp journal parse resume run report recipes runs completions man config vault repl help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c cairn -n "__fish_cairn_using_subcommand help; and __fish_seen_subcommand_from recipes" -f -a "list" -d 'Every recipe: its name, pack, version and lab, and each pack\'s content id'
+complete -c cairn -n "__fish_cairn_using_subcommand help; and __fish_seen_subcommand_from recipes" -f -a "lab" -d 'Print a recipe\'s simulated lab (an inventory): `cairn recipes lab NAME > lab.toml`'
+complete -c cairn -n "__fish_cairn_using_subcommand help; and __fish_seen_subcommand_from vault" -f -a "create" -d 'Write a new vault: its secrets in $VISUAL or $EDITOR, in a private file on a memory file system removed after'
+complete -c cairn -n "__fish_cairn_using_subcommand help; and __fish_seen_subcommand_from vault" -f -a "edit" -d 'Change a vault\'s secrets in $VISUAL or $EDITOR; sealed again with the same key'
+complete -c cairn -n "__fish_cairn_using_subcommand help; and __fish_seen_subcommand_from vault" -f -a "view" -d 'Print a vault\'s secrets'
+complete -c cairn -n "__fish_cairn_using_subcommand help; and __fish_seen_subcommand_from vault" -f -a "rekey" -d 'Seal a vault with another key (`--new-identity`, `--new-passphrase-file`, `--new-passphrase-command`; none: a new passphrase asked on the terminal)'
+complete -c cairn -n "__fish_cairn_using_subcommand help; and __fish_seen_subcommand_from vault" -f -a "keygen" -d 'Write a new age identity file (`0600`) to seal vaults with; prints its public key'

@@ -60,9 +60,13 @@ impl ImportPath {
         if Path::new(&name).is_absolute() {
             return vec![PathBuf::from(name)];
         }
+        // `lib/` beside the importing file before the file's own folder, as before packs: a
+        // runbook named `guest.rhai` that imports "guest" means `lib/guest.rhai`, not itself.
         let mut folders = Vec::new();
         if let Some(file) = importing {
-            folders.push(parent_dir(file));
+            let dir = parent_dir(file);
+            folders.push(dir.join("lib"));
+            folders.push(dir);
         }
         folders.push(self.root.join("lib"));
         folders.push(self.root.clone());
@@ -104,6 +108,9 @@ fn parent_dir(file: &Path) -> PathBuf {
 /// its source set to its file so the imports inside it resolve beside it.
 pub struct ImportResolver {
     cache: Mutex<HashMap<PathBuf, SharedModule>>,
+    /// The modules each thread is compiling now, outermost first: an import of one of them is
+    /// a circle, refused instead of recursing until the host thread's stack overflows.
+    loading: Mutex<Vec<(std::thread::ThreadId, PathBuf)>>,
     path: ImportPath,
 }
 
@@ -112,6 +119,7 @@ impl ImportResolver {
     pub fn new(path: ImportPath) -> Self {
         Self {
             cache: Mutex::new(HashMap::new()),
+            loading: Mutex::new(Vec::new()),
             path,
         }
     }
@@ -135,6 +143,46 @@ impl ImportResolver {
     }
 }
 
+impl ImportResolver {
+    /// Marks `file` as being compiled by this thread, or names the circle when it already is
+    /// (`a.rhai imports b.rhai imports a.rhai`).
+    fn enter(&self, file: &Path, importing: Option<&Path>) -> Option<String> {
+        let me = std::thread::current().id();
+        let mut loading = self.loading.lock().unwrap_or_else(|e| e.into_inner());
+        let mine: Vec<&PathBuf> = loading
+            .iter()
+            .filter(|(thread, _)| *thread == me)
+            .map(|(_, path)| path)
+            .collect();
+        let importing_itself = importing == Some(file);
+        if let Some(start) = mine.iter().position(|path| path.as_path() == file) {
+            let mut chain: Vec<String> = mine[start..]
+                .iter()
+                .map(|p| p.display().to_string())
+                .collect();
+            chain.push(file.display().to_string());
+            return Some(chain.join(" imports "));
+        }
+        if importing_itself {
+            return Some(format!("{0} imports {0}", file.display()));
+        }
+        loading.push((me, file.to_path_buf()));
+        None
+    }
+
+    /// `file` is compiled (or failed): no longer in this thread's chain.
+    fn leave(&self, file: &Path) {
+        let me = std::thread::current().id();
+        let mut loading = self.loading.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(at) = loading
+            .iter()
+            .rposition(|(thread, path)| *thread == me && path == file)
+        {
+            loading.remove(at);
+        }
+    }
+}
+
 impl ModuleResolver for ImportResolver {
     fn resolve_raw(
         &self,
@@ -151,7 +199,17 @@ impl ModuleResolver for ImportResolver {
         if let Some(cached) = self.cache.lock().ok().and_then(|c| c.get(&file).cloned()) {
             return Ok(cached);
         }
-        let loaded = self.load(engine, global, scope, &file, module, position)?;
+        let circle = self.enter(&file, importing.as_deref());
+        if let Some(circle) = circle {
+            let error = EvalAltResult::ErrorSystem(
+                format!("import circle: {circle}"),
+                "a module may not import itself, directly or through another".into(),
+            );
+            return Err(EvalAltResult::ErrorInModule(module.into(), error.into(), position).into());
+        }
+        let loaded = self.load(engine, global, scope, &file, module, position);
+        self.leave(&file);
+        let loaded = loaded?;
         if let Ok(mut cache) = self.cache.lock() {
             cache.insert(file, loaded.clone());
         }
@@ -203,5 +261,48 @@ mod tests {
         std::fs::write(dir.path().join(PACK_MANIFEST), "").unwrap_or_else(|e| panic!("{e}"));
         let path = ImportPath::of_runbook(&dir.path().join("recipes/a.rhai"), &[]);
         assert_eq!(path.root, dir.path());
+    }
+
+    #[test]
+    fn a_runbook_named_as_a_module_imports_the_module_from_lib_not_itself() {
+        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        std::fs::create_dir_all(dir.path().join("lib")).unwrap_or_else(|e| panic!("{e}"));
+        std::fs::write(dir.path().join("lib/guest.rhai"), "").unwrap_or_else(|e| panic!("{e}"));
+        let runbook = dir.path().join("guest.rhai");
+        let path = ImportPath::of_runbook(&runbook, &[]);
+        assert_eq!(
+            path.resolve(Some(&runbook), "guest"),
+            Some(dir.path().join("lib/guest.rhai"))
+        );
+    }
+
+    #[test]
+    fn an_import_circle_is_an_error_naming_it_not_a_stack_overflow() {
+        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let write = |name: &str, text: &str| {
+            std::fs::write(dir.path().join(name), text).unwrap_or_else(|e| panic!("{e}"));
+        };
+        write("a.rhai", "import \"b\" as b;\n");
+        write("b.rhai", "import \"a\" as a;\n");
+        write("self.rhai", "import \"self\" as me;\n");
+        let mut engine = Engine::new();
+        engine.set_module_resolver(ImportResolver::new(ImportPath::at(dir.path())));
+        for (file, circle) in [
+            ("a.rhai", "b.rhai imports"),
+            ("self.rhai", "self.rhai imports"),
+        ] {
+            let file = dir.path().join(file);
+            let mut ast = engine
+                .compile_file(file.clone())
+                .unwrap_or_else(|e| panic!("{e}"));
+            ast.set_source(file.display().to_string());
+            let error = engine
+                .run_ast(&ast)
+                .err()
+                .map(|e| e.to_string())
+                .unwrap_or_default();
+            assert!(error.contains("import circle"), "{error}");
+            assert!(error.contains(circle), "{error}");
+        }
     }
 }

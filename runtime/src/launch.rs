@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use cairn_vault::Vault;
 
-use crate::inventory::{Address, HostPattern, HostSpec, Inventory, InventoryError};
+use crate::inventory::{Address, HostPattern, HostSpec, Inventory};
 use crate::journal::{JournalError, JournalEvent, now_millis};
 pub use crate::launch_error::LaunchError;
 use crate::resume_choices::{AskUndecided, ask_each, resolve_stage, undecided};

@@ -157,7 +157,7 @@ stage "hardware" on metal {
     );
     lab.write(
         "lab.toml",
-        "[hosts.metal01]\naddress = \"sim:rhel8-metal?clock=virtual&part_number=MCX555A-ECAT\"\ngroups = [\"metal\"]\n",
+        "[hosts.metal01]\naddress = \"sim:rhel8-metal?clock=virtual&ofed=5.8-1.0.1.1&part_number=MCX555A-ECAT\"\ngroups = [\"metal\"]\n",
     );
     let run = lab.cairn(&["run", "book.rhai", "-i", "lab.toml"]);
     let said = format!("{}{}", run.stdout, run.stderr);

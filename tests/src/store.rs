@@ -269,7 +269,9 @@ fn two_runs_started_in_the_same_second_get_their_own_folders() {
         "book.rhai",
         "stage \"one\" on compute {\n    run([\"echo\", \"a\"]);\n}\n",
     );
-    lab.write("lab.toml", &inventory("node01", "clock=virtual"));
+    // Two hosts, one a run: a run holds its hosts' leases, so two runs on one host would not
+    // both start (tests/src/leases.rs).
+    lab.write("lab.toml", &inventory("node[01-02]", "clock=virtual"));
     // Start both just after a second begins, so they start within it.
     let now = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
@@ -277,20 +279,23 @@ fn two_runs_started_in_the_same_second_get_their_own_folders() {
     std::thread::sleep(Duration::from_millis(
         u64::from(1000 - now.subsec_millis()) + 20,
     ));
-    let spawn = || {
-        lab.command(&["run", "book.rhai", "-i", "lab.toml"])
+    let spawn = |host: &str| {
+        lab.command(&["run", "book.rhai", "-i", "lab.toml", "--limit", host])
             .stdout(std::process::Stdio::null())
             .spawn()
             .unwrap_or_else(|e| panic!("spawn: {e}"))
     };
-    let (mut a, mut b) = (spawn(), spawn());
+    let (mut a, mut b) = (spawn("node01"), spawn("node02"));
     assert!(a.wait().is_ok_and(|s| s.success()));
     assert!(b.wait().is_ok_and(|s| s.success()));
     let ids = lab.runs();
     assert_eq!(ids.len(), 2, "{ids:?}");
     for id in &ids {
-        let path = lab.path().join(".cairn/runs").join(id).join("node01.jsonl");
-        let text = std::fs::read_to_string(&path).unwrap_or_default();
+        let dir = lab.path().join(".cairn/runs").join(id);
+        let text = ["node01.jsonl", "node02.jsonl"]
+            .iter()
+            .filter_map(|file| std::fs::read_to_string(dir.join(file)).ok())
+            .collect::<String>();
         assert_eq!(
             text.matches("\"type\":\"header\"").count(),
             1,

@@ -73,7 +73,7 @@ impl Sessions {
             .into_iter()
             .filter_map(|name| {
                 let spec = self.hosts.iter().find(|h| h.name == name)?;
-                let transport = self.transports.open(spec, false).ok()?;
+                let transport = self.transports.open(spec, false, None).ok()?;
                 Some((name, Arc::new(Mutex::new(transport))))
             })
             .collect()

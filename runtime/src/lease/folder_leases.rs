@@ -122,7 +122,7 @@ impl LeaseStore for FolderLeases {
                         controller: "this machine".into(),
                         pid: 0,
                         run_id: "(starting)".into(),
-                        since: crate::journal::now_millis(),
+                        since: crate::Clock::Real.now_millis(),
                         state_dir: String::new(),
                     },
                     |lease| lease.holder,

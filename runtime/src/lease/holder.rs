@@ -30,7 +30,7 @@ impl Holder {
             controller,
             pid: std::process::id(),
             run_id: run_id.to_owned(),
-            since: crate::journal::now_millis(),
+            since: crate::Clock::Real.now_millis(),
             state_dir: state_dir.display().to_string(),
         }
     }

@@ -149,6 +149,7 @@ mod tests {
             .map(|(i, status)| HostReport {
                 changes: Vec::new(),
                 failure: None,
+                left_behind: Vec::new(),
                 name: format!("node{i}"),
                 prediction_stopped: None,
                 reboot_pending: None,
@@ -156,6 +157,7 @@ mod tests {
             })
             .collect();
         RunReport {
+            halted: None,
             hosts,
             run_id: "1".into(),
         }

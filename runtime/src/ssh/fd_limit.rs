@@ -6,8 +6,9 @@
 //! refused (it would fail host by host with `Too many open files`), and one that may need more
 //! than the limit gives is warned.
 
-/// Descriptors every host holds for the whole run: its journal.
-pub const FDS_PER_JOURNAL: u64 = 1;
+/// Descriptors every host holds for the whole run: its journal, and the locked file of its host
+/// lease (docs/fleet.md).
+pub const FDS_PER_JOURNAL: u64 = 2;
 
 /// Descriptors one SSH host may hold besides its journal: its socket, and for a `ProxyJump`
 /// host the other end of the socket pair and the pipes of `ssh -W`.
