@@ -106,9 +106,17 @@ pub(crate) fn measure_in_round(
     }
     // The server's own error explains a client that could not reach it (which only says so),
     // unless both failed the same way (a QP that neither side could move to RTR).
+    // A server the shell could not start (`sh: ib_send_bw: command not found`) printed the
+    // shell's words, not perftest's: the client's own failure says what happened.
     let served = crate::perftest::parse(&output.server.stdout)
         .ok()
-        .and_then(|served| served.error);
+        .and_then(|served| served.error)
+        .filter(|error| {
+            !error
+                .lines
+                .iter()
+                .any(|l| l.contains(": command not found"))
+        });
     let command = format!("{} (on {client})", pair.client_argv.join(" "));
     let parsed = match crate::perftest::parse(&text) {
         Ok(parsed) => parsed,
