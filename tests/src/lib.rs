@@ -330,3 +330,17 @@ impl Drop for Immutable {
             .status();
     }
 }
+
+/// Every file under `dir`, recursively: what a test greps for a secret that must not be there.
+pub fn files(dir: &Path) -> Vec<PathBuf> {
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            found.extend(files(&path));
+        } else {
+            found.push(path);
+        }
+    }
+    found
+}

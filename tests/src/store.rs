@@ -4,7 +4,7 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use cairn_tests::{Lab, records};
+use cairn_tests::{Lab, files, records};
 
 use crate::executor::{THREE_STAGES, inventory};
 
@@ -22,20 +22,6 @@ stage "two" on compute {
     run(["false", token]);
 }
 "#;
-
-/// Every file under `dir`, recursively.
-fn files(dir: &Path) -> Vec<PathBuf> {
-    let mut found = Vec::new();
-    for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
-        let path = entry.path();
-        if path.is_dir() {
-            found.extend(files(&path));
-        } else {
-            found.push(path);
-        }
-    }
-    found
-}
 
 /// A diagnostic's text on one line: miette wraps long messages.
 fn flat(text: &str) -> String {

@@ -2,9 +2,10 @@
 //! or stream; a wrong key, a changed vault or a missing secret runs nothing; the editor's
 //! plaintext lives in a private memory folder removed after.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use cairn_tests::Lab;
+use cairn_tests::files;
 
 use crate::executor::inventory;
 
@@ -22,20 +23,6 @@ stage "use" on compute {
     run(["false", "fails with", token]);
 }
 "#;
-
-/// Every file under `dir`, recursively.
-fn files(dir: &Path) -> Vec<PathBuf> {
-    let mut found = Vec::new();
-    for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
-        let path = entry.path();
-        if path.is_dir() {
-            found.extend(files(&path));
-        } else {
-            found.push(path);
-        }
-    }
-    found
-}
 
 /// A vault sealed to a new identity, its secrets written by an editor script; the script and
 /// the identity live outside the lab, whose every file is searched for the secrets.

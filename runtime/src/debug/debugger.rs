@@ -289,6 +289,8 @@ mod tests {
             libraries: Vec::new(),
             options: RunOptions {
                 debugger,
+                // Each test its own lease folder: the tests run at once, all on `local`.
+                lease_dir: Some(dir.join("leases")),
                 ..RunOptions::default()
             },
             params: BTreeMap::new(),
