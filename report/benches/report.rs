@@ -4,7 +4,7 @@
 
 use std::time::Instant;
 
-use cairn_runtime::{RunMeta, RunStore};
+use cairn_runtime::RunStore;
 use serde_json::{Value, json};
 use support::{Act, write_journal};
 
@@ -21,19 +21,7 @@ fn main() {
     let mut hosts: Vec<String> = (1..=ESXI).map(|i| format!("esx{i:03}")).collect();
     hosts.extend((1..=VMS).map(|i| format!("vm{i:03}")));
     store
-        .create(&RunMeta {
-            at: 1_796_015_702_000,
-            hosts: hosts.clone(),
-            inventory: "lab.toml".into(),
-            max_operations: 1,
-            max_unavailable: None,
-            begun: true,
-            controller: true,
-            params: Default::default(),
-            reboot_timeout_secs: 600,
-            run_id: id.clone(),
-            runbook: "book.rhai".into(),
-        })
+        .create(&support::run_meta(&id, hosts.clone()))
         .expect("run.json");
     for (index, host) in hosts.iter().enumerate() {
         let esxi = index < ESXI;

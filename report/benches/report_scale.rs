@@ -9,9 +9,9 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Instant;
 
-use cairn_runtime::{RunMeta, RunStore};
+use cairn_runtime::RunStore;
 use serde_json::{Value, json};
-use support::{Act, START, write_journal};
+use support::{Act, write_journal};
 
 #[path = "../src/test_journals.rs"]
 mod support;
@@ -84,19 +84,7 @@ fn run_of(dir: &Path, hosts: usize) -> (RunStore, String) {
     drop(lock);
     let names: Vec<String> = (1..=hosts).map(|i| format!("node{i:04}")).collect();
     store
-        .create(&RunMeta {
-            at: START,
-            hosts: names.clone(),
-            inventory: "lab.toml".into(),
-            max_operations: 1,
-            max_unavailable: None,
-            begun: true,
-            controller: true,
-            params: Default::default(),
-            reboot_timeout_secs: 600,
-            run_id: id.clone(),
-            runbook: "book.rhai".into(),
-        })
+        .create(&support::run_meta(&id, names.clone()))
         .expect("run.json");
     for (index, name) in names.iter().enumerate() {
         let step = if index % 50 == 49 { 45 } else { 37 };

@@ -97,12 +97,12 @@ pub(crate) fn render(model: &RunModel) -> Result<String, ReportError> {
 
 #[cfg(test)]
 mod tests {
-    use cairn_runtime::{RunMeta, RunStore};
+    use cairn_runtime::RunStore;
     use serde_json::json;
 
     use super::*;
 
-    use crate::test_journals::{Act, START, write_journal};
+    use crate::test_journals::{Act, write_journal};
 
     /// A 100-host run: every host installs a VIB, sets LINK_TYPE_P1 and updates its firmware
     /// (one from older firmware), one host in fifty is slower.
@@ -111,19 +111,7 @@ mod tests {
         let (id, lock) = store.claim().unwrap_or_else(|e| panic!("{e}"));
         drop(lock);
         let names: Vec<String> = (1..=100).map(|i| format!("node{i:03}")).collect();
-        let meta = RunMeta {
-            at: START,
-            hosts: names.clone(),
-            inventory: "lab.toml".into(),
-            max_operations: 1,
-            max_unavailable: None,
-            begun: true,
-            controller: true,
-            params: Default::default(),
-            reboot_timeout_secs: 600,
-            run_id: id.clone(),
-            runbook: "book.rhai".into(),
-        };
+        let meta = crate::test_journals::run_meta(&id, names.clone());
         store.create(&meta).unwrap_or_else(|e| panic!("{e}"));
         for (index, name) in names.iter().enumerate() {
             let from = if index == 7 {

@@ -1,14 +1,31 @@
 //! Journals written with the runtime's record types, for the report's tests and benches: a host's
 //! header, a stage every three actions, each action's intent and outcome, its end.
 
-use cairn_runtime::RunStore;
 use cairn_runtime::journal::{
     HostEndRecord, HostStatus, IntentRecord, JournalEvent, OutcomeRecord, RunHeader, StageRecord,
 };
+use cairn_runtime::{RunMeta, RunStore};
 use serde_json::Value;
 
 /// The first record's time: 2026-11-30 05:15:02 UTC.
 pub(crate) const START: u64 = 1_796_015_702_000;
+
+/// The `run.json` of a finished run `id` on `hosts` with a controller, begun at [`START`].
+pub(crate) fn run_meta(id: &str, hosts: Vec<String>) -> RunMeta {
+    RunMeta {
+        at: START,
+        hosts,
+        inventory: "lab.toml".into(),
+        max_operations: 1,
+        max_unavailable: None,
+        begun: true,
+        controller: true,
+        params: Default::default(),
+        reboot_timeout_secs: 600,
+        run_id: id.to_owned(),
+        runbook: "book.rhai".into(),
+    }
+}
 
 /// One recorded action.
 pub(crate) struct Act {
