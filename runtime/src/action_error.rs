@@ -12,6 +12,10 @@ pub struct CallSite {
     pub file: String,
     /// 1-based line.
     pub line: u32,
+    /// The calls that led here, innermost first; kept only under the debugger
+    /// (`call_chain.rs`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub callers: Vec<crate::Caller>,
 }
 
 /// A tool's output that does not parse, as the builtin that ran the tool saw it.

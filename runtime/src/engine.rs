@@ -45,6 +45,9 @@ pub fn bind_host(engine: &mut Engine, host: &Arc<HostContext>) {
     engine.on_print(move |text| {
         let _ = printer.log(text.to_owned());
     });
+    if host.debugger().is_some() {
+        crate::call_chain::track_calls(engine);
+    }
     let debugger = host.clone();
     engine.on_debug(move |text, _, _| {
         let _ = debugger.log(text.to_owned());

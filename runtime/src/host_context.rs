@@ -223,6 +223,7 @@ impl HostContext {
                 .line()
                 .and_then(|l| u32::try_from(l).ok())
                 .unwrap_or(0),
+            callers: crate::call_chain::callers(ctx, &self.runbook_file),
         }
     }
 

@@ -8,6 +8,7 @@ mod barrier;
 mod budget;
 mod builtin_help;
 mod builtin_options;
+mod call_chain;
 mod cancel;
 mod check;
 mod clock;
@@ -66,6 +67,7 @@ pub use builtin_help::{
 pub use builtin_options::{
     BuiltinOptions, OptionKey, OptionType, declare_options, declared_options,
 };
+pub use call_chain::Caller;
 pub use cancel::{Cancel, Cancelled};
 pub use check::{
     CheckRecord, Checked, GroupCheck, check_groups, check_runbook, check_source, import_file,

@@ -125,6 +125,19 @@ fn a_person_loads_a_recipe_breaks_at_a_stage_and_steps_through_its_actions() {
         &mut p,
         "mlxconfig::set {\"device\":\"mt4119_pciconf1\",\"values\":{\"LINK_TYPE_P1\":1}}",
     );
+    // The stop, and `:where` after it, tell the story: the module's line, then the recipe
+    // line that called into it.
+    let called_from = format!(
+        "`set_link_types` called from {}:{calls_into}:",
+        book.display()
+    );
+    expect(&mut p, &called_from);
+    expect(&mut p, &format!("@{module_line}> "));
+    say(&mut p, ":where");
+    expect(&mut p, "runbook ");
+    expect(&mut p, &format!("lib/vsphere.rhai:{module_line}:"));
+    expect(&mut p, &called_from);
+    expect(&mut p, &format!("@{module_line}> "));
     say(&mut p, ":quit");
     p.exp_eof().unwrap_or_else(|e| panic!("quit: {e}"));
 }

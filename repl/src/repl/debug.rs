@@ -279,6 +279,12 @@ pub(super) fn show_pause(pause: &Pause, runbook: Option<&Runbook>) {
     if let Some(text) = source_line(site.file.as_str(), site.line, runbook) {
         println!("{:>5} │ {text}", site.line);
     }
+    for caller in &site.callers {
+        println!(
+            "  `{}` called from {}:{}:{}",
+            caller.function, caller.file, caller.line, caller.column
+        );
+    }
     if pause.failed() {
         println!(
             ":retry, :skip [VALUE] (default {}), :abort; any rhai runs on the host",

@@ -107,7 +107,7 @@ pub(crate) fn help(engine: &Engine, topic: &str) -> String {
             ":use HOST         switch to another host (a fresh scope)",
             ":vars             variables in scope (and a paused runbook's)",
             ":journal [repl]   the journal of the runbook loaded last; with `repl` (or none loaded) this session's",
-            ":where            the host, the journal file, and where a loaded runbook stands",
+            ":where            the host, the journal file, where a loaded runbook stands and the calls there",
 ":clear            clear the screen",
             "",
             "Debugging a runbook on this host:",

@@ -143,6 +143,7 @@ mod tests {
                     column: 1,
                     file: "book.rhai".into(),
                     line: 1,
+                    callers: Vec::new(),
                 },
                 stage: "s".into(),
             },

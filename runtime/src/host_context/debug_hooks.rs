@@ -43,6 +43,7 @@ impl HostContext {
                     .line()
                     .and_then(|l| u32::try_from(l).ok())
                     .unwrap_or(0),
+                callers: Vec::new(),
             },
             stage: name.to_owned(),
         };
