@@ -19,6 +19,20 @@ pub(crate) const CONFIGURABLE: &[(&str, bool)] = &[
     ("max-unavailable", false),
     ("reboot-timeout", false),
     ("color", false),
+    ("lib", true),
+    ("vault", true),
+    ("vault-identity", true),
+    ("vault-passphrase-file", true),
+    ("vault-passphrase-command", false),
+];
+
+/// The options that only mean something with a vault: a file's value for one is taken only when
+/// a vault is named too (on the command line or in a file), so a user's identity in their own
+/// config does not make every run without a vault a usage error.
+const WITH_VAULT: &[&str] = &[
+    "vault-identity",
+    "vault-passphrase-file",
+    "vault-passphrase-command",
 ];
 
 /// The parsed command line, the files it took defaults from, and the options' built-in
@@ -54,19 +68,40 @@ pub(crate) fn parse() -> miette::Result<Parsed> {
     let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
     let keys: Vec<&str> = CONFIGURABLE.iter().map(|(key, _)| *key).collect();
     let config = Config::load(&cwd, &keys)?;
-    let mut command = Cli::command();
+    let command = Cli::command();
     let options: Vec<OptionInfo> = CONFIGURABLE
         .iter()
         .map(|(key, _)| describe(&command, key))
         .collect();
+    let mut from_files = Vec::new();
     for (key, is_path) in CONFIGURABLE {
         if let Some((file, setting)) = config.get(key) {
             let value = value_of(file, setting, *is_path, &cwd);
             check(&command, file, setting, &value)?;
-            command = with_default(command, key, &value);
+            from_files.push((*key, value));
         }
     }
-    let matches = command.get_matches();
+    let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
+    let with_defaults = |skip: &[&str]| {
+        from_files
+            .iter()
+            .filter(|(key, _)| !skip.contains(key))
+            .fold(command.clone(), |command, (key, value)| {
+                with_default(command, key, value)
+            })
+    };
+    let parse = |command: Command| {
+        command
+            .try_get_matches_from(&args)
+            .unwrap_or_else(|e| e.exit())
+    };
+    let first = parse(with_defaults(&[]));
+    let skip = overridden(&command, &first, &from_files);
+    let matches = if skip.is_empty() {
+        first
+    } else {
+        parse(with_defaults(&skip))
+    };
     let cli = Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
     let options = options
         .into_iter()
@@ -80,6 +115,78 @@ pub(crate) fn parse() -> miette::Result<Parsed> {
         config,
         options,
     })
+}
+
+/// The files' values that give way: one whose option conflicts with an option typed on the
+/// command line (the file's `vault-identity` against a typed `--vault-passphrase-file`), and a
+/// vault key when no vault is named.
+fn overridden(
+    command: &Command,
+    matches: &ArgMatches,
+    from_files: &[(&'static str, String)],
+) -> Vec<&'static str> {
+    // `cairn vault edit FILE` names its vault by position: only a command with `--vault` can
+    // lack one.
+    let mut ran = matches;
+    while let Some((_, sub)) = ran.subcommand() {
+        ran = sub;
+    }
+    let lacks_vault = matches!(ran.try_get_raw("vault"), Ok(None));
+    from_files
+        .iter()
+        .map(|(key, _)| *key)
+        .filter(|key| {
+            (WITH_VAULT.contains(key) && lacks_vault)
+                || conflicting(command, key).iter().any(|other| {
+                    source_of(matches, other) == Some(clap::parser::ValueSource::CommandLine)
+                })
+        })
+        .collect()
+}
+
+/// Where the value of the option with this id came from, on the command or the subcommand
+/// that was run.
+fn source_of(matches: &ArgMatches, id: &str) -> Option<clap::parser::ValueSource> {
+    match matches.try_get_raw(id) {
+        Ok(Some(_)) => matches.value_source(id),
+        _ => matches.subcommand().and_then(|(_, sub)| source_of(sub, id)),
+    }
+}
+
+/// The ids of the options `--key` conflicts with, whichever side declared the conflict.
+fn conflicting(command: &Command, key: &str) -> Vec<String> {
+    let Some(owner) = owner(command, key) else {
+        return Vec::new();
+    };
+    let Some(arg) = owner.get_arguments().find(|a| a.get_long() == Some(key)) else {
+        return Vec::new();
+    };
+    let mut ids: Vec<String> = owner
+        .get_arg_conflicts_with(arg)
+        .iter()
+        .map(|other| other.get_id().to_string())
+        .collect();
+    for other in owner.get_arguments() {
+        if owner
+            .get_arg_conflicts_with(other)
+            .iter()
+            .any(|c| c.get_id() == arg.get_id())
+        {
+            ids.push(other.get_id().to_string());
+        }
+    }
+    ids
+}
+
+/// The command or subcommand that declares `--key`.
+fn owner<'a>(command: &'a Command, key: &str) -> Option<&'a Command> {
+    if command
+        .get_arguments()
+        .any(|arg| arg.get_long() == Some(key))
+    {
+        return Some(command);
+    }
+    command.get_subcommands().find_map(|sub| owner(sub, key))
 }
 
 /// A path is relative to the file's folder (as Cargo reads `Cargo.toml`'s), written as given
@@ -146,7 +253,7 @@ fn with_default(command: Command, key: &str, value: &str) -> Command {
     };
     command
         .mut_args(set)
-        .mut_subcommands(|sub| sub.mut_args(set))
+        .mut_subcommands(|sub| with_default(sub, key, value))
 }
 
 /// An option's built-in default and its environment variable's value, before any file.

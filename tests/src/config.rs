@@ -156,3 +156,63 @@ fn a_configured_inventory_does_not_stop_a_repl_on_a_simulated_host() {
         .exp_string("42")
         .unwrap_or_else(|e| panic!("evaluated: {e}"));
 }
+
+#[test]
+fn the_files_name_the_lib_folder_the_vault_and_its_key() {
+    let lab = lab("inventory = \"labs/one.toml\"\n");
+    let keys = crate::vault::Keys::new(&lab);
+    keys.create(&lab, &crate::vault::secrets_text());
+    lab.write(
+        "shared/greet.rhai",
+        "fn hello(who) { run([\"echo\", who]); }\n",
+    );
+    lab.write(
+        "secret.rhai",
+        "import \"greet\" as greet;\nparam token = secret(\"none\");\n\
+         stage \"a\" on all { if token == \"none\" { run([\"false\"]); } greet::hello(token); }\n",
+    );
+    // The project names the lib folder and the vault; the user's own file names their key.
+    lab.write(
+        "cairn.toml",
+        "[defaults]\ninventory = \"labs/one.toml\"\nlib = \"shared\"\nvault = \"site.vault\"\n",
+    );
+    lab.write(
+        ".config/cairn/config.toml",
+        &format!("[defaults]\nvault-identity = \"{}\"\n", keys.identity),
+    );
+    let run = lab.cairn(&["run", "secret.rhai"]);
+    assert_eq!(run.code, 0, "{}\n{}", run.stdout, run.stderr);
+    assert!(!run.stdout.contains(crate::vault::TOKEN), "{}", run.stdout);
+    let shown = lab.cairn(&["config"]);
+    for key in ["lib", "vault", "vault-identity"] {
+        let line = shown
+            .stdout
+            .lines()
+            .find(|l| l.split_whitespace().next() == Some(key))
+            .unwrap_or_default();
+        assert!(
+            line.contains("config.toml:") || line.contains("cairn.toml:"),
+            "{key}: {}",
+            shown.stdout
+        );
+    }
+    // A key typed on the command line replaces the file's, rather than conflicting with it:
+    // this one is wrong, so the vault is refused before anything runs.
+    lab.write("wrong-pass", "not the key\n");
+    let typed = lab.cairn(&[
+        "run",
+        "secret.rhai",
+        "--vault-passphrase-file",
+        "wrong-pass",
+    ]);
+    assert_eq!(typed.code, 2, "{}\n{}", typed.stdout, typed.stderr);
+    assert!(
+        !typed.stderr.contains("cannot be used with"),
+        "{}",
+        typed.stderr
+    );
+    // Without a vault, the user's key is not a usage error: a runbook without secrets runs.
+    lab.write("cairn.toml", "[defaults]\ninventory = \"labs/one.toml\"\n");
+    let plain = lab.cairn(&["run", "book.rhai"]);
+    assert_eq!(plain.code, 0, "{}\n{}", plain.stdout, plain.stderr);
+}

@@ -9,7 +9,7 @@ use cairn_tests::files;
 
 use crate::executor::inventory;
 
-const TOKEN: &str = "Vt-7hQ2x-token";
+pub(crate) const TOKEN: &str = "Vt-7hQ2x-token";
 const ROOT_PASSWORD: &str = "Esx-R00t-9wq";
 
 const BOOK: &str = r#"
@@ -26,13 +26,13 @@ stage "use" on compute {
 
 /// A vault sealed to a new identity, its secrets written by an editor script; the script and
 /// the identity live outside the lab, whose every file is searched for the secrets.
-struct Keys {
+pub(crate) struct Keys {
     outside: tempfile::TempDir,
-    identity: String,
+    pub(crate) identity: String,
 }
 
 impl Keys {
-    fn new(lab: &Lab) -> Self {
+    pub(crate) fn new(lab: &Lab) -> Self {
         let outside = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
         let identity = outside.path().join("id.txt").display().to_string();
         let made = lab.cairn(&["vault", "keygen", &identity]);
@@ -65,7 +65,7 @@ impl Keys {
         std::fs::read_to_string(self.outside.path().join("note")).unwrap_or_default()
     }
 
-    fn create(&self, lab: &Lab, text: &str) {
+    pub(crate) fn create(&self, lab: &Lab, text: &str) {
         let editor = self.editor(text);
         let made = lab.cairn_with(
             &[
@@ -81,7 +81,7 @@ impl Keys {
     }
 }
 
-fn secrets_text() -> String {
+pub(crate) fn secrets_text() -> String {
     format!("token = \"{TOKEN}\"\nesx-root = \"{ROOT_PASSWORD}\"\n")
 }
 

@@ -21,9 +21,10 @@ pub(crate) fn config(config: &Config, options: &[OptionInfo]) -> miette::Result<
             None => say!("{what}: (none)"),
         }
     }
+    let width = options.iter().map(|o| o.key.len()).max().unwrap_or(0);
     for option in options {
         let (value, from) = effective(config, option, &cwd);
-        say!("{:<18} {:<36} ({from})", option.key, value);
+        say!("{:<width$} {:<36} ({from})", option.key, value);
     }
     Ok(ExitCode::SUCCESS)
 }
