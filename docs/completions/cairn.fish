@@ -69,7 +69,7 @@ complete -c cairn -n "__fish_cairn_using_subcommand exec" -l vault-passphrase-fi
 complete -c cairn -n "__fish_cairn_using_subcommand exec" -l vault-passphrase-command -d 'A passphrase: the first line this shell command prints (`pass show site/vault`)' -r
 complete -c cairn -n "__fish_cairn_using_subcommand exec" -l forks -d 'At most this many hosts act at once (at least 1)' -r
 complete -c cairn -n "__fish_cairn_using_subcommand exec" -l max-fail-percent -d 'Stop the run (cleanly, resumable) once more than this percentage of hosts have failed' -r
-complete -c cairn -n "__fish_cairn_using_subcommand exec" -l max-unavailable -d 'At most this many hosts unavailable at once (rebooting, in maintenance mode, or failed): a count or a percentage of the run\'s hosts, `4` or `25%`' -r
+complete -c cairn -n "__fish_cairn_using_subcommand exec" -l max-unavailable -d 'At most this many hosts unavailable at once (rebooting, in maintenance mode, or failed): a count or a percentage of the run\'s hosts, `4` or `25%`; per inventory group, `esxi=1,guests=2`; or both, `3,esxi=1`' -r
 complete -c cairn -n "__fish_cairn_using_subcommand exec" -l reboot-timeout -d 'Seconds a rebooting host may take to come back' -r
 complete -c cairn -n "__fish_cairn_using_subcommand exec" -l color -d 'Colour ok, changed and failed: `auto` on a terminal unless NO_COLOR is set' -r -f -a "auto\t'On a terminal, unless NO_COLOR is set and not empty'
 always\t'Always, even into a pipe'
@@ -111,7 +111,7 @@ complete -c cairn -n "__fish_cairn_using_subcommand resume" -l vault-passphrase-
 complete -c cairn -n "__fish_cairn_using_subcommand resume" -l vault-passphrase-command -d 'A passphrase: the first line this shell command prints (`pass show site/vault`)' -r
 complete -c cairn -n "__fish_cairn_using_subcommand resume" -l forks -d 'At most this many hosts act at once (at least 1)' -r
 complete -c cairn -n "__fish_cairn_using_subcommand resume" -l max-fail-percent -d 'Stop the run (cleanly, resumable) once more than this percentage of hosts have failed' -r
-complete -c cairn -n "__fish_cairn_using_subcommand resume" -l max-unavailable -d 'At most this many hosts unavailable at once (rebooting, in maintenance mode, or failed): a count or a percentage of the run\'s hosts, `4` or `25%`' -r
+complete -c cairn -n "__fish_cairn_using_subcommand resume" -l max-unavailable -d 'At most this many hosts unavailable at once (rebooting, in maintenance mode, or failed): a count or a percentage of the run\'s hosts, `4` or `25%`; per inventory group, `esxi=1,guests=2`; or both, `3,esxi=1`' -r
 complete -c cairn -n "__fish_cairn_using_subcommand resume" -l reboot-timeout -d 'Seconds a rebooting host may take to come back' -r
 complete -c cairn -n "__fish_cairn_using_subcommand resume" -l color -d 'Colour ok, changed and failed: `auto` on a terminal unless NO_COLOR is set' -r -f -a "auto\t'On a terminal, unless NO_COLOR is set and not empty'
 always\t'Always, even into a pipe'
@@ -135,7 +135,7 @@ complete -c cairn -n "__fish_cairn_using_subcommand run" -l vault-passphrase-fil
 complete -c cairn -n "__fish_cairn_using_subcommand run" -l vault-passphrase-command -d 'A passphrase: the first line this shell command prints (`pass show site/vault`)' -r
 complete -c cairn -n "__fish_cairn_using_subcommand run" -l forks -d 'At most this many hosts act at once (at least 1)' -r
 complete -c cairn -n "__fish_cairn_using_subcommand run" -l max-fail-percent -d 'Stop the run (cleanly, resumable) once more than this percentage of hosts have failed' -r
-complete -c cairn -n "__fish_cairn_using_subcommand run" -l max-unavailable -d 'At most this many hosts unavailable at once (rebooting, in maintenance mode, or failed): a count or a percentage of the run\'s hosts, `4` or `25%`' -r
+complete -c cairn -n "__fish_cairn_using_subcommand run" -l max-unavailable -d 'At most this many hosts unavailable at once (rebooting, in maintenance mode, or failed): a count or a percentage of the run\'s hosts, `4` or `25%`; per inventory group, `esxi=1,guests=2`; or both, `3,esxi=1`' -r
 complete -c cairn -n "__fish_cairn_using_subcommand run" -l reboot-timeout -d 'Seconds a rebooting host may take to come back' -r
 complete -c cairn -n "__fish_cairn_using_subcommand run" -l color -d 'Colour ok, changed and failed: `auto` on a terminal unless NO_COLOR is set' -r -f -a "auto\t'On a terminal, unless NO_COLOR is set and not empty'
 always\t'Always, even into a pipe'

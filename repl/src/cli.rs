@@ -319,9 +319,10 @@ pub(crate) struct CommonRunArgs {
     #[arg(long, value_name = "PERCENT", value_parser = clap::value_parser!(u8).range(0..=100))]
     pub(crate) max_fail_percent: Option<u8>,
     /// At most this many hosts unavailable at once (rebooting, in maintenance mode, or failed):
-    /// a count or a percentage of the run's hosts, `4` or `25%`.
-    #[arg(long, value_name = "N|P%", value_parser = cairn_runtime::MaxUnavailable::parse)]
-    pub(crate) max_unavailable: Option<cairn_runtime::MaxUnavailable>,
+    /// a count or a percentage of the run's hosts, `4` or `25%`; per inventory group,
+    /// `esxi=1,guests=2`; or both, `3,esxi=1`.
+    #[arg(long, value_name = "N|P%|GROUP=N,...", value_parser = cairn_runtime::Budgets::parse)]
+    pub(crate) max_unavailable: Option<cairn_runtime::Budgets>,
     /// Seconds a rebooting host may take to come back.
     #[arg(long, value_name = "SECS")]
     pub(crate) reboot_timeout: Option<u64>,

@@ -1,4 +1,5 @@
-//! The run-wide disruption budget, `--max-unavailable N|P%`: at most that many hosts are
+//! The disruption budget, `--max-unavailable N|P%` or per group (`esxi=1,guests=2`, read in
+//! `max_unavailable.rs`): at most that many hosts (of the run, or of the group) are
 //! unavailable at once, where unavailable means really down: declared so by the runbook
 //! (`unavailable()`, from the first step that takes its service away until `available()`),
 //! rebooting, in maintenance mode, or failed while down (as NVIDIA's Maintenance Operator counts
@@ -11,44 +12,7 @@ use std::sync::{Condvar, Mutex};
 use std::time::Duration;
 
 use crate::halt::Halt;
-use crate::{ActionError, Cancel};
-
-/// `--max-unavailable`: a host count, or a percentage of the run's hosts (rounded down, at
-/// least one).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-pub enum MaxUnavailable {
-    /// At most this many hosts (at least one).
-    Hosts(usize),
-    /// This percentage of the run's hosts.
-    Percent(u8),
-}
-
-impl MaxUnavailable {
-    /// Reads `4` or `"25%"`.
-    pub fn parse(text: &str) -> Result<Self, String> {
-        let text = text.trim();
-        if let Some(percent) = text.strip_suffix('%') {
-            return match percent.trim().parse::<u8>() {
-                Ok(p @ 1..=100) => Ok(Self::Percent(p)),
-                _ => Err(format!("`{text}`: a percentage from 1% to 100%")),
-            };
-        }
-        match text.parse::<usize>() {
-            Ok(n) if n >= 1 => Ok(Self::Hosts(n)),
-            _ => Err(format!(
-                "`{text}`: a host count (1 or more) or a percentage like 25%"
-            )),
-        }
-    }
-
-    /// How many of `hosts` may be unavailable at once.
-    pub fn limit(self, hosts: usize) -> usize {
-        match self {
-            Self::Hosts(n) => n.max(1),
-            Self::Percent(p) => (usize::from(p) * hosts / 100).max(1),
-        }
-    }
-}
+use crate::{ActionError, Budgets, Cancel, HostInfo};
 
 /// Why a host holds a place in the budget.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -88,12 +52,47 @@ pub enum Disruption {
     Maintenance,
 }
 
-/// The budget, shared by the hosts of a run.
+/// The budget, shared by the hosts of a run: one pool per limit of `--max-unavailable`.
 #[derive(Debug, Default)]
 pub struct DisruptionBudget {
-    limit: Option<usize>,
+    pools: Vec<Pool>,
     state: Mutex<BudgetState>,
     wake: Condvar,
+}
+
+/// One limit, over every host of the run or over one group's.
+#[derive(Debug)]
+struct Pool {
+    /// The group, `None` for the whole run.
+    group: Option<String>,
+    /// Its hosts, `None` for every host.
+    members: Option<std::collections::BTreeSet<String>>,
+    limit: usize,
+}
+
+impl Pool {
+    fn covers(&self, host: &str) -> bool {
+        self.members.as_ref().is_none_or(|m| m.contains(host))
+    }
+
+    /// As messages name it: `--max-unavailable 2`, `--max-unavailable esxi=1`.
+    fn label(&self) -> String {
+        match &self.group {
+            Some(group) => format!("{group}={}", self.limit),
+            None => self.limit.to_string(),
+        }
+    }
+}
+
+/// The limit a host waits behind, for the wait's message and record.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Full {
+    /// The group whose limit is reached, `None` for the whole run's.
+    pub(crate) group: Option<String>,
+    /// The limit.
+    pub(crate) limit: usize,
+    /// Who holds its places and why.
+    pub(crate) holders: Holders,
 }
 
 #[derive(Debug, Default)]
@@ -151,43 +150,99 @@ impl Wait {
 pub(crate) type Holders = Vec<(String, String)>;
 
 impl DisruptionBudget {
-    /// A budget of `limit` hosts (`None`: no budget).
+    /// A budget of `limit` hosts over the whole run (`None`: no budget).
     pub fn new(limit: Option<usize>) -> Self {
         Self {
-            limit,
+            pools: limit
+                .map(|limit| Pool {
+                    group: None,
+                    members: None,
+                    limit,
+                })
+                .into_iter()
+                .collect(),
             ..Self::default()
         }
     }
 
-    /// How many hosts may be unavailable at once, if there is a budget.
-    pub fn limit(&self) -> Option<usize> {
-        self.limit
+    /// The budget `--max-unavailable` gives `hosts`: a percentage counts the hosts it covers
+    /// (the run's, or the group's among them).
+    pub fn for_hosts(budgets: Option<&Budgets>, hosts: &[HostInfo]) -> Self {
+        let Some(budgets) = budgets else {
+            return Self::default();
+        };
+        let mut pools: Vec<Pool> = budgets
+            .all
+            .map(|all| Pool {
+                group: None,
+                members: None,
+                limit: all.limit(hosts.len()),
+            })
+            .into_iter()
+            .collect();
+        for (group, limit) in &budgets.groups {
+            let members: std::collections::BTreeSet<String> = hosts
+                .iter()
+                .filter(|h| h.groups.iter().any(|g| g == group))
+                .map(|h| h.name.clone())
+                .collect();
+            pools.push(Pool {
+                group: Some(group.clone()),
+                limit: limit.limit(members.len()),
+                members: Some(members),
+            });
+        }
+        Self {
+            pools,
+            ..Self::default()
+        }
+    }
+
+    /// Whether any limit applies: a run under a budget is a roll (`halt.rs`).
+    pub fn is_limited(&self) -> bool {
+        !self.pools.is_empty()
+    }
+
+    /// The pools that cover `host` and are full without it, first the run's, then the groups'
+    /// in the order given.
+    fn full_for<'a>(&'a self, state: &BudgetState, host: &str) -> Option<&'a Pool> {
+        self.pools.iter().filter(|p| p.covers(host)).find(|pool| {
+            let held = state
+                .holders
+                .iter()
+                .filter(|(name, h)| h.holds() && pool.covers(name))
+                .count();
+            held >= pool.limit
+        })
     }
 
     /// Takes a place for `host` (none more if it holds one already), waiting for room.
     /// `waiting` is called once, with who holds the budget, if it has to wait. Fails when every
     /// holder has left the run, so nothing would ever give a place back; stops (`Cancelled`)
     /// a host that is up once the roll is halted.
-    pub fn acquire(
+    pub(crate) fn acquire(
         &self,
         host: &str,
         why: Disruption,
         halt: &Halt,
         cancel: &Cancel,
-        mut waiting: impl FnMut(usize, &Holders),
+        mut waiting: impl FnMut(&Full),
     ) -> Result<(), ActionError> {
         let Ok(mut state) = self.state.lock() else {
             return Err(crate::Cancelled.into());
         };
-        let limit = self.limit.unwrap_or(usize::MAX);
         let mut told = false;
         loop {
             let mine = state.holders.get(host).copied().unwrap_or_default();
             if !mine.holds() {
                 halt.check()?;
             }
-            let held = state.holders.values().filter(|h| h.holds()).count();
-            if mine.holds() || held < limit {
+            let full = if mine.holds() {
+                None
+            } else {
+                self.full_for(&state, host)
+            };
+            let Some(pool) = full else {
                 let entry = state.holders.entry(host.to_owned()).or_default();
                 match why {
                     Disruption::Declared => entry.declared = true,
@@ -195,28 +250,33 @@ impl DisruptionBudget {
                     Disruption::Maintenance => entry.maintenance = true,
                 }
                 return Ok(());
-            }
+            };
+            let label = pool.label();
             let holders: Holders = state
                 .holders
                 .iter()
-                .filter(|(_, h)| h.holds())
+                .filter(|(name, h)| h.holds() && pool.covers(name))
                 .map(|(name, h)| (name.clone(), h.reason().to_owned()))
                 .collect();
             if holders.iter().all(|(name, _)| state.gone.contains(name)) {
                 return Err(ActionError::Failed(format!(
-                    "--max-unavailable {limit}: {} unavailable, held by hosts that left the run ({}): nothing will give a place back",
+                    "--max-unavailable {label}: {} unavailable, held by hosts that left the run ({}): nothing will give a place back",
                     holders.len(),
                     describe(&holders)
                 )));
             }
             if let Some(waits) = deadlock(&state, host, &holders) {
                 return Err(ActionError::Failed(format!(
-                    "--max-unavailable {limit}: {host} waits for a place held by {} while they wait {waits} for {host}: none gives its place back before {host} gets one (a deadlock). Leave maintenance mode in the stage that entered it, or raise --max-unavailable",
+                    "--max-unavailable {label}: {host} waits for a place held by {} while they wait {waits} for {host}: none gives its place back before {host} gets one (a deadlock). Leave maintenance mode in the stage that entered it, or raise --max-unavailable",
                     describe(&holders)
                 )));
             }
             if !told {
-                waiting(limit, &holders);
+                waiting(&Full {
+                    group: pool.group.clone(),
+                    limit: pool.limit,
+                    holders,
+                });
                 told = true;
             }
             cancel.check()?;
@@ -358,24 +418,10 @@ mod tests {
     static UP: Halt = Halt::new();
 
     #[test]
-    fn values_parse_as_counts_or_percentages() {
-        assert_eq!(MaxUnavailable::parse("4"), Ok(MaxUnavailable::Hosts(4)));
-        assert_eq!(
-            MaxUnavailable::parse("25%"),
-            Ok(MaxUnavailable::Percent(25))
-        );
-        assert_eq!(MaxUnavailable::Percent(25).limit(64), 16);
-        assert_eq!(MaxUnavailable::Percent(1).limit(8), 1);
-        for bad in ["0", "-1", "0%", "101%", "four"] {
-            assert!(MaxUnavailable::parse(bad).is_err(), "{bad}");
-        }
-    }
-
-    #[test]
     fn a_host_in_maintenance_reboots_on_its_own_place_and_failed_hosts_count() {
         let budget = DisruptionBudget::new(Some(1));
         let cancel = Cancel::default();
-        let never = |_: usize, _: &Holders| panic!("should not wait");
+        let never = |_: &Full| panic!("should not wait");
         assert!(
             budget
                 .acquire("esx01", Disruption::Maintenance, &UP, &cancel, never)
@@ -396,13 +442,101 @@ mod tests {
         budget.release("esx01", Disruption::Maintenance);
         budget.leave("esx01");
         let mut seen = Vec::new();
-        let refused = budget.acquire("esx02", Disruption::Reboot, &UP, &cancel, |_, h| {
-            seen = h.clone()
+        let refused = budget.acquire("esx02", Disruption::Reboot, &UP, &cancel, |full| {
+            seen = full.holders.clone()
         });
         assert!(
             refused.is_err(),
             "a failed host that left holds its place for good"
         );
+    }
+
+    /// `esx01`, `esx02` in `esxi`; `vm01`..`vm03` in `guests`.
+    fn cluster() -> Vec<HostInfo> {
+        let host = |name: &str, group: &str| HostInfo {
+            groups: vec![group.to_owned()],
+            name: name.to_owned(),
+            vars: BTreeMap::new(),
+        };
+        vec![
+            host("esx01", "esxi"),
+            host("esx02", "esxi"),
+            host("vm01", "guests"),
+            host("vm02", "guests"),
+            host("vm03", "guests"),
+        ]
+    }
+
+    #[test]
+    fn a_group_counts_only_its_own_hosts_and_its_failures_hold_only_its_places() {
+        let budgets = Budgets::parse("esxi=1,guests=2").unwrap_or_else(|e| panic!("{e}"));
+        let budget = DisruptionBudget::for_hosts(Some(&budgets), &cluster());
+        let cancel = Cancel::default();
+        let never = |_: &Full| panic!("should not wait");
+        assert!(
+            budget
+                .acquire("esx01", Disruption::Maintenance, &UP, &cancel, never)
+                .is_ok()
+        );
+        budget.fail("esx01");
+        budget.leave("esx01");
+        for vm in ["vm01", "vm02"] {
+            assert!(
+                budget
+                    .acquire(vm, Disruption::Reboot, &UP, &cancel, never)
+                    .is_ok(),
+                "{vm}: a failed ESXi host holds no guest's place"
+            );
+        }
+        let mut full = None;
+        let cancel_later = cancel.clone();
+        let refused = budget.acquire("vm03", Disruption::Reboot, &UP, &cancel, |f| {
+            full = Some(f.clone());
+            cancel_later.cancel();
+        });
+        assert!(
+            refused.is_err(),
+            "the third guest waits for a guest's place"
+        );
+        let full = full.unwrap_or_else(|| panic!("vm03 did not wait"));
+        assert_eq!(full.group.as_deref(), Some("guests"));
+        assert_eq!(full.limit, 2);
+        let waiting_for: Vec<&str> = full.holders.iter().map(|(h, _)| h.as_str()).collect();
+        assert_eq!(waiting_for, ["vm01", "vm02"]);
+        let stuck = budget.acquire(
+            "esx02",
+            Disruption::Maintenance,
+            &UP,
+            &Cancel::default(),
+            |_| {},
+        );
+        let message = stuck.err().map(|e| e.to_string()).unwrap_or_default();
+        assert!(
+            message.contains("--max-unavailable esxi=1: 1 unavailable, held by hosts that left the run (esx01 failed)"),
+            "{message}"
+        );
+    }
+
+    #[test]
+    fn a_run_wide_limit_and_a_group_limit_both_hold() {
+        let budgets = Budgets::parse("2,guests=25%").unwrap_or_else(|e| panic!("{e}"));
+        let budget = DisruptionBudget::for_hosts(Some(&budgets), &cluster());
+        let cancel = Cancel::default();
+        let never = |_: &Full| panic!("should not wait");
+        for host in ["vm01", "esx01"] {
+            assert!(
+                budget
+                    .acquire(host, Disruption::Reboot, &UP, &cancel, never)
+                    .is_ok()
+            );
+        }
+        let mut group = Some(String::from("unset"));
+        let cancel_later = cancel.clone();
+        let _ = budget.acquire("esx02", Disruption::Reboot, &UP, &cancel, |f| {
+            group = f.group.clone();
+            cancel_later.cancel();
+        });
+        assert_eq!(group, None, "the run's limit of 2 is reached first");
     }
 
     #[test]
@@ -412,14 +546,14 @@ mod tests {
         for host in ["esx01", "esx02"] {
             budget.unpark(host, Wait::Barrier(1));
         }
-        let never = |_: usize, _: &Holders| panic!("should not wait");
+        let never = |_: &Full| panic!("should not wait");
         assert!(
             budget
                 .acquire("esx01", Disruption::Maintenance, &UP, &cancel, never)
                 .is_ok()
         );
         budget.park("esx01", Wait::Barrier(2));
-        let refused = budget.acquire("esx02", Disruption::Maintenance, &UP, &cancel, |_, _| {});
+        let refused = budget.acquire("esx02", Disruption::Maintenance, &UP, &cancel, |_| {});
         let message = refused.err().map(|e| e.to_string()).unwrap_or_default();
         assert!(message.contains("a deadlock"), "{message}");
         assert!(
@@ -435,14 +569,14 @@ mod tests {
         budget.unpark("esx02", Wait::Barrier(2));
         assert!(
             budget
-                .acquire("esx01", Disruption::Reboot, &UP, &cancel, |_, _| {})
+                .acquire("esx01", Disruption::Reboot, &UP, &cancel, |_| {})
                 .is_ok()
         );
         budget.park("esx01", Wait::Barrier(2));
         let waiter = {
             let (budget, cancel) = (budget.clone(), cancel.clone());
             std::thread::spawn(move || {
-                budget.acquire("esx02", Disruption::Reboot, &UP, &cancel, |_, _| {})
+                budget.acquire("esx02", Disruption::Reboot, &UP, &cancel, |_| {})
             })
         };
         std::thread::sleep(Duration::from_millis(150));
@@ -458,12 +592,12 @@ mod tests {
         let cancel = Cancel::default();
         assert!(
             budget
-                .acquire("esx02", Disruption::Maintenance, &UP, &cancel, |_, _| {})
+                .acquire("esx02", Disruption::Maintenance, &UP, &cancel, |_| {})
                 .is_ok()
         );
         budget.park("esx02", Wait::Batch(3));
         budget.unpark("esx01", Wait::Batch(3));
-        let refused = budget.acquire("esx01", Disruption::Reboot, &UP, &cancel, |_, _| {});
+        let refused = budget.acquire("esx01", Disruption::Reboot, &UP, &cancel, |_| {});
         let message = refused.err().map(|e| e.to_string()).unwrap_or_default();
         assert!(message.contains("for their batch of stage 3"), "{message}");
     }
@@ -472,7 +606,7 @@ mod tests {
     fn a_halted_roll_lets_a_host_already_down_go_on_and_stops_a_host_still_up() {
         let budget = DisruptionBudget::new(None);
         let (halt, cancel) = (Halt::new(), Cancel::default());
-        let fine = |_: usize, _: &Holders| {};
+        let fine = |_: &Full| {};
         assert!(
             budget
                 .acquire("esx01", Disruption::Declared, &halt, &cancel, fine)

@@ -519,7 +519,7 @@ fn run_instance(host: HostContext, runbook: &Runbook, libraries: &[Installer]) -
     if status == HostStatus::Failed {
         shared.budget.fail(&name);
         // Under a budget the run is a roll: its first failed host halts it (`halt.rs`).
-        if shared.budget.limit().is_some() && shared.options.max_fail_percent.is_none() {
+        if shared.budget.is_limited() && shared.options.max_fail_percent.is_none() {
             host.halt_roll(format!("{name} failed"));
         }
     }

@@ -84,6 +84,7 @@ impl Launcher {
         .collect();
         crate::vault_use::check_credentials(&inventory, &hosts, vault).map_err(vault_error)?;
         let options = &new.options;
+        check_budget_groups(options.max_unavailable.as_ref(), &inventory)?;
         prepare_fds(&inventory, &hosts, options.forks, options.check, &events)?;
         // A check changes nothing and leaves no run to resume, so it claims no folder.
         let (run_id, _lock) = if new.options.check {
@@ -99,7 +100,7 @@ impl Launcher {
             hosts,
             inventory: absolute(&new.inventory),
             max_operations: new.options.max_operations,
-            max_unavailable: new.options.max_unavailable,
+            max_unavailable: new.options.max_unavailable.clone(),
             params: crate::secrets::redact_params(
                 &new.params,
                 &secrets.iter().map(String::as_str).collect::<Vec<_>>(),
@@ -222,6 +223,7 @@ impl Launcher {
         }
         params.extend(overrides.params);
         crate::vault_use::check_credentials(&inventory, &meta.hosts, vault).map_err(vault_error)?;
+        check_budget_groups(overrides.max_unavailable.as_ref(), &inventory)?;
         let options = RunOptions {
             accept_new_host_keys: overrides.accept_new_host_keys,
             check: false,
@@ -508,7 +510,7 @@ pub struct RunOverrides {
     /// Stop once more than this percentage of hosts have failed.
     pub max_fail_percent: Option<u8>,
     /// A new disruption budget (the run's own when not given).
-    pub max_unavailable: Option<crate::MaxUnavailable>,
+    pub max_unavailable: Option<crate::Budgets>,
     /// Run again from the first time this stage was entered.
     pub from_stage: Option<String>,
     /// Params given again (secrets, which the journal does not keep).
@@ -528,6 +530,32 @@ pub struct RunOverrides {
     pub reboot_timeout: Option<Duration>,
     /// `--wait-for-hosts`: wait for hosts another run holds.
     pub wait_for_hosts: bool,
+}
+
+/// A group `--max-unavailable` names must be one of the inventory's: a typo would leave that
+/// group without a limit.
+fn check_budget_groups(
+    budgets: Option<&crate::Budgets>,
+    inventory: &Inventory,
+) -> Result<(), LaunchError> {
+    let Some(budgets) = budgets else {
+        return Ok(());
+    };
+    let known: std::collections::BTreeSet<String> =
+        inventory.group_names().iter().cloned().collect();
+    match budgets.unknown_groups(&known).first() {
+        None => Ok(()),
+        Some((group, near)) => Err(LaunchError::BudgetGroup {
+            message: format!("--max-unavailable {budgets}: the inventory has no group `{group}`"),
+            help: Some(match near {
+                Some(near) => format!("did you mean `{near}`?"),
+                None => format!(
+                    "its groups: {}",
+                    known.iter().cloned().collect::<Vec<_>>().join(", ")
+                ),
+            }),
+        }),
+    }
 }
 
 /// Raises the open-file limit for the run's hosts (each keeps its journal open, an SSH host its

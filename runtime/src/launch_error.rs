@@ -27,6 +27,16 @@ pub enum LaunchError {
         #[help]
         help: Option<String>,
     },
+    /// A `--max-unavailable` group the inventory does not have.
+    #[error("{message}")]
+    #[diagnostic(code(cairn::runtime::max_unavailable))]
+    BudgetGroup {
+        /// What is wrong.
+        message: String,
+        /// A did-you-mean, or the inventory's groups.
+        #[help]
+        help: Option<String>,
+    },
     /// Journals that are missing, empty or headerless, so what those hosts did is unknown.
     #[error(
         "run {run_id}: the journal of {} host(s) is lost, so what they did is unknown; nothing was run: {}",

@@ -32,6 +32,7 @@ mod launch_error;
 pub mod lease;
 mod left_behind;
 mod local_transport;
+mod max_unavailable;
 mod outline;
 pub mod output;
 mod param_choice;
@@ -60,7 +61,7 @@ mod wait_reachable;
 pub use action::{ActionCall, Outcome, Probe, Reconcile, acted};
 pub use action_error::{ActionError, CallSite, OutputParse};
 pub use assumptions::Assumptions;
-pub use budget::{Disruption, DisruptionBudget, MaxUnavailable};
+pub use budget::{Disruption, DisruptionBudget};
 pub use builtin_help::{
     BuiltinSignature, builtin_doc_text, builtin_help, builtin_names, builtin_signatures, rhai_type,
 };
@@ -89,6 +90,7 @@ pub use host_io::{ACTING, HostIo};
 pub use imports::{ImportPath, ImportResolver, PACK_MANIFEST};
 pub use in_flight::{Acting, InFlight};
 pub use local_transport::LocalTransport;
+pub use max_unavailable::{Budgets, MaxUnavailable};
 pub use outline::{Declaration, Outline};
 pub use param_file::ParamFile;
 pub use param_value::{ParamError, check_params};

@@ -301,3 +301,108 @@ stage "roll" on esxi serial 1 {
     assert_ne!(run.code, 0, "{out}");
     assert!(out.contains("for their batch of stage 2"), "{out}");
 }
+
+/// Two storage hosts and three compute hosts that all reboot, under one limit per group; the
+/// reboots take a second of real time, so their spans in the journals are comparable.
+fn two_group_lab() -> String {
+    let host = |name: &str, group: &str| {
+        format!("[hosts.{name}]\naddress = \"sim:linux?reboot_secs=1\"\ngroups = [\"{group}\"]\n")
+    };
+    [
+        host("st01", "storage"),
+        host("st02", "storage"),
+        host("cn01", "compute"),
+        host("cn02", "compute"),
+        host("cn03", "compute"),
+    ]
+    .concat()
+}
+
+/// Each journaled budget wait of `host`: its limit and the hosts that held the places.
+fn waits_of(lab: &Lab, host: &str) -> Vec<(u64, Vec<String>)> {
+    records(&lab.journal(host), "wait")
+        .into_iter()
+        .map(|w| {
+            let limit = w["data"]["limit"].as_u64().unwrap_or_default();
+            let holders = w["data"]["holders"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter_map(|h| h.as_str()?.split(' ').next().map(str::to_owned))
+                .collect();
+            (limit, holders)
+        })
+        .collect()
+}
+
+#[test]
+fn each_group_has_its_own_limit_and_a_group_the_inventory_lacks_is_refused() {
+    let lab = Lab::new();
+    lab.write("book.rhai", "stage \"reboot\" on all {\n    reboot();\n}\n");
+    lab.write("lab.toml", &two_group_lab());
+    let run = lab.cairn(&[
+        "run",
+        "book.rhai",
+        "-i",
+        "lab.toml",
+        "--max-unavailable",
+        "storage=1,compute=2",
+    ]);
+    assert_eq!(run.code, 0, "{}\n{}", run.stdout, run.stderr);
+    // Each wait is for the host's own group, held by that group's hosts only: a storage host
+    // never waits for a compute host's reboot, nor the other way round.
+    let storage: Vec<_> = ["st01", "st02"]
+        .iter()
+        .flat_map(|h| waits_of(&lab, h))
+        .collect();
+    let compute: Vec<_> = ["cn01", "cn02", "cn03"]
+        .iter()
+        .flat_map(|h| waits_of(&lab, h))
+        .collect();
+    assert!(!storage.is_empty() && !compute.is_empty(), "{}", run.stdout);
+    for (limit, holders) in &storage {
+        assert_eq!(*limit, 1);
+        assert!(
+            holders.len() == 1 && holders[0].starts_with("st"),
+            "{holders:?}"
+        );
+    }
+    for (limit, holders) in &compute {
+        assert_eq!(*limit, 2);
+        assert!(
+            holders.len() == 2 && holders.iter().all(|h| h.starts_with("cn")),
+            "{holders:?}"
+        );
+    }
+    assert!(
+        run.stdout
+            .contains("waits: 2 of 2 compute unavailable: cn0"),
+        "{}",
+        run.stdout
+    );
+
+    let typo = Lab::new();
+    typo.write("book.rhai", "stage \"reboot\" on all {\n    reboot();\n}\n");
+    typo.write("lab.toml", &two_group_lab());
+    let refused = typo.cairn(&[
+        "run",
+        "book.rhai",
+        "-i",
+        "lab.toml",
+        "--max-unavailable",
+        "storage=1,computer=2",
+    ]);
+    assert_eq!(refused.code, 2, "{}\n{}", refused.stdout, refused.stderr);
+    assert!(
+        crate::refusals::unwrapped(&refused.stderr)
+            .contains("the inventory has no group `computer`"),
+        "{}",
+        refused.stderr
+    );
+    assert!(
+        refused.stderr.contains("did you mean `compute`?"),
+        "{}",
+        refused.stderr
+    );
+    assert_eq!(typo.sim_count("cn01", &["reboot"]), 0, "nothing ran");
+}

@@ -45,7 +45,7 @@ pub(crate) fn run(
             debugger,
             forks: common.forks.unwrap_or(defaults.forks),
             max_fail_percent: common.max_fail_percent,
-            max_unavailable: common.max_unavailable,
+            max_unavailable: common.max_unavailable.clone(),
             max_operations: defaults.max_operations,
             reboot_timeout: common
                 .reboot_timeout
@@ -97,7 +97,7 @@ pub(crate) fn resume(
         debugger: prompt.as_ref().map(|(debugger, _)| debugger.clone()),
         forks: common.forks,
         max_fail_percent: common.max_fail_percent,
-        max_unavailable: common.max_unavailable,
+        max_unavailable: common.max_unavailable.clone(),
         from_stage,
         params: params(&common.params)?,
         param_file,

@@ -185,13 +185,14 @@ impl LineRenderer {
             }
             RunEvent::BudgetWait {
                 host,
+                group,
                 limit,
                 holders,
                 ..
             } if !quiet => {
                 let text = format!(
                     "waits: {}",
-                    crate::run::event::budget_wait_text(*limit, holders)
+                    crate::run::event::budget_wait_text(group.as_deref(), *limit, holders)
                 );
                 out.push(self.host_line(host, "", &text, Palette::ok));
             }

@@ -77,12 +77,16 @@ impl StatusBoard {
             RunEvent::Waiting { host, reason } => (host, HostState::HeldBack(reason.clone(), at)),
             RunEvent::BudgetWait {
                 host,
+                group,
                 limit,
                 holders,
                 ..
             } => (
                 host,
-                HostState::HeldBack(crate::run::event::budget_wait_text(*limit, holders), at),
+                HostState::HeldBack(
+                    crate::run::event::budget_wait_text(group.as_deref(), *limit, holders),
+                    at,
+                ),
             ),
             RunEvent::HostFinished { host, status, .. } => (host, HostState::Ended(*status)),
             _ => return,

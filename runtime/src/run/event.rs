@@ -110,6 +110,9 @@ pub enum RunEvent {
         host: String,
         /// `reboot` or `maintenance`.
         before: String,
+        /// The group whose limit is reached (`--max-unavailable esxi=1`); absent for the run's.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        group: Option<String>,
         /// The budget.
         limit: usize,
         /// Who holds it and why (`esx01 rebooting`).
@@ -253,9 +256,10 @@ pub struct Stamped {
 }
 
 /// What a budget wait shows: `2 of 2 unavailable: esx01 rebooting, esx02 maintenance`.
-pub(crate) fn budget_wait_text(limit: usize, holders: &[String]) -> String {
+pub(crate) fn budget_wait_text(group: Option<&str>, limit: usize, holders: &[String]) -> String {
+    let of = group.map(|g| format!(" {g}")).unwrap_or_default();
     format!(
-        "{} of {limit} unavailable: {}",
+        "{} of {limit}{of} unavailable: {}",
         holders.len(),
         holders.join(", ")
     )

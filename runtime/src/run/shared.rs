@@ -23,7 +23,7 @@ pub struct RunOptions {
     /// Stop the run once more than this percentage of its hosts have failed.
     pub max_fail_percent: Option<u8>,
     /// `--max-unavailable`: the run-wide disruption budget.
-    pub max_unavailable: Option<crate::MaxUnavailable>,
+    pub max_unavailable: Option<crate::Budgets>,
     /// Script operations one instance may run before it is stopped as runaway.
     pub max_operations: u64,
     /// How long a rebooting host may take to come back.
@@ -91,13 +91,10 @@ impl RunShared {
         cancel: Cancel,
         events: EventSink,
     ) -> Self {
-        let limit = options
-            .max_unavailable
-            .filter(|_| !options.check)
-            .map(|m| m.limit(hosts.len()));
+        let budgets = options.max_unavailable.as_ref().filter(|_| !options.check);
         Self {
             barrier: StageBarrier::new(participants),
-            budget: crate::DisruptionBudget::new(limit),
+            budget: crate::DisruptionBudget::for_hosts(budgets, &hosts),
             cancel,
             events,
             failed: Mutex::new(std::collections::BTreeSet::new()),

@@ -22,7 +22,7 @@ pub struct RunMeta {
     pub max_operations: u64,
     /// `--max-unavailable`, kept so a resume keeps the budget (absent in older runs).
     #[serde(default)]
-    pub max_unavailable: Option<crate::MaxUnavailable>,
+    pub max_unavailable: Option<crate::Budgets>,
     /// Whether every journal of the run was begun (with its header) before any host was
     /// touched; until then a missing journal is one not started yet. Older runs lack the field
     /// and count as begun, the safe side.
