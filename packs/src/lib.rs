@@ -2,6 +2,7 @@
 //! and its labs, identified by the hash of its files (docs/recipes.md).
 
 pub mod archive;
+pub mod context;
 pub mod files;
 pub mod keys;
 pub mod manifest;
@@ -11,7 +12,11 @@ pub mod recipe_ref;
 pub mod store;
 pub mod verify;
 
+/// The SemVer crate the manifests and locks use, for callers comparing versions.
+pub use semver;
+
 pub use archive::ArchiveError;
+pub use context::Context;
 pub use files::{FILES, FileSet, FilesError, SIGNATURE, content_id_of};
 pub use keys::{KeyError, TrustedKey};
 pub use manifest::{MANIFEST, Manifest, ManifestError, RecipeEntry};
@@ -19,4 +24,6 @@ pub use pack::{Origin, Pack, PackError};
 pub use project::{LOCK_FILE, Lock, Locked, PacksSection};
 pub use recipe_ref::{RecipeRef, every_recipe, find, runbook_file};
 pub use store::{InstallRecord, Installed, Outcome, Store};
-pub use verify::{Signer, VerifyError, check_listing, check_signature, expected_comment};
+pub use verify::{
+    Signer, VerifyError, check_listing, check_signature, check_signed_for, expected_comment,
+};

@@ -54,6 +54,10 @@ pub enum PackError {
     #[error(transparent)]
     #[diagnostic(transparent)]
     Verify(#[from] crate::VerifyError),
+    /// A trusted key does not decode.
+    #[error(transparent)]
+    #[diagnostic(transparent)]
+    Key(crate::KeyError),
     /// The archive does not read.
     #[error(transparent)]
     #[diagnostic(transparent)]

@@ -189,7 +189,11 @@ impl Store {
 
 /// `VERSION.toml` beside the folder `VERSION`.
 fn record_path(version_dir: &Path) -> PathBuf {
-    version_dir.with_extension("toml")
+    let name = version_dir
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    version_dir.with_file_name(format!("{name}.toml"))
 }
 
 /// The folders in `dir` whose names do not start with `.` (a partial install), sorted; none

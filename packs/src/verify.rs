@@ -258,24 +258,49 @@ pub fn check_signature(
             },
         });
     };
-    let expected = expected_comment(name, version);
-    let comment = signature.trusted_comment();
-    let mut words = comment.split_whitespace();
-    let names_this_pack = words.next() == Some(COMMENT_PREFIX)
-        && words.next() == Some(name)
-        && words.next() == Some(version.to_string().as_str());
-    if !names_this_pack {
-        return Err(VerifyError::OtherPack {
-            comment: comment.to_owned(),
-            expected,
-            origin,
-        });
-    }
+    check_comment(&signature, name, version, &origin)?;
     Ok(Some(Signer {
         key: key.base64.clone(),
         key_id: key.key_id(),
         trusted_in: key.from.clone(),
     }))
+}
+
+/// Refuses a signature whose trusted comment does not start `cairn-pack NAME VERSION`.
+fn check_comment(
+    signature: &Signature,
+    name: &str,
+    version: &Version,
+    origin: &str,
+) -> Result<(), VerifyError> {
+    let comment = signature.trusted_comment();
+    let mut words = comment.split_whitespace();
+    let names_this_pack = words.next() == Some(COMMENT_PREFIX)
+        && words.next() == Some(name)
+        && words.next() == Some(version.to_string().as_str());
+    if names_this_pack {
+        return Ok(());
+    }
+    Err(VerifyError::OtherPack {
+        comment: comment.to_owned(),
+        expected: expected_comment(name, version),
+        origin: origin.to_owned(),
+    })
+}
+
+/// Checks, before packing and without any key, that the signature `text` decodes and names
+/// pack `name` at `version` (a key checks the rest at install).
+pub fn check_signed_for(
+    text: &str,
+    name: &str,
+    version: &Version,
+    origin: &str,
+) -> Result<(), VerifyError> {
+    let signature = Signature::decode(text).map_err(|e| VerifyError::BadSignature {
+        origin: origin.to_owned(),
+        reason: format!("does not decode: {e}"),
+    })?;
+    check_comment(&signature, name, version, origin)
 }
 
 /// The key id of a signature's second line, as minisign prints it.

@@ -31,6 +31,7 @@ mod leftovers;
 mod lsp;
 mod ofed_source;
 mod output;
+mod pack_trust;
 mod packs;
 mod parse;
 mod readme;
