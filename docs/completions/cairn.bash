@@ -124,6 +124,9 @@ _cairn() {
             cairn__subcmd__help,vault)
                 cmd="cairn__subcmd__help__subcmd__vault"
                 ;;
+            cairn__subcmd__help__subcmd__recipes,diff)
+                cmd="cairn__subcmd__help__subcmd__recipes__subcmd__diff"
+                ;;
             cairn__subcmd__help__subcmd__recipes,install)
                 cmd="cairn__subcmd__help__subcmd__recipes__subcmd__install"
                 ;;
@@ -138,6 +141,9 @@ _cairn() {
                 ;;
             cairn__subcmd__help__subcmd__recipes,pack)
                 cmd="cairn__subcmd__help__subcmd__recipes__subcmd__pack"
+                ;;
+            cairn__subcmd__help__subcmd__recipes,show)
+                cmd="cairn__subcmd__help__subcmd__recipes__subcmd__show"
                 ;;
             cairn__subcmd__help__subcmd__recipes,verify)
                 cmd="cairn__subcmd__help__subcmd__recipes__subcmd__verify"
@@ -157,6 +163,9 @@ _cairn() {
             cairn__subcmd__help__subcmd__vault,view)
                 cmd="cairn__subcmd__help__subcmd__vault__subcmd__view"
                 ;;
+            cairn__subcmd__recipes,diff)
+                cmd="cairn__subcmd__recipes__subcmd__diff"
+                ;;
             cairn__subcmd__recipes,help)
                 cmd="cairn__subcmd__recipes__subcmd__help"
                 ;;
@@ -175,8 +184,14 @@ _cairn() {
             cairn__subcmd__recipes,pack)
                 cmd="cairn__subcmd__recipes__subcmd__pack"
                 ;;
+            cairn__subcmd__recipes,show)
+                cmd="cairn__subcmd__recipes__subcmd__show"
+                ;;
             cairn__subcmd__recipes,verify)
                 cmd="cairn__subcmd__recipes__subcmd__verify"
+                ;;
+            cairn__subcmd__recipes__subcmd__help,diff)
+                cmd="cairn__subcmd__recipes__subcmd__help__subcmd__diff"
                 ;;
             cairn__subcmd__recipes__subcmd__help,help)
                 cmd="cairn__subcmd__recipes__subcmd__help__subcmd__help"
@@ -195,6 +210,9 @@ _cairn() {
                 ;;
             cairn__subcmd__recipes__subcmd__help,pack)
                 cmd="cairn__subcmd__recipes__subcmd__help__subcmd__pack"
+                ;;
+            cairn__subcmd__recipes__subcmd__help,show)
+                cmd="cairn__subcmd__recipes__subcmd__help__subcmd__show"
                 ;;
             cairn__subcmd__recipes__subcmd__help,verify)
                 cmd="cairn__subcmd__recipes__subcmd__help__subcmd__verify"
@@ -630,8 +648,22 @@ _cairn() {
             return 0
             ;;
         cairn__subcmd__help__subcmd__recipes)
-            opts="list lab pack install verify lock"
+            opts="list lab pack install verify lock show diff"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        cairn__subcmd__help__subcmd__recipes__subcmd__diff)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
@@ -700,6 +732,20 @@ _cairn() {
             return 0
             ;;
         cairn__subcmd__help__subcmd__recipes__subcmd__pack)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        cairn__subcmd__help__subcmd__recipes__subcmd__show)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -1000,7 +1046,7 @@ _cairn() {
             return 0
             ;;
         cairn__subcmd__recipes)
-            opts="-h --state-dir --lib --help list lab pack install verify lock help"
+            opts="-h --state-dir --lib --help list lab pack install verify lock show diff help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1021,9 +1067,45 @@ _cairn() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        cairn__subcmd__recipes__subcmd__help)
-            opts="list lab pack install verify lock help"
+        cairn__subcmd__recipes__subcmd__diff)
+            opts="-h --state-dir --lib --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --state-dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --lib)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        cairn__subcmd__recipes__subcmd__help)
+            opts="list lab pack install verify lock show diff help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        cairn__subcmd__recipes__subcmd__help__subcmd__diff)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
@@ -1106,6 +1188,20 @@ _cairn() {
             return 0
             ;;
         cairn__subcmd__recipes__subcmd__help__subcmd__pack)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        cairn__subcmd__recipes__subcmd__help__subcmd__show)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -1236,6 +1332,28 @@ _cairn() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --state-dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --lib)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        cairn__subcmd__recipes__subcmd__show)
+            opts="-h --json --markdown --state-dir --lib --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
                 --state-dir)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0

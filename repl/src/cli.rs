@@ -61,6 +61,26 @@ pub(crate) enum RecipesCommand {
     Verify,
     /// Resolve `cairn.toml`'s `[packs.require]` to installed versions and write `cairn.lock`.
     Lock,
+    /// A recipe's usage, description and params (from its `///` comments), lab, pack and
+    /// signer.
+    Show {
+        /// The recipe: a name one pack has, or `namespace/pack:recipe`.
+        recipe: String,
+        /// Print a JSON Schema of its params instead.
+        #[arg(long, conflicts_with = "markdown")]
+        json: bool,
+        /// Print its params as a Markdown table instead (docs/recipes.md's tables).
+        #[arg(long)]
+        markdown: bool,
+    },
+    /// Say whether a pack's new version changes its params by a major, minor or patch step;
+    /// exits 1 when its version number claims less.
+    Diff {
+        /// The old version: a `.cairnpack` archive or a pack folder.
+        old: PathBuf,
+        /// The new version.
+        new: PathBuf,
+    },
 }
 
 #[derive(Debug, Subcommand)]

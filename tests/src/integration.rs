@@ -31,6 +31,8 @@ mod leftovers;
 mod lsp;
 mod ofed_source;
 mod output;
+mod pack_docs;
+mod pack_resume;
 mod pack_trust;
 mod packs;
 mod parse;

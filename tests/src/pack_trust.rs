@@ -8,13 +8,13 @@ use std::process::Command;
 
 use cairn_tests::{Lab, Run};
 
-fn output(run: &Run) -> String {
+pub(crate) fn output(run: &Run) -> String {
     format!("{}\n{}", run.stdout, run.stderr)
 }
 
 /// `cairn ARGS` with the lab's own cairn home (packs and keys folder); its stderr with
 /// miette's line wrapping undone, so a message reads as one line.
-fn cairn(lab: &Lab, args: &[&str]) -> Run {
+pub(crate) fn cairn(lab: &Lab, args: &[&str]) -> Run {
     let home = lab.path().join("home").display().to_string();
     let mut run = lab.cairn_with(args, &[("CAIRN_HOME", &home)]);
     run.stderr = run
@@ -28,7 +28,7 @@ fn cairn(lab: &Lab, args: &[&str]) -> Run {
 
 /// A pack `name` at `version` in the lab's folder `dir`: one recipe `hello` (logging `said`)
 /// importing `lib/greet`.
-fn write_pack(lab: &Lab, dir: &str, name: &str, version: &str, said: &str) {
+pub(crate) fn write_pack(lab: &Lab, dir: &str, name: &str, version: &str, said: &str) {
     lab.write(
         &format!("{dir}/cairn-pack.toml"),
         &format!(

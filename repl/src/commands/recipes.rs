@@ -1,8 +1,10 @@
 //! `cairn recipes`: the recipes of the built-in and installed packs, packing, installing,
 //! verifying and locking packs, and a recipe named where a runbook is.
 
+mod diff;
 mod install;
 mod pack;
+mod show;
 mod verify;
 
 use std::path::{Path, PathBuf};
@@ -35,6 +37,12 @@ pub(crate) fn recipes(state: &Path, command: RecipesCommand) -> miette::Result<E
         } => install::install(state, &context, &source, allow_unsigned)?,
         RecipesCommand::Verify => verify::verify(&context)?,
         RecipesCommand::Lock => verify::lock(&context)?,
+        RecipesCommand::Show {
+            recipe,
+            json,
+            markdown,
+        } => show::show(state, &context, &recipe, show::Form::of(json, markdown))?,
+        RecipesCommand::Diff { old, new } => return diff::diff(&old, &new),
     }
     Ok(ExitCode::SUCCESS)
 }
