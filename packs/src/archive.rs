@@ -74,6 +74,8 @@ pub fn read(bytes: &[u8], path: &Path) -> Result<FileSet, ArchiveError> {
             .to_str()
             .map(str::to_owned)
             .ok_or_else(|| failed("a file name that is not UTF-8".into()))?;
+        // `tar -C DIR -cf X .` names every entry `./PATH`.
+        let name = name.strip_prefix("./").map(str::to_owned).unwrap_or(name);
         if entry.header().entry_type().is_dir() {
             continue;
         }
@@ -148,6 +150,27 @@ mod tests {
                 ("lib/b.rhai".to_owned(), 0o644, 0, 0)
             ]
         );
+    }
+
+    #[test]
+    fn a_tar_made_with_dot_paths_reads_as_the_same_files() {
+        let mut builder = tar::Builder::new(Vec::new());
+        for (path, bytes) in [("./", &b""[..]), ("./a.rhai", &b"let a = 1;\n"[..])] {
+            let mut header = tar::Header::new_gnu();
+            let dir = path.ends_with('/');
+            header.set_entry_type(if dir {
+                tar::EntryType::Directory
+            } else {
+                tar::EntryType::Regular
+            });
+            header.set_size(bytes.len() as u64);
+            builder
+                .append_data(&mut header, path, bytes)
+                .unwrap_or_else(|e| panic!("{e}"));
+        }
+        let bytes = builder.into_inner().unwrap_or_else(|e| panic!("{e}"));
+        let read = read(&bytes, Path::new("x.cairnpack")).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(read.files.keys().collect::<Vec<_>>(), ["a.rhai"]);
     }
 
     #[test]

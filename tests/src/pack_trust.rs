@@ -426,6 +426,25 @@ fn versions_live_side_by_side_and_cairn_lock_pins_the_one_a_run_uses() {
         mismatch.stderr
     );
 
+    // A pack named like the built-in one is refused: its recipes could not be told apart.
+    write_pack(&lab, "own", "cairn/connectx", "9.0.0", "mine");
+    assert_eq!(
+        cairn(&lab, &["recipes", "pack", "own", "-o", "own.cairnpack"]).code,
+        0
+    );
+    let builtin = cairn(
+        &lab,
+        &["recipes", "install", "own.cairnpack", "--allow-unsigned"],
+    );
+    assert_eq!(builtin.code, 2, "{}", output(&builtin));
+    assert!(
+        builtin
+            .stderr
+            .contains("the name of a pack built into cairn"),
+        "{}",
+        builtin.stderr
+    );
+
     let typo = "[packs]\ntrusted_key = []\n";
     lab.write("cairn.toml", typo);
     let refused = cairn(&lab, &["recipes", "list"]);

@@ -24,6 +24,15 @@ pub(super) fn install(
     };
     let pack = Pack::read(source)?;
     let origin = pack.origin.to_string();
+    // A pack named like a built-in one would make its recipes' names ambiguous even with the
+    // pack named (`cairn/connectx:vma-latency`): the built-in name stays the binary's.
+    if Pack::builtin()?.iter().any(|b| b.name() == pack.name()) {
+        return Err(miette::miette!(
+            help = "give the pack a name of its own in its cairn-pack.toml",
+            "{origin}: {} is the name of a pack built into cairn",
+            pack.name()
+        ));
+    }
     check_listing(&pack.files, &origin)?;
     let this = cairn_packs::semver::Version::parse(CAIRN_VERSION)
         .map_err(|e| miette::miette!("this cairn's version {CAIRN_VERSION}: {e}"))?;
