@@ -124,11 +124,29 @@ _cairn() {
             cairn__subcmd__help,vault)
                 cmd="cairn__subcmd__help__subcmd__vault"
                 ;;
+            cairn__subcmd__help__subcmd__recipes,diff)
+                cmd="cairn__subcmd__help__subcmd__recipes__subcmd__diff"
+                ;;
+            cairn__subcmd__help__subcmd__recipes,install)
+                cmd="cairn__subcmd__help__subcmd__recipes__subcmd__install"
+                ;;
             cairn__subcmd__help__subcmd__recipes,lab)
                 cmd="cairn__subcmd__help__subcmd__recipes__subcmd__lab"
                 ;;
             cairn__subcmd__help__subcmd__recipes,list)
                 cmd="cairn__subcmd__help__subcmd__recipes__subcmd__list"
+                ;;
+            cairn__subcmd__help__subcmd__recipes,lock)
+                cmd="cairn__subcmd__help__subcmd__recipes__subcmd__lock"
+                ;;
+            cairn__subcmd__help__subcmd__recipes,pack)
+                cmd="cairn__subcmd__help__subcmd__recipes__subcmd__pack"
+                ;;
+            cairn__subcmd__help__subcmd__recipes,show)
+                cmd="cairn__subcmd__help__subcmd__recipes__subcmd__show"
+                ;;
+            cairn__subcmd__help__subcmd__recipes,verify)
+                cmd="cairn__subcmd__help__subcmd__recipes__subcmd__verify"
                 ;;
             cairn__subcmd__help__subcmd__vault,create)
                 cmd="cairn__subcmd__help__subcmd__vault__subcmd__create"
@@ -145,8 +163,14 @@ _cairn() {
             cairn__subcmd__help__subcmd__vault,view)
                 cmd="cairn__subcmd__help__subcmd__vault__subcmd__view"
                 ;;
+            cairn__subcmd__recipes,diff)
+                cmd="cairn__subcmd__recipes__subcmd__diff"
+                ;;
             cairn__subcmd__recipes,help)
                 cmd="cairn__subcmd__recipes__subcmd__help"
+                ;;
+            cairn__subcmd__recipes,install)
+                cmd="cairn__subcmd__recipes__subcmd__install"
                 ;;
             cairn__subcmd__recipes,lab)
                 cmd="cairn__subcmd__recipes__subcmd__lab"
@@ -154,14 +178,44 @@ _cairn() {
             cairn__subcmd__recipes,list)
                 cmd="cairn__subcmd__recipes__subcmd__list"
                 ;;
+            cairn__subcmd__recipes,lock)
+                cmd="cairn__subcmd__recipes__subcmd__lock"
+                ;;
+            cairn__subcmd__recipes,pack)
+                cmd="cairn__subcmd__recipes__subcmd__pack"
+                ;;
+            cairn__subcmd__recipes,show)
+                cmd="cairn__subcmd__recipes__subcmd__show"
+                ;;
+            cairn__subcmd__recipes,verify)
+                cmd="cairn__subcmd__recipes__subcmd__verify"
+                ;;
+            cairn__subcmd__recipes__subcmd__help,diff)
+                cmd="cairn__subcmd__recipes__subcmd__help__subcmd__diff"
+                ;;
             cairn__subcmd__recipes__subcmd__help,help)
                 cmd="cairn__subcmd__recipes__subcmd__help__subcmd__help"
+                ;;
+            cairn__subcmd__recipes__subcmd__help,install)
+                cmd="cairn__subcmd__recipes__subcmd__help__subcmd__install"
                 ;;
             cairn__subcmd__recipes__subcmd__help,lab)
                 cmd="cairn__subcmd__recipes__subcmd__help__subcmd__lab"
                 ;;
             cairn__subcmd__recipes__subcmd__help,list)
                 cmd="cairn__subcmd__recipes__subcmd__help__subcmd__list"
+                ;;
+            cairn__subcmd__recipes__subcmd__help,lock)
+                cmd="cairn__subcmd__recipes__subcmd__help__subcmd__lock"
+                ;;
+            cairn__subcmd__recipes__subcmd__help,pack)
+                cmd="cairn__subcmd__recipes__subcmd__help__subcmd__pack"
+                ;;
+            cairn__subcmd__recipes__subcmd__help,show)
+                cmd="cairn__subcmd__recipes__subcmd__help__subcmd__show"
+                ;;
+            cairn__subcmd__recipes__subcmd__help,verify)
+                cmd="cairn__subcmd__recipes__subcmd__help__subcmd__verify"
                 ;;
             cairn__subcmd__vault,create)
                 cmd="cairn__subcmd__vault__subcmd__create"
@@ -594,8 +648,36 @@ _cairn() {
             return 0
             ;;
         cairn__subcmd__help__subcmd__recipes)
-            opts="list lab"
+            opts="list lab pack install verify lock show diff"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        cairn__subcmd__help__subcmd__recipes__subcmd__diff)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        cairn__subcmd__help__subcmd__recipes__subcmd__install)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
@@ -622,6 +704,62 @@ _cairn() {
             return 0
             ;;
         cairn__subcmd__help__subcmd__recipes__subcmd__list)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        cairn__subcmd__help__subcmd__recipes__subcmd__lock)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        cairn__subcmd__help__subcmd__recipes__subcmd__pack)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        cairn__subcmd__help__subcmd__recipes__subcmd__show)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        cairn__subcmd__help__subcmd__recipes__subcmd__verify)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -908,7 +1046,7 @@ _cairn() {
             return 0
             ;;
         cairn__subcmd__recipes)
-            opts="-h --state-dir --lib --help list lab help"
+            opts="-h --state-dir --lib --help list lab pack install verify lock show diff help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -929,8 +1067,30 @@ _cairn() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        cairn__subcmd__recipes__subcmd__diff)
+            opts="-h --state-dir --lib --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --state-dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --lib)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         cairn__subcmd__recipes__subcmd__help)
-            opts="list lab help"
+            opts="list lab pack install verify lock show diff help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -943,7 +1103,35 @@ _cairn() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        cairn__subcmd__recipes__subcmd__help__subcmd__diff)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         cairn__subcmd__recipes__subcmd__help__subcmd__help)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        cairn__subcmd__recipes__subcmd__help__subcmd__install)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -985,6 +1173,84 @@ _cairn() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        cairn__subcmd__recipes__subcmd__help__subcmd__lock)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        cairn__subcmd__recipes__subcmd__help__subcmd__pack)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        cairn__subcmd__recipes__subcmd__help__subcmd__show)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        cairn__subcmd__recipes__subcmd__help__subcmd__verify)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        cairn__subcmd__recipes__subcmd__install)
+            opts="-h --allow-unsigned --state-dir --lib --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --state-dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --lib)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         cairn__subcmd__recipes__subcmd__lab)
             opts="-h --state-dir --lib --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
@@ -1008,6 +1274,102 @@ _cairn() {
             return 0
             ;;
         cairn__subcmd__recipes__subcmd__list)
+            opts="-h --state-dir --lib --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --state-dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --lib)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        cairn__subcmd__recipes__subcmd__lock)
+            opts="-h --state-dir --lib --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --state-dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --lib)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        cairn__subcmd__recipes__subcmd__pack)
+            opts="-o -h --output --state-dir --lib --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --output)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -o)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --state-dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --lib)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        cairn__subcmd__recipes__subcmd__show)
+            opts="-h --json --markdown --state-dir --lib --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --state-dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --lib)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        cairn__subcmd__recipes__subcmd__verify)
             opts="-h --state-dir --lib --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )

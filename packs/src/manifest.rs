@@ -90,6 +90,31 @@ impl Manifest {
         Ok(manifest)
     }
 
+    /// Refuses a cairn `version` outside the range `cairn` of the manifest text `text` (named
+    /// `name`), pointing at the range.
+    pub fn check_cairn(
+        &self,
+        name: &str,
+        text: &str,
+        version: &Version,
+    ) -> Result<(), ManifestError> {
+        if self.cairn.matches(version) {
+            return Ok(());
+        }
+        let span = key_value_span(text, "cairn");
+        Err(ManifestError {
+            help: Some(format!(
+                "this is cairn {version}; install a cairn the pack supports, or a version of the pack made for this one"
+            )),
+            message: format!(
+                "{} {} needs cairn {}, and this is cairn {version}",
+                self.name, self.version, self.cairn
+            ),
+            source_code: NamedSource::new(name, text.to_owned()),
+            span: span.map(|r| SourceSpan::new(r.start.into(), r.end - r.start)),
+        })
+    }
+
     /// The recipe whose file is `file`, if the manifest lists one.
     pub fn recipe_of_file(&self, file: &str) -> Option<&str> {
         self.recipes
@@ -108,6 +133,25 @@ fn valid_name(name: &str) -> bool {
                 .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-')
     };
     matches!(name.split_once('/'), Some((ns, pack)) if part(ns) && part(pack))
+}
+
+/// The span of the value of the top-level line `key = value`.
+fn key_value_span(text: &str, key: &str) -> Option<std::ops::Range<usize>> {
+    let mut at = 0;
+    for line in text.split_inclusive('\n') {
+        let start = at;
+        at += line.len();
+        let Some(rest) = line.strip_prefix(key) else {
+            continue;
+        };
+        let Some(value) = rest.trim_start().strip_prefix('=') else {
+            continue;
+        };
+        let value = value.trim();
+        let offset = start + line.find(value).unwrap_or(0);
+        return Some(offset..offset + value.len());
+    }
+    None
 }
 
 /// The span of the first quoted `needle` in `text` (a value to point at after parsing).

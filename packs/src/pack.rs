@@ -16,13 +16,18 @@ pub enum Origin {
     Builtin,
     /// A folder.
     Folder(PathBuf),
+    /// A `.cairnpack` archive.
+    Archive(PathBuf),
+    /// Installed in the packs folder (`store.rs`).
+    Installed(PathBuf),
 }
 
 impl std::fmt::Display for Origin {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             Self::Builtin => write!(f, "built in"),
-            Self::Folder(dir) => write!(f, "{}", dir.display()),
+            Self::Folder(path) | Self::Archive(path) => write!(f, "{}", path.display()),
+            Self::Installed(path) => write!(f, "installed in {}", path.display()),
         }
     }
 }
@@ -45,6 +50,18 @@ pub enum PackError {
     #[error(transparent)]
     #[diagnostic(transparent)]
     Manifest(#[from] ManifestError),
+    /// The files are not those listed, or the signature does not hold.
+    #[error(transparent)]
+    #[diagnostic(transparent)]
+    Verify(#[from] crate::VerifyError),
+    /// A trusted key does not decode.
+    #[error(transparent)]
+    #[diagnostic(transparent)]
+    Key(crate::KeyError),
+    /// The archive does not read.
+    #[error(transparent)]
+    #[diagnostic(transparent)]
+    Archive(#[from] crate::ArchiveError),
     /// Something else, said in words.
     #[error("{message}")]
     #[diagnostic(code(cairn::packs::pack))]
@@ -108,9 +125,30 @@ impl Pack {
         Self::new(files, Origin::Folder(dir.to_path_buf()))
     }
 
+    /// The pack in `path`: a `.cairnpack` archive, else a folder.
+    pub fn read(path: &Path) -> Result<Self, PackError> {
+        if !path.is_file() {
+            return Self::read_dir(path);
+        }
+        let bytes = std::fs::read(path).map_err(|e| PackError::Other {
+            help: None,
+            message: format!("{}: {e}", path.display()),
+        })?;
+        let files = crate::archive::read(&bytes, path)?;
+        Self::new(files, Origin::Archive(path.to_path_buf()))
+    }
+
     /// `namespace/name`.
     pub fn name(&self) -> &str {
         &self.manifest.name
+    }
+
+    /// Refuses the pack unless this cairn, at `version`, is in the range its manifest needs;
+    /// the diagnostic points at the manifest's `cairn` key.
+    pub fn check_cairn(&self, version: &semver::Version) -> Result<(), PackError> {
+        let text = self.files.text(MANIFEST).unwrap_or_default();
+        let name = format!("{}/{MANIFEST}", self.origin);
+        Ok(self.manifest.check_cairn(&name, text, version)?)
     }
 
     /// The content id of its files (`files.rs`).

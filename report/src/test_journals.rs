@@ -20,6 +20,7 @@ pub(crate) fn run_meta(id: &str, hosts: Vec<String>) -> RunMeta {
         max_unavailable: None,
         begun: true,
         controller: true,
+        pack: None,
         params: Default::default(),
         reboot_timeout_secs: 600,
         run_id: id.to_owned(),

@@ -101,6 +101,7 @@ impl Launcher {
             inventory: absolute(&new.inventory),
             max_operations: new.options.max_operations,
             max_unavailable: new.options.max_unavailable.clone(),
+            pack: crate::PackPin::of_runbook(&absolute(&new.runbook)),
             params: crate::secrets::redact_params(
                 &new.params,
                 &secrets.iter().map(String::as_str).collect::<Vec<_>>(),

@@ -91,7 +91,8 @@ impl Runbook {
 
     /// Compiles the runbook with `engine`.
     pub fn compile(&self, engine: &Engine) -> Result<AST, RunbookError> {
-        let mut ast = engine.compile(&self.text).map_err(|error| {
+        let text = crate::param_docs::doc_comments_as_comments(&self.text);
+        let mut ast = engine.compile(&*text).map_err(|error| {
             let (kind, position) = (error.err_type().to_string(), error.position());
             let mut error = self.error_at(format!("syntax error: {kind}"), position, None);
             if position.position() == Some(usize::from(u16::MAX)) {

@@ -107,7 +107,7 @@ pub(crate) fn execute(parsed: Parsed) -> miette::Result<ExitCode> {
             output,
             pdf,
         } => report::report(&state, run_id.as_deref(), output, pdf),
-        Command::Recipes { command } => recipes::recipes(command),
+        Command::Recipes { command } => recipes::recipes(&state, command),
         Command::Runs { json } => runs::runs(&state, json),
         Command::Vault { action } => vault::vault(action),
         Command::Repl {

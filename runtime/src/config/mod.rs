@@ -22,8 +22,9 @@ use std::path::{Path, PathBuf};
 pub use config_error::ConfigError;
 pub use config_file::{ConfigFile, Setting};
 
-/// The sections a `cairn.toml` may have: `[defaults]`, the command-line options' defaults.
-pub const SECTIONS: &[&str] = &["defaults"];
+/// The sections a `cairn.toml` may have: `[defaults]`, the command-line options' defaults, and
+/// `[packs]`, trusted keys and pack versions (read by `cairn-packs`, `project.rs`).
+pub const SECTIONS: &[&str] = &["defaults", "packs"];
 
 /// The project file's name, looked for in the working directory and each folder above it.
 pub const PROJECT_FILE: &str = "cairn.toml";

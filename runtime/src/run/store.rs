@@ -32,6 +32,9 @@ pub struct RunMeta {
     /// with the others (absent in older runs: then a missing one is not counted as lost).
     #[serde(default)]
     pub controller: bool,
+    /// The pack the runbook belongs to, when it is in one (absent in older runs).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pack: Option<crate::PackPin>,
     /// `--param` values; secret ones are `<redacted>`.
     pub params: BTreeMap<String, String>,
     /// Seconds a reboot may take.
