@@ -10,13 +10,14 @@ use std::thread::JoinHandle;
 use std::time::Duration;
 
 use crate::ending::failure::HostFailure;
+use crate::executor::{Prepare, Start, join, spawn_instance};
 use crate::journal::{
     HostJournal, HostStatus, JOURNAL_VERSION, JournalEvent, JournalWriter, RunHeader, now_millis,
 };
 use crate::{
     Breakpoint, Cancel, Debugger, EventSink, HostContext, HostInfo, HostReport, Installer, Mode,
     Outline, Pause, Resume, Role, RunOptions, RunShared, Runbook, RunbookError, Transport,
-    bind_host, build_engine, error_in,
+    build_engine, error_in,
 };
 
 /// What a debugging session runs.
@@ -74,19 +75,18 @@ impl DebugRun {
             &request.libraries,
             RunOptions::default().max_operations,
         );
-        let outline = Outline::of(&runbook.compile(&engine)?);
-        for name in request.params.keys() {
-            if !outline.params.iter().any(|p| &p.name == name) {
-                let declared: Vec<&str> = outline.params.iter().map(|p| p.name.as_str()).collect();
-                return Err(error_in(
-                    &runbook.name(),
-                    &runbook.text,
-                    format!("the runbook declares no param `{name}`"),
-                    rhai::Position::NONE,
-                    Some(format!("declared: {}", declared.join(", "))),
-                ));
-            }
-        }
+        let ast = runbook.compile(&engine)?;
+        // The run's own `--param` check, its message shown at the runbook as this returns one.
+        crate::check_params(&ast, &request.params).map_err(|error| {
+            error_in(
+                &runbook.name(),
+                &runbook.text,
+                error.message,
+                rhai::Position::NONE,
+                error.help,
+            )
+        })?;
+        let outline = Outline::of(&ast);
         let (sender, pauses) = channel();
         Ok(Self {
             cancel: Cancel::default(),
@@ -179,29 +179,18 @@ impl DebugRun {
 
     fn join(&mut self) -> HostReport {
         let name = self.host_name();
-        let report = self.thread.take().map(|thread| {
-            thread.join().unwrap_or_else(|_| HostReport {
+        match self.thread.take() {
+            Some(thread) => join(name, thread, "the runbook's thread panicked"),
+            None => HostReport {
                 changes: Vec::new(),
-                failure: Some(HostFailure::message(
-                    &name,
-                    "the runbook's thread panicked".into(),
-                )),
-                name: name.clone(),
+                failure: None,
+                name,
                 prediction_stopped: None,
                 left_behind: Vec::new(),
                 reboot_pending: None,
-                status: HostStatus::Failed,
-            })
-        });
-        report.unwrap_or_else(|| HostReport {
-            changes: Vec::new(),
-            failure: None,
-            name,
-            prediction_stopped: None,
-            left_behind: Vec::new(),
-            reboot_pending: None,
-            status: HostStatus::Cancelled,
-        })
+                status: HostStatus::Cancelled,
+            },
+        }
     }
 
     fn host_name(&self) -> String {
@@ -213,8 +202,6 @@ impl DebugRun {
     }
 
     fn spawn(&self, request: DebugRequest) -> JoinHandle<HostReport> {
-        let debugger = self.debugger.clone();
-        let cancel = self.cancel.clone();
         let secrets: Vec<String> = self
             .outline
             .params
@@ -223,13 +210,26 @@ impl DebugRun {
             .map(|p| p.name.clone())
             .collect();
         let name = request.info.name.clone();
-        let spawned = std::thread::Builder::new()
-            .name(format!("debug {name}"))
-            .stack_size(8 << 20)
-            .spawn(move || run(request, debugger, cancel, &secrets));
-        spawned.unwrap_or_else(|error| {
-            std::thread::spawn(move || HostReport::not_started(name, &error))
-        })
+        match start(
+            request,
+            self.debugger.clone(),
+            self.cancel.clone(),
+            &secrets,
+        ) {
+            Ok(start) => spawn_instance(format!("debug {name}"), start),
+            Err(message) => {
+                let report = HostReport {
+                    changes: Vec::new(),
+                    failure: Some(HostFailure::message(&name, message)),
+                    name,
+                    prediction_stopped: None,
+                    left_behind: Vec::new(),
+                    reboot_pending: None,
+                    status: HostStatus::Failed,
+                };
+                std::thread::spawn(move || report)
+            }
+        }
     }
 }
 
@@ -243,13 +243,14 @@ impl Drop for DebugRun {
     }
 }
 
-/// The runbook's thread: one instance, with the debugger's hooks and its variables tracked.
-fn run(
+/// The debugger's one instance, its journal begun (a file of its own) and its variables
+/// watched; why it cannot start, if it cannot.
+fn start(
     request: DebugRequest,
     debugger: Arc<Debugger>,
     cancel: Cancel,
     secrets: &[String],
-) -> HostReport {
+) -> Result<Start, String> {
     let DebugRequest {
         events,
         info,
@@ -261,15 +262,6 @@ fn run(
         helpers,
     } = request;
     let name = info.name.clone();
-    let failed = |message: String| HostReport {
-        changes: Vec::new(),
-        failure: Some(HostFailure::message(&name, message)),
-        name: name.clone(),
-        prediction_stopped: None,
-        left_behind: Vec::new(),
-        reboot_pending: None,
-        status: HostStatus::Failed,
-    };
     let writer = journal
         .parent()
         .map_or(Ok(()), std::fs::create_dir_all)
@@ -277,7 +269,7 @@ fn run(
         .and_then(|()| JournalWriter::open(&journal).map_err(|e| e.to_string()));
     let mut writer = match writer {
         Ok(writer) => writer,
-        Err(error) => return failed(format!("journal {}: {error}", journal.display())),
+        Err(error) => return Err(format!("journal {}: {error}", journal.display())),
     };
     let header = RunHeader {
         at: now_millis(),
@@ -305,56 +297,44 @@ fn run(
         version: JOURNAL_VERSION,
     };
     if let Err(error) = writer.append(&JournalEvent::Header(header), true) {
-        return failed(error.to_string());
+        return Err(error.to_string());
     }
-    let options = RunOptions::default();
-    let max_operations = options.max_operations;
-    let mut shared = RunShared::new(1, vec![info.clone()], options, params, cancel, events);
-    shared.transports.extend(helpers);
-    let shared = Arc::new(shared);
-    let host = Arc::new(
-        HostContext::new(
-            info,
-            Role::Host,
-            Mode::Live,
-            shared.clone(),
-            transport,
-            HostJournal::default(),
-            Some(writer),
-            runbook.name(),
-        )
-        .with_debugger(Some(debugger.clone())),
+    let mut shared = RunShared::new(
+        1,
+        vec![info.clone()],
+        RunOptions::default(),
+        params,
+        cancel,
+        events,
     );
-    let mut engine = build_engine(&runbook.imports(), &libraries, max_operations);
-    bind_host(&mut engine, &host);
+    shared.transports.extend(helpers);
+    let host = HostContext::new(
+        info,
+        Role::Host,
+        Mode::Live,
+        Arc::new(shared),
+        transport,
+        HostJournal::default(),
+        Some(writer),
+        runbook.name(),
+    )
+    .with_debugger(Some(debugger.clone()));
     // Every variable read refreshes what `:vars` shows: actions read their arguments just
     // before they run, so at a pause the last look is the scope the action sees.
-    #[allow(deprecated)] // rhai marks the hook volatile this way; it is not deprecated
-    engine.on_var(move |_, _, context| {
-        debugger.observe(context.scope());
-        Ok(None)
-    });
-    let result = shared
-        .forks
-        .acquire(&shared.cancel)
-        .map_err(|e| HostFailure::message(&name, e.to_string()))
-        .and_then(|()| {
-            let outcome = crate::executor::run_runbook(&engine, &runbook, &host);
-            shared.forks.release();
-            outcome
+    let watch: Prepare = Box::new(move |engine: &mut rhai::Engine| {
+        #[allow(deprecated)] // rhai marks the hook volatile this way; it is not deprecated
+        engine.on_var(move |_, _, context| {
+            debugger.observe(context.scope());
+            Ok(None)
         });
-    let (status, failure) = crate::executor::ending(result);
-    let _ = host.end_with(status, failure.as_ref());
-    shared.barrier.leave();
-    HostReport {
-        changes: host.changes(),
-        failure,
-        name,
-        prediction_stopped: None,
-        left_behind: Vec::new(),
-        reboot_pending: host.reboot_pending(),
-        status,
-    }
+    });
+    Ok(Start {
+        host,
+        runbook,
+        libraries,
+        prepare: Some(watch),
+        hold: None,
+    })
 }
 
 #[cfg(test)]
@@ -559,6 +539,10 @@ mod tests {
             "{}",
             error.message
         );
-        assert_eq!(error.help.as_deref(), Some("declared: mtu"));
+        // The run's check and wording: a did-you-mean, then the declared params.
+        assert_eq!(
+            error.help.as_deref(),
+            Some("did you mean `mtu`? its params: mtu")
+        );
     }
 }
