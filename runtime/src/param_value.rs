@@ -93,9 +93,9 @@ pub fn check_params(ast: &AST, given: &BTreeMap<String, String>) -> Result<(), P
         }
         true
     });
-    for (name, value) in given {
+    for (name, raw) in given {
         // A secret's value (from the vault, or given before) is never echoed in an error.
-        let value = &crate::secrets::redact(value);
+        let value = &crate::secrets::redact(raw);
         let text = format!("--param {name}={value}");
         let name_span: SourceSpan = (8, name.len()).into();
         let value_span: SourceSpan = (9 + name.len(), value.len().max(1)).into();
@@ -121,7 +121,8 @@ pub fn check_params(ast: &AST, given: &BTreeMap<String, String>) -> Result<(), P
                     name_span,
                 ));
             }
-            Some(_) if value == crate::secrets::REDACTED => {
+            // The journal keeps a secret as the marker only: a resume must be given it again.
+            Some(_) if raw == crate::secrets::REDACTED => {
                 return Err(error(
                     format!(
                         "param `{name}` is secret and was not kept: give it again with --param {name}=..."

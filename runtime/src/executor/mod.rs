@@ -138,7 +138,12 @@ pub fn execute(
     crate::check_params(&ast, &params)?;
     let secret_names = register_secrets(&outline, &params);
     let participants = participants(hosts, &outline);
-    let host_infos: Vec<HostInfo> = participants.iter().map(|(info, ..)| info.clone()).collect();
+    // The run's hosts, as runbooks and the journals' headers see them: not the controller.
+    let host_infos: Vec<HostInfo> = participants
+        .iter()
+        .filter(|(_, role, _)| *role == Role::Host)
+        .map(|(info, ..)| info.clone())
+        .collect();
     let plan = Plan {
         host_infos,
         inventory,
