@@ -71,12 +71,9 @@ pub(crate) fn act(
     rhai::serde::to_dynamic(value)
 }
 
-/// A failure in words, as the script sees it, keeping the typed error for the report.
-pub(crate) fn fail(ctx: &NativeCallContext, message: String) -> Box<EvalAltResult> {
-    match HostContext::current(ctx) {
-        Ok(host) => host.fail(ActionError::Failed(message), ctx.call_position()),
-        Err(error) => error,
-    }
+/// A builtin refusing an argument value (`MTU 0`), raised at the call.
+pub(crate) fn bad_argument(ctx: &NativeCallContext, message: String) -> Box<EvalAltResult> {
+    ActionError::Argument(message).raise(ctx.call_position())
 }
 
 /// A serializable value as JSON (`null` if it cannot be).

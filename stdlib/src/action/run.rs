@@ -32,8 +32,10 @@ pub(crate) fn run_if_installed(
 
 /// The error for an MFT tool that is not installed on an ESXi host.
 pub(crate) fn not_installed(program: &str, host: &str) -> ActionError {
-    ActionError::Failed(format!(
-        "`{program}` is not installed on `{host}`: install the MFT and NMST VIBs and reboot \
-         (esxcli::vib_install, reboot_if_pending)"
-    ))
+    ActionError::NotInstalled {
+        program: program.to_owned(),
+        host: host.to_owned(),
+        install: "install the MFT and NMST VIBs and reboot (esxcli::vib_install, reboot_if_pending)"
+            .into(),
+    }
 }

@@ -258,10 +258,10 @@ fn get_advanced(io: &mut HostIo<'_>, option: &str) -> Result<Value, ActionError>
     let options = crate::esxcli::parse_advanced(&output.stdout)
         .map_err(|e| action::parse_failure(&argv, &e, &output.stdout))?;
     let Some(found) = options.into_iter().find(|o| o.path == option) else {
-        return Err(ActionError::Failed(format!(
-            "`{}` did not print the option `{option}`",
-            argv.join(" ")
-        )));
+        return Err(ActionError::ToolSaid {
+            command: argv.join(" "),
+            said: format!("did not print the option `{option}`"),
+        });
     };
     let integer = found.r#type.as_deref() == Some("integer");
     let mut value = action::json(&found);
@@ -358,12 +358,14 @@ fn install_result(io: &mut HostIo<'_>, argv: &[String]) -> Result<Value, ActionE
     let result = crate::esxcli::parse_vib_install(text)
         .map_err(|e| action::parse_failure(argv, &e, text))?;
     if let Some(error) = &result.error {
-        return Err(ActionError::Failed(format!(
-            "`{}` failed: [{}] {}",
-            argv.join(" "),
-            error.kind,
-            error.lines.join(" / ")
-        )));
+        return Err(ActionError::ToolSaid {
+            command: argv.join(" "),
+            said: format!(
+                "failed: [{}] {}",
+                error.kind,
+                error.lines.join(" / ")
+            ),
+        });
     }
     if output.code != 0 {
         return Err(ActionError::CommandFailed {
@@ -446,7 +448,7 @@ pub(super) fn current_parameters(list: &Value) -> BTreeMap<String, String> {
 }
 
 fn set_parameters(ctx: &NativeCallContext, module: &str, params: &Dynamic) -> RhaiResult<Map> {
-    let wanted = parameter_map(params).map_err(|e| action::fail(ctx, e.to_string()))?;
+    let wanted = parameter_map(params).map_err(|e| action::bad_argument(ctx, e.to_string()))?;
     let text = wanted
         .iter()
         .map(|(k, v)| format!("{k}={v}"))
@@ -608,10 +610,10 @@ fn maintenance_now(io: &mut HostIo<'_>) -> Result<bool, ActionError> {
     match output.stdout.trim() {
         "Enabled" => Ok(true),
         "Disabled" => Ok(false),
-        other => Err(ActionError::Failed(format!(
-            "`{}` printed `{other}`, not Enabled or Disabled",
-            argv.join(" ")
-        ))),
+        other => Err(ActionError::ToolSaid {
+            command: argv.join(" "),
+            said: format!("printed `{other}`, not Enabled or Disabled"),
+        }),
     }
 }
 

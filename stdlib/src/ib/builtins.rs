@@ -144,13 +144,13 @@ pub mod ib_builtins {
         timeout: i64,
     ) -> RhaiResult<Dynamic> {
         if !crate::action::valid_device(device) {
-            return Err(action::fail(
+            return Err(action::bad_argument(
                 &ctx,
                 format!("`{device}` is not an RDMA device name"),
             ));
         }
         let (Ok(port), Ok(timeout)) = (u32::try_from(port), u64::try_from(timeout)) else {
-            return Err(action::fail(
+            return Err(action::bad_argument(
                 &ctx,
                 "port and timeout must not be negative".into(),
             ));

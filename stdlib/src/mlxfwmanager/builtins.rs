@@ -115,11 +115,13 @@ pub mod mlxfwmanager_builtins {
                 let parsed = crate::mlxfwmanager::parse(&output.stdout)
                     .map_err(|e| action::parse_failure(&argv, &e, &output.stdout))?;
                 if !parsed.errors.is_empty() || parsed.updates.iter().any(|u| !u.done) {
-                    return Err(ActionError::Failed(format!(
-                        "`{}` did not finish: {}",
-                        argv.join(" "),
-                        parsed.errors.join(" / ")
-                    )));
+                    return Err(ActionError::ToolSaid {
+                        command: argv.join(" "),
+                        said: format!(
+                            "did not finish: {}",
+                            parsed.errors.join(" / ")
+                        ),
+                    });
                 }
                 planned.reboot_required = parsed.restart_needed;
                 planned.value["reboot_required"] = json!(parsed.restart_needed);
@@ -140,11 +142,13 @@ pub(super) fn query_device(io: &mut HostIo<'_>, dev: &str) -> Result<Option<Valu
     let parsed = crate::mlxfwmanager::parse(&output.stdout)
         .map_err(|e| action::parse_failure(&argv, &e, &output.stdout))?;
     let Some(device) = parsed.devices.first() else {
-        return Err(ActionError::Failed(format!(
-            "`{}` listed no device: {}",
-            argv.join(" "),
-            parsed.errors.join(" / ")
-        )));
+        return Err(ActionError::ToolSaid {
+            command: argv.join(" "),
+            said: format!(
+                "listed no device: {}",
+                parsed.errors.join(" / ")
+            ),
+        });
     };
     let fw = device.versions.iter().find(|v| v.component == "FW");
     let current = fw.and_then(|v| v.current.clone());

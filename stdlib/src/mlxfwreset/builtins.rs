@@ -197,10 +197,12 @@ fn pending(io: &mut HostIo<'_>, dev: &str) -> Result<Value, ActionError> {
                 json!({ "device": dev, "installed": false, "pending": false, "predicted": true }),
             );
         }
-        return Err(ActionError::Failed(format!(
-            "`mlxfwreset` is not installed on `{}`: the MFT tools for Linux have it (on ESXi there is none: reboot instead)",
-            io.host()
-        )));
+        return Err(ActionError::NotInstalled {
+            program: "mlxfwreset".into(),
+            host: io.host().to_owned(),
+            install: "the MFT tools for Linux have it (on ESXi there is none: reboot instead)"
+                .into(),
+        });
     };
     let parsed = crate::mlxfwreset::parse_status(&output.stdout)
         .map_err(|e| action::parse_failure(&argv, &e, &output.stdout))?;

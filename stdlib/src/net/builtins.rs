@@ -43,13 +43,13 @@ pub mod net_builtins {
     #[rhai_fn(volatile, return_raw)]
     pub fn set_mtu(ctx: NativeCallContext, ifname: &str, mtu: i64) -> RhaiResult<bool> {
         if !command::valid_ifname(ifname) {
-            return Err(action::fail(
+            return Err(action::bad_argument(
                 &ctx,
                 format!("`{ifname}` is not an interface name"),
             ));
         }
         let Ok(mtu) = u32::try_from(mtu) else {
-            return Err(action::fail(&ctx, format!("MTU {mtu} is out of range")));
+            return Err(action::bad_argument(&ctx, format!("MTU {mtu} is out of range")));
         };
         let ifname = ifname.to_owned();
         let change = Change::redo(
@@ -83,13 +83,13 @@ pub mod net_builtins {
     #[rhai_fn(volatile, return_raw)]
     pub fn addr_add(ctx: NativeCallContext, ifname: &str, cidr: &str) -> RhaiResult<bool> {
         if !command::valid_ifname(ifname) {
-            return Err(action::fail(
+            return Err(action::bad_argument(
                 &ctx,
                 format!("`{ifname}` is not an interface name"),
             ));
         }
         let Some((ip, prefix)) = command::cidr(cidr) else {
-            return Err(action::fail(
+            return Err(action::bad_argument(
                 &ctx,
                 format!("`{cidr}` is not an IPv4 address with a prefix length (a.b.c.d/n)"),
             ));

@@ -108,7 +108,7 @@ pub mod ofed_builtins {
         crate::action::check_options(&ctx, &super::INSTALL_OPTIONS, &options)?;
         let opts = action::options_json(&options)?;
         let Some(parsed) = Tarball::from_path(tarball) else {
-            return Err(action::fail(
+            return Err(action::bad_argument(
                 &ctx,
                 format!(
                     "`{tarball}` is not an MLNX_OFED tarball (MLNX_OFED_LINUX-<version>-<distro>-<arch>.tgz)"
@@ -237,7 +237,7 @@ pub mod ofed_builtins {
         crate::action::check_options(&ctx, &super::INSTALL_DOCA_OPTIONS, &options)?;
         let opts = action::options_json(&options)?;
         let Some(parsed) = DocaPackage::from_path(package) else {
-            return Err(action::fail(
+            return Err(action::bad_argument(
                 &ctx,
                 format!(
                     "`{package}` is not a DOCA-Host repo package (doca-host-<doca>-<build>_<ofed>_<distro>.<arch>.rpm or doca-host_<doca>-<build>-<ofed>-<distro>_<arch>.deb)"
