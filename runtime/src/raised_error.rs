@@ -32,7 +32,9 @@ impl ActionError {
 /// way out; `None` for rhai's own errors and for a value the runbook threw.
 pub fn action_error_of(error: &EvalAltResult) -> Option<Arc<ActionError>> {
     match error.unwrap_inner() {
-        EvalAltResult::ErrorRuntime(value, _) => value.read_lock::<RaisedError>().map(|r| r.0.clone()),
+        EvalAltResult::ErrorRuntime(value, _) => {
+            value.read_lock::<RaisedError>().map(|r| r.0.clone())
+        }
         _ => None,
     }
 }
@@ -84,9 +86,12 @@ mod tests {
     fn engine() -> Engine {
         let mut engine = Engine::new();
         register(&mut engine);
-        engine.register_fn("fails", |ctx: rhai::NativeCallContext| -> Result<(), Box<EvalAltResult>> {
-            Err(ActionError::NotAHost("node09".into()).raise(ctx.call_position()))
-        });
+        engine.register_fn(
+            "fails",
+            |ctx: rhai::NativeCallContext| -> Result<(), Box<EvalAltResult>> {
+                Err(ActionError::NotAHost("node09".into()).raise(ctx.call_position()))
+            },
+        );
         engine
     }
 
@@ -108,7 +113,10 @@ mod tests {
         let error = engine
             .run("fn outer() { inner() } fn inner() { fails() } outer();")
             .expect_err("fails");
-        assert!(matches!(*error, EvalAltResult::ErrorInFunctionCall(..)), "{error:?}");
+        assert!(
+            matches!(*error, EvalAltResult::ErrorInFunctionCall(..)),
+            "{error:?}"
+        );
         let typed = action_error_of(&error).expect("typed");
         assert!(matches!(&*typed, ActionError::NotAHost(name) if name == "node09"));
         assert_eq!(error_message(&error), "`node09` is not a host of this run");

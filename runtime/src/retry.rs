@@ -57,9 +57,9 @@ fn retry(
         if !retryable(typed.as_deref(), &error) {
             // Raised again at the closure's call, as it was when the closure failed.
             return Err(match error.unwrap_inner() {
-                EvalAltResult::ErrorRuntime(value, _) if typed.is_some() => Box::new(
-                    EvalAltResult::ErrorRuntime(value.clone(), error.position()),
-                ),
+                EvalAltResult::ErrorRuntime(value, _) if typed.is_some() => {
+                    Box::new(EvalAltResult::ErrorRuntime(value.clone(), error.position()))
+                }
                 _ => error,
             });
         }

@@ -219,9 +219,7 @@ fn parsed<T: serde::Serialize>(
     text: &str,
     parse: impl FnOnce(&str) -> Result<T, crate::ParseError>,
 ) -> Result<Value, ActionError> {
-    parse(text)
-        .map(|v| action::json(&v))
-        .map_err(|e| action::parse_failure(argv, &e, text))
+    action::parsed(argv, text, parse).map(|v| action::json(&v))
 }
 
 pub(super) fn list_vibs(io: &mut HostIo<'_>) -> Result<Value, ActionError> {
@@ -254,9 +252,7 @@ fn list_nics(io: &mut HostIo<'_>) -> Result<Value, ActionError> {
 
 fn get_advanced(io: &mut HostIo<'_>, option: &str) -> Result<Value, ActionError> {
     let argv = command::advanced_get(option);
-    let output = action::run(io, &argv)?;
-    let options = crate::esxcli::parse_advanced(&output.stdout)
-        .map_err(|e| action::parse_failure(&argv, &e, &output.stdout))?;
+    let options = action::run_parsed(io, &argv, crate::esxcli::parse_advanced)?;
     let Some(found) = options.into_iter().find(|o| o.path == option) else {
         return Err(ActionError::ToolSaid {
             command: argv.join(" "),
@@ -355,16 +351,11 @@ fn install_result(io: &mut HostIo<'_>, argv: &[String]) -> Result<Value, ActionE
     } else {
         &output.stdout
     };
-    let result = crate::esxcli::parse_vib_install(text)
-        .map_err(|e| action::parse_failure(argv, &e, text))?;
+    let result = action::parsed(argv, text, crate::esxcli::parse_vib_install)?;
     if let Some(error) = &result.error {
         return Err(ActionError::ToolSaid {
             command: argv.join(" "),
-            said: format!(
-                "failed: [{}] {}",
-                error.kind,
-                error.lines.join(" / ")
-            ),
+            said: format!("failed: [{}] {}", error.kind, error.lines.join(" / ")),
         });
     }
     if output.code != 0 {

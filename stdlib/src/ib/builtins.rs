@@ -50,9 +50,7 @@ pub mod ib_builtins {
     #[rhai_fn(volatile, return_raw)]
     pub fn stat(ctx: NativeCallContext) -> RhaiResult<Dynamic> {
         action::query(&ctx, crate::ib::NAMESPACE, json!({}), |io| {
-            let output = io.run(command::IBSTAT)?;
-            let parsed = crate::ib::ibstat::parse(&output.stdout)
-                .map_err(|e| action::parse_failure("ibstat", &e, &output.stdout))?;
+            let parsed = action::run_parsed(io, command::IBSTAT, crate::ib::ibstat::parse)?;
             Ok(action::json(&parsed))
         })
     }
@@ -68,9 +66,8 @@ pub mod ib_builtins {
     #[rhai_fn(volatile, return_raw)]
     pub fn devinfo(ctx: NativeCallContext) -> RhaiResult<Array> {
         let value = action::query(&ctx, crate::ib::NAMESPACE, json!({}), |io| {
-            let output = io.run(command::IBV_DEVINFO)?;
-            let parsed = crate::ib::ibv_devinfo::parse(&output.stdout)
-                .map_err(|e| action::parse_failure("ibv_devinfo", &e, &output.stdout))?;
+            let parsed =
+                action::run_parsed(io, command::IBV_DEVINFO, crate::ib::ibv_devinfo::parse)?;
             if let Some(error) = parsed.error {
                 return Err(ActionError::Failed(format!("ibv_devinfo: {error}")));
             }
@@ -92,9 +89,8 @@ pub mod ib_builtins {
     #[rhai_fn(volatile, return_raw)]
     pub fn netdiscover(ctx: NativeCallContext) -> RhaiResult<Dynamic> {
         action::query(&ctx, crate::ib::NAMESPACE, json!({}), |io| {
-            let output = io.run(command::IBNETDISCOVER)?;
-            let parsed = crate::ib::ibnetdiscover::parse(&output.stdout)
-                .map_err(|e| action::parse_failure("ibnetdiscover", &e, &output.stdout))?;
+            let parsed =
+                action::run_parsed(io, command::IBNETDISCOVER, crate::ib::ibnetdiscover::parse)?;
             Ok(action::json(&parsed))
         })
     }
@@ -203,8 +199,7 @@ fn port_state(io: &mut HostIo<'_>, device: &str, port: u32) -> Result<Value, Act
 }
 
 fn ports(text: &str) -> Result<Value, ActionError> {
-    let parsed = crate::ib::ibstatus::parse(text)
-        .map_err(|e| action::parse_failure("ibstatus", &e, text))?;
+    let parsed = action::parsed("ibstatus", text, crate::ib::ibstatus::parse)?;
     if let Some(error) = parsed.error {
         return Err(ActionError::Failed(format!("ibstatus: {error}")));
     }

@@ -64,24 +64,17 @@ fn query_device(io: &mut HostIo<'_>, dev: &str) -> Result<Option<Value>, ActionE
     let Some(output) = action::run_if_installed(io, &argv)? else {
         return Ok(None);
     };
-    let parsed = crate::mlxconfig::parse_query(&output.stdout)
-        .map_err(|e| action::parse_failure(&argv, &e, &output.stdout))?;
+    let parsed = action::parsed(&argv, &output.stdout, crate::mlxconfig::parse_query)?;
     let Some(device) = parsed.devices.first() else {
         return Err(ActionError::ToolSaid {
             command: argv.join(" "),
-            said: format!(
-                "printed no device{}",
-                errors_of(&parsed.messages.errors)
-            ),
+            said: format!("printed no device{}", errors_of(&parsed.messages.errors)),
         });
     };
     if !device.messages.errors.is_empty() {
         return Err(ActionError::ToolSaid {
             command: argv.join(" "),
-            said: format!(
-                "failed{}",
-                errors_of(&device.messages.errors)
-            ),
+            said: format!("failed{}", errors_of(&device.messages.errors)),
         });
     }
     let mut value = action::json(device);
@@ -277,9 +270,7 @@ fn set_values(ctx: &NativeCallContext, dev: &str, values: &Map) -> RhaiResult<Ma
                 return Ok(planned);
             }
             let argv = command::set(dev, &pairs);
-            let output = action::run(io, &argv)?;
-            let result = crate::mlxconfig::parse_set(&output.stdout)
-                .map_err(|e| action::parse_failure(&argv, &e, &output.stdout))?;
+            let result = action::run_parsed(io, &argv, crate::mlxconfig::parse_set)?;
             if !result.messages.errors.is_empty() || result.applying.as_deref() != Some("Done!") {
                 return Err(ActionError::ToolSaid {
                     command: argv.join(" "),

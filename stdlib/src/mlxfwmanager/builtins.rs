@@ -111,9 +111,7 @@ pub mod mlxfwmanager_builtins {
             },
             |io, (), mut planned| {
                 let argv = command::update(&dev, online);
-                let output = action::run(io, &argv)?;
-                let parsed = crate::mlxfwmanager::parse(&output.stdout)
-                    .map_err(|e| action::parse_failure(&argv, &e, &output.stdout))?;
+                let parsed = action::run_parsed(io, &argv, crate::mlxfwmanager::parse)?;
                 if !parsed.errors.is_empty() || parsed.updates.iter().any(|u| !u.done) {
                     return Err(ActionError::ToolSaid {
                         command: argv.join(" "),
@@ -139,15 +137,11 @@ pub(super) fn query_device(io: &mut HostIo<'_>, dev: &str) -> Result<Option<Valu
     let Some(output) = action::run_if_installed(io, &argv)? else {
         return Ok(None);
     };
-    let parsed = crate::mlxfwmanager::parse(&output.stdout)
-        .map_err(|e| action::parse_failure(&argv, &e, &output.stdout))?;
+    let parsed = action::parsed(&argv, &output.stdout, crate::mlxfwmanager::parse)?;
     let Some(device) = parsed.devices.first() else {
         return Err(ActionError::ToolSaid {
             command: argv.join(" "),
-            said: format!(
-                "listed no device: {}",
-                parsed.errors.join(" / ")
-            ),
+            said: format!("listed no device: {}", parsed.errors.join(" / ")),
         });
     };
     let fw = device.versions.iter().find(|v| v.component == "FW");

@@ -138,8 +138,7 @@ fn reset_run(io: &mut HostIo<'_>, argv: &[String]) -> Result<(), ActionError> {
             "`{line}`: mlxfwreset is not installed (MFT)"
         )));
     };
-    let parsed = crate::mlxfwreset::parse_reset(&output.stdout)
-        .map_err(|e| action::parse_failure(argv, &e, &output.stdout))?;
+    let parsed = action::parsed(argv, &output.stdout, crate::mlxfwreset::parse_reset)?;
     if let Some(error) = &parsed.error {
         let help =
             "check `mlxfwreset -d DEV query` for the levels the device supports now, or reboot";
@@ -171,8 +170,7 @@ fn query_levels(io: &mut HostIo<'_>, dev: &str) -> Result<Value, ActionError> {
             json!({ "device": dev, "installed": false, "levels": [], "supported_levels": [], "default_level": null, "errors": [] }),
         );
     };
-    let parsed = crate::mlxfwreset::parse_query(&output.stdout)
-        .map_err(|e| action::parse_failure(&argv, &e, &output.stdout))?;
+    let parsed = action::parsed(&argv, &output.stdout, crate::mlxfwreset::parse_query)?;
     let no_level = parsed
         .errors
         .iter()
@@ -204,8 +202,7 @@ fn pending(io: &mut HostIo<'_>, dev: &str) -> Result<Value, ActionError> {
                 .into(),
         });
     };
-    let parsed = crate::mlxfwreset::parse_status(&output.stdout)
-        .map_err(|e| action::parse_failure(&argv, &e, &output.stdout))?;
+    let parsed = action::parsed(&argv, &output.stdout, crate::mlxfwreset::parse_status)?;
     if output.code != 0 {
         return Err(failed(&argv, output, &parsed.errors));
     }

@@ -103,8 +103,7 @@ fn status_of(io: &mut HostIo<'_>) -> Result<Option<Vec<Value>>, ActionError> {
     let Some(output) = action::run_if_installed(io, &argv)? else {
         return Ok(None);
     };
-    let parsed = crate::mst::parse_status(&output.stdout)
-        .map_err(|e| action::parse_failure(&argv, &e, &output.stdout))?;
+    let parsed = action::parsed(&argv, &output.stdout, crate::mst::parse_status)?;
     Ok(Some(
         parsed
             .pci_devices
@@ -154,9 +153,7 @@ const FAMILIES: &[(&str, &str, u32)] = &[
 /// naming (`mt<device id>_pciconf<adapter index>`, `.1` for the second function).
 fn predict(io: &mut HostIo<'_>) -> Result<Value, ActionError> {
     let argv: Vec<String> = nic_list::COMMAND.iter().map(|s| (*s).to_owned()).collect();
-    let output = action::run(io, &argv)?;
-    let nics = nic_list::parse(&output.stdout)
-        .map_err(|e| action::parse_failure(&argv, &e, &output.stdout))?;
+    let nics = action::run_parsed(io, &argv, nic_list::parse)?;
     let mut ports: Vec<(String, &str, u32)> = nics
         .iter()
         .filter_map(|nic| {

@@ -49,7 +49,10 @@ pub mod net_builtins {
             ));
         }
         let Ok(mtu) = u32::try_from(mtu) else {
-            return Err(action::bad_argument(&ctx, format!("MTU {mtu} is out of range")));
+            return Err(action::bad_argument(
+                &ctx,
+                format!("MTU {mtu} is out of range"),
+            ));
         };
         let ifname = ifname.to_owned();
         let change = Change::redo(
@@ -135,9 +138,8 @@ pub mod net_builtins {
             crate::net::NAMESPACE,
             json!({ "device": device, "port": port }),
             |io| {
-                let output = io.run(command::IBDEV2NETDEV)?;
-                let parsed = crate::net::ibdev2netdev::parse(&output.stdout)
-                    .map_err(|e| action::parse_failure("ibdev2netdev", &e, &output.stdout))?;
+                let parsed =
+                    action::run_parsed(io, command::IBDEV2NETDEV, crate::net::ibdev2netdev::parse)?;
                 Ok(parsed
                     .mappings
                     .iter()
@@ -154,9 +156,7 @@ use crate::action;
 use crate::net::command;
 
 fn links_of(io: &mut HostIo<'_>) -> Result<Vec<crate::net::ip::IpInterface>, ActionError> {
-    let output = io.run(command::ADDR_SHOW)?;
-    let parsed = crate::net::ip::parse_json(&output.stdout)
-        .map_err(|e| action::parse_failure("ip -j addr show", &e, &output.stdout))?;
+    let parsed = action::run_parsed(io, command::ADDR_SHOW, crate::net::ip::parse_json)?;
     Ok(parsed.interfaces)
 }
 

@@ -333,8 +333,8 @@ pub mod ofed_builtins {
             let argv = [command::OPENIBD, "force-restart"];
             let output = io.exec(&ExecRequest::new(argv))?;
             let line = argv.join(" ");
-            let parsed = crate::ofed::openibd::parse(&output.stdout)
-                .map_err(|e| action::parse_failure(line.as_str(), &e, &output.stdout))?;
+            let parsed =
+                action::parsed(line.as_str(), &output.stdout, crate::ofed::openibd::parse)?;
             if let Some(error) = &parsed.error {
                 let help = "stop what uses the InfiniBand devices, or reboot to load the drivers";
                 return Err(action::tool_failure(&line, error, &parsed.next_steps, help));
@@ -368,8 +368,7 @@ fn installed(io: &mut HostIo<'_>) -> Result<Value, ActionError> {
             json!({ "installed": false, "distribution": null, "flavour": null, "version": null }),
         );
     }
-    let info = crate::ofed::parse_info(&output.stdout)
-        .map_err(|e| action::parse_failure("ofed_info -s", &e, &output.stdout))?;
+    let info = action::parsed("ofed_info -s", &output.stdout, crate::ofed::parse_info)?;
     Ok(json!({
         "installed": true,
         "distribution": info.distribution,
