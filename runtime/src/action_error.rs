@@ -261,3 +261,38 @@ impl ActionError {
         )
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use miette::Diagnostic;
+
+    use super::ActionError;
+
+    /// `allow_fail` is `run`'s option: a vendor builtin's failed command has no help about it.
+    #[test]
+    fn only_runs_exit_has_the_allow_fail_help() {
+        let failed = |code| ActionError::CommandFailed {
+            code,
+            command: "./mlnxofedinstall".into(),
+            stderr: String::new(),
+        };
+        assert!(failed(1).help().is_none());
+        let exited = ActionError::RunExited {
+            code: 1,
+            command: "false".into(),
+            stderr: String::new(),
+        };
+        assert_eq!(
+            exited.help().map(|h| h.to_string()).as_deref(),
+            Some("pass #{ allow_fail: true } to `run` to accept a non-zero exit")
+        );
+        assert_eq!(
+            exited.to_string(),
+            failed(1).to_string().replace("./mlnxofedinstall", "false")
+        );
+        assert_eq!(
+            exited.code().map(|c| c.to_string()).as_deref(),
+            Some("cairn::run_exited")
+        );
+    }
+}

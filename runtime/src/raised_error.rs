@@ -99,7 +99,9 @@ mod tests {
     fn a_caught_failure_reads_as_text() {
         let engine = engine();
         let read: String = engine
-            .eval("try { fails(); \"\" } catch (e) { `${e}|${e.message}|${e.code}|${type_of(e)}` }")
+            .eval(
+                "let r = \"\"; try { fails(); } catch (e) { r = `${e}|${e.message}|${e.code}|${type_of(e)}`; } r",
+            )
             .expect("caught");
         assert_eq!(
             read,
