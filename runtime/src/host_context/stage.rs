@@ -1,0 +1,216 @@
+//! The host context's stages: entering one at its barrier, leaving it, the debugger's `:retry`
+//! of a whole stage, and a rolling stage's batches with the roll's halt.
+
+use super::{HostContext, Mode, Role, StageState};
+use crate::journal::{BatchRecord, JournalEvent, StageRecord, now_millis};
+use crate::{ActionError, RunEvent};
+
+impl HostContext {
+    /// Enters a stage: waits at its barrier, then says whether this host runs its block.
+    pub fn enter_stage(&self, name: &str, group: &str) -> Result<bool, ActionError> {
+        let index = {
+            let mut state = self.state();
+            if let Some(outer) = &state.stage {
+                return Err(ActionError::Runbook(format!(
+                    "stage `{name}` is inside stage `{}`: stages cannot nest",
+                    outer.name
+                )));
+            }
+            state.stage_count += 1;
+            state.stage_count
+        };
+        let member = match self.role {
+            Role::Controller => group == "controller",
+            Role::Host => group != "controller" && self.info.groups.iter().any(|g| g == group),
+        };
+        if self.mode == Mode::Live {
+            let shared = &self.shared;
+            shared.forks.release();
+            let wait = crate::budget::Wait::Barrier(index);
+            shared.budget.park(&self.info.name, wait);
+            let arrived = shared.barrier.arrive(index, &shared.cancel);
+            shared.budget.unpark(&self.info.name, wait);
+            shared.forks.acquire(&shared.cancel)?;
+            arrived?;
+            // A halted roll stops every host at the next barrier, once those that were down
+            // finished the block that brings them back.
+            shared.halt.check()?;
+            if !self.replaying() {
+                let record = StageRecord {
+                    at: now_millis(),
+                    group: group.to_owned(),
+                    index,
+                    member,
+                    name: name.to_owned(),
+                };
+                self.append(&JournalEvent::Stage(record), false)?;
+            }
+            shared.events.send(RunEvent::StageStarted {
+                host: self.info.name.clone(),
+                index,
+                member,
+                name: name.to_owned(),
+            });
+        }
+        let mut state = self.state();
+        state.stage = Some(StageState {
+            batch: None,
+            group: group.to_owned(),
+            index,
+            name: name.to_owned(),
+            ordinal: 0,
+        });
+        state.stage_start_seq = state.seq;
+        state.stage_results.clear();
+        Ok(member)
+    }
+
+    /// Leaves the current stage.
+    pub fn exit_stage(&self) {
+        let left = self.state().stage.take();
+        if let (Some(stage), Mode::Live) = (left, self.mode) {
+            self.shared.events.send(RunEvent::StageFinished {
+                host: self.info.name.clone(),
+                index: stage.index,
+                name: stage.name,
+            });
+        }
+    }
+
+    /// Marks the stage for a rerun from its start (the debugger's `:retry`).
+    pub(crate) fn mark_retry(&self) {
+        self.state().retry = true;
+    }
+
+    /// Whether `:retry` was chosen since the last call: the stage must run again.
+    pub(crate) fn take_retry(&self) -> bool {
+        std::mem::take(&mut self.state().retry)
+    }
+
+    /// Sets the stage back to its start for `:retry`: its actions that finished answer with
+    /// what they returned, so only the failed one touches the host again.
+    pub(crate) fn rerun_stage(&self) {
+        let mut state = self.state();
+        state.seq = state.stage_start_seq;
+        if let Some(stage) = state.stage.as_mut() {
+            stage.ordinal = 0;
+        }
+        state.rerun = state.stage_results.clone();
+    }
+
+    /// In a rolling stage (`serial`), after [`Self::enter_stage`] said this host is a member:
+    /// waits until the batches before this host's have finished the block, giving its fork slot
+    /// up meanwhile, and records the batch. Batches come from the stage's hosts in inventory
+    /// order, fixed for the run, so a resume finds the batch that was running.
+    pub fn enter_batch(&self, serial: crate::Serial) -> Result<(), ActionError> {
+        let Some((index, name, stage_group)) = self
+            .state()
+            .stage
+            .as_ref()
+            .map(|s| (s.index, s.name.clone(), s.group.clone()))
+        else {
+            return Ok(());
+        };
+        if self.mode != Mode::Live || self.role != Role::Host {
+            return Ok(());
+        }
+        let shared = &self.shared;
+        let members: Vec<String> = shared
+            .hosts
+            .iter()
+            .filter(|h| h.groups.contains(&stage_group))
+            .map(|h| h.name.clone())
+            .collect();
+        let all = crate::rolling::batches(&members, serial.batch_size(members.len()));
+        let Some(number) = all.iter().position(|b| b.contains(&self.info.name)) else {
+            return Ok(());
+        };
+        shared.forks.release();
+        let wait = crate::budget::Wait::Batch(index);
+        shared.budget.park(&self.info.name, wait);
+        let turn = shared
+            .rolling
+            .wait_turn(index, number, &all, &shared.halt, &shared.cancel);
+        shared.budget.unpark(&self.info.name, wait);
+        shared.forks.acquire(&shared.cancel)?;
+        let first = turn?;
+        let batch = all[number].clone();
+        if first {
+            shared.events.send(RunEvent::BatchStarted {
+                batch: u64::try_from(number + 1).unwrap_or(u64::MAX),
+                batches: u64::try_from(all.len()).unwrap_or(u64::MAX),
+                hosts: batch.clone(),
+                stage: name.clone(),
+            });
+        }
+        if !self.replaying() {
+            let record = BatchRecord {
+                at: now_millis(),
+                batch: number + 1,
+                hosts: batch.clone(),
+                index,
+                of: all.len(),
+                stage: name,
+            };
+            self.append(&JournalEvent::Batch(record), false)?;
+        }
+        if let Some(stage) = self.state().stage.as_mut() {
+            stage.batch = Some(batch);
+        }
+        Ok(())
+    }
+
+    /// At the end of a rolling stage's block: lets the next batch go once this one is through,
+    /// and applies `--max-fail-percent` to this host's batch, as Ansible does: once more than
+    /// that share of a batch failed, no further batch starts (the run stops, resumable).
+    /// Without `--max-fail-percent` the first failed host halts the roll.
+    pub fn leave_batch(&self, ok: bool) {
+        let Some((index, batch, stage)) = self
+            .state()
+            .stage
+            .as_ref()
+            .and_then(|s| s.batch.clone().map(|b| (s.index, b, s.name.clone())))
+        else {
+            return;
+        };
+        let shared = &self.shared;
+        let failed = !ok && !shared.cancel.is_cancelled() && shared.halt.reason().is_none();
+        let failures = if failed {
+            shared.rolling.fail(index, &self.info.name, &batch)
+        } else {
+            0
+        };
+        // A check changes nothing, and a prediction that stopped at an `expect` is no failure.
+        if failed && !shared.options.check && shared.options.max_fail_percent.is_none() {
+            self.halt_roll(format!("{} failed in stage `{stage}`", self.info.name));
+        }
+        if let Some(limit) = shared.options.max_fail_percent
+            && failed
+            && failures * 100 > usize::from(limit) * batch.len()
+        {
+            shared.events.send(RunEvent::Warning {
+                host: "controller".into(),
+                message: format!(
+                    "{failures} of the {} hosts of this batch failed, more than --max-fail-percent {limit}: no further batch starts",
+                    batch.len()
+                ),
+            });
+            shared.cancel.cancel();
+        }
+        shared.rolling.finish(index, &self.info.name);
+    }
+
+    /// Halts the roll (`halt.rs`) for `reason`, announcing it once with how to go on.
+    pub fn halt_roll(&self, reason: String) {
+        let shared = &self.shared;
+        if shared.halt.halt(reason.clone()) {
+            shared.events.send(RunEvent::Warning {
+                host: "controller".into(),
+                message: format!(
+                    "{reason}: the roll stops: no further batch starts and no host goes down; the hosts already down finish their stage ({})",
+                    crate::halt::HOW_TO_GO_ON
+                ),
+            });
+        }
+    }
+}
