@@ -57,7 +57,7 @@ fn runs_allow_fail_help_follows_the_error_not_the_text_at_the_span() {
     lab.write("lab.toml", "[hosts.node01]\naddress = \"sim:linux\"\n");
     lab.write(
         "book.rhai",
-        "stage \"s\" on all {\n    try { run([\"false\"]); } catch (e) { log(`caught ${e.code}: ${e}`); }\n    let go = Fn(\"run\");\n    go.call([\"false\"]);\n}\n",
+        "stage \"s\" on all {\n    try { run([\"false\"]); } catch (e) { log(`caught ${e.code}: ${e}`); }\n    let command = Fn(\"run\");\n    command.call([\"false\"]);\n}\n",
     );
     let run = lab.cairn(&["run", "book.rhai", "-i", "lab.toml"]);
     assert_eq!(run.code, 1, "{}\n{}", run.stdout, run.stderr);
