@@ -223,6 +223,32 @@ pub enum ActionError {
         #[help]
         help: String,
     },
+    /// An action's result does not read as the builtin's type: a journal written by another
+    /// cairn, or edited. Refused, naming the record, rather than read as an empty default.
+    #[error(
+        "the result of `{builtin}` (action {seq}) does not read as {expected}: {problem} ({})",
+        .line.map_or_else(|| format!("journal {journal}"), |line| format!("journal {journal} line {line}"))
+    )]
+    #[diagnostic(
+        code(cairn::journal_shape),
+        help(
+            "the journal was written by another cairn or edited; `cairn resume --from-stage` runs the stage again"
+        )
+    )]
+    JournalShape {
+        /// The builtin.
+        builtin: String,
+        /// The action number.
+        seq: u64,
+        /// What the builtin reads its result as (`an array`, `ibstat's devices`).
+        expected: String,
+        /// Why it does not read.
+        problem: String,
+        /// The journal file.
+        journal: String,
+        /// The record's 1-based line in it, when the result was replayed from it.
+        line: Option<usize>,
+    },
     /// Divergence checking reached the first action the journal has no outcome for.
     #[error("replay reached the live point")]
     #[diagnostic(code(cairn::reached_live_point))]

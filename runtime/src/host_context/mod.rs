@@ -12,6 +12,7 @@ mod journaling;
 mod live;
 mod perform;
 mod replay;
+mod result_shape;
 mod stage;
 
 use std::collections::BTreeMap;

@@ -26,7 +26,7 @@ pub mod esxcli_builtins {
     #[rhai_fn(volatile, return_raw)]
     pub fn vib_list(ctx: NativeCallContext) -> RhaiResult<Array> {
         let value = action::query(&ctx, crate::esxcli::NAMESPACE, json!({}), list_vibs)?;
-        Ok(value.into_array().unwrap_or_default())
+        action::result_as(&ctx, value)
     }
 
     /// Whether a VIB named `name` (`mft`, `nmst`, `nmlx5-core`) is in the host's image.
@@ -93,7 +93,7 @@ pub mod esxcli_builtins {
         let value = action::query(&ctx, crate::esxcli::NAMESPACE, args, |io| {
             list_parameters(io, &module)
         })?;
-        Ok(value.into_array().unwrap_or_default())
+        action::result_as(&ctx, value)
     }
 
     /// Sets a driver module's parameters (`esxcli system module parameters set -m MODULE -p
@@ -153,7 +153,7 @@ pub mod esxcli_builtins {
     #[rhai_fn(volatile, return_raw)]
     pub fn pcipassthru_list(ctx: NativeCallContext) -> RhaiResult<Array> {
         let value = action::query(&ctx, crate::esxcli::NAMESPACE, json!({}), list_passthru)?;
-        Ok(value.into_array().unwrap_or_default())
+        action::result_as(&ctx, value)
     }
 
     /// Enables or disables passthrough of a PCI device (`3b:00.0` or `0000:3B:00.0`), applied
@@ -177,7 +177,7 @@ pub mod esxcli_builtins {
     #[rhai_fn(volatile, return_raw)]
     pub fn nic_list(ctx: NativeCallContext) -> RhaiResult<Array> {
         let value = action::query(&ctx, crate::esxcli::NAMESPACE, json!({}), list_nics)?;
-        Ok(value.into_array().unwrap_or_default())
+        action::result_as(&ctx, value)
     }
 
     /// Whether the host is in maintenance mode (`esxcli system maintenanceMode get` prints

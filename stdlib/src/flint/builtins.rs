@@ -38,6 +38,6 @@ pub mod flint_builtins {
                 Ok(action::json(&parsed))
             },
         )?;
-        Ok(value.try_cast().unwrap_or_default())
+        action::result_as(&ctx, value)
     }
 }

@@ -38,7 +38,7 @@ pub mod ib_builtins {
             let output = io.run(command::IBSTATUS)?;
             super::ports(&output.stdout)
         })?;
-        Ok(value.into_array().unwrap_or_default())
+        action::result_as(&ctx, value)
     }
 
     /// `ibstat`: `#{cas: [#{name, ca_type, firmware_version, node_guid, ports: [#{port, state,
@@ -73,7 +73,7 @@ pub mod ib_builtins {
             }
             Ok(action::json(&parsed.devices))
         })?;
-        Ok(value.into_array().unwrap_or_default())
+        action::result_as(&ctx, value)
     }
 
     /// The fabric from `ibnetdiscover`: `#{switches, channel_adapters, routers}`, each node

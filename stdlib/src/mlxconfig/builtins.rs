@@ -38,7 +38,7 @@ pub mod mlxconfig_builtins {
                 None => Err(action::not_installed("mlxconfig", io.host())),
             },
         )?;
-        Ok(value.try_cast().unwrap_or_default())
+        action::result_as(&ctx, value)
     }
 
     /// Sets firmware parameters for the next boot, idempotently: queries first and sets only
@@ -293,7 +293,7 @@ fn set_values(ctx: &NativeCallContext, dev: &str, values: &Map) -> RhaiResult<Ma
             })
         },
     )?;
-    Ok(value.try_cast().unwrap_or_default())
+    action::result_as(ctx, value)
 }
 
 /// The reboot-loop breaker's check for `mlxconfig::set`: after the reboot every value asked

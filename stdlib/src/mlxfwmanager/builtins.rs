@@ -49,7 +49,7 @@ pub mod mlxfwmanager_builtins {
                 None => Err(action::not_installed("mlxfwmanager", io.host())),
             },
         )?;
-        Ok(value.try_cast().unwrap_or_default())
+        action::result_as(&ctx, value)
     }
 
     /// Updates a device's firmware when a newer image is available (`mlxfwmanager --online -u
@@ -127,7 +127,7 @@ pub mod mlxfwmanager_builtins {
             },
             |value| crate::mlxfwmanager::staged::firmware_after_boot(&dev, value),
         )?;
-        Ok(value.try_cast().unwrap_or_default())
+        action::result_as(&ctx, value)
     }
 }
 

@@ -54,7 +54,7 @@ pub mod mlxfwreset_builtins {
             json!({ "device": dev }),
             |io| query_levels(io, &dev),
         )?;
-        Ok(value.try_cast().unwrap_or_default())
+        action::result_as(&ctx, value)
     }
 
     /// What waits for a reset on a device, from `mlxfwreset -d DEV status`: `#{device,
@@ -73,7 +73,7 @@ pub mod mlxfwreset_builtins {
             json!({ "device": dev }),
             |io| pending(io, &dev),
         )?;
-        Ok(value.try_cast().unwrap_or_default())
+        action::result_as(&ctx, value)
     }
 
     /// Loads the staged firmware image and NVCONFIG changes of a device at reset `level` (0

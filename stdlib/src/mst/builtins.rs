@@ -40,7 +40,7 @@ pub mod mst_builtins {
                 Ok(planned)
             },
         )?;
-        Ok(value.try_cast().unwrap_or_default())
+        action::result_as(&ctx, value)
     }
 
     /// Restarts the MST service (`mst restart`), which the guide does "to get a stable device
@@ -93,7 +93,7 @@ pub mod mst_builtins {
                 None => Err(action::not_installed("mst", io.host())),
             },
         )?;
-        Ok(value.into_array().unwrap_or_default())
+        action::result_as(&ctx, value)
     }
 }
 

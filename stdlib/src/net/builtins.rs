@@ -31,7 +31,7 @@ pub mod net_builtins {
             let links = super::links_of(io)?;
             Ok(action::json(&links))
         })?;
-        Ok(value.into_array().unwrap_or_default())
+        action::result_as(&ctx, value)
     }
 
     /// Sets an interface's MTU (`ip link set dev IFNAME mtu MTU`) unless it already has it.

@@ -41,7 +41,7 @@ pub mod vhpc_builtins {
             let management = Management::of(host)?;
             Ok(action::json(&view_of(&management, &vm)?))
         })?;
-        Ok(value.try_cast().unwrap_or_default())
+        action::result_as(&ctx, value)
     }
 
     /// Assigns a PCI device (a ConnectX port: `0000:3B:00.0` or `3b:00.0`) to a VM in
@@ -249,7 +249,7 @@ fn change(
             Ok(planned)
         },
     )?;
-    Ok(value.try_cast().unwrap_or_default())
+    action::result_as(ctx, value)
 }
 
 #[cfg(test)]
