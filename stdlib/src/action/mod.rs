@@ -100,6 +100,25 @@ pub(crate) fn result_as<T: std::any::Any + Clone + Default>(
     })
 }
 
+/// The result a builtin's action gave, deserialized into the Rust type `T` the builtin reads it
+/// as (see [`result_as`]: `()` is the empty `T`, another shape fails naming the record).
+pub(crate) fn result_into<T: serde::de::DeserializeOwned + Default>(
+    ctx: &NativeCallContext,
+    value: &Dynamic,
+    expected: &str,
+) -> RhaiResult<T> {
+    if value.is_unit() {
+        return Ok(T::default());
+    }
+    rhai::serde::from_dynamic(value).map_err(|error| match HostContext::current(ctx) {
+        Ok(host) => host.fail(
+            host.result_shape_error(ctx.fn_name(), expected, &error),
+            ctx.call_position(),
+        ),
+        Err(error) => error,
+    })
+}
+
 /// A rhai type name (`array`, `map`, `string`) in words.
 fn rhai_kind_name(name: &str) -> String {
     match name {

@@ -286,7 +286,7 @@ fn reset_at(ctx: &NativeCallContext, dev: &str, level: u32) -> RhaiResult<Map> {
             value,
         })
     })?;
-    let value: Map = value.try_cast().unwrap_or_default();
+    let value: Map = action::result_as(ctx, value)?;
     if value.get("reset").and_then(|r| r.as_bool().ok()) == Some(true) {
         // The reset loaded what these staged, as their reboot would have (also when replayed,
         // so a resumed run owes the same).

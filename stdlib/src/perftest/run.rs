@@ -354,7 +354,7 @@ pub(crate) fn matrix(ctx: &NativeCallContext, hosts: Array, options: &Map) -> Rh
         }
         Ok(Outcome::unchanged(Value::Array(results)))
     })?;
-    Ok(value.into_array().unwrap_or_default())
+    action::result_as(ctx, value)
 }
 
 /// The next step for a server's error, in perftest's words where it gives them (its README on
