@@ -10,7 +10,7 @@ use crate::{Cancel, Cancelled};
 ///
 /// Hosts that finish or fail `leave`, and never hold the others.
 #[derive(Debug)]
-pub struct StageBarrier {
+pub(crate) struct StageBarrier {
     state: Mutex<BarrierState>,
     wake: Condvar,
 }
@@ -24,7 +24,7 @@ struct BarrierState {
 
 impl StageBarrier {
     /// A barrier for `participants` hosts.
-    pub fn new(participants: usize) -> Self {
+    pub(crate) fn new(participants: usize) -> Self {
         Self {
             state: Mutex::new(BarrierState {
                 arrived: BTreeMap::new(),
@@ -36,7 +36,7 @@ impl StageBarrier {
     }
 
     /// Waits until every live host has reached stage `index`.
-    pub fn arrive(&self, index: u64, cancel: &Cancel) -> Result<(), Cancelled> {
+    pub(crate) fn arrive(&self, index: u64, cancel: &Cancel) -> Result<(), Cancelled> {
         let Ok(mut state) = self.state.lock() else {
             return Err(Cancelled);
         };
@@ -58,7 +58,7 @@ impl StageBarrier {
     }
 
     /// A host leaves the run: the others stop waiting for it.
-    pub fn leave(&self) {
+    pub(crate) fn leave(&self) {
         if let Ok(mut state) = self.state.lock() {
             state.live = state.live.saturating_sub(1);
         }
@@ -67,14 +67,14 @@ impl StageBarrier {
 
     /// Leaves when dropped, so that a host whose thread ends in any way (a panic too) does not
     /// keep the others waiting at the next barrier forever.
-    pub fn departure(&self) -> Departure<'_> {
+    pub(crate) fn departure(&self) -> Departure<'_> {
         Departure(self)
     }
 }
 
 /// A host's place at the barrier, given up when dropped.
 #[derive(Debug)]
-pub struct Departure<'a>(&'a StageBarrier);
+pub(crate) struct Departure<'a>(&'a StageBarrier);
 
 impl Drop for Departure<'_> {
     fn drop(&mut self) {
@@ -84,14 +84,14 @@ impl Drop for Departure<'_> {
 
 /// At most `N` hosts act at once; a host waiting at a barrier or for a reboot gives its slot up.
 #[derive(Debug)]
-pub struct Forks {
+pub(crate) struct Forks {
     free: Mutex<usize>,
     wake: Condvar,
 }
 
 impl Forks {
     /// A limit of `forks` (at least one).
-    pub fn new(forks: usize) -> Self {
+    pub(crate) fn new(forks: usize) -> Self {
         Self {
             free: Mutex::new(forks.max(1)),
             wake: Condvar::new(),
@@ -99,7 +99,7 @@ impl Forks {
     }
 
     /// Takes a slot, waiting for one.
-    pub fn acquire(&self, cancel: &Cancel) -> Result<(), Cancelled> {
+    pub(crate) fn acquire(&self, cancel: &Cancel) -> Result<(), Cancelled> {
         let Ok(mut free) = self.free.lock() else {
             return Err(Cancelled);
         };
@@ -115,7 +115,7 @@ impl Forks {
     }
 
     /// Gives a slot back.
-    pub fn release(&self) {
+    pub(crate) fn release(&self) {
         if let Ok(mut free) = self.free.lock() {
             *free += 1;
         }

@@ -101,6 +101,31 @@ impl<'a> HostIo<'a> {
         Ok(output)
     }
 
+    /// Runs a command on `peer`: this host when it is this host's name, else another host of
+    /// the run (a test's server, a management host) through the run's transport of it, locked
+    /// for the command only (`RunShared::exec_on`). A non-zero exit is an `Ok` here. A peer's
+    /// commands are not reported as this host's.
+    pub fn exec_on(
+        &mut self,
+        peer: &str,
+        request: &ExecRequest,
+    ) -> Result<ExecOutput, ActionError> {
+        if peer == self.host() {
+            self.exec(request)
+        } else {
+            self.ctx.shared().exec_on(peer, request)
+        }
+    }
+
+    /// The clock of `peer`: this host's, or another host's of the run.
+    pub fn clock_of(&self, peer: &str) -> Result<Clock, ActionError> {
+        if peer == self.host() {
+            Ok(self.clock())
+        } else {
+            self.ctx.shared().clock_of(peer)
+        }
+    }
+
     /// A simulated host whose state this machine cannot keep stops the whole run, as a journal
     /// that cannot be written does: the other hosts must not pass the next barrier without it.
     fn stop_run_if_state_lost(&self, error: &crate::TransportError) {

@@ -96,6 +96,7 @@ pub use resume_choices::{AskUndecided, Decision, Undecided};
 pub use rolling::{RollingGate, Serial};
 pub use run::event::{EVENTS_SCHEMA_VERSION, EventSink, RecapLine, RunEvent, Stamped};
 pub use run::lock::{Driver, LockError, RunLock};
+pub use run::pair_hold::PairHold;
 pub use run::shared::{RunOptions, RunShared};
 pub use run::store::{RunMeta, RunState, RunStore};
 pub use run::unknown::UnknownName;

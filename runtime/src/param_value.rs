@@ -56,8 +56,18 @@ pub(crate) fn convert(given: &str, default: &Dynamic) -> Result<Dynamic, &'stati
     }
 }
 
-/// Checks every `--param` against the runbook's `param` declarations: a declared name, and a
-/// value of its literal default's type.
+/// Why `given` is refused for param `name` whose default is `default`: the one wording of a
+/// wrong type, before a run (from [`check_params`]) and, for a default only known when the
+/// runbook runs, at its `param` line. A secret's value is never echoed.
+pub(crate) fn wrong_type(name: &str, given: &str, expected: &str, default: &Dynamic) -> String {
+    let given = crate::secrets::redact(given);
+    format!("--param {name}={given}: `{name}` takes {expected}, like its default `{default}`")
+}
+
+/// Checks every `--param` against the runbook's `param` declarations: a declared name, a value
+/// given again (a secret a resume must be given: its journal keeps only the marker), and a
+/// value of its literal default's type. The one check of a `--param`: a run, a resume and the
+/// debugger all call it before anything runs.
 pub fn check_params(ast: &AST, given: &BTreeMap<String, String>) -> Result<(), ParamError> {
     let mut declared: BTreeMap<String, Option<Dynamic>> = BTreeMap::new();
     let mut choices: BTreeMap<String, Vec<String>> = BTreeMap::new();
@@ -83,9 +93,9 @@ pub fn check_params(ast: &AST, given: &BTreeMap<String, String>) -> Result<(), P
         }
         true
     });
-    for (name, value) in given {
+    for (name, raw) in given {
         // A secret's value (from the vault, or given before) is never echoed in an error.
-        let value = &crate::secrets::redact(value);
+        let value = &crate::secrets::redact(raw);
         let text = format!("--param {name}={value}");
         let name_span: SourceSpan = (8, name.len()).into();
         let value_span: SourceSpan = (9 + name.len(), value.len().max(1)).into();
@@ -111,12 +121,20 @@ pub fn check_params(ast: &AST, given: &BTreeMap<String, String>) -> Result<(), P
                     name_span,
                 ));
             }
+            // The journal keeps a secret as the marker only: a resume must be given it again.
+            Some(_) if raw == crate::secrets::REDACTED => {
+                return Err(error(
+                    format!(
+                        "param `{name}` is secret and was not kept: give it again with --param {name}=..."
+                    ),
+                    None,
+                    value_span,
+                ));
+            }
             Some(Some(default)) => {
                 if let Err(expected) = convert(value, default) {
                     return Err(error(
-                        format!(
-                            "--param {name}={value}: `{name}` takes {expected}, like its default `{default}`"
-                        ),
+                        wrong_type(name, value, expected, default),
                         None,
                         value_span,
                     ));

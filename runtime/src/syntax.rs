@@ -163,12 +163,8 @@ fn param(context: &mut EvalContext, inputs: &[Expression]) -> Result<Dynamic, Bo
     };
     let value = match host.shared.params.get(&name) {
         Some(given) => crate::param_value::convert(given, &default).map_err(|expected| {
-            host.fail(
-                ActionError::Failed(format!(
-                    "--param {name}={given}: expected {expected}, like the default"
-                )),
-                position,
-            )
+            let message = crate::param_value::wrong_type(&name, given, expected, &default);
+            host.fail(ActionError::Failed(message), position)
         })?,
         None => default,
     };

@@ -55,7 +55,8 @@ pub(crate) const RUN_OPTIONS: BuiltinOptions = BuiltinOptions {
 #[derive(Debug, Clone)]
 pub struct Secret(pub Dynamic);
 
-/// Registers the vocabulary on `engine`.
+/// Registers the vocabulary on `engine`. Long by design: one registration after another, each
+/// the whole of a small builtin, so the core vocabulary reads as one list.
 pub(crate) fn register(engine: &mut Engine) {
     crate::declare_options(&RUN_OPTIONS);
     engine.register_type_with_name::<Secret>("Secret");

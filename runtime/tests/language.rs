@@ -43,12 +43,29 @@ fn params_take_overrides_of_the_defaults_type() {
         .expect("starts");
     assert!(report.succeeded(), "{report:?}");
     assert_eq!(lab.logs("a"), vec!["9001 y".to_owned()]);
+    // A literal default's type is checked before anything runs, as the command line does.
     let error = lab
         .run(text, &[("a", &[])], &[("mtu", "big")], false)
-        .expect("starts");
-    let failure = error.hosts[0].failure.as_ref().expect("fails");
+        .unwrap_err();
     assert!(
-        failure.message.contains("expected an integer"),
+        error
+            .to_string()
+            .contains("--param mtu=big: `mtu` takes an integer, like its default `1500`"),
+        "{error}"
+    );
+    // A default known only when the runbook runs is checked at its line, in the same words.
+    let computed = r#"
+        param mtu = 1000 + 500;
+        stage "s" on all { log(`${mtu}`); }
+    "#;
+    let report = lab
+        .run(computed, &[("a", &[])], &[("mtu", "big")], false)
+        .expect("starts");
+    let failure = report.hosts[0].failure.as_ref().expect("fails");
+    assert!(
+        failure
+            .message
+            .contains("--param mtu=big: `mtu` takes an integer, like its default `1500`"),
         "{}",
         failure.message
     );
@@ -65,7 +82,12 @@ fn an_unknown_param_is_refused_before_running() {
             false,
         )
         .unwrap_err();
-    assert!(error.to_string().contains("no such param"), "{error}");
+    assert!(
+        error
+            .to_string()
+            .contains("the runbook declares no param `b`"),
+        "{error}"
+    );
 }
 
 #[test]

@@ -39,7 +39,8 @@ impl<'a> InventoryBuilder<'a> {
         Self { check, name, text }
     }
 
-    /// The hosts in file order and the group names in declaration order.
+    /// The hosts in file order and the group names in declaration order. Long by design: one
+    /// pass over the file, each check with its span where the value is read.
     pub(crate) fn build(&self) -> Result<(Vec<HostSpec>, Vec<String>), InventoryError> {
         let raw: RawInventory = toml::from_str(self.text).map_err(|e| self.toml_error(&e))?;
         let mut graph = GroupGraph::default();

@@ -76,7 +76,8 @@ impl LineRenderer {
         self.palette.dim(&cut_to_width(&line, self.width))
     }
 
-    /// Appends the lines for `event` to `out`.
+    /// Appends the lines for `event` to `out`. Long by design: one arm per event kind, each a
+    /// few lines, read side by side with docs/events.md.
     pub fn render(&mut self, event: &RunEvent, out: &mut Vec<String>) {
         let quiet = self.verbosity == Verbosity::Quiet;
         match event {

@@ -1,13 +1,14 @@
 //! What every instance of a run shares across threads.
 
 use std::collections::BTreeMap;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::Duration;
 
 use serde_json::Value;
 
+use super::pair_hold::{PairHold, PairHolds};
 use crate::barrier::{Forks, StageBarrier};
-use crate::{Cancel, EventSink, HostInfo, Transport};
+use crate::{ActionError, Cancel, Clock, EventSink, ExecOutput, ExecRequest, HostInfo, Transport};
 
 /// Options of a run that instances consult.
 #[derive(Debug, Clone)]
@@ -51,34 +52,37 @@ impl Default for RunOptions {
     }
 }
 
-/// State shared by the instances of one run.
+/// State shared by the instances of one run. Its fields are the runtime's own; the stdlib
+/// reaches the run through the methods below (`stdlib/tests/run_shared.rs` keeps it so).
 pub struct RunShared {
     /// Stage barriers.
-    pub barrier: StageBarrier,
+    pub(crate) barrier: StageBarrier,
     /// `--max-unavailable`: hosts rebooting, in maintenance mode or failed, at most so many.
-    pub budget: crate::DisruptionBudget,
+    pub(crate) budget: crate::DisruptionBudget,
     /// Stops the run.
-    pub cancel: Cancel,
+    pub(crate) cancel: Cancel,
     /// Progress events.
-    pub events: EventSink,
+    pub(crate) events: EventSink,
     /// The fork limit.
-    pub forks: Forks,
+    pub(crate) forks: Forks,
     /// Whether the roll was halted at a failed host, and why.
-    pub halt: crate::Halt,
+    pub(crate) halt: crate::Halt,
+    /// The hosts cross-host tests hold.
+    pub(crate) pair_holds: PairHolds,
     /// Hosts that failed and left the run.
-    pub failed: Mutex<std::collections::BTreeSet<String>>,
+    pub(crate) failed: Mutex<std::collections::BTreeSet<String>>,
     /// Every host of the run, in inventory order.
-    pub hosts: Vec<HostInfo>,
+    pub(crate) hosts: Vec<HostInfo>,
     /// Options.
-    pub options: RunOptions,
+    pub(crate) options: RunOptions,
     /// `--param` values by name.
-    pub params: BTreeMap<String, String>,
+    pub(crate) params: BTreeMap<String, String>,
     /// Values hosts published, by host then key.
-    pub published: Mutex<BTreeMap<String, BTreeMap<String, Value>>>,
+    pub(crate) published: Mutex<BTreeMap<String, BTreeMap<String, Value>>>,
     /// Where the batches of rolling stages stand.
-    pub rolling: crate::RollingGate,
+    pub(crate) rolling: crate::RollingGate,
     /// Each host's transport, shared so the controller can reach hosts too.
-    pub transports: BTreeMap<String, Arc<Mutex<Box<dyn Transport>>>>,
+    pub(crate) transports: BTreeMap<String, Arc<Mutex<Box<dyn Transport>>>>,
 }
 
 impl RunShared {
@@ -105,10 +109,75 @@ impl RunShared {
             halt: crate::Halt::new(),
             hosts,
             options,
+            pair_holds: PairHolds::default(),
             params,
             published: Mutex::new(BTreeMap::new()),
             rolling: crate::RollingGate::default(),
             transports: BTreeMap::new(),
         }
+    }
+
+    /// The run's options.
+    pub fn options(&self) -> &RunOptions {
+        &self.options
+    }
+
+    /// What stops the run.
+    pub fn cancel(&self) -> &Cancel {
+        &self.cancel
+    }
+
+    /// Whether the run can reach `host` (a host of its selection, or one a selected host's vars
+    /// name).
+    pub fn reaches(&self, host: &str) -> bool {
+        self.transports.contains_key(host)
+    }
+
+    /// The hosts the run can reach, by name, for a did-you-mean.
+    pub fn reachable(&self) -> impl Iterator<Item = &str> {
+        self.transports.keys().map(String::as_str)
+    }
+
+    /// The transport of `host`, shared by every instance that reaches it.
+    pub fn transport(&self, host: &str) -> Option<&Arc<Mutex<Box<dyn Transport>>>> {
+        self.transports.get(host)
+    }
+
+    /// Lets the run reach `host` through `transport` (a test's or a session's set-up).
+    pub fn add_transport(&mut self, host: String, transport: Arc<Mutex<Box<dyn Transport>>>) {
+        self.transports.insert(host, transport);
+    }
+
+    /// `peer`'s transport for one command. Locked for the command only (as `HostIo` locks its
+    /// own host's), so two actions that reach each other's hosts never wait for each other's
+    /// whole action, and the wait is at most the command another action runs there. Not refused
+    /// once the run is stopped: stopping a test's server on the way out must still run. A
+    /// command that panicked leaves it usable: the transport reconnects when its session is
+    /// broken.
+    fn peer(&self, peer: &str) -> Result<MutexGuard<'_, Box<dyn Transport>>, ActionError> {
+        let transport = self
+            .transports
+            .get(peer)
+            .ok_or_else(|| ActionError::Failed(format!("`{peer}` is not a host of this run")))?;
+        Ok(transport.lock().unwrap_or_else(PoisonError::into_inner))
+    }
+
+    /// Runs a command on another host of the run; a non-zero exit is an `Ok` here. An action
+    /// on a host reaches its peers through [`HostIo::exec_on`](crate::HostIo::exec_on).
+    pub fn exec_on(&self, peer: &str, request: &ExecRequest) -> Result<ExecOutput, ActionError> {
+        Ok(self.peer(peer)?.exec(request)?)
+    }
+
+    /// The clock of another host of the run.
+    pub fn clock_of(&self, peer: &str) -> Result<Clock, ActionError> {
+        Ok(self.peer(peer)?.clock())
+    }
+
+    /// Holds hosts `a` and `b` for a test between them until the hold drops, waiting while
+    /// another test of the run holds either (`pair_hold.rs`); a stopped run ends the wait.
+    pub fn hold_pair(&self, a: &str, b: &str) -> Result<PairHold<'_>, ActionError> {
+        Ok(self
+            .pair_holds
+            .hold(a, b, self.options.check, &self.cancel)?)
     }
 }

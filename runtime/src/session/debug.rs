@@ -10,13 +10,14 @@ use std::thread::JoinHandle;
 use std::time::Duration;
 
 use crate::ending::failure::HostFailure;
+use crate::executor::{Prepare, Start, join, spawn_instance};
 use crate::journal::{
     HostJournal, HostStatus, JOURNAL_VERSION, JournalEvent, JournalWriter, RunHeader, now_millis,
 };
 use crate::{
     Breakpoint, Cancel, Debugger, EventSink, HostContext, HostInfo, HostReport, Installer, Mode,
     Outline, Pause, Resume, Role, RunOptions, RunShared, Runbook, RunbookError, Transport,
-    bind_host, build_engine, error_in,
+    build_engine, error_in,
 };
 
 /// What a debugging session runs.
@@ -74,19 +75,18 @@ impl DebugRun {
             &request.libraries,
             RunOptions::default().max_operations,
         );
-        let outline = Outline::of(&runbook.compile(&engine)?);
-        for name in request.params.keys() {
-            if !outline.params.iter().any(|p| &p.name == name) {
-                let declared: Vec<&str> = outline.params.iter().map(|p| p.name.as_str()).collect();
-                return Err(error_in(
-                    &runbook.name(),
-                    &runbook.text,
-                    format!("the runbook declares no param `{name}`"),
-                    rhai::Position::NONE,
-                    Some(format!("declared: {}", declared.join(", "))),
-                ));
-            }
-        }
+        let ast = runbook.compile(&engine)?;
+        // The run's own `--param` check, its message shown at the runbook as this returns one.
+        crate::check_params(&ast, &request.params).map_err(|error| {
+            error_in(
+                &runbook.name(),
+                &runbook.text,
+                error.message,
+                rhai::Position::NONE,
+                error.help,
+            )
+        })?;
+        let outline = Outline::of(&ast);
         let (sender, pauses) = channel();
         Ok(Self {
             cancel: Cancel::default(),
@@ -179,29 +179,18 @@ impl DebugRun {
 
     fn join(&mut self) -> HostReport {
         let name = self.host_name();
-        let report = self.thread.take().map(|thread| {
-            thread.join().unwrap_or_else(|_| HostReport {
+        match self.thread.take() {
+            Some(thread) => join(name, thread, "the runbook's thread panicked"),
+            None => HostReport {
                 changes: Vec::new(),
-                failure: Some(HostFailure::message(
-                    &name,
-                    "the runbook's thread panicked".into(),
-                )),
-                name: name.clone(),
+                failure: None,
+                name,
                 prediction_stopped: None,
                 left_behind: Vec::new(),
                 reboot_pending: None,
-                status: HostStatus::Failed,
-            })
-        });
-        report.unwrap_or_else(|| HostReport {
-            changes: Vec::new(),
-            failure: None,
-            name,
-            prediction_stopped: None,
-            left_behind: Vec::new(),
-            reboot_pending: None,
-            status: HostStatus::Cancelled,
-        })
+                status: HostStatus::Cancelled,
+            },
+        }
     }
 
     fn host_name(&self) -> String {
@@ -213,8 +202,6 @@ impl DebugRun {
     }
 
     fn spawn(&self, request: DebugRequest) -> JoinHandle<HostReport> {
-        let debugger = self.debugger.clone();
-        let cancel = self.cancel.clone();
         let secrets: Vec<String> = self
             .outline
             .params
@@ -223,13 +210,26 @@ impl DebugRun {
             .map(|p| p.name.clone())
             .collect();
         let name = request.info.name.clone();
-        let spawned = std::thread::Builder::new()
-            .name(format!("debug {name}"))
-            .stack_size(8 << 20)
-            .spawn(move || run(request, debugger, cancel, &secrets));
-        spawned.unwrap_or_else(|error| {
-            std::thread::spawn(move || HostReport::not_started(name, &error))
-        })
+        match start(
+            request,
+            self.debugger.clone(),
+            self.cancel.clone(),
+            &secrets,
+        ) {
+            Ok(start) => spawn_instance(format!("debug {name}"), start),
+            Err(message) => {
+                let report = HostReport {
+                    changes: Vec::new(),
+                    failure: Some(HostFailure::message(&name, message)),
+                    name,
+                    prediction_stopped: None,
+                    left_behind: Vec::new(),
+                    reboot_pending: None,
+                    status: HostStatus::Failed,
+                };
+                std::thread::spawn(move || report)
+            }
+        }
     }
 }
 
@@ -243,13 +243,14 @@ impl Drop for DebugRun {
     }
 }
 
-/// The runbook's thread: one instance, with the debugger's hooks and its variables tracked.
-fn run(
+/// The debugger's one instance, its journal begun (a file of its own) and its variables
+/// watched; why it cannot start, if it cannot.
+fn start(
     request: DebugRequest,
     debugger: Arc<Debugger>,
     cancel: Cancel,
     secrets: &[String],
-) -> HostReport {
+) -> Result<Start, String> {
     let DebugRequest {
         events,
         info,
@@ -261,15 +262,6 @@ fn run(
         helpers,
     } = request;
     let name = info.name.clone();
-    let failed = |message: String| HostReport {
-        changes: Vec::new(),
-        failure: Some(HostFailure::message(&name, message)),
-        name: name.clone(),
-        prediction_stopped: None,
-        left_behind: Vec::new(),
-        reboot_pending: None,
-        status: HostStatus::Failed,
-    };
     let writer = journal
         .parent()
         .map_or(Ok(()), std::fs::create_dir_all)
@@ -277,7 +269,7 @@ fn run(
         .and_then(|()| JournalWriter::open(&journal).map_err(|e| e.to_string()));
     let mut writer = match writer {
         Ok(writer) => writer,
-        Err(error) => return failed(format!("journal {}: {error}", journal.display())),
+        Err(error) => return Err(format!("journal {}: {error}", journal.display())),
     };
     let header = RunHeader {
         at: now_millis(),
@@ -305,260 +297,45 @@ fn run(
         version: JOURNAL_VERSION,
     };
     if let Err(error) = writer.append(&JournalEvent::Header(header), true) {
-        return failed(error.to_string());
+        return Err(error.to_string());
     }
-    let options = RunOptions::default();
-    let max_operations = options.max_operations;
-    let mut shared = RunShared::new(1, vec![info.clone()], options, params, cancel, events);
-    shared.transports.extend(helpers);
-    let shared = Arc::new(shared);
-    let host = Arc::new(
-        HostContext::new(
-            info,
-            Role::Host,
-            Mode::Live,
-            shared.clone(),
-            transport,
-            HostJournal::default(),
-            Some(writer),
-            runbook.name(),
-        )
-        .with_debugger(Some(debugger.clone())),
+    let mut shared = RunShared::new(
+        1,
+        vec![info.clone()],
+        RunOptions::default(),
+        params,
+        cancel,
+        events,
     );
-    let mut engine = build_engine(&runbook.imports(), &libraries, max_operations);
-    bind_host(&mut engine, &host);
+    shared.transports.extend(helpers);
+    let host = HostContext::new(
+        info,
+        Role::Host,
+        Mode::Live,
+        Arc::new(shared),
+        transport,
+        HostJournal::default(),
+        Some(writer),
+        runbook.name(),
+    )
+    .with_debugger(Some(debugger.clone()));
     // Every variable read refreshes what `:vars` shows: actions read their arguments just
     // before they run, so at a pause the last look is the scope the action sees.
-    #[allow(deprecated)] // rhai marks the hook volatile this way; it is not deprecated
-    engine.on_var(move |_, _, context| {
-        debugger.observe(context.scope());
-        Ok(None)
-    });
-    let result = shared
-        .forks
-        .acquire(&shared.cancel)
-        .map_err(|e| HostFailure::message(&name, e.to_string()))
-        .and_then(|()| {
-            let outcome = crate::executor::run_runbook(&engine, &runbook, &host);
-            shared.forks.release();
-            outcome
+    let watch: Prepare = Box::new(move |engine: &mut rhai::Engine| {
+        #[allow(deprecated)] // rhai marks the hook volatile this way; it is not deprecated
+        engine.on_var(move |_, _, context| {
+            debugger.observe(context.scope());
+            Ok(None)
         });
-    let (status, failure) = crate::executor::ending(result);
-    let _ = host.end_with(status, failure.as_ref());
-    shared.barrier.leave();
-    HostReport {
-        changes: host.changes(),
-        failure,
-        name,
-        prediction_stopped: None,
-        left_behind: Vec::new(),
-        reboot_pending: host.reboot_pending(),
-        status,
-    }
+    });
+    Ok(Start {
+        host,
+        runbook,
+        libraries,
+        prepare: Some(watch),
+        hold: None,
+    })
 }
 
 #[cfg(test)]
-mod tests {
-    use std::path::Path;
-
-    use serde_json::json;
-
-    use super::*;
-    use crate::journal::DebugChoice;
-    use crate::{LocalTransport, PauseReason};
-
-    fn load(dir: &Path, text: &str) -> DebugRun {
-        let path = dir.join("book.rhai");
-        std::fs::write(&path, text).expect("write runbook");
-        let request = DebugRequest {
-            events: EventSink::none(),
-            info: HostInfo {
-                groups: vec!["all".into()],
-                name: "local".into(),
-                vars: BTreeMap::new(),
-            },
-            journal: dir.join("debug.jsonl"),
-            libraries: Vec::new(),
-            params: BTreeMap::new(),
-            runbook: Runbook::load(&path).expect("runbook"),
-            transport: Arc::new(Mutex::new(Box::new(LocalTransport))),
-            helpers: Vec::new(),
-        };
-        DebugRun::load(request).expect("loads")
-    }
-
-    fn paused_line(run: &DebugRun) -> u32 {
-        run.paused().map_or(0, |p| p.point.site.line)
-    }
-
-    fn intents(dir: &Path) -> Vec<(u64, String)> {
-        let journal = HostJournal::load(&dir.join("debug.jsonl"), false).expect("journal");
-        journal
-            .events
-            .into_iter()
-            .filter_map(|(_, event)| match event {
-                JournalEvent::Intent(i) => Some((i.seq, i.builtin)),
-                _ => None,
-            })
-            .collect()
-    }
-
-    #[test]
-    fn step_next_and_breakpoints_stop_where_they_say() {
-        let dir = tempfile::tempdir().expect("dir");
-        let mut run = load(
-            dir.path(),
-            "let greeting = \"hi\";\nstage \"one\" on all {\n    run([\"echo\", greeting]);\n    run([\"true\"]);\n}\nstage \"two\" on all {\n    let n = 2;\n    run([\"echo\", `${n}`]);\n}\n",
-        );
-        assert!(matches!(run.go(Resume::Step), DebugEvent::Paused));
-        assert_eq!(paused_line(&run), 3);
-        let vars = run
-            .paused()
-            .and_then(|p| p.vars.clone())
-            .unwrap_or_default();
-        assert!(
-            vars.iter()
-                .any(|(name, value)| name == "greeting" && value.to_string() == "hi"),
-            "{vars:?}"
-        );
-        assert!(matches!(run.go(Resume::Step), DebugEvent::Paused));
-        assert_eq!(paused_line(&run), 4);
-        assert!(matches!(run.go(Resume::Next), DebugEvent::Paused));
-        let pause = run.paused().expect("paused");
-        assert_eq!(
-            (pause.point.stage.as_str(), pause.reason.clone()),
-            ("two", PauseReason::Stage)
-        );
-        run.break_at("8").expect("line 8 holds code");
-        assert!(matches!(run.go(Resume::Continue), DebugEvent::Paused));
-        let pause = run.paused().expect("paused at the breakpoint");
-        assert_eq!(pause.reason, PauseReason::Breakpoint(Breakpoint::Line(8)));
-        assert!(
-            pause.vars.iter().flatten().any(|(name, _)| name == "n"),
-            "{:?}",
-            pause.vars
-        );
-        match run.go(Resume::Continue) {
-            DebugEvent::Finished(report) => assert_eq!(report.status, HostStatus::Done),
-            DebugEvent::Paused => panic!("stopped again at {:?}", run.paused()),
-        }
-        assert_eq!(intents(dir.path()).len(), 3);
-    }
-
-    #[test]
-    fn retry_runs_the_stage_again_but_touches_the_host_only_for_the_failed_action() {
-        let dir = tempfile::tempdir().expect("dir");
-        let marker = dir.path().join("fixed");
-        let text = format!(
-            "let seen = [];\nstage \"one\" on all {{\n    seen.push(1);\n    run([\"echo\", \"before\"]);\n    run([\"test\", \"-e\", \"{}\"]);\n    log(`seen ${{seen.len()}}`);\n}}\n",
-            marker.display()
-        );
-        let mut run = load(dir.path(), &text);
-        assert!(matches!(run.go(Resume::Continue), DebugEvent::Paused));
-        assert!(run.paused().is_some_and(Pause::failed));
-        assert_eq!(paused_line(&run), 5);
-        std::fs::write(&marker, "").expect("fix the host");
-        match run.go(Resume::Retry) {
-            DebugEvent::Finished(report) => assert_eq!(report.status, HostStatus::Done),
-            DebugEvent::Paused => panic!("stopped again at {:?}", run.paused()),
-        }
-        let journal = HostJournal::load(&dir.path().join("debug.jsonl"), false).expect("journal");
-        let choices: Vec<DebugChoice> = journal
-            .events
-            .iter()
-            .filter_map(|(_, e)| match e {
-                JournalEvent::Debug(d) => Some(d.choice),
-                _ => None,
-            })
-            .collect();
-        assert_eq!(choices, [DebugChoice::Retry]);
-        assert_eq!(
-            intents(dir.path()),
-            [(1, "run".into()), (2, "run".into()), (2, "run".into())],
-            "`echo before` ran once"
-        );
-        let logs: Vec<String> = journal
-            .events
-            .iter()
-            .filter_map(|(_, e)| match e {
-                JournalEvent::Log(l) => Some(l.message.clone()),
-                _ => None,
-            })
-            .collect();
-        assert_eq!(
-            logs,
-            ["seen 1"],
-            "the stage ran again from its starting scope"
-        );
-    }
-
-    #[test]
-    fn skip_records_the_value_given_and_abort_fails_the_host() {
-        let dir = tempfile::tempdir().expect("dir");
-        let mut run = load(
-            dir.path(),
-            "stage \"one\" on all {\n    let r = run([\"false\"]);\n    log(`code ${r.code}`);\n    run([\"false\"]);\n}\n",
-        );
-        assert!(matches!(run.go(Resume::Continue), DebugEvent::Paused));
-        let assumed = run.paused().map(|p| p.assumed.clone());
-        assert_eq!(
-            assumed,
-            Some(json!({"code": 0, "stdout": "", "stderr": ""}))
-        );
-        let value = json!({"code": 7, "stdout": "", "stderr": ""});
-        assert!(matches!(
-            run.go(Resume::Skip(value.clone())),
-            DebugEvent::Paused
-        ));
-        assert_eq!(paused_line(&run), 4);
-        match run.go(Resume::Abort) {
-            DebugEvent::Finished(report) => {
-                assert_eq!(report.status, HostStatus::Failed);
-                let failure = report.failure.map(|f| f.one_line()).unwrap_or_default();
-                assert!(failure.contains("`false` exited with 1"), "{failure}");
-            }
-            DebugEvent::Paused => panic!("stopped again"),
-        }
-        let journal = HostJournal::load(&dir.path().join("debug.jsonl"), false).expect("journal");
-        let skipped = journal.actions.get(&1).and_then(|a| a.outcome.clone());
-        assert!(
-            skipped
-                .is_some_and(|o| o.ok && o.how.as_deref() == Some("skipped") && o.result == value),
-            "the skip is the action's outcome"
-        );
-        assert!(
-            journal
-                .events
-                .iter()
-                .any(|(_, e)| matches!(e, JournalEvent::Log(l) if l.message == "code 7"))
-        );
-    }
-
-    #[test]
-    fn unknown_params_are_refused_on_load() {
-        let dir = tempfile::tempdir().expect("dir");
-        let path = dir.path().join("book.rhai");
-        std::fs::write(&path, "param mtu = 9000;\n").expect("write");
-        let request = DebugRequest {
-            events: EventSink::none(),
-            info: HostInfo {
-                groups: vec!["all".into()],
-                name: "local".into(),
-                vars: BTreeMap::new(),
-            },
-            journal: dir.path().join("debug.jsonl"),
-            libraries: Vec::new(),
-            params: BTreeMap::from([("mut".to_owned(), "1".to_owned())]),
-            runbook: Runbook::load(&path).expect("runbook"),
-            transport: Arc::new(Mutex::new(Box::new(LocalTransport))),
-            helpers: Vec::new(),
-        };
-        let error = DebugRun::load(request).err().expect("refused");
-        assert!(
-            error.message.contains("no param `mut`"),
-            "{}",
-            error.message
-        );
-        assert_eq!(error.help.as_deref(), Some("declared: mtu"));
-    }
-}
+mod tests;

@@ -165,7 +165,8 @@ fn authenticate(
 }
 
 /// Key files (the configured ones, else the default ones), the agent, then a password; each
-/// libssh2 result passes through `noted`.
+/// libssh2 result passes through `noted`. Long by design: the methods in the order a
+/// login tries them, as one sequence read top to bottom.
 fn offer_credentials(
     session: &Session,
     target: &SshTarget,

@@ -150,7 +150,7 @@ impl Change<'_> {
     ) -> RhaiResult<Dynamic> {
         let value = self.run(ctx, read, compare, apply)?;
         let host = HostContext::current(ctx)?;
-        if !host.shared.options.check {
+        if !host.shared.options().check {
             let seen = rhai::serde::from_dynamic::<Value>(&value).unwrap_or(Value::Null);
             if let Some(probe) = probe(&seen) {
                 host.check_after_boot(probe.what, probe.check);

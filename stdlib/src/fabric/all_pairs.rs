@@ -294,8 +294,8 @@ fn host_names(host: &HostContext, hosts: Array) -> Result<Vec<String>, String> {
                 "fabric::all_pairs: `{name}` runs this stage; run the matrix from a stage on a host outside it (`on controller`)"
             ));
         }
-        if !host.shared.transports.contains_key(&name) {
-            let known: Vec<&str> = host.shared.transports.keys().map(String::as_str).collect();
+        if !host.shared.reaches(&name) {
+            let known: Vec<&str> = host.shared.reachable().collect();
             let hint = cairn_runtime::inventory::closest(&name, known)
                 .map(|n| format!("; did you mean `{n}`?"))
                 .unwrap_or_default();
@@ -532,9 +532,7 @@ fn test_pair(
     (server, client): &HostPair,
     round: &std::sync::Barrier,
 ) -> Result<PairResult, ActionError> {
-    let clock = |name: &str| -> Result<Clock, ActionError> {
-        Ok(crate::pair::peer_lock::lock(shared, name)?.clock())
-    };
+    let clock = |name: &str| -> Result<Clock, ActionError> { shared.clock_of(name) };
     let clocks = clock(server).and_then(|s| Ok((s, clock(client)?)));
     let (server_clock, client_clock) = match clocks {
         Ok(clocks) => clocks,

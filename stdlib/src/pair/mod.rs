@@ -1,11 +1,11 @@
 //! Running a client/server pair on two hosts from one action: start the server in the
 //! background, run the client, and always stop the server and collect its output.
 //!
-//! Used by perftest and sockperf. The controller reaches the hosts through the run's shared
-//! transports; a host's own instance uses its own.
+//! Used by perftest and sockperf. The controller reaches the hosts through the run
+//! (`RunShared::exec_on`); a host's own instance through its `HostIo::exec_on`. Two tests that
+//! share a host run in turn: the run holds both hosts of a test (`RunShared::hold_pair`).
 
 pub(crate) mod background;
-pub(crate) mod peer_lock;
 
 use std::sync::{Arc, Barrier};
 use std::time::Duration;
@@ -46,13 +46,10 @@ pub(crate) fn exec_on(
     name: &str,
     request: &ExecRequest,
 ) -> Result<ExecOutput, ActionError> {
-    if let Some(io) = io
-        && io.host() == name
-    {
-        return io.exec(request);
+    match io {
+        Some(io) => io.exec_on(name, request),
+        None => shared.exec_on(name, request),
     }
-    let mut transport = crate::pair::peer_lock::lock(shared, name)?;
-    Ok(transport.exec(request)?)
 }
 
 /// Runs the pair. The server is stopped and its output collected whatever the client did.
@@ -110,7 +107,7 @@ pub(crate) fn run_in_round(
         )));
     }
     for name in [pair.server, pair.client] {
-        if !shared.transports.contains_key(name) && io.as_ref().is_none_or(|io| io.host() != name) {
+        if !shared.reaches(name) && io.as_ref().is_none_or(|io| io.host() != name) {
             return Err(ActionError::Failed(format!(
                 "`{name}` is not a host of this run"
             )));
@@ -118,7 +115,7 @@ pub(crate) fn run_in_round(
     }
     // Another test on either host would share its port (and its leftover cleanup would stop
     // this test's server): tests that share a host run in turn.
-    let _hold = crate::pair::peer_lock::hold_pair(shared, pair.server, pair.client)?;
+    let _hold = shared.hold_pair(pair.server, pair.client)?;
     let start = ExecRequest::new(command::background(
         &pair.log,
         &pair.pidfile,
@@ -146,10 +143,10 @@ pub(crate) fn run_in_round(
     }
     // Give the server a moment to listen, on its own clock.
     let clock = match io.as_deref() {
-        Some(io) if io.host() == pair.server => io.clock(),
-        _ => crate::pair::peer_lock::lock(shared, pair.server)?.clock(),
+        Some(io) => io.clock_of(pair.server)?,
+        None => shared.clock_of(pair.server)?,
     };
-    clock.sleep(Duration::from_secs(1), &shared.cancel)?;
+    clock.sleep(Duration::from_secs(1), shared.cancel())?;
     sync.pass();
     let mut request = ExecRequest::new(pair.client_argv.iter().cloned());
     request.timeout = Some(pair.timeout);

@@ -310,13 +310,11 @@ mod tests {
             "{error}"
         );
         for (host, ip) in [("ra", "192.168.5.2/24"), ("rb", "192.168.5.3/24")] {
-            if let Some(tr) = t.host.shared.transports.get(host)
-                && let Ok(mut tr) = tr.lock()
-            {
-                let req =
-                    cairn_runtime::ExecRequest::new(["ip", "addr", "add", ip, "dev", "ens224f1"]);
-                assert_eq!(tr.exec(&req).map(|o| o.code).ok(), Some(0));
-            }
+            let req = cairn_runtime::ExecRequest::new(["ip", "addr", "add", ip, "dev", "ens224f1"]);
+            assert_eq!(
+                t.host.shared.exec_on(host, &req).map(|o| o.code).ok(),
+                Some(0)
+            );
         }
         let slow = num(
             &t,
@@ -324,14 +322,12 @@ mod tests {
         );
         assert!((70.0..=80.0).contains(&slow), "{slow}");
         for host in ["ra", "rb"] {
-            if let Some(tr) = t.host.shared.transports.get(host)
-                && let Ok(mut tr) = tr.lock()
-            {
-                let req = cairn_runtime::ExecRequest::new([
-                    "ip", "link", "set", "ens224f1", "mtu", "9000",
-                ]);
-                assert_eq!(tr.exec(&req).map(|o| o.code).ok(), Some(0));
-            }
+            let req =
+                cairn_runtime::ExecRequest::new(["ip", "link", "set", "ens224f1", "mtu", "9000"]);
+            assert_eq!(
+                t.host.shared.exec_on(host, &req).map(|o| o.code).ok(),
+                Some(0)
+            );
         }
         let r = t.eval(r#"perftest::send_bw("rb", "ra", #{ device: "mlx5_1", size: 8388608 })"#);
         let r = r.try_cast::<rhai::Map>().unwrap_or_default();

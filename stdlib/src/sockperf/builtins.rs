@@ -161,13 +161,11 @@ mod tests {
         let up = "ofed=5.6-0.7.0.0";
         let t = TestHost::new(&[("vm-03", up), ("vm-04", up)], "controller");
         for (host, ip) in [("vm-03", "11.4.3.3/24"), ("vm-04", "11.4.3.4/24")] {
-            if let Some(tr) = t.host.shared.transports.get(host)
-                && let Ok(mut tr) = tr.lock()
-            {
-                let req =
-                    cairn_runtime::ExecRequest::new(["ip", "addr", "add", ip, "dev", "ens224f1"]);
-                assert_eq!(tr.exec(&req).map(|o| o.code).ok(), Some(0));
-            }
+            let req = cairn_runtime::ExecRequest::new(["ip", "addr", "add", ip, "dev", "ens224f1"]);
+            assert_eq!(
+                t.host.shared.exec_on(host, &req).map(|o| o.code).ok(),
+                Some(0)
+            );
         }
         let kernel =
             t.eval(r#"sockperf::ping_pong("vm-03", "vm-04", #{ address: "11.4.3.3" }).avg_us"#);

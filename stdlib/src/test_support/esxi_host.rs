@@ -81,13 +81,10 @@ impl TestHost {
             )
             .unwrap_or_else(|e| panic!("{e}"));
             let transport: Box<dyn Transport> = Box::new(transport);
-            shared
-                .transports
-                .insert(name.to_owned(), Arc::new(Mutex::new(transport)));
+            shared.add_transport(name.to_owned(), Arc::new(Mutex::new(transport)));
         }
         let transport = shared
-            .transports
-            .get("esx01")
+            .transport("esx01")
             .cloned()
             .unwrap_or_else(|| panic!("no esx01"));
         let host = Arc::new(HostContext::new(

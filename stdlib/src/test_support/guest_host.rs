@@ -52,11 +52,9 @@ impl TestHost {
                 SimTransport::new(name, dir.path().join("sim").join(name), model.clone(), map)
                     .unwrap_or_else(|e| panic!("{e}"));
             let transport: Box<dyn Transport> = Box::new(transport);
-            shared
-                .transports
-                .insert((*name).to_owned(), Arc::new(Mutex::new(transport)));
+            shared.add_transport((*name).to_owned(), Arc::new(Mutex::new(transport)));
         }
-        let (role, info, transport) = match shared.transports.get(current) {
+        let (role, info, transport) = match shared.transport(current) {
             Some(t) => (
                 Role::Host,
                 infos
@@ -117,7 +115,7 @@ impl TestHost {
 
     /// Lets simulated time pass on a guest's clock.
     pub(crate) fn sleep(&self, guest: &str, seconds: u64) {
-        if let Some(t) = self.host.shared.transports.get(guest)
+        if let Some(t) = self.host.shared.transport(guest)
             && let Ok(t) = t.lock()
         {
             let _ = t

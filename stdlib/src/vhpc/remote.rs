@@ -1,5 +1,5 @@
 //! Reaching the management host that runs `vhpc_toolkit`: the inventory var `vhpc_host` names
-//! it, and its transport is the run's (`RunShared::transports`), locked for each command.
+//! it, and its transport is the run's (`RunShared::exec_on`), locked for each command.
 //!
 //! The runtime has no API to run an action on another host's transport; this is the minimal
 //! version. The action is journaled on the calling (ESXi) host; the commands run on the
@@ -33,7 +33,7 @@ impl Management {
                 host.info.name
             )));
         };
-        if !host.shared.transports.contains_key(&name) {
+        if !host.shared.reaches(&name) {
             return Err(ActionError::Failed(format!(
                 "the management host `{name}` (var `vhpc_host` of `{}`) is not in this run's inventory selection",
                 host.info.name
@@ -59,10 +59,10 @@ impl Management {
 
     /// Runs `argv` on the management host; a non-zero exit fails with its stderr.
     pub(crate) fn run(&self, argv: &[String]) -> Result<ExecOutput, ActionError> {
-        let output = {
-            let mut transport = crate::pair::peer_lock::lock(&self.host.shared, &self.name)?;
-            transport.exec(&ExecRequest::new(argv.iter().cloned()))?
-        };
+        let output = self
+            .host
+            .shared
+            .exec_on(&self.name, &ExecRequest::new(argv.iter().cloned()))?;
         if output.code != 0 {
             return Err(ActionError::CommandFailed {
                 code: output.code,

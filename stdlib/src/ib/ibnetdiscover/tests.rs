@@ -111,15 +111,9 @@ fn across_the_spine_every_leaf_and_guest_is_listed_and_is_ibdiagnets_design() {
     let refs: Vec<(&str, &str)> = guests.iter().map(|(n, o)| (*n, o.as_str())).collect();
     let t = TestHost::new(&refs, "n1");
     let exec = |n: &str, argv: &[&str]| {
-        let transport = t
-            .host
+        t.host
             .shared
-            .transports
-            .get(n)
-            .unwrap_or_else(|| panic!("no {n}"));
-        let mut transport = transport.lock().unwrap_or_else(|e| panic!("{e}"));
-        transport
-            .exec(&ExecRequest::new(argv.iter().copied()))
+            .exec_on(n, &ExecRequest::new(argv.iter().copied()))
             .unwrap_or_else(|e| panic!("{e}"))
     };
     for (n, _) in &guests {

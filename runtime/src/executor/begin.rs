@@ -1,0 +1,202 @@
+//! The steps between a run's checks and its hosts' threads: the hosts' leases, the state the
+//! instances share (what a resume carries over into it), and every journal begun before any
+//! host is touched.
+
+use std::collections::BTreeMap;
+use std::sync::{Arc, Mutex};
+
+use super::{Participant, Plan, RunError, RunHost, Unreachable};
+use crate::journal::{
+    HostJournal, JOURNAL_VERSION, JournalEvent, JournalSet, JournalWriter, ResumeRecord, RunHeader,
+    now_millis,
+};
+use crate::{
+    Cancel, EventSink, HostInfo, Outline, Role, RunEvent, RunOptions, RunShared, Transport,
+};
+
+/// Takes the lease of every host the run acts on, before it acts on any (docs/fleet.md). A new
+/// run refused for a held host leaves no run folder behind, so `cairn resume` finds the run
+/// that holds it, not this one.
+pub(super) fn take_leases(
+    participants: &[Participant],
+    plan: &Plan,
+    options: &RunOptions,
+    cancel: &Cancel,
+    events: &EventSink,
+    resume: bool,
+) -> Result<crate::lease::RunLeases, RunError> {
+    let hosts: Vec<(String, String)> = participants
+        .iter()
+        .filter(|(_, role, _)| *role == Role::Host)
+        .filter_map(|(info, _, transport)| Some((info.name.clone(), transport.identity()?)))
+        .collect();
+    let run_dir = plan.run_dir.as_path();
+    let state_dir = run_dir
+        .parent()
+        .and_then(std::path::Path::parent)
+        .unwrap_or(run_dir);
+    let holder = crate::lease::Holder::this_process(&plan.run_id, state_dir);
+    let waiting = |host: &str, by: &crate::lease::Holder| {
+        events.send(RunEvent::Warning {
+            host: host.to_owned(),
+            message: format!("waiting: {host} is held by {}", by.describe()),
+        });
+    };
+    let store = options.lease_dir.as_deref().map_or_else(
+        crate::lease::FolderLeases::from_env,
+        crate::lease::FolderLeases::at,
+    );
+    let taken = crate::lease::take_all(
+        &store,
+        &hosts,
+        &holder,
+        options.wait_for_hosts,
+        cancel,
+        &waiting,
+    );
+    if taken.is_err() && !resume {
+        let _ = std::fs::remove_dir_all(run_dir);
+    }
+    Ok(taken?)
+}
+
+/// A participant with its shared transport, ready for its journal.
+pub(super) type Instance = (HostInfo, Role, Arc<Mutex<Box<dyn Transport>>>);
+
+/// A participant whose journal is begun: what its instance replays from and appends to.
+pub(super) type Begun = (
+    HostInfo,
+    Role,
+    Arc<Mutex<Box<dyn Transport>>>,
+    HostJournal,
+    Option<JournalWriter>,
+);
+
+/// The state the instances share, with what the journals of a resume carry into it (the
+/// budget places of hosts left in maintenance mode, what hosts published) and every
+/// transport, the helpers' too, so the controller can reach any host.
+pub(super) fn share(
+    mut shared: RunShared,
+    recorded: &BTreeMap<String, HostJournal>,
+    helpers: Vec<RunHost>,
+    participants: Vec<Participant>,
+) -> (Arc<RunShared>, Vec<Instance>) {
+    // The budget survives a resume: a host its journal left in maintenance mode holds its
+    // place from the start.
+    for (host, journal) in recorded {
+        let left_in_maintenance = journal
+            .actions
+            .values()
+            .filter(|a| a.intent.builtin == "esxcli::maintenance_mode_set")
+            .filter_map(|a| a.outcome.as_ref().filter(|o| o.ok))
+            .filter_map(|o| o.result.get("enabled").and_then(serde_json::Value::as_bool))
+            .next_back()
+            .unwrap_or(false);
+        if left_in_maintenance {
+            shared.budget.resume_in_maintenance(host);
+        }
+    }
+    for (host, journal) in recorded {
+        let published = journal.published();
+        if let Ok(mut all) = shared.published.lock() {
+            all.insert(host.clone(), published);
+        }
+    }
+    for helper in helpers {
+        let host = helper.info.name.clone();
+        let transport = helper
+            .transport
+            .unwrap_or_else(|reason| Box::new(Unreachable { host, reason }));
+        shared
+            .transports
+            .insert(helper.info.name, Arc::new(Mutex::new(transport)));
+    }
+    let mut instances = Vec::new();
+    for (info, role, transport) in participants {
+        let transport = Arc::new(Mutex::new(transport));
+        shared
+            .transports
+            .insert(info.name.clone(), transport.clone());
+        instances.push((info, role, transport));
+    }
+    (Arc::new(shared), instances)
+}
+
+/// Begins every journal before any host is touched, and run.json then says so: from then on a
+/// missing or headerless journal was lost, not "not started yet". A host whose journal cannot
+/// be opened (a name the file system refuses, too many open files) fails the run before
+/// anything runs, instead of leaving the hosts already started waiting for it at the first
+/// barrier. A host whose lease was taken from a dead holder journals that first.
+pub(super) fn begin_journals(
+    plan: &Plan,
+    shared: &RunShared,
+    instances: Vec<Instance>,
+    recorded: &mut BTreeMap<String, HostJournal>,
+    journals: &mut JournalSet,
+    leases: &mut crate::lease::RunLeases,
+) -> Result<Vec<Begun>, RunError> {
+    let header = |host: &str| RunHeader {
+        at: now_millis(),
+        host: host.to_owned(),
+        hosts: plan.host_infos.iter().map(|h| h.name.clone()).collect(),
+        inventory: plan.inventory.clone(),
+        params: plan.shown_params(),
+        run_id: plan.run_id.clone(),
+        runbook: plan.runbook.name(),
+        runbook_hash: plan.runbook.hash.clone(),
+        version: JOURNAL_VERSION,
+    };
+    let mut begun = Vec::new();
+    for (info, role, transport) in instances {
+        let path = plan.journal_path(&info.name);
+        let journal = recorded.remove(&info.name).unwrap_or_default();
+        let writer = if shared.options.check {
+            None
+        } else {
+            let mut writer = match journals.take(&info.name) {
+                Some(writer) => writer,
+                None => JournalWriter::open(&path)?,
+            };
+            let first = match journal.header {
+                None => JournalEvent::Header(header(&info.name)),
+                Some(_) => JournalEvent::Resume(ResumeRecord { at: now_millis() }),
+            };
+            writer.append(&first, true)?;
+            if let Some(index) = leases.taken_over.iter().position(|(h, _)| *h == info.name) {
+                let (_, from) = leases.taken_over.swap_remove(index);
+                shared.events.send(RunEvent::Warning {
+                    host: info.name.clone(),
+                    message: format!(
+                        "took the host over from {}: that process ended while it held the host",
+                        from.describe()
+                    ),
+                });
+                let record = crate::journal::LeaseRecord {
+                    at: now_millis(),
+                    taken_over_from: from,
+                };
+                writer.append(&JournalEvent::Lease(record), true)?;
+            }
+            Some(writer)
+        };
+        begun.push((info, role, transport, journal, writer));
+    }
+    if !shared.options.check {
+        crate::run::store::mark_begun(&plan.run_dir)?;
+    }
+    Ok(begun)
+}
+
+/// The run's first event: its hosts, params (secrets redacted) and stages.
+pub(super) fn announce_start(plan: &Plan, shared: &RunShared, outline: &Outline, resume: bool) {
+    shared.events.send(RunEvent::RunStarted {
+        check: shared.options.check,
+        hosts: plan.host_infos.iter().map(|h| h.name.clone()).collect(),
+        params: plan.shown_params(),
+        resume,
+        run_id: plan.run_id.clone(),
+        runbook: plan.runbook.name(),
+        schema: crate::run::event::EVENTS_SCHEMA_VERSION,
+        stages: outline.stages.iter().map(|s| s.name.clone()).collect(),
+    });
+}

@@ -1,0 +1,333 @@
+//! Starting and resuming runs from files: inventory, runbook, run folder, transports. A resume's
+//! own steps are in `resume.rs`.
+
+mod resume;
+
+pub use resume::RunOverrides;
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use cairn_vault::Vault;
+
+use crate::inventory::{Address, HostPattern, HostSpec, Inventory};
+use crate::journal::now_millis;
+pub use crate::launch_error::LaunchError;
+use crate::sim::{SimHost, SimRegistry, SimTransport};
+use crate::ssh::{FdDemand, FdLimitError, SshOptions, SshTarget, SshTransport, prepare_fd_limit};
+use crate::{
+    Cancel, EventSink, HostInfo, Installer, LocalTransport, Outline, ParamFile, RunHost, RunMeta,
+    RunOptions, RunReport, RunRequest, RunStore, Runbook, RunbookError, Transport, build_engine,
+    check_groups, check_params, check_runbook, execute,
+};
+
+/// What the command line chose for a new run.
+#[derive(Debug, Clone)]
+pub struct NewRun {
+    /// The inventory file.
+    pub inventory: PathBuf,
+    /// `--limit`: the inventory's hosts the run is on (every host when `None`).
+    pub limit: Option<HostPattern>,
+    /// Options.
+    pub options: RunOptions,
+    /// `--param` values.
+    pub params: BTreeMap<String, String>,
+    /// `--param-file`: plain params, which `params` override.
+    pub param_file: Option<ParamFile>,
+    /// The runbook file.
+    pub runbook: PathBuf,
+    /// `--vault`: the secrets of `secret(...)` params and hosts' credentials.
+    pub vault: Option<Arc<Vault>>,
+}
+
+/// Starts and resumes runs under one state folder, with the builtins and simulator models the
+/// binary wires in.
+pub struct Launcher {
+    /// `--lib` and CAIRN_PATH folders, where runbooks' imports are looked up last.
+    pub lib_path: Vec<PathBuf>,
+    /// Builtin libraries.
+    pub libraries: Vec<Installer>,
+    /// Simulator models by name.
+    pub sim_models: Arc<SimRegistry>,
+    /// The run store.
+    pub store: RunStore,
+}
+
+impl Launcher {
+    /// Runs `new` as a new run.
+    pub fn run(
+        &self,
+        new: NewRun,
+        cancel: Cancel,
+        events: EventSink,
+    ) -> Result<RunReport, LaunchError> {
+        let runbook = Runbook::load(&new.runbook)?.with_lib_path(&self.lib_path);
+        let inventory = self.inventory(&new.inventory)?;
+        let outline = outline(&runbook, &self.libraries, new.options.max_operations)?;
+        let mut new = new;
+        let vault_held = new.vault.take();
+        let vault = vault_held.as_deref();
+        let ast = self.preflight(&runbook, &inventory, &new.params, &events)?;
+        if let Some(file) = &new.param_file {
+            file.check(&ast)?;
+            let mut params = file.params();
+            params.append(&mut new.params);
+            new.params = params;
+        }
+        crate::vault_use::fill_secret_params(&outline, &mut new.params, vault);
+        check_params(&ast, &new.params)?;
+        let secrets = secret_params(&outline);
+        let hosts: Vec<String> = match &new.limit {
+            Some(limit) => limit.select(&inventory)?,
+            None => inventory.hosts().iter().collect(),
+        }
+        .into_iter()
+        .map(|h| h.name.clone())
+        .collect();
+        crate::vault_use::check_credentials(&inventory, &hosts, vault).map_err(vault_error)?;
+        let options = &new.options;
+        prepare_fds(&inventory, &hosts, options.forks, options.check, &events)?;
+        // A check changes nothing and leaves no run to resume, so it claims no folder.
+        let (run_id, _lock) = if new.options.check {
+            (self.store.new_run_id(), None)
+        } else {
+            let (id, lock) = self.store.claim()?;
+            (id, Some(lock))
+        };
+        let meta = RunMeta {
+            at: now_millis(),
+            begun: false,
+            controller: outline.has_controller_stages(),
+            hosts,
+            inventory: absolute(&new.inventory),
+            max_operations: new.options.max_operations,
+            max_unavailable: new.options.max_unavailable,
+            params: crate::secrets::redact_params(
+                &new.params,
+                &secrets.iter().map(String::as_str).collect::<Vec<_>>(),
+            ),
+            reboot_timeout_secs: new.options.reboot_timeout.as_secs(),
+            run_id: run_id.clone(),
+            runbook: absolute(&new.runbook),
+        };
+        let run_dir = if new.options.check {
+            self.store.root().join("checks")
+        } else {
+            self.store.create(&meta)?
+        };
+        let (hosts, helpers) = self.hosts_and_helpers(
+            &inventory,
+            &meta.hosts,
+            new.options.accept_new_host_keys,
+            vault,
+        );
+        let request = RunRequest {
+            assume: None,
+            from_stage: None,
+            helpers,
+            hosts,
+            inventory: meta.inventory.display().to_string(),
+            libraries: self.libraries.clone(),
+            options: new.options,
+            params: new.params,
+            resume: false,
+            run_dir,
+            run_id,
+            runbook,
+        };
+        Ok(execute(request, cancel, events)?)
+    }
+
+    /// Loads an inventory, checking its `sim:` addresses against the simulator's models, and
+    /// each simulated host's saved state against its model: a host made with another model
+    /// is refused here, before any run starts, not when its transport opens.
+    pub fn inventory(&self, path: &Path) -> Result<Inventory, LaunchError> {
+        let models = self.sim_models.clone();
+        let check = move |address: &Address| crate::sim::check_address(&models, address);
+        let inventory = Inventory::load_checked(path, Some(&check))?;
+        for spec in inventory.hosts() {
+            if let Address::Sim { model, .. } = &spec.address {
+                let dir = SimHost::default_dir(self.store.root(), &spec.name);
+                SimHost::check_model(&dir, model)?;
+            }
+        }
+        Ok(inventory)
+    }
+
+    /// What `cairn check` finds, and stages on groups the inventory lacks, and `--param`
+    /// values the runbook cannot take: any of them stops the run before it is created. The
+    /// compiled runbook when nothing.
+    pub fn preflight(
+        &self,
+        runbook: &Runbook,
+        inventory: &Inventory,
+        params: &BTreeMap<String, String>,
+        events: &EventSink,
+    ) -> Result<rhai::AST, LaunchError> {
+        let ast = self.check_runbook(runbook, inventory, events)?;
+        check_params(&ast, params)?;
+        Ok(ast)
+    }
+
+    /// What `cairn check -i` finds; the compiled runbook when nothing.
+    fn check_runbook(
+        &self,
+        runbook: &Runbook,
+        inventory: &Inventory,
+        events: &EventSink,
+    ) -> Result<rhai::AST, LaunchError> {
+        let engine = build_engine(&runbook.imports(), &self.libraries, u64::MAX);
+        let ast = runbook.compile(&engine)?;
+        let mut problems = check_runbook(&engine, &ast, runbook);
+        let groups = check_groups(&ast, runbook, inventory);
+        problems.extend(groups.errors);
+        if !problems.is_empty() {
+            return Err(LaunchError::Check {
+                problems,
+                runbook: runbook.name(),
+            });
+        }
+        for message in groups.warnings {
+            events.send(crate::RunEvent::Warning {
+                host: "controller".into(),
+                message,
+            });
+        }
+        Ok(ast)
+    }
+
+    /// The run's `selected` hosts, and the helpers their vars name (`inventory::helpers`),
+    /// each with its transport.
+    fn hosts_and_helpers(
+        &self,
+        inventory: &Inventory,
+        selected: &[String],
+        accept_new_host_keys: bool,
+        vault: Option<&Vault>,
+    ) -> (Vec<RunHost>, Vec<RunHost>) {
+        let helpers = crate::inventory::helpers(inventory.hosts(), selected);
+        self.hosts(inventory, accept_new_host_keys, vault)
+            .into_iter()
+            .filter(|host| selected.contains(&host.info.name) || helpers.contains(&host.info.name))
+            .partition(|host| selected.contains(&host.info.name))
+    }
+
+    fn hosts(
+        &self,
+        inventory: &Inventory,
+        accept_new_host_keys: bool,
+        vault: Option<&Vault>,
+    ) -> Vec<RunHost> {
+        inventory
+            .hosts()
+            .iter()
+            .map(|spec| RunHost {
+                info: HostInfo {
+                    groups: spec.groups.clone(),
+                    name: spec.name.clone(),
+                    vars: spec.vars.clone(),
+                },
+                transport: self.open(spec, accept_new_host_keys, vault),
+            })
+            .collect()
+    }
+
+    /// The transport for one inventory host; `vault` holds the credentials its vars name.
+    pub fn open(
+        &self,
+        spec: &HostSpec,
+        accept_new_host_keys: bool,
+        vault: Option<&Vault>,
+    ) -> Result<Box<dyn Transport>, String> {
+        match &spec.address {
+            Address::Local => Ok(Box::new(LocalTransport)),
+            Address::Sim { model, options } => {
+                let model = self
+                    .sim_models
+                    .get(model)
+                    .ok_or_else(|| format!("no simulator model `{model}`"))?;
+                let dir = SimHost::default_dir(self.store.root(), &spec.name);
+                SimTransport::new(&spec.name, &dir, model, options.clone())
+                    .map(|t| Box::new(t) as Box<dyn Transport>)
+                    .map_err(|e| e.to_string())
+            }
+            Address::Ssh { host, port, user } => {
+                let mut options =
+                    SshOptions::for_host(&spec.vars, vault).map_err(|e| e.to_string())?;
+                options.accept_new_host_keys = accept_new_host_keys;
+                let target = SshTarget::resolve(host, *port, user.as_deref(), &options)
+                    .map_err(|e| e.to_string())?;
+                Ok(Box::new(SshTransport::new(&spec.name, target, options)))
+            }
+        }
+    }
+}
+
+/// Raises the open-file limit for the run's hosts (each keeps its journal open, an SSH host its
+/// session too), with a warning when it stays short of the most the run may need, and an error
+/// when even the hard limit cannot hold the journals.
+fn prepare_fds(
+    inventory: &Inventory,
+    hosts: &[String],
+    forks: usize,
+    check: bool,
+    events: &EventSink,
+) -> Result<(), FdLimitError> {
+    let specs: Vec<&HostSpec> = inventory
+        .hosts()
+        .iter()
+        .filter(|spec| hosts.contains(&spec.name))
+        .collect();
+    let ssh_hosts = specs
+        .iter()
+        .filter(|spec| matches!(spec.address, Address::Ssh { .. }))
+        .count();
+    let demand = FdDemand {
+        // The controller's journal too, when the runbook has controller stages.
+        journals: if check { 0 } else { specs.len() + 1 },
+        ssh_hosts,
+        forks,
+        hosts: specs.len(),
+    };
+    if let Some(message) = prepare_fd_limit(demand)? {
+        events.send(crate::RunEvent::Warning {
+            host: "controller".into(),
+            message,
+        });
+    }
+    Ok(())
+}
+
+fn outline(
+    runbook: &Runbook,
+    libraries: &[Installer],
+    max_operations: u64,
+) -> Result<Outline, RunbookError> {
+    let engine = build_engine(&runbook.imports(), libraries, max_operations);
+    Ok(Outline::of(&runbook.compile(&engine)?))
+}
+
+/// A vault credential a host cannot have, as the launch's error.
+fn vault_error(message: String) -> LaunchError {
+    LaunchError::Flag {
+        message: format!("{message}; nothing was run"),
+        help: Some(
+            "add the secret with `cairn vault edit FILE`, or fix the host var (docs/vault.md)"
+                .into(),
+        ),
+    }
+}
+
+fn secret_params(outline: &Outline) -> Vec<String> {
+    outline
+        .params
+        .iter()
+        .filter(|p| p.secret)
+        .map(|p| p.name.clone())
+        .collect()
+}
+
+fn absolute(path: &Path) -> PathBuf {
+    std::path::absolute(path).unwrap_or_else(|_| path.to_owned())
+}
