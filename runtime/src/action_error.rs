@@ -39,15 +39,33 @@ pub struct OutputParse {
     pub span: miette::SourceSpan,
 }
 
-/// Why a builtin failed. The executor turns it into the host's failure, with the runbook span.
-#[derive(Debug, thiserror::Error)]
+/// Why a builtin failed. A builtin raises it as the rhai error's value
+/// ([`ActionError::raise`]); the failure report finds it there and turns it into the host's
+/// failure, with the runbook span, this variant's help and, for some, a related section.
+#[derive(Debug, thiserror::Error, miette::Diagnostic)]
 pub enum ActionError {
     /// The run was stopped while this action waited.
     #[error(transparent)]
+    #[diagnostic(code(cairn::cancelled))]
     Cancelled(#[from] Cancelled),
     /// A command ran and exited non-zero.
     #[error("`{command}` exited with {code}{}", stderr_tail(.stderr))]
+    #[diagnostic(code(cairn::command_failed))]
     CommandFailed {
+        /// The exit status.
+        code: i64,
+        /// The command line.
+        command: String,
+        /// Its standard error.
+        stderr: String,
+    },
+    /// `run(argv)` exited non-zero: the one failure whose help is `run`'s `allow_fail`.
+    #[error("`{command}` exited with {code}{}", stderr_tail(.stderr))]
+    #[diagnostic(
+        code(cairn::run_exited),
+        help("pass #{{ allow_fail: true }} to `run` to accept a non-zero exit")
+    )]
+    RunExited {
         /// The exit status.
         code: i64,
         /// The command line.
@@ -60,6 +78,7 @@ pub enum ActionError {
         "the runbook changed: action {seq} is now `{now}` at {}:{}, but the journal recorded `{}` at {}:{}",
         .site.file, .site.line, .then.intent.builtin, .then.intent.file, .then.intent.line
     )]
+    #[diagnostic(code(cairn::diverged))]
     Diverged {
         /// The journal file.
         journal: String,
@@ -76,16 +95,50 @@ pub enum ActionError {
     },
     /// `expect(cond, message)` with a false condition.
     #[error("expectation failed: {0}")]
+    #[diagnostic(code(cairn::expectation))]
     Expectation(String),
     /// A builtin's own error, in words.
     #[error("{0}")]
+    #[diagnostic(code(cairn::failed))]
     Failed(String),
+    /// An argument a builtin cannot take (`MTU 0`, a device name with a space): the call is
+    /// wrong, though the runbook parses and the checker cannot see the value.
+    #[error("{0}")]
+    #[diagnostic(code(cairn::argument))]
+    Argument(String),
+    /// A program a builtin needs is not on the host.
+    #[error("`{program}` is not installed on `{host}`: {install}")]
+    #[diagnostic(code(cairn::not_installed))]
+    NotInstalled {
+        /// The program.
+        program: String,
+        /// The host.
+        host: String,
+        /// How to install it, in the vendor's words.
+        install: String,
+    },
+    /// A builtin named a host (a test's peer, a management host) the run does not have.
+    #[error("`{0}` is not a host of this run")]
+    #[diagnostic(code(cairn::not_a_host))]
+    NotAHost(String),
+    /// A tool ran and said it failed, in words its parser read (`-E- ...` lines, an
+    /// `esxcli` error block): the command and what it said.
+    #[error("`{command}` {said}")]
+    #[diagnostic(code(cairn::tool_said))]
+    ToolSaid {
+        /// What ran.
+        command: String,
+        /// What went wrong, as the tool put it (`failed: [NotFound] ...`).
+        said: String,
+    },
     /// A builtin's own error, with what to do about it (shown as the diagnostic's help).
     #[error("{message}")]
+    #[diagnostic(code(cairn::hinted))]
     Hinted {
         /// What went wrong.
         message: String,
         /// What to do about it.
+        #[help]
         help: String,
     },
     /// A tool's output that its parser could not read: the failure report shows the output
@@ -94,15 +147,18 @@ pub enum ActionError {
         "`{}` output does not parse at line {} (`{}`): {}",
         .0.command, .0.line, .0.line_text, .0.error
     )]
+    #[diagnostic(code(cairn::output_parse))]
     OutputParse(Box<OutputParse>),
     /// The journal could not be written: the action was not run.
     #[error(transparent)]
+    #[diagnostic(code(cairn::journal))]
     Journal(#[from] JournalError),
     /// The action's outcome is unknown and only the operator can tell.
     #[error(
         "`{builtin}` (action {seq}, {}:{}) started but its outcome was not recorded; run `cairn resume --assume done` if it happened or `--assume redo` to run it again",
         .site.file, .site.line
     )]
+    #[diagnostic(code(cairn::needs_decision))]
     NeedsDecision {
         /// The builtin.
         builtin: String,
@@ -114,12 +170,21 @@ pub enum ActionError {
     /// The runbook itself is wrong (an unknown option, a call no builtin takes): no host is to
     /// blame, and the run exits 2 as `cairn check` would.
     #[error("{0}")]
+    #[diagnostic(code(cairn::runbook))]
     Runbook(String),
     /// An action outside any `stage` block.
     #[error("`{0}` touches the host and must be called inside a `stage` block")]
+    #[diagnostic(
+        code(cairn::outside_stage),
+        help("wrap the call in `stage \"name\" on GROUP {{ ... }}`")
+    )]
     OutsideStage(String),
     /// The host did not come back from a reboot in time.
     #[error("`{host}` did not come back with a new boot id within {seconds} s of the reboot")]
+    #[diagnostic(
+        code(cairn::reboot_timeout),
+        help("raise --reboot-timeout, or check the host's console")
+    )]
     RebootTimeout {
         /// The host.
         host: String,
@@ -129,6 +194,14 @@ pub enum ActionError {
     /// A change staged for the next boot was not there after the reboot: the host fails
     /// instead of staging it again and rebooting in a loop.
     #[error("{what} is still {seen} after the reboot at {at}: {why}")]
+    #[diagnostic(
+        code(cairn::not_applied),
+        help(
+            "another reboot would not apply it either: find out why the host did not take it \
+             (the reason says where to look: the device, the image, the kernel), fix it, then \
+             `cairn resume`"
+        )
+    )]
     NotApplied {
         /// What was staged (`mlxconfig LINK_TYPE_P1`).
         what: String,
@@ -141,18 +214,48 @@ pub enum ActionError {
     },
     /// The host could not be reached, or a command's fate is unknown.
     #[error(transparent)]
+    #[diagnostic(code(cairn::transport))]
     Transport(#[from] TransportError),
     /// Taking another host's transport would wait forever: that host's own action is waiting for
     /// this one's (or the host is its own peer).
     #[error("{what}")]
+    #[diagnostic(code(cairn::would_deadlock))]
     WouldDeadlock {
         /// Who waits for whom.
         what: String,
         /// How to write the runbook so it does not.
+        #[help]
         help: String,
+    },
+    /// An action's result does not read as the builtin's type: a journal written by another
+    /// cairn, or edited. Refused, naming the record, rather than read as an empty default.
+    #[error(
+        "the result of `{builtin}` (action {seq}) does not read as {expected}: {problem} ({})",
+        .line.map_or_else(|| format!("journal {journal}"), |line| format!("journal {journal} line {line}"))
+    )]
+    #[diagnostic(
+        code(cairn::journal_shape),
+        help(
+            "the journal was written by another cairn or edited; `cairn resume --from-stage` runs the stage again"
+        )
+    )]
+    JournalShape {
+        /// The builtin.
+        builtin: String,
+        /// The action number.
+        seq: u64,
+        /// What the builtin reads its result as (`an array`, `ibstat's devices`).
+        expected: String,
+        /// Why it does not read.
+        problem: String,
+        /// The journal file.
+        journal: String,
+        /// The record's 1-based line in it, when the result was replayed from it.
+        line: Option<usize>,
     },
     /// Divergence checking reached the first action the journal has no outcome for.
     #[error("replay reached the live point")]
+    #[diagnostic(code(cairn::reached_live_point))]
     ReachedLivePoint,
 }
 
@@ -186,5 +289,40 @@ impl ActionError {
                         | TransportError::TimedOut { .. }
                 )
         )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use miette::Diagnostic;
+
+    use super::ActionError;
+
+    /// `allow_fail` is `run`'s option: a vendor builtin's failed command has no help about it.
+    #[test]
+    fn only_runs_exit_has_the_allow_fail_help() {
+        let failed = |code| ActionError::CommandFailed {
+            code,
+            command: "./mlnxofedinstall".into(),
+            stderr: String::new(),
+        };
+        assert!(failed(1).help().is_none());
+        let exited = ActionError::RunExited {
+            code: 1,
+            command: "false".into(),
+            stderr: String::new(),
+        };
+        assert_eq!(
+            exited.help().map(|h| h.to_string()).as_deref(),
+            Some("pass #{ allow_fail: true } to `run` to accept a non-zero exit")
+        );
+        assert_eq!(
+            exited.to_string(),
+            failed(1).to_string().replace("./mlnxofedinstall", "false")
+        );
+        assert_eq!(
+            exited.code().map(|c| c.to_string()).as_deref(),
+            Some("cairn::run_exited")
+        );
     }
 }

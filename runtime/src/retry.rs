@@ -53,16 +53,17 @@ fn retry(
             Ok(value) => return Ok(value),
             Err(error) => error,
         };
-        let message = error.to_string();
-        let typed = host.take_failure(&message);
-        if !retryable(typed.as_ref(), &error) {
-            // Put the typed error back so the host's failure says what it was.
-            return Err(match typed {
-                Some(typed) => host.fail(typed, error.position()),
-                None => error,
+        let typed = crate::raised_error::action_error_of(&error);
+        if !retryable(typed.as_deref(), &error) {
+            // Raised again at the closure's call, as it was when the closure failed.
+            return Err(match error.unwrap_inner() {
+                EvalAltResult::ErrorRuntime(value, _) if typed.is_some() => {
+                    Box::new(EvalAltResult::ErrorRuntime(value.clone(), error.position()))
+                }
+                _ => error,
             });
         }
-        last = typed.map_or_else(|| inner_message(&error), |e| e.to_string());
+        last = crate::raised_error::error_message(error.unwrap_inner());
         if attempt == times {
             break;
         }
@@ -96,29 +97,18 @@ fn retryable(typed: Option<&ActionError>, error: &EvalAltResult) -> bool {
     match typed {
         Some(
             ActionError::CommandFailed { .. }
+            | ActionError::RunExited { .. }
             | ActionError::Expectation(_)
             | ActionError::Failed(_)
+            | ActionError::Argument(_)
+            | ActionError::NotAHost(_)
+            | ActionError::NotInstalled { .. }
+            | ActionError::ToolSaid { .. }
             | ActionError::RebootTimeout { .. },
         ) => true,
         Some(error @ ActionError::Transport(_)) => !error.outcome_unknown(),
         Some(_) => false,
         // A `throw` in the closure is the runbook's own way to say "not yet".
-        None => matches!(innermost(error), EvalAltResult::ErrorRuntime(..)),
-    }
-}
-
-/// The error a closure's call wraps (`ErrorInFunctionCall` around the real one).
-fn innermost(error: &EvalAltResult) -> &EvalAltResult {
-    match error {
-        EvalAltResult::ErrorInFunctionCall(_, _, inner, _) => innermost(inner),
-        other => other,
-    }
-}
-
-/// A thrown value as text, without rhai's "Runtime error:" wrapping.
-fn inner_message(error: &EvalAltResult) -> String {
-    match innermost(error) {
-        EvalAltResult::ErrorRuntime(value, _) => value.to_string(),
-        other => other.to_string(),
+        None => matches!(error.unwrap_inner(), EvalAltResult::ErrorRuntime(..)),
     }
 }

@@ -149,18 +149,7 @@ impl Session {
         });
         result.map_err(|error| {
             let position = error.position();
-            let message = match &*error {
-                EvalAltResult::ErrorRuntime(value, _) => value.to_string(),
-                other => {
-                    let text = other.to_string();
-                    text.rfind(" (line ")
-                        .map_or(text.clone(), |at| text[..at].to_owned())
-                }
-            };
-            let message = self
-                .host
-                .take_failure(&message)
-                .map_or(message, |typed| typed.to_string());
+            let message = crate::raised_error::error_message(&error);
             error_in("input", input, message, position, None)
         })
     }

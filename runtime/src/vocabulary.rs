@@ -66,6 +66,7 @@ pub(crate) fn register(engine: &mut Engine) {
     engine.register_fn("trimmed", |text: &str| text.trim().to_owned());
     crate::string_methods::register(engine);
     crate::retry::register(engine);
+    crate::raised_error::register(engine);
     crate::wait_reachable::register(engine);
     engine.register_fn("run", |ctx: NativeCallContext, argv: Array| {
         run(&ctx, argv, Map::new())
@@ -304,7 +305,7 @@ fn run(ctx: &NativeCallContext, argv: Array, options: Map) -> RhaiResult<Map> {
         }
         let output = io.exec(&request)?;
         if output.code != 0 && !allow_fail {
-            return Err(ActionError::CommandFailed {
+            return Err(ActionError::RunExited {
                 code: output.code,
                 command: request.argv.join(" "),
                 stderr: output.stderr,

@@ -163,3 +163,48 @@ fn a_moved_runbook_is_accepted_when_its_content_is_the_same() {
         .unwrap_or_default();
     assert!(meta.contains("moved/book.rhai"), "{meta}");
 }
+
+/// A replayed result of another shape than the builtin's (a journal written by another cairn,
+/// or edited: here `esxcli::nic_list`'s array became a map) is refused naming the record; it
+/// used to read as an empty list, so the runbook went on with "no NICs".
+#[test]
+fn a_replayed_result_of_another_shape_is_refused_naming_the_record() {
+    let lab = Lab::new();
+    lab.write("lab.toml", "[hosts.esx01]\naddress = \"sim:esxi7\"\n");
+    lab.write(
+        "book.rhai",
+        "stage \"s\" on all {\n    let nics = esxcli::nic_list();\n    log(`nics: ${nics.len()}`);\n    run([\"false\"]);\n}\n",
+    );
+    let first = lab.cairn(&["run", "book.rhai", "-i", "lab.toml"]);
+    assert_eq!(first.code, 1, "{}\n{}", first.stdout, first.stderr);
+    assert!(first.stdout.contains("nics: 4"), "{}", first.stdout);
+    let id = lab.runs().pop().expect("a run");
+    let path = lab.path().join(".cairn/runs").join(&id).join("esx01.jsonl");
+    let text = std::fs::read_to_string(&path).expect("journal");
+    let mut lines: Vec<String> = text.lines().map(str::to_owned).collect();
+    let (at, mut outcome) = lines
+        .iter()
+        .enumerate()
+        .find_map(|(at, line)| {
+            let record: serde_json::Value = serde_json::from_str(line).ok()?;
+            (record["type"] == "outcome" && record["data"]["seq"] == 1).then_some((at, record))
+        })
+        .expect("the outcome of action 1");
+    let nics = outcome["data"]["result"].take();
+    assert!(nics.is_array(), "{nics}");
+    outcome["data"]["result"] = serde_json::json!({ "nics": nics });
+    lines[at] = outcome.to_string();
+    std::fs::write(&path, lines.join("\n") + "\n").expect("edit the journal");
+
+    let resumed = lab.cairn(&["resume"]);
+    assert_eq!(resumed.code, 1, "{}\n{}", resumed.stdout, resumed.stderr);
+    assert!(!resumed.stdout.contains("nics: 0"), "{}", resumed.stdout);
+    let journal = format!(".cairn/runs/{id}/esx01.jsonl line 3");
+    assert!(
+        resumed.stdout.contains(&format!(
+            "the result of `esxcli::nic_list` (action 1) does not read as an array: it is a map (journal {journal})"
+        )),
+        "{}",
+        resumed.stdout
+    );
+}

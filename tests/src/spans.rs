@@ -47,3 +47,31 @@ fn check_modes_prediction_stop_names_the_module_file() {
         run.stdout
     );
 }
+
+/// The help a failure shows is its error's own: `run`'s `allow_fail` under `run`, however the
+/// runbook calls it (here through a function pointer, where the old check of the runbook text
+/// for `run(` found `call` and said nothing), and a caught failure still reads as text.
+#[test]
+fn runs_allow_fail_help_follows_the_error_not_the_text_at_the_span() {
+    let lab = Lab::new();
+    lab.write("lab.toml", "[hosts.node01]\naddress = \"sim:linux\"\n");
+    lab.write(
+        "book.rhai",
+        "stage \"s\" on all {\n    try { run([\"false\"]); } catch (e) { log(`caught ${e.code}: ${e}`); }\n    let command = Fn(\"run\");\n    command.call([\"false\"]);\n}\n",
+    );
+    let run = lab.cairn(&["run", "book.rhai", "-i", "lab.toml"]);
+    assert_eq!(run.code, 1, "{}\n{}", run.stdout, run.stderr);
+    assert!(
+        run.stdout
+            .contains("caught cairn::run_exited: `false` exited with 1"),
+        "{}",
+        run.stdout
+    );
+    assert!(run.stderr.contains("book.rhai:4:"), "{}", run.stderr);
+    assert!(
+        run.stderr
+            .contains("help: pass #{ allow_fail: true } to `run` to accept a non-zero exit"),
+        "{}",
+        run.stderr
+    );
+}

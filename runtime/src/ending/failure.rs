@@ -253,18 +253,8 @@ impl HostFailure {
         let (inner, position, file) = innermost(error, &runbook.name());
         let file = crate::runbook::source_file(&runbook.name(), &file);
         let calls = called_from(error, runbook);
-        let rhai_message = match inner {
-            EvalAltResult::ErrorRuntime(value, _) => value.to_string(),
-            other => {
-                let text = other.to_string();
-                text.rfind(" (line ")
-                    .map_or(text.clone(), |at| text[..at].to_owned())
-            }
-        };
-        let typed = match inner {
-            EvalAltResult::ErrorRuntime(..) => host.take_failure_at(position),
-            _ => None,
-        };
+        let typed = crate::raised_error::action_error_of(inner);
+        let rhai_message = crate::raised_error::error_message(inner);
         let source = if file == runbook.name() {
             runbook.text.clone()
         } else {
@@ -303,24 +293,34 @@ impl HostFailure {
         if let EvalAltResult::ErrorFunctionNotFound(signature, _) = inner {
             failure.help = crate::check::unit_argument_help(runbook, signature, position);
         }
+        if let Some(typed) = typed {
+            failure.read_typed(&typed);
+        }
+        failure
+    }
+
+    /// What the builtin's typed failure adds: its kind, its help, and the section beside the
+    /// runbook span (the journal record a divergence contradicts, the output a parser stopped
+    /// in).
+    fn read_typed(&mut self, typed: &ActionError) {
+        use miette::Diagnostic as _;
         match typed {
-            Some(ActionError::Cancelled(_)) => failure.kind = FailureKind::Cancelled,
-            Some(error @ (ActionError::Runbook(_) | ActionError::OutsideStage(_))) => {
-                failure.kind = FailureKind::Runbook;
-                failure.help = help_for(&error);
+            ActionError::Cancelled(_) => self.kind = FailureKind::Cancelled,
+            ActionError::Runbook(_) | ActionError::OutsideStage(_) => {
+                self.kind = FailureKind::Runbook;
             }
-            Some(ActionError::NeedsDecision { .. }) => failure.kind = FailureKind::NeedsDecision,
-            Some(ActionError::Diverged {
+            ActionError::NeedsDecision { .. } => self.kind = FailureKind::NeedsDecision,
+            ActionError::Diverged {
                 journal,
                 now,
                 now_args,
                 seq,
                 then,
                 ..
-            }) => {
-                failure.kind = FailureKind::Diverged;
-                failure.label = format!("action {seq} is now `{now}({now_args})`");
-                let what = if now == then.intent.builtin {
+            } => {
+                self.kind = FailureKind::Diverged;
+                self.label = format!("action {seq} is now `{now}({now_args})`");
+                let what = if *now == then.intent.builtin {
                     format!("it calls `{now}` with other arguments than the journal recorded")
                 } else {
                     format!(
@@ -328,48 +328,37 @@ impl HostFailure {
                         then.intent.builtin
                     )
                 };
-                failure.message = format!(
+                self.message = format!(
                     "the runbook changed at action {seq} of stage `{}`: {what}",
                     then.intent.stage
                 );
-                failure.help = Some(format!(
+                self.help = Some(format!(
                     "undo the edit to resume this run, or run the changed stage again: `cairn resume --from-stage \"{}\"` (the journal of this host is {journal})",
                     then.intent.stage
                 ));
-                let journal_text = std::fs::read_to_string(&journal).unwrap_or_default();
-                failure.related.push(Related::Journal(JournalLine {
+                let journal_text = std::fs::read_to_string(journal).unwrap_or_default();
+                self.related.push(Related::Journal(JournalLine {
                     builtin: format!("{}({})", then.intent.builtin, then.intent.args),
                     file: then.intent.file.clone(),
                     line: then.intent.line,
                     span: line_span(&journal_text, then.line),
                     source_code: NamedSource::new(journal, journal_text),
                 }));
+                return;
             }
-            Some(ActionError::OutputParse(parse)) => {
-                failure.related.push(Related::Output(ToolOutput {
-                    command: parse.command,
-                    expected: parse.expected,
-                    source_code: NamedSource::new(parse.output_name, parse.output),
+            ActionError::OutputParse(parse) => {
+                self.related.push(Related::Output(ToolOutput {
+                    command: parse.command.clone(),
+                    expected: parse.expected.clone(),
+                    source_code: NamedSource::new(&parse.output_name, parse.output.clone()),
                     span: parse.span,
                 }));
             }
-            // `allow_fail` is `run`'s option: under a vendor builtin's failed command
-            // (`ofed::install`) it would point at an option that builtin does not have.
-            Some(ActionError::CommandFailed { .. }) if !failure.calls_run() => {}
-            Some(error) => failure.help = help_for(&error),
-            None => {}
+            _ => {}
         }
-        failure
-    }
-
-    /// Whether the failed call is `run(...)`, from the runbook text it points at.
-    fn calls_run(&self) -> bool {
-        let Some(span) = self.label_span else {
-            return false;
-        };
-        let text = self.source_code.inner().get(span.offset()..).unwrap_or("");
-        text.strip_prefix("run")
-            .is_some_and(|rest| rest.trim_start().starts_with('('))
+        if let Some(help) = typed.help() {
+            self.help = Some(help.to_string());
+        }
     }
 }
 
@@ -384,30 +373,6 @@ impl HostContext {
     ) -> Result<(), ActionError> {
         let location = failure.and_then(HostFailure::location);
         self.end_at(status, failure.map(HostFailure::one_line), location)
-    }
-}
-
-fn help_for(error: &ActionError) -> Option<String> {
-    match error {
-        ActionError::CommandFailed { .. } => {
-            Some("pass #{ allow_fail: true } to `run` to accept a non-zero exit".into())
-        }
-        ActionError::OutsideStage(_) => {
-            Some("wrap the call in `stage \"name\" on GROUP { ... }`".into())
-        }
-        ActionError::RebootTimeout { .. } => {
-            Some("raise --reboot-timeout, or check the host's console".into())
-        }
-        ActionError::WouldDeadlock { help, .. } | ActionError::Hinted { help, .. } => {
-            Some(help.clone())
-        }
-        ActionError::NotApplied { .. } => Some(
-            "another reboot would not apply it either: find out why the host did not take it \
-             (the reason says where to look: the device, the image, the kernel), fix it, then \
-             `cairn resume`"
-                .into(),
-        ),
-        _ => None,
     }
 }
 

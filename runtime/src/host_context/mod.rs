@@ -12,12 +12,13 @@ mod journaling;
 mod live;
 mod perform;
 mod replay;
+mod result_shape;
 mod stage;
 
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex, MutexGuard};
 
-use rhai::{Dynamic, EvalAltResult, NativeCallContext, Position};
+use rhai::{EvalAltResult, NativeCallContext, Position};
 use serde_json::Value;
 
 use crate::journal::{HostJournal, JournalWriter, RecordedAction};
@@ -64,7 +65,6 @@ struct InstanceState {
     /// Checks to run after the next reboot, in the order the changes were staged.
     after_boot: Vec<(String, AfterBoot)>,
     changes: Vec<String>,
-    failure: Option<(String, Position, ActionError)>,
     /// The staged changes the next reboot activates: (builtin, where it was called), in order.
     reboot_pending: Vec<(String, String)>,
     /// What the current stage's finished actions returned, answered again when the debugger's
@@ -288,34 +288,10 @@ impl HostContext {
         crate::secrets::register(value);
     }
 
-    /// Turns a failure into a rhai error at `position`, keeping the typed error for the report.
+    /// Turns a failure into a rhai error at `position` whose value is the typed error
+    /// ([`ActionError::raise`]), for the report to find.
     pub fn fail(&self, error: ActionError, position: Position) -> Box<EvalAltResult> {
-        let message = error.to_string();
-        self.state().failure = Some((message.clone(), position, error));
-        Box::new(EvalAltResult::ErrorRuntime(
-            Dynamic::from(message),
-            position,
-        ))
-    }
-
-    /// The typed error behind a rhai error whose message is `message`, if a builtin made it
-    /// (for the REPL, which sees only the outermost error).
-    pub fn take_failure(&self, message: &str) -> Option<ActionError> {
-        let mut state = self.state();
-        match state.failure.take() {
-            Some((recorded, _, error)) if message.contains(&recorded) => Some(error),
-            _ => None,
-        }
-    }
-
-    /// The typed error of the builtin whose failure is the innermost rhai error, raised at
-    /// `position` (the builtin's call site, which [`HostContext::fail`] gave that error).
-    pub fn take_failure_at(&self, position: Position) -> Option<ActionError> {
-        let mut state = self.state();
-        match state.failure.take() {
-            Some((_, at, error)) if at == position && !position.is_none() => Some(error),
-            _ => None,
-        }
+        error.raise(position)
     }
 
     /// Check mode: an `expect` failed on what check mode could not know, so the rest of this

@@ -155,7 +155,7 @@ impl RunShared {
         let transport = self
             .transports
             .get(peer)
-            .ok_or_else(|| ActionError::Failed(format!("`{peer}` is not a host of this run")))?;
+            .ok_or_else(|| ActionError::NotAHost(peer.to_owned()))?;
         Ok(transport.lock().unwrap_or_else(PoisonError::into_inner))
     }
 

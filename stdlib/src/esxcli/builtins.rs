@@ -26,7 +26,7 @@ pub mod esxcli_builtins {
     #[rhai_fn(volatile, return_raw)]
     pub fn vib_list(ctx: NativeCallContext) -> RhaiResult<Array> {
         let value = action::query(&ctx, crate::esxcli::NAMESPACE, json!({}), list_vibs)?;
-        Ok(value.into_array().unwrap_or_default())
+        action::result_as(&ctx, value)
     }
 
     /// Whether a VIB named `name` (`mft`, `nmst`, `nmlx5-core`) is in the host's image.
@@ -93,7 +93,7 @@ pub mod esxcli_builtins {
         let value = action::query(&ctx, crate::esxcli::NAMESPACE, args, |io| {
             list_parameters(io, &module)
         })?;
-        Ok(value.into_array().unwrap_or_default())
+        action::result_as(&ctx, value)
     }
 
     /// Sets a driver module's parameters (`esxcli system module parameters set -m MODULE -p
@@ -153,7 +153,7 @@ pub mod esxcli_builtins {
     #[rhai_fn(volatile, return_raw)]
     pub fn pcipassthru_list(ctx: NativeCallContext) -> RhaiResult<Array> {
         let value = action::query(&ctx, crate::esxcli::NAMESPACE, json!({}), list_passthru)?;
-        Ok(value.into_array().unwrap_or_default())
+        action::result_as(&ctx, value)
     }
 
     /// Enables or disables passthrough of a PCI device (`3b:00.0` or `0000:3B:00.0`), applied
@@ -177,7 +177,7 @@ pub mod esxcli_builtins {
     #[rhai_fn(volatile, return_raw)]
     pub fn nic_list(ctx: NativeCallContext) -> RhaiResult<Array> {
         let value = action::query(&ctx, crate::esxcli::NAMESPACE, json!({}), list_nics)?;
-        Ok(value.into_array().unwrap_or_default())
+        action::result_as(&ctx, value)
     }
 
     /// Whether the host is in maintenance mode (`esxcli system maintenanceMode get` prints
@@ -219,9 +219,7 @@ fn parsed<T: serde::Serialize>(
     text: &str,
     parse: impl FnOnce(&str) -> Result<T, crate::ParseError>,
 ) -> Result<Value, ActionError> {
-    parse(text)
-        .map(|v| action::json(&v))
-        .map_err(|e| action::parse_failure(argv, &e, text))
+    action::parsed(argv, text, parse).map(|v| action::json(&v))
 }
 
 pub(super) fn list_vibs(io: &mut HostIo<'_>) -> Result<Value, ActionError> {
@@ -254,14 +252,12 @@ fn list_nics(io: &mut HostIo<'_>) -> Result<Value, ActionError> {
 
 fn get_advanced(io: &mut HostIo<'_>, option: &str) -> Result<Value, ActionError> {
     let argv = command::advanced_get(option);
-    let output = action::run(io, &argv)?;
-    let options = crate::esxcli::parse_advanced(&output.stdout)
-        .map_err(|e| action::parse_failure(&argv, &e, &output.stdout))?;
+    let options = action::run_parsed(io, &argv, crate::esxcli::parse_advanced)?;
     let Some(found) = options.into_iter().find(|o| o.path == option) else {
-        return Err(ActionError::Failed(format!(
-            "`{}` did not print the option `{option}`",
-            argv.join(" ")
-        )));
+        return Err(ActionError::ToolSaid {
+            command: argv.join(" "),
+            said: format!("did not print the option `{option}`"),
+        });
     };
     let integer = found.r#type.as_deref() == Some("integer");
     let mut value = action::json(&found);
@@ -355,15 +351,12 @@ fn install_result(io: &mut HostIo<'_>, argv: &[String]) -> Result<Value, ActionE
     } else {
         &output.stdout
     };
-    let result = crate::esxcli::parse_vib_install(text)
-        .map_err(|e| action::parse_failure(argv, &e, text))?;
+    let result = action::parsed(argv, text, crate::esxcli::parse_vib_install)?;
     if let Some(error) = &result.error {
-        return Err(ActionError::Failed(format!(
-            "`{}` failed: [{}] {}",
-            argv.join(" "),
-            error.kind,
-            error.lines.join(" / ")
-        )));
+        return Err(ActionError::ToolSaid {
+            command: argv.join(" "),
+            said: format!("failed: [{}] {}", error.kind, error.lines.join(" / ")),
+        });
     }
     if output.code != 0 {
         return Err(ActionError::CommandFailed {
@@ -446,7 +439,7 @@ pub(super) fn current_parameters(list: &Value) -> BTreeMap<String, String> {
 }
 
 fn set_parameters(ctx: &NativeCallContext, module: &str, params: &Dynamic) -> RhaiResult<Map> {
-    let wanted = parameter_map(params).map_err(|e| action::fail(ctx, e.to_string()))?;
+    let wanted = parameter_map(params).map_err(|e| action::bad_argument(ctx, e.to_string()))?;
     let text = wanted
         .iter()
         .map(|(k, v)| format!("{k}={v}"))
@@ -608,10 +601,10 @@ fn maintenance_now(io: &mut HostIo<'_>) -> Result<bool, ActionError> {
     match output.stdout.trim() {
         "Enabled" => Ok(true),
         "Disabled" => Ok(false),
-        other => Err(ActionError::Failed(format!(
-            "`{}` printed `{other}`, not Enabled or Disabled",
-            argv.join(" ")
-        ))),
+        other => Err(ActionError::ToolSaid {
+            command: argv.join(" "),
+            said: format!("printed `{other}`, not Enabled or Disabled"),
+        }),
     }
 }
 

@@ -344,7 +344,7 @@ fn leaves_of(
             .map(|t| json!(super::leaves::leaves(&t, names)))
             .unwrap_or(Value::Null))
     })?;
-    Ok(rhai::serde::from_dynamic(&value).unwrap_or_default())
+    action::result_into(ctx, &value, "each host's leaf switch")
 }
 
 fn line_rate(
@@ -455,9 +455,7 @@ fn round(
         .map_err(|e| host.fail(e, ctx.call_position()))?;
     serde_json::from_value(value).map_err(|e| {
         host.fail(
-            ActionError::Failed(format!(
-                "fabric::all_pairs: a journaled round does not read: {e}"
-            )),
+            host.result_shape_error("fabric::all_pairs", "a round of pair results", &e),
             ctx.call_position(),
         )
     })

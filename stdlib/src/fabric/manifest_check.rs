@@ -31,15 +31,9 @@ pub(crate) fn check(ctx: &NativeCallContext, path: &str, class: &str) -> RhaiRes
         if io.checking() {
             return Ok(serde_json::Value::Null);
         }
-        let output = io.run(command::IBSTATUS)?;
-        let status = crate::ib::ibstatus::parse(&output.stdout)
-            .map_err(|e| action::parse_failure("ibstatus", &e, &output.stdout))?;
-        let output = io.run(command::IBSTAT)?;
-        let stat = crate::ib::ibstat::parse(&output.stdout)
-            .map_err(|e| action::parse_failure("ibstat", &e, &output.stdout))?;
-        let output = io.run(command::IBV_DEVINFO)?;
-        let devinfo = crate::ib::ibv_devinfo::parse(&output.stdout)
-            .map_err(|e| action::parse_failure("ibv_devinfo", &e, &output.stdout))?;
+        let status = action::run_parsed(io, command::IBSTATUS, crate::ib::ibstatus::parse)?;
+        let stat = action::run_parsed(io, command::IBSTAT, crate::ib::ibstat::parse)?;
+        let devinfo = action::run_parsed(io, command::IBV_DEVINFO, crate::ib::ibv_devinfo::parse)?;
         let mut differences: Vec<Difference> =
             manifest::diff(&name, &expected, &status.ports, &stat, &devinfo.devices);
         differences.extend(manifest::diff_facts(
@@ -61,9 +55,7 @@ pub(crate) fn check(ctx: &NativeCallContext, path: &str, class: &str) -> RhaiRes
 fn facts(io: &mut HostIo<'_>, class: &HostClass) -> Result<HostFacts, ActionError> {
     let mut facts = HostFacts::default();
     if class.part_number.is_some() {
-        let output = io.run(&["lspci", "-vv"])?;
-        let parsed = crate::lspci::parse_verbose(&output.stdout)
-            .map_err(|e| action::parse_failure("lspci -vv", &e, &output.stdout))?;
+        let parsed = action::run_parsed(io, &["lspci", "-vv"], crate::lspci::parse_verbose)?;
         facts.part_numbers = crate::lspci::mellanox_part_numbers(&parsed)
             .into_iter()
             .map(|p| (p.address, p.part_number))
@@ -76,8 +68,7 @@ fn facts(io: &mut HostIo<'_>, class: &HostClass) -> Result<HostFacts, ActionErro
             .map(|a| (*a).to_owned())
             .collect();
         if let Some(output) = action::run_if_installed(io, &argv)? {
-            let info = crate::ofed::parse_info(&output.stdout)
-                .map_err(|e| action::parse_failure("ofed_info -s", &e, &output.stdout))?;
+            let info = action::parsed("ofed_info -s", &output.stdout, crate::ofed::parse_info)?;
             facts.ofed = Some(info.version);
         }
     }

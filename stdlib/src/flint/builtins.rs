@@ -34,11 +34,10 @@ pub mod flint_builtins {
                     }
                     return Err(action::not_installed("flint", io.host()));
                 };
-                let parsed = crate::flint::parse_query(&output.stdout)
-                    .map_err(|e| action::parse_failure(&argv, &e, &output.stdout))?;
+                let parsed = action::parsed(&argv, &output.stdout, crate::flint::parse_query)?;
                 Ok(action::json(&parsed))
             },
         )?;
-        Ok(value.try_cast().unwrap_or_default())
+        action::result_as(&ctx, value)
     }
 }

@@ -38,7 +38,7 @@ pub mod ib_builtins {
             let output = io.run(command::IBSTATUS)?;
             super::ports(&output.stdout)
         })?;
-        Ok(value.into_array().unwrap_or_default())
+        action::result_as(&ctx, value)
     }
 
     /// `ibstat`: `#{cas: [#{name, ca_type, firmware_version, node_guid, ports: [#{port, state,
@@ -50,9 +50,7 @@ pub mod ib_builtins {
     #[rhai_fn(volatile, return_raw)]
     pub fn stat(ctx: NativeCallContext) -> RhaiResult<Dynamic> {
         action::query(&ctx, crate::ib::NAMESPACE, json!({}), |io| {
-            let output = io.run(command::IBSTAT)?;
-            let parsed = crate::ib::ibstat::parse(&output.stdout)
-                .map_err(|e| action::parse_failure("ibstat", &e, &output.stdout))?;
+            let parsed = action::run_parsed(io, command::IBSTAT, crate::ib::ibstat::parse)?;
             Ok(action::json(&parsed))
         })
     }
@@ -68,15 +66,14 @@ pub mod ib_builtins {
     #[rhai_fn(volatile, return_raw)]
     pub fn devinfo(ctx: NativeCallContext) -> RhaiResult<Array> {
         let value = action::query(&ctx, crate::ib::NAMESPACE, json!({}), |io| {
-            let output = io.run(command::IBV_DEVINFO)?;
-            let parsed = crate::ib::ibv_devinfo::parse(&output.stdout)
-                .map_err(|e| action::parse_failure("ibv_devinfo", &e, &output.stdout))?;
+            let parsed =
+                action::run_parsed(io, command::IBV_DEVINFO, crate::ib::ibv_devinfo::parse)?;
             if let Some(error) = parsed.error {
                 return Err(ActionError::Failed(format!("ibv_devinfo: {error}")));
             }
             Ok(action::json(&parsed.devices))
         })?;
-        Ok(value.into_array().unwrap_or_default())
+        action::result_as(&ctx, value)
     }
 
     /// The fabric from `ibnetdiscover`: `#{switches, channel_adapters, routers}`, each node
@@ -92,9 +89,8 @@ pub mod ib_builtins {
     #[rhai_fn(volatile, return_raw)]
     pub fn netdiscover(ctx: NativeCallContext) -> RhaiResult<Dynamic> {
         action::query(&ctx, crate::ib::NAMESPACE, json!({}), |io| {
-            let output = io.run(command::IBNETDISCOVER)?;
-            let parsed = crate::ib::ibnetdiscover::parse(&output.stdout)
-                .map_err(|e| action::parse_failure("ibnetdiscover", &e, &output.stdout))?;
+            let parsed =
+                action::run_parsed(io, command::IBNETDISCOVER, crate::ib::ibnetdiscover::parse)?;
             Ok(action::json(&parsed))
         })
     }
@@ -144,13 +140,13 @@ pub mod ib_builtins {
         timeout: i64,
     ) -> RhaiResult<Dynamic> {
         if !crate::action::valid_device(device) {
-            return Err(action::fail(
+            return Err(action::bad_argument(
                 &ctx,
                 format!("`{device}` is not an RDMA device name"),
             ));
         }
         let (Ok(port), Ok(timeout)) = (u32::try_from(port), u64::try_from(timeout)) else {
-            return Err(action::fail(
+            return Err(action::bad_argument(
                 &ctx,
                 "port and timeout must not be negative".into(),
             ));
@@ -203,8 +199,7 @@ fn port_state(io: &mut HostIo<'_>, device: &str, port: u32) -> Result<Value, Act
 }
 
 fn ports(text: &str) -> Result<Value, ActionError> {
-    let parsed = crate::ib::ibstatus::parse(text)
-        .map_err(|e| action::parse_failure("ibstatus", &e, text))?;
+    let parsed = action::parsed("ibstatus", text, crate::ib::ibstatus::parse)?;
     if let Some(error) = parsed.error {
         return Err(ActionError::Failed(format!("ibstatus: {error}")));
     }

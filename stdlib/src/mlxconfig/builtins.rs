@@ -38,7 +38,7 @@ pub mod mlxconfig_builtins {
                 None => Err(action::not_installed("mlxconfig", io.host())),
             },
         )?;
-        Ok(value.try_cast().unwrap_or_default())
+        action::result_as(&ctx, value)
     }
 
     /// Sets firmware parameters for the next boot, idempotently: queries first and sets only
@@ -64,21 +64,18 @@ fn query_device(io: &mut HostIo<'_>, dev: &str) -> Result<Option<Value>, ActionE
     let Some(output) = action::run_if_installed(io, &argv)? else {
         return Ok(None);
     };
-    let parsed = crate::mlxconfig::parse_query(&output.stdout)
-        .map_err(|e| action::parse_failure(&argv, &e, &output.stdout))?;
+    let parsed = action::parsed(&argv, &output.stdout, crate::mlxconfig::parse_query)?;
     let Some(device) = parsed.devices.first() else {
-        return Err(ActionError::Failed(format!(
-            "`{}` printed no device{}",
-            argv.join(" "),
-            errors_of(&parsed.messages.errors)
-        )));
+        return Err(ActionError::ToolSaid {
+            command: argv.join(" "),
+            said: format!("printed no device{}", errors_of(&parsed.messages.errors)),
+        });
     };
     if !device.messages.errors.is_empty() {
-        return Err(ActionError::Failed(format!(
-            "`{}` failed{}",
-            argv.join(" "),
-            errors_of(&device.messages.errors)
-        )));
+        return Err(ActionError::ToolSaid {
+            command: argv.join(" "),
+            said: format!("failed{}", errors_of(&device.messages.errors)),
+        });
     }
     let mut value = action::json(device);
     let params: serde_json::Map<String, Value> = device
@@ -196,11 +193,11 @@ fn set_values(ctx: &NativeCallContext, dev: &str, values: &Map) -> RhaiResult<Ma
     let mut wanted = Vec::new();
     for (key, value) in requested.as_object().into_iter().flatten() {
         let want = Wanted::from_json(value)
-            .map_err(|e| action::fail(ctx, format!("mlxconfig::set {key}: {e}")))?;
+            .map_err(|e| action::bad_argument(ctx, format!("mlxconfig::set {key}: {e}")))?;
         wanted.push((key.clone(), want));
     }
     if wanted.is_empty() {
-        return Err(action::fail(
+        return Err(action::bad_argument(
             ctx,
             "mlxconfig::set needs at least one KEY: value".into(),
         ));
@@ -273,15 +270,15 @@ fn set_values(ctx: &NativeCallContext, dev: &str, values: &Map) -> RhaiResult<Ma
                 return Ok(planned);
             }
             let argv = command::set(dev, &pairs);
-            let output = action::run(io, &argv)?;
-            let result = crate::mlxconfig::parse_set(&output.stdout)
-                .map_err(|e| action::parse_failure(&argv, &e, &output.stdout))?;
+            let result = action::run_parsed(io, &argv, crate::mlxconfig::parse_set)?;
             if !result.messages.errors.is_empty() || result.applying.as_deref() != Some("Done!") {
-                return Err(ActionError::Failed(format!(
-                    "`{}` did not apply{}",
-                    argv.join(" "),
-                    errors_of(&result.messages.errors)
-                )));
+                return Err(ActionError::ToolSaid {
+                    command: argv.join(" "),
+                    said: format!(
+                        "did not apply{}",
+                        errors_of(&result.messages.errors)
+                    ),
+                });
             }
             Ok(planned)
         },
@@ -296,7 +293,7 @@ fn set_values(ctx: &NativeCallContext, dev: &str, values: &Map) -> RhaiResult<Ma
             })
         },
     )?;
-    Ok(value.try_cast().unwrap_or_default())
+    action::result_as(ctx, value)
 }
 
 /// The reboot-loop breaker's check for `mlxconfig::set`: after the reboot every value asked

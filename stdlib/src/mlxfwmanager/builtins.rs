@@ -49,7 +49,7 @@ pub mod mlxfwmanager_builtins {
                 None => Err(action::not_installed("mlxfwmanager", io.host())),
             },
         )?;
-        Ok(value.try_cast().unwrap_or_default())
+        action::result_as(&ctx, value)
     }
 
     /// Updates a device's firmware when a newer image is available (`mlxfwmanager --online -u
@@ -111,15 +111,15 @@ pub mod mlxfwmanager_builtins {
             },
             |io, (), mut planned| {
                 let argv = command::update(&dev, online);
-                let output = action::run(io, &argv)?;
-                let parsed = crate::mlxfwmanager::parse(&output.stdout)
-                    .map_err(|e| action::parse_failure(&argv, &e, &output.stdout))?;
+                let parsed = action::run_parsed(io, &argv, crate::mlxfwmanager::parse)?;
                 if !parsed.errors.is_empty() || parsed.updates.iter().any(|u| !u.done) {
-                    return Err(ActionError::Failed(format!(
-                        "`{}` did not finish: {}",
-                        argv.join(" "),
-                        parsed.errors.join(" / ")
-                    )));
+                    return Err(ActionError::ToolSaid {
+                        command: argv.join(" "),
+                        said: format!(
+                            "did not finish: {}",
+                            parsed.errors.join(" / ")
+                        ),
+                    });
                 }
                 planned.reboot_required = parsed.restart_needed;
                 planned.value["reboot_required"] = json!(parsed.restart_needed);
@@ -127,7 +127,7 @@ pub mod mlxfwmanager_builtins {
             },
             |value| crate::mlxfwmanager::staged::firmware_after_boot(&dev, value),
         )?;
-        Ok(value.try_cast().unwrap_or_default())
+        action::result_as(&ctx, value)
     }
 }
 
@@ -137,14 +137,12 @@ pub(super) fn query_device(io: &mut HostIo<'_>, dev: &str) -> Result<Option<Valu
     let Some(output) = action::run_if_installed(io, &argv)? else {
         return Ok(None);
     };
-    let parsed = crate::mlxfwmanager::parse(&output.stdout)
-        .map_err(|e| action::parse_failure(&argv, &e, &output.stdout))?;
+    let parsed = action::parsed(&argv, &output.stdout, crate::mlxfwmanager::parse)?;
     let Some(device) = parsed.devices.first() else {
-        return Err(ActionError::Failed(format!(
-            "`{}` listed no device: {}",
-            argv.join(" "),
-            parsed.errors.join(" / ")
-        )));
+        return Err(ActionError::ToolSaid {
+            command: argv.join(" "),
+            said: format!("listed no device: {}", parsed.errors.join(" / ")),
+        });
     };
     let fw = device.versions.iter().find(|v| v.component == "FW");
     let current = fw.and_then(|v| v.current.clone());

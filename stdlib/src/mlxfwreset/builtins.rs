@@ -54,7 +54,7 @@ pub mod mlxfwreset_builtins {
             json!({ "device": dev }),
             |io| query_levels(io, &dev),
         )?;
-        Ok(value.try_cast().unwrap_or_default())
+        action::result_as(&ctx, value)
     }
 
     /// What waits for a reset on a device, from `mlxfwreset -d DEV status`: `#{device,
@@ -73,7 +73,7 @@ pub mod mlxfwreset_builtins {
             json!({ "device": dev }),
             |io| pending(io, &dev),
         )?;
-        Ok(value.try_cast().unwrap_or_default())
+        action::result_as(&ctx, value)
     }
 
     /// Loads the staged firmware image and NVCONFIG changes of a device at reset `level` (0
@@ -138,8 +138,7 @@ fn reset_run(io: &mut HostIo<'_>, argv: &[String]) -> Result<(), ActionError> {
             "`{line}`: mlxfwreset is not installed (MFT)"
         )));
     };
-    let parsed = crate::mlxfwreset::parse_reset(&output.stdout)
-        .map_err(|e| action::parse_failure(argv, &e, &output.stdout))?;
+    let parsed = action::parsed(argv, &output.stdout, crate::mlxfwreset::parse_reset)?;
     if let Some(error) = &parsed.error {
         let help =
             "check `mlxfwreset -d DEV query` for the levels the device supports now, or reboot";
@@ -171,8 +170,7 @@ fn query_levels(io: &mut HostIo<'_>, dev: &str) -> Result<Value, ActionError> {
             json!({ "device": dev, "installed": false, "levels": [], "supported_levels": [], "default_level": null, "errors": [] }),
         );
     };
-    let parsed = crate::mlxfwreset::parse_query(&output.stdout)
-        .map_err(|e| action::parse_failure(&argv, &e, &output.stdout))?;
+    let parsed = action::parsed(&argv, &output.stdout, crate::mlxfwreset::parse_query)?;
     let no_level = parsed
         .errors
         .iter()
@@ -197,13 +195,14 @@ fn pending(io: &mut HostIo<'_>, dev: &str) -> Result<Value, ActionError> {
                 json!({ "device": dev, "installed": false, "pending": false, "predicted": true }),
             );
         }
-        return Err(ActionError::Failed(format!(
-            "`mlxfwreset` is not installed on `{}`: the MFT tools for Linux have it (on ESXi there is none: reboot instead)",
-            io.host()
-        )));
+        return Err(ActionError::NotInstalled {
+            program: "mlxfwreset".into(),
+            host: io.host().to_owned(),
+            install: "the MFT tools for Linux have it (on ESXi there is none: reboot instead)"
+                .into(),
+        });
     };
-    let parsed = crate::mlxfwreset::parse_status(&output.stdout)
-        .map_err(|e| action::parse_failure(&argv, &e, &output.stdout))?;
+    let parsed = action::parsed(&argv, &output.stdout, crate::mlxfwreset::parse_status)?;
     if output.code != 0 {
         return Err(failed(&argv, output, &parsed.errors));
     }
@@ -287,7 +286,7 @@ fn reset_at(ctx: &NativeCallContext, dev: &str, level: u32) -> RhaiResult<Map> {
             value,
         })
     })?;
-    let value: Map = value.try_cast().unwrap_or_default();
+    let value: Map = action::result_as(ctx, value)?;
     if value.get("reset").and_then(|r| r.as_bool().ok()) == Some(true) {
         // The reset loaded what these staged, as their reboot would have (also when replayed,
         // so a resumed run owes the same).

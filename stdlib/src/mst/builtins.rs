@@ -40,7 +40,7 @@ pub mod mst_builtins {
                 Ok(planned)
             },
         )?;
-        Ok(value.try_cast().unwrap_or_default())
+        action::result_as(&ctx, value)
     }
 
     /// Restarts the MST service (`mst restart`), which the guide does "to get a stable device
@@ -93,7 +93,7 @@ pub mod mst_builtins {
                 None => Err(action::not_installed("mst", io.host())),
             },
         )?;
-        Ok(value.into_array().unwrap_or_default())
+        action::result_as(&ctx, value)
     }
 }
 
@@ -103,8 +103,7 @@ fn status_of(io: &mut HostIo<'_>) -> Result<Option<Vec<Value>>, ActionError> {
     let Some(output) = action::run_if_installed(io, &argv)? else {
         return Ok(None);
     };
-    let parsed = crate::mst::parse_status(&output.stdout)
-        .map_err(|e| action::parse_failure(&argv, &e, &output.stdout))?;
+    let parsed = action::parsed(&argv, &output.stdout, crate::mst::parse_status)?;
     Ok(Some(
         parsed
             .pci_devices
@@ -154,9 +153,7 @@ const FAMILIES: &[(&str, &str, u32)] = &[
 /// naming (`mt<device id>_pciconf<adapter index>`, `.1` for the second function).
 fn predict(io: &mut HostIo<'_>) -> Result<Value, ActionError> {
     let argv: Vec<String> = nic_list::COMMAND.iter().map(|s| (*s).to_owned()).collect();
-    let output = action::run(io, &argv)?;
-    let nics = nic_list::parse(&output.stdout)
-        .map_err(|e| action::parse_failure(&argv, &e, &output.stdout))?;
+    let nics = action::run_parsed(io, &argv, nic_list::parse)?;
     let mut ports: Vec<(String, &str, u32)> = nics
         .iter()
         .filter_map(|nic| {

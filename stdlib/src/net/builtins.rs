@@ -31,7 +31,7 @@ pub mod net_builtins {
             let links = super::links_of(io)?;
             Ok(action::json(&links))
         })?;
-        Ok(value.into_array().unwrap_or_default())
+        action::result_as(&ctx, value)
     }
 
     /// Sets an interface's MTU (`ip link set dev IFNAME mtu MTU`) unless it already has it.
@@ -43,13 +43,16 @@ pub mod net_builtins {
     #[rhai_fn(volatile, return_raw)]
     pub fn set_mtu(ctx: NativeCallContext, ifname: &str, mtu: i64) -> RhaiResult<bool> {
         if !command::valid_ifname(ifname) {
-            return Err(action::fail(
+            return Err(action::bad_argument(
                 &ctx,
                 format!("`{ifname}` is not an interface name"),
             ));
         }
         let Ok(mtu) = u32::try_from(mtu) else {
-            return Err(action::fail(&ctx, format!("MTU {mtu} is out of range")));
+            return Err(action::bad_argument(
+                &ctx,
+                format!("MTU {mtu} is out of range"),
+            ));
         };
         let ifname = ifname.to_owned();
         let change = Change::redo(
@@ -83,13 +86,13 @@ pub mod net_builtins {
     #[rhai_fn(volatile, return_raw)]
     pub fn addr_add(ctx: NativeCallContext, ifname: &str, cidr: &str) -> RhaiResult<bool> {
         if !command::valid_ifname(ifname) {
-            return Err(action::fail(
+            return Err(action::bad_argument(
                 &ctx,
                 format!("`{ifname}` is not an interface name"),
             ));
         }
         let Some((ip, prefix)) = command::cidr(cidr) else {
-            return Err(action::fail(
+            return Err(action::bad_argument(
                 &ctx,
                 format!("`{cidr}` is not an IPv4 address with a prefix length (a.b.c.d/n)"),
             ));
@@ -135,9 +138,8 @@ pub mod net_builtins {
             crate::net::NAMESPACE,
             json!({ "device": device, "port": port }),
             |io| {
-                let output = io.run(command::IBDEV2NETDEV)?;
-                let parsed = crate::net::ibdev2netdev::parse(&output.stdout)
-                    .map_err(|e| action::parse_failure("ibdev2netdev", &e, &output.stdout))?;
+                let parsed =
+                    action::run_parsed(io, command::IBDEV2NETDEV, crate::net::ibdev2netdev::parse)?;
                 Ok(parsed
                     .mappings
                     .iter()
@@ -154,9 +156,7 @@ use crate::action;
 use crate::net::command;
 
 fn links_of(io: &mut HostIo<'_>) -> Result<Vec<crate::net::ip::IpInterface>, ActionError> {
-    let output = io.run(command::ADDR_SHOW)?;
-    let parsed = crate::net::ip::parse_json(&output.stdout)
-        .map_err(|e| action::parse_failure("ip -j addr show", &e, &output.stdout))?;
+    let parsed = action::run_parsed(io, command::ADDR_SHOW, crate::net::ip::parse_json)?;
     Ok(parsed.interfaces)
 }
 

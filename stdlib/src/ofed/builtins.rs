@@ -108,7 +108,7 @@ pub mod ofed_builtins {
         crate::action::check_options(&ctx, &super::INSTALL_OPTIONS, &options)?;
         let opts = action::options_json(&options)?;
         let Some(parsed) = Tarball::from_path(tarball) else {
-            return Err(action::fail(
+            return Err(action::bad_argument(
                 &ctx,
                 format!(
                     "`{tarball}` is not an MLNX_OFED tarball (MLNX_OFED_LINUX-<version>-<distro>-<arch>.tgz)"
@@ -237,7 +237,7 @@ pub mod ofed_builtins {
         crate::action::check_options(&ctx, &super::INSTALL_DOCA_OPTIONS, &options)?;
         let opts = action::options_json(&options)?;
         let Some(parsed) = DocaPackage::from_path(package) else {
-            return Err(action::fail(
+            return Err(action::bad_argument(
                 &ctx,
                 format!(
                     "`{package}` is not a DOCA-Host repo package (doca-host-<doca>-<build>_<ofed>_<distro>.<arch>.rpm or doca-host_<doca>-<build>-<ofed>-<distro>_<arch>.deb)"
@@ -333,8 +333,8 @@ pub mod ofed_builtins {
             let argv = [command::OPENIBD, "force-restart"];
             let output = io.exec(&ExecRequest::new(argv))?;
             let line = argv.join(" ");
-            let parsed = crate::ofed::openibd::parse(&output.stdout)
-                .map_err(|e| action::parse_failure(line.as_str(), &e, &output.stdout))?;
+            let parsed =
+                action::parsed(line.as_str(), &output.stdout, crate::ofed::openibd::parse)?;
             if let Some(error) = &parsed.error {
                 let help = "stop what uses the InfiniBand devices, or reboot to load the drivers";
                 return Err(action::tool_failure(&line, error, &parsed.next_steps, help));
@@ -368,8 +368,7 @@ fn installed(io: &mut HostIo<'_>) -> Result<Value, ActionError> {
             json!({ "installed": false, "distribution": null, "flavour": null, "version": null }),
         );
     }
-    let info = crate::ofed::parse_info(&output.stdout)
-        .map_err(|e| action::parse_failure("ofed_info -s", &e, &output.stdout))?;
+    let info = action::parsed("ofed_info -s", &output.stdout, crate::ofed::parse_info)?;
     Ok(json!({
         "installed": true,
         "distribution": info.distribution,

@@ -108,9 +108,7 @@ pub(crate) fn run_in_round(
     }
     for name in [pair.server, pair.client] {
         if !shared.reaches(name) && io.as_ref().is_none_or(|io| io.host() != name) {
-            return Err(ActionError::Failed(format!(
-                "`{name}` is not a host of this run"
-            )));
+            return Err(ActionError::NotAHost(name.to_owned()));
         }
     }
     // Another test on either host would share its port (and its leftover cleanup would stop

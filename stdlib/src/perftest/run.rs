@@ -29,12 +29,12 @@ pub(crate) fn pair(
     let declared = PAIR_OPTIONS
         .iter()
         .find(|o| o.builtin.strip_prefix("perftest::") == Some(test))
-        .ok_or_else(|| action::fail(ctx, format!("no perftest `{test}`")))?;
+        .ok_or_else(|| action::bad_argument(ctx, format!("no perftest `{test}`")))?;
     crate::action::check_options(ctx, declared, options)?;
     let options = action::options_json(options)?;
-    let opts = TestOptions::from_json(&options).map_err(|m| action::fail(ctx, m))?;
+    let opts = TestOptions::from_json(&options).map_err(|m| action::bad_argument(ctx, m))?;
     let program =
-        program(test).ok_or_else(|| action::fail(ctx, format!("no perftest `{test}`")))?;
+        program(test).ok_or_else(|| action::bad_argument(ctx, format!("no perftest `{test}`")))?;
     let shared = host.shared.clone();
     let run = host.run_id();
     let probe_shared = shared.clone();
@@ -294,9 +294,9 @@ pub(crate) fn matrix(ctx: &NativeCallContext, hosts: Array, options: &Map) -> Rh
     };
     let test = test.unwrap_or_else(|| "send_bw".into());
     let program =
-        program(&test).ok_or_else(|| action::fail(ctx, format!("no perftest `{test}`")))?;
-    let opts = TestOptions::from_json(&options).map_err(|m| action::fail(ctx, m))?;
-    let pairs = pairs(&hosts, given.as_ref()).map_err(|m| action::fail(ctx, m))?;
+        program(&test).ok_or_else(|| action::bad_argument(ctx, format!("no perftest `{test}`")))?;
+    let opts = TestOptions::from_json(&options).map_err(|m| action::bad_argument(ctx, m))?;
+    let pairs = pairs(&hosts, given.as_ref()).map_err(|m| action::bad_argument(ctx, m))?;
     let concurrency = usize::try_from(concurrency.unwrap_or(1).clamp(1, 256)).unwrap_or(1);
     let shared = host.shared.clone();
     let run = host.run_id();
@@ -354,7 +354,7 @@ pub(crate) fn matrix(ctx: &NativeCallContext, hosts: Array, options: &Map) -> Rh
         }
         Ok(Outcome::unchanged(Value::Array(results)))
     })?;
-    Ok(value.into_array().unwrap_or_default())
+    action::result_as(ctx, value)
 }
 
 /// The next step for a server's error, in perftest's words where it gives them (its README on

@@ -81,7 +81,7 @@ fn ping_pong(
     let host = HostContext::current(ctx)?;
     crate::action::check_options(ctx, &PING_PONG_OPTIONS, options)?;
     let options = action::options_json(options)?;
-    let opts = PingPongOptions::from_json(&options).map_err(|m| action::fail(ctx, m))?;
+    let opts = PingPongOptions::from_json(&options).map_err(|m| action::bad_argument(ctx, m))?;
     let shared = host.shared.clone();
     let run = host.run_id();
     let probe_shared = shared.clone();

@@ -124,7 +124,7 @@ impl TestHost {
     pub(crate) fn error(&self, script: &str) -> String {
         match self.engine.eval::<Dynamic>(script) {
             Ok(value) => panic!("{script} returned {value}"),
-            Err(e) => e.to_string(),
+            Err(e) => cairn_runtime::error_message(&e),
         }
     }
 

@@ -41,7 +41,7 @@ pub mod vhpc_builtins {
             let management = Management::of(host)?;
             Ok(action::json(&view_of(&management, &vm)?))
         })?;
-        Ok(value.try_cast().unwrap_or_default())
+        action::result_as(&ctx, value)
     }
 
     /// Assigns a PCI device (a ConnectX port: `0000:3B:00.0` or `3b:00.0`) to a VM in
@@ -78,7 +78,7 @@ pub mod vhpc_builtins {
     pub fn latency(ctx: NativeCallContext, vm: String, level: String) -> RhaiResult<Map> {
         let level = level.to_ascii_lowercase();
         if level != "high" && level != "normal" {
-            return Err(action::fail(
+            return Err(action::bad_argument(
                 &ctx,
                 format!("latency level `{level}` is not `high` or `normal`"),
             ));
@@ -112,7 +112,7 @@ pub mod vhpc_builtins {
             "on" => true,
             "off" => false,
             other => {
-                return Err(action::fail(
+                return Err(action::bad_argument(
                     &ctx,
                     format!(
                         "power state `{other}` is not `on` or `off` (vhpc_toolkit power --on|--off)"
@@ -149,7 +149,7 @@ pub mod vhpc_builtins {
         let flag = |key: &str| options.get(key).and_then(|v| v.as_bool().ok());
         let (cpu, memory) = (flag("cpu"), flag("memory"));
         if cpu.is_none() && memory.is_none() {
-            return Err(action::fail(
+            return Err(action::bad_argument(
                 &ctx,
                 "vhpc::reserve needs #{cpu: true|false} and/or #{memory: true|false}".into(),
             ));
@@ -249,7 +249,7 @@ fn change(
             Ok(planned)
         },
     )?;
-    Ok(value.try_cast().unwrap_or_default())
+    action::result_as(ctx, value)
 }
 
 #[cfg(test)]

@@ -55,10 +55,7 @@ pub(crate) fn ibdiagnet(ctx: &NativeCallContext, options: &Map) -> RhaiResult<Dy
         let argv = opts.argv();
         action::run(io, &argv)?;
         let path = opts.db_csv();
-        let output = io.run(&["cat", &path])?;
-        let db = super::parse::parse(&output.stdout).map_err(|e| {
-            action::parse_failure(format!("cat {path}").as_str(), &e, &output.stdout)
-        })?;
+        let db = action::run_parsed(io, &["cat", &path], super::parse::parse)?;
         let checked = check(&db, &expected);
         Ok(json!({
             "ok": checked.findings.is_empty(),
