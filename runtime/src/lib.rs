@@ -52,6 +52,7 @@ mod string_methods;
 mod syntax;
 mod transport;
 mod transport_error;
+pub mod utc_time;
 mod vault_use;
 mod vocabulary;
 mod wait_reachable;
