@@ -5,7 +5,7 @@
 
 use std::collections::BTreeSet;
 
-use cairn_runtime::{builtin_names, declared_options, import_file};
+use cairn_runtime::{declared_options, import_file};
 use lsp_types::{CompletionItem, CompletionItemKind};
 
 use crate::declarations::{functions, imports, params};
@@ -81,7 +81,9 @@ fn qualified(workspace: &mut Workspace, doc: &Document, namespace: &str) -> Vec<
             .collect();
     }
     let prefix = format!("{namespace}::");
-    builtin_names(workspace.engine_beside(&doc.path))
+    workspace
+        .catalog_beside(&doc.path)
+        .names()
         .iter()
         .filter_map(|name| name.strip_prefix(&prefix))
         .filter(|rest| !rest.contains("::"))
@@ -104,7 +106,7 @@ fn groups(workspace: &Workspace) -> Vec<CompletionItem> {
 
 /// Builtins, namespaces, params, the file's own functions, import aliases and keywords.
 fn everything(workspace: &mut Workspace, doc: &Document) -> Vec<CompletionItem> {
-    let names = builtin_names(workspace.engine_beside(&doc.path));
+    let names = workspace.catalog_beside(&doc.path).names();
     let namespaces: BTreeSet<&str> = names
         .iter()
         .filter_map(|n| n.split_once("::").map(|(ns, _)| ns))

@@ -1,6 +1,6 @@
-//! Hover and signature help, from the one catalog `:help` reads (`builtin_help`): a builtin's
-//! signatures and the docs' text; for a function of the runbook or of an imported module, its
-//! `fn` line and the comment above it.
+//! Hover and signature help, from the builtin catalog `:help` reads (`cairn_runtime::Catalog`):
+//! a builtin's signatures and its registered help; for a function of the runbook or of an
+//! imported module, its `fn` line and the comment above it.
 
 use cairn_runtime::{builtin_doc_text, builtin_help, builtin_signatures, import_file};
 use lsp_types::{
@@ -18,7 +18,7 @@ pub(crate) fn hover(workspace: &mut Workspace, doc: &Document, at: usize) -> Opt
     let text = match script_function(workspace, doc, name) {
         Some(function) => format!("```rhai\n{}\n```\n{}", function.signature(), function.doc),
         None => {
-            let help = builtin_help(workspace.engine_beside(&doc.path), name)?;
+            let help = builtin_help(workspace.catalog_beside(&doc.path), name)?;
             format!("```text\n{help}\n```")
         }
     };
@@ -56,11 +56,12 @@ pub(crate) fn signature_help(
     cursor: usize,
 ) -> Option<SignatureHelp> {
     let (name, argument) = context(&doc.text, cursor).call?;
-    let overloads = builtin_signatures(workspace.engine_beside(&doc.path), &name);
+    let catalog = workspace.catalog_beside(&doc.path);
+    let overloads = builtin_signatures(catalog, &name);
     if overloads.is_empty() {
         return None;
     }
-    let documentation = builtin_doc_text(&name).map(Documentation::String);
+    let documentation = builtin_doc_text(catalog, &name).map(Documentation::String);
     let signatures: Vec<SignatureInformation> = overloads
         .iter()
         .map(|overload| SignatureInformation {

@@ -6,7 +6,7 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 use cairn_runtime::inventory::Inventory;
-use cairn_runtime::{Installer, Outline, build_engine};
+use cairn_runtime::{Catalog, Installer, Outline, build_engine};
 use lsp_types::Url;
 use rhai::Engine;
 
@@ -25,6 +25,9 @@ pub(crate) struct Document {
 pub(crate) struct Workspace {
     libraries: Vec<Installer>,
     engines: HashMap<PathBuf, Engine>,
+    /// Each engine's builtin catalog, read once: what hover, signature help and completion
+    /// show.
+    catalogs: HashMap<PathBuf, Catalog>,
     /// The inventory file, from the client's `initializationOptions.inventory` or the
     /// workspace's `inventory.toml`.
     pub(crate) inventory: Option<PathBuf>,
@@ -47,6 +50,7 @@ impl Workspace {
         Self {
             libraries,
             engines: HashMap::new(),
+            catalogs: HashMap::new(),
             inventory,
             documents: HashMap::new(),
         }
@@ -63,12 +67,16 @@ impl Workspace {
         })
     }
 
-    /// The engine for the runbook or module `file`, which imports beside it.
-    pub(crate) fn engine_beside(&mut self, file: &Path) -> &Engine {
+    /// The builtin catalog of the engine for `file`, read once.
+    pub(crate) fn catalog_beside(&mut self, file: &Path) -> &Catalog {
         let dir = file
             .parent()
             .map_or_else(|| PathBuf::from("."), Path::to_path_buf);
-        self.engine(&dir)
+        if !self.catalogs.contains_key(&dir) {
+            let catalog = Catalog::of(self.engine(&dir));
+            self.catalogs.insert(dir.clone(), catalog);
+        }
+        &self.catalogs[&dir]
     }
 
     /// The inventory, read afresh (it may have been edited); its error when it cannot be read.

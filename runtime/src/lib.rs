@@ -10,10 +10,12 @@ mod builtin_help;
 mod builtin_options;
 mod call_chain;
 mod cancel;
+pub mod catalog;
 mod check;
 mod clock;
 pub mod config;
 mod debug;
+mod documented;
 mod ending;
 mod engine;
 mod exec_run;
@@ -58,6 +60,7 @@ mod string_methods;
 mod syntax;
 mod transport;
 mod transport_error;
+pub mod utc_time;
 mod vault_use;
 mod vocabulary;
 mod wait_reachable;
@@ -66,14 +69,13 @@ pub use action::{ActionCall, Outcome, Probe, Reconcile, acted};
 pub use action_error::{ActionError, CallSite, OutputParse};
 pub use assumptions::Assumptions;
 pub use budget::{Disruption, DisruptionBudget};
-pub use builtin_help::{
-    BuiltinSignature, builtin_doc_text, builtin_help, builtin_names, builtin_signatures, rhai_type,
-};
+pub use builtin_help::{BuiltinSignature, builtin_doc_text, builtin_help, builtin_signatures};
 pub use builtin_options::{
     BuiltinOptions, OptionKey, OptionType, declare_options, declared_options,
 };
 pub use call_chain::Caller;
 pub use cancel::{Cancel, Cancelled};
+pub use catalog::{Builtin, Catalog, rhai_type};
 pub use check::{
     CheckRecord, Checked, GroupCheck, check_groups, check_runbook, check_source, import_file,
     line_column,

@@ -15,13 +15,22 @@ pub(crate) struct Choice {
     pub(crate) choices: Vec<String>,
 }
 
+/// `:help`'s text (docs/language.md's row says the same; a test keeps them equal).
+const ONE_OF_HELP: &str = "A param default that takes only the texts in `choices`.";
+
 /// Registers `one_of(default, choices)`.
 pub(crate) fn register(engine: &mut Engine) {
     engine.register_type_with_name::<Choice>("Choice");
-    engine.register_fn("one_of", |default: Dynamic, choices: Array| Choice {
-        default,
-        choices: choices.iter().map(ToString::to_string).collect(),
-    });
+    crate::documented::register(
+        engine,
+        "one_of",
+        ["default", "choices"],
+        ONE_OF_HELP,
+        |default: Dynamic, choices: Array| Choice {
+            default,
+            choices: choices.iter().map(ToString::to_string).collect(),
+        },
+    );
 }
 
 /// The literal default and choices of a param declared `one_of(...)`, read from the syntax

@@ -16,10 +16,22 @@ use crate::{ActionCall, ActionError, HostContext, Outcome, Reconcile};
 
 type RhaiResult<T> = Result<T, Box<EvalAltResult>>;
 
+/// `:help`'s text (docs/language.md's row says the same; a test keeps them equal).
+const RETRY_HELP: &str = "Calls the closure until it returns without failing, at most `times` times, waiting \
+    `delay_secs` on the host's clock (virtual on the simulator) after each failed attempt; \
+    returns the closure's value. A failed command, `expect` or `throw` is retried; a runbook \
+    error, a stopped run or an unknown outcome is not. Each wait is a journaled `retry` action, \
+    and a resume replays the failed attempts the run went on past instead of running them again, \
+    so the count goes on where it stopped. After the last attempt the host fails with `retry: \
+    all N attempt(s) failed, D s apart; the last: ...`.";
+
 /// Registers `retry`.
 pub(crate) fn register(engine: &mut Engine) {
-    engine.register_fn(
+    crate::documented::register(
+        engine,
         "retry",
+        ["times", "delay_secs", "closure"],
+        RETRY_HELP,
         |ctx: NativeCallContext, times: i64, delay_secs: i64, body: FnPtr| {
             retry(&ctx, times, delay_secs, &body)
         },

@@ -9,19 +9,38 @@
 
 use rhai::{Engine, ImmutableString};
 
+/// `:help`'s text (docs/language.md's row says the same; a test keeps them equal).
+const TRIM_HELP: &str =
+    "The text without leading and trailing whitespace (see [String methods](#string-methods)).";
+
+/// `:help`'s text (docs/language.md's row says the same; a test keeps them equal).
+const REPLACE_HELP: &str = "The text with every `from` replaced by `to`.";
+
 /// Registers the string methods on `engine`.
 pub(crate) fn register(engine: &mut Engine) {
-    engine.register_fn("trim", |text: &mut ImmutableString| {
-        let trimmed: ImmutableString = text.trim().into();
-        *text = trimmed.clone();
-        trimmed
-    });
-    engine.register_fn(
+    crate::documented::register(
+        engine,
+        "trim",
+        ["text"],
+        TRIM_HELP,
+        |text: &mut ImmutableString| {
+            let trimmed: ImmutableString = text.trim().into();
+            *text = trimmed.clone();
+            trimmed
+        },
+    );
+    crate::documented::register(
+        engine,
         "replace",
+        ["text", "from", "to"],
+        REPLACE_HELP,
         |text: &mut ImmutableString, find: &str, with: &str| replace(text, find, with),
     );
-    engine.register_fn(
+    crate::documented::register(
+        engine,
         "replace",
+        ["text", "from", "to"],
+        REPLACE_HELP,
         |text: &mut ImmutableString, find: char, with: char| {
             replace(
                 text,
@@ -30,14 +49,20 @@ pub(crate) fn register(engine: &mut Engine) {
             )
         },
     );
-    engine.register_fn(
+    crate::documented::register(
+        engine,
         "replace",
+        ["text", "from", "to"],
+        REPLACE_HELP,
         |text: &mut ImmutableString, find: &str, with: char| {
             replace(text, find, with.encode_utf8(&mut [0; 4]))
         },
     );
-    engine.register_fn(
+    crate::documented::register(
+        engine,
         "replace",
+        ["text", "from", "to"],
+        REPLACE_HELP,
         |text: &mut ImmutableString, find: char, with: &str| {
             replace(text, find.encode_utf8(&mut [0; 4]), with)
         },

@@ -55,24 +55,102 @@ pub(crate) const RUN_OPTIONS: BuiltinOptions = BuiltinOptions {
 #[derive(Debug, Clone)]
 pub struct Secret(pub Dynamic);
 
+/// `:help`'s text (docs/language.md's row says the same; a test keeps them equal).
+const SECRET_HELP: &str = "Marks a param default as secret.";
+
+/// `:help`'s text (docs/language.md's row says the same; a test keeps them equal).
+const TRIMMED_HELP: &str =
+    "The text without leading and trailing whitespace (see [String methods](#string-methods)).";
+
+/// `:help`'s text (docs/language.md's row says the same; a test keeps them equal).
+const RUN_HELP: &str = "Runs a command on the current host. `argv` is an array (`run(\"ip link\")` is an error: \
+    write `run([\"ip\", \"link\"])`); each element reaches the host as one literal argument (no \
+    shell). Returns `#{code, stdout, stderr}`. A non-zero exit fails the host unless \
+    `allow_fail: true`. Options: `allow_fail`, `changed` (`false`: the command ran but reports \
+    ok, not a change, as Ansible's `changed_when: false`), `idempotent` (safe to run again if a \
+    crash hid its outcome; it still counts as a change), `read_only` (a query that changes \
+    nothing: reported ok, run again after a crash, and run for real in check mode so the runbook \
+    can decide from its output), `reboot_required` (the change waits for a reboot: marks the \
+    host reboot-pending), `timeout` (seconds), `stdin` (text).";
+
+/// `:help`'s text (docs/language.md's row says the same; a test keeps them equal).
+const REBOOT_HELP: &str =
+    "Reboots the host and waits for it to come back with a new boot id (see below).";
+
+/// `:help`'s text (docs/language.md's row says the same; a test keeps them equal).
+const REBOOT_IF_PENDING_HELP: &str =
+    "Reboots only if an earlier action staged a change for the next boot; returns whether it did.";
+
+/// `:help`'s text (docs/language.md's row says the same; a test keeps them equal).
+const UNAVAILABLE_HELP: &str = "Declares that this host's service goes away from here (its VM powered off, maintenance mode, \
+    a reboot, a driver restart): the host takes its place in the disruption budget \
+    (`--max-unavailable`) first, waiting for room, and counts as down until `available()` or the \
+    end of the stage's block. A host waiting for room is waiting, not down; a host that fails \
+    while down stays down. Once a roll is halted at a failed host, a host that is still up stops \
+    here instead (see `serial` above).";
+
+/// `:help`'s text (docs/language.md's row says the same; a test keeps them equal).
+const AVAILABLE_HELP: &str =
+    "The host is back and ready: gives its place in the disruption budget back.";
+
+/// `:help`'s text (docs/language.md's row says the same; a test keeps them equal).
+const CHECK_MODE_HELP: &str =
+    "Whether this is `cairn run --check` (see [Check mode](#check-mode)).";
+
+/// `:help`'s text (docs/language.md's row says the same; a test keeps them equal).
+const REBOOT_PENDING_HELP: &str = "Whether a reboot is pending.";
+
+/// `:help`'s text (docs/language.md's row says the same; a test keeps them equal).
+const EXPECT_HELP: &str = "Fails the host with `message` when `cond` is false.";
+
+/// `:help`'s text (docs/language.md's row says the same; a test keeps them equal).
+const LOG_HELP: &str =
+    "A line in the progress display and the journal. `print` and `debug` do the same.";
+
+/// `:help`'s text (docs/language.md's row says the same; a test keeps them equal).
+const HOST_HELP: &str = "`#{name, groups, vars, published}` of the current host.";
+
+/// `:help`'s text (docs/language.md's row says the same; a test keeps them equal).
+const HOSTS_HELP: &str = "An array of those maps for the hosts of a group that are still in the run (failed hosts \
+    leave it), in inventory order; `published` holds what each host published.";
+
+/// `:help`'s text (docs/language.md's row says the same; a test keeps them equal).
+const PUBLISH_HELP: &str = "A journaled value of this host that other instances read through `hosts(...)` once the \
+    stage's barrier has passed.";
+
 /// Registers the vocabulary on `engine`. Long by design: one registration after another, each
 /// the whole of a small builtin, so the core vocabulary reads as one list.
 pub(crate) fn register(engine: &mut Engine) {
     crate::declare_options(&RUN_OPTIONS);
     engine.register_type_with_name::<Secret>("Secret");
-    engine.register_fn("secret", |value: Dynamic| Secret(value));
+    crate::documented::register(
+        engine,
+        "secret",
+        ["value"],
+        SECRET_HELP,
+        |value: Dynamic| Secret(value),
+    );
     crate::param_choice::register(engine);
     // rhai's `trim` trims in place and returns nothing, a trap in expressions.
-    engine.register_fn("trimmed", |text: &str| text.trim().to_owned());
+    crate::documented::register(engine, "trimmed", ["text"], TRIMMED_HELP, |text: &str| {
+        text.trim().to_owned()
+    });
     crate::string_methods::register(engine);
     crate::retry::register(engine);
     crate::raised_error::register(engine);
     crate::wait_reachable::register(engine);
-    engine.register_fn("run", |ctx: NativeCallContext, argv: Array| {
-        run(&ctx, argv, Map::new())
-    });
-    engine.register_fn(
+    crate::documented::register(
+        engine,
         "run",
+        ["argv"],
+        RUN_HELP,
+        |ctx: NativeCallContext, argv: Array| run(&ctx, argv, Map::new()),
+    );
+    crate::documented::register(
+        engine,
+        "run",
+        ["argv", "options"],
+        RUN_HELP,
         |ctx: NativeCallContext, argv: Array, options: Map| run(&ctx, argv, options),
     );
     // A command line as one string would need a shell to split it: say how to write it.
@@ -86,9 +164,18 @@ pub(crate) fn register(engine: &mut Engine) {
             Err(argv_not_array(&ctx, line))
         },
     );
-    engine.register_fn("reboot", |ctx: NativeCallContext| reboot_now(&ctx));
-    engine.register_fn(
+    crate::documented::register(
+        engine,
+        "reboot",
+        [],
+        REBOOT_HELP,
+        |ctx: NativeCallContext| reboot_now(&ctx),
+    );
+    crate::documented::register(
+        engine,
         "reboot_if_pending",
+        [],
+        REBOOT_IF_PENDING_HELP,
         |ctx: NativeCallContext| -> RhaiResult<bool> {
             let host = HostContext::current(&ctx)?;
             if host.reboot_pending().is_some() {
@@ -101,28 +188,52 @@ pub(crate) fn register(engine: &mut Engine) {
     );
     // The steps that take a host's service away, declared: the disruption budget is taken
     // before the first of them and given back once the host is back and ready.
-    engine.register_fn("unavailable", |ctx: NativeCallContext| -> RhaiResult<()> {
-        let host = HostContext::current(&ctx)?;
-        host.declare_unavailable()
-            .map_err(|e| host.fail(e, ctx.call_position()))
-    });
-    engine.register_fn("available", |ctx: NativeCallContext| -> RhaiResult<()> {
-        HostContext::current(&ctx)?.release_budget(crate::Disruption::Declared);
-        Ok(())
-    });
+    crate::documented::register(
+        engine,
+        "unavailable",
+        [],
+        UNAVAILABLE_HELP,
+        |ctx: NativeCallContext| -> RhaiResult<()> {
+            let host = HostContext::current(&ctx)?;
+            host.declare_unavailable()
+                .map_err(|e| host.fail(e, ctx.call_position()))
+        },
+    );
+    crate::documented::register(
+        engine,
+        "available",
+        [],
+        AVAILABLE_HELP,
+        |ctx: NativeCallContext| -> RhaiResult<()> {
+            HostContext::current(&ctx)?.release_budget(crate::Disruption::Declared);
+            Ok(())
+        },
+    );
     // A step that depends on one check mode only predicts (a driver not installed yet) can
     // say so instead of failing: `if check_mode() { ... }`.
-    engine.register_fn("check_mode", |ctx: NativeCallContext| -> RhaiResult<bool> {
-        Ok(HostContext::current(&ctx)?.shared.options.check)
-    });
-    engine.register_fn(
+    crate::documented::register(
+        engine,
+        "check_mode",
+        [],
+        CHECK_MODE_HELP,
+        |ctx: NativeCallContext| -> RhaiResult<bool> {
+            Ok(HostContext::current(&ctx)?.shared.options.check)
+        },
+    );
+    crate::documented::register(
+        engine,
         "reboot_pending",
+        [],
+        REBOOT_PENDING_HELP,
         |ctx: NativeCallContext| -> RhaiResult<bool> {
             Ok(HostContext::current(&ctx)?.reboot_pending().is_some())
         },
     );
-    engine.register_fn(
+    crate::documented::register(
+        engine,
         "expect",
+        ["cond", "message"],
+        EXPECT_HELP,
         |ctx: NativeCallContext, condition: bool, message: &str| -> RhaiResult<()> {
             if condition {
                 return Ok(());
@@ -139,20 +250,32 @@ pub(crate) fn register(engine: &mut Engine) {
             ))
         },
     );
-    engine.register_fn(
+    crate::documented::register(
+        engine,
         "log",
+        ["value"],
+        LOG_HELP,
         |ctx: NativeCallContext, message: Dynamic| -> RhaiResult<()> {
             let host = HostContext::current(&ctx)?;
             host.log(message.to_string())
                 .map_err(|e| host.fail(e, ctx.call_position()))
         },
     );
-    engine.register_fn("host", |ctx: NativeCallContext| -> RhaiResult<Map> {
-        let host = HostContext::current(&ctx)?;
-        Ok(host_map(&host.info, None))
-    });
-    engine.register_fn(
+    crate::documented::register(
+        engine,
+        "host",
+        [],
+        HOST_HELP,
+        |ctx: NativeCallContext| -> RhaiResult<Map> {
+            let host = HostContext::current(&ctx)?;
+            Ok(host_map(&host.info, None))
+        },
+    );
+    crate::documented::register(
+        engine,
         "hosts",
+        ["GROUP"],
+        HOSTS_HELP,
         |ctx: NativeCallContext, group: &str| -> RhaiResult<Array> {
             let host = HostContext::current(&ctx)?;
             let published = host
@@ -178,8 +301,11 @@ pub(crate) fn register(engine: &mut Engine) {
                 .collect())
         },
     );
-    engine.register_fn(
+    crate::documented::register(
+        engine,
         "publish",
+        ["KEY", "value"],
+        PUBLISH_HELP,
         |ctx: NativeCallContext, key: &str, value: Dynamic| -> RhaiResult<()> {
             let host = HostContext::current(&ctx)?;
             let value: Value = rhai::serde::from_dynamic(&value)?;

@@ -23,10 +23,23 @@ const LONGEST_POLL: Duration = Duration::from_secs(10);
 /// The shortest timeout `wait_reachable` takes, seconds (`cairn check` refuses a literal below).
 pub(crate) const LEAST_TIMEOUT_SECS: i64 = 1;
 
+/// `:help`'s text (docs/language.md's row says the same; a test keeps them equal).
+const WAIT_REACHABLE_HELP: &str = "Waits until the host answers a command again, polling as `reboot()` does (every half second, \
+    then backing off to ten seconds) on the host's clock: for a host something else took down, \
+    such as a VM's guest, which boots after its VM is powered on in vCenter (`vhpc::power(vm, \
+    \"on\")` on the management host) and answers only once booted. A host that does not answer \
+    within `timeout_secs` fails with ``HOST` did not answer within N s (`wait_reachable`): \
+    REASON`, the reason being the last one the transport gave. One journaled `wait_reachable` \
+    action that changes nothing; a resume runs it again, so a run stopped in the wait resumes \
+    there. In check mode it does not wait.";
+
 /// Registers `wait_reachable`.
 pub(crate) fn register(engine: &mut Engine) {
-    engine.register_fn(
+    crate::documented::register(
+        engine,
         "wait_reachable",
+        ["timeout_secs"],
+        WAIT_REACHABLE_HELP,
         |ctx: NativeCallContext, timeout_secs: i64| wait_reachable(&ctx, timeout_secs),
     );
 }

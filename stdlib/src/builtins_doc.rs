@@ -1,12 +1,13 @@
 //! `docs/builtins.md`, the whole file: rendered from the table of tools (each host's rows, in
-//! order) and the builtins' registered help (rhai metadata: each namespace module's doc comment
-//! and each builtin's), so the reference and the REPL's help come from one source. What belongs
+//! order, and each row's builtins module's doc comment) and the builtin catalog (each builtin's
+//! signature in runbook types and its registered help), so the reference and the REPL's help
+//! come from one source. What belongs
 //! to no one builtin is text beside the code it describes: the guest section's introduction
 //! (`builtins_doc/guest_intro.md`), the background servers (`pair/background.md`) and the
 //! simulated guest (`models/rhel8.md`). A test keeps the file in step;
 //! `CAIRN_BLESS=1 cargo test -p cairn-stdlib builtins_doc` rewrites it.
 
-use serde_json::Value;
+use cairn_runtime::Catalog;
 
 use crate::tools::{Host, TOOLS};
 
@@ -15,7 +16,7 @@ fn namespaces(half: &Half) -> impl Iterator<Item = &'static crate::tools::Tool> 
     let on = half.on;
     TOOLS
         .iter()
-        .filter(move |tool| on(tool.host) && tool.install.is_some())
+        .filter(move |tool| on(tool.host) && tool.builtins.is_some())
 }
 
 /// The guest section's introduction, before its namespaces.
@@ -59,116 +60,76 @@ const HALVES: &[Half] = &[
     },
 ];
 
-/// Renders the whole file from an engine's metadata (an engine with every row's builtins).
+/// Renders the whole file from an engine with every row's builtins.
 pub(crate) fn render(engine: &rhai::Engine) -> String {
-    let metadata: Value = engine
-        .gen_fn_metadata_to_json(false)
-        .ok()
-        .and_then(|json| serde_json::from_str(&json).ok())
-        .unwrap_or_default();
+    let catalog = Catalog::of(engine);
     let mut out = String::from(
         "# Builtins\n\nGenerated from the table of tools (`stdlib/src/tools.rs`) and the builtins' doc comments; edit those, then run `CAIRN_BLESS=1 cargo test -p cairn-stdlib builtins_doc`.\n",
     );
     for half in HALVES {
         out.push('\n');
-        out.push_str(&render_half(&metadata, half));
+        out.push_str(&render_half(&catalog, half));
     }
     out
 }
 
-/// A doc comment's text without its `///` markers.
-fn comment_text(lines: impl Iterator<Item = String>) -> String {
+/// A module doc comment's text without its `///` markers.
+fn comment_text(text: &str) -> String {
     let mut out = String::new();
-    for text in lines {
-        for l in text.lines() {
-            let l = l
-                .trim_start_matches("///")
-                .strip_prefix(' ')
-                .unwrap_or(l.trim_start_matches("///"));
-            out.push_str(l);
-            out.push('\n');
-        }
+    for l in text.lines() {
+        let l = l
+            .trim_start_matches("///")
+            .strip_prefix(' ')
+            .unwrap_or(l.trim_start_matches("///"));
+        out.push_str(l);
+        out.push('\n');
     }
     out
 }
 
 /// One half of the file.
-fn render_half(metadata: &Value, half: &Half) -> String {
+fn render_half(catalog: &Catalog, half: &Half) -> String {
     let mut out = format!("{}\n\n{}\n", half.heading, half.intro.trim_end());
     for tool in namespaces(half) {
         let (module, about) = (tool.namespace, tool.about);
         out.push_str(&format!("\n### `{module}::`\n\n{about}\n"));
         // The namespace module's doc comment, after its first line (`The \`ns::\` module.`).
         let doc = comment_text(
-            metadata["modules"][module]["doc"]
-                .as_str()
-                .map(str::to_owned)
-                .into_iter(),
+            tool.builtins
+                .map(|m| m().doc().to_owned())
+                .as_deref()
+                .unwrap_or(""),
         );
         let overview = doc.split_once('\n').map_or("", |(_, rest)| rest).trim();
         if !overview.is_empty() {
             out.push_str(&format!("\n{overview}\n"));
         }
-        let functions = metadata["modules"][module]["functions"]
-            .as_array()
-            .cloned()
-            .unwrap_or_default();
-        for function in functions {
-            let name = function["name"].as_str().unwrap_or_default();
-            let params: Vec<String> = function["params"]
-                .as_array()
-                .into_iter()
-                .flatten()
-                .filter_map(|p| {
-                    let name = p["name"].as_str()?;
-                    let kind = p["type"].as_str().unwrap_or("?");
-                    (name != "ctx" && !kind.contains("NativeCallContext"))
-                        .then(|| format!("{name}: {}", short(kind)))
-                })
+        for builtin in catalog.all().iter().filter(|b| b.namespace == module) {
+            let returns = if builtin.returns == "()" {
+                String::new()
+            } else {
+                format!(" → `{}`", builtin.returns)
+            };
+            let params: Vec<String> = builtin
+                .params
+                .iter()
+                .map(|p| format!("{}: {}", p.name, p.kind))
                 .collect();
-            let returns = function["returnType"]
-                .as_str()
-                .map(short)
-                .unwrap_or_default();
             out.push_str(&format!(
-                "\n#### `{module}::{name}({})`{}\n\n",
-                params.join(", "),
-                if returns.is_empty() {
-                    String::new()
-                } else {
-                    format!(" → `{returns}`")
-                }
+                "\n#### `{}({})`{returns}\n\n",
+                builtin.name,
+                params.join(", ")
             ));
-            out.push_str(&comment_text(
-                function["docComments"]
-                    .as_array()
-                    .into_iter()
-                    .flatten()
-                    .map(|line| line.as_str().unwrap_or_default().to_owned()),
-            ));
+            if !builtin.doc.is_empty() {
+                out.push_str(&builtin.doc);
+                out.push('\n');
+            }
         }
     }
     for (title, text) in half.after {
         out.push_str(&format!("\n### {title}\n\n{}\n", text.trim_end()));
     }
     out
-}
-
-/// `rhai::Map` → `Map`, `Result<rhai::Array, ...>` → `Array`.
-fn short(kind: &str) -> String {
-    let kind = kind
-        .trim()
-        .strip_prefix("RhaiResult<")
-        .and_then(|k| k.strip_suffix('>'))
-        .unwrap_or(kind.trim());
-    let kind = kind.rsplit("::").next().unwrap_or(kind);
-    match kind {
-        "String" | "&str" | "ImmutableString" => "string".into(),
-        "bool" => "bool".into(),
-        "Dynamic" => "any".into(),
-        "()" => String::new(),
-        other => other.to_owned(),
-    }
 }
 
 #[cfg(test)]
@@ -178,9 +139,7 @@ mod tests {
     /// An engine with every row's builtins.
     fn engine() -> rhai::Engine {
         let mut engine = rhai::Engine::new();
-        for install in TOOLS.iter().filter_map(|tool| tool.install) {
-            install(&mut engine);
-        }
+        crate::tools::install_tools(&mut engine);
         engine
     }
 
@@ -207,7 +166,7 @@ mod tests {
         let (guest, esxi) = file
             .split_once("\n## ESXi host\n")
             .unwrap_or_else(|| panic!("no ESXi section:\n{file}"));
-        for tool in TOOLS.iter().filter(|tool| tool.install.is_some()) {
+        for tool in TOOLS.iter().filter(|tool| tool.builtins.is_some()) {
             let half = if tool.host.on_linux_only() {
                 guest
             } else {
@@ -216,24 +175,15 @@ mod tests {
             let heading = format!("\n### `{}::`\n", tool.namespace);
             assert!(half.contains(&heading), "{heading} missing");
         }
-        let builtins: Vec<(String, Option<String>)> = engine.collect_fn_metadata(
-            None,
-            |info| {
-                (!info.namespace.is_empty()).then(|| {
-                    let heading = format!("\n#### `{}::{}(", info.namespace, info.metadata.name);
-                    let first = info.metadata.comments.first().map(|c| {
-                        c.lines()
-                            .next()
-                            .unwrap_or_default()
-                            .trim_start_matches("///")
-                            .trim()
-                            .to_owned()
-                    });
-                    (heading, first)
-                })
-            },
-            false,
-        );
+        let builtins: Vec<(String, Option<String>)> = cairn_runtime::Catalog::of(&engine)
+            .all()
+            .iter()
+            .filter(|b| !b.namespace.is_empty())
+            .map(|b| {
+                let heading = format!("\n#### `{}(", b.name);
+                (heading, b.doc.lines().next().map(str::to_owned))
+            })
+            .collect();
         for (heading, first) in &builtins {
             assert!(file.contains(heading.as_str()), "{heading} missing");
             if let Some(first) = first.as_ref().filter(|f| !f.is_empty()) {

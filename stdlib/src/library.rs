@@ -5,14 +5,11 @@ use cairn_runtime::sim::SimRegistry;
 use rhai::{Dynamic, Engine, EvalAltResult, NativeCallContext};
 
 use crate::parsers::parser;
-use crate::tools::TOOLS;
 
-/// Every builtin library, as installers for the runtime's engine: `parse`, then each
-/// namespace of the table of tools.
+/// Every builtin library, as installers for the runtime's engine: `parse`, then the table of
+/// tools' namespaces.
 pub fn libraries() -> Vec<Installer> {
-    let mut libraries: Vec<Installer> = vec![install_parse];
-    libraries.extend(TOOLS.iter().filter_map(|tool| tool.install));
-    libraries
+    vec![install_parse, crate::tools::install_tools]
 }
 
 /// The simulator models: the runtime's own, and the ESXi host, the Linux guest and the

@@ -1,8 +1,9 @@
 //! The table of tools (layer 3): one row per builtin namespace, from which the installed
-//! libraries, the parser list, the simulated models' tool lists and docs/builtins.md's module
-//! lists are derived. Adding a tool is one folder plus one row here.
+//! builtins and their option maps, the parser list, the simulated models' tool lists and
+//! docs/builtins.md's module lists are derived. Adding a namespace is its folder, its `pub mod`
+//! line in `lib.rs` and its row here.
 
-use cairn_runtime::Installer;
+use cairn_runtime::BuiltinOptions;
 use cairn_runtime::sim::SimModel;
 use serde::Serialize;
 
@@ -74,13 +75,38 @@ pub(crate) struct Tool {
     pub(crate) about: &'static str,
     /// The host its programs run on.
     pub(crate) host: Host,
-    /// Registers its builtins; `None` for a parser-only namespace.
-    pub(crate) install: Option<Installer>,
+    /// Its builtins, the `#[export_module]` module registered under `namespace`; `None` for a
+    /// parser-only namespace.
+    pub(crate) builtins: Option<fn() -> rhai::Module>,
+    /// The `#{...}` option maps its builtins take, declared for the builtins and `cairn check`.
+    pub(crate) options: &'static [&'static [BuiltinOptions]],
     /// Its output parsers, in the order `cairn parse --list` prints them.
     pub(crate) parsers: &'static [ToolParser],
     /// Adds its simulators to its host's model (in table order: `esxcli` first, as its
     /// `on_boot` makes the installed VIBs' tools available before the others look).
     pub(crate) simulate: fn(SimModel) -> SimModel,
+}
+
+/// Registers every row's builtins under its namespace and declares their option maps: the one
+/// install step, so a namespace needs no `install` of its own.
+pub(crate) fn install_tools(engine: &mut rhai::Engine) {
+    static MODULES: std::sync::OnceLock<Vec<Option<rhai::Shared<rhai::Module>>>> =
+        std::sync::OnceLock::new();
+    let modules = MODULES.get_or_init(|| {
+        TOOLS
+            .iter()
+            .map(|tool| tool.builtins.map(|module| rhai::Shared::new(module())))
+            .collect()
+    });
+    for (tool, module) in TOOLS.iter().zip(modules) {
+        let Some(module) = module else {
+            continue;
+        };
+        for options in tool.options.iter().flat_map(|o| o.iter()) {
+            cairn_runtime::declare_options(options);
+        }
+        engine.register_static_module(tool.namespace, module.clone());
+    }
 }
 
 /// Every namespace, ESXi first, each host's in the order its model runs their simulators.
@@ -89,7 +115,8 @@ pub(crate) const TOOLS: &[Tool] = &[
         namespace: "esxcli",
         about: "The ESXi host: VIBs, driver module parameters, advanced settings, PCI passthrough, NICs, maintenance mode.",
         host: Host::Esxi,
-        install: Some(crate::esxcli::install),
+        builtins: Some(|| rhai::exported_module!(crate::esxcli::builtins::esxcli_builtins)),
+        options: &[&[crate::esxcli::builtins::VIB_INSTALL_OPTIONS]],
         parsers: &[
             ToolParser {
                 name: "esxcli-vib-list",
@@ -128,7 +155,8 @@ pub(crate) const TOOLS: &[Tool] = &[
         namespace: "mst",
         about: "The MST service of the MFT tools, and the ConnectX devices it sees.",
         host: Host::Mft,
-        install: Some(crate::mst::install),
+        builtins: Some(|| rhai::exported_module!(crate::mst::builtins::mst_builtins)),
+        options: &[],
         parsers: &[ToolParser {
             name: "mst-status",
             command: "mst status [-v|-vv]",
@@ -140,7 +168,8 @@ pub(crate) const TOOLS: &[Tool] = &[
         namespace: "mlxconfig",
         about: "Firmware configuration: link types, SR-IOV, for the next boot.",
         host: Host::Mft,
-        install: Some(crate::mlxconfig::install),
+        builtins: Some(|| rhai::exported_module!(crate::mlxconfig::builtins::mlxconfig_builtins)),
+        options: &[],
         parsers: &[
             ToolParser {
                 name: "mlxconfig-query",
@@ -159,7 +188,10 @@ pub(crate) const TOOLS: &[Tool] = &[
         namespace: "mlxfwmanager",
         about: "Firmware versions and online updates.",
         host: Host::Mft,
-        install: Some(crate::mlxfwmanager::install),
+        builtins: Some(|| {
+            rhai::exported_module!(crate::mlxfwmanager::builtins::mlxfwmanager_builtins)
+        }),
+        options: &[&[crate::mlxfwmanager::builtins::UPDATE_OPTIONS]],
         parsers: &[ToolParser {
             name: "mlxfwmanager",
             command: "mlxfwmanager [-d DEV] [--query|--online -u]",
@@ -171,7 +203,8 @@ pub(crate) const TOOLS: &[Tool] = &[
         namespace: "flint",
         about: "The firmware image on an adapter's flash.",
         host: Host::Mft,
-        install: Some(crate::flint::install),
+        builtins: Some(|| rhai::exported_module!(crate::flint::builtins::flint_builtins)),
+        options: &[],
         parsers: &[ToolParser {
             name: "flint-query",
             command: "flint -d DEV query [full]",
@@ -183,7 +216,8 @@ pub(crate) const TOOLS: &[Tool] = &[
         namespace: "mlxfwreset",
         about: "Loading a staged firmware image or NVCONFIG change without a reboot, at a reset level the device supports (MFT on Linux; ESXi's MFT has none).",
         host: Host::Metal,
-        install: Some(crate::mlxfwreset::install),
+        builtins: Some(|| rhai::exported_module!(crate::mlxfwreset::builtins::mlxfwreset_builtins)),
+        options: &[],
         parsers: &[
             ToolParser {
                 name: "mlxfwreset-query",
@@ -207,7 +241,8 @@ pub(crate) const TOOLS: &[Tool] = &[
         namespace: "vhpc",
         about: "vCenter through `vhpc_toolkit` on the management host named by the inventory var `vhpc_host`.",
         host: Host::Esxi,
-        install: Some(crate::vhpc::install),
+        builtins: Some(|| rhai::exported_module!(crate::vhpc::builtins::vhpc_builtins)),
+        options: &[&[crate::vhpc::builtins::RESERVE_OPTIONS]],
         parsers: &[],
         simulate: |m| m.with_tool(crate::vhpc::VhpcToolkit),
     },
@@ -215,7 +250,11 @@ pub(crate) const TOOLS: &[Tool] = &[
         namespace: "ofed",
         about: "MLNX_OFED or DOCA-OFED: its version, installing it, and restarting its driver service.",
         host: Host::Guest,
-        install: Some(crate::ofed::install),
+        builtins: Some(|| rhai::exported_module!(crate::ofed::builtins::ofed_builtins)),
+        options: &[&[
+            crate::ofed::builtins::INSTALL_OPTIONS,
+            crate::ofed::builtins::INSTALL_DOCA_OPTIONS,
+        ]],
         parsers: &[
             ToolParser {
                 name: "ofed-info",
@@ -239,7 +278,8 @@ pub(crate) const TOOLS: &[Tool] = &[
         namespace: "net",
         about: "Network interfaces: addresses, MTU, and which RDMA port each one is.",
         host: Host::Guest,
-        install: Some(crate::net::install),
+        builtins: Some(|| rhai::exported_module!(crate::net::builtins::net_builtins)),
+        options: &[],
         parsers: &[
             ToolParser {
                 name: "ibdev2netdev",
@@ -271,7 +311,8 @@ pub(crate) const TOOLS: &[Tool] = &[
         namespace: "ib",
         about: "RDMA ports and the InfiniBand fabric.",
         host: Host::Guest,
-        install: Some(crate::ib::install),
+        builtins: Some(|| rhai::exported_module!(crate::ib::builtins::ib_builtins)),
+        options: &[&[crate::ib::ibdiagnet::options::IBDIAGNET_OPTIONS]],
         parsers: &[
             ToolParser {
                 name: "ibstatus",
@@ -323,7 +364,11 @@ pub(crate) const TOOLS: &[Tool] = &[
         namespace: "perftest",
         about: "RDMA bandwidth and latency between two hosts.",
         host: Host::Guest,
-        install: Some(crate::perftest::install),
+        builtins: Some(|| rhai::exported_module!(crate::perftest::builtins::perftest_builtins)),
+        options: &[
+            crate::perftest::command::PAIR_OPTIONS,
+            &[crate::perftest::command::MATRIX_OPTIONS],
+        ],
         parsers: &[ToolParser {
             name: "perftest",
             command: "ib_{send,write,read}_{bw,lat} ...",
@@ -335,7 +380,8 @@ pub(crate) const TOOLS: &[Tool] = &[
         namespace: "fabric",
         about: "Fabric acceptance from the controller: every pair of hosts measured in rounds, flagged against the best pair, suspects named.",
         host: Host::Guest,
-        install: Some(crate::fabric::install),
+        builtins: Some(|| rhai::exported_module!(crate::fabric::builtins::fabric_builtins)),
+        options: &[&[crate::fabric::options::ALL_PAIRS_OPTIONS]],
         parsers: &[],
         // It drives perftest on the guests; nothing of its own to simulate.
         simulate: |m| m,
@@ -344,7 +390,8 @@ pub(crate) const TOOLS: &[Tool] = &[
         namespace: "report",
         about: "What a runbook publishes to `cairn report`: result tables and verdict lines, journaled.",
         host: Host::Guest,
-        install: Some(crate::report::install),
+        builtins: Some(|| rhai::exported_module!(crate::report::builtins::report_builtins)),
+        options: &[],
         parsers: &[],
         // It runs no program; nothing to simulate.
         simulate: |m| m,
@@ -353,7 +400,8 @@ pub(crate) const TOOLS: &[Tool] = &[
         namespace: "sockperf",
         about: "Socket latency between two hosts, with or without VMA.",
         host: Host::Guest,
-        install: Some(crate::sockperf::install),
+        builtins: Some(|| rhai::exported_module!(crate::sockperf::builtins::sockperf_builtins)),
+        options: &[&[crate::sockperf::builtins::PING_PONG_OPTIONS]],
         parsers: &[ToolParser {
             name: "sockperf",
             command: "sockperf server|ping-pong ...",
@@ -365,7 +413,8 @@ pub(crate) const TOOLS: &[Tool] = &[
         namespace: "lspci",
         about: "PCI devices (a parser only; the guest model prints `lspci`).",
         host: Host::Guest,
-        install: None,
+        builtins: None,
+        options: &[],
         parsers: &[
             ToolParser {
                 name: "lspci",

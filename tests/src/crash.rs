@@ -20,6 +20,22 @@ pub(crate) fn lab() -> Lab {
     lab
 }
 
+/// The crash tests need the journal writer's hook, which only a build with the
+/// `fault-injection` feature has: say so once, plainly, instead of a dozen odd failures.
+#[test]
+fn the_binary_under_test_has_the_crash_hook() {
+    let lab = lab();
+    let run = lab.cairn_with(
+        &["run", "book.rhai", "-i", "lab.toml"],
+        &[("CAIRN_FAULT_EXIT_AT_WRITE", "1:after")],
+    );
+    assert_eq!(
+        run.code, 137,
+        "the binary ignored CAIRN_FAULT_EXIT_AT_WRITE: build it with `cargo build --workspace` (or `cargo build -p cairn --features fault-injection`)\n{}",
+        run.stderr
+    );
+}
+
 /// Journal writes of an uninterrupted run, across all hosts.
 fn writes_of_a_whole_run() -> usize {
     let lab = lab();

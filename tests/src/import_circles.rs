@@ -1,11 +1,13 @@
 //! No import circle between the top-level modules of the stdlib, runtime and repl crates: a
 //! module that names another (`crate::x`, `crate::{x, y}`, or an item the crate root re-exports
-//! from `x`) in its non-test code depends on it, and the dependencies must form no cycle: the
+//! from `x`, as `rust_imports.rs` reads them) in its non-test code depends on it, and the dependencies must form no cycle: the
 //! modules form layers (`runtime/src/README.md`, `stdlib/src/README.md`, docs/design.md). The
 //! runtime's imports are also checked against its README's layer table, row by row.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
+
+use crate::rust_imports::{crate_names, re_exports, rust_files, top_module};
 
 type Graph = BTreeMap<String, BTreeSet<String>>;
 
@@ -16,144 +18,29 @@ fn crate_src(name: &str) -> PathBuf {
         .join("src")
 }
 
-fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return;
-    };
-    for entry in entries.flatten() {
-        let path = entry.path();
-        if path.is_dir() {
-            rust_files(&path, out);
-        } else if path.extension().is_some_and(|e| e == "rs") {
-            out.push(path);
-        }
-    }
-}
-
-/// The code of a file without comments and without its test module.
-fn code(text: &str) -> String {
-    let text = text
-        .find("#[cfg(test)]\nmod tests")
-        .map_or(text, |at| &text[..at]);
-    text.lines()
-        .map(|line| line.split("//").next().unwrap_or_default())
-        .collect::<Vec<_>>()
-        .join("\n")
-}
-
-fn ident(text: &str) -> String {
-    text.trim_start()
-        .chars()
-        .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
-        .collect()
-}
-
-/// The first segment of each item of a `{...}` group that starts `text` (after the brace).
-fn group_heads(text: &str, found: &mut BTreeSet<String>) {
-    let (mut depth, mut at_item) = (0, true);
-    for (index, c) in text.char_indices() {
-        match c {
-            '{' => depth += 1,
-            '}' if depth == 0 => return,
-            '}' => depth -= 1,
-            ',' if depth == 0 => at_item = true,
-            c if at_item && depth == 0 && !c.is_whitespace() => {
-                at_item = false;
-                let name = ident(&text[index..]);
-                if !name.is_empty() {
-                    found.insert(name);
-                }
-            }
-            _ => {}
-        }
-    }
-}
-
-/// The crate-root names a piece of code uses: `crate::x` and the heads of `crate::{...}`.
-fn named(code: &str) -> BTreeSet<String> {
-    let mut found = BTreeSet::new();
-    let mut rest = code;
-    while let Some(at) = rest.find("crate::") {
-        rest = &rest[at + "crate::".len()..];
-        if let Some(group) = rest.strip_prefix('{') {
-            group_heads(group, &mut found);
-        } else {
-            let name = ident(rest);
-            if !name.is_empty() {
-                found.insert(name);
-            }
-        }
-    }
-    found
-}
-
-/// What the crate root re-exports, item → the module it comes from (`pub use x::...`).
-fn re_exports(root: &str) -> BTreeMap<String, String> {
-    let mut items = BTreeMap::new();
-    for statement in root.split(';') {
-        let Some(at) = statement.find("pub use ") else {
-            continue;
-        };
-        let path = &statement[at + "pub use ".len()..];
-        let module = ident(path);
-        let mut names = BTreeSet::new();
-        match path.find('{') {
-            Some(open) => group_heads(&path[open + 1..], &mut names),
-            None => {
-                names.extend(path.rsplit("::").next().map(ident));
-            }
-        }
-        for name in names {
-            items.insert(name, module.clone());
-        }
-    }
-    items
-}
-
 /// The graph between a crate's top-level modules (files and folders under `src`).
 fn graph(src: &Path) -> Graph {
     let root = ["lib.rs", "main.rs"]
         .iter()
         .find_map(|name| std::fs::read_to_string(src.join(name)).ok())
         .unwrap_or_default();
-    let items = re_exports(&code(&root));
-    let mut files = Vec::new();
-    rust_files(src, &mut files);
+    let items = re_exports(&root, &src.join("lib.rs"));
+    let files = rust_files(src);
     let mut graph = Graph::new();
     for file in &files {
-        let relative = file.strip_prefix(src).unwrap_or(file);
-        let top = relative
-            .components()
-            .next()
-            .map(|c| {
-                c.as_os_str()
-                    .to_string_lossy()
-                    .trim_end_matches(".rs")
-                    .to_owned()
-            })
-            .unwrap_or_default();
+        let top = top_module(src, file);
         graph.entry(top.clone()).or_default();
     }
     let modules: BTreeSet<String> = graph.keys().cloned().collect();
     for file in files {
-        let relative = file.strip_prefix(src).unwrap_or(&file).to_path_buf();
-        let top = relative
-            .components()
-            .next()
-            .map(|c| {
-                c.as_os_str()
-                    .to_string_lossy()
-                    .trim_end_matches(".rs")
-                    .to_owned()
-            })
-            .unwrap_or_default();
+        let top = top_module(src, &file);
         let is_root = matches!(top.as_str(), "lib" | "main" | "bin");
         // A `tests.rs` file is a `#[cfg(test)] mod tests;`: all of it is tests.
         if is_root || file.file_name().is_some_and(|name| name == "tests.rs") {
             continue;
         }
         let text = std::fs::read_to_string(&file).unwrap_or_default();
-        for name in named(&code(&text)) {
+        for name in crate_names(&text, &file).code {
             let module = items.get(&name).cloned().unwrap_or(name);
             if module != top && modules.contains(&module) {
                 graph.entry(top.clone()).or_default().insert(module);

@@ -1,7 +1,8 @@
 //! Test support for driving the built `cairn` binary in a temporary folder.
 //!
 //! `cargo build --workspace` must have built the binaries first; the README's test command
-//! does.
+//! does (it also turns on the `fault-injection` feature the crash tests need; a lone
+//! `cargo build -p cairn` needs `--features fault-injection`).
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};

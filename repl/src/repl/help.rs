@@ -1,13 +1,17 @@
-//! `:help` from the builtins' own doc comments (rhai metadata), the source of docs/builtins.md.
+//! `:help` and the REPL's completion words, from the builtin catalog (`cairn_runtime::Catalog`),
+//! which docs/builtins.md is rendered from too.
 
+use cairn_runtime::Catalog;
 use rhai::Engine;
-use serde_json::Value;
 
-/// Names of every builtin, namespaced ones as `module::name`.
-pub(crate) fn builtin_names(engine: &Engine) -> Vec<String> {
-    let mut names: Vec<String> = functions(engine)
-        .into_iter()
-        .map(|(name, _)| name)
+/// Names of every builtin cairn adds (the standard library's left out), namespaced ones as
+/// `module::name`.
+pub(crate) fn builtin_names(catalog: &Catalog) -> Vec<String> {
+    let mut names: Vec<String> = catalog
+        .all()
+        .iter()
+        .filter(|b| !b.standard && b.is_callable())
+        .map(|b| b.name.clone())
         .collect();
     names.sort();
     names.dedup();
@@ -15,45 +19,40 @@ pub(crate) fn builtin_names(engine: &Engine) -> Vec<String> {
 }
 
 /// The methods (functions callable as `value.name()`) of strings, arrays and maps, standard
-/// library included, from the engine's metadata: what `x.` completes to for each type.
+/// library included, from the catalog: what `x.` completes to for each type.
 pub(crate) struct Methods {
     pub(crate) array: Vec<String>,
     pub(crate) map: Vec<String>,
     pub(crate) string: Vec<String>,
 }
 
-pub(crate) fn methods(engine: &Engine) -> Methods {
+pub(crate) fn methods(catalog: &Catalog) -> Methods {
     use std::any::TypeId;
     let mut found = Methods {
         array: Vec::new(),
         map: Vec::new(),
         string: Vec::new(),
     };
-    let listed = engine.collect_fn_metadata(
-        None,
-        |info| {
-            if !info.namespace.is_empty() {
-                return None;
-            }
-            let name = info.metadata.name.as_str();
-            // Property getters (`get$len`) read as fields: `s.len`.
-            let name = name.strip_prefix("get$").unwrap_or(name);
-            if !name.starts_with(|c: char| c.is_alphabetic()) || name.contains('$') {
-                return None;
-            }
-            let first = *info.metadata.param_types.first()?;
-            Some((first, name.to_owned()))
-        },
-        true,
-    );
-    for (first, name) in listed {
-        if first == TypeId::of::<rhai::ImmutableString>() {
-            found.string.push(name);
-        } else if first == TypeId::of::<rhai::Array>() {
-            found.array.push(name);
-        } else if first == TypeId::of::<rhai::Map>() {
-            found.map.push(name);
+    for builtin in catalog.all().iter().filter(|b| b.namespace.is_empty()) {
+        // Property getters (`get$len`) read as fields: `s.len`.
+        let name = builtin.function.as_str();
+        let name = name.strip_prefix("get$").unwrap_or(name);
+        if !name.starts_with(|c: char| c.is_alphabetic()) || name.contains('$') {
+            continue;
         }
+        let Some(first) = builtin.param_types.first() else {
+            continue;
+        };
+        let list = if *first == TypeId::of::<rhai::ImmutableString>() {
+            &mut found.string
+        } else if *first == TypeId::of::<rhai::Array>() {
+            &mut found.array
+        } else if *first == TypeId::of::<rhai::Map>() {
+            &mut found.map
+        } else {
+            continue;
+        };
+        list.push(name.to_owned());
     }
     for list in [&mut found.array, &mut found.map, &mut found.string] {
         list.sort();
@@ -62,44 +61,9 @@ pub(crate) fn methods(engine: &Engine) -> Methods {
     found
 }
 
-/// `(qualified name, metadata)` of every non-standard function.
-fn functions(engine: &Engine) -> Vec<(String, Value)> {
-    let Ok(json) = engine.gen_fn_metadata_to_json(false) else {
-        return Vec::new();
-    };
-    let Ok(metadata) = serde_json::from_str::<Value>(&json) else {
-        return Vec::new();
-    };
-    let mut found = Vec::new();
-    if let Some(list) = metadata.get("functions").and_then(Value::as_array) {
-        for f in list {
-            if let Some(name) = f.get("name").and_then(Value::as_str) {
-                if !name.starts_with(|c: char| c.is_alphabetic()) {
-                    continue;
-                }
-                found.push((name.to_owned(), f.clone()));
-            }
-        }
-    }
-    if let Some(modules) = metadata.get("modules").and_then(Value::as_object) {
-        for (module, content) in modules {
-            for f in content
-                .get("functions")
-                .and_then(Value::as_array)
-                .into_iter()
-                .flatten()
-            {
-                if let Some(name) = f.get("name").and_then(Value::as_str) {
-                    found.push((format!("{module}::{name}"), f.clone()));
-                }
-            }
-        }
-    }
-    found
-}
-
 /// The help text for `topic` (a builtin or module name), or the command list.
 pub(crate) fn help(engine: &Engine, topic: &str) -> String {
+    let catalog = Catalog::of(engine);
     if topic.is_empty() {
         return [
             ":help [BUILTIN]   the builtin's documentation, or this list",
@@ -128,17 +92,17 @@ pub(crate) fn help(engine: &Engine, topic: &str) -> String {
         .join("\n");
     }
     // A builtin: its signatures with parameter names and the docs' text.
-    if let Some(text) = cairn_runtime::builtin_help(engine, topic) {
+    if let Some(text) = cairn_runtime::builtin_help(&catalog, topic) {
         return text;
     }
     // A namespace: each of its builtins' signatures.
     let prefix = format!("{topic}::");
-    let members: Vec<String> = builtin_names(engine)
+    let members: Vec<String> = builtin_names(&catalog)
         .into_iter()
         .filter(|name| name.starts_with(&prefix))
         .collect();
     if members.is_empty() {
-        let names = builtin_names(engine);
+        let names = builtin_names(&catalog);
         return match cairn_runtime::inventory::closest(topic, names.iter().map(String::as_str)) {
             Some(near) => format!("no builtin `{topic}`; did you mean `{near}`?"),
             None => format!("no builtin `{topic}`; Tab lists them"),
@@ -147,7 +111,7 @@ pub(crate) fn help(engine: &Engine, topic: &str) -> String {
     let mut out = Vec::new();
     for name in members {
         out.extend(
-            cairn_runtime::builtin_signatures(engine, &name)
+            cairn_runtime::builtin_signatures(&catalog, &name)
                 .into_iter()
                 .map(|s| s.display),
         );

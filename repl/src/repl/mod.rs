@@ -276,13 +276,18 @@ impl Repl {
         let Some(helper) = self.editor.helper_mut() else {
             return;
         };
-        if helper.words.builtins.is_empty() {
-            helper.words.builtins = help::builtin_names(self.session.engine());
+        let catalog = (helper.words.builtins.is_empty() || helper.words.methods.is_empty())
+            .then(|| cairn_runtime::Catalog::of(self.session.engine()));
+        if let Some(catalog) = catalog
+            .as_ref()
+            .filter(|_| helper.words.builtins.is_empty())
+        {
+            helper.words.builtins = help::builtin_names(catalog);
         }
         helper.words.commands = COMMANDS.to_vec();
         helper.words.hosts = self.sessions.names();
-        if helper.words.methods.is_empty() {
-            let methods = help::methods(self.session.engine());
+        if let Some(catalog) = catalog.as_ref().filter(|_| helper.words.methods.is_empty()) {
+            let methods = help::methods(catalog);
             let mut all: Vec<String> = [&methods.string, &methods.array, &methods.map]
                 .into_iter()
                 .flatten()

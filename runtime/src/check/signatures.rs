@@ -1,4 +1,4 @@
-//! The builtins' signatures, from the engine's own metadata: the one source `cairn check` reads
+//! The builtins' signatures by name, from the catalog (`catalog.rs`): what `cairn check` reads
 //! for names, argument counts, argument types and what a call returns.
 
 use std::any::TypeId;
@@ -13,8 +13,8 @@ pub(crate) struct Signature {
     pub(crate) display: String,
     /// Its parameters' types.
     pub(crate) params: Vec<TypeId>,
-    /// Its return type's name (`()` for nothing).
-    pub(crate) returns: String,
+    /// Whether it was registered as returning `()`.
+    pub(crate) returns_nothing: bool,
 }
 
 /// Every registered function by qualified name (`run`, `net::set_mtu`, `trim`).
@@ -24,37 +24,18 @@ pub(crate) struct Signatures {
 }
 
 impl Signatures {
-    /// Reads the engine's function metadata, the standard library's included.
+    /// Every function of the engine's catalog, the standard library's included.
     pub(crate) fn of(engine: &Engine) -> Self {
         let mut by_name: BTreeMap<String, Vec<Signature>> = BTreeMap::new();
-        let found = engine.collect_fn_metadata(
-            None,
-            |info| {
-                let name = if info.namespace.is_empty() {
-                    info.metadata.name.to_string()
-                } else {
-                    format!("{}::{}", info.namespace, info.metadata.name)
-                };
-                // As `:help` shows it: parameter names, and types as a runbook writes them.
-                let display = crate::builtin_help::render(
-                    &name,
-                    &crate::builtin_help::doc_usages(&name),
-                    &info.metadata.params_info,
-                    &info.metadata.return_type,
-                );
-                Some((
-                    name,
-                    Signature {
-                        display,
-                        params: info.metadata.param_types.to_vec(),
-                        returns: info.metadata.return_type.to_string(),
-                    },
-                ))
-            },
-            true,
-        );
-        for (name, signature) in found {
-            by_name.entry(name).or_default().push(signature);
+        for builtin in crate::Catalog::of(engine).all() {
+            by_name
+                .entry(builtin.name.clone())
+                .or_default()
+                .push(Signature {
+                    display: builtin.display(),
+                    params: builtin.param_types.clone(),
+                    returns_nothing: builtin.returns_nothing(),
+                });
         }
         Self { by_name }
     }
@@ -70,7 +51,7 @@ impl Signatures {
     /// Whether every function `name` with `arity` parameters returns nothing.
     pub(crate) fn returns_nothing(&self, name: &str, arity: usize) -> bool {
         let candidates = self.with_arity(name, arity);
-        !candidates.is_empty() && candidates.iter().all(|s| s.returns == "()")
+        !candidates.is_empty() && candidates.iter().all(|s| s.returns_nothing)
     }
 }
 

@@ -8,6 +8,7 @@ mod journal_event;
 mod journal_set;
 mod journal_writer;
 mod order;
+mod write_fault;
 
 pub use host_journal::{HostJournal, RecordedAction};
 pub use journal_error::JournalError;

@@ -83,14 +83,10 @@ impl RunStore {
 
     /// A fresh run id: the UTC time (a counter is added when the folder is already taken).
     pub fn new_run_id(&self) -> String {
-        let secs = crate::journal::now_millis() / 1000;
-        let (days, rest) = (secs / 86_400, secs % 86_400);
-        let (year, month, day) = civil_from_days(i64::try_from(days).unwrap_or(0));
+        let t = crate::utc_time::UtcTime::from_millis(crate::journal::now_millis());
         format!(
-            "{year:04}{month:02}{day:02}-{:02}{:02}{:02}",
-            rest / 3600,
-            rest % 3600 / 60,
-            rest % 60
+            "{:04}{:02}{:02}-{:02}{:02}{:02}",
+            t.year, t.month, t.day, t.hour, t.minute, t.second
         )
     }
 
@@ -261,19 +257,6 @@ fn run_id_order(id: &str) -> (&str, u64, &str) {
     }
 }
 
-/// Days since 1970-01-01 → (year, month, day), Howard Hinnant's algorithm.
-fn civil_from_days(days: i64) -> (i64, u32, u32) {
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = u32::try_from(doy - (153 * mp + 2) / 5 + 1).unwrap_or(1);
-    let month = u32::try_from(if mp < 10 { mp + 3 } else { mp - 9 }).unwrap_or(1);
-    (yoe + era * 400 + i64::from(month <= 2), month, day)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -296,11 +279,5 @@ mod tests {
                 "20261201-101501"
             ]
         );
-    }
-
-    #[test]
-    fn civil_dates() {
-        assert_eq!(civil_from_days(0), (1970, 1, 1));
-        assert_eq!(civil_from_days(20_787), (2026, 11, 30));
     }
 }

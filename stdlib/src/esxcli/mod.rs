@@ -60,13 +60,3 @@ pub(crate) use sim::Esxcli;
 /// The namespace the builtins are registered under; with the name a script calls, it is
 /// each builtin's journal name (`esxcli::...`), so no name is typed twice.
 pub(crate) const NAMESPACE: &str = "esxcli";
-
-/// Registers the `esxcli::` builtins as a static module, built once and shared by every
-/// host's engine.
-pub fn install(engine: &mut rhai::Engine) {
-    static MODULE: std::sync::OnceLock<rhai::Shared<rhai::Module>> = std::sync::OnceLock::new();
-    let module =
-        MODULE.get_or_init(|| rhai::Shared::new(rhai::exported_module!(builtins::esxcli_builtins)));
-    cairn_runtime::declare_options(&builtins::VIB_INSTALL_OPTIONS);
-    engine.register_static_module(NAMESPACE, module.clone());
-}

@@ -22,12 +22,3 @@ pub fn parse_query(text: &str) -> Result<FlintQuery, crate::ParseError> {
 /// The namespace the builtins are registered under; with the name a script calls, it is
 /// each builtin's journal name (`flint::...`), so no name is typed twice.
 pub(crate) const NAMESPACE: &str = "flint";
-
-/// Registers the `flint::` builtins as a static module, built once and shared by every host's
-/// engine.
-pub fn install(engine: &mut rhai::Engine) {
-    static MODULE: std::sync::OnceLock<rhai::Shared<rhai::Module>> = std::sync::OnceLock::new();
-    let module =
-        MODULE.get_or_init(|| rhai::Shared::new(rhai::exported_module!(builtins::flint_builtins)));
-    engine.register_static_module(NAMESPACE, module.clone());
-}

@@ -162,26 +162,9 @@ pub(crate) fn switch_of(hw: &GuestHw) -> (String, String, &'static str, u32) {
 
 /// `Mon Nov 30 05:00:00 2026` for a clock reading (virtual or Unix epoch milliseconds).
 pub(crate) fn date_line(millis: u64) -> String {
-    let secs = millis / 1000;
-    let days = secs / 86_400;
-    let rem = secs % 86_400;
-    let (h, m, s) = (rem / 3600, rem % 3600 / 60, rem % 60);
-    // Civil date from days since 1970-01-01 (Howard Hinnant's algorithm).
-    let z = i64::try_from(days).unwrap_or(0) + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = doy - (153 * mp + 2) / 5 + 1;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 };
-    let year = yoe + era * 400 + i64::from(month <= 2);
-    let weekday =
-        ["Thu", "Fri", "Sat", "Sun", "Mon", "Tue", "Wed"][usize::try_from(days % 7).unwrap_or(0)];
-    let months = [
-        "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
-    ];
-    let month_name = months[usize::try_from(month - 1).unwrap_or(0).min(11)];
+    let t = cairn_runtime::utc_time::UtcTime::from_millis(millis);
+    let (weekday, month_name, day, year) = (t.weekday, t.month_name(), t.day, t.year);
+    let (h, m, s) = (t.hour, t.minute, t.second);
     format!("{weekday} {month_name} {day:>2} {h:02}:{m:02}:{s:02} {year}")
 }
 

@@ -20,13 +20,3 @@ pub use crate::grammar::mlxfwmanager::{
 /// The namespace the builtins are registered under; with the name a script calls, it is
 /// each builtin's journal name (`mlxfwmanager::...`), so no name is typed twice.
 pub(crate) const NAMESPACE: &str = "mlxfwmanager";
-
-/// Registers the `mlxfwmanager::` builtins as a static module, built once and shared by every host's
-/// engine.
-pub fn install(engine: &mut rhai::Engine) {
-    static MODULE: std::sync::OnceLock<rhai::Shared<rhai::Module>> = std::sync::OnceLock::new();
-    let module = MODULE
-        .get_or_init(|| rhai::Shared::new(rhai::exported_module!(builtins::mlxfwmanager_builtins)));
-    cairn_runtime::declare_options(&builtins::UPDATE_OPTIONS);
-    engine.register_static_module(NAMESPACE, module.clone());
-}

@@ -41,12 +41,3 @@ pub fn parse_status(text: &str) -> Result<ResetStatus, crate::ParseError> {
 /// The namespace the builtins are registered under, and so the first half of the name each
 /// journals its actions under (`mlxfwreset::name`).
 pub(crate) const NAMESPACE: &str = "mlxfwreset";
-
-/// Registers the `mlxfwreset::` builtins as a static module, built once and shared by every
-/// host's engine.
-pub fn install(engine: &mut rhai::Engine) {
-    static MODULE: std::sync::OnceLock<rhai::Shared<rhai::Module>> = std::sync::OnceLock::new();
-    let module = MODULE
-        .get_or_init(|| rhai::Shared::new(rhai::exported_module!(builtins::mlxfwreset_builtins)));
-    engine.register_static_module(NAMESPACE, module.clone());
-}

@@ -11,13 +11,3 @@ pub(crate) mod sim;
 /// The namespace the builtins are registered under; with the name a script calls, it is
 /// each builtin's journal name (`net::...`), so no name is typed twice.
 pub(crate) const NAMESPACE: &str = "net";
-
-/// Registers the `net::` builtins: `net::links()`, `net::set_mtu(ifname, mtu)`,
-/// `net::addr_add(ifname, cidr)`, `net::ifname_for(rdma_dev, port)`.
-pub fn install(engine: &mut rhai::Engine) {
-    static MODULE: std::sync::OnceLock<rhai::Shared<rhai::Module>> = std::sync::OnceLock::new();
-    let module = MODULE
-        .get_or_init(|| rhai::Shared::new(rhai::exported_module!(builtins::net_builtins)))
-        .clone();
-    engine.register_static_module(NAMESPACE, module);
-}

@@ -40,15 +40,3 @@ pub fn parse_install(text: &str) -> Result<OfedInstall, crate::ParseError> {
 /// The namespace the builtins are registered under; with the name a script calls, it is
 /// each builtin's journal name (`ofed::...`), so no name is typed twice.
 pub(crate) const NAMESPACE: &str = "ofed";
-
-/// Registers the `ofed::` builtins: `ofed::info()`, `ofed::install(tarball[, #{...}])`,
-/// `ofed::install_doca(package[, #{...}])`, `ofed::restart()`.
-pub fn install(engine: &mut rhai::Engine) {
-    static MODULE: std::sync::OnceLock<rhai::Shared<rhai::Module>> = std::sync::OnceLock::new();
-    let module = MODULE
-        .get_or_init(|| rhai::Shared::new(rhai::exported_module!(builtins::ofed_builtins)))
-        .clone();
-    cairn_runtime::declare_options(&builtins::INSTALL_OPTIONS);
-    cairn_runtime::declare_options(&builtins::INSTALL_DOCA_OPTIONS);
-    engine.register_static_module(NAMESPACE, module);
-}

@@ -28,21 +28,5 @@ pub fn parse(text: &str) -> Result<PerftestRun, crate::ParseError> {
 /// journals its actions under (`perftest::name`).
 pub(crate) const NAMESPACE: &str = "perftest";
 
-/// Registers the `perftest::` builtins: `perftest::send_bw`, `write_bw`, `read_bw`,
-/// `send_lat`, `write_lat`, `read_lat` (server, client, options) and `perftest::matrix`.
-pub fn install(engine: &mut rhai::Engine) {
-    static MODULE: std::sync::OnceLock<rhai::Shared<rhai::Module>> = std::sync::OnceLock::new();
-    let module = MODULE
-        .get_or_init(|| rhai::Shared::new(rhai::exported_module!(builtins::perftest_builtins)))
-        .clone();
-    for declared in command::PAIR_OPTIONS
-        .iter()
-        .chain([&command::MATRIX_OPTIONS])
-    {
-        cairn_runtime::declare_options(declared);
-    }
-    engine.register_static_module(NAMESPACE, module);
-}
-
 #[cfg(test)]
 mod tests;

@@ -7,13 +7,3 @@ pub mod builtins;
 
 /// The namespace the builtins are registered under (and their journal names' prefix).
 pub(crate) const NAMESPACE: &str = "report";
-
-/// Registers the `report::` builtins as a static module, built once and shared by every
-/// host's engine.
-pub fn install(engine: &mut rhai::Engine) {
-    static MODULE: std::sync::OnceLock<rhai::Shared<rhai::Module>> = std::sync::OnceLock::new();
-    let module = MODULE
-        .get_or_init(|| rhai::Shared::new(rhai::exported_module!(builtins::report_builtins)))
-        .clone();
-    engine.register_static_module(NAMESPACE, module);
-}

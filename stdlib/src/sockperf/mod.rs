@@ -24,13 +24,3 @@ pub fn parse(text: &str) -> Result<SockperfOutput, crate::ParseError> {
 /// The namespace the builtins are registered under, and so the first half of the name each
 /// journals its actions under (`sockperf::name`).
 pub(crate) const NAMESPACE: &str = "sockperf";
-
-/// Registers the `sockperf::` builtins: `sockperf::ping_pong(server, client, #{...})`.
-pub fn install(engine: &mut rhai::Engine) {
-    static MODULE: std::sync::OnceLock<rhai::Shared<rhai::Module>> = std::sync::OnceLock::new();
-    let module = MODULE
-        .get_or_init(|| rhai::Shared::new(rhai::exported_module!(builtins::sockperf_builtins)))
-        .clone();
-    cairn_runtime::declare_options(&builtins::PING_PONG_OPTIONS);
-    engine.register_static_module(NAMESPACE, module);
-}

@@ -1,4 +1,5 @@
-//! The stdlib's layers, enforced (see `src/README.md`): a namespace folder (layer 2) names only
+//! The stdlib's layers, enforced (see `stdlib/src/README.md`), from the one import scanner
+//! (`rust_imports.rs`): a namespace folder (layer 2) names only
 //! layer 1 (`action`, `pair`, `grammar`, `machine`), the runtime and itself; layer 1 names only
 //! layer 1. Tests may also use the assembly (`models`, `test_support`, `libraries`). The one
 //! documented exception is [`COMPOSER`], which may name other namespaces (and none may name it):
@@ -7,6 +8,8 @@
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
+
+use crate::rust_imports::{crate_names, rust_files, top_module};
 
 /// Layer 1.
 const SHARED: &[&str] = &["action", "grammar", "machine", "pair"];
@@ -29,87 +32,7 @@ const ROOT_FILES: &[&str] = &[
 const COMPOSER: &str = "fabric";
 
 fn src() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("src")
-}
-
-fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return;
-    };
-    for entry in entries.flatten() {
-        let path = entry.path();
-        if path.is_dir() {
-            rust_files(&path, out);
-        } else if path.extension().is_some_and(|e| e == "rs") {
-            out.push(path);
-        }
-    }
-}
-
-/// The top-level module of a file under `src/`.
-fn top_module(path: &Path) -> String {
-    let relative = path.strip_prefix(src()).unwrap_or(path);
-    let first = relative
-        .components()
-        .next()
-        .map(|c| c.as_os_str().to_string_lossy().into_owned())
-        .unwrap_or_default();
-    first.trim_end_matches(".rs").to_owned()
-}
-
-/// The crate modules a file names in its code (comments skipped), split into the part before
-/// its test module and the test module.
-fn named_modules(text: &str) -> (BTreeSet<String>, BTreeSet<String>) {
-    let (code, tests) = text
-        .find("#[cfg(test)]\nmod tests")
-        .map_or((text, ""), |at| text.split_at(at));
-    (modules_in(code), modules_in(tests))
-}
-
-fn modules_in(text: &str) -> BTreeSet<String> {
-    let mut found = BTreeSet::new();
-    for line in text.lines() {
-        let line = line.split("//").next().unwrap_or_default();
-        let mut rest = line;
-        while let Some(at) = rest.find("crate::") {
-            rest = &rest[at + "crate::".len()..];
-            let name: String = rest
-                .chars()
-                .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
-                .collect();
-            if !name.is_empty() {
-                found.insert(name);
-            }
-        }
-        // `use crate::{a, b::{c, d}}` groups: the first segment of each top-level item.
-        if let Some(group) = line.split("crate::{").nth(1) {
-            let mut depth = 0;
-            let mut item = String::new();
-            for c in group.chars() {
-                match c {
-                    '{' => depth += 1,
-                    '}' if depth == 0 => break,
-                    '}' => depth -= 1,
-                    ',' if depth == 0 => {
-                        insert_first(&mut found, &item);
-                        item.clear();
-                        continue;
-                    }
-                    _ => {}
-                }
-                item.push(c);
-            }
-            insert_first(&mut found, &item);
-        }
-    }
-    found
-}
-
-fn insert_first(found: &mut BTreeSet<String>, item: &str) {
-    let name = item.trim().split("::").next().unwrap_or_default().trim();
-    if !name.is_empty() {
-        found.insert(name.to_owned());
-    }
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../stdlib/src")
 }
 
 /// A name that is not a module: the crate's re-exported `ParseError`.
@@ -119,9 +42,7 @@ fn is_item(name: &str) -> bool {
 
 /// Every violation: `from -> to (file)`, and the namespace edges seen.
 fn check() -> (Vec<String>, BTreeSet<(String, String)>) {
-    let mut files = Vec::new();
-    rust_files(&src(), &mut files);
-    files.sort();
+    let files = rust_files(&src());
     let mut violations = Vec::new();
     let mut edges = BTreeSet::new();
     for file in files {
@@ -130,17 +51,18 @@ fn check() -> (Vec<String>, BTreeSet<(String, String)>) {
             .unwrap_or(&file)
             .display()
             .to_string();
-        let module = top_module(&file);
+        let module = top_module(&src(), &file);
         let is_root = !relative.contains('/') && ROOT_FILES.contains(&relative.as_str());
         if is_root || ASSEMBLY.contains(&module.as_str()) {
             continue;
         }
         let text = std::fs::read_to_string(&file).unwrap_or_default();
+        let named = crate_names(&text, &file);
         let (code, tests) = if file.file_name().is_some_and(|name| name == "tests.rs") {
             // A `tests.rs` file is a namespace's `#[cfg(test)] mod tests;`: all of it is tests.
-            (BTreeSet::new(), modules_in(&text))
+            (BTreeSet::new(), &named.code | &named.tests)
         } else {
-            named_modules(&text)
+            (named.code, named.tests)
         };
         let shared = SHARED.contains(&module.as_str());
         for (names, in_tests) in [(code, false), (tests, true)] {
@@ -201,13 +123,4 @@ fn the_composer_still_composes() {
         edges.iter().all(|(_, to)| to != COMPOSER),
         "a namespace names `{COMPOSER}`: {edges:?}"
     );
-}
-
-#[test]
-fn the_scanner_sees_uses_and_paths() {
-    let text = "use crate::ib::sim::PortView;\n// crate::net in a comment\nfn f() { crate::ofed::x(); }\nuse crate::{action, machine::{guest, esxi}, ParseError};\n#[cfg(test)]\nmod tests {\n    use crate::models::rhel8;\n}\n";
-    let (code, tests) = named_modules(text);
-    let code: Vec<&str> = code.iter().map(String::as_str).collect();
-    assert_eq!(code, ["ParseError", "action", "ib", "machine", "ofed"]);
-    assert!(tests.contains("models"));
 }
