@@ -32,5 +32,5 @@ pub use host_lease::HostTake;
 pub use pg_leases::PgLeases;
 pub use run_record::RunRecord;
 pub use schema::SCHEMA_VERSION;
-pub use session::Session;
+pub use session::{DEFAULT_TTL, Session, default_margin};
 pub use store_url::StoreUrl;

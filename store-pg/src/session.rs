@@ -6,6 +6,15 @@ use std::time::Duration;
 
 use crate::{BootInstant, PgStore, StoreError};
 
+/// The default session TTL (`--lease-ttl`, issue 25).
+pub const DEFAULT_TTL: Duration = Duration::from_secs(30);
+
+/// The default self-demotion margin and heartbeat interval for `ttl`: a third of it each, so
+/// one lost renewal still leaves the controller a third of its TTL to act in.
+pub fn default_margin(ttl: Duration) -> Duration {
+    ttl / 3
+}
+
 /// A controller session. Clones share the time of the last renewal (the heartbeat renews a
 /// clone on its own thread).
 #[derive(Debug, Clone)]
