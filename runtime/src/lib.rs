@@ -20,6 +20,7 @@ mod ending;
 mod engine;
 mod exec_run;
 mod executor;
+pub mod fence;
 mod halt;
 mod host_context;
 mod host_info;

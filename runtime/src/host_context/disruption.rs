@@ -38,33 +38,33 @@ impl HostContext {
         };
         let mut released = false;
         let mut journaled = Ok(());
-        let taken = shared.budget.acquire(
-            &self.info.name,
-            why,
-            &shared.halt,
-            &shared.cancel,
-            |full| {
-                let limit = full.limit;
-                let holders: Vec<String> =
-                    full.holders.iter().map(|(h, w)| format!("{h} {w}")).collect();
-                shared.events.send(RunEvent::BudgetWait {
-                    host: self.info.name.clone(),
-                    before: before.to_owned(),
-                    group: full.group.clone(),
-                    limit,
-                    holders: holders.clone(),
+        let taken =
+            shared
+                .budget
+                .acquire(&self.info.name, why, &shared.halt, &shared.cancel, |full| {
+                    let limit = full.limit;
+                    let holders: Vec<String> = full
+                        .holders
+                        .iter()
+                        .map(|(h, w)| format!("{h} {w}"))
+                        .collect();
+                    shared.events.send(RunEvent::BudgetWait {
+                        host: self.info.name.clone(),
+                        before: before.to_owned(),
+                        group: full.group.clone(),
+                        limit,
+                        holders: holders.clone(),
+                    });
+                    let record = WaitRecord {
+                        at: now_millis(),
+                        before: before.to_owned(),
+                        holders,
+                        limit,
+                    };
+                    journaled = self.append(&JournalEvent::Wait(record), true);
+                    shared.forks.release();
+                    released = true;
                 });
-                let record = WaitRecord {
-                    at: now_millis(),
-                    before: before.to_owned(),
-                    holders,
-                    limit,
-                };
-                journaled = self.append(&JournalEvent::Wait(record), true);
-                shared.forks.release();
-                released = true;
-            },
-        );
         if released {
             shared.forks.acquire(&shared.cancel)?;
         }

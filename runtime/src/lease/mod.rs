@@ -27,7 +27,13 @@ pub enum Taken {
 }
 
 /// A lease this run holds; dropping it gives it back.
-pub trait HeldLease: std::fmt::Debug + Send + Sync {}
+pub trait HeldLease: std::fmt::Debug + Send + Sync {
+    /// The fencing epoch the store gave this lease (the shared store's, which only grows and
+    /// which the host's fence is told); a folder lease has none.
+    fn epoch(&self) -> Option<u64> {
+        None
+    }
+}
 
 /// Where leases are kept.
 pub trait LeaseStore: Send + Sync {
@@ -41,7 +47,9 @@ pub trait LeaseStore: Send + Sync {
 #[error("cannot {action} the host lease `{path}`: {source}")]
 #[diagnostic(
     code(cairn::runtime::lease_io),
-    help("the lease folder is set by CAIRN_LEASE_DIR (default /run/lock/cairn); nothing was run")
+    help(
+        "the lease folder is set by CAIRN_LEASE_DIR (default /run/lock/cairn), a shared store by its URL; nothing was run"
+    )
 )]
 pub struct LeaseError {
     /// What was being done.

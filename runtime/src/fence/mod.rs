@@ -1,0 +1,93 @@
+//! The host fence: a POSIX `sh` script every changing command can run under on its target, so
+//! that a controller whose lease moved cannot act even through an SSH session it still holds
+//! (docs/fleet.md, "Fencing on the host").
+//!
+//! The script ([`FENCE_SCRIPT`], `fence.sh` beside this file) keeps the highest epoch it has
+//! seen and its owner, serialises cairn's actions with a `mkdir` lock, refuses a lower epoch,
+//! and records `started`/`done` (exit code and output) per step. This module builds the command
+//! lines that run it and reads its verdict back; wiring it into the transports comes with the
+//! runtime-centre work (issue 24).
+
+mod fence_place;
+mod fence_verdict;
+#[cfg(test)]
+mod tests;
+
+pub use fence_place::{FencePlace, FencePlaceError};
+pub use fence_verdict::{FenceVerdict, StepRecord};
+
+/// The fence script, as it is sent to a host.
+pub const FENCE_SCRIPT: &str = include_str!("fence.sh");
+
+/// `fenced`: the caller's epoch is lower than the host's (or another owner has the same).
+pub const FENCED_EXIT: i32 = 241;
+/// The step was started before and never finished: its outcome is unknown.
+pub const UNFINISHED_EXIT: i32 = 242;
+/// The fence folder is in memory (ESXi outside a datastore).
+pub const VOLATILE_EXIT: i32 = 243;
+/// The fence cannot write its state.
+pub const STATE_EXIT: i32 = 244;
+/// The fence was called wrongly.
+pub const USAGE_EXIT: i32 = 240;
+
+/// One controller's calls through a host's fence: where it is kept, and at which epoch by
+/// which owner.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Fence {
+    place: FencePlace,
+    epoch: u64,
+    owner: String,
+}
+
+impl Fence {
+    /// Calls at `epoch` (the lease's) by `owner` (the controller session, letters, digits and
+    /// `._:@-` only, since the host keeps it in a file).
+    pub fn new(place: FencePlace, epoch: u64, owner: &str) -> Result<Self, FencePlaceError> {
+        fence_place::check_word("owner", owner)?;
+        Ok(Self {
+            place,
+            epoch,
+            owner: owner.to_owned(),
+        })
+    }
+
+    /// The command line that runs `command` as step `step` under the fence, the script sent
+    /// inline (`sh -c SCRIPT cairn-fence run ...`), so nothing needs installing first.
+    pub fn wrap(&self, step: &str, command: &str) -> Result<String, FencePlaceError> {
+        fence_place::check_word("step", step)?;
+        let epoch = self.epoch.to_string();
+        quote_all(&[
+            "sh",
+            "-c",
+            FENCE_SCRIPT,
+            "cairn-fence",
+            "run",
+            self.place.dir(),
+            &epoch,
+            &self.owner,
+            step,
+            command,
+        ])
+    }
+
+    /// The command line that asks the fence what it recorded of step `step`.
+    pub fn query(&self, step: &str) -> Result<String, FencePlaceError> {
+        fence_place::check_word("step", step)?;
+        quote_all(&[
+            "sh",
+            "-c",
+            FENCE_SCRIPT,
+            "cairn-fence",
+            "query",
+            self.place.dir(),
+            step,
+        ])
+    }
+}
+
+fn quote_all(words: &[&str]) -> Result<String, FencePlaceError> {
+    let quoted: Result<Vec<_>, _> = words.iter().map(|word| shlex::try_quote(word)).collect();
+    quoted
+        .map(|quoted| quoted.join(" "))
+        .map_err(|_| FencePlaceError::Nul)
+}

@@ -1,0 +1,349 @@
+//! The fence script run for real, under dash and under BusyBox ash, in temporary folders.
+
+use std::path::Path;
+use std::process::{Command, Output};
+use std::time::{Duration, Instant};
+
+use super::*;
+
+/// The shells the fence must work under: Debian's `sh` and BusyBox's (ESXi's shell is
+/// BusyBox ash).
+const SHELLS: [&[&str]; 2] = [&["dash"], &["busybox", "sh"]];
+
+fn shell(which: &[&str]) -> Command {
+    let mut command = Command::new(which[0]);
+    command.args(&which[1..]);
+    command
+}
+
+fn fence(which: &[&str], args: &[&str]) -> Output {
+    shell(which)
+        .arg("-c")
+        .arg(FENCE_SCRIPT)
+        .arg("cairn-fence")
+        .args(args)
+        .output()
+        .expect("the shell runs")
+}
+
+fn run(which: &[&str], dir: &Path, epoch: u64, owner: &str, step: &str, command: &str) -> Output {
+    let epoch = epoch.to_string();
+    fence(
+        which,
+        &["run", dir.to_str().unwrap(), &epoch, owner, step, command],
+    )
+}
+
+fn verdict(output: &Output) -> FenceVerdict {
+    FenceVerdict::judge(
+        output.status.code().unwrap_or(-1),
+        &String::from_utf8_lossy(&output.stderr),
+    )
+}
+
+fn query(which: &[&str], dir: &Path, step: &str) -> StepRecord {
+    let output = fence(which, &["query", dir.to_str().unwrap(), step]);
+    StepRecord::parse(&String::from_utf8_lossy(&output.stdout)).expect("a query's answer")
+}
+
+#[test]
+fn a_higher_epoch_is_kept_and_a_lower_one_is_fenced() {
+    for which in SHELLS {
+        let temp = tempfile::tempdir().unwrap();
+        let dir = temp.path().join("fence");
+        assert_eq!(
+            verdict(&run(which, &dir, 3, "s1", "a", "true")),
+            FenceVerdict::Ran(0)
+        );
+        let epoch_file = std::fs::read_to_string(dir.join("epoch")).unwrap();
+        assert_eq!(epoch_file, "3 s1\n", "{which:?}");
+
+        let lower = run(which, &dir, 2, "s0", "b", "touch ran");
+        match verdict(&lower) {
+            FenceVerdict::Fenced(said) => {
+                assert_eq!(
+                    said, "fenced: epoch 2 is below 3, which s1 holds",
+                    "{which:?}"
+                )
+            }
+            other => panic!("{which:?}: a lower epoch got {other:?}"),
+        }
+        assert_eq!(lower.status.code(), Some(FENCED_EXIT));
+        assert_eq!(
+            query(which, &dir, "b"),
+            StepRecord::None,
+            "{which:?}: a fenced step never starts"
+        );
+
+        // The same epoch from another owner is a duplicate epoch: refused too.
+        assert!(matches!(
+            verdict(&run(which, &dir, 3, "s9", "c", "true")),
+            FenceVerdict::Fenced(_)
+        ));
+        assert_eq!(
+            verdict(&run(which, &dir, 4, "s2", "d", "true")),
+            FenceVerdict::Ran(0)
+        );
+        assert_eq!(
+            std::fs::read_to_string(dir.join("epoch")).unwrap(),
+            "4 s2\n"
+        );
+        assert!(matches!(
+            verdict(&run(which, &dir, 3, "s1", "e", "true")),
+            FenceVerdict::Fenced(_)
+        ));
+        assert!(
+            !dir.join("lock").exists(),
+            "{which:?}: a refusal gives the lock back"
+        );
+    }
+}
+
+#[test]
+fn a_step_records_started_then_done_with_its_exit_code_and_output_and_runs_once() {
+    for which in SHELLS {
+        let temp = tempfile::tempdir().unwrap();
+        let dir = temp.path().join("fence");
+        let count = temp.path().join("count");
+        let command = format!(
+            "echo ran >> {}; echo out; echo err >&2; exit 7",
+            count.display()
+        );
+        let first = run(which, &dir, 1, "s1", "42", &command);
+        assert_eq!(verdict(&first), FenceVerdict::Ran(7), "{which:?}");
+        assert_eq!(String::from_utf8_lossy(&first.stdout), "out\nerr\n");
+        assert_eq!(
+            query(which, &dir, "42"),
+            StepRecord::Done {
+                code: 7,
+                epoch: 1,
+                owner: "s1".into(),
+                output: "out\nerr\n".into()
+            }
+        );
+        // Asked again (a resume), the step is replayed from its record, not run.
+        let again = run(which, &dir, 2, "s2", "42", &command);
+        assert_eq!(verdict(&again), FenceVerdict::Ran(7));
+        assert_eq!(String::from_utf8_lossy(&again.stdout), "out\nerr\n");
+        assert_eq!(
+            std::fs::read_to_string(&count).unwrap(),
+            "ran\n",
+            "{which:?}: ran once"
+        );
+
+        // Started and never done: unknown, and not run again.
+        std::fs::write(dir.join("43.started"), "2 s2\n").unwrap();
+        let open = run(
+            which,
+            &dir,
+            2,
+            "s2",
+            "43",
+            &format!("echo ran >> {}", count.display()),
+        );
+        match verdict(&open) {
+            FenceVerdict::Unfinished(said) => {
+                assert!(said.contains("step 43 started before (2 s2)"), "{said}")
+            }
+            other => panic!("{which:?}: {other:?}"),
+        }
+        assert_eq!(std::fs::read_to_string(&count).unwrap(), "ran\n");
+        assert_eq!(
+            query(which, &dir, "43"),
+            StepRecord::Started {
+                epoch: 2,
+                owner: "s2".into()
+            }
+        );
+    }
+}
+
+#[test]
+fn two_callers_at_once_are_serialised() {
+    for which in SHELLS {
+        let temp = tempfile::tempdir().unwrap();
+        let dir = temp.path().join("fence");
+        let log = temp.path().join("log");
+        let command = |name: &str| {
+            format!(
+                "echo {name} start >> {0}; sleep 1; echo {name} end >> {0}",
+                log.display()
+            )
+        };
+        let started = Instant::now();
+        let callers: Vec<_> = ["a", "b"]
+            .into_iter()
+            .map(|name| {
+                let epoch = "1".to_owned();
+                shell(which)
+                    .arg("-c")
+                    .arg(FENCE_SCRIPT)
+                    .args([
+                        "cairn-fence",
+                        "run",
+                        dir.to_str().unwrap(),
+                        &epoch,
+                        "s1",
+                        name,
+                    ])
+                    .arg(command(name))
+                    .spawn()
+                    .unwrap()
+            })
+            .collect();
+        for mut caller in callers {
+            assert!(caller.wait().unwrap().success());
+        }
+        assert!(
+            started.elapsed() >= Duration::from_secs(2),
+            "{which:?}: they overlapped"
+        );
+        let log = std::fs::read_to_string(&log).unwrap();
+        let lines: Vec<&str> = log.lines().collect();
+        assert_eq!(lines.len(), 4, "{log}");
+        assert!(
+            lines[0].ends_with("start")
+                && lines[1].ends_with("end")
+                && lines[0][..1] == lines[1][..1],
+            "{which:?}: interleaved:\n{log}"
+        );
+    }
+}
+
+#[test]
+fn the_lock_of_a_killed_caller_is_recovered_once_its_command_has_ended() {
+    for which in SHELLS {
+        let temp = tempfile::tempdir().unwrap();
+        let dir = temp.path().join("fence");
+        let mut killed = shell(which)
+            .arg("-c")
+            .arg(FENCE_SCRIPT)
+            .args([
+                "cairn-fence",
+                "run",
+                dir.to_str().unwrap(),
+                "1",
+                "s1",
+                "1",
+                "sleep 2",
+            ])
+            .spawn()
+            .unwrap();
+        let deadline = Instant::now() + Duration::from_secs(5);
+        while !dir.join("lock/child").exists() && Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        let started = Instant::now();
+        killed.kill().unwrap(); // SIGKILL: no trap runs, the lock stays behind
+        killed.wait().unwrap();
+        assert!(
+            dir.join("lock").exists(),
+            "{which:?}: the killed caller left its lock"
+        );
+
+        let next = run(which, &dir, 1, "s1", "2", "echo next");
+        assert_eq!(verdict(&next), FenceVerdict::Ran(0), "{which:?}: {next:?}");
+        let stderr = String::from_utf8_lossy(&next.stderr);
+        assert!(stderr.contains("recovered the lock of process"), "{stderr}");
+        // Its command (sleep 2) outlived it and still held the host: the next waited for it.
+        assert!(
+            started.elapsed() >= Duration::from_millis(1500),
+            "{which:?}"
+        );
+        assert_eq!(
+            query(which, &dir, "1"),
+            StepRecord::Started {
+                epoch: 1,
+                owner: "s1".into()
+            }
+        );
+    }
+}
+
+#[test]
+fn an_esxi_folder_off_a_datastore_is_refused() {
+    for which in SHELLS {
+        let output = shell(which)
+            .env("CAIRN_FENCE_SYSTEM", "VMkernel")
+            .arg("-c")
+            .arg(FENCE_SCRIPT)
+            .args([
+                "cairn-fence",
+                "run",
+                "/var/lib/cairn/fence",
+                "1",
+                "s1",
+                "1",
+                "true",
+            ])
+            .output()
+            .unwrap();
+        match verdict(&output) {
+            FenceVerdict::Volatile(said) => assert!(said.contains("in-memory"), "{said}"),
+            other => panic!("{which:?}: {other:?}"),
+        }
+    }
+    assert!(FencePlace::esxi_dir("/scratch/cairn").is_err());
+    assert!(FencePlace::esxi_dir("/vmfs/volumes/ds1").is_err());
+    assert!(FencePlace::esxi_dir("/vmfs/volumes/ds1/../../tmp").is_err());
+    assert!(FencePlace::esxi("a/b").is_err());
+    assert_eq!(
+        FencePlace::esxi("datastore1").unwrap().dir(),
+        "/vmfs/volumes/datastore1/cairn-fence"
+    );
+}
+
+#[test]
+fn the_wrapped_command_line_runs_through_a_shell_with_odd_characters_intact() {
+    let temp = tempfile::tempdir().unwrap();
+    let dir = temp.path().join("fence dir");
+    let fence = Fence::new(
+        FencePlace::at(dir.to_str().unwrap()).unwrap(),
+        5,
+        "session-12",
+    )
+    .unwrap();
+    let line = fence
+        .wrap("7", r#"printf '%s\n' "it's \"quoted\" $HOME"; exit 3"#)
+        .unwrap();
+    let output = Command::new("dash").arg("-c").arg(&line).output().unwrap();
+    assert_eq!(verdict(&output), FenceVerdict::Ran(3));
+    assert_eq!(
+        String::from_utf8_lossy(&output.stdout),
+        format!(
+            "it's \"quoted\" {}\n",
+            std::env::var("HOME").unwrap_or_default()
+        )
+    );
+    let asked = Command::new("dash")
+        .arg("-c")
+        .arg(fence.query("7").unwrap())
+        .output()
+        .unwrap();
+    assert!(matches!(
+        StepRecord::parse(&String::from_utf8_lossy(&asked.stdout)),
+        Some(StepRecord::Done {
+            code: 3,
+            epoch: 5,
+            ..
+        })
+    ));
+    assert!(Fence::new(FencePlace::linux(), 1, "has space").is_err());
+    assert!(fence.wrap("../x", "true").is_err());
+    assert!(FencePlace::at("relative").is_err());
+}
+
+#[test]
+fn a_fence_exit_code_without_its_line_is_the_command_own() {
+    assert_eq!(
+        FenceVerdict::judge(241, "tool: failed\n"),
+        FenceVerdict::Ran(241)
+    );
+    assert_eq!(
+        FenceVerdict::judge(
+            241,
+            "cairn-fence: fenced: epoch 1 is below 2, which s2 holds\n"
+        ),
+        FenceVerdict::Fenced("fenced: epoch 1 is below 2, which s2 holds".into())
+    );
+}

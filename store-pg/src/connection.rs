@@ -1,0 +1,98 @@
+//! One connection to the store, and how its failures are told apart.
+
+use postgres::{Client, NoTls};
+
+use crate::{StoreError, StoreUrl};
+
+/// A connection to the shared store, migrated to this cairn's schema.
+///
+/// Each call is one statement or one short transaction on this connection; a connection lost
+/// mid-call gives [`StoreError::Lost`] and [`PgStore::reconnect`] opens a new one.
+pub struct PgStore {
+    pub(crate) url: StoreUrl,
+    pub(crate) client: Client,
+}
+
+impl std::fmt::Debug for PgStore {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PgStore").field("url", &self.url).finish()
+    }
+}
+
+impl PgStore {
+    /// Connects to `url` and creates or migrates the schema.
+    pub fn connect(url: &StoreUrl) -> Result<Self, StoreError> {
+        let client = open(url)?;
+        let mut store = Self {
+            url: url.clone(),
+            client,
+        };
+        store.migrate()?;
+        Ok(store)
+    }
+
+    /// Replaces a lost connection with a new one (the schema is checked again).
+    pub fn reconnect(&mut self) -> Result<(), StoreError> {
+        self.client = open(&self.url)?;
+        self.migrate()
+    }
+
+    /// The store's URL.
+    pub fn url(&self) -> &StoreUrl {
+        &self.url
+    }
+
+    /// Whether the connection is known to be closed.
+    pub fn is_closed(&self) -> bool {
+        self.client.is_closed()
+    }
+
+    /// `error` from trying to `action`, as a lost connection or a refusal.
+    pub(crate) fn fail(&self, action: &'static str, error: postgres::Error) -> StoreError {
+        connection_fail(&self.url, action, error)
+    }
+}
+
+/// `error` from trying to `action` on `url`, as a lost connection or a refusal.
+pub(crate) fn connection_fail(
+    url: &StoreUrl,
+    action: &'static str,
+    error: postgres::Error,
+) -> StoreError {
+    if is_connection_loss(&error) {
+        StoreError::Lost {
+            url: url.redacted(),
+            action,
+            source: error,
+        }
+    } else {
+        StoreError::Query {
+            action,
+            source: error,
+        }
+    }
+}
+
+fn open(url: &StoreUrl) -> Result<Client, StoreError> {
+    url.config()
+        .connect(NoTls)
+        .map_err(|source| StoreError::Connect {
+            url: url.redacted(),
+            source,
+        })
+}
+
+/// A closed socket, an I/O failure, or the server ending the connection (SQLSTATE class 57:
+/// `admin_shutdown`, `crash_shutdown`, `cannot_connect_now`; class 08: connection exceptions):
+/// <https://www.postgresql.org/docs/15/errcodes-appendix.html>.
+fn is_connection_loss(error: &postgres::Error) -> bool {
+    if error.is_closed() {
+        return true;
+    }
+    if let Some(code) = error.code() {
+        let code = code.code();
+        return code.starts_with("57P") || code.starts_with("08");
+    }
+    // No SQLSTATE: the driver's own I/O error.
+    std::error::Error::source(error).is_some_and(|source| source.is::<std::io::Error>())
+}

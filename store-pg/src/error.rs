@@ -1,0 +1,121 @@
+//! What can go wrong with the shared store, said so that the operator knows what happened.
+
+/// An error of the PostgreSQL store.
+#[derive(Debug, thiserror::Error, miette::Diagnostic)]
+pub enum StoreError {
+    /// The URL is not a PostgreSQL URL this cairn can use.
+    #[error("`{url}` is not a store URL: {reason}")]
+    #[diagnostic(
+        code(cairn::store::bad_url),
+        help("give `postgres://USER@HOST/DATABASE` (or `?host=/socket/folder` for a Unix socket)")
+    )]
+    BadUrl {
+        /// The URL, without its password.
+        url: String,
+        /// Why it was refused.
+        reason: String,
+    },
+
+    /// The server could not be reached or refused the login.
+    #[error("cannot connect to the store {url}: {}", reason(.source))]
+    #[diagnostic(
+        code(cairn::store::connect),
+        help("is PostgreSQL running there, and does it let this user in (pg_hba.conf)?")
+    )]
+    Connect {
+        /// The URL, without its password.
+        url: String,
+        /// The driver's reason.
+        source: postgres::Error,
+    },
+
+    /// The connection broke while in use (the server restarted or the network dropped); what
+    /// was being done may or may not have been committed.
+    #[error("lost the connection to the store {url} while trying to {action}: {}", reason(.source))]
+    #[diagnostic(
+        code(cairn::store::lost),
+        help("reconnect and read back what was committed; a fenced append is never applied twice")
+    )]
+    Lost {
+        /// The URL, without its password.
+        url: String,
+        /// What was being done.
+        action: &'static str,
+        /// The driver's reason.
+        source: postgres::Error,
+    },
+
+    /// This controller no longer holds the host at that epoch: another controller took it
+    /// over. Nothing was written; the host must not be acted on again by this controller.
+    #[error(
+        "fenced: this controller no longer holds {host} at epoch {epoch} ({now}); nothing was written"
+    )]
+    #[diagnostic(
+        code(cairn::store::fenced),
+        help("another controller took the host over; stop acting on it")
+    )]
+    Fenced {
+        /// The host.
+        host: String,
+        /// The epoch this controller held.
+        epoch: i64,
+        /// Who holds it now, as far as the store says.
+        now: String,
+    },
+
+    /// The session's TTL ran out by the database's clock before it was renewed: its leases may
+    /// already be another controller's.
+    #[error("the controller session {session} expired by the store's clock; it cannot be renewed")]
+    #[diagnostic(
+        code(cairn::store::session_expired),
+        help(
+            "open a new session and take the hosts again; anything in flight is settled by a resume"
+        )
+    )]
+    SessionExpired {
+        /// The session's id.
+        session: i64,
+    },
+
+    /// The store's schema is newer than this cairn knows.
+    #[error("the store's schema is version {found}; this cairn knows up to version {known}")]
+    #[diagnostic(
+        code(cairn::store::schema_too_new),
+        help("use the cairn that upgraded this store, or a newer one")
+    )]
+    SchemaTooNew {
+        /// The version found.
+        found: i32,
+        /// The newest version this cairn knows.
+        known: i32,
+    },
+
+    /// A statement failed for another reason.
+    #[error("the store refused to {action}: {}", reason(.source))]
+    #[diagnostic(code(cairn::store::query))]
+    Query {
+        /// What was being done.
+        action: &'static str,
+        /// The driver's reason.
+        source: postgres::Error,
+    },
+}
+
+impl StoreError {
+    /// Whether the connection is gone (reconnecting may help), as opposed to a refusal.
+    pub fn is_lost(&self) -> bool {
+        matches!(self, Self::Lost { .. } | Self::Connect { .. })
+    }
+}
+
+/// The driver's error with the server's message (its `Display` alone says only "db error")
+/// or the I/O cause.
+fn reason(error: &postgres::Error) -> String {
+    if let Some(db) = error.as_db_error() {
+        return format!("{} ({})", db.message(), db.code().code());
+    }
+    match std::error::Error::source(error) {
+        Some(cause) => format!("{error}: {cause}"),
+        None => error.to_string(),
+    }
+}

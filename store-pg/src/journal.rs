@@ -1,0 +1,70 @@
+//! Journal appends, each fenced by the host's lease in its own transaction.
+
+use crate::{PgStore, Session, StoreError};
+
+/// The fenced append: one statement, so one transaction. The lease row is read `FOR SHARE`: a
+/// takeover's `FOR UPDATE` of the same row waits for this append to commit (so the new owner
+/// reads it), or this append waits for the takeover and then finds the row changed and inserts
+/// nothing. The same shape as Temporal's shard writes (`temporalio/temporal`,
+/// `common/persistence/sql/shard.go`, reading the owner row `FOR SHARE` and failing when its
+/// `range_id` moved). The session must also be alive by the database's clock.
+const FENCED_APPEND: &str = "\
+INSERT INTO cairn_journal (run_id, host, epoch, session, record)
+SELECT $1, $2, $3, $4, $5
+WHERE EXISTS (
+    SELECT 1 FROM cairn_lease l JOIN cairn_session s ON s.id = l.session
+    WHERE l.host = $2 AND l.session = $4 AND l.epoch = $3 AND s.expires_at > now()
+    FOR SHARE OF l)
+RETURNING seq";
+
+impl PgStore {
+    /// Appends `record` (a journal line, as the folder store writes it) to `host`'s journal of
+    /// `run_id`, if `session` still holds `host` at `epoch`. Returns the record's sequence
+    /// number; [`StoreError::Fenced`] when the lease moved (or the session expired): nothing
+    /// was written.
+    pub fn append(
+        &mut self,
+        session: &Session,
+        run_id: &str,
+        host: &str,
+        epoch: i64,
+        record: &[u8],
+    ) -> Result<i64, StoreError> {
+        let row = self
+            .client
+            .query_opt(
+                FENCED_APPEND,
+                &[&run_id, &host, &epoch, &session.id(), &record],
+            )
+            .map_err(|error| self.fail("append to a journal", error))?;
+        if let Some(row) = row {
+            return Ok(row.get(0));
+        }
+        let now = match self.lease_of(host) {
+            Ok(Some((Some(owner), now_epoch))) if owner != session.id() || now_epoch != epoch => {
+                format!("session {owner} holds it at epoch {now_epoch}")
+            }
+            Ok(Some((Some(_), _))) => "this controller's session expired".into(),
+            Ok(Some((None, now_epoch))) => format!("it was given back at epoch {now_epoch}"),
+            Ok(None) => "it was never taken".into(),
+            Err(_) => "the store could not say who holds it now".into(),
+        };
+        Err(StoreError::Fenced {
+            host: host.to_owned(),
+            epoch,
+            now,
+        })
+    }
+
+    /// The records of `host` in run `run_id`, in the order they were appended.
+    pub fn records(&mut self, run_id: &str, host: &str) -> Result<Vec<Vec<u8>>, StoreError> {
+        let rows = self
+            .client
+            .query(
+                "SELECT record FROM cairn_journal WHERE run_id = $1 AND host = $2 ORDER BY seq",
+                &[&run_id, &host],
+            )
+            .map_err(|error| self.fail("read a journal", error))?;
+        Ok(rows.into_iter().map(|row| row.get(0)).collect())
+    }
+}

@@ -1,0 +1,36 @@
+//! The shared PostgreSQL store of cairn (docs/fleet.md): controller sessions with a TTL judged by
+//! the database's clock, host leases whose epoch only grows, journal appends fenced by that
+//! epoch, and runs stored whole so that another controller can resume them without a checkout.
+//!
+//! It uses the blocking `postgres` crate, not `tokio-postgres` directly: the runtime drives each
+//! host on its own thread and journals synchronously (a record is durable before the host is
+//! touched), so every call here is one blocking round trip on the caller's thread. `postgres`
+//! runs a private current-thread tokio runtime per client underneath; nothing here needs the
+//! caller to be inside one.
+
+mod boot_clock;
+pub mod claim;
+mod connection;
+mod error;
+mod heartbeat;
+mod host_lease;
+mod journal;
+mod pg_leases;
+mod run_record;
+mod schema;
+pub mod scratch_server;
+mod session;
+mod store_url;
+
+pub use boot_clock::BootInstant;
+pub use claim::Claimed;
+pub use connection::PgStore;
+use connection::connection_fail;
+pub use error::StoreError;
+pub use heartbeat::Heartbeat;
+pub use host_lease::HostTake;
+pub use pg_leases::PgLeases;
+pub use run_record::RunRecord;
+pub use schema::SCHEMA_VERSION;
+pub use session::{DEFAULT_TTL, Session, default_margin};
+pub use store_url::StoreUrl;

@@ -1,0 +1,105 @@
+//! The runtime's [`LeaseStore`] on the shared store: what the executor takes before it acts.
+
+use std::sync::{Arc, Mutex, MutexGuard};
+
+use cairn_runtime::lease::{HeldLease, Holder, LeaseError, LeaseStore, Taken};
+
+use crate::{HostTake, PgStore, Session, StoreError};
+
+/// Host leases of one controller session in the shared store.
+#[derive(Debug, Clone)]
+pub struct PgLeases {
+    store: Arc<Mutex<PgStore>>,
+    session: Session,
+}
+
+/// A host held at an epoch; dropped, it is given back (if the session still holds it).
+#[derive(Debug)]
+struct PgLease {
+    store: Arc<Mutex<PgStore>>,
+    session: Session,
+    host: String,
+    epoch: i64,
+}
+
+impl HeldLease for PgLease {
+    fn epoch(&self) -> Option<u64> {
+        u64::try_from(self.epoch).ok()
+    }
+}
+
+impl Drop for PgLease {
+    fn drop(&mut self) {
+        // A release that fails leaves the lease to expire with the session: never unsafe.
+        let _ = lock(&self.store).release_host(&self.session, &self.host, self.epoch);
+    }
+}
+
+impl PgLeases {
+    /// Leases taken for `session` on `store`'s connection.
+    pub fn new(store: PgStore, session: Session) -> Self {
+        Self {
+            store: Arc::new(Mutex::new(store)),
+            session,
+        }
+    }
+
+    /// The session the leases are taken for.
+    pub fn session(&self) -> &Session {
+        &self.session
+    }
+}
+
+impl LeaseStore for PgLeases {
+    fn try_take(&self, identity: &str, holder: &Holder) -> Result<Taken, LeaseError> {
+        let mut store = lock(&self.store);
+        let taken = store
+            .take_host(&self.session, identity, holder)
+            .map_err(|error| lease_error(&store, identity, error))?;
+        drop(store);
+        let held = |epoch| {
+            Box::new(PgLease {
+                store: Arc::clone(&self.store),
+                session: self.session.clone(),
+                host: identity.to_owned(),
+                epoch,
+            }) as Box<dyn HeldLease>
+        };
+        Ok(match taken {
+            HostTake::Free { epoch } => Taken::Free(held(epoch)),
+            HostTake::TakenOver { epoch, from } => {
+                Taken::TakenOver(held(epoch), from.unwrap_or_else(|| unnamed(None)))
+            }
+            HostTake::Held { by, session } => {
+                Taken::Held(by.unwrap_or_else(|| unnamed(Some(session))))
+            }
+        })
+    }
+}
+
+/// A holder that did not say who it was (a standby's claim): named by its session.
+fn unnamed(session: Option<i64>) -> Holder {
+    Holder {
+        controller: session.map_or_else(|| "unknown".into(), |id| format!("session {id}")),
+        pid: 0,
+        run_id: "unknown".into(),
+        since: 0,
+        state_dir: String::new(),
+    }
+}
+
+fn lease_error(store: &PgStore, identity: &str, error: StoreError) -> LeaseError {
+    LeaseError {
+        action: "take",
+        path: format!("{} (host {identity})", store.url().redacted()),
+        source: std::io::Error::other(error.to_string()),
+    }
+}
+
+fn lock(store: &Mutex<PgStore>) -> MutexGuard<'_, PgStore> {
+    // A panic while holding the connection leaves it usable or closed; either is reported by
+    // the next call.
+    store
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
+}

@@ -1,0 +1,123 @@
+//! The store's tables, created or migrated when a controller connects.
+//!
+//! Each migration is applied once, in order, in one transaction holding a transaction-scoped
+//! advisory lock (so two controllers connecting at once do not both create the tables; being
+//! transaction-scoped it is released at COMMIT, which is safe behind a pooler in transaction
+//! mode). The version reached is in `cairn_schema`.
+
+use crate::{PgStore, StoreError};
+
+/// The newest schema version this cairn knows.
+pub const SCHEMA_VERSION: i32 = 1;
+
+/// Any constant of our own: the key of the advisory lock that serialises migrations.
+const MIGRATION_LOCK: i64 = 0x6361_6972_6e00_0001;
+
+/// Version 1: sessions, leases, runs, journals.
+const V1: &str = r#"
+CREATE TABLE cairn_session (
+    id          bigserial PRIMARY KEY,
+    controller  text NOT NULL,
+    pid         integer NOT NULL,
+    ttl         interval NOT NULL,
+    started_at  timestamptz NOT NULL DEFAULT now(),
+    -- Judged against the database's now(), never a controller's clock.
+    expires_at  timestamptz NOT NULL
+);
+
+-- One row per host, never deleted: its epoch only grows.
+CREATE TABLE cairn_lease (
+    host        text PRIMARY KEY,
+    session     bigint,
+    epoch       bigint NOT NULL DEFAULT 0 CHECK (epoch >= 0),
+    run_id      text,
+    holder      jsonb,
+    since       timestamptz
+);
+CREATE INDEX cairn_lease_session ON cairn_lease (session);
+
+CREATE FUNCTION cairn_lease_epoch_only_grows() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    IF TG_OP = 'DELETE' THEN
+        RAISE EXCEPTION 'the lease of % is never deleted: its epoch would start again', OLD.host;
+    END IF;
+    IF NEW.epoch < OLD.epoch THEN
+        RAISE EXCEPTION 'the epoch of % only grows (% to %)', OLD.host, OLD.epoch, NEW.epoch;
+    END IF;
+    RETURN NEW;
+END $$;
+CREATE TRIGGER cairn_lease_epoch_only_grows BEFORE UPDATE OR DELETE ON cairn_lease
+    FOR EACH ROW EXECUTE FUNCTION cairn_lease_epoch_only_grows();
+
+-- A run, whole: another controller resumes it from these alone.
+CREATE TABLE cairn_run (
+    id            text PRIMARY KEY,
+    session       bigint NOT NULL,
+    created_at    timestamptz NOT NULL DEFAULT now(),
+    runbook_path  text NOT NULL,
+    runbook       bytea NOT NULL,
+    inventory     bytea NOT NULL,
+    params        jsonb NOT NULL
+);
+CREATE TABLE cairn_run_module (
+    run_id  text NOT NULL REFERENCES cairn_run (id) ON DELETE CASCADE,
+    path    text NOT NULL,
+    source  bytea NOT NULL,
+    PRIMARY KEY (run_id, path)
+);
+
+-- Journal lines as the folder store writes them (bytes, not re-encoded jsonb), each with the
+-- session and epoch it was fenced by.
+CREATE TABLE cairn_journal (
+    seq      bigserial PRIMARY KEY,
+    run_id   text NOT NULL,
+    host     text NOT NULL,
+    epoch    bigint NOT NULL,
+    session  bigint NOT NULL,
+    at       timestamptz NOT NULL DEFAULT now(),
+    record   bytea NOT NULL
+);
+CREATE INDEX cairn_journal_run_host ON cairn_journal (run_id, host, seq);
+"#;
+
+/// The migrations, version `n` at index `n - 1`.
+const MIGRATIONS: [&str; SCHEMA_VERSION as usize] = [V1];
+
+impl PgStore {
+    /// Brings the schema to [`SCHEMA_VERSION`]; refuses a newer one.
+    pub(crate) fn migrate(&mut self) -> Result<(), StoreError> {
+        let action = "create the schema";
+        let url = self.url.clone();
+        let fail = |error| crate::connection_fail(&url, action, error);
+        let mut transaction = self.client.transaction().map_err(fail)?;
+        transaction
+            .execute("SELECT pg_advisory_xact_lock($1)", &[&MIGRATION_LOCK])
+            .map_err(fail)?;
+        transaction
+            .batch_execute("CREATE TABLE IF NOT EXISTS cairn_schema (version integer NOT NULL)")
+            .map_err(fail)?;
+        let found: i32 = transaction
+            .query_opt("SELECT version FROM cairn_schema", &[])
+            .map_err(fail)?
+            .map_or(0, |row| row.get(0));
+        if found > SCHEMA_VERSION {
+            return Err(StoreError::SchemaTooNew {
+                found,
+                known: SCHEMA_VERSION,
+            });
+        }
+        for migration in &MIGRATIONS[found as usize..] {
+            transaction.batch_execute(migration).map_err(fail)?;
+        }
+        if found == 0 {
+            transaction
+                .execute("INSERT INTO cairn_schema VALUES ($1)", &[&SCHEMA_VERSION])
+                .map_err(fail)?;
+        } else if found < SCHEMA_VERSION {
+            transaction
+                .execute("UPDATE cairn_schema SET version = $1", &[&SCHEMA_VERSION])
+                .map_err(fail)?;
+        }
+        transaction.commit().map_err(fail)
+    }
+}

@@ -1,0 +1,548 @@
+//! The shared store against a real PostgreSQL, one scratch server and database per test.
+
+use std::io::{BufRead, BufReader, Write};
+use std::process::{Command, Stdio};
+use std::sync::{Arc, Barrier};
+use std::time::Duration;
+
+use cairn_runtime::lease::{Holder, LeaseStore, Taken};
+use cairn_store_pg::scratch_server::ScratchServer;
+use cairn_store_pg::{HostTake, PgLeases, PgStore, RunRecord, Session, StoreError, StoreUrl};
+
+fn holder(run_id: &str) -> Holder {
+    Holder {
+        controller: "jump01".into(),
+        pid: 4242,
+        run_id: run_id.into(),
+        since: 1_796_120_103_000,
+        state_dir: "/lab/.cairn".into(),
+    }
+}
+
+fn session(store: &mut PgStore, ttl_ms: u64) -> Session {
+    let ttl = Duration::from_millis(ttl_ms);
+    store
+        .open_session("jump01", std::process::id(), ttl, ttl / 4)
+        .expect("open a session")
+}
+
+fn db_message(error: postgres::Error) -> String {
+    error
+        .as_db_error()
+        .map_or_else(|| error.to_string(), |db| db.message().to_owned())
+}
+
+fn connect(url: &StoreUrl) -> PgStore {
+    PgStore::connect(url).unwrap_or_else(|error| panic!("{error}"))
+}
+
+#[test]
+fn of_two_sessions_racing_for_one_host_exactly_one_wins() {
+    let Some(server) = ScratchServer::start_or_skip("of_two_sessions_racing_for_one_host") else {
+        return;
+    };
+    let url = server.new_database();
+    for round in 0..5 {
+        let host = format!("esx{round:02}");
+        let barrier = Arc::new(Barrier::new(2));
+        let racers: Vec<_> = ["run-a", "run-b"]
+            .into_iter()
+            .map(|run| {
+                let (url, barrier, host) = (url.clone(), Arc::clone(&barrier), host.clone());
+                std::thread::spawn(move || {
+                    let mut store = connect(&url);
+                    let session = session(&mut store, 30_000);
+                    barrier.wait();
+                    (run, store.take_host(&session, &host, &holder(run)).unwrap())
+                })
+            })
+            .collect();
+        let results: Vec<_> = racers
+            .into_iter()
+            .map(|racer| racer.join().unwrap())
+            .collect();
+        let winners: Vec<_> = results
+            .iter()
+            .filter(|(_, take)| matches!(take, HostTake::Free { epoch: 1 }))
+            .collect();
+        assert_eq!(winners.len(), 1, "round {round}: {results:?}");
+        let winner = winners[0].0;
+        let loser = results.iter().find(|(run, _)| *run != winner).unwrap();
+        match &loser.1 {
+            HostTake::Held { by: Some(by), .. } => assert_eq!(by.run_id, winner),
+            other => panic!("round {round}: the loser saw {other:?}"),
+        }
+    }
+}
+
+#[test]
+fn a_session_expires_by_the_database_clock_and_is_not_renewed_after() {
+    let Some(server) = ScratchServer::start_or_skip("a_session_expires_by_the_database_clock")
+    else {
+        return;
+    };
+    let url = server.new_database();
+    let mut store = connect(&url);
+    let short = session(&mut store, 1_000);
+    assert!(store.session_alive(&short).unwrap());
+    assert!(short.may_act());
+    store.renew(&short).expect("a live session renews");
+    std::thread::sleep(Duration::from_millis(1_300));
+    // The database's now() is past expires_at: dead, and it cannot come back.
+    assert!(!store.session_alive(&short).unwrap());
+    assert!(
+        !short.may_act(),
+        "the controller's own deadline is earlier still"
+    );
+    match store.renew(&short) {
+        Err(StoreError::SessionExpired { session }) => assert_eq!(session, short.id()),
+        other => panic!("an expired session was renewed: {other:?}"),
+    }
+    // Judged by the database: moving the session's expiry into the past ends it at once,
+    // whatever the controller's clock says.
+    let long = session(&mut store, 600_000);
+    assert!(store.session_alive(&long).unwrap());
+    store
+        .client()
+        .execute(
+            "UPDATE cairn_session SET expires_at = now() - interval '1 second' WHERE id = $1",
+            &[&long.id()],
+        )
+        .unwrap();
+    assert!(!store.session_alive(&long).unwrap());
+    assert!(long.may_act(), "its own clock has not run out");
+    assert!(matches!(
+        store.renew(&long),
+        Err(StoreError::SessionExpired { .. })
+    ));
+}
+
+#[test]
+fn an_append_after_the_lease_moved_inserts_nothing_and_says_fenced() {
+    let Some(server) = ScratchServer::start_or_skip("an_append_after_the_lease_moved") else {
+        return;
+    };
+    let url = server.new_database();
+    let mut old = connect(&url);
+    let old_session = session(&mut old, 1_000);
+    let HostTake::Free { epoch: old_epoch } =
+        old.take_host(&old_session, "esx03", &holder("r1")).unwrap()
+    else {
+        panic!("a new host is free");
+    };
+    old.append(
+        &old_session,
+        "r1",
+        "esx03",
+        old_epoch,
+        b"{\"type\":\"intent\"}",
+    )
+    .expect("the holder appends");
+    std::thread::sleep(Duration::from_millis(1_300));
+
+    let mut new = connect(&url);
+    let new_session = session(&mut new, 30_000);
+    let take = new.take_host(&new_session, "esx03", &holder("r1")).unwrap();
+    let HostTake::TakenOver {
+        epoch: new_epoch,
+        from: Some(from),
+    } = take
+    else {
+        panic!("an expired holder's host is taken over: {take:?}");
+    };
+    assert_eq!(from.run_id, "r1");
+    assert_eq!(new_epoch, old_epoch + 1);
+
+    match old.append(
+        &old_session,
+        "r1",
+        "esx03",
+        old_epoch,
+        b"{\"type\":\"outcome\"}",
+    ) {
+        Err(StoreError::Fenced { host, epoch, now }) => {
+            assert_eq!((host.as_str(), epoch), ("esx03", old_epoch));
+            assert!(
+                now.contains(&format!(
+                    "session {} holds it at epoch {new_epoch}",
+                    new_session.id()
+                )),
+                "{now}"
+            );
+        }
+        other => panic!("a stale controller appended: {other:?}"),
+    }
+    // Even with a live session: the epoch is what fences.
+    let revived = session(&mut old, 30_000);
+    assert!(matches!(
+        old.append(&revived, "r1", "esx03", new_epoch, b"x"),
+        Err(StoreError::Fenced { .. })
+    ));
+    new.append(
+        &new_session,
+        "r1",
+        "esx03",
+        new_epoch,
+        b"{\"type\":\"resume\"}",
+    )
+    .expect("the new holder appends");
+    let records = new.records("r1", "esx03").unwrap();
+    assert_eq!(
+        records,
+        vec![
+            b"{\"type\":\"intent\"}".to_vec(),
+            b"{\"type\":\"resume\"}".to_vec()
+        ]
+    );
+}
+
+#[test]
+fn a_host_epoch_only_grows() {
+    let Some(server) = ScratchServer::start_or_skip("a_host_epoch_only_grows") else {
+        return;
+    };
+    let url = server.new_database();
+    let mut store = connect(&url);
+    let first = session(&mut store, 30_000);
+    let mut epochs = Vec::new();
+    for run in ["r1", "r2", "r3"] {
+        let HostTake::Free { epoch } = store.take_host(&first, "n1", &holder(run)).unwrap() else {
+            panic!("a given-back host is free");
+        };
+        // Taking it again for the same run keeps the epoch.
+        assert_eq!(
+            store.take_host(&first, "n1", &holder(run)).unwrap(),
+            HostTake::Free { epoch }
+        );
+        epochs.push(epoch);
+        assert!(store.release_host(&first, "n1", epoch).unwrap());
+    }
+    let expiring = session(&mut store, 300);
+    let HostTake::Free { epoch } = store.take_host(&expiring, "n1", &holder("r4")).unwrap() else {
+        panic!()
+    };
+    epochs.push(epoch);
+    std::thread::sleep(Duration::from_millis(500));
+    let HostTake::TakenOver { epoch, .. } = store.take_host(&first, "n1", &holder("r5")).unwrap()
+    else {
+        panic!()
+    };
+    epochs.push(epoch);
+    assert_eq!(epochs, vec![1, 2, 3, 4, 5]);
+
+    let lowered = store
+        .client()
+        .execute("UPDATE cairn_lease SET epoch = 1 WHERE host = 'n1'", &[]);
+    let message = db_message(lowered.expect_err("an epoch was lowered"));
+    assert!(message.contains("only grows"), "{message}");
+    let deleted = store
+        .client()
+        .execute("DELETE FROM cairn_lease WHERE host = 'n1'", &[]);
+    let message = db_message(deleted.expect_err("a lease row was deleted"));
+    assert!(message.contains("never deleted"), "{message}");
+    assert_eq!(store.lease_of("n1").unwrap(), Some((Some(first.id()), 5)));
+}
+
+#[test]
+fn two_standbys_claiming_at_once_split_the_expired_hosts() {
+    let Some(server) = ScratchServer::start_or_skip("two_standbys_split_the_expired_hosts") else {
+        return;
+    };
+    let url = server.new_database();
+    let mut dead = connect(&url);
+    let dead_session = session(&mut dead, 300);
+    let hosts: Vec<String> = (0..10).map(|n| format!("esx{n:02}")).collect();
+    for host in &hosts {
+        dead.take_host(&dead_session, host, &holder("r1")).unwrap();
+    }
+    std::thread::sleep(Duration::from_millis(500));
+
+    let mut first = connect(&url);
+    let first_session = session(&mut first, 30_000);
+    let mut second = connect(&url);
+    let second_session = session(&mut second, 30_000);
+
+    // The first standby's claim is still uncommitted (its rows locked) when the second claims.
+    let mut transaction = first.client().transaction().unwrap();
+    let first_claim =
+        cairn_store_pg::claim::claim_expired(&mut transaction, &first_session, 6).unwrap();
+    let started = std::time::Instant::now();
+    let second_claim = second.claim_expired(&second_session, 10).unwrap();
+    assert!(
+        started.elapsed() < Duration::from_secs(2),
+        "the second standby waited for the first"
+    );
+    transaction.commit().unwrap();
+
+    assert_eq!(first_claim.len(), 6, "{first_claim:?}");
+    assert_eq!(second_claim.len(), 4, "{second_claim:?}");
+    let mut all: Vec<String> = first_claim
+        .iter()
+        .chain(&second_claim)
+        .map(|claimed| claimed.host.clone())
+        .collect();
+    all.sort();
+    assert_eq!(all, hosts, "every host claimed once");
+    for claimed in first_claim.iter().chain(&second_claim) {
+        assert_eq!(claimed.epoch, 2);
+        assert_eq!(claimed.from_session, dead_session.id());
+        assert_eq!(claimed.run_id.as_deref(), Some("r1"));
+    }
+    // Nothing is left to claim, and live sessions' hosts are never claimed.
+    assert!(first.claim_expired(&first_session, 10).unwrap().is_empty());
+}
+
+#[test]
+fn an_immediate_restart_of_the_server_is_a_clean_error_then_a_reconnect() {
+    let Some(mut server) = ScratchServer::start_or_skip("an_immediate_restart_of_the_server")
+    else {
+        return;
+    };
+    let url = server.new_database();
+    let mut store = connect(&url);
+    let session = session(&mut store, 60_000);
+    let HostTake::Free { epoch } = store.take_host(&session, "n1", &holder("r1")).unwrap() else {
+        panic!()
+    };
+    store.append(&session, "r1", "n1", epoch, b"one").unwrap();
+    let before = server.pid();
+    server
+        .restart_immediate()
+        .expect("pg_ctl restart -m immediate");
+    assert_ne!(server.pid(), before);
+
+    let error = store
+        .append(&session, "r1", "n1", epoch, b"lost")
+        .expect_err("an append on a killed connection");
+    assert!(error.is_lost(), "{error:?}");
+    let message = error.to_string();
+    assert!(
+        message.contains("lost the connection to the store"),
+        "{message}"
+    );
+    assert!(message.contains("append to a journal"), "{message}");
+
+    store
+        .reconnect()
+        .expect("the restarted server takes a new connection");
+    store.append(&session, "r1", "n1", epoch, b"two").unwrap();
+    // The committed append survived the crash's recovery; the failed one was never applied.
+    assert_eq!(
+        store.records("r1", "n1").unwrap(),
+        vec![b"one".to_vec(), b"two".to_vec()]
+    );
+}
+
+/// Set in the child process the SIGSTOP test starts: the store to hold a host in.
+const CHILD_URL: &str = "CAIRN_PG_TEST_HOLDER_URL";
+
+#[test]
+fn a_holder_stopped_past_its_ttl_is_fenced_when_it_wakes() {
+    if let Ok(url) = std::env::var(CHILD_URL) {
+        return stopped_holder(&url);
+    }
+    let Some(server) = ScratchServer::start_or_skip("a_holder_stopped_past_its_ttl") else {
+        return;
+    };
+    let url = server.new_database();
+    // The holder is this test binary again, running only this test as the child.
+    let mut child = Command::new(std::env::current_exe().unwrap())
+        .args([
+            "--exact",
+            "a_holder_stopped_past_its_ttl_is_fenced_when_it_wakes",
+            "--nocapture",
+            "--test-threads=1",
+        ])
+        .env(CHILD_URL, url.redacted())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+    let mut next = move || loop {
+        let line = lines.next().expect("the holder ended early").unwrap();
+        // libtest may print the test's name on the same line before it.
+        if let Some((_, said)) = line.split_once("holder: ") {
+            return said.to_owned();
+        }
+    };
+    assert_eq!(next(), "held epoch 1, appended");
+    let pid = rustix::process::Pid::from_raw(child.id() as i32).unwrap();
+    rustix::process::kill_process(pid, rustix::process::Signal::STOP).unwrap();
+
+    // Its TTL is 2 s, renewed every 500 ms, while it was running.
+    std::thread::sleep(Duration::from_millis(3_000));
+    let mut standby = connect(&url);
+    let standby_session = session(&mut standby, 30_000);
+    let claimed = standby.claim_expired(&standby_session, 10).unwrap();
+    assert_eq!(claimed.len(), 1, "{claimed:?}");
+    assert_eq!((claimed[0].host.as_str(), claimed[0].epoch), ("esx07", 2));
+
+    rustix::process::kill_process(pid, rustix::process::Signal::CONT).unwrap();
+    writeln!(child.stdin.as_mut().unwrap(), "act").unwrap();
+    assert_eq!(next(), "may act: false");
+    let append = next();
+    assert!(append.starts_with("append: fenced"), "{append}");
+    let renew = next();
+    assert!(
+        renew.starts_with("renew: the controller session"),
+        "{renew}"
+    );
+    assert!(child.wait().unwrap().success());
+    assert_eq!(
+        standby.records("r1", "esx07").unwrap(),
+        vec![b"first".to_vec()]
+    );
+}
+
+/// The child's side: hold `esx07`, append once, wait (stopped) for a line, then try to act.
+fn stopped_holder(url: &str) {
+    let url = StoreUrl::parse(url).unwrap();
+    let mut store = connect(&url);
+    let session = store
+        .open_session(
+            "stopped",
+            std::process::id(),
+            Duration::from_secs(2),
+            Duration::from_millis(500),
+        )
+        .unwrap();
+    let heartbeat =
+        cairn_store_pg::Heartbeat::start(&url, &session, Duration::from_millis(500)).unwrap();
+    let HostTake::Free { epoch } = store.take_host(&session, "esx07", &holder("r1")).unwrap()
+    else {
+        panic!()
+    };
+    store
+        .append(&session, "r1", "esx07", epoch, b"first")
+        .unwrap();
+    println!("holder: held epoch {epoch}, appended");
+    let mut line = String::new();
+    std::io::stdin().read_line(&mut line).unwrap();
+    println!("holder: may act: {}", session.may_act());
+    match store.append(&session, "r1", "esx07", epoch, b"after the stop") {
+        Ok(seq) => println!("holder: append: written as {seq}"),
+        Err(error) => println!("holder: append: {error}"),
+    }
+    match store.renew(&session) {
+        Ok(()) => println!("holder: renew: renewed"),
+        Err(error) => println!("holder: renew: {error}"),
+    }
+    drop(heartbeat);
+}
+
+#[test]
+fn a_run_is_stored_whole_for_another_controller() {
+    let Some(server) = ScratchServer::start_or_skip("a_run_is_stored_whole") else {
+        return;
+    };
+    let url = server.new_database();
+    let mut store = connect(&url);
+    let session = session(&mut store, 30_000);
+    let run = RunRecord {
+        id: "20261201-101500".into(),
+        runbook_path: "firmware.rhai".into(),
+        runbook: b"stage(\"x\", || {});\n".to_vec(),
+        modules: vec![
+            ("lib/a.rhai".into(), b"fn a() {}".to_vec()),
+            ("lib/b.rhai".into(), vec![0xff, 0x00, 0x01]),
+        ],
+        inventory: b"[hosts.esx01]\naddress = \"10.0.0.1\"\n".to_vec(),
+        params: serde_json::json!({"rolling": "25%", "fw": {"version": "28.39.1002"}}),
+    };
+    store.save_run(&session, &run).unwrap();
+    let mut other = connect(&url);
+    assert_eq!(other.load_run(&run.id).unwrap(), Some(run.clone()));
+    assert_eq!(other.load_run("20990101-000000").unwrap(), None);
+    let again = store
+        .save_run(&session, &run)
+        .expect_err("one run id is stored once");
+    assert!(again.to_string().contains("store the run"), "{again}");
+}
+
+#[test]
+fn the_schema_is_created_once_and_a_newer_one_is_refused() {
+    let Some(server) = ScratchServer::start_or_skip("the_schema_is_created_once") else {
+        return;
+    };
+    let url = server.new_database();
+    let racers: Vec<_> = (0..4)
+        .map(|_| {
+            let url = url.clone();
+            std::thread::spawn(move || PgStore::connect(&url).map(|_| ()))
+        })
+        .collect();
+    for racer in racers {
+        racer
+            .join()
+            .unwrap()
+            .expect("concurrent connects all migrate cleanly");
+    }
+    let mut store = connect(&url);
+    let versions: i64 = store
+        .client()
+        .query_one("SELECT count(*) FROM cairn_schema", &[])
+        .unwrap()
+        .get(0);
+    assert_eq!(versions, 1);
+    store
+        .client()
+        .execute("UPDATE cairn_schema SET version = 99", &[])
+        .unwrap();
+    match PgStore::connect(&url) {
+        Err(StoreError::SchemaTooNew { found: 99, known }) => {
+            assert_eq!(known, cairn_store_pg::SCHEMA_VERSION)
+        }
+        other => panic!("a newer schema was used: {other:?}"),
+    }
+}
+
+#[test]
+fn the_runtime_lease_store_holds_a_host_at_an_epoch_and_gives_it_back() {
+    let Some(server) = ScratchServer::start_or_skip("the_runtime_lease_store") else {
+        return;
+    };
+    let url = server.new_database();
+    let leases = |controller: &str| {
+        let mut store = connect(&url);
+        let session = store
+            .open_session(
+                controller,
+                1,
+                Duration::from_secs(30),
+                Duration::from_secs(5),
+            )
+            .unwrap();
+        PgLeases::new(store, session)
+    };
+    let (ours, theirs) = (leases("jump01"), leases("jump02"));
+    let Taken::Free(held) = ours.try_take("ssh://esx03:22", &holder("r1")).unwrap() else {
+        panic!("a new host is free")
+    };
+    assert_eq!(held.epoch(), Some(1));
+    match theirs.try_take("ssh://esx03:22", &holder("r2")).unwrap() {
+        Taken::Held(by) => assert_eq!(
+            by.describe(),
+            "run r1 (controller jump01, pid 4242, since 10:15:03)"
+        ),
+        other => panic!("a held host was taken: {other:?}"),
+    }
+    drop(held);
+    let Taken::Free(held) = theirs.try_take("ssh://esx03:22", &holder("r2")).unwrap() else {
+        panic!("a given-back host is free")
+    };
+    assert_eq!(held.epoch(), Some(2));
+}
+
+#[test]
+fn an_unreachable_store_is_a_clear_error() {
+    let url =
+        StoreUrl::parse("postgresql://cairn:secret@/fleet?host=/nonexistent/cairn-socket").unwrap();
+    let error = PgStore::connect(&url).expect_err("nothing listens there");
+    let message = error.to_string();
+    assert!(
+        message.starts_with("cannot connect to the store postgresql://cairn:***@/fleet"),
+        "{message}"
+    );
+    assert!(!message.contains("secret"), "{message}");
+}
