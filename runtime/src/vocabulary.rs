@@ -472,13 +472,15 @@ fn reboot_now(ctx: &NativeCallContext) -> RhaiResult<()> {
     };
     let site = host.site(ctx);
     let budget = host.clone();
+    // The place is given back once the host is back and its outcome journaled, so no journal
+    // shows two reboots at once under a budget of one; a reboot that failed (the host did not
+    // come back) keeps it: the host may well be down.
     host.perform(call, &site, move |io| {
         budget.take_budget(crate::Disruption::Reboot)?;
-        let rebooted = reboot::reboot(io);
-        budget.release_budget(crate::Disruption::Reboot);
-        rebooted
+        reboot::reboot(io)
     })
     .map_err(|e| host.fail(e, ctx.call_position()))?;
+    host.release_budget(crate::Disruption::Reboot);
     after_boot(&host, &site).map_err(|e| host.fail(e, ctx.call_position()))
 }
 

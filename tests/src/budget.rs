@@ -335,8 +335,8 @@ fn waits_of(lab: &Lab, host: &str) -> Vec<(u64, Vec<String>)> {
         .collect()
 }
 
-#[test]
-fn each_group_has_its_own_limit_and_a_group_the_inventory_lacks_is_refused() {
+/// Every host of [`two_group_lab`] reboots once under `--max-unavailable limits`.
+fn reboot_all_under(limits: &str) -> (Lab, cairn_tests::Run) {
     let lab = Lab::new();
     lab.write("book.rhai", "stage \"reboot\" on all {\n    reboot();\n}\n");
     lab.write("lab.toml", &two_group_lab());
@@ -346,8 +346,14 @@ fn each_group_has_its_own_limit_and_a_group_the_inventory_lacks_is_refused() {
         "-i",
         "lab.toml",
         "--max-unavailable",
-        "storage=1,compute=2",
+        limits,
     ]);
+    (lab, run)
+}
+
+#[test]
+fn each_group_has_its_own_limit_and_a_group_the_inventory_lacks_is_refused() {
+    let (lab, run) = reboot_all_under("storage=1,compute=2");
     assert_eq!(run.code, 0, "{}\n{}", run.stdout, run.stderr);
     // Each wait is for the host's own group, held by that group's hosts only: a storage host
     // never waits for a compute host's reboot, nor the other way round.
@@ -381,17 +387,7 @@ fn each_group_has_its_own_limit_and_a_group_the_inventory_lacks_is_refused() {
         run.stdout
     );
 
-    let typo = Lab::new();
-    typo.write("book.rhai", "stage \"reboot\" on all {\n    reboot();\n}\n");
-    typo.write("lab.toml", &two_group_lab());
-    let refused = typo.cairn(&[
-        "run",
-        "book.rhai",
-        "-i",
-        "lab.toml",
-        "--max-unavailable",
-        "storage=1,computer=2",
-    ]);
+    let (typo, refused) = reboot_all_under("storage=1,computer=2");
     assert_eq!(refused.code, 2, "{}\n{}", refused.stdout, refused.stderr);
     assert!(
         crate::refusals::unwrapped(&refused.stderr)

@@ -631,7 +631,8 @@ fn set_maintenance(ctx: &NativeCallContext, on: bool) -> RhaiResult<Map> {
                 return Ok(Compared::Same(value));
             }
             // Entering takes a place in the disruption budget (`--max-unavailable`), waiting
-            // for one, before the mark; leaving gives it back once the host is out.
+            // for one, before the mark; leaving gives it back once the host is out and the
+            // outcome journaled (below), so no journal shows the next host going down first.
             if on && !io.checking() {
                 host.take_budget(cairn_runtime::Disruption::Maintenance)?;
             }
@@ -644,12 +645,12 @@ fn set_maintenance(ctx: &NativeCallContext, on: bool) -> RhaiResult<Map> {
         },
         |io, (), planned| {
             action::run(io, &command::maintenance_set(on))?;
-            if !on {
-                host.release_budget(cairn_runtime::Disruption::Maintenance);
-            }
             Ok(planned)
         },
     )?;
+    if !on {
+        host.release_budget(cairn_runtime::Disruption::Maintenance);
+    }
     to_map(value)
 }
 
