@@ -365,12 +365,13 @@ fn a_node_cabled_to_another_switch_is_missing_from_the_fabric() {
     let run = lab.cairn(&["run", "fabric.rhai", "-i", "lab.toml"]);
     assert_ne!(run.code, 0);
     let output = format!("{}{}", run.stdout, run.stderr);
-    // node143 sees only itself (the others may see it leave the run before they look).
-    assert!(
-        output.contains("node143: ibnetdiscover does not list node1"),
-        "{output}"
-    );
-    assert!(output.contains("(it lists [\"node143\"])"), "{output}");
+    // Whoever looks first fails: node143 sees only itself, or the others do not see node143
+    // (and then, failed, they have left the run before node143 looks, so it sees no one
+    // missing).
+    let alone = output.contains("node143: ibnetdiscover does not list node1")
+        && output.contains("(it lists [\"node143\"])");
+    let missed = output.contains("ibnetdiscover does not list node143 (it lists [\"node139\"");
+    assert!(alone || missed, "{output}");
 }
 
 #[test]
