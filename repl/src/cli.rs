@@ -21,7 +21,7 @@ pub(crate) struct Cli {
     pub(crate) state_dir: PathBuf,
     /// A folder runbooks' imports are looked up in after the importing file's folder and its
     /// pack's `lib/` (repeatable; CAIRN_PATH holds more, separated by `:`).
-    #[arg(long = "lib", global = true, value_name = "DIR")]
+    #[arg(long = "lib", global = true, value_name = "DIR", value_parser = lib_dir)]
     pub(crate) lib: Vec<PathBuf>,
     #[command(subcommand)]
     pub(crate) command: Command,
@@ -398,6 +398,16 @@ pub(crate) struct CommonRunArgs {
 }
 
 /// `--forks N`: a count of at least 1 (0 would start no host, and the run would wait forever).
+/// A `--lib` folder must be there: a mistyped one would only show as a module not found later.
+fn lib_dir(text: &str) -> Result<PathBuf, String> {
+    let dir = PathBuf::from(text);
+    if dir.is_dir() {
+        Ok(dir)
+    } else {
+        Err(format!("`{text}` is not a folder"))
+    }
+}
+
 fn forks(text: &str) -> Result<usize, String> {
     match text.parse::<usize>() {
         Ok(0) => Err("at least 1 host must act at once".into()),

@@ -467,10 +467,15 @@ mod tests {
         ]
     }
 
+    /// The budget `--max-unavailable text` gives [`cluster`].
+    fn budget_of(text: &str) -> DisruptionBudget {
+        let budgets = Budgets::parse(text).unwrap_or_else(|e| panic!("{e}"));
+        DisruptionBudget::for_hosts(Some(&budgets), &cluster())
+    }
+
     #[test]
     fn a_group_counts_only_its_own_hosts_and_its_failures_hold_only_its_places() {
-        let budgets = Budgets::parse("esxi=1,guests=2").unwrap_or_else(|e| panic!("{e}"));
-        let budget = DisruptionBudget::for_hosts(Some(&budgets), &cluster());
+        let budget = budget_of("esxi=1,guests=2");
         let cancel = Cancel::default();
         let never = |_: &Full| panic!("should not wait");
         assert!(
@@ -519,8 +524,7 @@ mod tests {
 
     #[test]
     fn a_run_wide_limit_and_a_group_limit_both_hold() {
-        let budgets = Budgets::parse("2,guests=25%").unwrap_or_else(|e| panic!("{e}"));
-        let budget = DisruptionBudget::for_hosts(Some(&budgets), &cluster());
+        let budget = budget_of("2,guests=25%");
         let cancel = Cancel::default();
         let never = |_: &Full| panic!("should not wait");
         for host in ["vm01", "esx01"] {
