@@ -218,8 +218,16 @@ fn the_files_name_the_lib_folder_the_vault_and_its_key() {
     );
     let missing = lab.cairn(&["run", "book.rhai"]);
     assert_eq!(missing.code, 2, "{}\n{}", missing.stdout, missing.stderr);
-    assert!(missing.stderr.contains("is not a folder"), "{}", missing.stderr);
-    assert!(missing.stderr.contains("cairn.toml:3:"), "{}", missing.stderr);
+    assert!(
+        missing.stderr.contains("is not a folder"),
+        "{}",
+        missing.stderr
+    );
+    assert!(
+        missing.stderr.contains("cairn.toml:3:"),
+        "{}",
+        missing.stderr
+    );
     // Without a vault, the user's key is not a usage error: a runbook without secrets runs.
     lab.write("cairn.toml", "[defaults]\ninventory = \"labs/one.toml\"\n");
     let plain = lab.cairn(&["run", "book.rhai"]);
