@@ -1,15 +1,56 @@
 //! `cairn check`: compile a runbook and check it, and its stages' groups against an inventory;
 //! runs nothing. `--format json` prints one object per problem for editors and CI.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use cairn_runtime::inventory::{HostPattern, Inventory};
 use cairn_runtime::{CheckRecord, Runbook, build_engine, check_source};
+use clap::{Args, ValueEnum};
 
-use crate::cli::CheckFormat;
+use super::Context;
 
-pub(crate) fn check(
+/// `cairn check RUNBOOK [-i INVENTORY [--limit PATTERN]] [--format json]`.
+#[derive(Debug, Args)]
+pub(crate) struct CheckArgs {
+    /// The runbook, or a recipe: a name one pack has, or `namespace/pack:recipe`.
+    runbook: PathBuf,
+    /// The inventory (TOML) whose groups the stages must name.
+    #[arg(short, long)]
+    inventory: Option<PathBuf>,
+    /// Only these hosts: names, globs (`esx0*`), ranges (`node[01-04]`), groups, `!` to
+    /// exclude, `&` to intersect, separated by `:` or `,` (as Ansible's patterns).
+    #[arg(long, value_name = "PATTERN", requires = "inventory")]
+    limit: Option<String>,
+    /// How to print the problems: for people, or one JSON object per line (file, line,
+    /// column, code, message, help) for editors and CI annotations.
+    #[arg(long, value_enum, default_value_t = CheckFormat::Human)]
+    format: CheckFormat,
+}
+
+/// `cairn check --format`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub(crate) enum CheckFormat {
+    /// Diagnostics with the source lines, on standard error.
+    Human,
+    /// One JSON object per problem on standard output (docs/editors.md).
+    Json,
+}
+
+impl CheckArgs {
+    pub(crate) fn execute(self, context: &Context) -> miette::Result<ExitCode> {
+        let runbook = super::recipes::runbook_file(&context.state, &self.runbook)?;
+        check(
+            &context.state,
+            &runbook,
+            self.inventory.as_deref(),
+            self.limit.as_deref(),
+            self.format,
+        )
+    }
+}
+
+fn check(
     state: &Path,
     path: &Path,
     inventory: Option<&Path>,

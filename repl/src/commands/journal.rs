@@ -5,10 +5,31 @@ use std::process::ExitCode;
 
 use cairn_runtime::journal::HostJournal;
 use cairn_runtime::{RunStore, UnknownName};
+use clap::Args;
 
+use super::Context;
 use crate::timeline::describe;
 
-pub(crate) fn journal(
+/// `cairn journal [RUN-ID] HOST [--json]`.
+#[derive(Debug, Args)]
+pub(crate) struct JournalArgs {
+    /// `[RUN-ID] HOST`: the run (default: the newest) and the host.
+    #[arg(required = true, num_args = 1..=2, value_names = ["RUN-ID", "HOST"])]
+    run_and_host: Vec<String>,
+    /// Print the records as JSON lines.
+    #[arg(long)]
+    json: bool,
+}
+
+impl JournalArgs {
+    pub(crate) fn execute(mut self, context: &Context) -> miette::Result<ExitCode> {
+        // clap gives one or two values: the last is the host.
+        let host = self.run_and_host.pop().unwrap_or_default();
+        journal(&context.state, self.run_and_host.pop(), &host, self.json)
+    }
+}
+
+fn journal(
     state: &Path,
     run_id: Option<String>,
     host: &str,

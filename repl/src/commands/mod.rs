@@ -1,4 +1,5 @@
-//! One file per subcommand; this one dispatches.
+//! One file per subcommand, each with its arguments' struct and the `execute` that runs it;
+//! this one dispatches.
 
 mod ask_undecided;
 mod check;
@@ -13,14 +14,44 @@ mod parse;
 mod recipes;
 mod repl;
 mod report;
+mod resume;
 mod run;
 mod runs;
 mod vault;
 
+use std::path::PathBuf;
 use std::process::ExitCode;
 
+pub(crate) use check::CheckArgs;
+pub(crate) use debug::DebugArgs;
+pub(crate) use exec::ExecArgs;
+pub(crate) use generated::{CompletionsArgs, ManArgs};
+pub(crate) use hosts::HostsArgs;
+pub(crate) use journal::JournalArgs;
+pub(crate) use parse::ParseArgs;
+pub(crate) use recipes::RecipesArgs;
+pub(crate) use repl::ReplArgs;
+pub(crate) use report::ReportArgs;
+pub(crate) use resume::ResumeArgs;
+pub(crate) use run::RunArgs;
+pub(crate) use runs::RunsArgs;
+pub(crate) use vault::VaultArgs;
+
+use cairn_runtime::config::Config;
+
 use crate::cli::Command;
-use crate::defaults::Parsed;
+use crate::defaults::{OptionInfo, Parsed};
+
+/// What a subcommand may need besides its own arguments: the global options and the config
+/// files' values.
+pub(crate) struct Context {
+    /// `--state-dir`: where runs and simulated hosts keep their state.
+    pub(crate) state: PathBuf,
+    /// The config files read, for `cairn config`.
+    pub(crate) config: Config,
+    /// Each configurable option's built-in default and source, for `cairn config`.
+    pub(crate) options: Vec<OptionInfo>,
+}
 
 /// Runs the chosen subcommand. `Ok` carries the exit code: 0 all hosts succeeded, 1 some host
 /// failed, 130 a signal stopped the run; errors exit 2.
@@ -30,95 +61,35 @@ pub(crate) fn execute(parsed: Parsed) -> miette::Result<ExitCode> {
         config,
         options,
     } = parsed;
-    let state = cli.state_dir;
     crate::assembly::set_lib_path(cli.lib);
-    match cli.command {
-        Command::Completions { shell } => generated::completions(shell),
-        Command::Config => config::config(&config, &options),
-        Command::Man { dir } => generated::man(&dir),
-        Command::Check {
-            runbook,
-            inventory,
-            limit,
-            format,
-        } => {
-            let runbook = recipes::runbook_file(&state, &runbook)?;
-            check::check(
-                &state,
-                &runbook,
-                inventory.as_deref(),
-                limit.as_deref(),
-                format,
-            )
-        }
-        Command::Exec {
-            inventory,
-            pattern,
-            command,
-            read_only,
-            common,
-        } => exec::exec(&state, inventory, &pattern, &command, read_only, common),
-        Command::Hosts { inventory, pattern } => {
-            hosts::hosts(&state, &inventory, pattern.as_deref())
-        }
-        Command::Debug {
-            runbook,
-            inventory,
-            host,
-            params,
-            breakpoints,
-        } => debug::debug(&state, runbook, &inventory, host, &params, breakpoints),
-        Command::Journal {
-            mut run_and_host,
-            json,
-        } => {
-            let host = run_and_host.pop().unwrap_or_default();
-            journal::journal(&state, run_and_host.pop(), &host, json)
-        }
-        Command::Lsp => lsp::lsp(),
-        Command::Parse { tool, file, list } => parse::parse(tool.as_deref(), &file, list),
-        Command::Resume {
-            run_id,
-            assume,
-            restart_host,
-            from_stage,
-            runbook,
-            common,
-        } => run::resume(
-            &state,
-            run_id,
-            &assume,
-            restart_host,
-            (from_stage, runbook),
-            common,
-        ),
-        Command::Run {
-            runbook,
-            inventory,
-            check,
-            limit,
-            common,
-        } => {
-            let runbook = recipes::runbook_file(&state, &runbook)?;
-            run::run(&state, runbook, inventory, check, limit.as_deref(), common)
-        }
-        Command::Report {
-            run_id,
-            output,
-            pdf,
-        } => report::report(&state, run_id.as_deref(), output, pdf),
-        Command::Recipes { command } => recipes::recipes(&state, command),
-        Command::Runs { json } => runs::runs(&state, json),
-        Command::Vault { action } => vault::vault(action),
-        Command::Repl {
-            inventory,
-            host,
-            sim,
-        } => {
-            // A config file's inventory does not apply to a throwaway simulated host (clap
-            // still refuses `-i` given with `--sim`).
-            let inventory = inventory.filter(|_| sim.is_none());
-            repl::repl(&state, inventory.as_deref(), host, sim.as_deref())
+    let context = Context {
+        state: cli.state_dir,
+        config,
+        options,
+    };
+    cli.command.execute(&context)
+}
+
+impl Command {
+    fn execute(self, context: &Context) -> miette::Result<ExitCode> {
+        match self {
+            Self::Check(args) => args.execute(context),
+            Self::Completions(args) => args.execute(),
+            Self::Config => config::config(&context.config, &context.options),
+            Self::Debug(args) => args.execute(context),
+            Self::Exec(args) => args.execute(context),
+            Self::Hosts(args) => args.execute(context),
+            Self::Journal(args) => args.execute(context),
+            Self::Lsp => lsp::lsp(),
+            Self::Man(args) => args.execute(),
+            Self::Parse(args) => args.execute(),
+            Self::Recipes(args) => args.execute(context),
+            Self::Repl(args) => args.execute(context),
+            Self::Report(args) => args.execute(context),
+            Self::Resume(args) => args.execute(context),
+            Self::Run(args) => args.execute(context),
+            Self::Runs(args) => args.execute(context),
+            Self::Vault(args) => args.execute(),
         }
     }
 }

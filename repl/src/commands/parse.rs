@@ -4,9 +4,30 @@ use std::io::Read;
 use std::process::ExitCode;
 
 use cairn_stdlib::parsers::{parser, parsers};
+use clap::Args;
 use miette::IntoDiagnostic;
 
-pub(crate) fn parse(tool: Option<&str>, file: &str, list: bool) -> miette::Result<ExitCode> {
+/// `cairn parse TOOL [FILE]`, `cairn parse --list`.
+#[derive(Debug, Args)]
+pub(crate) struct ParseArgs {
+    /// The parser (see --list).
+    #[arg(required_unless_present = "list")]
+    tool: Option<String>,
+    /// The output file, or `-` for standard input.
+    #[arg(default_value = "-")]
+    file: String,
+    /// List the parsers.
+    #[arg(long)]
+    list: bool,
+}
+
+impl ParseArgs {
+    pub(crate) fn execute(self) -> miette::Result<ExitCode> {
+        parse(self.tool.as_deref(), &self.file, self.list)
+    }
+}
+
+fn parse(tool: Option<&str>, file: &str, list: bool) -> miette::Result<ExitCode> {
     if list {
         for p in parsers() {
             say!("{:<26} {}", p.name, p.command);

@@ -11,10 +11,78 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use cairn_packs::{Context, Store, find};
+use clap::{Args, Subcommand};
 
-use crate::cli::RecipesCommand;
+/// `cairn recipes list|lab|pack|install|verify|lock|show|diff`.
+#[derive(Debug, Args)]
+pub(crate) struct RecipesArgs {
+    #[command(subcommand)]
+    command: RecipesCommand,
+}
 
-pub(crate) fn recipes(state: &Path, command: RecipesCommand) -> miette::Result<ExitCode> {
+#[derive(Debug, Subcommand)]
+enum RecipesCommand {
+    /// Every recipe: its name, pack, version and lab, and each pack's content id.
+    List,
+    /// Print a recipe's simulated lab (an inventory): `cairn recipes lab NAME > lab.toml`.
+    Lab {
+        /// The recipe: a name one pack has, or `namespace/pack:recipe`.
+        recipe: String,
+    },
+    /// Write a pack folder as a `.cairnpack` archive (a deterministic tar), writing its `FILES`
+    /// list first; sign that list with `minisign -S -m DIR/FILES -t "cairn-pack NAME VERSION"`
+    /// and pack again to ship the signature too.
+    Pack {
+        /// The pack's folder, with its `cairn-pack.toml`.
+        dir: PathBuf,
+        /// The archive to write.
+        #[arg(short, long, value_name = "FILE")]
+        output: PathBuf,
+    },
+    /// Verify a pack (archive or folder), check its recipes against this cairn and store it
+    /// in the packs folder (`$CAIRN_HOME/packs`, else `$XDG_DATA_HOME/cairn/packs`), beside
+    /// its other versions.
+    Install {
+        /// The `.cairnpack` archive or the pack's folder.
+        source: PathBuf,
+        /// Install a pack with no `FILES.minisig`.
+        #[arg(long)]
+        allow_unsigned: bool,
+    },
+    /// Re-hash every installed pack against its `FILES`, check its signature, and check the
+    /// project's `cairn.lock` against what is installed.
+    Verify,
+    /// Resolve `cairn.toml`'s `[packs.require]` to installed versions and write `cairn.lock`.
+    Lock,
+    /// A recipe's usage, description and params (from its `///` comments), lab, pack and
+    /// signer.
+    Show {
+        /// The recipe: a name one pack has, or `namespace/pack:recipe`.
+        recipe: String,
+        /// Print a JSON Schema of its params instead.
+        #[arg(long, conflicts_with = "markdown")]
+        json: bool,
+        /// Print its params as a Markdown table instead (docs/recipes.md's tables).
+        #[arg(long)]
+        markdown: bool,
+    },
+    /// Say whether a pack's new version changes its params by a major, minor or patch step;
+    /// exits 1 when its version number claims less.
+    Diff {
+        /// The old version: a `.cairnpack` archive or a pack folder.
+        old: PathBuf,
+        /// The new version.
+        new: PathBuf,
+    },
+}
+
+impl RecipesArgs {
+    pub(crate) fn execute(self, context: &super::Context) -> miette::Result<ExitCode> {
+        recipes(&context.state, self.command)
+    }
+}
+
+fn recipes(state: &Path, command: RecipesCommand) -> miette::Result<ExitCode> {
     let context = context()?;
     match command {
         RecipesCommand::List => list(&context)?,

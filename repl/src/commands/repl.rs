@@ -1,13 +1,43 @@
 //! `cairn repl`: pick the host, then hand over to the REPL.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use cairn_runtime::inventory::{Address, HostSpec};
+use clap::Args;
 
+use super::Context;
 use crate::repl::{self, Target};
 
-pub(crate) fn repl(
+/// `cairn repl -i INVENTORY --host HOST`, `cairn repl --sim MODEL`.
+#[derive(Debug, Args)]
+pub(crate) struct ReplArgs {
+    /// The inventory (with --host).
+    #[arg(short, long, requires = "host", conflicts_with = "sim")]
+    inventory: Option<PathBuf>,
+    /// The inventory host to start on.
+    #[arg(long)]
+    host: Option<String>,
+    /// A throwaway simulated host instead: MODEL or MODEL?option=value&... (e.g. esxi7).
+    #[arg(long, value_name = "MODEL")]
+    sim: Option<String>,
+}
+
+impl ReplArgs {
+    pub(crate) fn execute(self, context: &Context) -> miette::Result<ExitCode> {
+        // A config file's inventory does not apply to a throwaway simulated host (clap still
+        // refuses `-i` given with `--sim`).
+        let inventory = self.inventory.filter(|_| self.sim.is_none());
+        repl(
+            &context.state,
+            inventory.as_deref(),
+            self.host,
+            self.sim.as_deref(),
+        )
+    }
+}
+
+fn repl(
     state: &Path,
     inventory: Option<&Path>,
     host: Option<String>,

@@ -6,8 +6,35 @@ use std::process::ExitCode;
 
 use cairn_report::RunModel;
 use cairn_runtime::RunStore;
+use clap::Args;
 
-pub(crate) fn report(
+use super::Context;
+
+/// `cairn report [RUN-ID] [-o FILE] [--pdf]`.
+#[derive(Debug, Args)]
+pub(crate) struct ReportArgs {
+    /// The run (default: the newest).
+    run_id: Option<String>,
+    /// The file to write (default: report.html, or report.pdf with --pdf).
+    #[arg(short, long, value_name = "FILE")]
+    output: Option<PathBuf>,
+    /// Print the page to PDF with headless Chromium (for a change ticket).
+    #[arg(long)]
+    pdf: bool,
+}
+
+impl ReportArgs {
+    pub(crate) fn execute(self, context: &Context) -> miette::Result<ExitCode> {
+        report(
+            &context.state,
+            self.run_id.as_deref(),
+            self.output,
+            self.pdf,
+        )
+    }
+}
+
+fn report(
     state: &Path,
     run_id: Option<&str>,
     output: Option<PathBuf>,

@@ -1,4 +1,5 @@
-//! `cairn run` and `cairn resume`: wire the launcher, Ctrl-C and the progress display.
+//! `cairn run`: wire the launcher, Ctrl-C and the progress display (`cairn resume` and `cairn
+//! exec` drive a run through the same functions).
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -10,26 +11,68 @@ use std::time::Duration;
 use cairn_runtime::ParamFile;
 use cairn_runtime::inventory::HostPattern;
 use cairn_runtime::journal::HostStatus;
-use cairn_runtime::launch::{Launcher, NewRun, RunOverrides};
+use cairn_runtime::launch::{Launcher, NewRun};
 use cairn_runtime::output::{ColorChoice, Summary, Verbosity, group_failures};
-use cairn_runtime::{Assumptions, Cancel, EventSink, RunOptions, RunReport, Stamped};
+use cairn_runtime::{Cancel, EventSink, RunOptions, RunReport, Stamped};
 use cairn_vault::Vault;
+use clap::Args;
 use miette::IntoDiagnostic;
 
-use crate::cli::{Color, CommonRunArgs};
+use super::Context;
+use crate::cli::{Color, CommonRunArgs, InventoryFile};
 use crate::progress::{self, Display, Shown};
 use crate::repl::FailurePrompt;
 
-pub(crate) fn run(
+/// `cairn run RUNBOOK -i INVENTORY [--check] [--limit PATTERN] ...`.
+#[derive(Debug, Args)]
+pub(crate) struct RunArgs {
+    /// The runbook, or a recipe: a name one pack has, or `namespace/pack:recipe`.
+    pub(super) runbook: PathBuf,
+    #[command(flatten)]
+    pub(super) inventory: InventoryFile,
+    /// Report per host what would change and which reboots would follow; change nothing.
+    #[arg(long)]
+    pub(super) check: bool,
+    /// Only these hosts: names, globs (`esx0*`), ranges (`node[01-04]`), groups, `!` to
+    /// exclude, `&` to intersect, separated by `:` or `,` (as Ansible's patterns). A resume
+    /// drives the hosts the run started with.
+    #[arg(long, value_name = "PATTERN")]
+    pub(super) limit: Option<String>,
+    #[command(flatten)]
+    pub(super) common: CommonRunArgs,
+}
+
+impl RunArgs {
+    /// Runs the runbook, or the recipe it names.
+    pub(crate) fn execute(mut self, context: &Context) -> miette::Result<ExitCode> {
+        self.runbook = super::recipes::runbook_file(&context.state, &self.runbook)?;
+        self.start(context)
+    }
+
+    /// Starts a new run of the runbook file as given.
+    pub(super) fn start(self, context: &Context) -> miette::Result<ExitCode> {
+        let Self {
+            runbook,
+            inventory,
+            check,
+            limit,
+            common,
+        } = self;
+        let inventory = inventory.path().to_path_buf();
+        run(&context.state, runbook, inventory, check, limit, common)
+    }
+}
+
+fn run(
     state: &Path,
     runbook: PathBuf,
     inventory: PathBuf,
     check: bool,
-    limit: Option<&str>,
+    limit: Option<String>,
     common: CommonRunArgs,
 ) -> miette::Result<ExitCode> {
     let defaults = RunOptions::default();
-    let limit = limit.map(HostPattern::parse).transpose()?;
+    let limit = limit.as_deref().map(HostPattern::parse).transpose()?;
     let (vault, param_file) = inputs(&common)?;
     let prompt = common
         .debug_on_failure
@@ -72,66 +115,8 @@ pub(crate) fn run(
     code
 }
 
-pub(crate) fn resume(
-    state: &Path,
-    run_id: Option<String>,
-    assume: &[String],
-    restart_hosts: Vec<String>,
-    (from_stage, runbook): (Option<String>, Option<PathBuf>),
-    common: CommonRunArgs,
-) -> miette::Result<ExitCode> {
-    let assume = Assumptions::parse(assume).map_err(|message| {
-        miette::miette!(
-            code = "cairn::assume_syntax",
-            help = "write --assume done, --assume redo, or per host --assume HOST=done",
-            "{message}"
-        )
-    })?;
-    let (vault, param_file) = inputs(&common)?;
-    let prompt = common
-        .debug_on_failure
-        .then(|| FailurePrompt::start(state))
-        .transpose()?;
-    let overrides = RunOverrides {
-        accept_new_host_keys: common.accept_new_host_keys,
-        debugger: prompt.as_ref().map(|(debugger, _)| debugger.clone()),
-        forks: common.forks,
-        max_fail_percent: common.max_fail_percent,
-        max_unavailable: common.max_unavailable.clone(),
-        from_stage,
-        params: params(&common.params)?,
-        param_file,
-        vault,
-        reboot_timeout: common.reboot_timeout.map(Duration::from_secs),
-        wait_for_hosts: common.wait_for_hosts,
-        restart_hosts,
-        ask: if common.json {
-            None
-        } else {
-            super::ask_undecided::on_terminal()
-        },
-        runbook,
-    };
-    let code = drive(
-        display(&common),
-        false,
-        |launcher, cancel, events| {
-            launcher
-                .resume(run_id, assume, overrides, cancel, events)
-                .map_err(Into::into)
-        },
-        state,
-    );
-    if let Some((debugger, prompt)) = prompt {
-        // The prompt ends once the run's last hold on the debugger is gone.
-        drop(debugger);
-        prompt.finish();
-    }
-    code
-}
-
 /// How the run is shown, from `--json`, `-q`, `-v`, `--color`.
-fn display(common: &CommonRunArgs) -> Display {
+pub(super) fn display(common: &CommonRunArgs) -> Display {
     Display {
         color: match common.color {
             Color::Auto => ColorChoice::Auto,
@@ -147,7 +132,9 @@ fn display(common: &CommonRunArgs) -> Display {
 
 /// `--vault` opened and `--param-file` read, before anything runs: a wrong key or a changed
 /// vault stops here.
-fn inputs(common: &CommonRunArgs) -> miette::Result<(Option<Arc<Vault>>, Option<ParamFile>)> {
+pub(super) fn inputs(
+    common: &CommonRunArgs,
+) -> miette::Result<(Option<Arc<Vault>>, Option<ParamFile>)> {
     let key = &common.vault_key;
     let key_given = key.vault_identity.is_some()
         || key.vault_passphrase_file.is_some()
@@ -188,7 +175,7 @@ pub(crate) fn params(given: &[String]) -> miette::Result<BTreeMap<String, String
 }
 
 /// Runs the launch on a worker thread while events are shown and Ctrl-C stops the run.
-fn drive(
+pub(super) fn drive(
     display: Display,
     check: bool,
     launch: impl FnOnce(&Launcher, Cancel, EventSink) -> miette::Result<RunReport> + Send,

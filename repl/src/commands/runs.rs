@@ -4,11 +4,28 @@ use std::path::Path;
 use std::process::ExitCode;
 
 use cairn_runtime::{Driver, EVENTS_SCHEMA_VERSION, RunState, RunStore};
+use clap::Args;
+
+use super::Context;
+
+/// `cairn runs [--json]`.
+#[derive(Debug, Args)]
+pub(crate) struct RunsArgs {
+    /// One JSON object per run (docs/events.md).
+    #[arg(long)]
+    json: bool,
+}
+
+impl RunsArgs {
+    pub(crate) fn execute(self, context: &Context) -> miette::Result<ExitCode> {
+        runs(&context.state, self.json)
+    }
+}
 
 /// Lists every run; one whose `run.json` or journals cannot be read is listed as unreadable,
 /// with the reason, and the listing goes on. `--json`: one object per run, as the events are
 /// written (docs/events.md: `schema`, milliseconds, nothing cut).
-pub(crate) fn runs(state: &Path, json: bool) -> miette::Result<ExitCode> {
+fn runs(state: &Path, json: bool) -> miette::Result<ExitCode> {
     let store = RunStore::new(state);
     let ids = store.ids();
     if ids.is_empty() && !json {
