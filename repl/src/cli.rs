@@ -2,11 +2,15 @@
 
 use std::path::PathBuf;
 
-use clap::{ArgAction, Args, Parser, Subcommand, ValueEnum};
+use std::process::ExitCode;
+
+use cairn_runtime::config::Config;
+use clap::{CommandFactory, Parser, Subcommand};
 
 use crate::commands::{
-    CheckArgs, CompletionsArgs, DebugArgs, ExecArgs, HostsArgs, JournalArgs, ManArgs, ParseArgs,
-    RecipesArgs, ReplArgs, ReportArgs, ResumeArgs, RunArgs, RunsArgs, VaultArgs,
+    CheckArgs, CompletionsArgs, Context, DebugArgs, ExecArgs, HostsArgs, JournalArgs, ManArgs,
+    OptionInfo, ParseArgs, RecipesArgs, ReplArgs, ReportArgs, ResumeArgs, RunArgs, RunsArgs,
+    VaultArgs,
 };
 
 /// How `cairn` exits, as the README's table says it (tests/src/readme.rs compares the two).
@@ -87,98 +91,46 @@ pub(crate) enum Command {
     Repl(ReplArgs),
 }
 
-/// The inventory a command needs (`-i`), declared once for every command that needs one.
-#[derive(Debug, Args)]
-pub(crate) struct InventoryFile {
-    /// The inventory (TOML).
-    #[arg(short, long)]
-    inventory: PathBuf,
-}
-
-impl InventoryFile {
-    /// The inventory file.
-    pub(crate) fn path(&self) -> &std::path::Path {
-        &self.inventory
+impl Cli {
+    /// Runs the chosen subcommand with the config files' values. `Ok` carries the exit code:
+    /// 0 all hosts succeeded, 1 some host failed, 130 a signal stopped the run; errors exit 2.
+    pub(crate) fn execute(
+        self,
+        config: Config,
+        options: Vec<OptionInfo>,
+    ) -> miette::Result<ExitCode> {
+        crate::assembly::set_lib_path(self.lib);
+        let context = Context {
+            state: self.state_dir,
+            config,
+            options,
+        };
+        self.command.execute(&context)
     }
 }
 
-/// A vault file and the key that opens it: `cairn vault create|edit|view|rekey FILE`.
-#[derive(Debug, Args)]
-pub(crate) struct VaultFile {
-    /// The vault file.
-    pub(crate) file: PathBuf,
-    #[command(flatten)]
-    pub(crate) key: VaultKeyArgs,
-}
-
-/// The key that opens a vault; none given: a passphrase asked on the terminal.
-#[derive(Debug, Args)]
-pub(crate) struct VaultKeyArgs {
-    /// An age identity file (`AGE-SECRET-KEY-1...`; `cairn vault keygen` writes one).
-    #[arg(long, value_name = "FILE", conflicts_with_all = ["vault_passphrase_file", "vault_passphrase_command"])]
-    pub(crate) vault_identity: Option<PathBuf>,
-    /// A passphrase: the first line of this file.
-    #[arg(long, value_name = "FILE", conflicts_with = "vault_passphrase_command")]
-    pub(crate) vault_passphrase_file: Option<PathBuf>,
-    /// A passphrase: the first line this shell command prints (`pass show site/vault`).
-    #[arg(long, value_name = "COMMAND")]
-    pub(crate) vault_passphrase_command: Option<String>,
-}
-
-/// Options shared by `run` and `resume`.
-#[derive(Debug, Args)]
-pub(crate) struct CommonRunArgs {
-    /// A parameter: NAME=VALUE (repeatable).
-    #[arg(long = "param", value_name = "NAME=VALUE")]
-    pub(crate) params: Vec<String>,
-    /// Params from a TOML file (`name = value` per line); `--param` wins over it.
-    #[arg(long, value_name = "FILE")]
-    pub(crate) param_file: Option<PathBuf>,
-    /// A vault (`cairn vault create`): `secret(...)` params not given by `--param` take its
-    /// secrets of their names, and hosts' `password_vault` and `identity_passphrase_vault` vars
-    /// name secrets in it.
-    #[arg(long, value_name = "FILE")]
-    pub(crate) vault: Option<PathBuf>,
-    #[command(flatten)]
-    pub(crate) vault_key: VaultKeyArgs,
-    /// At most this many hosts act at once (at least 1).
-    #[arg(long, value_parser = forks)]
-    pub(crate) forks: Option<usize>,
-    /// Stop the run (cleanly, resumable) once more than this percentage of hosts have failed.
-    #[arg(long, value_name = "PERCENT", value_parser = clap::value_parser!(u8).range(0..=100))]
-    pub(crate) max_fail_percent: Option<u8>,
-    /// At most this many hosts unavailable at once (rebooting, in maintenance mode, or failed):
-    /// a count or a percentage of the run's hosts, `4` or `25%`; per inventory group,
-    /// `esxi=1,guests=2`; or both, `3,esxi=1`.
-    #[arg(long, value_name = "N|P%|GROUP=N,...", value_parser = cairn_runtime::Budgets::parse)]
-    pub(crate) max_unavailable: Option<cairn_runtime::Budgets>,
-    /// Seconds a rebooting host may take to come back.
-    #[arg(long, value_name = "SECS")]
-    pub(crate) reboot_timeout: Option<u64>,
-    /// Wait for hosts another run holds (shown as it waits), instead of refusing the run.
-    #[arg(long)]
-    pub(crate) wait_for_hosts: bool,
-    /// Print one JSON event per line instead of progress (docs/events.md).
-    #[arg(long)]
-    pub(crate) json: bool,
-    /// Print only changes, failures, warnings and the recap.
-    #[arg(short, long, conflicts_with_all = ["verbose", "json"])]
-    pub(crate) quiet: bool,
-    /// `-v`: also each command an action runs and the output of failed actions; `-vv`: all
-    /// output.
-    #[arg(short, long, action = ArgAction::Count, conflicts_with = "json")]
-    pub(crate) verbose: u8,
-    /// Colour ok, changed and failed: `auto` on a terminal unless NO_COLOR is set.
-    #[arg(long, value_enum, default_value_t = Color::Auto, value_name = "WHEN")]
-    pub(crate) color: Color,
-    /// When an action fails, open the REPL on that host: `:retry`, `:skip [VALUE]` or
-    /// `:abort` (needs a terminal; not with --json, whose lines it would interrupt).
-    #[arg(long, conflicts_with = "json")]
-    pub(crate) debug_on_failure: bool,
-    /// SSH: record the key of a host that ~/.ssh/known_hosts does not know yet (a changed key
-    /// is still refused).
-    #[arg(long)]
-    pub(crate) accept_new_host_keys: bool,
+impl Command {
+    fn execute(self, context: &Context) -> miette::Result<ExitCode> {
+        match self {
+            Self::Check(args) => args.execute(context),
+            Self::Completions(args) => args.execute(Cli::command()),
+            Self::Config => crate::commands::config(context),
+            Self::Debug(args) => args.execute(context),
+            Self::Exec(args) => args.execute(context),
+            Self::Hosts(args) => args.execute(context),
+            Self::Journal(args) => args.execute(context),
+            Self::Lsp => crate::commands::lsp(),
+            Self::Man(args) => args.execute(Cli::command()),
+            Self::Parse(args) => args.execute(),
+            Self::Recipes(args) => args.execute(context),
+            Self::Repl(args) => args.execute(context),
+            Self::Report(args) => args.execute(context),
+            Self::Resume(args) => args.execute(context),
+            Self::Run(args) => args.execute(context),
+            Self::Runs(args) => args.execute(context),
+            Self::Vault(args) => args.execute(),
+        }
+    }
 }
 
 /// A `--lib` folder must be there: a mistyped one would only show as a module not found later.
@@ -189,26 +141,6 @@ fn lib_dir(text: &str) -> Result<PathBuf, String> {
     } else {
         Err(format!("`{text}` is not a folder"))
     }
-}
-
-/// `--forks N`: a count of at least 1 (0 would start no host, and the run would wait forever).
-fn forks(text: &str) -> Result<usize, String> {
-    match text.parse::<usize>() {
-        Ok(0) => Err("at least 1 host must act at once".into()),
-        Ok(n) => Ok(n),
-        Err(e) => Err(format!("not a count: {e}")),
-    }
-}
-
-/// `--color`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub(crate) enum Color {
-    /// On a terminal, unless NO_COLOR is set and not empty.
-    Auto,
-    /// Always, even into a pipe.
-    Always,
-    /// Never.
-    Never,
 }
 
 #[cfg(test)]

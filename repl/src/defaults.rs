@@ -8,6 +8,7 @@ use cairn_runtime::config::{Config, ConfigFile, Setting};
 use clap::{Arg, ArgAction, ArgMatches, Command, CommandFactory, FromArgMatches};
 
 use crate::cli::Cli;
+use crate::commands::OptionInfo;
 
 /// The options a config file may set, by their long name; `true` for a path, which is read
 /// relative to the file's folder. A new option's default is one line here.
@@ -43,16 +44,6 @@ pub(crate) struct Parsed {
     /// Per configurable option: its built-in default, and where its value came from when not
     /// from a file (the command line or an environment variable).
     pub(crate) options: Vec<OptionInfo>,
-}
-
-/// One configurable option as `cairn config` shows it.
-pub(crate) struct OptionInfo {
-    pub(crate) key: &'static str,
-    pub(crate) built_in: Option<String>,
-    /// `CAIRN_STATE_DIR` when the environment set it, for a global option.
-    pub(crate) env: Option<(String, String)>,
-    /// Whether the command line gave it (a global option, given to `cairn config`).
-    pub(crate) on_command_line: bool,
 }
 
 /// Whether `--key` was typed on the command line, as a global option of this command.

@@ -9,6 +9,7 @@ macro_rules! say {
     }};
 }
 
+mod arg_groups;
 mod assembly;
 mod cli;
 mod commands;
@@ -21,7 +22,7 @@ mod timeline;
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
-    match defaults::parse().and_then(commands::execute) {
+    match defaults::parse().and_then(|parsed| parsed.cli.execute(parsed.config, parsed.options)) {
         Ok(code) => code,
         Err(report) => {
             if is_broken_pipe(&report) {

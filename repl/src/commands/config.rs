@@ -5,10 +5,19 @@ use std::process::ExitCode;
 
 use cairn_runtime::config::{Config, project_file, user_file};
 
-use crate::defaults::OptionInfo;
+/// One configurable option as `cairn config` shows it.
+pub(crate) struct OptionInfo {
+    pub(crate) key: &'static str,
+    pub(crate) built_in: Option<String>,
+    /// `CAIRN_STATE_DIR` when the environment set it, for a global option.
+    pub(crate) env: Option<(String, String)>,
+    /// Whether the command line gave it (a global option, given to `cairn config`).
+    pub(crate) on_command_line: bool,
+}
 
 /// One line per file considered, then one per option: `forks  8  (cairn.toml:3)`.
-pub(crate) fn config(config: &Config, options: &[OptionInfo]) -> miette::Result<ExitCode> {
+pub(crate) fn config(context: &super::Context) -> miette::Result<ExitCode> {
+    let (config, options) = (&context.config, &context.options);
     let cwd = std::env::current_dir().unwrap_or_default();
     let files = [
         ("user file", user_file()),

@@ -7,7 +7,7 @@ use std::process::ExitCode;
 use clap::Args;
 
 use super::Context;
-use crate::cli::InventoryFile;
+use crate::arg_groups::InventoryFile;
 use crate::repl::{self, DebugStart, Target};
 
 /// `cairn debug RUNBOOK -i INVENTORY --host HOST [--param NAME=VALUE] [--break WHERE]`.

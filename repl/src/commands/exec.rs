@@ -7,7 +7,7 @@ use miette::IntoDiagnostic;
 
 use super::Context;
 use super::run::RunArgs;
-use crate::cli::{CommonRunArgs, InventoryFile};
+use crate::arg_groups::{CommonRunArgs, InventoryFile};
 
 /// `cairn exec -i INVENTORY PATTERN [--read-only] -- COMMAND ARGS...`.
 #[derive(Debug, Args)]

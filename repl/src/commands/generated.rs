@@ -5,10 +5,8 @@
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use clap::{Args, CommandFactory};
+use clap::Args;
 use miette::IntoDiagnostic;
-
-use crate::cli::Cli;
 
 /// `cairn completions SHELL`.
 #[derive(Debug, Args)]
@@ -27,31 +25,32 @@ pub(crate) struct ManArgs {
 }
 
 impl CompletionsArgs {
-    pub(crate) fn execute(self) -> miette::Result<ExitCode> {
-        completions(self.shell)
+    /// Prints the script for `cli`, the command line's declaration.
+    pub(crate) fn execute(self, cli: clap::Command) -> miette::Result<ExitCode> {
+        completions(self.shell, cli)
     }
 }
 
 impl ManArgs {
-    pub(crate) fn execute(self) -> miette::Result<ExitCode> {
-        man(&self.dir)
+    /// Writes the pages of `cli`, the command line's declaration.
+    pub(crate) fn execute(self, cli: clap::Command) -> miette::Result<ExitCode> {
+        man(&self.dir, cli)
     }
 }
 
 /// The shell's completion script, on standard output. Made from the declaration alone, not
 /// from a config file's defaults, so it is the same everywhere.
-fn completions(shell: clap_complete::Shell) -> miette::Result<ExitCode> {
-    let mut command = Cli::command();
-    clap_complete::generate(shell, &mut command, "cairn", &mut std::io::stdout());
+fn completions(shell: clap_complete::Shell, mut cli: clap::Command) -> miette::Result<ExitCode> {
+    clap_complete::generate(shell, &mut cli, "cairn", &mut std::io::stdout());
     Ok(ExitCode::SUCCESS)
 }
 
 /// One man page per command and subcommand, into `dir`.
-fn man(dir: &Path) -> miette::Result<ExitCode> {
+fn man(dir: &Path, cli: clap::Command) -> miette::Result<ExitCode> {
     std::fs::create_dir_all(dir)
         .into_diagnostic()
         .map_err(|e| e.wrap_err(format!("cannot create {}", dir.display())))?;
-    clap_mangen::generate_to(Cli::command(), dir)
+    clap_mangen::generate_to(cli, dir)
         .into_diagnostic()
         .map_err(|e| e.wrap_err(format!("cannot write the man pages into {}", dir.display())))?;
     say!("man pages written into {}", dir.display());

@@ -6,7 +6,7 @@ use cairn_runtime::inventory::{HostPattern, HostSpec, host_graph};
 use clap::Args;
 
 use super::Context;
-use crate::cli::InventoryFile;
+use crate::arg_groups::InventoryFile;
 
 /// `cairn hosts -i INVENTORY [PATTERN]`.
 #[derive(Debug, Args)]

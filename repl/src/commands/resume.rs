@@ -10,7 +10,7 @@ use clap::Args;
 
 use super::Context;
 use super::run::{display, drive, inputs, params};
-use crate::cli::CommonRunArgs;
+use crate::arg_groups::CommonRunArgs;
 use crate::repl::FailurePrompt;
 
 /// `cairn resume [RUN-ID] [--assume [HOST=]done|redo] [--restart-host HOST] ...`.

@@ -19,7 +19,7 @@ use clap::Args;
 use miette::IntoDiagnostic;
 
 use super::Context;
-use crate::cli::{Color, CommonRunArgs, InventoryFile};
+use crate::arg_groups::{Color, CommonRunArgs, InventoryFile};
 use crate::progress::{self, Display, Shown};
 use crate::repl::FailurePrompt;
 

@@ -7,7 +7,7 @@ use std::process::ExitCode;
 use cairn_vault::{KeySource, PassphraseSource};
 use clap::{Args, Subcommand};
 
-use crate::cli::{VaultFile, VaultKeyArgs};
+use crate::arg_groups::{VaultFile, VaultKeyArgs};
 
 /// `cairn vault ACTION`.
 #[derive(Debug, Args)]
