@@ -3,6 +3,7 @@
 //! `cairn_runtime::output`'s.
 
 use std::io::{IsTerminal, Write};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{Receiver, RecvTimeoutError};
 use std::time::Duration;
 
@@ -41,8 +42,9 @@ pub(crate) fn terminal_width() -> Option<usize> {
         .filter(|&columns| columns > 0)
 }
 
-/// Shows events until the run drops its sender; returns the recap.
-pub(crate) fn show(events: &Receiver<Stamped>, display: Display) -> Shown {
+/// Shows events until the run drops its sender; returns the recap. Once `stopping` is set (a
+/// first signal), the status area says what the stop waits for.
+pub(crate) fn show(events: &Receiver<Stamped>, display: Display, stopping: &AtomicBool) -> Shown {
     let terminal = std::io::stdout().is_terminal();
     let palette = Palette::new(
         !display.json
@@ -101,6 +103,9 @@ pub(crate) fn show(events: &Receiver<Stamped>, display: Display) -> Shown {
         }
         text.clear();
         if let Some(bar) = &bar {
+            if stopping.load(Ordering::SeqCst) {
+                board.stopping();
+            }
             let now = cairn_runtime::journal::now_millis();
             // One column short: a line that fills the terminal would wrap.
             bar.set_message(board.line(now, width.map(|w| w.saturating_sub(1))));

@@ -66,6 +66,15 @@ impl Clock {
         }
     }
 
+    /// How many times faster than the wall this clock runs, for a scaled clock: what turns a
+    /// wall-clock wait into the seconds the host's own lines print.
+    pub fn scale(&self) -> Option<u32> {
+        match self {
+            Self::Scaled(factor) => Some(*factor),
+            Self::Real | Self::Virtual(_) => None,
+        }
+    }
+
     /// Whether sleeping on this clock costs no real time.
     pub fn is_virtual(&self) -> bool {
         matches!(self, Self::Virtual(_))

@@ -64,6 +64,7 @@ fn issue(io: &mut HostIo<'_>, old: &str) -> Result<Outcome, ActionError> {
     io.disconnect();
     io.report(RunEvent::Rebooting {
         host: io.host().to_owned(),
+        clock_scale: io.clock().scale(),
     });
     wait_for_new_boot(io, old)
 }

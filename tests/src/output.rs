@@ -421,3 +421,38 @@ fn a_divergence_shared_by_twenty_hosts_is_one_report() {
         "{text}"
     );
 }
+
+#[test]
+fn after_a_first_ctrl_c_the_status_area_counts_the_actions_the_stop_waits_for() {
+    let lab = Lab::new();
+    // A simulated `sleep` is one action that runs to its end, as a real command would.
+    lab.write(
+        "book.rhai",
+        "stage \"one\" on compute {\n    run([\"sleep\", \"4\"]);\n}\nstage \"two\" on compute {\n    run([\"echo\", \"never\"]);\n}\n",
+    );
+    lab.write("lab.toml", &inventory("node[01-02]", "reboot_secs=1"));
+    let mut command = Command::new("sh");
+    command
+        .arg("-c")
+        .arg("stty cols 200 rows 30; exec \"$0\" \"$@\"")
+        .arg(binary("cairn"))
+        .args(["run", "book.rhai", "-i", "lab.toml", "--color", "never"])
+        .current_dir(lab.path())
+        .env_remove("CAIRN_STATE_DIR");
+    let mut session = rexpect::session::spawn_command(command, Some(30_000))
+        .unwrap_or_else(|e| panic!("spawn: {e}"));
+    session
+        .exp_regex("node0[12]: run sleep 4")
+        .unwrap_or_else(|e| panic!("no running action in the status area: {e}"));
+    session
+        .send_control('c')
+        .unwrap_or_else(|e| panic!("Ctrl-C: {e}"));
+    let stopping = session
+        .exp_string("stopping: waiting for 2 actions")
+        .unwrap_or_else(|e| panic!("no stopping line: {e}"));
+    let rest = session
+        .exp_eof()
+        .unwrap_or_else(|e| panic!("cairn on a terminal: {e}"));
+    assert!(!rest.contains("never"), "{stopping}{rest}");
+    assert!(rest.contains("2 stopped"), "{rest}");
+}

@@ -194,7 +194,8 @@ pub(super) fn drive(
     let (sender, receiver) = std::sync::mpsc::channel();
     let events = EventSink::new(sender);
     let (report, shown) = std::thread::scope(|scope| {
-        let shown = scope.spawn(move || progress::show(&receiver, display));
+        let stopping = signalled.clone();
+        let shown = scope.spawn(move || progress::show(&receiver, display, &stopping));
         let report = launch(&launcher, cancel, events);
         (report, shown.join())
     });

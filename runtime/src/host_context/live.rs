@@ -57,6 +57,7 @@ impl HostContext {
             seq,
             stage: stage.clone(),
             summary: summarize(builtin, args),
+            clock_scale: self.clock_scale(),
         });
         let started = Instant::now();
         let acting = self.acting(builtin, args);

@@ -103,6 +103,10 @@ pub struct HostContext {
     pub shared: Arc<RunShared>,
     state: Mutex<InstanceState>,
     transport: Arc<Mutex<Box<dyn Transport>>>,
+    /// The host's clock's speed against the wall (`Clock::scale`), read once: a host's clock
+    /// does not change kind while it runs, and its events carry it without locking the
+    /// transport.
+    clock_scale: Option<u32>,
 }
 
 /// Inside a `retry(...)` closure while it lives.
@@ -137,7 +141,11 @@ impl HostContext {
             || recorded.path.display().to_string(),
             |w| w.path().display().to_string(),
         );
+        let clock_scale = transport
+            .lock()
+            .map_or(None, |transport| transport.clock().scale());
         Self {
+            clock_scale,
             debugger: None,
             interrupt: None,
             info,
@@ -206,6 +214,11 @@ impl HostContext {
         self.state
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// The host's clock's speed against the wall, when it is a scaled simulated clock.
+    pub(crate) fn clock_scale(&self) -> Option<u32> {
+        self.clock_scale
     }
 
     pub(crate) fn transport(&self) -> &Arc<Mutex<Box<dyn Transport>>> {

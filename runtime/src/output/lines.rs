@@ -174,7 +174,7 @@ impl LineRenderer {
             RunEvent::Warning { host, message } => {
                 out.push(self.host_line(host, "warning:", message, Palette::changed));
             }
-            RunEvent::Rebooting { host } if !quiet => {
+            RunEvent::Rebooting { host, .. } if !quiet => {
                 out.push(self.host_line(host, "", "rebooting…", Palette::ok));
             }
             RunEvent::Rebooted { host, waited_ms } if !quiet => {

@@ -99,7 +99,7 @@ impl Recap {
             | RunEvent::StageStarted { host, .. }
             | RunEvent::StageFinished { host, .. }
             | RunEvent::Log { host, .. }
-            | RunEvent::Rebooting { host } => host,
+            | RunEvent::Rebooting { host, .. } => host,
             _ => return,
         };
         let line = self.line(host);

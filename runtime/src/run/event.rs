@@ -52,6 +52,10 @@ pub enum RunEvent {
         stage: String,
         /// A one-line description of the call, never cut.
         summary: String,
+        /// The host's clock runs this many times faster than the wall (a scaled simulated
+        /// clock); absent on the wall clock. The status area counts in the host's seconds.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        clock_scale: Option<u32>,
     },
     /// An action finished (or was answered from the journal).
     ActionFinished {
@@ -142,6 +146,9 @@ pub enum RunEvent {
     Rebooting {
         /// The host.
         host: String,
+        /// As in `ActionStarted`: the host's clock's speed against the wall, when scaled.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        clock_scale: Option<u32>,
     },
     /// A host came back from a reboot with a new boot id.
     Rebooted {
