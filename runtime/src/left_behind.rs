@@ -1,5 +1,6 @@
 //! What a run leaves down, read from a host's journal: the host in maintenance mode, the VMs it
-//! powered off and did not power on again, a reboot sent and not seen back. The end of a failed
+//! powered off and did not power on again, a reboot sent and not seen back, changes staged for
+//! the next boot. The end of a failed
 //! or stopped run lists them (the recap, `--json`, the report), and `cairn resume` starts by
 //! saying it continues from there, so an operator never has to find a VM left off by hand.
 
@@ -9,6 +10,10 @@ use crate::journal::HostJournal;
 const MAINTENANCE: &str = "esxcli::maintenance_mode_set";
 /// The builtin that powers a VM on or off (its arguments have `vm` and `state`).
 const POWER: &str = "vhpc::power";
+/// The firmware reset that loads, without a reboot, what [`ACTIVATED_BY_RESET`] staged (its
+/// result has `reset`); `mlxfwreset::reset` tells the host context the same when it runs.
+const RESET: &str = "mlxfwreset::reset";
+const ACTIVATED_BY_RESET: [&str; 2] = ["mlxconfig::set", "mlxfwmanager::update"];
 
 /// One thing a run left down.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -19,6 +24,8 @@ pub(crate) enum LeftDown {
     VmOff(String, String),
     /// A reboot was sent to the host and the host was not seen back.
     Rebooting(String),
+    /// The host (first) has changes staged for its next boot: each `builtin` at `file:line`.
+    Staged(String, Vec<String>),
 }
 
 impl std::fmt::Display for LeftDown {
@@ -30,16 +37,28 @@ impl std::fmt::Display for LeftDown {
                 f,
                 "{host} rebooting: the reboot was sent and {host} not seen back"
             ),
+            Self::Staged(host, changes) => write!(
+                f,
+                "{host} with {} staged for the next boot ({})",
+                if changes.len() == 1 {
+                    "1 change".to_owned()
+                } else {
+                    format!("{} changes", changes.len())
+                },
+                changes.join(", ")
+            ),
         }
     }
 }
 
 /// What `host`'s journal says it left down, in that order: maintenance mode, the VMs off, a
-/// reboot in flight.
+/// reboot in flight, or else the changes still waiting for a reboot.
 pub(crate) fn left_behind(host: &str, journal: &HostJournal) -> Vec<LeftDown> {
     let mut maintenance = false;
     let mut off: Vec<String> = Vec::new();
     let mut rebooting = false;
+    // (builtin, `` `builtin` at file:line ``), as the host context words a pending reboot.
+    let mut staged: Vec<(&str, String)> = Vec::new();
     for action in journal.actions.values() {
         let intent = &action.intent;
         let done = action.outcome.as_ref().filter(|o| o.ok);
@@ -59,8 +78,18 @@ pub(crate) fn left_behind(host: &str, journal: &HostJournal) -> Vec<LeftDown> {
             // The old boot id is journaled just before `reboot` is sent: with no outcome after
             // it, the reboot went out and the host was not seen back.
             ("reboot", None) => rebooting = !action.progress.is_empty(),
-            ("reboot", Some(_)) => rebooting = false,
+            ("reboot", Some(_)) => {
+                rebooting = false;
+                staged.clear();
+            }
+            (RESET, Some(outcome)) if outcome.result.get("reset") == Some(&true.into()) => {
+                staged.retain(|(builtin, _)| !ACTIVATED_BY_RESET.contains(builtin));
+            }
             _ => {}
+        }
+        if done.is_some_and(|outcome| outcome.reboot_required) {
+            let why = format!("`{}` at {}:{}", intent.builtin, intent.file, intent.line);
+            staged.push((intent.builtin.as_str(), why));
         }
     }
     let mut left = Vec::new();
@@ -72,7 +101,11 @@ pub(crate) fn left_behind(host: &str, journal: &HostJournal) -> Vec<LeftDown> {
             .map(|vm| LeftDown::VmOff(vm, host.to_owned())),
     );
     if rebooting {
+        // The reboot in flight will load what was staged.
         left.push(LeftDown::Rebooting(host.to_owned()));
+    } else if !staged.is_empty() {
+        let changes = staged.into_iter().map(|(_, why)| why).collect();
+        left.push(LeftDown::Staged(host.to_owned(), changes));
     }
     left
 }
@@ -83,6 +116,55 @@ mod tests {
 
     use super::*;
     use crate::journal::{IntentRecord, OutcomeRecord, RecordedAction};
+
+    fn staging(seq: u64, builtin: &str) -> RecordedAction {
+        let mut step = action(seq, builtin, json!({}), Some(json!({})));
+        if let Some(outcome) = step.outcome.as_mut() {
+            outcome.reboot_required = true;
+        }
+        step
+    }
+
+    #[test]
+    fn changes_staged_for_the_next_boot_are_left_behind_until_a_reboot_or_a_reset_loads_them() {
+        let mut journal = HostJournal::default();
+        for step in [
+            staging(1, "mlxconfig::set"),
+            action(2, "reboot", json!({}), Some(json!({}))),
+            staging(3, "esxcli::module_parameters_set"),
+            staging(4, "mlxconfig::set"),
+        ] {
+            journal.actions.insert(step.intent.seq, step);
+        }
+        let left: Vec<String> = left_behind("esx03", &journal)
+            .iter()
+            .map(ToString::to_string)
+            .collect();
+        assert_eq!(
+            left,
+            [
+                "esx03 with 2 changes staged for the next boot (`esxcli::module_parameters_set` at book.rhai:1, `mlxconfig::set` at book.rhai:1)"
+            ]
+        );
+        let reset = action(5, RESET, json!({}), Some(json!({ "reset": true })));
+        journal.actions.insert(5, reset);
+        let left: Vec<String> = left_behind("esx03", &journal)
+            .iter()
+            .map(ToString::to_string)
+            .collect();
+        assert_eq!(
+            left,
+            [
+                "esx03 with 1 change staged for the next boot (`esxcli::module_parameters_set` at book.rhai:1)"
+            ]
+        );
+        let sent = action(6, "reboot", json!({}), None);
+        journal.actions.insert(6, sent);
+        assert!(matches!(
+            left_behind("esx03", &journal).as_slice(),
+            [LeftDown::Rebooting(_)]
+        ));
+    }
 
     fn action(
         seq: u64,

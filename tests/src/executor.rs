@@ -133,6 +133,39 @@ fn a_failed_host_never_holds_a_barrier() {
 }
 
 #[test]
+fn a_failed_run_lists_the_changes_it_left_staged_for_the_next_boot_and_the_resume_says_so() {
+    let lab = Lab::new();
+    lab.write(
+        "book.rhai",
+        "stage \"one\" on all {\n    run([\"true\"], #{ reboot_required: true });\n    run([\"false\"]);\n}\n",
+    );
+    lab.write("lab.toml", &inventory("node01", "clock=virtual"));
+    let run = lab.cairn(&["run", "book.rhai", "-i", "lab.toml"]);
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    assert!(
+        run.stdout.contains(
+            "left down: node01 with 1 change staged for the next boot (`run` at book.rhai:2)"
+        ),
+        "{}",
+        run.stdout
+    );
+    // Said once, in the list, not again as a reboot still needed.
+    assert!(
+        !run.stdout.contains("still need a reboot"),
+        "{}",
+        run.stdout
+    );
+    let resumed = lab.cairn(&["resume"]);
+    assert!(
+        resumed
+            .stdout
+            .contains("the run was left with node01 with 1 change staged for the next boot"),
+        "{}",
+        resumed.stdout
+    );
+}
+
+#[test]
 fn a_run_that_leaves_a_reboot_pending_says_so() {
     let lab = Lab::new();
     lab.write(

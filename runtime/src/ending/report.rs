@@ -41,17 +41,22 @@ impl HostReport {
     }
 
     /// Reads what the host's journal at `path` says it was left with down; a reboot sent
-    /// and not seen back is no reboot still needed. A journal that cannot be read leaves
+    /// and not seen back is no reboot still needed, and staged changes are listed there. A journal that cannot be read leaves
     /// the report as it is (its failure says why).
     pub(crate) fn leave_behind(&mut self, path: &std::path::Path) {
         let Ok(journal) = crate::journal::HostJournal::load(path, false) else {
             return;
         };
         let left = crate::left_behind::left_behind(&self.name, &journal);
-        if left
-            .iter()
-            .any(|l| matches!(l, crate::left_behind::LeftDown::Rebooting(_)))
-        {
+        // A reboot already sent is not one still needed, and changes staged for the next boot
+        // are said in the list, not twice.
+        if left.iter().any(|l| {
+            matches!(
+                l,
+                crate::left_behind::LeftDown::Rebooting(_)
+                    | crate::left_behind::LeftDown::Staged(..)
+            )
+        }) {
             self.reboot_pending = None;
         }
         self.left_behind = left.iter().map(ToString::to_string).collect();
