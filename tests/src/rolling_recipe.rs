@@ -193,3 +193,98 @@ fn under_a_budget_of_two_no_more_than_two_vms_are_off_at_once() {
     assert_eq!(most_vms_off_at_once(&lab), 2, "{powered:?}");
     assert!(!text.contains("left down:"), "{text}");
 }
+
+/// The shipped lab with esx03 on the wall clock, its reboot taking `secs` real seconds, so a
+/// signal can arrive while it is down.
+fn slow_reboot_lab(secs: u32) -> Lab {
+    let lab = Lab::shipped();
+    let path = lab.path().join(INVENTORY);
+    let inventory = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{e}"));
+    let section = "[hosts.esx03]\naddress = \"sim:esxi7?clock=virtual&reboot_secs=120";
+    let slow = inventory.replacen(
+        section,
+        &format!("[hosts.esx03]\naddress = \"sim:esxi7?reboot_secs={secs}"),
+        1,
+    );
+    assert_ne!(slow, inventory, "no {section} in the lab");
+    lab.write(INVENTORY, &slow);
+    lab
+}
+
+/// Whether `host` has journaled the old boot id of a reboot with no outcome yet: the reboot is
+/// sent, and the host is down.
+fn rebooting(lab: &Lab, host: &str) -> bool {
+    let journal = lab.journal(host);
+    let Some(seq) = records(&journal, "intent")
+        .iter()
+        .rev()
+        .find(|i| i["data"]["builtin"] == "reboot")
+        .map(|i| i["data"]["seq"].clone())
+    else {
+        return false;
+    };
+    let sent = records(&journal, "progress")
+        .iter()
+        .any(|p| p["data"]["seq"] == seq);
+    let ended = records(&journal, "outcome")
+        .iter()
+        .any(|o| o["data"]["seq"] == seq);
+    sent && !ended
+}
+
+#[test]
+fn ctrl_c_during_a_reboot_says_the_host_is_down_in_maintenance_with_its_vm_off_and_resume_reboots_it_once()
+ {
+    let lab = slow_reboot_lab(4);
+    let command = lab.command(&["run", RECIPE, "-i", INVENTORY, "--param", "rolling=1"]);
+    let run = crate::hangs::within_after(
+        command,
+        std::time::Duration::from_secs(240),
+        "SIGINT",
+        |pid| {
+            let deadline = std::time::Instant::now() + std::time::Duration::from_secs(200);
+            while !rebooting(&lab, "esx03") {
+                assert!(
+                    std::time::Instant::now() < deadline,
+                    "esx03 never went down for its reboot"
+                );
+                std::thread::sleep(std::time::Duration::from_millis(50));
+            }
+            let sent = std::process::Command::new("kill")
+                .args(["-INT", &pid.to_string()])
+                .status()
+                .is_ok_and(|s| s.success());
+            assert!(sent, "kill -INT");
+        },
+    );
+    let text = output(&run);
+    assert_eq!(run.code, 130, "{text}");
+    assert!(
+        run.stdout.contains(
+            "left down: esx03 in maintenance mode; VM compute-03 powered off (by esx03); esx03 rebooting: the reboot was sent and esx03 not seen back"
+        ),
+        "{text}"
+    );
+    assert!(!run.stdout.contains("still need a reboot"), "{text}");
+    // The next batch never started: esx04 was not taken down.
+    assert!(!acted_in(&lab, "esx04", ESXI_STAGE), "{text}");
+    assert_eq!(lab.sim_count("esx03", &["reboot"]), 1, "{text}");
+
+    let resumed = lab.cairn(&["resume"]);
+    let resumed_text = output(&resumed);
+    assert_eq!(resumed.code, 0, "{resumed_text}");
+    assert!(
+        resumed.stdout.contains("the run was left with esx03 in maintenance mode, VM compute-03 powered off (by esx03), esx03 rebooting"),
+        "{resumed_text}"
+    );
+    // The reboot already sent is settled by the boot id, not sent again: esx03 rebooted as
+    // often as in a run nobody stopped.
+    let clean = Lab::shipped();
+    assert_eq!(roll(&clean, &[]).code, 0);
+    assert_eq!(
+        lab.sim_count("esx03", &["reboot"]),
+        clean.sim_count("esx03", &["reboot"]),
+        "{resumed_text}"
+    );
+    assert_eq!(most_vms_off_at_once(&lab), 1, "{resumed_text}");
+}
