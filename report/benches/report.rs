@@ -87,7 +87,8 @@ fn main() {
                 tests.push(("perftest::send_bw", json!({"client": client, "server": server}), json!({
                     "kind": kind, "program": format!("ib_send_{kind}"), "client": client, "server": server,
                     "command": format!("ib_send_{kind} -a -d {device} {server}"),
-                    "header": {"device": device, "link_type": "IB", "mtu_bytes": 4096}, "rows": rows(lat)})));
+                    "header": {"device": device, "link_type": "IB", "mtu_bytes": 4096, "other": {}}, "rows": rows(lat),
+                    "test": null, "local": [], "remote": [], "columns": [], "warnings": [], "messages": []})));
             }
         }
     }

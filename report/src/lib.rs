@@ -30,6 +30,7 @@ mod sockperf;
 mod test_journals;
 mod time_axis;
 mod timeline;
+mod unread;
 mod verdict;
 
 use std::path::Path;

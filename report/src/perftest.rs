@@ -2,7 +2,7 @@
 //! and one plot per measurement: bandwidth or latency against message size, with the port's
 //! line rate drawn.
 
-use serde::Deserialize;
+use cairn_stdlib::perftest::{PairedRun, PerftestRow};
 use serde_json::Value;
 
 use crate::chart::{BLUE, Chart, GREY, LIMIT, Scale, Series};
@@ -10,37 +10,7 @@ use crate::html::escape;
 use crate::report_error::ReportError;
 use crate::run_model::RunModel;
 use crate::section::Section;
-
-/// The fields of `perftest::*`'s result the plots use (stdlib `perftest::types::PerftestRun`
-/// plus the pair's `client` and `server`, as `docs/builtins.md` documents them).
-#[derive(Debug, Clone, Deserialize)]
-struct PerftestResult {
-    kind: Option<String>,
-    program: Option<String>,
-    command: Option<String>,
-    client: Option<String>,
-    server: Option<String>,
-    #[serde(default)]
-    header: Header,
-    #[serde(default)]
-    rows: Vec<Row>,
-}
-
-#[derive(Debug, Clone, Default, Deserialize)]
-struct Header {
-    device: Option<String>,
-    link_type: Option<String>,
-    mtu_bytes: Option<u32>,
-}
-
-#[derive(Debug, Clone, Deserialize)]
-struct Row {
-    bytes: u64,
-    bw_average_gbps: Option<f64>,
-    bw_peak_gbps: Option<f64>,
-    t_typical_usec: Option<f64>,
-    p99_usec: Option<f64>,
-}
+use crate::unread::{Unread, read_results};
 
 /// Bandwidth or latency.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -78,61 +48,54 @@ pub(crate) struct Measurement {
     pub(crate) line_rate_gbps: Option<f64>,
 }
 
-/// Every perftest measurement of the run, in the order they were recorded.
-pub(crate) fn measurements(model: &RunModel) -> Vec<Measurement> {
-    let mut found = Vec::new();
-    for host in &model.hosts {
-        for action in &host.actions {
-            if !action.builtin.starts_with("perftest::") {
-                continue;
-            }
-            let Ok(result) = serde_json::from_value::<PerftestResult>(action.result.clone()) else {
-                continue;
-            };
-            if let Some(measurement) = measurement(model, &host.name, &action.args, result) {
-                found.push(measurement);
-            }
-        }
-    }
-    found
+/// Every perftest measurement of the run, in the order they were recorded, and the results
+/// that did not read as `perftest::*`'s type.
+pub(crate) fn measurements(model: &RunModel) -> (Vec<Measurement>, Unread) {
+    let mut unread = Unread::of("perftest");
+    let results: Vec<(&str, _, PairedRun)> = read_results(model, &mut unread, |b| {
+        // `perftest::matrix` journals its pairs' results as one list, not a run.
+        b.starts_with("perftest::") && b != "perftest::matrix"
+    });
+    let found = results
+        .into_iter()
+        .filter_map(|(host, action, result)| measurement(model, host, &action.args, result))
+        .collect();
+    (found, unread)
 }
 
 fn measurement(
     model: &RunModel,
     recorded_by: &str,
     args: &Value,
-    result: PerftestResult,
+    result: PairedRun,
 ) -> Option<Measurement> {
-    let kind = match result.kind.as_deref() {
+    let kind = match result.run.kind.as_deref() {
         Some("bw") => Kind::Bandwidth,
         Some("lat") => Kind::Latency,
         _ => return None,
     };
-    let pick = |row: &Row| match kind {
+    let pick = |row: &PerftestRow| match kind {
         Kind::Bandwidth => (row.bw_average_gbps, row.bw_peak_gbps),
         Kind::Latency => (row.t_typical_usec, row.p99_usec),
     };
-    let points: Vec<(f64, f64)> = result
-        .rows
+    let rows = &result.run.rows;
+    let points: Vec<(f64, f64)> = rows
         .iter()
         .filter_map(|row| Some((row.bytes as f64, pick(row).0?)))
         .collect();
     if points.is_empty() {
         return None;
     }
-    let secondary = result
-        .rows
+    let secondary = rows
         .iter()
         .filter_map(|row| Some((row.bytes as f64, pick(row).1?)))
         .collect();
-    let text = |key: &str| args.get(key).and_then(Value::as_str).map(str::to_owned);
-    let client = result.client.or_else(|| text("client")).unwrap_or_default();
-    let device = result
-        .header
+    let header = result.run.header;
+    let device = header
         .device
         .or_else(|| args.pointer("/options/device")?.as_str().map(str::to_owned))
         .unwrap_or_default();
-    let link = match (result.header.link_type, result.header.mtu_bytes) {
+    let link = match (header.link_type, header.mtu_bytes) {
         (Some(link), Some(mtu)) => format!("{link}, MTU {mtu}"),
         (Some(link), None) => link,
         (None, Some(mtu)) => format!("MTU {mtu}"),
@@ -140,12 +103,12 @@ fn measurement(
     };
     Some(Measurement {
         recorded_by: recorded_by.to_owned(),
-        line_rate_gbps: line_rate(model, &client, &device),
-        server: result.server.or_else(|| text("server")).unwrap_or_default(),
-        client,
+        line_rate_gbps: line_rate(model, &result.client, &device),
+        server: result.server,
+        client: result.client,
         device,
-        program: result.program.unwrap_or_else(|| "perftest".into()),
-        command: result.command.unwrap_or_default(),
+        program: result.program,
+        command: result.command,
         kind,
         link,
         points,
@@ -258,11 +221,12 @@ impl Section for PerftestSection {
     }
 
     fn render(&self, model: &RunModel) -> Result<Option<String>, ReportError> {
-        let found = measurements(model);
-        if found.is_empty() {
+        let (found, unread) = measurements(model);
+        if found.is_empty() && unread.is_empty() {
             return Ok(None);
         }
-        let mut html = String::from("<div class=\"plots\">");
+        let mut html = unread.html();
+        html.push_str("<div class=\"plots\">");
         for m in &found {
             let kind = match m.kind {
                 Kind::Bandwidth => "perftest-bw",

@@ -1,7 +1,7 @@
 //! sockperf ping-pong through the kernel against the same with VMA (`LD_PRELOAD=libvma.so`),
 //! as NVIDIA's VMA guide compares them (reference 004): the percentiles of both on one chart.
 
-use serde::Deserialize;
+use cairn_stdlib::sockperf::{Percentile, PingPongRun};
 use serde_json::Value;
 
 use crate::chart::{BLUE, Chart, ORANGE, Scale, Series};
@@ -9,23 +9,7 @@ use crate::html::escape;
 use crate::report_error::ReportError;
 use crate::run_model::RunModel;
 use crate::section::Section;
-
-/// The fields of `sockperf::ping_pong`'s result used here (stdlib `sockperf::types`).
-#[derive(Debug, Clone, Deserialize)]
-struct PingPong {
-    client: Option<String>,
-    server: Option<String>,
-    command: Option<String>,
-    avg_us: Option<f64>,
-    #[serde(default)]
-    percentiles: Vec<Percentile>,
-}
-
-#[derive(Debug, Clone, Deserialize)]
-struct Percentile {
-    percentile: f64,
-    usec: f64,
-}
+use crate::unread::Unread;
 
 /// One ping-pong run.
 #[derive(Debug, Clone)]
@@ -48,24 +32,23 @@ pub(crate) struct Comparison {
 
 /// Every kernel/VMA pair of the run: each VMA run is paired with the latest kernel run before
 /// it between the same client, server and address.
-pub(crate) fn comparisons(model: &RunModel) -> Vec<Comparison> {
+///
+/// The results that did not read as `sockperf::ping_pong`'s type come back too.
+pub(crate) fn comparisons(model: &RunModel) -> (Vec<Comparison>, Unread) {
     let mut found = Vec::new();
+    let mut unread = Unread::of("sockperf ping-pong");
     for host in &model.hosts {
         let mut kernel: Vec<Run> = Vec::new();
         for action in host.results("sockperf::ping_pong") {
-            let Ok(result) = serde_json::from_value::<PingPong>(action.result.clone()) else {
+            if action.result.get("checked") == Some(&Value::Bool(true)) {
+                continue;
+            }
+            let Some(result) = unread.read::<PingPongRun>(&host.name, action) else {
                 continue;
             };
-            let text = |key: &str| {
-                action
-                    .args
-                    .get(key)
-                    .and_then(Value::as_str)
-                    .map(str::to_owned)
-            };
             let run = Run {
-                client: result.client.or_else(|| text("client")).unwrap_or_default(),
-                server: result.server.or_else(|| text("server")).unwrap_or_default(),
+                client: result.client,
+                server: result.server,
                 address: action
                     .args
                     .pointer("/options/address")
@@ -73,9 +56,9 @@ pub(crate) fn comparisons(model: &RunModel) -> Vec<Comparison> {
                     .unwrap_or_default()
                     .to_owned(),
                 vma: action.args.pointer("/options/vma").and_then(Value::as_bool) == Some(true),
-                command: result.command.unwrap_or_default(),
-                avg_us: result.avg_us,
-                percentiles: result.percentiles,
+                command: result.command,
+                avg_us: Some(result.avg_us),
+                percentiles: result.output.percentiles,
             };
             if !run.vma {
                 kernel.push(run);
@@ -92,7 +75,7 @@ pub(crate) fn comparisons(model: &RunModel) -> Vec<Comparison> {
             }
         }
     }
-    found
+    (found, unread)
 }
 
 impl Comparison {
@@ -163,11 +146,12 @@ impl Section for SockperfSection {
     }
 
     fn render(&self, model: &RunModel) -> Result<Option<String>, ReportError> {
-        let found = comparisons(model);
-        if found.is_empty() {
+        let (found, unread) = comparisons(model);
+        if found.is_empty() && unread.is_empty() {
             return Ok(None);
         }
-        let mut html = String::from("<div class=\"plots\">");
+        let mut html = unread.html();
+        html.push_str("<div class=\"plots\">");
         for comparison in &found {
             let chart = comparison.chart();
             let points: usize = chart.series.iter().map(|s| s.points.len()).sum();

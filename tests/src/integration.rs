@@ -56,6 +56,7 @@ mod ssh;
 mod ssh_lab;
 mod stdlib_layers;
 mod store;
+mod typed_results;
 mod typos;
 mod vault;
 mod vm_power;

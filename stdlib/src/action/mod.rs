@@ -8,6 +8,7 @@ mod options;
 mod parse_failure;
 mod run;
 mod tool_failure;
+mod typed_query;
 
 pub(crate) use change::{Change, Compared, Probe, builtin_name, not_applied};
 pub(crate) use names::{full_pci, valid_device};
@@ -15,6 +16,7 @@ pub(crate) use options::{arg_text, flag, from_dynamic, int, options_json, text};
 pub(crate) use parse_failure::{line_of, parse_failure};
 pub(crate) use run::{not_installed, parsed, run, run_if_installed, run_parsed};
 pub(crate) use tool_failure::tool_failure;
+pub(crate) use typed_query::{as_map, query_typed};
 
 use cairn_runtime::{
     ActionCall, ActionError, BuiltinOptions, HostContext, HostIo, OptionKey, OptionType, Outcome,

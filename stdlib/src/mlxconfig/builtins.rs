@@ -7,6 +7,7 @@ use rhai::{Map, NativeCallContext};
 use serde_json::{Value, json};
 
 use super::command;
+use super::{DeviceHeader, DeviceQuery, Messages, ParamValues, QueryDevice};
 use crate::action::{self, Change, Compared, Probe, RhaiResult};
 
 /// The `mlxconfig::` module.
@@ -26,19 +27,18 @@ pub mod mlxconfig_builtins {
     /// ```
     #[rhai_fn(volatile, return_raw)]
     pub fn query(ctx: NativeCallContext, dev: String) -> RhaiResult<Map> {
-        let value = action::query(
+        let device = action::query_typed(
             &ctx,
             crate::mlxconfig::NAMESPACE,
             json!({ "device": dev }),
-            |io| match query_device(io, &dev)? {
+            "mlxconfig's device query",
+            |io| match device_query(io, &dev)? {
                 Some(device) => Ok(device),
-                None if io.checking() => {
-                    Ok(json!({ "device": dev, "params": {}, "predicted": true }))
-                }
+                None if io.checking() => Ok(predicted_query(&dev)),
                 None => Err(action::not_installed("mlxconfig", io.host())),
             },
         )?;
-        action::result_as(&ctx, value)
+        action::as_map(&device)
     }
 
     /// Sets firmware parameters for the next boot, idempotently: queries first and sets only
@@ -60,12 +60,17 @@ pub mod mlxconfig_builtins {
 
 /// The device's query, shaped for scripts; `None` when mlxconfig is not installed.
 fn query_device(io: &mut HostIo<'_>, dev: &str) -> Result<Option<Value>, ActionError> {
+    Ok(device_query(io, dev)?.map(|device| action::json(&device)))
+}
+
+/// The device's query as its type; `None` when mlxconfig is not installed.
+fn device_query(io: &mut HostIo<'_>, dev: &str) -> Result<Option<DeviceQuery>, ActionError> {
     let argv = command::query(dev);
     let Some(output) = action::run_if_installed(io, &argv)? else {
         return Ok(None);
     };
     let parsed = action::parsed(&argv, &output.stdout, crate::mlxconfig::parse_query)?;
-    let Some(device) = parsed.devices.first() else {
+    let Some(device) = parsed.devices.into_iter().next() else {
         return Err(ActionError::ToolSaid {
             command: argv.join(" "),
             said: format!("printed no device{}", errors_of(&parsed.messages.errors)),
@@ -77,19 +82,40 @@ fn query_device(io: &mut HostIo<'_>, dev: &str) -> Result<Option<Value>, ActionE
             said: format!("failed{}", errors_of(&device.messages.errors)),
         });
     }
-    let mut value = action::json(device);
-    let params: serde_json::Map<String, Value> = device
+    let params = device
         .configurations
         .iter()
         .map(|p| {
-            (
-                p.name.clone(),
-                json!({ "default": p.default, "current": p.current, "next_boot": p.next_boot, "modified": p.modified }),
-            )
+            let values = ParamValues {
+                default: p.default.clone(),
+                current: p.current.clone(),
+                next_boot: p.next_boot.clone(),
+                modified: p.modified,
+            };
+            (p.name.clone(), values)
         })
         .collect();
-    value["params"] = Value::Object(params);
-    Ok(Some(value))
+    Ok(Some(DeviceQuery {
+        device,
+        params,
+        predicted: false,
+    }))
+}
+
+/// Check mode's answer before MFT is installed: the device asked for, no parameters.
+fn predicted_query(dev: &str) -> DeviceQuery {
+    DeviceQuery {
+        device: QueryDevice {
+            header: DeviceHeader {
+                device: Some(dev.to_owned()),
+                ..DeviceHeader::default()
+            },
+            configurations: Vec::new(),
+            messages: Messages::default(),
+        },
+        params: std::collections::BTreeMap::new(),
+        predicted: true,
+    }
 }
 
 fn errors_of(errors: &[String]) -> String {

@@ -14,8 +14,8 @@ mod parse;
 mod types;
 
 pub use types::{
-    ConfigValue, DeviceHeader, Messages, MlxconfigQuery, MlxconfigSet, Parameter, QueryDevice,
-    SetParameter,
+    ConfigValue, DeviceHeader, DeviceQuery, Messages, MlxconfigQuery, MlxconfigSet, ParamValues,
+    Parameter, QueryDevice, SetParameter,
 };
 
 /// Parses `mlxconfig -d DEV [-e] query` output.

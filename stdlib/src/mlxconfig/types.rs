@@ -2,10 +2,10 @@
 
 use std::collections::BTreeMap;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// What `mlxconfig [-e] query` printed.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct MlxconfigQuery {
     /// One entry per `Device #N:` block (or one without a number when the output is a bare
     /// `Configurations:` block, as a query of named parameters prints).
@@ -16,7 +16,7 @@ pub struct MlxconfigQuery {
 }
 
 /// One `Device #N:` block of `mlxconfig query`.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct QueryDevice {
     /// The header fields of the block.
     #[serde(flatten)]
@@ -30,7 +30,7 @@ pub struct QueryDevice {
 }
 
 /// The header fields of a `Device #N:` block.
-#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct DeviceHeader {
     /// N of `Device #N:`; absent for a bare `Configurations:` block.
     pub number: Option<u32>,
@@ -47,7 +47,7 @@ pub struct DeviceHeader {
 }
 
 /// One parameter line of `mlxconfig query`.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Parameter {
     /// The parameter's name: `LINK_TYPE_P1`, `ESWITCH_HAIRPIN_DESCRIPTORS[0]`.
     pub name: String,
@@ -63,7 +63,7 @@ pub struct Parameter {
 }
 
 /// One value cell, as `mlxconfig` prints it.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ConfigValue {
     /// The cell as printed: `IB(1)`, `True(1)`, `0`, `Array[0..7]`.
     pub text: String,
@@ -75,7 +75,7 @@ pub struct ConfigValue {
 }
 
 /// The `-E-`, `-W-` and `-I-` lines, without their prefix.
-#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Messages {
     /// `-E-` lines: errors.
     pub errors: Vec<String>,
@@ -83,6 +83,33 @@ pub struct Messages {
     pub warnings: Vec<String>,
     /// `-I-` lines: information, such as the reboot notice.
     pub info: Vec<String>,
+}
+
+/// `mlxconfig::query`'s result: the device's block, and its parameters by name. It is
+/// journaled as this type and a replayed one is read back into it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct DeviceQuery {
+    /// The `Device #N:` block as printed.
+    #[serde(flatten)]
+    pub device: QueryDevice,
+    /// Each parameter of `configurations` by its name.
+    pub params: BTreeMap<String, ParamValues>,
+    /// True in check mode on a host where MFT is not installed yet: nothing was queried.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub predicted: bool,
+}
+
+/// One parameter's values in [`DeviceQuery::params`].
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ParamValues {
+    /// The `Default` column.
+    pub default: Option<ConfigValue>,
+    /// The `Current` column.
+    pub current: Option<ConfigValue>,
+    /// The `Next Boot` column.
+    pub next_boot: Option<ConfigValue>,
+    /// `*` before it: the next-boot value differs from the default or the current one.
+    pub modified: bool,
 }
 
 /// What `mlxconfig [-y] set KEY=VALUE...` printed.

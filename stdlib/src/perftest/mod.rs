@@ -17,7 +17,7 @@ pub(crate) mod run;
 pub(crate) mod sim;
 mod types;
 
-pub use types::{PerftestError, PerftestHeader, PerftestRow, PerftestRun, QpAddress};
+pub use types::{PairedRun, PerftestError, PerftestHeader, PerftestRow, PerftestRun, QpAddress};
 
 /// Parses the output of one perftest run.
 pub fn parse(text: &str) -> Result<PerftestRun, crate::ParseError> {

@@ -2,11 +2,28 @@
 
 use std::collections::BTreeMap;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
+
+/// A `perftest::*` builtin's result as journaled: the client's run, with the pair of hosts
+/// it ran between, the program and its command line (the report reads it as this type).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PairedRun {
+    /// What the client printed.
+    #[serde(flatten)]
+    pub run: PerftestRun,
+    /// The host the server ran on.
+    pub server: String,
+    /// The host the client ran on.
+    pub client: String,
+    /// The program (`ib_send_bw`).
+    pub program: String,
+    /// The client's command line.
+    pub command: String,
+}
 
 /// What one perftest invocation printed: its settings, the queue pair addresses, the results
 /// table, and the warnings or error it printed.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct PerftestRun {
     /// The banner title (`Send BW Test`, `RDMA_Read Latency Test`); `null` for error-only output.
     pub test: Option<String>,
@@ -36,7 +53,7 @@ pub struct PerftestRun {
 
 /// The banner settings. Fields are absent when the banner does not print them (they depend on
 /// the test, the side and the perftest version).
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct PerftestHeader {
     /// `Dual-port`: `ON` or `OFF`.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -101,7 +118,7 @@ pub struct PerftestHeader {
 }
 
 /// One `local address:` or `remote address:` line and the `GID:` line under it.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct QpAddress {
     /// The LID (printed in hex: `0x14` is 20; `0000` on RoCE).
     pub lid: Option<u32>,
@@ -126,7 +143,7 @@ pub struct QpAddress {
 /// One row of the results table. Only the columns the table has are present; names carry
 /// the unit (`_gbps` Gb/s, `_mbps` MB/s, `_mibps` MiB/s, `_mpps` million messages/s, `_usec`
 /// microseconds, `_percent`).
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct PerftestRow {
     /// `#bytes`: the message size, in bytes.
     pub bytes: u64,
@@ -158,7 +175,7 @@ pub struct PerftestRow {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub msg_rate_mpps: Option<f64>,
     /// Per-port columns of dual-port runs (`bw_port1_gbps`, `msg_rate_port1_mpps`, ...).
-    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub per_port: BTreeMap<String, f64>,
     /// `t_min[usec]`
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -190,7 +207,7 @@ pub struct PerftestRow {
 }
 
 /// A failure perftest reported.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct PerftestError {
     /// What failed: `connection` (TCP connect to the server), `socket` (socket set-up, listen,
     /// accept), `qp_state` (modify QP to INIT/RTR/RTS), `data_exchange` (exchanging keys or

@@ -13,7 +13,7 @@ pub(crate) mod sim;
 mod types;
 
 pub use types::{
-    Percentile, RunCounters, SockperfAddress, SockperfOutput, VmaBanner, VmaParameter,
+    Percentile, PingPongRun, RunCounters, SockperfAddress, SockperfOutput, VmaBanner, VmaParameter,
 };
 
 /// Parses sockperf output.

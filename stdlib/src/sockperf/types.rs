@@ -1,9 +1,27 @@
 //! The typed result of sockperf output.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
+
+/// `sockperf::ping_pong`'s result as journaled: what the client printed, with the pair of
+/// hosts it ran between, its command line and its average latency (the report reads it as
+/// this type).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PingPongRun {
+    /// What the client printed.
+    #[serde(flatten)]
+    pub output: SockperfOutput,
+    /// The host the server ran on.
+    pub server: String,
+    /// The host the client ran on.
+    pub client: String,
+    /// The client's command line.
+    pub command: String,
+    /// The average one-way latency, in microseconds.
+    pub avg_us: f64,
+}
 
 /// What a sockperf server or client printed.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct SockperfOutput {
     /// The sockperf version (`3.5-no.git`).
     pub version: Option<String>,
@@ -57,7 +75,7 @@ pub struct SockperfOutput {
 }
 
 /// `RunTime=...; Warm up time=...; SentMessages=...; ReceivedMessages=...`
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct RunCounters {
     /// `RunTime`, in seconds.
     pub run_time_sec: f64,
@@ -70,7 +88,7 @@ pub struct RunCounters {
 }
 
 /// One latency percentile.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Percentile {
     /// The percentile (`99.999`).
     pub percentile: f64,
@@ -79,7 +97,7 @@ pub struct Percentile {
 }
 
 /// `[ 0] IP = 22.0.0.3 PORT = 5001 # TCP`
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct SockperfAddress {
     /// The index in brackets.
     pub index: u32,
@@ -92,7 +110,7 @@ pub struct SockperfAddress {
 }
 
 /// The `VMA INFO:` banner libvma prints at start.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct VmaBanner {
     /// The libvma version (`9.5.2-1`).
     pub version: Option<String>,
@@ -117,7 +135,7 @@ pub struct VmaBanner {
 }
 
 /// One VMA parameter line.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct VmaParameter {
     /// The environment variable that sets it (`VMA_TX_WRE`).
     pub env: String,

@@ -1,0 +1,50 @@
+//! A query whose result is the parser's type end to end: the live value is journaled as that
+//! type serialized, and a replayed value is read back into it. A journal of another shape (a
+//! renamed field, written by another cairn or by hand) fails naming the record, so a runbook
+//! never goes on with a default it would take for "none".
+
+use cairn_runtime::{ActionCall, ActionError, HostContext, HostIo, Outcome, Reconcile};
+use rhai::{Dynamic, NativeCallContext};
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use serde_json::Value;
+
+use super::{RhaiResult, builtin_name, json};
+
+/// Runs a read-only query builtin on the current host as an action (redone on resume),
+/// journaled under its registered name, its result read as `T` live and replayed alike;
+/// `expected` says what `T` is (`mlxconfig's device query`), for the error.
+pub(crate) fn query_typed<T: Serialize + DeserializeOwned>(
+    ctx: &NativeCallContext,
+    namespace: &str,
+    args: Value,
+    expected: &str,
+    live: impl FnOnce(&mut HostIo<'_>) -> Result<T, ActionError>,
+) -> RhaiResult<T> {
+    let host = HostContext::current(ctx)?;
+    let site = host.site(ctx);
+    let builtin = builtin_name(ctx, namespace);
+    let call = ActionCall {
+        args,
+        assumed: Value::Null,
+        builtin: builtin.clone(),
+        reconcile: Reconcile::Redo,
+    };
+    let value = host
+        .perform(call, &site, |io| {
+            live(io).map(|typed| Outcome::unchanged(json(&typed)))
+        })
+        .map_err(|e| host.fail(e, ctx.call_position()))?;
+    host.read_result(&builtin, value, expected)
+        .map_err(|e| host.fail(e, ctx.call_position()))
+}
+
+/// A typed result as the rhai map a builtin returns.
+pub(crate) fn as_map<T: Serialize>(value: &T) -> RhaiResult<rhai::Map> {
+    let dynamic: Dynamic = rhai::serde::to_dynamic(value)?;
+    let kind = dynamic.type_name();
+    dynamic.try_cast::<rhai::Map>().ok_or_else(|| {
+        ActionError::Failed(format!("a builtin's result is {kind}, not a map"))
+            .raise(rhai::Position::NONE)
+    })
+}

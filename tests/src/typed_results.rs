@@ -1,0 +1,56 @@
+//! A builtin's result is its parser's type end to end: a replayed result is read back into
+//! that type, so a journal whose result has a renamed field is refused naming the record
+//! instead of the runbook reading a default.
+
+use cairn_tests::Lab;
+
+/// `mlxconfig::query`'s recorded `params` renamed `parameters` (a journal written by another
+/// cairn, or edited): the resume refuses it naming the action and the journal's line, and the
+/// runbook never sees a device without parameters.
+#[test]
+fn a_replayed_mlxconfig_query_with_a_renamed_field_is_refused_naming_the_record() {
+    let lab = Lab::new();
+    lab.write(
+        "lab.toml",
+        "[hosts.esx01]\naddress = \"sim:esxi7?clock=virtual&preset=passthrough\"\n",
+    );
+    lab.write(
+        "book.rhai",
+        "stage \"s\" on all {\n    let q = mlxconfig::query(\"mt4119_pciconf1\");\n    log(`params: ${q.params.len()}`);\n    run([\"false\"]);\n}\n",
+    );
+    let first = lab.cairn(&["run", "book.rhai", "-i", "lab.toml"]);
+    assert_eq!(first.code, 1, "{}\n{}", first.stdout, first.stderr);
+    assert!(first.stdout.contains("params: "), "{}", first.stdout);
+    assert!(!first.stdout.contains("params: 0"), "{}", first.stdout);
+    let id = lab.runs().pop().expect("a run");
+    let path = lab.path().join(".cairn/runs").join(&id).join("esx01.jsonl");
+    let text = std::fs::read_to_string(&path).expect("journal");
+    let mut lines: Vec<String> = text.lines().map(str::to_owned).collect();
+    let (at, mut outcome) = lines
+        .iter()
+        .enumerate()
+        .find_map(|(at, line)| {
+            let record: serde_json::Value = serde_json::from_str(line).ok()?;
+            (record["type"] == "outcome" && record["data"]["seq"] == 1).then_some((at, record))
+        })
+        .expect("the outcome of action 1");
+    let result = outcome["data"]["result"]
+        .as_object_mut()
+        .expect("the query's result is a map");
+    let params = result.remove("params").expect("the query's params");
+    result.insert("parameters".into(), params);
+    lines[at] = outcome.to_string();
+    std::fs::write(&path, lines.join("\n") + "\n").expect("edit the journal");
+
+    let resumed = lab.cairn(&["resume"]);
+    assert_eq!(resumed.code, 1, "{}\n{}", resumed.stdout, resumed.stderr);
+    assert!(!resumed.stdout.contains("params: "), "{}", resumed.stdout);
+    let journal = format!(".cairn/runs/{id}/esx01.jsonl line 3");
+    assert!(
+        resumed.stdout.contains(&format!(
+            "the result of `mlxconfig::query` (action 1) does not read as mlxconfig's device query: missing field `params` (journal {journal})"
+        )),
+        "{}",
+        resumed.stdout
+    );
+}
