@@ -65,6 +65,17 @@ impl<'a> HostIo<'a> {
         self.ctx.shared().options.check
     }
 
+    /// Check mode: a predicted change leaves `key` at `value` for the calls after it
+    /// ([`RunShared::predict`]).
+    pub fn predict(&self, key: &str, value: Value) {
+        self.ctx.shared().predict(key, value);
+    }
+
+    /// Check mode: what a predicted change left `key` at.
+    pub fn predicted(&self, key: &str) -> Option<Value> {
+        self.ctx.shared().predicted(key)
+    }
+
     /// The host's name.
     pub fn host(&self) -> &str {
         self.ctx.name()

@@ -77,6 +77,9 @@ pub struct RunShared {
     pub(crate) options: RunOptions,
     /// `--param` values by name.
     pub(crate) params: BTreeMap<String, String>,
+    /// Check mode's predictions: what a change the check only predicted would have left (a
+    /// VM powered off), by a key its builtin names, so that a later call sees it.
+    predicted: Mutex<BTreeMap<String, Value>>,
     /// Values hosts published, by host then key.
     pub(crate) published: Mutex<BTreeMap<String, BTreeMap<String, Value>>>,
     /// Where the batches of rolling stages stand.
@@ -108,10 +111,35 @@ impl RunShared {
             options,
             pair_holds: PairHolds::default(),
             params,
+            predicted: Mutex::new(BTreeMap::new()),
             published: Mutex::new(BTreeMap::new()),
             rolling: crate::RollingGate::default(),
             transports: BTreeMap::new(),
         }
+    }
+
+    /// In check mode, records that a predicted change leaves `key` at `value` (nothing was
+    /// changed on the host, so only this says so to the calls after it). Ignored in a real
+    /// run, where the host itself is the truth.
+    pub fn predict(&self, key: &str, value: Value) {
+        if self.options.check {
+            self.predicted
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .insert(key.to_owned(), value);
+        }
+    }
+
+    /// What a predicted change left `key` at, in check mode.
+    pub fn predicted(&self, key: &str) -> Option<Value> {
+        if !self.options.check {
+            return None;
+        }
+        self.predicted
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .get(key)
+            .cloned()
     }
 
     /// The run's options.

@@ -608,6 +608,11 @@ fn maintenance_now(io: &mut HostIo<'_>) -> Result<bool, ActionError> {
     }
 }
 
+/// The key of a host's predicted maintenance mode in check mode.
+fn maintenance_key(io: &HostIo<'_>) -> String {
+    format!("esxcli::maintenance_mode {}", io.host())
+}
+
 fn set_maintenance(ctx: &NativeCallContext, on: bool) -> RhaiResult<Map> {
     let change = Change {
         namespace: crate::esxcli::NAMESPACE,
@@ -624,12 +629,18 @@ fn set_maintenance(ctx: &NativeCallContext, on: bool) -> RhaiResult<Map> {
     let host = cairn_runtime::HostContext::current(ctx)?;
     let value = change.run(
         ctx,
-        maintenance_now,
+        // Check mode changed nothing on the host: a state it predicted is the truth for the
+        // calls after it (leaving maintenance after a predicted entering is a change).
+        |io| match io.predicted(&maintenance_key(io)) {
+            Some(Value::Bool(predicted)) => Ok(predicted),
+            _ => maintenance_now(io),
+        },
         |io, now| {
             let value = json!({ "enabled": on, "changed": now != on });
             if now == on {
                 return Ok(Compared::Same(value));
             }
+            io.predict(&maintenance_key(io), json!(on));
             // Entering takes a place in the disruption budget (`--max-unavailable`), waiting
             // for one, before the mark; leaving gives it back once the host is out and the
             // outcome journaled (below), so no journal shows the next host going down first.
@@ -791,8 +802,11 @@ mod tests {
             esxcli::advanced_set("/Power/CpuPolicy", "High Performance");
             esxcli::pcipassthru_set("3b:00.0", true);
             esxcli::maintenance_mode_set(true);
+            esxcli::maintenance_mode_set(true);
+            esxcli::maintenance_mode_set(false);
         "#);
-        assert_eq!(t.changes().len(), 5, "{:?}", t.changes());
+        // The second entering sees the first's prediction (no change); leaving after it is one.
+        assert_eq!(t.changes().len(), 6, "{:?}", t.changes());
         assert!(t.reboot_pending());
         for argv in t.commands("esx01") {
             let text = argv.join(" ");

@@ -19,7 +19,8 @@ pub mod mlxconfig_builtins {
     /// query`: `#{device_type, name, description, device, configurations, params}`. `params`
     /// maps each parameter to `#{default, current, next_boot, modified}`, each value
     /// `#{text, label, number}` (`IB(1)` → label `IB`, number 1). In check mode, on a host
-    /// where MFT is not installed yet, `params` is empty and `predicted` is true.
+    /// where MFT is not installed yet, `params` is empty, `predicted` is true and `unknown`
+    /// says what a value would read (`unknown until MFT is installed`).
     ///
     /// ```rhai
     /// let q = mlxconfig::query("mt4119_pciconf1");
@@ -99,6 +100,7 @@ fn device_query(io: &mut HostIo<'_>, dev: &str) -> Result<Option<DeviceQuery>, A
         device,
         params,
         predicted: false,
+        unknown: None,
     }))
 }
 
@@ -115,6 +117,7 @@ fn predicted_query(dev: &str) -> DeviceQuery {
         },
         params: std::collections::BTreeMap::new(),
         predicted: true,
+        unknown: Some(crate::mst::UNKNOWN_UNTIL_MFT.to_owned()),
     }
 }
 

@@ -97,6 +97,10 @@ pub struct DeviceQuery {
     /// True in check mode on a host where MFT is not installed yet: nothing was queried.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub predicted: bool,
+    /// With `predicted`: what a value of `params` would read, had it been asked for
+    /// (`unknown until MFT is installed`), so a check prints that instead of a blank.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub unknown: Option<String>,
 }
 
 /// One parameter's values in [`DeviceQuery::params`].

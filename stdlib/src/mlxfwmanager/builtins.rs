@@ -29,7 +29,8 @@ pub mod mlxfwmanager_builtins {
     /// versions: [#{component, current, available}], status, fw, fw_available,
     /// update_available}` (`fw` and `fw_available` are the FW row; `available` is `()` for
     /// `N/A`). In check mode, on a host where MFT is not installed yet: `#{predicted: true,
-    /// update_available: false}`.
+    /// update_available: false}` with `part_number`, `psid`, `fw` and `fw_available` reading
+    /// `unknown until MFT is installed`.
     ///
     /// ```rhai
     /// let fw = mlxfwmanager::query("3b:00.0");
@@ -44,7 +45,15 @@ pub mod mlxfwmanager_builtins {
             |io| match query_device(io, &dev)? {
                 Some(device) => Ok(device),
                 None if io.checking() => {
-                    Ok(json!({ "predicted": true, "update_available": false }))
+                    let unknown = crate::mst::UNKNOWN_UNTIL_MFT;
+                    Ok(json!({
+                        "predicted": true,
+                        "update_available": false,
+                        "part_number": unknown,
+                        "psid": unknown,
+                        "fw": unknown,
+                        "fw_available": unknown,
+                    }))
                 }
                 None => Err(action::not_installed("mlxfwmanager", io.host())),
             },

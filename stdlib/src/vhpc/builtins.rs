@@ -2,7 +2,7 @@
 //! vCenter, through `vhpc_toolkit` on the management host named by the inventory var
 //! `vhpc_host` (reference 000 section 2.3.1, reference 001).
 
-use cairn_runtime::{ActionError, HostContext, Outcome, Reconcile};
+use cairn_runtime::{ActionError, HostContext, HostIo, Outcome, Reconcile};
 use rhai::plugin::*;
 
 /// `vhpc::reserve(vm, #{...})`'s options.
@@ -37,9 +37,9 @@ pub mod vhpc_builtins {
     #[rhai_fn(volatile, return_raw)]
     pub fn view(ctx: NativeCallContext, vm: String) -> RhaiResult<Map> {
         let host = HostContext::current(&ctx)?;
-        let value = action::query(&ctx, crate::vhpc::NAMESPACE, json!({ "vm": vm }), |_| {
+        let value = action::query(&ctx, crate::vhpc::NAMESPACE, json!({ "vm": vm }), |io| {
             let management = Management::of(host)?;
-            Ok(action::json(&view_of(&management, &vm)?))
+            Ok(action::json(&seen(io, &management, &vm)?))
         })?;
         action::result_as(&ctx, value)
     }
@@ -83,6 +83,7 @@ pub mod vhpc_builtins {
                 format!("latency level `{level}` is not `high` or `normal`"),
             ));
         }
+        let leaves = level.clone();
         change(
             &ctx,
             json!({ "vm": vm, "level": level }),
@@ -95,6 +96,7 @@ pub mod vhpc_builtins {
                 }
                 (value, Some(command::latency(program, &now.vm, &level)))
             },
+            move |view| view.latency_sensitivity = Some(leaves.clone()),
         )
     }
 
@@ -133,6 +135,10 @@ pub mod vhpc_builtins {
                 }
                 (value, Some(command::power(program, &now.vm, on)))
             },
+            move |view| {
+                let state = if on { "poweredOn" } else { "poweredOff" };
+                view.power_state = Some(state.to_owned());
+            },
         )
     }
 
@@ -167,7 +173,27 @@ pub mod vhpc_builtins {
                 }
                 (value, Some(command::cpumem(program, &now.vm, cpu, memory)))
             },
+            move |view| {
+                view.cpu_reservation = cpu.unwrap_or(view.cpu_reservation);
+                view.memory_reservation = memory.unwrap_or(view.memory_reservation);
+            },
         )
+    }
+}
+
+/// The key of a VM's predicted view in check mode.
+fn predicted_key(vm: &str) -> String {
+    format!("vhpc::view {vm}")
+}
+
+/// The VM as vCenter shows it, or, in check mode, as the changes predicted before left it.
+fn seen(io: &HostIo<'_>, management: &Management, vm: &str) -> Result<VmView, ActionError> {
+    let predicted = io
+        .predicted(&predicted_key(vm))
+        .and_then(|view| serde_json::from_value(view).ok());
+    match predicted {
+        Some(view) => Ok(view),
+        None => view_of(management, vm),
     }
 }
 
@@ -181,6 +207,7 @@ fn view_of(management: &Management, vm: &str) -> Result<VmView, ActionError> {
 
 fn passthru(ctx: &NativeCallContext, vm: &str, pci: &str, add: bool) -> RhaiResult<Map> {
     let device = crate::action::full_pci(pci);
+    let leaves = device.clone();
     change(
         ctx,
         json!({ "vm": vm, "device": device }),
@@ -196,17 +223,26 @@ fn passthru(ctx: &NativeCallContext, vm: &str, pci: &str, add: bool) -> RhaiResu
                 Some(command::passthru(program, &now.vm, &device, add)),
             )
         },
+        move |view| {
+            view.passthrough_devices.retain(|d| *d != leaves);
+            if add {
+                view.passthrough_devices.push(leaves.clone());
+            }
+        },
     )
 }
 
 /// A change through vhpc_toolkit, through the change helper: `plan` looks at the VM and says
-/// what to run, if anything. Reconciled by looking again: nothing left to run means it
-/// happened.
+/// what to run, if anything; `leaves` is what running it makes of the VM, which check mode
+/// keeps as its prediction (vCenter was not changed) for the calls after it: a power-on after
+/// a predicted power-off is a change. Reconciled by looking again: nothing left to run means
+/// it happened.
 fn change(
     ctx: &NativeCallContext,
     args: Value,
     vm: &str,
     plan: impl Fn(&VmView, &str) -> (Value, Option<Vec<String>>) + Clone + 'static,
+    leaves: impl FnOnce(&mut VmView),
 ) -> RhaiResult<Map> {
     let host = HostContext::current(ctx)?;
     let (probe_host, probe_plan, probe_vm) = (host.clone(), plan.clone(), vm.to_owned());
@@ -228,14 +264,19 @@ fn change(
     };
     let value = change.run(
         ctx,
-        |_| {
+        |io| {
             let management = Management::of(host.clone())?;
-            let now = view_of(&management, vm)?;
+            let now = seen(io, &management, vm)?;
             Ok((management, now))
         },
-        |_, (management, now)| {
+        |io, (management, now)| {
             let (mut value, todo) = plan(&now, &management.program);
             value["changed"] = json!(todo.is_some());
+            if todo.is_some() && io.checking() {
+                let mut predicted = now.clone();
+                leaves(&mut predicted);
+                io.predict(&predicted_key(vm), action::json(&predicted));
+            }
             Ok(match todo {
                 None => Compared::Same(value),
                 Some(argv) => {
@@ -331,6 +372,27 @@ mod tests {
             r#"vhpc::passthru_add("hpc-vm01", "0000:3B:00.0"); vhpc::latency("hpc-vm01", "high");"#,
         );
         assert_eq!(t.changes().len(), 2);
+        assert!(
+            t.commands("vcenter")
+                .iter()
+                .all(|a| a.get(1).is_some_and(|c| c == "view"))
+        );
+    }
+
+    #[test]
+    fn check_mode_predicts_a_power_on_after_a_predicted_power_off_as_a_change() {
+        let t = TestHost::new("", true);
+        // hpc-vm01 is off: powering it on, then off again, then on, is three predicted changes,
+        // each seen by the next, and vCenter is only looked at.
+        let changed = t.eval(
+            r#"[vhpc::power("hpc-vm01", "on").changed, vhpc::view("hpc-vm01").power_state,
+                vhpc::power("hpc-vm01", "on").changed, vhpc::power("hpc-vm01", "off").changed,
+                vhpc::power("hpc-vm01", "on").changed]"#,
+        );
+        assert_eq!(
+            changed.to_string(),
+            r#"[true, "poweredOn", false, true, true]"#
+        );
         assert!(
             t.commands("vcenter")
                 .iter()
