@@ -295,7 +295,7 @@ pub(crate) fn register(engine: &mut Engine) {
                 .hosts
                 .iter()
                 .filter(|info| {
-                    info.groups.iter().any(|g| g == group) && !failed.contains(&info.name)
+                    info.groups.iter().any(|g| g == group) && !failed.contains_key(&info.name)
                 })
                 .map(|info| Dynamic::from_map(host_map(info, published.get(&info.name))))
                 .collect())

@@ -181,7 +181,11 @@ fn run_instance(
     }
     shared.budget.leave(&name);
     if let (HostStatus::Failed, Ok(mut failed)) = (status, shared.failed.lock()) {
-        failed.insert(name.clone());
+        let reason = failure
+            .as_ref()
+            .and_then(|f| f.message.lines().next().map(str::to_owned))
+            .unwrap_or_else(|| "failed".to_owned());
+        failed.insert(name.clone(), reason);
         stop_if_too_many_failed(&shared, failed.len());
     }
     drop((left_batches, departure));
