@@ -169,3 +169,56 @@ fn a_resume_after_a_kill_runs_each_command_exactly_once() {
         assert_eq!(outcome(&lab, 1)["stdout"], "one\n", "{fault}");
     }
 }
+
+#[test]
+fn two_working_folders_sharing_cairn_sim_dir_meet_on_one_hosts_lease() {
+    let fleet = Lab::new();
+    let sim_dir = fleet.path().join("fleet");
+    let sim_dir = sim_dir.to_string_lossy().into_owned();
+    let slow = "stage \"s\" on all {\n    run([\"echo\", \"A\"]);\n    reboot();\n}\n";
+    let (a, b) = (Lab::new(), Lab::new());
+    for lab in [&a, &b] {
+        lab.write("book.rhai", slow);
+        lab.write(
+            "inv.toml",
+            "[hosts.n1]\naddress = \"sim:linux?reboot_secs=3\"\n",
+        );
+    }
+    // One lease folder, as on one controller machine.
+    let leases = fleet.path().join("leases");
+    let leases = leases.to_string_lossy().into_owned();
+    let mut first = a.command(&["run", "book.rhai", "-i", "inv.toml"]);
+    first
+        .env("CAIRN_SIM_DIR", &sim_dir)
+        .env("CAIRN_LEASE_DIR", &leases)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null());
+    let mut first = first.spawn().unwrap_or_else(|e| panic!("spawn: {e}"));
+    let log = fleet.path().join("fleet/n1/commands.log");
+    let started = std::time::Instant::now();
+    while !std::fs::read_to_string(&log)
+        .unwrap_or_default()
+        .contains("\"A\"")
+    {
+        assert!(
+            started.elapsed().as_secs() < 20,
+            "the first run never echoed"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let second = b.cairn_with(
+        &["run", "book.rhai", "-i", "inv.toml"],
+        &[("CAIRN_SIM_DIR", &sim_dir), ("CAIRN_LEASE_DIR", &leases)],
+    );
+    let _ = first.wait();
+    assert_eq!(second.code, 2, "{}\n{}", second.stdout, second.stderr);
+    assert!(
+        second.stderr.contains("n1 is held by run"),
+        "{}",
+        second.stderr
+    );
+    assert!(
+        !b.path().join(".cairn/sim/n1").exists(),
+        "the shared fleet, not b's own"
+    );
+}

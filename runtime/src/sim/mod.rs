@@ -45,7 +45,7 @@ pub use sim_boot::SimBoot;
 pub use sim_context::SimContext;
 pub use sim_error::SimError;
 pub use sim_fence::{FENCED_LOG, FencedLine, read_fenced_log};
-pub use sim_host::{COMMAND_LOG, LOCK_FILE, STATE_FILE, SimHost};
+pub use sim_host::{COMMAND_LOG, LOCK_FILE, SIM_DIR_VAR, STATE_FILE, SimHost};
 pub use sim_model::SimModel;
 pub use sim_registry::SimRegistry;
 pub use sim_state::read_whole as read_state;

@@ -27,6 +27,8 @@ use crate::{Clock, ExecOutput, ExecRequest, TransportError};
 pub const STATE_FILE: &str = "state.json";
 /// The log of executed commands in a host's directory: one JSON array (argv) per line.
 pub const COMMAND_LOG: &str = "commands.log";
+/// The variable naming the folder of simulated hosts' states, shared by every working folder.
+pub const SIM_DIR_VAR: &str = "CAIRN_SIM_DIR";
 /// The lock file that serialises commands on one host across threads and processes.
 pub const LOCK_FILE: &str = "state.lock";
 
@@ -87,10 +89,14 @@ impl SimHost {
         }
     }
 
-    /// The conventional state directory of `host`: `<state_dir>/sim/<host>`, so
-    /// `.cairn/sim/<host>` with the default state folder `.cairn`.
+    /// The state directory of `host`: `$CAIRN_SIM_DIR/<host>` when [`SIM_DIR_VAR`] names a
+    /// folder (so that controllers in two working folders reach one simulated fleet), else
+    /// `<state_dir>/sim/<host>`, so `.cairn/sim/<host>` with the default state folder `.cairn`.
     pub fn default_dir(state_dir: &Path, host: &str) -> PathBuf {
-        state_dir.join("sim").join(host)
+        match std::env::var_os(SIM_DIR_VAR).filter(|dir| !dir.is_empty()) {
+            Some(dir) => PathBuf::from(dir).join(host),
+            None => state_dir.join("sim").join(host),
+        }
     }
 
     /// The host's clock: virtual (persisted in the state) with `clock=virtual`, else real.
