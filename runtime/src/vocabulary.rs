@@ -418,6 +418,7 @@ fn run(ctx: &NativeCallContext, argv: Array, options: Map) -> RhaiResult<Map> {
         interrupt: None,
         stdin,
         timeout: timeout.map(Duration::from_secs),
+        ..ExecRequest::default()
     };
     let result = host.perform(call, &site, |io| {
         if io.checking() && !read_only {
