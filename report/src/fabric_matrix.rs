@@ -48,6 +48,16 @@ struct Verdict {
     #[serde(default)]
     suspects: Suspects,
     passed: Option<bool>,
+    /// Hosts asked for and not tested (failed earlier in the run), with the reason.
+    #[serde(default)]
+    excluded: Vec<ExcludedHost>,
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+struct ExcludedHost {
+    host: String,
+    #[serde(default)]
+    reason: String,
 }
 
 #[derive(Debug, Clone, Default, Deserialize)]
@@ -95,6 +105,8 @@ pub(crate) struct Matrix {
     pub(crate) suspect_uplinks: Vec<String>,
     pub(crate) suspect_hosts: Vec<String>,
     pub(crate) suspect_pairs: Vec<(String, String)>,
+    /// Hosts of the matrix that were not tested, with the reason: greyed rows.
+    pub(crate) excluded: Vec<(String, String)>,
 }
 
 impl Matrix {
@@ -112,6 +124,7 @@ impl Matrix {
             suspect_uplinks: Vec::new(),
             suspect_hosts: Vec::new(),
             suspect_pairs: Vec::new(),
+            excluded: Vec::new(),
         }
     }
 
@@ -177,6 +190,17 @@ impl Matrix {
             );
             self.hosts = hosts;
         }
+        // Every host asked for keeps a row: one not tested is greyed with its reason.
+        for e in &verdict.excluded {
+            if !self.hosts.contains(&e.host) {
+                self.hosts.push(e.host.clone());
+            }
+        }
+        self.excluded = verdict
+            .excluded
+            .iter()
+            .map(|e| (e.host.clone(), e.reason.clone()))
+            .collect();
         self.judged = true;
         self.reference = verdict.reference;
         self.limit = verdict.limit;
@@ -398,6 +422,24 @@ pub(crate) fn svg(m: &Matrix) -> String {
         }
     }
     out.push_str(&marks);
+    // A host not tested: its row and column greyed, the reason on hover.
+    for (host, reason) in &m.excluded {
+        let Some(&i) = index.get(host.as_str()) else {
+            continue;
+        };
+        let title = format!(
+            "<title>{}: not tested, {}</title>",
+            escape(host),
+            escape(reason)
+        );
+        let _ = write!(
+            out,
+            "<rect class=\"excluded\" data-host=\"{}\" x=\"{left}\" y=\"{}\" width=\"{side}\" height=\"{cell}\" fill=\"#b8b8b8\">{title}</rect><rect class=\"excluded-column\" x=\"{}\" y=\"{MARGIN_TOP}\" width=\"{cell}\" height=\"{side}\" fill=\"#b8b8b8\">{title}</rect>",
+            escape(host),
+            MARGIN_TOP + i * cell,
+            left + i * cell,
+        );
+    }
     // Labels: the suspects (in red) first, then every `every`-th host, none closer than
     // `every` rows to another, on both axes.
     let labelled = labelled(m, every);
@@ -539,6 +581,12 @@ fn summary(m: &Matrix) -> String {
     let bad = m.cells.iter().filter(|c| c.bad).count();
     let mut html = String::new();
     let verdict = match m.passed {
+        // Never PASS while a host was not tested (a verdict recorded before hosts were).
+        _ if !m.excluded.is_empty() => format!(
+            "<b class=\"failed\">FAIL</b> · {} of {} hosts not tested",
+            m.excluded.len(),
+            m.hosts.len()
+        ),
         Some(true) => "<b>PASS</b>".to_owned(),
         Some(false) => "<b class=\"failed\">FAIL</b>".to_owned(),
         None => "no verdict recorded (the run stopped before the matrix ended): only failed tests are marked".to_owned(),
@@ -558,6 +606,14 @@ fn summary(m: &Matrix) -> String {
         m.hosts.len(),
         flagged.len()
     );
+    if !m.excluded.is_empty() {
+        let rows: Vec<String> = m
+            .excluded
+            .iter()
+            .map(|(h, r)| format!("<li><b>{}</b>: {}</li>", escape(h), escape(r)))
+            .collect();
+        let _ = write!(html, "<ul class=\"excluded\">{}</ul>", rows.join(""));
+    }
     if !m.suspect_uplinks.is_empty() {
         let _ = write!(
             html,
@@ -695,8 +751,38 @@ mod tests {
                 pairs: Vec::new(),
             },
             passed: Some(false),
+            excluded: Vec::new(),
         });
         m
+    }
+
+    #[test]
+    fn a_host_not_tested_keeps_a_greyed_row_with_its_reason_and_the_matrix_is_not_pass() {
+        let mut m = matrix(4, "node002");
+        m.judge(Verdict {
+            hosts: m.hosts.clone(),
+            passed: Some(true),
+            excluded: vec![ExcludedHost {
+                host: "node042".into(),
+                reason: "failed: 1 difference(s) from the manifest".into(),
+            }],
+            ..Verdict::default()
+        });
+        assert_eq!(m.hosts.len(), 5);
+        let drawn = svg(&m);
+        assert!(
+            drawn.contains("class=\"excluded\" data-host=\"node042\""),
+            "{drawn}"
+        );
+        assert!(
+            drawn.contains("node042: not tested, failed: 1 difference(s)"),
+            "{drawn}"
+        );
+        let said = summary(&m);
+        assert!(
+            said.contains("FAIL</b> · 1 of 5 hosts not tested"),
+            "{said}"
+        );
     }
 
     #[test]

@@ -212,6 +212,34 @@ pub enum ActionError {
         /// Whose doing it is (`the firmware did not apply it`).
         why: String,
     },
+    /// The host's fence refused this controller: another holds the host at a higher epoch (it
+    /// took the lease over). The command did not run; this host stops here, never retried.
+    #[error("{host} refused the command: {said}")]
+    #[diagnostic(
+        code(cairn::fenced),
+        help(
+            "another run took this host's lease over, so this run must not act on it; see which with `cairn runs`, and let that run finish"
+        )
+    )]
+    Fenced {
+        /// The host.
+        host: String,
+        /// What the fence said.
+        said: String,
+    },
+    /// The host's fence cannot keep its state (a folder it cannot write, one in memory): the
+    /// command did not run.
+    #[error("{host}'s fence did not run the command: {said}")]
+    #[diagnostic(
+        code(cairn::fence::broken),
+        help("the fence folder is set in the inventory (docs/fleet.md, \"Fencing on the host\")")
+    )]
+    FenceBroken {
+        /// The host.
+        host: String,
+        /// What the fence said.
+        said: String,
+    },
     /// The host could not be reached, or a command's fate is unknown.
     #[error(transparent)]
     #[diagnostic(code(cairn::transport))]

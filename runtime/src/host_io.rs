@@ -28,6 +28,20 @@ pub(crate) trait ActionHost {
     fn record_progress_all(&self, seq: u64, data: Vec<Value>) -> Result<(), ActionError>;
     /// The host's transport.
     fn transport(&self) -> &Arc<Mutex<Box<dyn Transport>>>;
+    /// The epoch and owner of the host's lease, which its fence is told (none: not fenced).
+    fn fence_lease(&self) -> Option<(u64, String)>;
+    /// The run's id, the first part of a fenced step's id.
+    fn run_id(&self) -> String;
+}
+
+/// A changing action's calls through the host's fence: its attempt, and how many commands it
+/// has run.
+struct Fencing {
+    epoch: u64,
+    owner: String,
+    /// When the attempt's intent was journaled, which tells it from other attempts.
+    intent_at: u64,
+    commands: u64,
 }
 
 /// The host, as one running action sees it.
@@ -38,17 +52,55 @@ pub(crate) trait ActionHost {
 /// transports), both waited forever.
 pub struct HostIo<'a> {
     ctx: &'a dyn ActionHost,
+    fencing: Option<Fencing>,
     seq: u64,
     transport: &'a Mutex<Box<dyn Transport>>,
 }
 
 impl<'a> HostIo<'a> {
+    /// The host for action `seq`'s queries (a probe): its commands are not fenced.
     pub(crate) fn new(ctx: &'a dyn ActionHost, seq: u64) -> Result<Self, ActionError> {
         Ok(Self {
             ctx,
+            fencing: None,
             seq,
             transport: ctx.transport(),
         })
+    }
+
+    /// The host for the attempt of changing action `seq` whose intent was journaled at
+    /// `intent_at`: each command goes through the host's fence, when the lease has an epoch.
+    pub(crate) fn fenced(
+        ctx: &'a dyn ActionHost,
+        seq: u64,
+        intent_at: u64,
+    ) -> Result<Self, ActionError> {
+        let mut io = Self::new(ctx, seq)?;
+        io.fencing = ctx.fence_lease().map(|(epoch, owner)| Fencing {
+            epoch,
+            owner,
+            intent_at,
+            commands: 0,
+        });
+        Ok(io)
+    }
+
+    /// `request` as the fence runs it: with the next step of this attempt.
+    fn fence_step(&mut self, request: &mut ExecRequest) {
+        let Some(fencing) = self.fencing.as_mut() else {
+            return;
+        };
+        fencing.commands += 1;
+        request.fence = Some(crate::fence::FenceStep {
+            epoch: fencing.epoch,
+            owner: fencing.owner.clone(),
+            step: crate::fence::step_id(
+                &self.ctx.run_id(),
+                self.seq,
+                fencing.intent_at,
+                fencing.commands,
+            ),
+        });
     }
 
     /// The transport, for one command. A command that panicked leaves it usable: the transport
@@ -84,15 +136,14 @@ impl<'a> HostIo<'a> {
     /// Runs a command; a non-zero exit is an `Ok` here.
     pub fn exec(&mut self, request: &ExecRequest) -> Result<ExecOutput, ActionError> {
         let started = std::time::Instant::now();
-        let output = match (&request.interrupt, self.ctx.interrupt()) {
-            (None, Some(interrupt)) => {
-                let mut request = request.clone();
-                request.interrupt = Some(interrupt);
-                self.transport().exec(&request)
-            }
-            _ => self.transport().exec(request),
-        };
+        let mut fenced = request.clone();
+        if fenced.interrupt.is_none() {
+            fenced.interrupt = self.ctx.interrupt();
+        }
+        self.fence_step(&mut fenced);
+        let output = self.transport().exec(&fenced);
         let output = output.inspect_err(|error| self.stop_run_if_state_lost(error))?;
+        let output = judge_fenced(output, &fenced, self.ctx.name())?;
         let events = &self.ctx.shared().events;
         if events.is_open() {
             events.send(crate::RunEvent::Command {
@@ -212,5 +263,34 @@ impl<'a> HostIo<'a> {
     /// Reports an event of this host.
     pub fn report(&self, event: crate::RunEvent) {
         self.ctx.shared().events.send(event);
+    }
+}
+
+/// A fenced command's output read through the fence's verdict: the command's own when it ran
+/// (or its recorded run was replayed), else why the fence did not run it. A step started before
+/// and never finished has an unknown outcome: the intent stays open for a decision.
+fn judge_fenced(
+    output: ExecOutput,
+    request: &ExecRequest,
+    host: &str,
+) -> Result<ExecOutput, ActionError> {
+    use crate::fence::FenceVerdict;
+    if request.fence.is_none() {
+        return Ok(output);
+    }
+    let code = i32::try_from(output.code).unwrap_or(i32::MAX);
+    let host = host.to_owned();
+    match FenceVerdict::judge(code, &output.stderr) {
+        FenceVerdict::Ran(_) => Ok(output),
+        FenceVerdict::Fenced(said) => Err(ActionError::Fenced { host, said }),
+        FenceVerdict::Unfinished(_) => {
+            Err(ActionError::Transport(crate::TransportError::Interrupted {
+                command: request.argv.join(" "),
+                host,
+            }))
+        }
+        FenceVerdict::Volatile(said) | FenceVerdict::Broken(said) => {
+            Err(ActionError::FenceBroken { host, said })
+        }
     }
 }

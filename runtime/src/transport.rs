@@ -17,6 +17,9 @@ pub struct ExecRequest {
     /// Stops the command while it runs (the REPL's Ctrl-C): the transport kills it or closes
     /// its channel. A run's own stop lets a command finish instead, so runs leave it `None`.
     pub interrupt: Option<crate::Cancel>,
+    /// Set for a changing command (one of a journaled action): the host runs it under its fence
+    /// at the lease's epoch, as this step (docs/fleet.md, "Fencing on the host").
+    pub fence: Option<crate::fence::FenceStep>,
 }
 
 impl ExecRequest {
@@ -68,6 +71,13 @@ pub trait Transport: Send {
     /// host's state folder). `None`: nothing to lease (a host that cannot be reached at all).
     fn identity(&self) -> Option<String> {
         Some(self.describe())
+    }
+
+    /// What the host's fence recorded of step `step` (`fence.sh query`), for settling an open
+    /// intent on resume. `None`: this transport does not fence its commands, so nothing is known.
+    fn fence_record(&self, step: &str) -> Result<Option<crate::fence::StepRecord>, TransportError> {
+        let _ = step;
+        Ok(None)
     }
 
     /// Copies the local file `local` to the absolute path `remote` on the host, unless the host

@@ -295,7 +295,7 @@ pub(crate) fn register(engine: &mut Engine) {
                 .hosts
                 .iter()
                 .filter(|info| {
-                    info.groups.iter().any(|g| g == group) && !failed.contains(&info.name)
+                    info.groups.iter().any(|g| g == group) && !failed.contains_key(&info.name)
                 })
                 .map(|info| Dynamic::from_map(host_map(info, published.get(&info.name))))
                 .collect())
@@ -418,6 +418,7 @@ fn run(ctx: &NativeCallContext, argv: Array, options: Map) -> RhaiResult<Map> {
         interrupt: None,
         stdin,
         timeout: timeout.map(Duration::from_secs),
+        ..ExecRequest::default()
     };
     let result = host.perform(call, &site, |io| {
         if io.checking() && !read_only {

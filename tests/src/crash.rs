@@ -141,6 +141,11 @@ fn the_wrong_answer_to_an_unknown_outcome_is_visible_in_the_host_log() {
     for k in 1..=total {
         let fault = format!("{k}:before");
         let lab_k = self::lab();
+        // Unfenced: a fenced host's record would settle the outcome without asking.
+        lab_k.write(
+            "lab.toml",
+            &inventory("node[01-02]", "reboot_secs=2&clock=virtual&fence=false"),
+        );
         let crashed = lab_k.cairn_with(
             &["run", "book.rhai", "-i", "lab.toml", "--forks", "1"],
             &[("CAIRN_FAULT_EXIT_AT_WRITE", &fault)],

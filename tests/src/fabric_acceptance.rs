@@ -56,6 +56,54 @@ fn the_100_node_fabric_passes_clean_and_fails_naming_a_node_trained_at_1x() {
         said.contains("width: node042 port 1: link trained at 1X, expected 4X (cable node042 mlx5_0 port 1 to MF0;ib-leaf02:MSB7800/U1 port 42)"),
         "{said}"
     );
+    // The finding fails the controller's stage, the run, naming the link; node001, the healthy
+    // host that ran the scan, ends done.
+    // (The failure report folds long lines: read it unfolded.)
+    let unfolded = failed.stderr.replace("\n  │ ", " ");
+    assert!(
+        unfolded.contains(
+            "`controller`: expectation failed: ibdiagnet from node001: 1 finding(s): 1X (node042 port 1 to ib-leaf02 port 42)"
+        ),
+        "{said}"
+    );
+    let status = |host: &str| {
+        let journal = degraded.journal(host);
+        cairn_tests::records(&journal, "host_end")
+            .last()
+            .map(|r| r["data"]["status"].to_string())
+            .unwrap_or_default()
+    };
+    assert_eq!(status("node001"), "\"done\"", "{said}");
+    assert_eq!(status("node042"), "\"failed\"", "{said}");
+    // The matrix keeps every node: node042 (failed at the manifest) is named as not tested.
+    assert!(said.contains("99 hosts in 1 round(s)"), "{said}");
+    assert!(said.contains("node042 is not tested: failed"), "{said}");
+
+    // The report opens with the verdict naming the link; its heatmaps have a row for every
+    // node, node042's greyed with its reason, and are not PASS.
+    let report = degraded.cairn(&["report", "-o", "report.html"]);
+    assert_eq!(report.code, 0, "{}{}", report.stdout, report.stderr);
+    let html = std::fs::read_to_string(degraded.path().join("report.html")).unwrap_or_default();
+    let first =
+        html.find("ibdiagnet from node001: 1 finding(s): 1X (node042 port 1 to ib-leaf02 port 42)");
+    let pairs = html.find("send_bw: ");
+    assert!(
+        first.is_some() && first < pairs,
+        "the verdict opens with the link"
+    );
+    let figures: Vec<&str> = html.split("<figure class=\"heatmap\"").skip(1).collect();
+    assert_eq!(figures.len(), 2, "send_bw and send_lat");
+    for figure in figures {
+        assert!(figure.contains("data-hosts=\"100\""), "{figure:.300}");
+        assert!(
+            figure.contains("class=\"excluded\" data-host=\"node042\""),
+            "{figure:.300}"
+        );
+        assert!(
+            figure.contains("FAIL</b> · 1 of 100 hosts not tested"),
+            "not PASS"
+        );
+    }
 }
 
 #[test]

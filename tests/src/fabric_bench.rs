@@ -130,9 +130,9 @@ fn measure(nodes: usize) -> Measured {
     let at = |r: &Value| r["data"]["at"].as_f64().unwrap_or(0.0);
     let stage_start = records(&journal, "stage")
         .into_iter()
-        .find(|r| r["data"]["name"] == "all pairs")
+        .find(|r| r["data"]["name"] == "fabric")
         .map(at)
-        .unwrap_or_else(|| panic!("the controller's journal has no stage \"all pairs\""));
+        .unwrap_or_else(|| panic!("the controller's journal has no stage \"fabric\""));
     let stage_end = records(&journal, "host_end")
         .last()
         .map_or(stage_start, |r| at(r));

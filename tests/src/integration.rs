@@ -21,6 +21,7 @@ mod fabric_acceptance;
 mod fabric_faults;
 mod fabric_ibdiag;
 mod fabric_manifest;
+mod fencing;
 mod generated;
 mod guest;
 mod hangs;

@@ -148,6 +148,7 @@ impl Lab {
             .current_dir(self.path())
             .args(args)
             .env_remove("CAIRN_STATE_DIR")
+            .env_remove("CAIRN_SIM_DIR")
             // The user's own config file (`~/.config/cairn/config.toml`) stays out of tests.
             .env("XDG_CONFIG_HOME", self.path().join(".config"))
             // Each lab its own lease folder: labs run in parallel, and `local` is one machine.
@@ -166,6 +167,7 @@ impl Lab {
             .args(args)
             .current_dir(self.path())
             .env_remove("CAIRN_STATE_DIR")
+            .env_remove("CAIRN_SIM_DIR")
             .env("XDG_CONFIG_HOME", self.path().join(".config"))
             .env("CAIRN_LEASE_DIR", self.path().join(".leases"));
         command

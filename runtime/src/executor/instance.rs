@@ -71,7 +71,8 @@ pub(super) fn run_all(
     let mut threads = Vec::new();
     for (info, role, transport, journal, writer) in begun {
         let name = info.name.clone();
-        let host = HostContext::new(
+        let hold = leases.by_host.remove(&name);
+        let mut host = HostContext::new(
             info,
             role,
             Mode::Live,
@@ -82,12 +83,22 @@ pub(super) fn run_all(
             plan.runbook.name(),
         )
         .with_debugger(shared.options.debugger.clone());
+        if let Some(epoch) = hold.as_ref().and_then(|lease| lease.epoch()) {
+            let owner = hold
+                .as_ref()
+                .and_then(|lease| lease.owner())
+                .unwrap_or_else(|| {
+                    crate::lease::Holder::this_process(&plan.run_id, std::path::Path::new("."))
+                        .owner()
+                });
+            host = host.with_fence(epoch, owner);
+        }
         let start = Start {
             host,
             runbook: plan.runbook.clone(),
             libraries: libraries.to_vec(),
             prepare: None,
-            hold: leases.by_host.remove(&name),
+            hold,
         };
         threads.push((name.clone(), spawn_instance(format!("host {name}"), start)));
     }
@@ -181,7 +192,11 @@ fn run_instance(
     }
     shared.budget.leave(&name);
     if let (HostStatus::Failed, Ok(mut failed)) = (status, shared.failed.lock()) {
-        failed.insert(name.clone());
+        let reason = failure
+            .as_ref()
+            .and_then(|f| f.message.lines().next().map(str::to_owned))
+            .unwrap_or_else(|| "failed".to_owned());
+        failed.insert(name.clone(), reason);
         stop_if_too_many_failed(&shared, failed.len());
     }
     drop((left_batches, departure));

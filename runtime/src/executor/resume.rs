@@ -55,6 +55,7 @@ impl Resuming<'_> {
             self.from_stage,
             &self.assume,
             plan,
+            participants,
         )?;
         for (host, journal) in recorded.iter_mut() {
             if let Some(assume) = self.assume.for_host(host) {
@@ -115,11 +116,33 @@ fn settle_before_start(
     from_stage: Option<&str>,
     assume: &Assumptions,
     plan: &Plan,
+    participants: &[Participant],
 ) -> Result<(), RunError> {
     if let Some(stage) = from_stage {
         rewind(recorded, journals, stage)?;
     }
-    settle_unknown_outcomes(engine, recorded, journals, assume, plan)
+    settle_unknown_outcomes(engine, recorded, journals, assume, plan, participants)
+}
+
+/// Whether `host`'s fence knows what became of the interrupted `action`: its first command
+/// never started, or is done. The host's instance then settles it without asking
+/// (`host_context/fence_settle.rs`); a command started and never finished is still asked there.
+fn fence_settles(
+    participants: &[Participant],
+    plan: &Plan,
+    host: &str,
+    action: &crate::journal::RecordedAction,
+) -> bool {
+    let Some((_, _, transport)) = participants.iter().find(|(info, ..)| info.name == host) else {
+        return false;
+    };
+    let first = crate::fence::step_id(&plan.run_id, action.intent.seq, action.intent.at, 1);
+    matches!(
+        transport.fence_record(&first),
+        Ok(Some(
+            crate::fence::StepRecord::None | crate::fence::StepRecord::Done { .. }
+        ))
+    )
 }
 
 /// A resume starts by saying what the run it continues left down.
@@ -192,6 +215,7 @@ fn settle_unknown_outcomes(
     journals: &mut JournalSet,
     assume: &Assumptions,
     plan: &Plan,
+    participants: &[Participant],
 ) -> Result<(), RunError> {
     let mut waiting = Vec::new();
     let mut unknown_results = Vec::new();
@@ -218,6 +242,7 @@ fn settle_unknown_outcomes(
                     ));
                 }
                 Some(assume) => answered.push((host, intent.seq, assume)),
+                None if fence_settles(participants, plan, host, action) => {}
                 None => waiting.push(HostFailure::needs_decision(
                     host,
                     &plan.journal_path(host),

@@ -5,15 +5,17 @@
 //! The script ([`FENCE_SCRIPT`], `fence.sh` beside this file) keeps the highest epoch it has
 //! seen and its owner, serialises cairn's actions with a `mkdir` lock, refuses a lower epoch,
 //! and records `started`/`done` (exit code and output) per step. This module builds the command
-//! lines that run it and reads its verdict back; wiring it into the transports comes with the
-//! runtime-centre work (issue 24).
+//! lines that run it and reads its verdict back. A changing command carries its [`FenceStep`]
+//! in its `ExecRequest`; the simulator models the fence itself (`sim/sim_fence.rs`).
 
 mod fence_place;
+mod fence_step;
 mod fence_verdict;
 #[cfg(test)]
 mod tests;
 
 pub use fence_place::{FencePlace, FencePlaceError};
+pub use fence_step::{FenceStep, step_id};
 pub use fence_verdict::{FenceVerdict, StepRecord};
 
 /// The fence script, as it is sent to a host.

@@ -35,4 +35,12 @@ impl ActionHost for HostContext {
     fn transport(&self) -> &Arc<Mutex<Box<dyn Transport>>> {
         HostContext::transport(self)
     }
+
+    fn fence_lease(&self) -> Option<(u64, String)> {
+        self.fence_lease.clone()
+    }
+
+    fn run_id(&self) -> String {
+        HostContext::run_id(self)
+    }
 }

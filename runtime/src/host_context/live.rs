@@ -34,9 +34,14 @@ impl HostContext {
             debugger.before_action(self.stop_host(), point(seq, stage, builtin, args, site))?;
         }
         self.shared.cancel.check()?;
+        // An interrupted attempt its fence recorded runs again as itself: the same step ids.
+        let intent_at = match self.state().fence_attempt.take() {
+            Some((attempt_seq, at)) if attempt_seq == seq => at,
+            _ => now_millis(),
+        };
         let intent = IntentRecord {
             args: args.clone(),
-            at: now_millis(),
+            at: intent_at,
             builtin: builtin.clone(),
             column: site.column,
             file: site.file.clone(),
@@ -61,7 +66,7 @@ impl HostContext {
         });
         let started = Instant::now();
         let acting = self.acting(builtin, args);
-        let result = HostIo::new(self, seq).and_then(|mut io| live(&mut io));
+        let result = HostIo::fenced(self, seq, intent_at).and_then(|mut io| live(&mut io));
         drop(acting);
         let result = self.finish_step(step, result, elapsed_ms(started), None);
         match (result, &self.debugger) {

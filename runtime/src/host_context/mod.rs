@@ -7,6 +7,7 @@
 
 mod debug_hooks;
 mod disruption;
+mod fence_settle;
 mod io;
 mod journaling;
 mod live;
@@ -74,6 +75,9 @@ struct InstanceState {
     retry: bool,
     /// How many `retry(...)` closures the runbook is inside.
     retrying: u32,
+    /// An interrupted action to run again as the same attempt, `(seq, intent time)`: its host's
+    /// fence replays the steps it recorded done (`replay.rs`, `settle_by_fence`).
+    fence_attempt: Option<(u64, u64)>,
     /// In check mode, where the prediction stopped and why (`file:line: message`).
     prediction_stopped: Option<String>,
     seq: u64,
@@ -86,6 +90,8 @@ struct InstanceState {
 /// One host's instance: its journal, what it replays from, and where it is.
 pub struct HostContext {
     debugger: Option<Arc<Debugger>>,
+    /// The epoch and owner of the host's lease, which its fence is told.
+    fence_lease: Option<(u64, String)>,
     /// Stops a command while it runs (the REPL's Ctrl-C); `None` in a run.
     interrupt: Option<crate::Cancel>,
     /// The host.
@@ -147,6 +153,7 @@ impl HostContext {
         Self {
             clock_scale,
             debugger: None,
+            fence_lease: None,
             interrupt: None,
             info,
             journal: Mutex::new(journal),
@@ -160,6 +167,13 @@ impl HostContext {
             state: Mutex::new(InstanceState::default()),
             transport,
         }
+    }
+
+    /// Fences this host's changing commands at `epoch` (its lease's) as `owner`.
+    #[must_use]
+    pub fn with_fence(mut self, epoch: u64, owner: String) -> Self {
+        self.fence_lease = Some((epoch, owner));
+        self
     }
 
     /// Sets what stops this host's commands while they run: the REPL's Ctrl-C.

@@ -69,6 +69,7 @@ impl HostContext {
     ) -> Result<Option<Value>, ActionError> {
         match reconcile {
             Reconcile::Redo => Ok(None),
+            Reconcile::Ask if self.settle_by_fence(step, recorded)? => Ok(None),
             Reconcile::Ask => Err(ActionError::NeedsDecision {
                 builtin: step.builtin.clone(),
                 seq: step.seq,

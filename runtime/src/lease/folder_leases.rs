@@ -24,27 +24,55 @@ pub struct FolderLeases {
     dir: PathBuf,
 }
 
-/// What a lease file holds.
+/// What a lease file holds: its holder while held (none once given back), and the last epoch
+/// given, which stays so that the next one is higher.
 #[derive(serde::Serialize, serde::Deserialize)]
 struct LeaseFile {
-    holder: Holder,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    holder: Option<Holder>,
     identity: String,
+    #[serde(default)]
+    epoch: u64,
 }
 
 /// A lease held through an open, locked lease file.
 #[derive(Debug)]
 struct FolderLease {
     file: File,
+    identity: String,
+    epoch: u64,
+    owner: String,
 }
 
-impl HeldLease for FolderLease {}
+impl HeldLease for FolderLease {
+    fn epoch(&self) -> Option<u64> {
+        Some(self.epoch)
+    }
+
+    fn owner(&self) -> Option<String> {
+        Some(self.owner.clone())
+    }
+}
 
 impl Drop for FolderLease {
     fn drop(&mut self) {
-        // Cleared, so the next taker finds it given back rather than taken over; the lock goes
-        // with the file.
-        let _ = self.file.set_len(0);
+        // The holder is cleared, so the next taker finds it given back rather than taken over;
+        // the epoch stays, so the next taker's is higher. The lock goes with the file.
+        let given_back = LeaseFile {
+            holder: None,
+            identity: std::mem::take(&mut self.identity),
+            epoch: self.epoch,
+        };
+        let text = serde_json::to_string(&given_back).unwrap_or_default();
+        let _ = write_whole(&mut self.file, &text);
     }
+}
+
+/// The epoch of a lease taken at `now_millis` after one that had `previous`: at least the take
+/// time, so it grows across lease folders and machines whose clocks agree, and always above the
+/// previous one, so it grows whatever the clock does.
+pub(super) fn next_epoch(previous: u64, now_millis: u64) -> u64 {
+    now_millis.max(previous.saturating_add(1))
 }
 
 impl FolderLeases {
@@ -116,34 +144,43 @@ impl LeaseStore for FolderLeases {
         match file.try_lock() {
             Ok(()) => {}
             Err(std::fs::TryLockError::WouldBlock) => {
-                return Ok(Taken::Held(read(&mut file).map_or_else(
-                    // Locked, not yet written: its holder is starting this very moment.
-                    || Holder {
-                        controller: "this machine".into(),
-                        pid: 0,
-                        run_id: "(starting)".into(),
-                        since: crate::Clock::Real.now_millis(),
-                        state_dir: String::new(),
-                    },
-                    |lease| lease.holder,
-                )));
+                return Ok(Taken::Held(
+                    read(&mut file).and_then(|l| l.holder).unwrap_or_else(
+                        // Locked, not yet written: its holder is starting this very moment.
+                        || Holder {
+                            controller: "this machine".into(),
+                            pid: 0,
+                            run_id: "(starting)".into(),
+                            since: crate::Clock::Real.now_millis(),
+                            state_dir: String::new(),
+                        },
+                    ),
+                ));
             }
             Err(std::fs::TryLockError::Error(source)) => return Err(error("lock")(source)),
         }
         let previous = read(&mut file);
+        let epoch = next_epoch(
+            previous.as_ref().map_or(0, |p| p.epoch),
+            crate::Clock::Real.now_millis(),
+        );
         let lease = LeaseFile {
-            holder: holder.clone(),
+            holder: Some(holder.clone()),
             identity: identity.to_owned(),
+            epoch,
         };
         let text = serde_json::to_string(&lease).map_err(|e| error("encode")(e.into()))?;
-        file.set_len(0)
-            .and_then(|()| file.rewind())
-            .and_then(|()| file.write_all(text.as_bytes()))
+        write_whole(&mut file, &text)
             .and_then(|()| file.sync_data())
             .map_err(error("write"))?;
-        let held = Box::new(FolderLease { file });
-        Ok(match previous {
-            Some(previous) => Taken::TakenOver(held, previous.holder),
+        let held = Box::new(FolderLease {
+            file,
+            identity: identity.to_owned(),
+            epoch,
+            owner: holder.owner(),
+        });
+        Ok(match previous.and_then(|p| p.holder) {
+            Some(previous) => Taken::TakenOver(held, previous),
             None => Taken::Free(held),
         })
     }
@@ -166,7 +203,14 @@ fn open(path: &Path) -> std::io::Result<File> {
     Ok(file)
 }
 
-/// The holder a lease file names, if it names one.
+/// Replaces the file's content with `text`.
+fn write_whole(file: &mut File, text: &str) -> std::io::Result<()> {
+    file.set_len(0)?;
+    file.rewind()?;
+    file.write_all(text.as_bytes())
+}
+
+/// What a lease file holds, if it holds a record.
 fn read(file: &mut File) -> Option<LeaseFile> {
     let mut text = String::new();
     file.rewind().ok()?;
@@ -213,19 +257,52 @@ mod tests {
         let leases = FolderLeases::at(dir.path());
         // What a killed holder leaves: its record, and no lock.
         let dead = LeaseFile {
-            holder: Holder {
+            holder: Some(Holder {
                 pid: 999_999,
                 ..holder("dead")
-            },
+            }),
             identity: "local".into(),
+            epoch: 7,
         };
         std::fs::write(leases.path("local"), serde_json::to_string(&dead)?)?;
         match leases.try_take("local", &holder("new"))? {
-            Taken::TakenOver(_, from) => {
-                assert_eq!((from.run_id.as_str(), from.pid), ("dead", 999_999))
+            Taken::TakenOver(lease, from) => {
+                assert_eq!((from.run_id.as_str(), from.pid), ("dead", 999_999));
+                assert!(lease.epoch() > Some(7));
             }
             other => panic!("taken over: {other:?}"),
         }
         Ok(())
+    }
+
+    #[test]
+    fn each_taker_gets_a_higher_epoch_than_the_last_even_after_a_give_back()
+    -> Result<(), Box<dyn std::error::Error>> {
+        let dir = tempfile::tempdir()?;
+        let leases = FolderLeases::at(dir.path());
+        let mut last = 0;
+        for run in ["a", "b", "c"] {
+            let (Taken::Free(lease) | Taken::TakenOver(lease, _)) =
+                leases.try_take("sim:/lab/n1", &holder(run))?
+            else {
+                panic!("free for {run}");
+            };
+            let epoch = lease.epoch().unwrap_or(0);
+            assert!(epoch > last, "{epoch} after {last}");
+            assert!(
+                lease
+                    .owner()
+                    .is_some_and(|o| o.starts_with(&format!("{run}@")))
+            );
+            last = epoch;
+        }
+        Ok(())
+    }
+
+    #[test]
+    fn an_epoch_is_at_least_the_take_time_and_above_the_previous() {
+        assert_eq!(next_epoch(5, 1_000), 1_000);
+        assert_eq!(next_epoch(2_000, 1_000), 2_001);
+        assert_eq!(next_epoch(u64::MAX, 0), u64::MAX);
     }
 }

@@ -35,6 +35,28 @@ impl Holder {
         }
     }
 
+    /// The holder as the host's fence records it, `RUN@CONTROLLER:PID`, with any character the
+    /// fence does not keep (outside letters, digits and `._-`) as `-`.
+    pub fn owner(&self) -> String {
+        let clean = |word: &str| -> String {
+            word.chars()
+                .map(|c| {
+                    if c.is_ascii_alphanumeric() || "._-".contains(c) {
+                        c
+                    } else {
+                        '-'
+                    }
+                })
+                .collect()
+        };
+        format!(
+            "{}@{}:{}",
+            clean(&self.run_id),
+            clean(&self.controller),
+            self.pid
+        )
+    }
+
     /// `run 20261201-101500 (controller jump01, pid 4242, since 10:15:03)`, the time in UTC.
     pub fn describe(&self) -> String {
         let secs = self.since / 1000;
@@ -64,5 +86,11 @@ mod tests {
             holder.describe(),
             "run 20261201-101500 (controller jump01, pid 4242, since 10:15:03)"
         );
+        assert_eq!(holder.owner(), "20261201-101500@jump01:4242");
+        let odd = Holder {
+            controller: "jump 01/x".into(),
+            ..holder
+        };
+        assert_eq!(odd.owner(), "20261201-101500@jump-01-x:4242");
     }
 }

@@ -28,9 +28,14 @@ pub enum Taken {
 
 /// A lease this run holds; dropping it gives it back.
 pub trait HeldLease: std::fmt::Debug + Send + Sync {
-    /// The fencing epoch the store gave this lease (the shared store's, which only grows and
-    /// which the host's fence is told); a folder lease has none.
+    /// The fencing epoch the store gave this lease: it only grows from one taker to the next,
+    /// and the host's fence refuses any caller below the highest it has seen.
     fn epoch(&self) -> Option<u64> {
+        None
+    }
+
+    /// Who holds it, as the host's fence records it: `RUN@CONTROLLER:PID`.
+    fn owner(&self) -> Option<String> {
         None
     }
 }

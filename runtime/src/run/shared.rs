@@ -69,8 +69,8 @@ pub struct RunShared {
     pub(crate) halt: crate::Halt,
     /// The hosts cross-host tests hold.
     pub(crate) pair_holds: PairHolds,
-    /// Hosts that failed and left the run.
-    pub(crate) failed: Mutex<std::collections::BTreeSet<String>>,
+    /// Hosts that failed and left the run, each with what failed it (its failure's message).
+    pub(crate) failed: Mutex<BTreeMap<String, String>>,
     /// Every host of the run, in inventory order.
     pub(crate) hosts: Vec<HostInfo>,
     /// Options.
@@ -104,7 +104,7 @@ impl RunShared {
             budget: crate::DisruptionBudget::for_hosts(budgets, &hosts),
             cancel,
             events,
-            failed: Mutex::new(std::collections::BTreeSet::new()),
+            failed: Mutex::new(BTreeMap::new()),
             forks: Forks::new(options.forks),
             halt: crate::Halt::new(),
             hosts,
@@ -156,6 +156,24 @@ impl RunShared {
     /// name).
     pub fn reaches(&self, host: &str) -> bool {
         self.transports.contains_key(host)
+    }
+
+    /// The hosts that failed and left the run so far, each with what failed it: a controller's
+    /// test of the whole fleet names them as not tested, and why.
+    pub fn failed_hosts(&self) -> BTreeMap<String, String> {
+        self.failed
+            .lock()
+            .map(|f| f.clone())
+            .unwrap_or_else(|e| e.into_inner().clone())
+    }
+
+    /// The names of the run's hosts in `group`, in inventory order, failed ones too.
+    pub fn group_members(&self, group: &str) -> Vec<String> {
+        self.hosts
+            .iter()
+            .filter(|h| h.groups.iter().any(|g| g == group))
+            .map(|h| h.name.clone())
+            .collect()
     }
 
     /// The hosts the run can reach, by name, for a did-you-mean.

@@ -15,6 +15,7 @@ use std::sync::atomic::Ordering;
 
 use super::generic_commands::GenericCommands;
 use super::sim_context::SimContextParts;
+use super::sim_fence::{Admission, log_fenced};
 use super::sim_model::base_name;
 use super::sim_options::SimOptions;
 use super::sim_state::{SimState, clock_name};
@@ -26,6 +27,8 @@ use crate::{Clock, ExecOutput, ExecRequest, TransportError};
 pub const STATE_FILE: &str = "state.json";
 /// The log of executed commands in a host's directory: one JSON array (argv) per line.
 pub const COMMAND_LOG: &str = "commands.log";
+/// The variable naming the folder of simulated hosts' states, shared by every working folder.
+pub const SIM_DIR_VAR: &str = "CAIRN_SIM_DIR";
 /// The lock file that serialises commands on one host across threads and processes.
 pub const LOCK_FILE: &str = "state.lock";
 
@@ -86,10 +89,14 @@ impl SimHost {
         }
     }
 
-    /// The conventional state directory of `host`: `<state_dir>/sim/<host>`, so
-    /// `.cairn/sim/<host>` with the default state folder `.cairn`.
+    /// The state directory of `host`: `$CAIRN_SIM_DIR/<host>` when [`SIM_DIR_VAR`] names a
+    /// folder (so that controllers in two working folders reach one simulated fleet), else
+    /// `<state_dir>/sim/<host>`, so `.cairn/sim/<host>` with the default state folder `.cairn`.
     pub fn default_dir(state_dir: &Path, host: &str) -> PathBuf {
-        state_dir.join("sim").join(host)
+        match std::env::var_os(SIM_DIR_VAR).filter(|dir| !dir.is_empty()) {
+            Some(dir) => PathBuf::from(dir).join(host),
+            None => state_dir.join("sim").join(host),
+        }
     }
 
     /// The host's clock: virtual (persisted in the state) with `clock=virtual`, else real.
@@ -148,6 +155,9 @@ impl SimHost {
         if self.power_cycle_boots(&mut state, now)? {
             return Err(self.unreachable("it is booting after its power-on"));
         }
+        if let Some(answer) = self.fence_admits(&mut state, request)? {
+            return Ok(answer);
+        }
         self.append_to_log(&request.argv).map_err(transport_error)?;
         let (output, reboot, timed_out, interrupted) =
             if fault_fires(&mut state, &self.options.fail_once, "fail_once", program) {
@@ -184,6 +194,9 @@ impl SimHost {
         if reboot {
             self.start_reboot(&mut state, after);
         }
+        if !(timed_out || interrupted) {
+            self.fence_finishes(&mut state, request, &output);
+        }
         let dropped = fault_fires(&mut state, &self.options.drop_once, "drop_once", program);
         state
             .save(&self.dir.join(STATE_FILE))
@@ -219,6 +232,18 @@ impl SimHost {
     /// A file of the host's virtual file system.
     pub fn file(&self, path: &str) -> Result<Option<String>, SimError> {
         Ok(self.read_state()?.files.remove(path))
+    }
+
+    /// What the host's fence recorded of `step`; `None` with `fence=false`.
+    pub fn fence_record(&self, step: &str) -> Result<Option<crate::fence::StepRecord>, SimError> {
+        if !self.options.fence {
+            return Ok(None);
+        }
+        let state = self.read_state()?;
+        Ok(Some(super::sim_fence::record_of(
+            state.fence.as_ref(),
+            step,
+        )))
     }
 
     /// A tool's state slot.
@@ -379,6 +404,42 @@ impl SimHost {
             state.hung = true;
         } else {
             state.down_until_millis = Some(at.saturating_add(self.options.reboot_millis));
+        }
+    }
+
+    /// Passes a changing command through the host's fence (`sim_fence.rs`): `Some` answer
+    /// (a refusal, or a done step's recorded result) instead of running it, saved with the
+    /// epoch it raised; `None` to run it, logged to `fenced.log`.
+    fn fence_admits(
+        &self,
+        state: &mut SimState,
+        request: &ExecRequest,
+    ) -> Result<Option<ExecOutput>, TransportError> {
+        let Some(step) = request.fence.as_ref().filter(|_| self.options.fence) else {
+            return Ok(None);
+        };
+        match state.fence.get_or_insert_with(Default::default).admit(step) {
+            Admission::Answer(answer) => {
+                state
+                    .save(&self.dir.join(STATE_FILE))
+                    .map_err(transport_error)?;
+                Ok(Some(answer))
+            }
+            Admission::Run => {
+                log_fenced(&self.dir, step, &request.argv).map_err(transport_error)?;
+                Ok(None)
+            }
+        }
+    }
+
+    /// Records a fenced command done with its output, saved with its effect.
+    fn fence_finishes(&self, state: &mut SimState, request: &ExecRequest, output: &ExecOutput) {
+        if let (Some(step), Some(fence), true) = (
+            request.fence.as_ref(),
+            state.fence.as_mut(),
+            self.options.fence,
+        ) {
+            fence.finish(step, output);
         }
     }
 

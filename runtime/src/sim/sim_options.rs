@@ -11,6 +11,7 @@ pub(crate) const SIMULATOR_OPTIONS: &[&str] = &[
     "fail_once",
     "fault_reboot_hang",
     "fault_unreachable",
+    "fence",
     "reboot_secs",
     "time_scale",
 ];
@@ -32,6 +33,8 @@ pub(crate) struct SimOptions {
     pub(crate) fault_reboot_hang: bool,
     /// The host never answers.
     pub(crate) fault_unreachable: bool,
+    /// The host fences changing commands (`fence=false` turns it off, to measure its cost).
+    pub(crate) fence: bool,
     /// Every option as given.
     pub(crate) raw: BTreeMap<String, String>,
     /// How long a reboot keeps the host down.
@@ -66,6 +69,7 @@ impl SimOptions {
             fail_once: BTreeSet::new(),
             fault_reboot_hang: false,
             fault_unreachable: false,
+            fence: true,
             raw: raw.clone(),
             reboot_millis: 1000,
             virtual_clock: false,
@@ -84,6 +88,7 @@ impl SimOptions {
                 "fail_once" => options.fail_once = names(key, value)?,
                 "fault_reboot_hang" => options.fault_reboot_hang = flag(key, value)?,
                 "fault_unreachable" => options.fault_unreachable = flag(key, value)?,
+                "fence" => options.fence = flag(key, value)?,
                 "reboot_secs" => options.reboot_millis = seconds(key, value)?,
                 "time_scale" => options.time_scale = time_scale(key, value)?,
                 _ => {}

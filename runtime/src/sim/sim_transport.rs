@@ -39,6 +39,15 @@ impl Transport for SimTransport {
         self.host.exec(request)
     }
 
+    fn fence_record(&self, step: &str) -> Result<Option<crate::fence::StepRecord>, TransportError> {
+        self.host
+            .fence_record(step)
+            .map_err(|e| TransportError::Io {
+                context: format!("cannot read the fence of `{}`", self.host.name()),
+                source: std::io::Error::other(e.to_string()),
+            })
+    }
+
     fn clock(&self) -> Clock {
         self.host.clock()
     }

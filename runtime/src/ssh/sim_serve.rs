@@ -130,6 +130,7 @@ impl SimServe {
             argv: self.argv.clone(),
             stdin,
             timeout: None,
+            ..ExecRequest::default()
         };
         match host.exec(&request) {
             Ok(output) => output,

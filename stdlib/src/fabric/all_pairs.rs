@@ -41,12 +41,27 @@ struct PairVerdict {
     retests: Vec<Option<f64>>,
 }
 
+/// A host of the matrix that was not tested, and why (it failed earlier in the run).
+#[derive(Debug, Clone, Serialize)]
+pub(crate) struct Excluded {
+    host: String,
+    reason: String,
+}
+
+/// The hosts a matrix is asked for: a list of names or a group's name.
+pub(crate) enum Listed {
+    Names(Array),
+    Group(String),
+}
+
 /// What `fabric::all_pairs` returns.
 #[derive(Debug, Clone, Serialize)]
 struct AllPairsReport {
     test: String,
     unit: &'static str,
     hosts: Vec<String>,
+    /// The hosts asked for that were not tested, with the reason; none for a passed matrix.
+    excluded: Vec<Excluded>,
     quick: bool,
     rounds: usize,
     retest_rounds: usize,
@@ -76,14 +91,24 @@ fn refuse(
 /// `fabric::all_pairs(hosts, #{...})`.
 pub(crate) fn all_pairs(
     ctx: &NativeCallContext,
-    hosts: Array,
+    listed: Listed,
     options: &Map,
 ) -> RhaiResult<Dynamic> {
     let host = HostContext::current(ctx)?;
     crate::action::check_options(ctx, &ALL_PAIRS_OPTIONS, options)?;
     let opts = AllPairsOptions::from_json(&action::options_json(options)?)
         .map_err(|m| refuse(ctx, &host, format!("fabric::all_pairs: {m}")))?;
-    let names = host_names(&host, hosts).map_err(|m| refuse(ctx, &host, m))?;
+    let (names, excluded) = select(&host, listed).map_err(|m| refuse(ctx, &host, m))?;
+    for e in &excluded {
+        log(
+            &host,
+            format!(
+                "fabric::all_pairs {}: {} is not tested: {}",
+                opts.test, e.host, e.reason
+            ),
+        )?;
+    }
+    let names = host_names(&host, names).map_err(|m| refuse(ctx, &host, m))?;
     let mut rounds = circle(&names);
     if opts.quick {
         rounds.truncate(1);
@@ -196,16 +221,18 @@ pub(crate) fn all_pairs(
             named.pairs
         ),
     )?;
+    // A host asked for and not tested is not a passed matrix.
+    let passed = bad.is_empty() && !verdicts.is_empty() && excluded.is_empty();
     // The verdict as one more record of `fabric::all_pairs` (phase `verdict`): what the rounds
     // alone do not say (the tolerance, which pairs were flagged and stayed bad, the suspects),
     // for `cairn report`'s matrix. Journaled by name (`query_as`): `query` would add the called
     // name to it a second time (`fabric::all_pairs::all_pairs`), and the report would find none.
     let verdict = json!({
         "test": opts.test, "unit": if tolerance.latency { "us" } else { "Gb/s" },
-        "hosts": names, "reference": reference, "limit": reference.map(|r| tolerance.limit(r)),
+        "hosts": names, "excluded": excluded, "reference": reference, "limit": reference.map(|r| tolerance.limit(r)),
         "min_fraction": opts.min_fraction, "max_latency_factor": opts.max_latency_factor,
         "flagged": flagged, "bad": bad, "suspects": named,
-        "planned_s": planned, "took_s": took_s, "passed": bad.is_empty() && !verdicts.is_empty(),
+        "planned_s": planned, "took_s": took_s, "passed": passed,
     });
     // Under the builtin's own name, as its rounds are, for `cairn report`.
     let _recorded = action::query_as(
@@ -218,6 +245,7 @@ pub(crate) fn all_pairs(
         test: opts.test.clone(),
         unit: if tolerance.latency { "us" } else { "Gb/s" },
         hosts: names,
+        excluded,
         quick: opts.quick,
         rounds: rounds.len(),
         retest_rounds,
@@ -225,7 +253,7 @@ pub(crate) fn all_pairs(
         limit: reference.map(|r| tolerance.limit(r)),
         min_fraction: opts.min_fraction,
         max_latency_factor: opts.max_latency_factor,
-        passed: bad.is_empty() && !verdicts.is_empty(),
+        passed,
         results: verdicts,
         flagged,
         bad,
@@ -270,22 +298,54 @@ fn retest_order(verdicts: &[PairVerdict]) -> Vec<HostPair> {
         .collect()
 }
 
+/// The hosts asked for as names, and those of them that failed earlier in the run set aside
+/// with what failed them: the matrix keeps every host, a failed one as not tested.
+fn select(host: &HostContext, listed: Listed) -> Result<(Vec<String>, Vec<Excluded>), String> {
+    let asked: Vec<String> = match listed {
+        Listed::Names(hosts) => hosts
+            .into_iter()
+            .map(|h| {
+                h.clone()
+                    .into_immutable_string()
+                    .map(|s| s.to_string())
+                    .map_err(|_| {
+                        format!(
+                            "fabric::all_pairs: hosts must be names (strings), not `{h}` ({})",
+                            h.type_name()
+                        )
+                    })
+            })
+            .collect::<Result<_, _>>()?,
+        Listed::Group(group) => {
+            let members = host.shared.group_members(&group);
+            if members.is_empty() {
+                return Err(format!(
+                    "fabric::all_pairs: no host of this run is in group `{group}`"
+                ));
+            }
+            members
+        }
+    };
+    let failed = host.shared.failed_hosts();
+    let (excluded, names): (Vec<String>, Vec<String>) =
+        asked.into_iter().partition(|n| failed.contains_key(n));
+    let excluded = excluded
+        .into_iter()
+        .map(|name| Excluded {
+            reason: failed
+                .get(&name)
+                .map_or_else(|| "failed".to_owned(), |r| format!("failed: {r}")),
+            host: name,
+        })
+        .collect();
+    Ok((names, excluded))
+}
+
 /// The hosts, checked: names of this run's hosts, at least two, each once, not the host that
 /// runs the matrix (it has no second transport to test itself with).
-fn host_names(host: &HostContext, hosts: Array) -> Result<Vec<String>, String> {
+fn host_names(host: &HostContext, hosts: Vec<String>) -> Result<Vec<String>, String> {
     let mut names: Vec<String> = Vec::new();
-    for h in hosts {
-        let Some(name) = h
-            .clone()
-            .into_immutable_string()
-            .ok()
-            .map(|s| s.to_string())
-        else {
-            return Err(format!(
-                "fabric::all_pairs: hosts must be names (strings), not `{h}` ({})",
-                h.type_name()
-            ));
-        };
+    for name in hosts {
         if names.contains(&name) {
             return Err(format!("fabric::all_pairs: `{name}` is listed twice"));
         }

@@ -25,7 +25,10 @@ use rhai::plugin::*;
 /// are perftest's. It runs from a host outside `hosts` (a `controller` stage). It returns
 /// `#{test, unit, hosts, rounds, retest_rounds, reference, limit, results: [#{server, client, ok,
 /// error, value, flagged, bad, retests}], flagged, bad, suspects: #{uplinks, hosts, pairs}, planned_s,
-/// took_s, passed}`. Each round is one action; each pair's result is journaled (a progress record)
+/// took_s, passed}`. Given a group's name instead of a list (`fabric::all_pairs("fabric", #{...})`)
+/// it takes every host of the group: one that failed earlier in the run is not tested, and is
+/// named in `excluded: [#{host, reason}]` (journaled in the verdict record, a greyed row of the
+/// report's heatmap); the matrix then does not pass. Each round is one action; each pair's result is journaled (a progress record)
 /// as it ends, so a resume keeps those and runs only the round's other pairs. A last record of
 /// `fabric::all_pairs` (`phase: "verdict"`) keeps the tolerance, the flagged and bad pairs and the
 /// suspects, which `cairn report` marks on its heatmap.
@@ -65,6 +68,7 @@ pub mod fabric_builtins {
     use rhai::{Array, Dynamic, Map, NativeCallContext};
 
     use crate::action::RhaiResult;
+    use crate::fabric::all_pairs::Listed;
 
     /// A perftest between every pair of `hosts`, as NVIDIA ClusterKit schedules it: n−1 rounds
     /// of n/2 pairs at once (one round with `quick: true`), every pair journaled. Pairs under
@@ -85,7 +89,25 @@ pub mod fabric_builtins {
     /// ```
     #[rhai_fn(volatile, return_raw)]
     pub fn all_pairs(ctx: NativeCallContext, hosts: Array, options: Map) -> RhaiResult<Dynamic> {
-        crate::fabric::all_pairs::all_pairs(&ctx, hosts, &options)
+        crate::fabric::all_pairs::all_pairs(&ctx, Listed::Names(hosts), &options)
+    }
+
+    /// `fabric::all_pairs("fabric", #{...})`: every host of the group; one that failed earlier
+    /// in the run is not tested but named in `excluded` with what failed it (`#{host, reason}`),
+    /// and the matrix does not pass.
+    ///
+    /// ```rhai
+    /// let bw = fabric::all_pairs("fabric", #{ device: "mlx5_0", test: "send_bw" });
+    /// expect(bw.passed, `not tested ${bw.excluded.map(|e| e.host)}; bad pairs ${bw.bad}`);
+    /// ```
+    #[rhai_fn(volatile, return_raw, name = "all_pairs")]
+    pub fn all_pairs_of_group(
+        ctx: NativeCallContext,
+        group: &str,
+        options: Map,
+    ) -> RhaiResult<Dynamic> {
+        let listed = Listed::Group(group.to_owned());
+        crate::fabric::all_pairs::all_pairs(&ctx, listed, &options)
     }
 
     /// `fabric::all_pairs(hosts)`: bandwidth (`send_bw`) on `mlx5_0` with the defaults.
@@ -95,7 +117,7 @@ pub mod fabric_builtins {
     /// ```
     #[rhai_fn(volatile, return_raw, name = "all_pairs")]
     pub fn all_pairs_default(ctx: NativeCallContext, hosts: Array) -> RhaiResult<Dynamic> {
-        crate::fabric::all_pairs::all_pairs(&ctx, hosts, &Map::new())
+        crate::fabric::all_pairs::all_pairs(&ctx, Listed::Names(hosts), &Map::new())
     }
 
     /// The host's RDMA devices against its class in the expected-hardware manifest (a TOML file,

@@ -101,10 +101,13 @@ pub mod ib_builtins {
     /// no cable below `width` (`4X`) or `speed` (`EDR`), no port counter over its threshold
     /// (`thresholds: #{ SymbolErrorCounter: 10 }`; without it SymbolErrorCounter,
     /// LinkDownedCounter and PortRcvErrors must be 0). Options also `device` (`-i`) and `output`
-    /// (`-o`, default `/var/tmp/ibdiagnet2`). Read-only. Returns `#{ok, findings: [#{check,
-    /// node, guid, port, message}], subnet_managers, masters: [#{node, description, guid,
-    /// port, state, priority}], switches, channel_adapters, links, db_csv}`; `check` is
-    /// `topology`, `subnet_manager`, `width`, `speed` or `counter`.
+    /// (`-o`, default `/var/tmp/ibdiagnet2`). `from: "node001"` runs it on that host of the run
+    /// from this one (an `on controller` stage): the findings then fail the controller's
+    /// stage, not the host that ran the scan. Read-only. Returns `#{ok, findings: [#{check,
+    /// node, guid, port, link, found, message}], subnet_managers, masters: [#{node,
+    /// description, guid, port, state, priority}], switches, channel_adapters, links, db_csv,
+    /// from}`; `check` is `topology`, `subnet_manager`, `width`, `speed` or `counter`, `link`
+    /// the cable blamed (`node042 port 1 to ib-leaf02 port 42`), `found` what it had (`1X`).
     ///
     /// ```rhai
     /// let d = ib::ibdiagnet(#{ width: "4X", speed: "EDR", topology: "labs/fabric.topo" });

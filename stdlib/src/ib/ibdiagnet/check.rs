@@ -34,6 +34,12 @@ pub(crate) struct Finding {
     pub(crate) node: String,
     pub(crate) guid: Option<String>,
     pub(crate) port: Option<u32>,
+    /// The cable it blames, both ends by short name, the host end first (`node042 port 1 to
+    /// ib-leaf02 port 42`); `None` for a finding of no one cable (no master subnet manager).
+    pub(crate) link: Option<String>,
+    /// What was found where the expectation was not met: `1X`, `SDR`, `SymbolErrorCounter 500`,
+    /// `master`, `missing`, `unexpected`.
+    pub(crate) found: Option<String>,
     pub(crate) message: String,
 }
 
@@ -115,6 +121,8 @@ pub(crate) fn check(db: &DbCsv, expected: &Expected) -> Checked {
             node: String::new(),
             guid: None,
             port: None,
+            link: None,
+            found: Some("no master".into()),
             message: "no master subnet manager on the fabric".into(),
         }),
         1 => {}
@@ -129,6 +137,8 @@ pub(crate) fn check(db: &DbCsv, expected: &Expected) -> Checked {
                     node: m.node.clone(),
                     guid: Some(m.guid.clone()),
                     port: Some(m.port),
+                    link: None,
+                    found: Some(m.state.clone()),
                     message: format!(
                         "{n} master subnet managers ({}): {} {} port {} is one (priority {})",
                         all.join(", "),
@@ -170,6 +180,7 @@ pub(crate) fn check(db: &DbCsv, expected: &Expected) -> Checked {
             describe(b.0),
             b.1
         );
+        let link_name = format!("{} port {} to {} port {}", name(a.0), a.1, name(b.0), b.1);
         let widths: Vec<&str> = [pa, pb]
             .into_iter()
             .flatten()
@@ -187,6 +198,8 @@ pub(crate) fn check(db: &DbCsv, expected: &Expected) -> Checked {
                 node: name(a.0),
                 guid: Some(format!("0x{}", a.0)),
                 port: Some(a.1),
+                link: Some(link_name.clone()),
+                found: Some((*text).to_owned()),
                 message: format!(
                     "{} port {}: link trained at {text}, expected {} (cable {cable})",
                     name(a.0),
@@ -209,6 +222,8 @@ pub(crate) fn check(db: &DbCsv, expected: &Expected) -> Checked {
                 node: name(a.0),
                 guid: Some(format!("0x{}", a.0)),
                 port: Some(a.1),
+                link: Some(link_name.clone()),
+                found: Some(SPEEDS[got].to_owned()),
                 message: format!(
                     "{} port {}: link runs at {}, expected {} (cable {cable})",
                     name(a.0),
@@ -219,6 +234,26 @@ pub(crate) fn check(db: &DbCsv, expected: &Expected) -> Checked {
             });
         }
     }
+
+    // The cable a port is on, by short names, the port's own end first.
+    let link_of = |guid: &str, port: u32| {
+        db.links.iter().find_map(|l| {
+            let (here, there) = if (l.node_guid1.as_str(), l.port1) == (guid, port) {
+                ((&l.node_guid1, l.port1), (&l.node_guid2, l.port2))
+            } else if (l.node_guid2.as_str(), l.port2) == (guid, port) {
+                ((&l.node_guid2, l.port2), (&l.node_guid1, l.port1))
+            } else {
+                return None;
+            };
+            Some(format!(
+                "{} port {} to {} port {}",
+                name(here.0),
+                here.1,
+                name(there.0),
+                there.1
+            ))
+        })
+    };
 
     // Counters above their thresholds.
     for c in &db.counters {
@@ -231,6 +266,8 @@ pub(crate) fn check(db: &DbCsv, expected: &Expected) -> Checked {
                     node: name(&c.node_guid),
                     guid: Some(format!("0x{}", c.node_guid)),
                     port: Some(c.port),
+                    link: link_of(&c.node_guid, c.port),
+                    found: Some(format!("{counter} {value}")),
                     message: format!(
                         "{} port {}: {counter} {value}, over the threshold {limit}",
                         describe(&c.node_guid),
@@ -259,6 +296,8 @@ pub(crate) fn check(db: &DbCsv, expected: &Expected) -> Checked {
                 node: short_name(&a.0),
                 guid: None,
                 port: Some(a.1),
+                link: Some(short_link(a, b)),
+                found: Some("missing".into()),
                 message: format!(
                     "missing cable: {} port {} to {} port {} is in the design, not in the fabric",
                     a.0, a.1, b.0, b.1
@@ -271,6 +310,8 @@ pub(crate) fn check(db: &DbCsv, expected: &Expected) -> Checked {
                 node: short_name(&a.0),
                 guid: None,
                 port: Some(a.1),
+                link: Some(short_link(a, b)),
+                found: Some("unexpected".into()),
                 message: format!(
                     "unexpected cable: {} port {} to {} port {} is in the fabric, not in the design",
                     a.0, a.1, b.0, b.1
@@ -287,6 +328,22 @@ pub(crate) fn check(db: &DbCsv, expected: &Expected) -> Checked {
         channel_adapters: db.nodes.iter().filter(|n| n.kind == "CA").count(),
         links: db.links.len(),
     }
+}
+
+/// A cable by its ends' short names, the host end first (`node042 port 1 to ib-leaf02 port 42`).
+fn short_link(a: &End, b: &End) -> String {
+    let (a, b) = if a.0.contains(';') && !b.0.contains(';') {
+        (b, a)
+    } else {
+        (a, b)
+    };
+    format!(
+        "{} port {} to {} port {}",
+        short_name(&a.0),
+        a.1,
+        short_name(&b.0),
+        b.1
+    )
 }
 
 /// A cable's two ends in order, so either direction compares equal.

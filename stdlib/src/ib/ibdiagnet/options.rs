@@ -16,6 +16,7 @@ pub(crate) const IBDIAGNET_OPTIONS: BuiltinOptions = BuiltinOptions {
     arg: 0,
     keys: &[
         key("device", OptionType::Text),
+        key("from", OptionType::Text),
         key("output", OptionType::Text),
         key("speed", OptionType::Text),
         key("thresholds", OptionType::Any),
@@ -66,6 +67,11 @@ pub(crate) struct IbdiagnetOptions {
     pub(crate) speed: Option<String>,
     pub(crate) thresholds: BTreeMap<String, u64>,
     pub(crate) topology: Option<String>,
+    /// The host ibdiagnet runs on, reached from the calling host (a controller): the scan's
+    /// findings are then the caller's, not the scanning host's. Left out of the journal's
+    /// arguments when not given, so journals from before it replay.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) from: Option<String>,
 }
 
 fn hint(word: &str, names: &[&str]) -> String {
@@ -151,6 +157,7 @@ impl IbdiagnetOptions {
             speed,
             thresholds,
             topology: text("topology"),
+            from: text("from"),
         })
     }
 

@@ -1,9 +1,12 @@
 //! `ib::ibdiagnet(#{...})`: runs ibdiagnet on the host (one with a subnet manager's view of the
 //! fabric), reads the `ibdiagnet2.db_csv` it wrote (not its log, which shows a few warnings
 //! at most) and returns the findings. One journaled query, redone on resume: the fabric may
-//! have changed.
+//! have changed. With `from: "node001"` it runs on that host over the run's connection to it
+//! (as `fabric::all_pairs` reaches its hosts) and is journaled on the calling host: from an
+//! `on controller` stage a finding fails the controller's stage, the run, and not the healthy
+//! host that ran the scan.
 
-use cairn_runtime::{ActionError, HostContext};
+use cairn_runtime::{ActionError, ExecOutput, ExecRequest, HostContext, HostIo};
 use rhai::{Dynamic, Map, NativeCallContext};
 use serde_json::json;
 
@@ -40,6 +43,18 @@ pub(crate) fn ibdiagnet(ctx: &NativeCallContext, options: &Map) -> RhaiResult<Dy
             Some(design_cables(&topology))
         }
     };
+    if let Some(from) = &opts.from
+        && from != &host.info.name
+        && !host.shared.reaches(from)
+    {
+        let known: Vec<&str> = host.shared.reachable().collect();
+        let hint = cairn_runtime::inventory::closest(from, known)
+            .map(|n| format!("; did you mean `{n}`?"))
+            .unwrap_or_default();
+        return Err(refuse(format!(
+            "ib::ibdiagnet: `from` {from:?} is not a host of this run{hint}"
+        )));
+    }
     let expected = Expected {
         width: opts.width.clone(),
         speed: opts.speed.clone(),
@@ -52,10 +67,12 @@ pub(crate) fn ibdiagnet(ctx: &NativeCallContext, options: &Map) -> RhaiResult<Dy
         if io.checking() {
             return Ok(serde_json::Value::Null);
         }
-        let argv = opts.argv();
-        action::run(io, &argv)?;
+        let from = opts.from.clone().unwrap_or_else(|| io.host().to_owned());
+        run_on(io, &from, &opts.argv())?;
         let path = opts.db_csv();
-        let db = action::run_parsed(io, &["cat", &path], super::parse::parse)?;
+        let cat = ["cat".to_owned(), path.clone()];
+        let text = run_on(io, &from, &cat)?.stdout;
+        let db = action::parsed(cat.join(" ").as_str(), &text, super::parse::parse)?;
         let checked = check(&db, &expected);
         Ok(json!({
             "ok": checked.findings.is_empty(),
@@ -66,6 +83,25 @@ pub(crate) fn ibdiagnet(ctx: &NativeCallContext, options: &Map) -> RhaiResult<Dy
             "channel_adapters": checked.channel_adapters,
             "links": checked.links,
             "db_csv": path,
+            "from": from,
         }))
+    })
+}
+
+/// Runs `argv` on `host` (this action's own host or another of the run), failing on a non-zero
+/// exit with the tool's own words.
+fn run_on(io: &mut HostIo<'_>, host: &str, argv: &[String]) -> Result<ExecOutput, ActionError> {
+    let output = io.exec_on(host, &ExecRequest::new(argv.iter().cloned()))?;
+    if output.code == 0 {
+        return Ok(output);
+    }
+    Err(ActionError::CommandFailed {
+        code: output.code,
+        command: if host == io.host() {
+            argv.join(" ")
+        } else {
+            format!("{} (on {host})", argv.join(" "))
+        },
+        stderr: output.stderr,
     })
 }

@@ -245,3 +245,49 @@ fn a_guest_without_an_active_port_cannot_scan() {
     let e = t.error("ib::ibdiagnet()");
     assert!(e.contains("no active InfiniBand port"), "{e}");
 }
+
+/// Each finding names the cable it blames by its ends' short names, the host end first, and
+/// what was found there: read from the published header rows' sample (a 1X port on the
+/// switch end of `server01`'s cable, symbol errors on `server01`'s port).
+#[test]
+fn a_finding_names_its_link_and_what_was_found() {
+    use super::check::{Expected, check};
+    let db = super::parse(SAMPLE).unwrap_or_else(|e| panic!("{e}"));
+    let expected = Expected {
+        width: Some("4X".into()),
+        thresholds: [("SymbolErrorCounter".to_owned(), 0)].into_iter().collect(),
+        ..Expected::default()
+    };
+    let findings = check(&db, &expected).findings;
+    let of = |kind: &str| {
+        findings
+            .iter()
+            .find(|f| f.check == kind)
+            .map(|f| (f.link.clone(), f.found.clone()))
+    };
+    let link = Some("server01 port 1 to leaf01 port 7".to_owned());
+    assert_eq!(
+        of("width"),
+        Some((link.clone(), Some("1X".into()))),
+        "{findings:?}"
+    );
+    assert_eq!(
+        of("counter"),
+        Some((link, Some("SymbolErrorCounter 1200".into()))),
+        "{findings:?}"
+    );
+}
+
+/// `from:` runs the scan on another host of the run and journals it on the caller; a name that
+/// is not a host is refused with the nearest.
+#[test]
+fn from_runs_the_scan_on_another_host() {
+    let t = lab("link_width=1X");
+    let r = t.eval(r#"let d = ib::ibdiagnet(#{ from: "n2", width: "4X" }); [d.ok, d.from, d.findings[0].link, d.findings[0].found]"#);
+    assert_eq!(
+        r.to_string(),
+        r#"[false, "n2", "n3 port 1 to leaf2 port 3", "1X"]"#
+    );
+    let e = t.error(r#"ib::ibdiagnet(#{ from: "n4x" })"#);
+    assert!(e.contains("is not a host of this run"), "{e}");
+}

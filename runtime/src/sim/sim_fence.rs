@@ -1,0 +1,271 @@
+//! The simulated host's fence: what `fence/fence.sh` does on a real host, kept in the host's
+//! state, so that runs against the simulator (and the torture harness) meet the same refusals.
+//!
+//! As the script does, it keeps the highest epoch seen and its owner, refuses a lower epoch (or
+//! another owner at the same one) with exit 241 and a `cairn-fence:` line, replays a step
+//! already done, refuses a step started and never finished with 242, and records each step
+//! `started` then `done` with its exit code and output. A simulated command's effect and its
+//! `done` record are saved in one write of the state, so the simulator keeps only the records
+//! of the latest action (the one a takeover may have to settle), not every step of the run.
+//! Each changing command it runs is appended to [`FENCED_LOG`] in the host's folder.
+
+use std::collections::BTreeMap;
+use std::io::Write;
+use std::path::Path;
+
+use super::SimError;
+use crate::ExecOutput;
+use crate::fence::{FENCED_EXIT, FenceStep, StepRecord, UNFINISHED_EXIT};
+
+/// The log of changing commands a simulated host ran under its fence: one JSON object a line
+/// ([`FencedLine`]), which the torture harness reads to count a step run twice.
+pub const FENCED_LOG: &str = "fenced.log";
+
+/// One line of [`FENCED_LOG`].
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct FencedLine {
+    /// The step id, `RUN.SEQ.AT.N`.
+    pub step: String,
+    /// The caller's epoch.
+    pub epoch: u64,
+    /// The caller, `RUN@CONTROLLER:PID`.
+    pub owner: String,
+    /// The command, its arguments joined by spaces (secrets redacted).
+    pub command: String,
+}
+
+/// The fence's state on a simulated host.
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+pub(crate) struct SimFence {
+    /// The highest epoch seen.
+    pub(crate) epoch: u64,
+    /// Who called at it.
+    pub(crate) owner: String,
+    /// The latest action's steps (`RUN.SEQ.AT.`), by step id.
+    #[serde(default)]
+    pub(crate) steps: BTreeMap<String, SimStep>,
+}
+
+/// What the fence recorded of one step.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub(crate) struct SimStep {
+    /// The epoch it ran under.
+    pub(crate) epoch: u64,
+    /// Who ran it.
+    pub(crate) owner: String,
+    /// Its result, once done.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) done: Option<ExecOutput>,
+}
+
+/// What the fence makes of a call before the command runs.
+pub(crate) enum Admission {
+    /// Run it (its step is recorded started).
+    Run,
+    /// Answer this instead of running it: a refusal, or a done step's replayed result.
+    Answer(ExecOutput),
+}
+
+impl SimFence {
+    /// Admits `step` (or not), raising the epoch seen and recording the step started.
+    pub(crate) fn admit(&mut self, step: &FenceStep) -> Admission {
+        if step.epoch < self.epoch {
+            return refuse(
+                FENCED_EXIT,
+                &format!(
+                    "fenced: epoch {} is below {}, which {} holds",
+                    step.epoch, self.epoch, self.owner
+                ),
+            );
+        }
+        if step.epoch == self.epoch && step.owner != self.owner {
+            return refuse(
+                FENCED_EXIT,
+                &format!("fenced: epoch {} is already {}'s", step.epoch, self.owner),
+            );
+        }
+        if step.epoch > self.epoch {
+            self.epoch = step.epoch;
+            self.owner = step.owner.clone();
+        }
+        match self.steps.get(&step.step) {
+            Some(SimStep {
+                done: Some(done), ..
+            }) => return Admission::Answer(done.clone()),
+            Some(started) => {
+                return refuse(
+                    UNFINISHED_EXIT,
+                    &format!(
+                        "step {} started before ({} {}) and never finished",
+                        step.step, started.epoch, started.owner
+                    ),
+                );
+            }
+            None => {}
+        }
+        // Only the latest action's records are kept: a takeover settles one open intent.
+        let action = action_of(&step.step);
+        self.steps.retain(|id, _| action_of(id) == action);
+        self.steps.insert(
+            step.step.clone(),
+            SimStep {
+                epoch: step.epoch,
+                owner: step.owner.clone(),
+                done: None,
+            },
+        );
+        Admission::Run
+    }
+
+    /// Records `step` done with `output`.
+    pub(crate) fn finish(&mut self, step: &FenceStep, output: &ExecOutput) {
+        if let Some(record) = self.steps.get_mut(&step.step) {
+            record.done = Some(output.clone());
+        }
+    }
+}
+
+/// What `fence` recorded of `step`, as `fence.sh query` tells it.
+pub(crate) fn record_of(fence: Option<&SimFence>, step: &str) -> StepRecord {
+    match fence.and_then(|fence| fence.steps.get(step)) {
+        None => StepRecord::None,
+        Some(SimStep {
+            epoch,
+            owner,
+            done: None,
+        }) => StepRecord::Started {
+            epoch: *epoch,
+            owner: owner.clone(),
+        },
+        Some(SimStep {
+            epoch,
+            owner,
+            done: Some(done),
+        }) => StepRecord::Done {
+            code: i32::try_from(done.code).unwrap_or(i32::MAX),
+            epoch: *epoch,
+            owner: owner.clone(),
+            output: format!("{}{}", done.stdout, done.stderr),
+        },
+    }
+}
+
+/// `RUN.SEQ.AT` of the step `RUN.SEQ.AT.N`: the attempt of an action.
+fn action_of(step: &str) -> &str {
+    step.rsplit_once('.').map_or(step, |(action, _)| action)
+}
+
+fn refuse(code: i32, said: &str) -> Admission {
+    Admission::Answer(ExecOutput {
+        code: code.into(),
+        stderr: format!("cairn-fence: {said}\n"),
+        stdout: String::new(),
+    })
+}
+
+/// Appends the changing command `argv` of `step` to the host's [`FENCED_LOG`] in `dir`.
+pub(crate) fn log_fenced(dir: &Path, step: &FenceStep, argv: &[String]) -> Result<(), SimError> {
+    let path = dir.join(FENCED_LOG);
+    let io = |action, source| SimError::Io {
+        action,
+        path: path.clone(),
+        source,
+    };
+    let command: Vec<String> = argv.iter().map(|a| crate::secrets::redact(a)).collect();
+    let line = FencedLine {
+        step: step.step.clone(),
+        epoch: step.epoch,
+        owner: step.owner.clone(),
+        command: command.join(" "),
+    };
+    let mut text = serde_json::to_string(&line).map_err(|e| io("log to", e.into()))?;
+    text.push('\n');
+    let mut log = crate::private_files::options()
+        .create(true)
+        .append(true)
+        .open(&path)
+        .map_err(|e| io("open", e))?;
+    log.write_all(text.as_bytes())
+        .map_err(|e| io("append to", e))
+}
+
+/// The lines of the [`FENCED_LOG`] in `dir`, oldest first; a torn last line is left out.
+pub fn read_fenced_log(dir: &Path) -> Vec<FencedLine> {
+    std::fs::read_to_string(dir.join(FENCED_LOG))
+        .unwrap_or_default()
+        .lines()
+        .filter_map(|line| serde_json::from_str(line).ok())
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn step(epoch: u64, owner: &str, id: &str) -> FenceStep {
+        FenceStep {
+            epoch,
+            owner: owner.into(),
+            step: id.into(),
+        }
+    }
+
+    fn ran(code: i64) -> ExecOutput {
+        ExecOutput {
+            code,
+            stderr: String::new(),
+            stdout: "out\n".into(),
+        }
+    }
+
+    #[test]
+    fn a_lower_epoch_or_another_owner_at_the_same_is_refused_as_fenced() {
+        let mut fence = SimFence::default();
+        assert!(matches!(
+            fence.admit(&step(10, "b@c:2", "r.1.5.1")),
+            Admission::Run
+        ));
+        for (epoch, owner) in [(9, "a@c:1"), (10, "a@c:1")] {
+            match fence.admit(&step(epoch, owner, "r.2.5.1")) {
+                Admission::Answer(out) => {
+                    assert_eq!(out.code, i64::from(FENCED_EXIT));
+                    assert!(
+                        out.stderr.starts_with("cairn-fence: fenced: "),
+                        "{}",
+                        out.stderr
+                    );
+                }
+                Admission::Run => panic!("epoch {epoch} by {owner} ran"),
+            }
+        }
+        assert_eq!((fence.epoch, fence.owner.as_str()), (10, "b@c:2"));
+        assert!(matches!(
+            fence.admit(&step(11, "a@c:1", "r.2.5.1")),
+            Admission::Run
+        ));
+    }
+
+    #[test]
+    fn a_done_step_is_replayed_and_a_started_one_is_refused_as_unfinished() {
+        let mut fence = SimFence::default();
+        let first = step(10, "b@c:2", "r.1.5.1");
+        assert!(matches!(fence.admit(&first), Admission::Run));
+        fence.finish(&first, &ran(3));
+        match fence.admit(&first) {
+            Admission::Answer(out) => assert_eq!(out, ran(3)),
+            Admission::Run => panic!("a done step ran again"),
+        }
+        let second = step(10, "b@c:2", "r.1.5.2");
+        assert!(matches!(fence.admit(&second), Admission::Run));
+        match fence.admit(&second) {
+            Admission::Answer(out) => assert_eq!(out.code, i64::from(UNFINISHED_EXIT)),
+            Admission::Run => panic!("a started step ran again"),
+        }
+        // The next action's first step drops the last action's records.
+        assert!(matches!(
+            fence.admit(&step(10, "b@c:2", "r.2.9.1")),
+            Admission::Run
+        ));
+        assert_eq!(fence.steps.len(), 1);
+    }
+}
