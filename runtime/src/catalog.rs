@@ -131,13 +131,24 @@ impl Catalog {
             },
             true,
         );
-        // Stable: overloads of one arity keep the order they were registered in.
+        // Overloads of one arity by their parameters as a runbook sees them: rhai hands its
+        // functions over in no fixed order, and the generated docs must come out the same
+        // every time (a `TypeId` would not do: it differs between builds).
         builtins.sort_by(|a, b| {
-            (&a.namespace, &a.function, a.param_types.len()).cmp(&(
-                &b.namespace,
-                &b.function,
-                b.param_types.len(),
-            ))
+            let key = |b: &Builtin| {
+                let params: Vec<(String, String)> = b
+                    .params
+                    .iter()
+                    .map(|p| (p.kind.clone(), p.name.clone()))
+                    .collect();
+                (
+                    b.namespace.clone(),
+                    b.function.clone(),
+                    b.params.len(),
+                    params,
+                )
+            };
+            key(a).cmp(&key(b))
         });
         Self { builtins }
     }
