@@ -12,6 +12,9 @@ use crate::section::Section;
 /// The fields of `ib::ibdiagnet`'s result used here (stdlib `ib::ibdiagnet::run`).
 #[derive(Debug, Clone, Deserialize)]
 struct Scan {
+    /// The host the scan ran on, when the controller ran it there (`from:`).
+    #[serde(default)]
+    from: Option<String>,
     #[serde(default)]
     ok: bool,
     #[serde(default)]
@@ -64,6 +67,8 @@ impl Section for IbdiagnetSection {
                 let Ok(scan) = serde_json::from_value::<Scan>(action.result.clone()) else {
                     continue;
                 };
+                // A scan the controller ran on a node is that node's view of the fabric.
+                let scanned_on = scan.from.as_deref().unwrap_or(&host.name);
                 let masters: Vec<String> = scan
                     .masters
                     .iter()
@@ -71,9 +76,9 @@ impl Section for IbdiagnetSection {
                     .collect();
                 html.push_str(&format!(
                     "<p data-kind=\"ibdiagnet\" data-host=\"{}\" data-findings=\"{}\">From <code>{}</code>: {} switches, {} adapters, {} cables; master subnet manager{}: {}. <span class=\"{}\">{}</span></p>",
-                    escape(&host.name),
+                    escape(scanned_on),
                     scan.findings.len(),
-                    escape(&host.name),
+                    escape(scanned_on),
                     scan.switches,
                     scan.channel_adapters,
                     scan.links,

@@ -117,10 +117,15 @@ impl SimFence {
         Admission::Run
     }
 
-    /// Records `step` done with `output`.
+    /// Records `step` done with `output`, secrets redacted: the simulated host's state is
+    /// kept in the controller's folder, where no secret may be written (its command log is
+    /// redacted likewise).
     pub(crate) fn finish(&mut self, step: &FenceStep, output: &ExecOutput) {
         if let Some(record) = self.steps.get_mut(&step.step) {
-            record.done = Some(output.clone());
+            let mut kept = output.clone();
+            kept.stdout = crate::secrets::redact(&kept.stdout);
+            kept.stderr = crate::secrets::redact(&kept.stderr);
+            record.done = Some(kept);
         }
     }
 }
