@@ -56,6 +56,10 @@ pub(crate) fn run_if_installed(
     }
 }
 
+/// What check mode says of a value only MFT could read, on a host where MFT is not installed
+/// yet (its install is only predicted): not a blank, and not a guess.
+pub(crate) const UNKNOWN_UNTIL_MFT: &str = "unknown until MFT is installed";
+
 /// The error for an MFT tool that is not installed on an ESXi host.
 pub(crate) fn not_installed(program: &str, host: &str) -> ActionError {
     ActionError::NotInstalled {

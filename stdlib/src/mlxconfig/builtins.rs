@@ -117,7 +117,7 @@ fn predicted_query(dev: &str) -> DeviceQuery {
         },
         params: std::collections::BTreeMap::new(),
         predicted: true,
-        unknown: Some(crate::mst::UNKNOWN_UNTIL_MFT.to_owned()),
+        unknown: Some(action::UNKNOWN_UNTIL_MFT.to_owned()),
     }
 }
 

@@ -45,7 +45,7 @@ pub mod mlxfwmanager_builtins {
             |io| match query_device(io, &dev)? {
                 Some(device) => Ok(device),
                 None if io.checking() => {
-                    let unknown = crate::mst::UNKNOWN_UNTIL_MFT;
+                    let unknown = action::UNKNOWN_UNTIL_MFT;
                     Ok(json!({
                         "predicted": true,
                         "update_available": false,

@@ -19,10 +19,6 @@ pub fn parse_status(text: &str) -> Result<MstStatus, crate::ParseError> {
     parse::parse_status(text)
 }
 
-/// What check mode says of a value only MFT could read, on a host where MFT is not installed
-/// yet (its install is only predicted): not a blank, and not a guess.
-pub(crate) const UNKNOWN_UNTIL_MFT: &str = "unknown until MFT is installed";
-
 /// The namespace the builtins are registered under; with the name a script calls, it is
 /// each builtin's journal name (`mst::...`), so no name is typed twice.
 pub(crate) const NAMESPACE: &str = "mst";
