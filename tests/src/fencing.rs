@@ -85,11 +85,12 @@ fn a_caller_below_the_hosts_epoch_is_fenced_and_that_host_stops_at_once() {
     let first = lab.cairn(&["run", "book.rhai", "-i", "inv.toml"]);
     assert_eq!(first.code, 0, "{}", first.stderr);
     // Another controller took the host over at a far higher epoch.
-    let path = lab.path().join(".cairn/sim/n1/state.json");
-    let mut state = lab.sim_state("n1");
-    state["fence"]["epoch"] = Value::from(u64::MAX / 2);
-    state["fence"]["owner"] = Value::from("other@jump02:77");
-    std::fs::write(&path, state.to_string()).unwrap_or_else(|e| panic!("{e}"));
+    let path = lab.path().join(".cairn/sim/n1/fence.json");
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{e}"));
+    let mut fence: Value = serde_json::from_str(&text).unwrap_or_else(|e| panic!("{e}"));
+    fence["epoch"] = Value::from(u64::MAX / 2);
+    fence["owner"] = Value::from("other@jump02:77");
+    std::fs::write(&path, fence.to_string()).unwrap_or_else(|e| panic!("{e}"));
     let stale = lab.cairn(&["run", "book.rhai", "-i", "inv.toml"]);
     assert_ne!(stale.code, 0, "{}", stale.stdout);
     let said = format!("{}{}", stale.stdout, stale.stderr);

@@ -1,12 +1,16 @@
 //! The simulated host's fence: what `fence/fence.sh` does on a real host, kept in the host's
-//! state, so that runs against the simulator (and the torture harness) meet the same refusals.
+//! folder beside its state ([`FENCE_FILE`]), so that runs against the simulator (and the
+//! torture harness) meet the same refusals.
 //!
 //! As the script does, it keeps the highest epoch seen and its owner, refuses a lower epoch (or
 //! another owner at the same one) with exit 241 and a `cairn-fence:` line, replays a step
 //! already done, refuses a step started and never finished with 242, and records each step
-//! `started` then `done` with its exit code and output. A simulated command's effect and its
-//! `done` record are saved in one write of the state, so the simulator keeps only the records
-//! of the latest action (the one a takeover may have to settle), not every step of the run.
+//! `started` then `done` with its exit code and output. As on a real host, `started` is written
+//! before the command runs and `done` after its effect is saved: a crash between the two leaves
+//! a step started and not done, whose outcome nobody knows (the resume asks). The fence is its
+//! own file, not part of the host's state, since it is cairn's bookkeeping on the host, not
+//! the host's configuration. It keeps only the records of the latest action (the one a
+//! takeover may have to settle), not every step of the run.
 //! Each changing command it runs is appended to [`FENCED_LOG`] in the host's folder.
 
 use std::collections::BTreeMap;
@@ -16,6 +20,9 @@ use std::path::Path;
 use super::SimError;
 use crate::ExecOutput;
 use crate::fence::{FENCED_EXIT, FenceStep, StepRecord, UNFINISHED_EXIT};
+
+/// The fence's own file in a simulated host's folder, as fence.sh keeps its own folder.
+pub(crate) const FENCE_FILE: &str = "fence.json";
 
 /// The log of changing commands a simulated host ran under its fence: one JSON object a line
 /// ([`FencedLine`]), which the torture harness reads to count a step run twice.
@@ -67,6 +74,38 @@ pub(crate) enum Admission {
 }
 
 impl SimFence {
+    /// The fence of the host whose folder is `dir`; a host that has seen none has epoch 0.
+    pub(crate) fn load(dir: &Path) -> Result<Self, SimError> {
+        let path = dir.join(FENCE_FILE);
+        match std::fs::read_to_string(&path) {
+            Ok(text) => serde_json::from_str(&text).map_err(|e| SimError::Io {
+                action: "read the fence of",
+                path,
+                source: std::io::Error::new(std::io::ErrorKind::InvalidData, e),
+            }),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Self::default()),
+            Err(source) => Err(SimError::Io {
+                action: "read the fence of",
+                path,
+                source,
+            }),
+        }
+    }
+
+    /// Writes the fence into `dir` atomically and privately (`0600`, a synced temporary
+    /// renamed over it), as fence.sh writes its records.
+    pub(crate) fn save(&self, dir: &Path) -> Result<(), SimError> {
+        let path = dir.join(FENCE_FILE);
+        let io = |source| SimError::Io {
+            action: "write the fence of",
+            path: path.clone(),
+            source,
+        };
+        let text = serde_json::to_string_pretty(self)
+            .map_err(|e| io(std::io::Error::new(std::io::ErrorKind::InvalidData, e)))?;
+        crate::private_files::write_atomic(&path, text.as_bytes()).map_err(io)
+    }
+
     /// Admits `step` (or not), raising the epoch seen and recording the step started.
     pub(crate) fn admit(&mut self, step: &FenceStep) -> Admission {
         if step.epoch < self.epoch {

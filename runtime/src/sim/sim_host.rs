@@ -15,7 +15,7 @@ use std::sync::atomic::Ordering;
 
 use super::generic_commands::GenericCommands;
 use super::sim_context::SimContextParts;
-use super::sim_fence::{Admission, log_fenced};
+use super::sim_fence::{Admission, SimFence, log_fenced};
 use super::sim_model::base_name;
 use super::sim_options::SimOptions;
 use super::sim_state::{SimState, clock_name};
@@ -155,7 +155,7 @@ impl SimHost {
         if self.power_cycle_boots(&mut state, now)? {
             return Err(self.unreachable("it is booting after its power-on"));
         }
-        if let Some(answer) = self.fence_admits(&mut state, request)? {
+        if let Some(answer) = self.fence_admits(request)? {
             return Ok(answer);
         }
         self.append_to_log(&request.argv).map_err(transport_error)?;
@@ -194,13 +194,14 @@ impl SimHost {
         if reboot {
             self.start_reboot(&mut state, after);
         }
-        if !(timed_out || interrupted) {
-            self.fence_finishes(&mut state, request, &output);
-        }
         let dropped = fault_fires(&mut state, &self.options.drop_once, "drop_once", program);
         state
             .save(&self.dir.join(STATE_FILE))
             .map_err(transport_error)?;
+        // Done only once its effect is saved, as fence.sh records it after the command.
+        if !(timed_out || interrupted) {
+            self.fence_finishes(request, &output)?;
+        }
         if interrupted {
             return Err(TransportError::Stopped {
                 command,
@@ -239,11 +240,8 @@ impl SimHost {
         if !self.options.fence {
             return Ok(None);
         }
-        let state = self.read_state()?;
-        Ok(Some(super::sim_fence::record_of(
-            state.fence.as_ref(),
-            step,
-        )))
+        let fence = super::sim_fence::SimFence::load(&self.dir)?;
+        Ok(Some(super::sim_fence::record_of(Some(&fence), step)))
     }
 
     /// A tool's state slot.
@@ -408,23 +406,18 @@ impl SimHost {
     }
 
     /// Passes a changing command through the host's fence (`sim_fence.rs`): `Some` answer
-    /// (a refusal, or a done step's recorded result) instead of running it, saved with the
-    /// epoch it raised; `None` to run it, logged to `fenced.log`.
-    fn fence_admits(
-        &self,
-        state: &mut SimState,
-        request: &ExecRequest,
-    ) -> Result<Option<ExecOutput>, TransportError> {
+    /// (a refusal, or a done step's recorded result) instead of running it; `None` to run it,
+    /// recorded started and logged to `fenced.log`. The fence is saved either way (the epoch
+    /// it raised).
+    fn fence_admits(&self, request: &ExecRequest) -> Result<Option<ExecOutput>, TransportError> {
         let Some(step) = request.fence.as_ref().filter(|_| self.options.fence) else {
             return Ok(None);
         };
-        match state.fence.get_or_insert_with(Default::default).admit(step) {
-            Admission::Answer(answer) => {
-                state
-                    .save(&self.dir.join(STATE_FILE))
-                    .map_err(transport_error)?;
-                Ok(Some(answer))
-            }
+        let mut fence = SimFence::load(&self.dir).map_err(transport_error)?;
+        let admission = fence.admit(step);
+        fence.save(&self.dir).map_err(transport_error)?;
+        match admission {
+            Admission::Answer(answer) => Ok(Some(answer)),
             Admission::Run => {
                 log_fenced(&self.dir, step, &request.argv).map_err(transport_error)?;
                 Ok(None)
@@ -432,15 +425,18 @@ impl SimHost {
         }
     }
 
-    /// Records a fenced command done with its output, saved with its effect.
-    fn fence_finishes(&self, state: &mut SimState, request: &ExecRequest, output: &ExecOutput) {
-        if let (Some(step), Some(fence), true) = (
-            request.fence.as_ref(),
-            state.fence.as_mut(),
-            self.options.fence,
-        ) {
-            fence.finish(step, output);
-        }
+    /// Records a fenced command done with its output, after its effect was saved.
+    fn fence_finishes(
+        &self,
+        request: &ExecRequest,
+        output: &ExecOutput,
+    ) -> Result<(), TransportError> {
+        let Some(step) = request.fence.as_ref().filter(|_| self.options.fence) else {
+            return Ok(());
+        };
+        let mut fence = SimFence::load(&self.dir).map_err(transport_error)?;
+        fence.finish(step, output);
+        fence.save(&self.dir).map_err(transport_error)
     }
 
     fn append_to_log(&self, argv: &[String]) -> Result<(), SimError> {

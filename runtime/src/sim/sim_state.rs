@@ -29,9 +29,6 @@ pub(crate) struct SimState {
     /// The virtual file system: absolute path to contents.
     #[serde(default)]
     pub(crate) files: BTreeMap<String, String>,
-    /// The host's fence: the highest epoch seen, and the latest action's step records.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub(crate) fence: Option<super::sim_fence::SimFence>,
     /// The layout version, [`STATE_FORMAT`].
     pub(crate) format: u32,
     /// The host's name.
@@ -58,7 +55,6 @@ impl SimState {
             clock_millis: millis,
             down_until_millis: None,
             faults_fired: BTreeSet::new(),
-            fence: None,
             files: BTreeMap::new(),
             format: STATE_FORMAT,
             host: host.into(),
