@@ -227,6 +227,8 @@ fn passthru(ctx: &NativeCallContext, vm: &str, pci: &str, add: bool) -> RhaiResu
             view.passthrough_devices.retain(|d| *d != leaves);
             if add {
                 view.passthrough_devices.push(leaves.clone());
+                // vhpc_toolkit reserves the VM's memory with a passthrough device.
+                view.memory_reservation = true;
             }
         },
     )
