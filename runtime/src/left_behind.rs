@@ -117,6 +117,14 @@ mod tests {
     use super::*;
     use crate::journal::{IntentRecord, OutcomeRecord, RecordedAction};
 
+    /// What `host`'s journal says it left down, in words.
+    fn said(host: &str, journal: &HostJournal) -> Vec<String> {
+        left_behind(host, journal)
+            .iter()
+            .map(ToString::to_string)
+            .collect()
+    }
+
     fn staging(seq: u64, builtin: &str) -> RecordedAction {
         let mut step = action(seq, builtin, json!({}), Some(json!({})));
         if let Some(outcome) = step.outcome.as_mut() {
@@ -136,10 +144,7 @@ mod tests {
         ] {
             journal.actions.insert(step.intent.seq, step);
         }
-        let left: Vec<String> = left_behind("esx03", &journal)
-            .iter()
-            .map(ToString::to_string)
-            .collect();
+        let left = said("esx03", &journal);
         assert_eq!(
             left,
             [
@@ -148,10 +153,7 @@ mod tests {
         );
         let reset = action(5, RESET, json!({}), Some(json!({ "reset": true })));
         journal.actions.insert(5, reset);
-        let left: Vec<String> = left_behind("esx03", &journal)
-            .iter()
-            .map(ToString::to_string)
-            .collect();
+        let left = said("esx03", &journal);
         assert_eq!(
             left,
             [
@@ -225,10 +227,7 @@ mod tests {
         for step in steps {
             journal.actions.insert(step.intent.seq, step);
         }
-        let left: Vec<String> = left_behind("esx02", &journal)
-            .iter()
-            .map(ToString::to_string)
-            .collect();
+        let left = said("esx02", &journal);
         assert_eq!(
             left,
             [
