@@ -7,6 +7,7 @@ mod change_record;
 mod changes;
 mod chart;
 mod fabric_matrix;
+mod fabric_verdict;
 mod facts;
 mod failures;
 mod fold;

@@ -1,6 +1,7 @@
 //! The verdict, first on the page: pass or fail, each reason in one sentence (what the
 //! runbook published with `report::verdict`, hosts that failed or did not finish, ibdiagnet
-//! findings, what was left behind), then the tables the runbook published.
+//! findings, what was left behind), then the tables the runbook published. A fabric with
+//! findings heads it in one line (`fabric_verdict.rs`).
 
 use std::fmt::Write as _;
 
@@ -117,14 +118,23 @@ impl Section for VerdictSection {
 
     fn render(&self, model: &RunModel) -> Result<Option<String>, ReportError> {
         let reasons = reasons(model);
-        let pass = !reasons.is_empty() && reasons.iter().all(|r| r.ok);
+        // A fabric with findings never passes, even when the runbook did not expect on them.
+        let fabric = crate::fabric_verdict::clauses(model);
+        let pass = !reasons.is_empty() && reasons.iter().all(|r| r.ok) && fabric.is_empty();
         let (word, class) = if pass {
             ("PASS", "pass")
         } else {
             ("FAIL", "fail")
         };
+        // A failing fabric is said in one line first: what a site lead reads before the rest.
+        let headline = if fabric.is_empty() {
+            word.to_owned()
+        } else {
+            format!("{word}: {}", fabric.join(", "))
+        };
         let mut html = format!(
-            "<p class=\"verdict {class}\" data-verdict=\"{class}\">{word}</p><ul class=\"reasons\">"
+            "<p class=\"verdict {class}\" data-verdict=\"{class}\">{}</p><ul class=\"reasons\">",
+            escape(&headline)
         );
         for reason in &reasons {
             let (mark, class) = if reason.ok {

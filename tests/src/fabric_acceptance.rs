@@ -84,6 +84,11 @@ fn the_100_node_fabric_passes_clean_and_fails_naming_a_node_trained_at_1x() {
     let report = degraded.cairn(&["report", "-o", "report.html"]);
     assert_eq!(report.code, 0, "{}{}", report.stdout, report.stderr);
     let html = std::fs::read_to_string(degraded.path().join("report.html")).unwrap_or_default();
+    // One line heads it, the fabric's findings counted and named (issue 26's wording).
+    assert!(
+        html.contains("data-verdict=\"fail\">FAIL: 1 link at 1X (node042 port 1 to ib-leaf02 port 42), 1 manifest difference (node042)</p>"),
+        "{html:.3000}"
+    );
     let first =
         html.find("ibdiagnet from node001: 1 finding(s): 1X (node042 port 1 to ib-leaf02 port 42)");
     let pairs = html.find("send_bw: ");
