@@ -320,4 +320,51 @@ mod tests {
             down.stderr
         );
     }
+
+    #[test]
+    fn a_fenced_command_line_is_run_through_the_simulated_hosts_own_fence() {
+        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let registry = SimRegistry::with_builtin_models();
+        let fence = crate::fence::Fence::new(crate::fence::FencePlace::linux(), 7, "r1@c:1")
+            .unwrap_or_else(|e| panic!("{e}"));
+        let serve = |line: &str| {
+            let args = strings(&[
+                "--state",
+                &dir.path().display().to_string(),
+                "--host",
+                "n1",
+                "--model",
+                "linux",
+            ]);
+            match SimServe::parse(&args, Some(line)) {
+                Ok(SimRequest::Command(serve)) => serve.serve(&registry, None),
+                other => panic!("{other:?}"),
+            }
+        };
+        let wrapped = fence
+            .wrap("r1.1.5.1", "echo 'a b'")
+            .unwrap_or_else(|e| panic!("{e}"));
+        let ran = serve(&format!("sudo -n -- {wrapped}"));
+        assert_eq!((ran.code, ran.stdout.as_str()), (0, "a b\n"));
+        let asked = serve(&fence.query("r1.1.5.1").unwrap_or_else(|e| panic!("{e}")));
+        assert_eq!(asked.stdout, "done 0 7 r1@c:1\na b\n");
+        // Run again, the step is replayed, not run: the host ran `echo` once.
+        assert_eq!(serve(&wrapped).stdout, "a b\n");
+        let log = std::fs::read_to_string(dir.path().join("commands.log")).unwrap_or_default();
+        assert_eq!(log.matches("echo").count(), 1, "{log}");
+        let checked = serve(&fence.check().unwrap_or_else(|e| panic!("{e}")));
+        assert!(checked.stdout.starts_with("ok "), "{checked:?}");
+        let lower = crate::fence::Fence::new(crate::fence::FencePlace::linux(), 3, "old@c:2")
+            .unwrap_or_else(|e| panic!("{e}"));
+        let refused = serve(
+            &lower
+                .wrap("r0.1.1.1", "echo no")
+                .unwrap_or_else(|e| panic!("{e}")),
+        );
+        assert_eq!(
+            refused.code,
+            i64::from(crate::fence::FENCED_EXIT),
+            "{refused:?}"
+        );
+    }
 }
