@@ -481,12 +481,22 @@ stage "s" on compute {
 }
 "#;
     lab.lab.write("book.rhai", book);
+    // The fence in the lab's folder, not this machine's /var/lib/cairn.
+    let fence = lab.lab.path().join("fence");
     lab.lab.write(
         "sudo.toml",
-        "[hosts.real01]\ngroups = [\"compute\"]\nvars = { become = true }\n",
+        &format!(
+            "[hosts.real01]\ngroups = [\"compute\"]\nvars = {{ become = true, fence_dir = \"{}\" }}\n",
+            fence.display()
+        ),
     );
-    lab.lab
-        .write("plain.toml", "[hosts.real01]\ngroups = [\"compute\"]\n");
+    lab.lab.write(
+        "plain.toml",
+        &format!(
+            "[hosts.real01]\ngroups = [\"compute\"]\nvars = {{ fence_dir = \"{}\" }}\n",
+            fence.display()
+        ),
+    );
     let with = lab.cairn(&[
         "run",
         "book.rhai",
