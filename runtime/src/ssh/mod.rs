@@ -15,6 +15,7 @@ mod sim_serve;
 mod ssh_connect;
 mod ssh_error;
 mod ssh_fence;
+mod ssh_fence_calls;
 mod ssh_options;
 mod ssh_target;
 mod ssh_transport;

@@ -6,7 +6,6 @@ use std::time::{Duration, Instant};
 
 use ssh2::{Channel, Session};
 
-use super::command_line::command_line;
 use super::sim_serve::{SIMHOST_INTERRUPTED, SIMHOST_UNREACHABLE, SIMHOST_UNREACHABLE_CODE};
 use super::ssh_connect::{ConnectError, connect, millis};
 use super::ssh_fence::parse_query;
@@ -22,10 +21,10 @@ const READ_SLICE: Duration = Duration::from_millis(200);
 /// Reaches one host over SSH.
 pub struct SshTransport {
     /// Whether the fence folder passed its check (`cairn-fence check`) on this host.
-    fence_checked: bool,
+    pub(super) fence_checked: bool,
     idle_since: Instant,
-    name: String,
-    options: SshOptions,
+    pub(super) name: String,
+    pub(super) options: SshOptions,
     /// A session of its own for asking the fence what it recorded (`fence_record` has only
     /// `&self`): opened at a resume's first question, kept for the next.
     query_session: std::sync::Mutex<Option<Session>>,
@@ -297,59 +296,8 @@ fn connect_with_retries(target: &SshTarget, options: &SshOptions) -> Result<Sess
 }
 
 impl SshTransport {
-    /// The command line `request` runs as: under the host's fence when it carries a step and
-    /// the host is fenced (the folder checked first, once), else as it is.
-    fn line_for(&mut self, request: &ExecRequest) -> Result<String, TransportError> {
-        let become_root = self.options.become_root;
-        let plain = |become_root| {
-            command_line(&request.argv, become_root).map_err(super::SshError::into_transport)
-        };
-        let Some(step) = &request.fence else {
-            return plain(become_root);
-        };
-        let wrapped = self
-            .options
-            .fence
-            .wrap(step, &plain(false)?, become_root)
-            .map_err(super::SshError::into_transport)?;
-        match wrapped {
-            Some(line) => {
-                self.check_fence()?;
-                Ok(line)
-            }
-            None => plain(become_root),
-        }
-    }
-
-    /// Checks once that the host's fence folder can keep the fence; a host that cannot is
-    /// refused ([`TransportError::Refused`]) before anything runs under it.
-    fn check_fence(&mut self) -> Result<(), TransportError> {
-        if self.fence_checked {
-            return Ok(());
-        }
-        let Some(line) = self
-            .options
-            .fence
-            .check_line(self.options.become_root)
-            .map_err(super::SshError::into_transport)?
-        else {
-            return Ok(());
-        };
-        let request = ExecRequest {
-            timeout: Some(Duration::from_secs(60)),
-            ..ExecRequest::new(["cairn-fence", "check"])
-        };
-        let output = self.exec_line(&line, &request)?;
-        self.options
-            .fence
-            .judge_check(&self.name, &output)
-            .map_err(|error| refused(&self.name, &error))?;
-        self.fence_checked = true;
-        Ok(())
-    }
-
     /// Runs the command line `line` for `request` (its input, timeout and interrupt).
-    fn exec_line(
+    pub(super) fn exec_line(
         &mut self,
         line: &str,
         request: &ExecRequest,
@@ -404,7 +352,7 @@ impl SshTransport {
 }
 
 /// `error` as the refusal of host `host` before its first action, with its help.
-fn refused(host: &str, error: &super::SshError) -> TransportError {
+pub(super) fn refused(host: &str, error: &super::SshError) -> TransportError {
     use miette::Diagnostic;
     TransportError::Refused {
         host: host.to_owned(),
