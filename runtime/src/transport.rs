@@ -73,6 +73,15 @@ pub trait Transport: Send {
         Some(self.describe())
     }
 
+    /// Before the host's first action: what would refuse the host anyway (a changed host key,
+    /// a fence folder that cannot keep the fence when `fenced`) as a
+    /// [`TransportError::Refused`]; a host that is down is not refused here (its runbook may
+    /// wait for it). The SSH transport's; others have nothing to check.
+    fn prepare(&mut self, fenced: bool) -> Result<(), TransportError> {
+        let _ = fenced;
+        Ok(())
+    }
+
     /// What the host's fence recorded of step `step` (`fence.sh query`), for settling an open
     /// intent on resume. `None`: this transport does not fence its commands, so nothing is known.
     fn fence_record(&self, step: &str) -> Result<Option<crate::fence::StepRecord>, TransportError> {

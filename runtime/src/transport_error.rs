@@ -22,6 +22,18 @@ pub enum TransportError {
         /// The host.
         host: String,
     },
+    /// The host is refused before its first action (a changed host key, a fence folder that
+    /// cannot keep the fence): the runbook never started on it, nothing ran.
+    #[error("`{host}` is refused before its first action: {reason}")]
+    #[diagnostic(code(cairn::host_refused))]
+    Refused {
+        /// The host.
+        host: String,
+        /// Why, as the transport's typed error says it.
+        reason: String,
+        /// What to do about it.
+        help: Option<String>,
+    },
     /// A local failure to start or talk to a process or file.
     #[error("{context}")]
     #[diagnostic(code(cairn::runtime::io))]

@@ -175,6 +175,7 @@ fn a_resume_after_a_kill_runs_each_command_exactly_once() {
 fn two_working_folders_sharing_cairn_sim_dir_meet_on_one_hosts_lease() {
     let fleet = Lab::new();
     let sim_dir = fleet.path().join("fleet");
+    std::fs::create_dir(&sim_dir).unwrap_or_else(|e| panic!("{e}"));
     let sim_dir = sim_dir.to_string_lossy().into_owned();
     let slow = "stage \"s\" on all {\n    run([\"echo\", \"A\"]);\n    reboot();\n}\n";
     let (a, b) = (Lab::new(), Lab::new());
@@ -222,4 +223,21 @@ fn two_working_folders_sharing_cairn_sim_dir_meet_on_one_hosts_lease() {
         !b.path().join(".cairn/sim/n1").exists(),
         "the shared fleet, not b's own"
     );
+}
+
+#[test]
+fn a_cairn_sim_dir_that_is_not_a_folder_is_refused_before_anything_runs() {
+    let lab = lab("");
+    let missing = lab.path().join("no-such-fleet");
+    let missing = missing.to_string_lossy().into_owned();
+    let run = lab.cairn_with(
+        &["run", "book.rhai", "-i", "inv.toml"],
+        &[("CAIRN_SIM_DIR", &missing)],
+    );
+    assert_eq!(run.code, 2, "{}\n{}", run.stdout, run.stderr);
+    assert!(run.stderr.contains("CAIRN_SIM_DIR names"), "{}", run.stderr);
+    assert!(run.stderr.contains("no-such-fleet"), "{}", run.stderr);
+    assert!(run.stderr.contains("unset CAIRN_SIM_DIR"), "{}", run.stderr);
+    assert!(!lab.path().join("no-such-fleet").exists(), "no fresh fleet");
+    assert!(lab.runs().is_empty(), "no run was created");
 }

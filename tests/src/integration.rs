@@ -54,6 +54,7 @@ mod rust_imports;
 mod signals;
 mod spans;
 mod ssh;
+mod ssh_fence;
 mod ssh_lab;
 mod stdlib_layers;
 mod store;

@@ -211,6 +211,22 @@ fn an_unknown_or_changed_host_key_is_refused_with_its_fingerprints() {
     ]);
     assert_eq!(changed.code, 1, "{}", changed.stdout);
     assert!(changed.stderr.contains("has changed"), "{}", changed.stderr);
+    // The host is refused before its first action, not its runbook's action failing.
+    assert!(
+        flat(&changed.stderr).contains("refusedbeforeitsfirstaction(cairn::host_refused)"),
+        "{}",
+        changed.stderr
+    );
+    assert!(
+        flat(&changed.stderr).contains("known_hosts("),
+        "names the known_hosts line: {}",
+        changed.stderr
+    );
+    let journal = lab.lab.journal("node01");
+    assert!(
+        records(&journal, "intent").is_empty(),
+        "no action began: {journal:?}"
+    );
     assert!(
         flat(&changed.stderr).contains(&old),
         "old key: {}",
@@ -465,12 +481,22 @@ stage "s" on compute {
 }
 "#;
     lab.lab.write("book.rhai", book);
+    // The fence in the lab's folder, not this machine's /var/lib/cairn.
+    let fence = lab.lab.path().join("fence");
     lab.lab.write(
         "sudo.toml",
-        "[hosts.real01]\ngroups = [\"compute\"]\nvars = { become = true }\n",
+        &format!(
+            "[hosts.real01]\ngroups = [\"compute\"]\nvars = {{ become = true, fence_dir = \"{}\" }}\n",
+            fence.display()
+        ),
     );
-    lab.lab
-        .write("plain.toml", "[hosts.real01]\ngroups = [\"compute\"]\n");
+    lab.lab.write(
+        "plain.toml",
+        &format!(
+            "[hosts.real01]\ngroups = [\"compute\"]\nvars = {{ fence_dir = \"{}\" }}\n",
+            fence.display()
+        ),
+    );
     let with = lab.cairn(&[
         "run",
         "book.rhai",

@@ -29,6 +29,8 @@ pub(crate) fn available(test: &str) -> bool {
 struct LabHost {
     child: Option<Child>,
     dir: PathBuf,
+    /// More `NAME=VALUE` words for the sessions' environment (sshd's `SetEnv`).
+    env: String,
     /// Lines added to the host's block in `~/.ssh/config` (`ProxyJump node01`).
     extra_config: String,
     /// The client's key for this host (default: the lab key).
@@ -73,6 +75,7 @@ impl SshLab {
             this.hosts.push(LabHost {
                 child: None,
                 dir,
+                env: String::new(),
                 extra_config: String::new(),
                 identity: None,
                 name,
@@ -87,12 +90,19 @@ impl SshLab {
 
     /// Adds a server without `ForceCommand`: commands run for real on this machine, as root.
     pub(crate) fn add_real_host(&mut self, name: &str) {
+        self.add_real_host_with_env(name, "");
+    }
+
+    /// Adds a server without `ForceCommand` whose sessions also get `env` (`NAME=VALUE ...`,
+    /// sshd's `SetEnv`): `CAIRN_FENCE_SYSTEM=VMkernel` makes the fence take it for ESXi.
+    pub(crate) fn add_real_host_with_env(&mut self, name: &str, env: &str) {
         let dir = self.lab.path().join("sshd").join(name);
         std::fs::create_dir_all(&dir).unwrap_or_else(|e| panic!("mkdir: {e}"));
         keygen(&dir.join("host_key"));
         self.hosts.push(LabHost {
             child: None,
             dir,
+            env: env.to_owned(),
             extra_config: String::new(),
             identity: None,
             name: name.to_owned(),
@@ -260,6 +270,7 @@ impl SshLab {
         };
         let state = self.state_dir(&host.name);
         let (name, dir, old_port) = (host.name.clone(), host.dir.clone(), host.port);
+        let env = host.env.clone();
         let force_command = if host.simulated {
             format!(
                 "ForceCommand {simhost} --state {state} --host {name} --model linux --options '{options}'\n",
@@ -286,11 +297,11 @@ impl SshLab {
                  AuthorizedKeysFile {authorized}\nPubkeyAuthentication yes\n\
                  PasswordAuthentication no\nKbdInteractiveAuthentication no\nUsePAM no\n\
                  PermitRootLogin prohibit-password\nStrictModes no\nPrintMotd no\n\
-                 PrintLastLog no\nUseDNS no\nSetEnv HOME={server_home}\n\
+                 PrintLastLog no\nUseDNS no\nSetEnv {set_env}\n\
                  MaxSessions 1000\nMaxStartups 1000\nLogLevel ERROR\n\
                  Subsystem sftp /usr/lib/openssh/sftp-server\n{force_command}",
                 key = dir.join("host_key").display(),
-                server_home = server_home.display(),
+                set_env = format!("HOME={} {env}", server_home.display()).trim_end(),
                 dir = dir.display(),
                 authorized = authorized.display(),
             );

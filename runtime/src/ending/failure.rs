@@ -104,6 +104,24 @@ struct ToolOutput {
 }
 
 impl HostFailure {
+    /// Host `host` refused before its first action (`Transport::prepare`): the transport's
+    /// reason, its help, and the code `cairn::host_refused` in the message, since the runbook
+    /// never started there.
+    pub fn refused(host: &str, error: &crate::TransportError) -> Self {
+        use miette::Diagnostic;
+        let (reason, help) = match error {
+            crate::TransportError::Refused { reason, help, .. } => (reason.clone(), help.clone()),
+            other => (other.to_string(), other.help().map(|h| h.to_string())),
+        };
+        Self {
+            help,
+            ..Self::message(
+                host,
+                format!("refused before its first action (cairn::host_refused): {reason}"),
+            )
+        }
+    }
+
     /// A failure with no runbook span.
     pub fn message(host: &str, message: String) -> Self {
         Self {

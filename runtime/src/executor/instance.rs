@@ -168,6 +168,10 @@ fn run_instance(
         .map_err(ActionError::from)
         .map_err(|e| HostFailure::message(&name, e.to_string()));
     let result = result.and_then(|()| {
+        if let Err(refused) = host.refuse_before_first_action() {
+            shared.forks.release();
+            return Err(refused);
+        }
         let mut engine = build_engine(&runbook.imports(), libraries, shared.options.max_operations);
         bind_host(&mut engine, &host);
         if let Some(prepare) = prepare {

@@ -4,6 +4,7 @@
 #
 #   fence.sh run DIR EPOCH OWNER STEP COMMAND   run COMMAND (sh -c) as step STEP, fenced
 #   fence.sh query DIR STEP                     what the fence recorded of STEP
+#   fence.sh check DIR                          whether DIR can keep the fence (before a run)
 #
 # DIR keeps: `epoch` ("EPOCH OWNER", the highest seen), `lock/` (held while a cairn action
 # runs; `lock/pid` names its shell, `lock/child` its command's; both are checked with kill -0,
@@ -11,7 +12,8 @@
 # stdout and stderr together) and `STEP.done` (exit code). `run` exits with COMMAND's exit code, or:
 #   240 usage error          241 fenced (a lower epoch, or another owner at the same epoch)
 #   242 STEP started before and never finished (its outcome is unknown: not run again)
-#   243 DIR is in memory (ESXi outside /vmfs/volumes): it would not survive a reboot
+#   243 DIR is in memory (ESXi outside /vmfs/volumes; `check`: a tmpfs or ramfs on Linux):
+#       it would not survive a reboot
 #   244 the fence cannot write its state in DIR
 #   130, 143 the fence was interrupted (SIGINT, SIGTERM): the step stays started, not done
 # each with a `cairn-fence: ...` line on stderr, which tells them from COMMAND's own codes.
@@ -52,6 +54,29 @@ fence_persistent() {
             *) fence_fail 243 "$1 is on ESXi's in-memory file system; give a datastore folder (/vmfs/volumes/DATASTORE/...)" ;;
         esac
     fi
+}
+
+# Refuses a Linux folder on a file system in memory (tmpfs, ramfs), by `stat -f` of DIR or
+# the nearest folder above it that exists; where `stat -f` is missing, nothing is refused.
+fence_on_disk() {
+    [ "${CAIRN_FENCE_SYSTEM:-$(uname -s)}" = VMkernel ] && return 0
+    probe=$1
+    while [ ! -d "$probe" ] && [ "$probe" != / ]; do
+        probe=$(dirname "$probe")
+    done
+    kind=$(stat -f -c %T "$probe" 2>/dev/null)
+    case $kind in
+        tmpfs | ramfs) fence_fail 243 "$1 is on a $kind file system, in memory: the fence would forget its epoch at reboot" ;;
+    esac
+}
+
+# Before a host's first action: DIR keeps a fence (on disk, writable). Prints `ok SYSTEM`.
+fence_check() {
+    [ $# -eq 1 ] || fence_fail 240 "usage: fence.sh check DIR"
+    fence_persistent "$1"
+    fence_on_disk "$1"
+    mkdir -p "$1" 2>/dev/null && [ -w "$1" ] || fence_fail 244 "cannot create or write $1"
+    echo "ok ${CAIRN_FENCE_SYSTEM:-$(uname -s)}"
 }
 
 fence_lock() {
@@ -121,8 +146,10 @@ fence_run() {
     fence_put "$dir/$step.started" "$epoch $owner"
     sync
     # In the background so that its pid is in the lock: a caller killed while its command
-    # still runs leaves a lock that is not stale until the command has ended too.
-    sh -c "$command" >"$dir/$step.out.tmp.$$" 2>&1 &
+    # still runs leaves a lock that is not stale until the command has ended too. Its input is
+    # the fence's own (fd 3): an asynchronous command's is /dev/null unless redirected.
+    exec 3<&0
+    sh -c "$command" 0<&3 3<&- >"$dir/$step.out.tmp.$$" 2>&1 &
     child=$!
     echo "$child" >"$dir/lock/child"
     trap 'kill "$child" 2>/dev/null; exit 130' INT
@@ -156,5 +183,6 @@ shift 2>/dev/null
 case $mode in
     run) fence_run "$@" ;;
     query) fence_query "$@" ;;
-    *) fence_fail 240 "usage: fence.sh run DIR EPOCH OWNER STEP COMMAND | query DIR STEP" ;;
+    check) fence_check "$@" ;;
+    *) fence_fail 240 "usage: fence.sh run DIR EPOCH OWNER STEP COMMAND | query DIR STEP | check DIR" ;;
 esac

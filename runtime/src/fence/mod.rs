@@ -25,7 +25,7 @@ pub const FENCE_SCRIPT: &str = include_str!("fence.sh");
 pub const FENCED_EXIT: i32 = 241;
 /// The step was started before and never finished: its outcome is unknown.
 pub const UNFINISHED_EXIT: i32 = 242;
-/// The fence folder is in memory (ESXi outside a datastore).
+/// The fence folder is in memory (ESXi outside a datastore, a tmpfs or ramfs on Linux).
 pub const VOLATILE_EXIT: i32 = 243;
 /// The fence cannot write its state.
 pub const STATE_EXIT: i32 = 244;
@@ -69,6 +69,20 @@ impl Fence {
             &self.owner,
             step,
             command,
+        ])
+    }
+
+    /// The command line that checks, before a host's first action, that the fence folder can
+    /// keep the fence: on disk (not a tmpfs or ramfs; on ESXi, on a datastore) and writable.
+    /// It answers `ok SYSTEM` (`uname -s`), or exits 243 or 244 with its `cairn-fence:` line.
+    pub fn check(&self) -> Result<String, FencePlaceError> {
+        quote_all(&[
+            "sh",
+            "-c",
+            FENCE_SCRIPT,
+            "cairn-fence",
+            "check",
+            self.place.dir(),
         ])
     }
 

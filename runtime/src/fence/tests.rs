@@ -347,3 +347,49 @@ fn a_fence_exit_code_without_its_line_is_the_command_own() {
         FenceVerdict::Fenced("fenced: epoch 1 is below 2, which s2 holds".into())
     );
 }
+
+#[test]
+fn a_fenced_command_reads_the_callers_standard_input() {
+    for which in SHELLS {
+        let temp = tempfile::tempdir().unwrap();
+        let dir = temp.path().join("fence");
+        let mut child = shell(which)
+            .arg("-c")
+            .arg(FENCE_SCRIPT)
+            .args(["cairn-fence", "run", dir.to_str().unwrap(), "1", "s1", "a"])
+            .arg("tr a-z A-Z")
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        std::io::Write::write_all(&mut child.stdin.take().unwrap(), b"given\n").unwrap();
+        let output = child.wait_with_output().unwrap();
+        // Without the redirection, an asynchronous command's input is /dev/null: no output.
+        assert_eq!(
+            String::from_utf8_lossy(&output.stdout),
+            "GIVEN\n",
+            "{which:?}"
+        );
+    }
+}
+
+#[test]
+fn check_refuses_a_folder_in_memory_and_creates_one_on_disk() {
+    for which in SHELLS {
+        let temp = tempfile::tempdir().unwrap();
+        let dir = temp.path().join("a/b/fence");
+        let fine = fence(which, &["check", dir.to_str().unwrap()]);
+        assert_eq!(fine.status.code(), Some(0), "{which:?}");
+        assert!(String::from_utf8_lossy(&fine.stdout).starts_with("ok "));
+        assert!(dir.is_dir(), "{which:?}: check makes the folder");
+        // /dev/shm is a tmpfs on Linux; the folder need not exist: its parent is looked at.
+        if Path::new("/dev/shm").is_dir() {
+            let memory = fence(which, &["check", "/dev/shm/cairn-no-such/fence"]);
+            match verdict(&memory) {
+                FenceVerdict::Volatile(said) => assert!(said.contains("tmpfs"), "{said}"),
+                other => panic!("{which:?}: a tmpfs folder got {other:?}"),
+            }
+            assert!(!Path::new("/dev/shm/cairn-no-such").exists());
+        }
+    }
+}

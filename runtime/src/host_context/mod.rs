@@ -12,6 +12,7 @@ mod io;
 mod journaling;
 mod live;
 mod perform;
+mod refusal;
 mod replay;
 mod result_shape;
 mod stage;

@@ -148,6 +148,10 @@ impl Launcher {
         let models = self.sim_models.clone();
         let check = move |address: &Address| crate::sim::check_address(&models, address);
         let inventory = Inventory::load_checked(path, Some(&check))?;
+        let simulated = |spec: &HostSpec| matches!(spec.address, Address::Sim { .. });
+        if inventory.hosts().iter().any(simulated) {
+            SimHost::check_sim_dir()?;
+        }
         for spec in inventory.hosts() {
             if let Address::Sim { model, .. } = &spec.address {
                 let dir = SimHost::default_dir(self.store.root(), &spec.name);

@@ -16,6 +16,19 @@ pub enum SimError {
         /// The value given.
         value: String,
     },
+    /// `CAIRN_SIM_DIR` names a folder that does not exist: a typo there would silently start a
+    /// fresh simulated fleet instead of reaching the one other controllers share.
+    #[error("{var} names `{path}`, which is not a folder", path = path.display())]
+    #[diagnostic(
+        code(cairn::runtime::sim_dir_missing),
+        help("create that folder (`mkdir -p {path}`) to start a shared simulated fleet there, or unset {var}", path = path.display())
+    )]
+    SimDirMissing {
+        /// The variable.
+        var: &'static str,
+        /// The folder it names.
+        path: PathBuf,
+    },
     /// The state directory holds something that is not a simulated host's state.
     #[error("simulator state `{path}` is unreadable: {reason}", path = path.display())]
     #[diagnostic(

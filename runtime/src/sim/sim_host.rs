@@ -89,6 +89,17 @@ impl SimHost {
         }
     }
 
+    /// Refuses a [`SIM_DIR_VAR`] that names no folder, before any run starts.
+    pub fn check_sim_dir() -> Result<(), SimError> {
+        match std::env::var_os(SIM_DIR_VAR).filter(|dir| !dir.is_empty()) {
+            Some(dir) if !Path::new(&dir).is_dir() => Err(SimError::SimDirMissing {
+                var: SIM_DIR_VAR,
+                path: PathBuf::from(dir),
+            }),
+            _ => Ok(()),
+        }
+    }
+
     /// The state directory of `host`: `$CAIRN_SIM_DIR/<host>` when [`SIM_DIR_VAR`] names a
     /// folder (so that controllers in two working folders reach one simulated fleet), else
     /// `<state_dir>/sim/<host>`, so `.cairn/sim/<host>` with the default state folder `.cairn`.

@@ -1,7 +1,8 @@
 //! The `ssh` transport, on libssh2 (the `ssh2` crate): one session per host kept open and reused,
 //! a channel per command, argv quoted into one command line, `~/.ssh/config`, known_hosts
 //! (strict by default), agent, key file or password authentication, `sudo` for non-root users,
-//! SFTP upload with a checksum skip; and what `cairn-simhost` needs to serve a simulated host
+//! SFTP upload with a checksum skip; every changing command run under the host's fence
+//! (`ssh_fence.rs`); and what `cairn-simhost` needs to serve a simulated host
 //! behind a real sshd. See `docs/ssh.md`.
 
 mod command_line;
@@ -13,6 +14,8 @@ mod proxy_jump;
 mod sim_serve;
 mod ssh_connect;
 mod ssh_error;
+mod ssh_fence;
+mod ssh_fence_calls;
 mod ssh_options;
 mod ssh_target;
 mod ssh_transport;
@@ -27,10 +30,11 @@ pub use fd_limit::{
 };
 pub use known_hosts::{KnownHosts, fingerprint, key_type, lookup_name};
 pub use sim_serve::{
-    SIMHOST_INTERRUPTED, SIMHOST_UNREACHABLE, SIMHOST_UNREACHABLE_CODE, SIMHOST_USAGE, SimRequest,
-    SimServe,
+    FenceCall, SIMHOST_INTERRUPTED, SIMHOST_UNREACHABLE, SIMHOST_UNREACHABLE_CODE, SIMHOST_USAGE,
+    SimRequest, SimServe,
 };
 pub use ssh_error::SshError;
+pub use ssh_fence::FenceSetting;
 pub use ssh_options::{PasswordPrompt, SshOptions, VaultSecret};
 pub use ssh_target::SshTarget;
 pub use ssh_transport::SshTransport;

@@ -35,6 +35,20 @@ pub struct SimServe {
     pub options: BTreeMap<String, String>,
     /// The host's state directory.
     pub state: PathBuf,
+    /// The call through the host's fence the command line made, if it was one.
+    pub fence: Option<FenceCall>,
+}
+
+/// A command line that runs through `fence.sh` (`sh -c FENCE_SCRIPT cairn-fence MODE ...`),
+/// which the simulated host answers with its own fence (`sim/sim_fence.rs`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum FenceCall {
+    /// `run DIR EPOCH OWNER STEP COMMAND`: the command (the argv) as this step.
+    Run(crate::fence::FenceStep),
+    /// `query DIR STEP`.
+    Query(String),
+    /// `check DIR`: a simulated host keeps its fence in its state folder, which is fine.
+    Check,
 }
 
 /// What to do with the request: answer as the host, or hand over to the real SFTP server.
@@ -93,6 +107,7 @@ impl SimServe {
         if argv.get(..SUDO.len()).is_some_and(|head| head == SUDO) {
             argv.drain(..SUDO.len());
         }
+        let fence = fence_call(&mut argv)?;
         if argv.is_empty() {
             return Err("an empty command".into());
         }
@@ -103,6 +118,7 @@ impl SimServe {
         };
         Ok(SimRequest::Command(Self {
             argv,
+            fence,
             host,
             model,
             options,
@@ -125,12 +141,28 @@ impl SimServe {
             Ok(host) => host,
             Err(e) => return failed(format!("cairn-simhost: {e}\n")),
         };
+        let step = match &self.fence {
+            None => None,
+            Some(FenceCall::Run(step)) => Some(step.clone()),
+            Some(FenceCall::Check) => return answer(0, "ok sim\n".into(), String::new()),
+            Some(FenceCall::Query(step)) => {
+                return match host.fence_record(step) {
+                    Ok(Some(record)) => answer(0, query_answer(&record), String::new()),
+                    Ok(None) => answer(
+                        i64::from(crate::fence::USAGE_EXIT),
+                        String::new(),
+                        "cairn-fence: this simulated host keeps no fence (fence=false)\n".into(),
+                    ),
+                    Err(e) => failed(format!("cairn-simhost: {e}\n")),
+                };
+            }
+        };
         let request = ExecRequest {
             interrupt: None,
             argv: self.argv.clone(),
             stdin,
             timeout: None,
-            ..ExecRequest::default()
+            fence: step,
         };
         match host.exec(&request) {
             Ok(output) => output,
@@ -142,6 +174,67 @@ impl SimServe {
             }
             Err(other) => failed(format!("cairn-simhost: {other}\n")),
         }
+    }
+}
+
+fn answer(code: i64, stdout: String, stderr: String) -> ExecOutput {
+    ExecOutput {
+        code,
+        stderr,
+        stdout,
+    }
+}
+
+/// `record` as `fence.sh query` prints it.
+fn query_answer(record: &crate::fence::StepRecord) -> String {
+    use crate::fence::StepRecord;
+    match record {
+        StepRecord::None => "none\n".into(),
+        StepRecord::Started { epoch, owner } => format!("started {epoch} {owner}\n"),
+        StepRecord::Done {
+            code,
+            epoch,
+            owner,
+            output,
+        } => format!("done {code} {epoch} {owner}\n{output}"),
+    }
+}
+
+/// Takes the fence's wrapping off `argv` (`sh -c FENCE_SCRIPT cairn-fence MODE ARGS...`): the
+/// fenced command's own argv stays, and the call is returned.
+fn fence_call(argv: &mut Vec<String>) -> Result<Option<FenceCall>, String> {
+    let wrapped = argv.len() >= 5
+        && argv[0] == "sh"
+        && argv[1] == "-c"
+        && argv[2] == crate::fence::FENCE_SCRIPT
+        && argv[3] == "cairn-fence";
+    if !wrapped {
+        return Ok(None);
+    }
+    let args: Vec<String> = argv.drain(..).skip(4).collect();
+    let words: Vec<&str> = args.iter().map(String::as_str).collect();
+    match words.as_slice() {
+        ["run", _dir, epoch, owner, step, command] => {
+            let epoch = epoch
+                .parse()
+                .map_err(|_| format!("cairn-fence: the epoch `{epoch}` is not a number"))?;
+            *argv = shlex::split(command)
+                .ok_or_else(|| format!("cannot split the fenced command `{command}`"))?;
+            Ok(Some(FenceCall::Run(crate::fence::FenceStep {
+                epoch,
+                owner: (*owner).to_owned(),
+                step: (*step).to_owned(),
+            })))
+        }
+        ["query", _dir, step] => {
+            *argv = vec!["cairn-fence".into(), "query".into()];
+            Ok(Some(FenceCall::Query((*step).to_owned())))
+        }
+        ["check", _dir] => {
+            *argv = vec!["cairn-fence".into(), "check".into()];
+            Ok(Some(FenceCall::Check))
+        }
+        _ => Err(format!("cairn-fence: usage error: {}", args.join(" "))),
     }
 }
 
@@ -225,6 +318,53 @@ mod tests {
             down.stderr.starts_with(SIMHOST_UNREACHABLE),
             "{}",
             down.stderr
+        );
+    }
+
+    #[test]
+    fn a_fenced_command_line_is_run_through_the_simulated_hosts_own_fence() {
+        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let registry = SimRegistry::with_builtin_models();
+        let fence = crate::fence::Fence::new(crate::fence::FencePlace::linux(), 7, "r1@c:1")
+            .unwrap_or_else(|e| panic!("{e}"));
+        let serve = |line: &str| {
+            let args = strings(&[
+                "--state",
+                &dir.path().display().to_string(),
+                "--host",
+                "n1",
+                "--model",
+                "linux",
+            ]);
+            match SimServe::parse(&args, Some(line)) {
+                Ok(SimRequest::Command(serve)) => serve.serve(&registry, None),
+                other => panic!("{other:?}"),
+            }
+        };
+        let wrapped = fence
+            .wrap("r1.1.5.1", "echo 'a b'")
+            .unwrap_or_else(|e| panic!("{e}"));
+        let ran = serve(&format!("sudo -n -- {wrapped}"));
+        assert_eq!((ran.code, ran.stdout.as_str()), (0, "a b\n"));
+        let asked = serve(&fence.query("r1.1.5.1").unwrap_or_else(|e| panic!("{e}")));
+        assert_eq!(asked.stdout, "done 0 7 r1@c:1\na b\n");
+        // Run again, the step is replayed, not run: the host ran `echo` once.
+        assert_eq!(serve(&wrapped).stdout, "a b\n");
+        let log = std::fs::read_to_string(dir.path().join("commands.log")).unwrap_or_default();
+        assert_eq!(log.matches("echo").count(), 1, "{log}");
+        let checked = serve(&fence.check().unwrap_or_else(|e| panic!("{e}")));
+        assert!(checked.stdout.starts_with("ok "), "{checked:?}");
+        let lower = crate::fence::Fence::new(crate::fence::FencePlace::linux(), 3, "old@c:2")
+            .unwrap_or_else(|e| panic!("{e}"));
+        let refused = serve(
+            &lower
+                .wrap("r0.1.1.1", "echo no")
+                .unwrap_or_else(|e| panic!("{e}")),
+        );
+        assert_eq!(
+            refused.code,
+            i64::from(crate::fence::FENCED_EXIT),
+            "{refused:?}"
         );
     }
 }

@@ -96,6 +96,18 @@ pub enum SshError {
         /// Why it failed.
         reason: String,
     },
+    /// The host's fence folder cannot keep the fence (in memory, not writable), or an ESXi
+    /// host has no datastore named for it: nothing may run on the host unfenced.
+    #[error("the fence of `{host}` cannot be kept: {said}")]
+    #[diagnostic(code(cairn::ssh::fence_place), help("{help}"))]
+    FencePlace {
+        /// The host.
+        host: String,
+        /// What the fence said (`cairn-fence: ...`), or why cairn refused.
+        said: String,
+        /// What to set in the inventory.
+        help: String,
+    },
     /// A setting of the inventory that cannot work (an empty command, a relative upload path).
     #[error("{0}")]
     #[diagnostic(code(cairn::ssh::invalid))]

@@ -24,6 +24,8 @@ pub struct SshOptions {
     pub accept_new_host_keys: bool,
     /// Run every command through `sudo -n --` (host var `become = true`).
     pub become_root: bool,
+    /// Where the host keeps its fence (host vars `fence_dir`, `fence_datastore`, `fence`).
+    pub fence: super::FenceSetting,
     /// TCP connect and SSH handshake limit (`ConnectTimeout` in `~/.ssh/config` wins).
     pub connect_timeout: Duration,
     /// A key file to try first (host var `identity_file`).
@@ -73,6 +75,7 @@ impl Default for SshOptions {
             accept_new_host_keys: false,
             become_root: false,
             connect_timeout: Duration::from_secs(10),
+            fence: super::FenceSetting::default(),
             identity_file: None,
             identity_passphrase_env: None,
             keepalive: Duration::from_secs(30),
@@ -90,7 +93,8 @@ impl SshOptions {
     /// The defaults, with a host's vars applied: `become` (bool), `password_env` (string),
     /// `password_prompt` (bool or name), `identity_file` (string, `~/` expanded),
     /// `identity_passphrase_env` (string), and `password_vault`, `identity_passphrase_vault`
-    /// (names of secrets in `vault`, which must hold them).
+    /// (names of secrets in `vault`, which must hold them), and the fence's `fence`,
+    /// `fence_dir`, `fence_datastore` (`ssh_fence.rs`).
     pub fn for_host(
         vars: &BTreeMap<String, Value>,
         vault: Option<&cairn_vault::Vault>,
@@ -108,6 +112,7 @@ impl SshOptions {
                 }
             };
         }
+        options.fence = super::FenceSetting::from_vars(vars)?;
         options.password_env = string_var(vars, "password_env")?;
         options.password_prompt = match vars.get("password_prompt") {
             None | Some(Value::Bool(false)) => None,

@@ -6,11 +6,12 @@ use std::time::{Duration, Instant};
 
 use ssh2::{Channel, Session};
 
-use super::command_line::command_line;
 use super::sim_serve::{SIMHOST_INTERRUPTED, SIMHOST_UNREACHABLE, SIMHOST_UNREACHABLE_CODE};
 use super::ssh_connect::{ConnectError, connect, millis};
+use super::ssh_fence::parse_query;
 use super::ssh_upload::upload;
 use super::{SshOptions, SshTarget};
+use crate::fence::StepRecord;
 use crate::{Clock, ExecOutput, ExecRequest, Transport, TransportError};
 
 /// How long one blocking read waits before the command's deadline is looked at again and
@@ -19,9 +20,14 @@ const READ_SLICE: Duration = Duration::from_millis(200);
 
 /// Reaches one host over SSH.
 pub struct SshTransport {
+    /// Whether the fence folder passed its check (`cairn-fence check`) on this host.
+    pub(super) fence_checked: bool,
     idle_since: Instant,
-    name: String,
-    options: SshOptions,
+    pub(super) name: String,
+    pub(super) options: SshOptions,
+    /// A session of its own for asking the fence what it recorded (`fence_record` has only
+    /// `&self`): opened at a resume's first question, kept for the next.
+    query_session: std::sync::Mutex<Option<Session>>,
     session: Option<Session>,
     target: SshTarget,
 }
@@ -52,9 +58,11 @@ impl SshTransport {
     /// A transport for the inventory host `name` at `target`; connects at the first command.
     pub fn new(name: &str, target: SshTarget, options: SshOptions) -> Self {
         Self {
+            fence_checked: false,
             idle_since: Instant::now(),
             name: name.to_owned(),
             options,
+            query_session: std::sync::Mutex::new(None),
             session: None,
             target,
         }
@@ -287,10 +295,14 @@ fn connect_with_retries(target: &SshTarget, options: &SshOptions) -> Result<Sess
     }
 }
 
-impl Transport for SshTransport {
-    fn exec(&mut self, request: &ExecRequest) -> Result<ExecOutput, TransportError> {
-        let line = command_line(&request.argv, self.options.become_root)
-            .map_err(super::SshError::into_transport)?;
+impl SshTransport {
+    /// Runs the command line `line` for `request` (its input, timeout and interrupt).
+    pub(super) fn exec_line(
+        &mut self,
+        line: &str,
+        request: &ExecRequest,
+    ) -> Result<ExecOutput, TransportError> {
+        let line = line.to_owned();
         let command = request.argv.join(" ");
         let mut fresh = self.session.is_none();
         loop {
@@ -334,6 +346,93 @@ impl Transport for SshTransport {
                         seconds: request.timeout.map_or(0, |limit| limit.as_secs()),
                     });
                 }
+            }
+        }
+    }
+}
+
+/// `error` as the refusal of host `host` before its first action, with its help.
+pub(super) fn refused(host: &str, error: &super::SshError) -> TransportError {
+    use miette::Diagnostic;
+    TransportError::Refused {
+        host: host.to_owned(),
+        reason: error.to_string(),
+        help: error.help().map(|help| help.to_string()),
+    }
+}
+
+impl Transport for SshTransport {
+    fn exec(&mut self, request: &ExecRequest) -> Result<ExecOutput, TransportError> {
+        let line = self.line_for(request)?;
+        self.exec_line(&line, request)
+    }
+
+    /// Opens the session (one attempt: a host that is down is the runbook's to meet, a reboot
+    /// wait may expect it) so that a host key or login refused is the host's refusal, not its
+    /// first action failing; and, when `fenced`, checks the fence folder.
+    fn prepare(&mut self, fenced: bool) -> Result<(), TransportError> {
+        if self.session.is_none() {
+            match connect(&self.target, &self.options) {
+                Ok(session) => {
+                    self.idle_since = Instant::now();
+                    self.session = Some(session);
+                }
+                Err(ConnectError::Refused(error)) => return Err(refused(&self.name, &error)),
+                Err(ConnectError::Unreachable(_) | ConnectError::TimedOut(_)) => return Ok(()),
+            }
+        }
+        if !fenced {
+            return Ok(());
+        }
+        match self.check_fence() {
+            Err(error @ TransportError::Refused { .. }) => Err(error),
+            // Down or dropped: the check is made again before the first fenced command.
+            _ => Ok(()),
+        }
+    }
+
+    fn fence_record(&self, step: &str) -> Result<Option<StepRecord>, TransportError> {
+        let Some(line) = self
+            .options
+            .fence
+            .query_line(step, self.options.become_root)
+            .map_err(super::SshError::into_transport)?
+        else {
+            return Ok(None);
+        };
+        let mut held = self
+            .query_session
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if held.is_none() {
+            let session =
+                connect_with_retries(&self.target, &self.options).map_err(|e| match e {
+                    ConnectError::Unreachable(reason) | ConnectError::TimedOut(reason) => {
+                        self.unreachable(reason)
+                    }
+                    ConnectError::Refused(error) => refused(&self.name, &error),
+                })?;
+            *held = Some(session);
+        }
+        let request = ExecRequest {
+            timeout: Some(Duration::from_secs(60)),
+            ..ExecRequest::new(["cairn-fence", "query", step])
+        };
+        let answer = match held.as_ref() {
+            Some(session) => Self::run(session, &line, &request, Duration::ZERO, Duration::MAX),
+            None => Err(Failure::NotStarted("no session".into())),
+        };
+        match answer {
+            Ok(output) if output.code == SIMHOST_UNREACHABLE_CODE => {
+                *held = None;
+                Err(self.unreachable(output.stderr.trim().to_owned()))
+            }
+            Ok(output) => Ok(parse_query(&output)),
+            Err(_) => {
+                *held = None;
+                Err(self.unreachable(format!(
+                    "the connection failed while asking the fence about step {step}"
+                )))
             }
         }
     }
