@@ -9,7 +9,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 use crate::import_circles::{Graph, circles, shown};
-use crate::rust_imports::{crate_names, folder_uses, rust_files};
+use crate::rust_imports::{crate_names, folder_uses, rust_files, top_module};
 
 /// Folders that still hold a circle, each with what it is: the list only shrinks.
 const KNOWN_CIRCLES: &[(&str, &str)] = &[
@@ -51,19 +51,9 @@ fn crate_src(name: &str) -> PathBuf {
 }
 
 /// The child of `folder` a file is in: its own name for `folder/x.rs`, the subfolder's for
-/// `folder/sub/y.rs`.
+/// `folder/sub/y.rs` (as a crate's top-level module under `src`).
 fn child(folder: &Path, file: &Path) -> String {
-    let relative = file.strip_prefix(folder).unwrap_or(file);
-    relative
-        .components()
-        .next()
-        .map(|c| {
-            c.as_os_str()
-                .to_string_lossy()
-                .trim_end_matches(".rs")
-                .to_owned()
-        })
-        .unwrap_or_default()
+    top_module(folder, file)
 }
 
 /// The graph between the files (and subfolders) of `folder`, the module `module` of its crate.
