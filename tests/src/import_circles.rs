@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 
 use crate::rust_imports::{crate_names, re_exports, rust_files, top_module};
 
-type Graph = BTreeMap<String, BTreeSet<String>>;
+pub(crate) type Graph = BTreeMap<String, BTreeSet<String>>;
 
 fn crate_src(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -51,7 +51,7 @@ fn graph(src: &Path) -> Graph {
 }
 
 /// The graph's circles: its strongly connected parts of more than one module, each sorted.
-fn circles(graph: &Graph) -> BTreeSet<Vec<String>> {
+pub(crate) fn circles(graph: &Graph) -> BTreeSet<Vec<String>> {
     // Two modules are on one circle when each reaches the other.
     let reach = |from: &str| {
         let mut seen = BTreeSet::new();
@@ -81,7 +81,7 @@ fn circles(graph: &Graph) -> BTreeSet<Vec<String>> {
     found
 }
 
-fn shown(found: &BTreeSet<Vec<String>>) -> String {
+pub(crate) fn shown(found: &BTreeSet<Vec<String>>) -> String {
     found
         .iter()
         .map(|part| part.join(" -> "))

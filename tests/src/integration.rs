@@ -22,6 +22,7 @@ mod fabric_faults;
 mod fabric_ibdiag;
 mod fabric_manifest;
 mod fencing;
+mod file_circles;
 mod generated;
 mod guest;
 mod hangs;

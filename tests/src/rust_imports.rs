@@ -54,6 +54,11 @@ pub(crate) fn top_module(src: &Path, file: &Path) -> String {
 pub(crate) struct Named {
     pub(crate) code: BTreeSet<String>,
     pub(crate) tests: BTreeSet<String>,
+    /// The names after `super::` in the file's own scope (not inside an inline module), and
+    /// the pairs after `crate::` (`crate::esxcli::reads` gives `(esxcli, reads)`), of its code:
+    /// what a file names of its folder's other files.
+    pub(crate) supers: BTreeSet<String>,
+    pub(crate) crate_pairs: BTreeSet<(String, String)>,
 }
 
 /// The names `text`, a whole Rust file, uses; a file that does not parse is a test failure.
@@ -68,12 +73,26 @@ pub(crate) fn crate_names(text: &str, file: &Path) -> Named {
 /// What a crate root re-exports, item → the module it comes from (`pub use x::{A, b::C}` gives
 /// `A` and `C` from `x`; `pub use x::D as E` gives `E`).
 pub(crate) fn re_exports(root: &str, file: &Path) -> BTreeMap<String, String> {
-    let parsed = syn::parse_file(root)
+    uses_of(root, file, |vis| matches!(vis, syn::Visibility::Public(_)))
+}
+
+/// What a folder's `mod.rs` hands its files, item → the file it comes from: its `use`s of
+/// any visibility (`pub(crate) use sim::Esxcli` lets a sibling name `super::Esxcli`).
+pub(crate) fn folder_uses(text: &str, file: &Path) -> BTreeMap<String, String> {
+    uses_of(text, file, |_| true)
+}
+
+fn uses_of(
+    text: &str,
+    file: &Path,
+    counts: impl Fn(&syn::Visibility) -> bool,
+) -> BTreeMap<String, String> {
+    let parsed = syn::parse_file(text)
         .unwrap_or_else(|e| panic!("{}: not Rust the scanner can read: {e}", file.display()));
     let mut items = BTreeMap::new();
     for item in parsed.items {
         if let syn::Item::Use(used) = item
-            && matches!(used.vis, syn::Visibility::Public(_))
+            && counts(&used.vis)
             && let syn::UseTree::Path(path) = &used.tree
         {
             let module = path.ident.to_string();
@@ -95,6 +114,16 @@ fn leaf_names(tree: &syn::UseTree, out: &mut Vec<String>) {
         syn::UseTree::Rename(rename) => out.push(rename.rename.to_string()),
         syn::UseTree::Group(group) => group.items.iter().for_each(|t| leaf_names(t, out)),
         syn::UseTree::Glob(_) => {}
+    }
+}
+
+/// The `x::...` paths a `use` tree after `crate::` goes on through (`crate::{a::b, c::{d}}`
+/// gives `a` and `c`), for the pairs of a folder and its file.
+fn crate_modules(tree: &syn::UseTree) -> Vec<&syn::UsePath> {
+    match tree {
+        syn::UseTree::Path(path) => vec![path],
+        syn::UseTree::Group(group) => group.items.iter().flat_map(crate_modules).collect(),
+        _ => Vec::new(),
     }
 }
 
@@ -120,6 +149,8 @@ struct Visitor {
     named: Named,
     /// Inside a `#[cfg(test)]` item.
     in_test: bool,
+    /// How many inline `mod x { ... }` the visitor is inside (`super` there is the file).
+    inline_depth: usize,
 }
 
 impl Visitor {
@@ -128,6 +159,18 @@ impl Visitor {
             self.named.tests.insert(name);
         } else {
             self.named.code.insert(name);
+        }
+    }
+
+    fn found_super(&mut self, name: String) {
+        if !self.in_test && self.inline_depth == 0 {
+            self.named.supers.insert(name);
+        }
+    }
+
+    fn found_pair(&mut self, module: String, name: String) {
+        if !self.in_test {
+            self.named.crate_pairs.insert((module, name));
         }
     }
 
@@ -185,27 +228,46 @@ impl<'ast> Visit<'ast> for Visitor {
         };
         let was = self.in_test;
         self.in_test |= is_test(attrs);
+        let inline = matches!(item, syn::Item::Mod(m) if m.content.is_some());
+        self.inline_depth += usize::from(inline);
         syn::visit::visit_item(self, item);
+        self.inline_depth -= usize::from(inline);
         self.in_test = was;
     }
 
     fn visit_item_use(&mut self, used: &'ast syn::ItemUse) {
-        if let syn::UseTree::Path(path) = &used.tree
-            && path.ident == "crate"
-        {
+        if let syn::UseTree::Path(path) = &used.tree {
             let mut found = BTreeSet::new();
             heads(&path.tree, &mut found);
-            found.into_iter().for_each(|n| self.found(n));
+            if path.ident == "crate" {
+                for module in crate_modules(&path.tree) {
+                    let mut names = BTreeSet::new();
+                    heads(&module.tree, &mut names);
+                    let module = module.ident.to_string();
+                    names
+                        .into_iter()
+                        .for_each(|n| self.found_pair(module.clone(), n));
+                }
+                found.into_iter().for_each(|n| self.found(n));
+            } else if path.ident == "super" {
+                found.into_iter().for_each(|n| self.found_super(n));
+            }
         }
         syn::visit::visit_item_use(self, used);
     }
 
     fn visit_path(&mut self, path: &'ast syn::Path) {
         let mut segments = path.segments.iter();
-        if let (Some(first), Some(second)) = (segments.next(), segments.next())
-            && first.ident == "crate"
-        {
-            self.found(second.ident.to_string());
+        let (first, second, third) = (segments.next(), segments.next(), segments.next());
+        if let (Some(first), Some(second)) = (first, second) {
+            if first.ident == "crate" {
+                self.found(second.ident.to_string());
+                if let Some(third) = third {
+                    self.found_pair(second.ident.to_string(), third.ident.to_string());
+                }
+            } else if first.ident == "super" {
+                self.found_super(second.ident.to_string());
+            }
         }
         syn::visit::visit_path(self, path);
     }
@@ -238,4 +300,25 @@ fn re_exports_map_items_to_their_module() {
         .map(|(k, v)| (k.as_str(), v.as_str()))
         .collect();
     assert_eq!(found, [("F", "c"), ("Other", "a"), ("Thing", "a")]);
+}
+
+#[test]
+fn the_scanner_sees_what_a_file_names_of_its_folder() {
+    let text = "use super::reads::{self, Setting};\nuse super::{command, Vib};\nuse crate::{action, esxcli::{staged, types::X}};\nfn f() { super::sim::x(); crate::mst::devices::list(); }\nmod inner { fn g() { super::not_a_sibling(); } }\n#[cfg(test)]\nmod tests {\n    use super::builtins;\n}\n";
+    let named = crate_names(text, Path::new("x.rs"));
+    let supers: Vec<&str> = named.supers.iter().map(String::as_str).collect();
+    assert_eq!(supers, ["Vib", "command", "reads", "sim"]);
+    let pairs: Vec<(&str, &str)> = named
+        .crate_pairs
+        .iter()
+        .map(|(a, b)| (a.as_str(), b.as_str()))
+        .collect();
+    assert_eq!(
+        pairs,
+        [
+            ("esxcli", "staged"),
+            ("esxcli", "types"),
+            ("mst", "devices")
+        ]
+    );
 }

@@ -5,8 +5,8 @@
 
 use cairn_runtime::{ActionCall, ActionError, HostContext, HostIo, Outcome, Reconcile};
 use rhai::{Dynamic, NativeCallContext};
-use serde::Serialize;
 use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::{RhaiResult, builtin_name, json};
@@ -47,4 +47,25 @@ pub(crate) fn as_map<T: Serialize>(value: &T) -> RhaiResult<rhai::Map> {
         ActionError::Failed(format!("a builtin's result is {kind}, not a map"))
             .raise(rhai::Position::NONE)
     })
+}
+
+/// A typed list as the rhai array a builtin returns.
+pub(crate) fn as_array<T: Serialize>(value: &[T]) -> RhaiResult<rhai::Array> {
+    let dynamic: Dynamic = rhai::serde::to_dynamic(value)?;
+    let kind = dynamic.type_name();
+    dynamic.try_cast::<rhai::Array>().ok_or_else(|| {
+        ActionError::Failed(format!("a builtin's result is {kind}, not an array"))
+            .raise(rhai::Position::NONE)
+    })
+}
+
+/// For an `Option` field of a journaled type: the field must be there, `null` when none.
+/// Serde reads a missing `Option` as `None`, so a renamed field would replay as "none";
+/// `#[serde(deserialize_with = "action::present")]` makes it a journal-shape error instead.
+pub(crate) fn present<'de, D, T>(deserializer: D) -> Result<Option<T>, D::Error>
+where
+    D: serde::Deserializer<'de>,
+    T: serde::Deserialize<'de>,
+{
+    Option::<T>::deserialize(deserializer)
 }

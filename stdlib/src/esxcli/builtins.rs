@@ -8,7 +8,8 @@ use rhai::plugin::*;
 use rhai::{Array, Dynamic, Map, NativeCallContext};
 use serde_json::{Value, json};
 
-use super::command;
+use super::reads::{self, AdvancedSetting};
+use super::{PciPassthru, command};
 use crate::action::{self, Change, Compared, RhaiResult, full_pci};
 
 /// The `esxcli::` module.
@@ -25,8 +26,14 @@ pub mod esxcli_builtins {
     /// ```
     #[rhai_fn(volatile, return_raw)]
     pub fn vib_list(ctx: NativeCallContext) -> RhaiResult<Array> {
-        let value = action::query(&ctx, crate::esxcli::NAMESPACE, json!({}), list_vibs)?;
-        action::result_as(&ctx, value)
+        let vibs = action::query_typed(
+            &ctx,
+            crate::esxcli::NAMESPACE,
+            json!({}),
+            "esxcli's VIB list",
+            reads::vibs,
+        )?;
+        action::as_array(&vibs)
     }
 
     /// Whether a VIB named `name` (`mft`, `nmst`, `nmlx5-core`) is in the host's image.
@@ -36,19 +43,13 @@ pub mod esxcli_builtins {
     /// ```
     #[rhai_fn(volatile, return_raw)]
     pub fn vib_installed(ctx: NativeCallContext, name: String) -> RhaiResult<bool> {
-        let value = action::query(
+        action::query_typed(
             &ctx,
             crate::esxcli::NAMESPACE,
             json!({ "name": name }),
-            |io| {
-                let vibs = list_vibs(io)?;
-                let found = vibs
-                    .as_array()
-                    .is_some_and(|v| v.iter().any(|v| v["name"] == name.as_str()));
-                Ok(Value::Bool(found))
-            },
-        )?;
-        Ok(value.as_bool().unwrap_or(false))
+            "whether a VIB is installed (a boolean)",
+            |io| Ok(reads::vibs(io)?.iter().any(|vib| vib.name == name)),
+        )
     }
 
     /// Installs a VIB file (`-v`) or an offline bundle (`-d`, a `.zip`), as
@@ -90,10 +91,14 @@ pub mod esxcli_builtins {
     #[rhai_fn(volatile, return_raw)]
     pub fn module_parameters(ctx: NativeCallContext, module: String) -> RhaiResult<Array> {
         let args = json!({ "module": module });
-        let value = action::query(&ctx, crate::esxcli::NAMESPACE, args, |io| {
-            list_parameters(io, &module)
-        })?;
-        action::result_as(&ctx, value)
+        let parameters = action::query_typed(
+            &ctx,
+            crate::esxcli::NAMESPACE,
+            args,
+            "esxcli's module parameter list",
+            |io| reads::module_parameters(io, &module),
+        )?;
+        action::as_array(&parameters)
     }
 
     /// Sets a driver module's parameters (`esxcli system module parameters set -m MODULE -p
@@ -124,10 +129,14 @@ pub mod esxcli_builtins {
     #[rhai_fn(volatile, return_raw)]
     pub fn advanced_get(ctx: NativeCallContext, option: String) -> RhaiResult<Map> {
         let args = json!({ "option": option });
-        let value = action::query(&ctx, crate::esxcli::NAMESPACE, args, |io| {
-            get_advanced(io, &option)
-        })?;
-        to_map(value)
+        let setting = action::query_typed(
+            &ctx,
+            crate::esxcli::NAMESPACE,
+            args,
+            "esxcli's advanced setting",
+            |io| reads::advanced(io, &option),
+        )?;
+        action::as_map(&setting)
     }
 
     /// Sets an advanced setting (`-i` for integer options, `-s` for string ones), only if it
@@ -152,8 +161,14 @@ pub mod esxcli_builtins {
     /// ```
     #[rhai_fn(volatile, return_raw)]
     pub fn pcipassthru_list(ctx: NativeCallContext) -> RhaiResult<Array> {
-        let value = action::query(&ctx, crate::esxcli::NAMESPACE, json!({}), list_passthru)?;
-        action::result_as(&ctx, value)
+        let devices = action::query_typed(
+            &ctx,
+            crate::esxcli::NAMESPACE,
+            json!({}),
+            "esxcli's passthrough list",
+            reads::passthrough,
+        )?;
+        action::as_array(&devices)
     }
 
     /// Enables or disables passthrough of a PCI device (`3b:00.0` or `0000:3B:00.0`), applied
@@ -176,8 +191,14 @@ pub mod esxcli_builtins {
     /// ```
     #[rhai_fn(volatile, return_raw)]
     pub fn nic_list(ctx: NativeCallContext) -> RhaiResult<Array> {
-        let value = action::query(&ctx, crate::esxcli::NAMESPACE, json!({}), list_nics)?;
-        action::result_as(&ctx, value)
+        let nics = action::query_typed(
+            &ctx,
+            crate::esxcli::NAMESPACE,
+            json!({}),
+            "esxcli's NIC list",
+            reads::nics,
+        )?;
+        action::as_array(&nics)
     }
 
     /// Whether the host is in maintenance mode (`esxcli system maintenanceMode get` prints
@@ -188,12 +209,13 @@ pub mod esxcli_builtins {
     /// ```
     #[rhai_fn(volatile, return_raw)]
     pub fn maintenance_mode(ctx: NativeCallContext) -> RhaiResult<bool> {
-        let value = action::query(&ctx, crate::esxcli::NAMESPACE, json!({}), |io| {
-            Ok(json!(maintenance_now(io)?))
-        })?;
-        value
-            .as_bool()
-            .map_err(|_| "esxcli::maintenance_mode: the answer is not a bool".into())
+        action::query_typed(
+            &ctx,
+            crate::esxcli::NAMESPACE,
+            json!({}),
+            "the maintenance mode (a boolean)",
+            reads::maintenance,
+        )
     }
 
     /// Enters (`true`) or leaves (`false`) maintenance mode (`esxcli system maintenanceMode
@@ -212,61 +234,6 @@ fn to_map(value: Dynamic) -> RhaiResult<Map> {
     value
         .try_cast::<Map>()
         .ok_or_else(|| "the result is not a map".into())
-}
-
-fn parsed<T: serde::Serialize>(
-    argv: &[String],
-    text: &str,
-    parse: impl FnOnce(&str) -> Result<T, crate::ParseError>,
-) -> Result<Value, ActionError> {
-    action::parsed(argv, text, parse).map(|v| action::json(&v))
-}
-
-pub(super) fn list_vibs(io: &mut HostIo<'_>) -> Result<Value, ActionError> {
-    let argv = command::vib_list();
-    let output = action::run(io, &argv)?;
-    parsed(&argv, &output.stdout, crate::esxcli::parse_vib_list)
-}
-
-pub(super) fn list_parameters(io: &mut HostIo<'_>, module: &str) -> Result<Value, ActionError> {
-    let argv = command::module_parameters(module);
-    let output = action::run(io, &argv)?;
-    parsed(
-        &argv,
-        &output.stdout,
-        crate::esxcli::parse_module_parameters,
-    )
-}
-
-fn list_passthru(io: &mut HostIo<'_>) -> Result<Value, ActionError> {
-    let argv = command::pcipassthru_list();
-    let output = action::run(io, &argv)?;
-    parsed(&argv, &output.stdout, crate::esxcli::parse_pcipassthru_list)
-}
-
-fn list_nics(io: &mut HostIo<'_>) -> Result<Value, ActionError> {
-    let argv = command::nic_list();
-    let output = action::run(io, &argv)?;
-    parsed(&argv, &output.stdout, crate::esxcli::parse_nic_list)
-}
-
-fn get_advanced(io: &mut HostIo<'_>, option: &str) -> Result<Value, ActionError> {
-    let argv = command::advanced_get(option);
-    let options = action::run_parsed(io, &argv, crate::esxcli::parse_advanced)?;
-    let Some(found) = options.into_iter().find(|o| o.path == option) else {
-        return Err(ActionError::ToolSaid {
-            command: argv.join(" "),
-            said: format!("did not print the option `{option}`"),
-        });
-    };
-    let integer = found.r#type.as_deref() == Some("integer");
-    let mut value = action::json(&found);
-    value["value"] = if integer {
-        json!(found.int_value)
-    } else {
-        json!(found.string_value.clone().unwrap_or_default())
-    };
-    Ok(value)
 }
 
 /// `esxcli::vib_install(source, #{...})`'s options.
@@ -419,25 +386,6 @@ fn parameter_map(params: &Dynamic) -> RhaiResult<BTreeMap<String, String>> {
     .into())
 }
 
-pub(super) fn current_parameters(list: &Value) -> BTreeMap<String, String> {
-    list.as_array()
-        .map(|params| {
-            params
-                .iter()
-                .filter_map(|p| {
-                    let value = p["value"].as_str()?;
-                    (!value.is_empty()).then(|| {
-                        (
-                            p["name"].as_str().unwrap_or_default().to_owned(),
-                            value.to_owned(),
-                        )
-                    })
-                })
-                .collect()
-        })
-        .unwrap_or_default()
-}
-
 fn set_parameters(ctx: &NativeCallContext, module: &str, params: &Dynamic) -> RhaiResult<Map> {
     let wanted = parameter_map(params).map_err(|e| action::bad_argument(ctx, e.to_string()))?;
     let text = wanted
@@ -452,7 +400,7 @@ fn set_parameters(ctx: &NativeCallContext, module: &str, params: &Dynamic) -> Rh
         args: json!({ "module": module, "params": text }),
         assumed: json!({ "changed": true }),
         reconcile: Reconcile::Marked(Box::new(move |io, progress| {
-            let now = current_parameters(&list_parameters(io, &probe_module)?);
+            let now = reads::parameters_set(&reads::module_parameters(io, &probe_module)?);
             let from = cairn_runtime::acted(progress)
                 .cloned()
                 .unwrap_or(Value::Null);
@@ -465,7 +413,11 @@ fn set_parameters(ctx: &NativeCallContext, module: &str, params: &Dynamic) -> Rh
     };
     let value = change.run_staged(
         ctx,
-        |io| Ok(current_parameters(&list_parameters(io, module)?)),
+        |io| {
+            Ok(reads::parameters_set(&reads::module_parameters(
+                io, module,
+            )?))
+        },
         |_, now| {
             let value = json!({ "changed": now != wanted, "from": now, "to": wanted });
             if now == wanted {
@@ -501,37 +453,32 @@ fn set_advanced(ctx: &NativeCallContext, option: &str, value: &Dynamic) -> RhaiR
     let wanted = action::from_dynamic(value)?;
     let option_owned = option.to_owned();
     let probe_wanted = wanted.clone();
-    let change =
-        Change {
-            namespace: crate::esxcli::NAMESPACE,
-            args: json!({ "option": option, "value": wanted }),
-            assumed: json!({ "changed": true }),
-            reconcile: Reconcile::Marked(Box::new(move |io, _| {
-                let now = get_advanced(io, &option_owned)?;
-                Ok(same_advanced(&now["value"], &probe_wanted).then(|| Outcome {
+    let change = Change {
+        namespace: crate::esxcli::NAMESPACE,
+        args: json!({ "option": option, "value": wanted }),
+        assumed: json!({ "changed": true }),
+        reconcile: Reconcile::Marked(Box::new(move |io, _| {
+            let now = reads::advanced(io, &option_owned)?;
+            Ok(same_advanced(&now.value, &probe_wanted).then(|| Outcome {
                 changed: true,
                 reboot_required: false,
                 value: json!({ "changed": true, "option": option_owned, "to": probe_wanted }),
             }))
-            })),
-        };
+        })),
+    };
     let value = change.run(
         ctx,
-        |io| get_advanced(io, option),
-        |_, now| {
-            let from = now["value"].clone();
+        |io| reads::advanced(io, option),
+        |_, now: AdvancedSetting| {
+            let integer = now.is_integer();
+            let from = now.value;
             if same_advanced(&from, &wanted) {
                 return Ok(Compared::Same(
                     json!({ "changed": false, "option": option, "from": from, "to": wanted }),
                 ));
             }
             let value = json!({ "changed": true, "option": option, "from": from, "to": wanted });
-            Ok(Compared::differs(
-                value,
-                false,
-                from,
-                now["type"] == "integer",
-            ))
+            Ok(Compared::differs(value, false, from, integer))
         },
         |io, integer, planned| {
             let argv = command::advanced_set(option, &action::arg_text(&wanted), integer);
@@ -542,11 +489,10 @@ fn set_advanced(ctx: &NativeCallContext, option: &str, value: &Dynamic) -> RhaiR
     to_map(value)
 }
 
-fn passthru_enabled(list: &Value, device: &str) -> Option<bool> {
-    list.as_array()?
-        .iter()
-        .find(|d| d["device_id"].as_str().map(full_pci).as_deref() == Some(device))
-        .and_then(|d| d["enabled"].as_bool())
+fn passthru_enabled(list: &[PciPassthru], device: &str) -> Option<bool> {
+    list.iter()
+        .find(|d| full_pci(&d.device_id) == device)
+        .map(|d| d.enabled)
 }
 
 fn set_passthru(ctx: &NativeCallContext, pci: &str, enabled: bool) -> RhaiResult<Map> {
@@ -557,7 +503,7 @@ fn set_passthru(ctx: &NativeCallContext, pci: &str, enabled: bool) -> RhaiResult
         args: json!({ "pci": device, "enabled": enabled }),
         assumed: json!({ "device_id": device, "enabled": enabled, "changed": true }),
         reconcile: Reconcile::Marked(Box::new(move |io, _| {
-            let list = list_passthru(io)?;
+            let list = reads::passthrough(io)?;
             Ok((passthru_enabled(&list, &probe_device) == Some(enabled)).then(|| Outcome {
                 changed: true,
                 reboot_required: false,
@@ -567,7 +513,7 @@ fn set_passthru(ctx: &NativeCallContext, pci: &str, enabled: bool) -> RhaiResult
     };
     let value = change.run(
         ctx,
-        list_passthru,
+        reads::passthrough,
         |io, list| {
             let Some(now) = passthru_enabled(&list, &device) else {
                 return Err(ActionError::Failed(format!(
@@ -595,19 +541,6 @@ fn set_passthru(ctx: &NativeCallContext, pci: &str, enabled: bool) -> RhaiResult
     to_map(value)
 }
 
-fn maintenance_now(io: &mut HostIo<'_>) -> Result<bool, ActionError> {
-    let argv = command::maintenance_get();
-    let output = action::run(io, &argv)?;
-    match output.stdout.trim() {
-        "Enabled" => Ok(true),
-        "Disabled" => Ok(false),
-        other => Err(ActionError::ToolSaid {
-            command: argv.join(" "),
-            said: format!("printed `{other}`, not Enabled or Disabled"),
-        }),
-    }
-}
-
 /// The key of a host's predicted maintenance mode in check mode.
 fn maintenance_key(io: &HostIo<'_>) -> String {
     format!("esxcli::maintenance_mode {}", io.host())
@@ -619,7 +552,7 @@ fn set_maintenance(ctx: &NativeCallContext, on: bool) -> RhaiResult<Map> {
         args: json!({ "on": on }),
         assumed: json!({ "enabled": on, "changed": true }),
         reconcile: Reconcile::Marked(Box::new(move |io, _| {
-            Ok((maintenance_now(io)? == on).then(|| Outcome {
+            Ok((reads::maintenance(io)? == on).then(|| Outcome {
                 changed: true,
                 reboot_required: false,
                 value: json!({ "enabled": on, "changed": true }),
@@ -633,7 +566,7 @@ fn set_maintenance(ctx: &NativeCallContext, on: bool) -> RhaiResult<Map> {
         // calls after it (leaving maintenance after a predicted entering is a change).
         |io| match io.predicted(&maintenance_key(io)) {
             Some(Value::Bool(predicted)) => Ok(predicted),
-            _ => maintenance_now(io),
+            _ => reads::maintenance(io),
         },
         |io, now| {
             let value = json!({ "enabled": on, "changed": now != on });

@@ -11,6 +11,7 @@ pub mod builtins;
 mod command;
 mod module_parameters;
 mod pcipassthru_list;
+mod reads;
 pub(crate) mod sim;
 mod sim_boot_faults;
 mod sim_maintenance;

@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use serde_json::Value;
 
-use super::builtins::{current_parameters, list_parameters, list_vibs};
+use super::reads;
 use crate::action::{self, Probe};
 
 /// After `esxcli::vib_install`'s reboot: each VIB it installed (`vibs_installed` in its
@@ -31,14 +31,11 @@ pub(super) fn vibs_after_boot(result: &Value) -> Option<Probe> {
     Some(Probe {
         what,
         check: Arc::new(move |io| {
-            let image = list_vibs(io)?;
+            let image = reads::vibs(io)?;
             for (name, version) in &wanted {
-                let found = image
-                    .as_array()
-                    .and_then(|vibs| vibs.iter().find(|v| v["name"] == name.as_str()));
-                let seen = match found {
-                    Some(vib) if vib["version"] == version.as_str() => continue,
-                    Some(vib) => format!("at {}", vib["version"].as_str().unwrap_or("?")),
+                let seen = match image.iter().find(|vib| vib.name == *name) {
+                    Some(vib) if vib.version == *version => continue,
+                    Some(vib) => format!("at {}", vib.version),
                     None => "not in the image".to_owned(),
                 };
                 return Ok(Some(action::not_applied(
@@ -66,7 +63,7 @@ pub(super) fn parameters_after_boot(module: String, wanted: BTreeMap<String, Str
     Probe {
         what: format!("esxcli {module} module parameters"),
         check: Arc::new(move |io| {
-            let now = current_parameters(&list_parameters(io, &module)?);
+            let now = reads::parameters_set(&reads::module_parameters(io, &module)?);
             if now == wanted {
                 return Ok(None);
             }

@@ -2,10 +2,10 @@
 
 use std::collections::BTreeMap;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// One row of `esxcli software vib list`.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Vib {
     /// `Name` (`nmlx5-core`).
     pub name: String,
@@ -23,7 +23,7 @@ pub struct Vib {
 
 /// What `esxcli software vib install|update` printed: the `Installation Result` record, or
 /// the error esxcli reported.
-#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct VibInstall {
     /// `Message:` (`The update completed successfully, but the system needs to be rebooted...`).
     pub message: Option<String>,
@@ -48,7 +48,7 @@ pub struct VibInstall {
 }
 
 /// An esxcli error: ` [ErrorName]` and the message lines under it.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct EsxcliError {
     /// The name in brackets: `MetadataDownloadError`, `DependencyError`...
     pub kind: String,
@@ -57,7 +57,7 @@ pub struct EsxcliError {
 }
 
 /// One row of `esxcli system module parameters list -m MODULE`.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ModuleParameter {
     /// `Name` (`DRSS`, `max_vfs`).
     pub name: String,
@@ -70,7 +70,7 @@ pub struct ModuleParameter {
 }
 
 /// One row of `esxcli hardware pci pcipassthru list`.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct PciPassthru {
     /// `Device ID`: the PCI address (`0000:3b:00.0`).
     pub device_id: String,
@@ -79,7 +79,7 @@ pub struct PciPassthru {
 }
 
 /// One option of `esxcli system settings advanced list [-o OPTION]`.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct AdvancedOption {
     /// `Path` (`/Net/NetNetqNumaIOCpuPinThreshold`).
     pub path: String,

@@ -1,7 +1,7 @@
 //! The `mlxfwmanager::` builtins: an adapter's firmware versions, and online updates
 //! (reference 000 section 2.2.1).
 
-use cairn_runtime::{ActionError, HostIo, Outcome, Reconcile};
+use cairn_runtime::{ActionError, Outcome, Reconcile};
 use rhai::plugin::*;
 
 /// `mlxfwmanager::update(dev, #{...})`'s options.
@@ -14,9 +14,10 @@ pub(crate) const UPDATE_OPTIONS: cairn_runtime::BuiltinOptions = cairn_runtime::
     )],
 };
 use rhai::{Map, NativeCallContext};
-use serde_json::{Value, json};
+use serde_json::json;
 
 use super::command;
+use super::reads::{self, FirmwareQuery, PredictedFirmware};
 use crate::action::{self, Change, Compared, RhaiResult};
 
 /// The `mlxfwmanager::` module.
@@ -38,27 +39,20 @@ pub mod mlxfwmanager_builtins {
     /// ```
     #[rhai_fn(volatile, return_raw)]
     pub fn query(ctx: NativeCallContext, dev: String) -> RhaiResult<Map> {
-        let value = action::query(
+        let query = action::query_typed(
             &ctx,
             crate::mlxfwmanager::NAMESPACE,
             json!({ "device": dev }),
-            |io| match query_device(io, &dev)? {
-                Some(device) => Ok(device),
-                None if io.checking() => {
-                    let unknown = action::UNKNOWN_UNTIL_MFT;
-                    Ok(json!({
-                        "predicted": true,
-                        "update_available": false,
-                        "part_number": unknown,
-                        "psid": unknown,
-                        "fw": unknown,
-                        "fw_available": unknown,
-                    }))
-                }
+            "mlxfwmanager's device query",
+            |io| match reads::device_firmware(io, &dev)? {
+                Some(device) => Ok(FirmwareQuery::Found(Box::new(device))),
+                None if io.checking() => Ok(FirmwareQuery::Predicted(
+                    PredictedFirmware::unknown_until_mft(),
+                )),
                 None => Err(action::not_installed("mlxfwmanager", io.host())),
             },
         )?;
-        action::result_as(&ctx, value)
+        action::as_map(&query)
     }
 
     /// Updates a device's firmware when a newer image is available (`mlxfwmanager --online -u
@@ -87,20 +81,22 @@ pub mod mlxfwmanager_builtins {
                 let Some(before) = cairn_runtime::acted(progress) else {
                     return Ok(None);
                 };
-                let Some(device) = query_device(io, &probe_dev)? else {
+                let Some(device) = reads::device_firmware(io, &probe_dev)? else {
                     return Ok(None);
                 };
-                let burnt = !before["to"].is_null() && device["fw"] == before["to"];
+                let burnt = before["to"]
+                    .as_str()
+                    .is_some_and(|to| device.fw.as_deref() == Some(to));
                 Ok(burnt.then(|| Outcome {
                     changed: true,
                     reboot_required: true,
-                    value: json!({ "changed": true, "from": before["from"], "to": device["fw"], "reboot_required": true }),
+                    value: json!({ "changed": true, "from": before["from"], "to": device.fw, "reboot_required": true }),
                 }))
             })),
         };
         let value = change.run_staged(
             &ctx,
-            |io| query_device(io, &dev),
+            |io| reads::device_firmware(io, &dev),
             |io, device| {
                 let Some(device) = device else {
                     if io.checking() {
@@ -108,8 +104,8 @@ pub mod mlxfwmanager_builtins {
                     }
                     return Err(action::not_installed("mlxfwmanager", io.host()));
                 };
-                let (from, to) = (device["fw"].clone(), device["fw_available"].clone());
-                if device["update_available"] != true {
+                let (from, to) = (device.fw, device.fw_available);
+                if !device.update_available {
                     return Ok(Compared::Same(
                         json!({ "changed": false, "from": from, "to": from, "reboot_required": false }),
                     ));
@@ -138,30 +134,6 @@ pub mod mlxfwmanager_builtins {
         )?;
         action::result_as(&ctx, value)
     }
-}
-
-/// The device's query, shaped for scripts; `None` when mlxfwmanager is not installed.
-pub(super) fn query_device(io: &mut HostIo<'_>, dev: &str) -> Result<Option<Value>, ActionError> {
-    let argv = command::query(dev);
-    let Some(output) = action::run_if_installed(io, &argv)? else {
-        return Ok(None);
-    };
-    let parsed = action::parsed(&argv, &output.stdout, crate::mlxfwmanager::parse)?;
-    let Some(device) = parsed.devices.first() else {
-        return Err(ActionError::ToolSaid {
-            command: argv.join(" "),
-            said: format!("listed no device: {}", parsed.errors.join(" / ")),
-        });
-    };
-    let fw = device.versions.iter().find(|v| v.component == "FW");
-    let current = fw.and_then(|v| v.current.clone());
-    let available = fw.and_then(|v| v.available.clone());
-    let mut value = action::json(device);
-    value["update_available"] =
-        json!(matches!((&current, &available), (Some(c), Some(a)) if c != a));
-    value["fw"] = json!(current);
-    value["fw_available"] = json!(available);
-    Ok(Some(value))
 }
 
 #[cfg(test)]

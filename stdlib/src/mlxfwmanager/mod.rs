@@ -7,6 +7,7 @@
 
 pub mod builtins;
 mod command;
+mod reads;
 mod sim;
 mod staged;
 pub(crate) use sim::MlxfwmanagerTool;

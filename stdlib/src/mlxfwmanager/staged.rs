@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use serde_json::Value;
 
-use super::builtins::query_device;
+use super::reads;
 use crate::action::{self, Probe};
 
 /// After the update's reboot, `dev` runs `result["to"]`; `None` when nothing was burnt or
@@ -21,17 +21,10 @@ pub(super) fn firmware_after_boot(dev: &str, result: &Value) -> Option<Probe> {
     Some(Probe {
         what: format!("mlxfwmanager {dev} firmware {burnt}"),
         check: Arc::new(move |io| {
-            let Some(device) = query_device(io, &dev)? else {
+            let Some(device) = reads::device_firmware(io, &dev)? else {
                 return Err(action::not_installed("mlxfwmanager", io.host()));
             };
-            let running = device["versions"].as_array().and_then(|rows| {
-                rows.iter()
-                    .find(|row| row["component"] == "FW (Running)")
-                    .and_then(|row| row["current"].as_str())
-            });
-            let seen = running
-                .or_else(|| device["fw"].as_str())
-                .unwrap_or("unknown");
+            let seen = device.running().unwrap_or("unknown");
             if seen == burnt {
                 return Ok(None);
             }

@@ -4,7 +4,7 @@
 use std::str::FromStr;
 
 use pest::iterators::Pair;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use super::grammar::{self, Rule, Table};
 use crate::ParseError;
@@ -15,7 +15,7 @@ const TOOL: &str = "esxcli-nic-list";
 pub(crate) const COMMAND: &[&str] = &["esxcli", "network", "nic", "list"];
 
 /// One row of `esxcli network nic list`.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Nic {
     /// `Name` (`vmnic2`).
     pub name: String,

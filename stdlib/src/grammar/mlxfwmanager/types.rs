@@ -2,7 +2,7 @@
 
 use std::collections::BTreeMap;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// What `mlxfwmanager [--query|--online -u]` or `mlxup` printed.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -34,7 +34,7 @@ pub struct Mlxfwmanager {
 }
 
 /// One `Device #N:` block of the query.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct FwDevice {
     /// N of `Device #N:`.
     pub number: u32,
@@ -67,7 +67,7 @@ pub struct FwDevice {
 }
 
 /// The GUID and MAC of one port (`Port1 GUID:`, `Port1 MAC:`).
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct PortAddress {
     /// The port number, 1 for `Port1`.
     pub port: u32,
@@ -78,7 +78,7 @@ pub struct PortAddress {
 }
 
 /// One row of the `Versions:` table.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ComponentVersion {
     /// The component: `FW`, `FW (Running)` (the running firmware when a newer one awaits a
     /// reset), `PXE`, `UEFI`, `UEFI Virtio net`...

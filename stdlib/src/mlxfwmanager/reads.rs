@@ -1,0 +1,163 @@
+//! What the `mlxfwmanager::` builtins read from a host, as typed values: `query` journals a
+//! [`FirmwareQuery`] (`action::query_typed`), `update` compares with a [`DeviceFirmware`] and
+//! the reboot-loop breaker's check (`staged.rs`) reads one back, so no file needs another's
+//! helpers.
+
+use cairn_runtime::{ActionError, HostIo};
+use serde::{Deserialize, Deserializer, Serialize};
+
+use super::{FwDevice, command};
+use crate::action;
+
+/// A device's query with its `FW` row read out: the version on the adapter, the one of the
+/// matching image, and whether they differ.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub(super) struct DeviceFirmware {
+    #[serde(flatten)]
+    pub(super) device: FwDevice,
+    pub(super) update_available: bool,
+    #[serde(deserialize_with = "action::present")]
+    pub(super) fw: Option<String>,
+    #[serde(deserialize_with = "action::present")]
+    pub(super) fw_available: Option<String>,
+}
+
+impl DeviceFirmware {
+    /// The firmware the adapter runs now: the `FW (Running)` row while a burnt image awaits a
+    /// reset, else the `FW` row.
+    pub(super) fn running(&self) -> Option<&str> {
+        self.device
+            .versions
+            .iter()
+            .find(|row| row.component == "FW (Running)")
+            .and_then(|row| row.current.as_deref())
+            .or(self.fw.as_deref())
+    }
+}
+
+/// In check mode on a host where MFT is not installed yet: what the query would read.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub(super) struct PredictedFirmware {
+    pub(super) predicted: bool,
+    pub(super) update_available: bool,
+    pub(super) part_number: String,
+    pub(super) psid: String,
+    pub(super) fw: String,
+    pub(super) fw_available: String,
+}
+
+impl PredictedFirmware {
+    pub(super) fn unknown_until_mft() -> Self {
+        let unknown = action::UNKNOWN_UNTIL_MFT.to_owned();
+        Self {
+            predicted: true,
+            update_available: false,
+            part_number: unknown.clone(),
+            psid: unknown.clone(),
+            fw: unknown.clone(),
+            fw_available: unknown,
+        }
+    }
+}
+
+/// What `mlxfwmanager::query` gives a script: the device, or (check mode) its prediction.
+/// Journaled as the inner value alone, so the map a script reads is the same either way.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(untagged)]
+pub(super) enum FirmwareQuery {
+    Found(Box<DeviceFirmware>),
+    Predicted(PredictedFirmware),
+}
+
+/// Read back by `predicted`, so a record of another shape fails with the field that is wrong
+/// (an untagged enum would only say that no variant matched).
+impl<'de> Deserialize<'de> for FirmwareQuery {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let value = serde_json::Value::deserialize(deserializer)?;
+        let read = if value["predicted"] == true {
+            serde_json::from_value(value).map(FirmwareQuery::Predicted)
+        } else {
+            serde_json::from_value(value).map(FirmwareQuery::Found)
+        };
+        read.map_err(serde::de::Error::custom)
+    }
+}
+
+/// `mlxfwmanager -d DEV --query`: the device's firmware; `None` when mlxfwmanager is not
+/// installed.
+pub(super) fn device_firmware(
+    io: &mut HostIo<'_>,
+    dev: &str,
+) -> Result<Option<DeviceFirmware>, ActionError> {
+    let argv = command::query(dev);
+    let Some(output) = action::run_if_installed(io, &argv)? else {
+        return Ok(None);
+    };
+    let parsed = action::parsed(&argv, &output.stdout, super::parse)?;
+    let Some(device) = parsed.devices.into_iter().next() else {
+        return Err(ActionError::ToolSaid {
+            command: argv.join(" "),
+            said: format!("listed no device: {}", parsed.errors.join(" / ")),
+        });
+    };
+    let fw = device.versions.iter().find(|v| v.component == "FW");
+    let current = fw.and_then(|v| v.current.clone());
+    let available = fw.and_then(|v| v.available.clone());
+    Ok(Some(DeviceFirmware {
+        update_available: matches!((&current, &available), (Some(c), Some(a)) if c != a),
+        fw: current,
+        fw_available: available,
+        device,
+    }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A real `mlxfwmanager -d DEV` on ESXi 7 (the fixture's first line says where from).
+    const FIXTURE: &str = include_str!(
+        "../../../tests/fixtures/mlxfwmanager/esxi7-cx5-d-wrapped-description-vmware-guide.txt"
+    );
+
+    fn found() -> FirmwareQuery {
+        let text = FIXTURE.split_once('\n').map_or(FIXTURE, |(_, rest)| rest);
+        let parsed = super::super::parse(text).expect("the fixture parses");
+        let device = parsed.devices.into_iter().next().expect("one device");
+        FirmwareQuery::Found(Box::new(DeviceFirmware {
+            device,
+            update_available: false,
+            fw: Some("16.32.1010".into()),
+            fw_available: None,
+        }))
+    }
+
+    #[test]
+    fn both_shapes_read_back_as_journaled() {
+        for query in [
+            found(),
+            FirmwareQuery::Predicted(PredictedFirmware::unknown_until_mft()),
+        ] {
+            let journaled = serde_json::to_value(&query).expect("serializable");
+            let back: FirmwareQuery = serde_json::from_value(journaled).expect("reads back");
+            assert_eq!(back, query);
+        }
+    }
+
+    #[test]
+    fn a_renamed_field_is_refused_naming_it() {
+        let mut journaled = serde_json::to_value(found()).expect("serializable");
+        let fw = journaled["fw"].take();
+        journaled["firmware"] = fw;
+        if let Some(map) = journaled.as_object_mut() {
+            map.remove("fw");
+        }
+        let error = serde_json::from_value::<FirmwareQuery>(journaled)
+            .err()
+            .map(|e| e.to_string());
+        assert!(
+            error.as_deref().is_some_and(|e| e.contains("`fw`")),
+            "{error:?}"
+        );
+    }
+}
