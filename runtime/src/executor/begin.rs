@@ -150,6 +150,9 @@ pub(super) fn begin_journals(
         runbook_hash: plan.runbook.hash.clone(),
         version: JOURNAL_VERSION,
     };
+    if !shared.options.check {
+        put_meta(plan, shared)?;
+    }
     let mut begun = Vec::new();
     for (info, role, transport) in instances {
         let path = plan.journal_path(&info.name);
@@ -188,14 +191,22 @@ pub(super) fn begin_journals(
     }
     if !shared.options.check {
         crate::run::store::mark_begun(&plan.run_dir)?;
-        if let Some(store) = &shared.options.shared_store {
-            let path = plan.run_dir.join("run.json");
-            let meta = std::fs::read(&path)
-                .map_err(|source| crate::journal::JournalError::io(&path, "cannot read", source))?;
-            store.put_meta(&plan.run_id, &meta)?;
-        }
+        put_meta(plan, shared)?;
     }
     Ok(begun)
+}
+
+/// With a shared store, keeps run.json there. The first time stores the run whole, before any
+/// journal record: a run id another controller's run has already is refused there, before its
+/// records could join that run's journals.
+fn put_meta(plan: &Plan, shared: &RunShared) -> Result<(), RunError> {
+    let Some(store) = &shared.options.shared_store else {
+        return Ok(());
+    };
+    let path = plan.run_dir.join("run.json");
+    let meta = std::fs::read(&path)
+        .map_err(|source| crate::journal::JournalError::io(&path, "cannot read", source))?;
+    Ok(store.put_meta(&plan.run_id, &meta)?)
 }
 
 /// With a shared store, `host`'s records go there first: fenced by its lease, or (the
