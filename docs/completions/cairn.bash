@@ -958,12 +958,20 @@ _cairn() {
             return 0
             ;;
         cairn__subcmd__journal)
-            opts="-h --json --state-dir --lib --help"
+            opts="-h --json --store --lease-ttl --state-dir --lib --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --store)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --lease-ttl)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --state-dir)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -1430,7 +1438,7 @@ _cairn() {
             return 0
             ;;
         cairn__subcmd__report)
-            opts="-o -h --output --pdf --state-dir --lib --help"
+            opts="-o -h --output --pdf --store --lease-ttl --state-dir --lib --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1441,6 +1449,14 @@ _cairn() {
                     return 0
                     ;;
                 -o)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --store)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --lease-ttl)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -1460,7 +1476,7 @@ _cairn() {
             return 0
             ;;
         cairn__subcmd__resume)
-            opts="-q -v -h --assume --restart-host --from-stage --runbook --param --param-file --vault --vault-identity --vault-passphrase-file --vault-passphrase-command --forks --max-fail-percent --max-unavailable --reboot-timeout --wait-for-hosts --json --quiet --verbose --color --debug-on-failure --accept-new-host-keys --state-dir --lib --help"
+            opts="-q -v -h --assume --restart-host --from-stage --runbook --param --param-file --vault --vault-identity --vault-passphrase-file --vault-passphrase-command --forks --max-fail-percent --max-unavailable --reboot-timeout --wait-for-hosts --json --quiet --verbose --color --debug-on-failure --accept-new-host-keys --store --lease-ttl --state-dir --lib --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1526,6 +1542,14 @@ _cairn() {
                     COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
                     return 0
                     ;;
+                --store)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --lease-ttl)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --state-dir)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -1542,7 +1566,7 @@ _cairn() {
             return 0
             ;;
         cairn__subcmd__run)
-            opts="-i -q -v -h --inventory --check --limit --param --param-file --vault --vault-identity --vault-passphrase-file --vault-passphrase-command --forks --max-fail-percent --max-unavailable --reboot-timeout --wait-for-hosts --json --quiet --verbose --color --debug-on-failure --accept-new-host-keys --state-dir --lib --help"
+            opts="-i -q -v -h --inventory --check --limit --param --param-file --vault --vault-identity --vault-passphrase-file --vault-passphrase-command --forks --max-fail-percent --max-unavailable --reboot-timeout --wait-for-hosts --json --quiet --verbose --color --debug-on-failure --accept-new-host-keys --store --lease-ttl --state-dir --lib --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1604,6 +1628,14 @@ _cairn() {
                     COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
                     return 0
                     ;;
+                --store)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --lease-ttl)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --state-dir)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -1620,12 +1652,20 @@ _cairn() {
             return 0
             ;;
         cairn__subcmd__runs)
-            opts="-h --json --state-dir --lib --help"
+            opts="-h --json --store --lease-ttl --state-dir --lib --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --store)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --lease-ttl)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --state-dir)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0

@@ -91,6 +91,8 @@ complete -c cairn -n "__fish_cairn_using_subcommand hosts" -s h -l help -d 'Prin
 complete -c cairn -n "__fish_cairn_using_subcommand lsp" -l state-dir -d 'Where runs and simulated hosts keep their state' -r -F
 complete -c cairn -n "__fish_cairn_using_subcommand lsp" -l lib -d 'A folder runbooks\' imports are looked up in after the importing file\'s folder and its pack\'s `lib/` (repeatable; CAIRN_PATH holds more, separated by `:`)' -r -F
 complete -c cairn -n "__fish_cairn_using_subcommand lsp" -s h -l help -d 'Print help'
+complete -c cairn -n "__fish_cairn_using_subcommand journal" -l store -d 'The store every controller sees: `postgres://USER@HOST/DATABASE` (or `postgresql://...?host=/socket/folder`). Default: this folder\'s runs and this machine\'s host leases (docs/fleet.md)' -r
+complete -c cairn -n "__fish_cairn_using_subcommand journal" -l lease-ttl -d 'With `--store`: seconds this controller\'s session lives unrenewed; its hosts are another controller\'s that long after it died (renewed every third of it)' -r
 complete -c cairn -n "__fish_cairn_using_subcommand journal" -l state-dir -d 'Where runs and simulated hosts keep their state' -r -F
 complete -c cairn -n "__fish_cairn_using_subcommand journal" -l lib -d 'A folder runbooks\' imports are looked up in after the importing file\'s folder and its pack\'s `lib/` (repeatable; CAIRN_PATH holds more, separated by `:`)' -r -F
 complete -c cairn -n "__fish_cairn_using_subcommand journal" -l json -d 'Print the records as JSON lines'
@@ -116,6 +118,8 @@ complete -c cairn -n "__fish_cairn_using_subcommand resume" -l reboot-timeout -d
 complete -c cairn -n "__fish_cairn_using_subcommand resume" -l color -d 'Colour ok, changed and failed: `auto` on a terminal unless NO_COLOR is set' -r -f -a "auto\t'On a terminal, unless NO_COLOR is set and not empty'
 always\t'Always, even into a pipe'
 never\t'Never'"
+complete -c cairn -n "__fish_cairn_using_subcommand resume" -l store -d 'The store every controller sees: `postgres://USER@HOST/DATABASE` (or `postgresql://...?host=/socket/folder`). Default: this folder\'s runs and this machine\'s host leases (docs/fleet.md)' -r
+complete -c cairn -n "__fish_cairn_using_subcommand resume" -l lease-ttl -d 'With `--store`: seconds this controller\'s session lives unrenewed; its hosts are another controller\'s that long after it died (renewed every third of it)' -r
 complete -c cairn -n "__fish_cairn_using_subcommand resume" -l state-dir -d 'Where runs and simulated hosts keep their state' -r -F
 complete -c cairn -n "__fish_cairn_using_subcommand resume" -l lib -d 'A folder runbooks\' imports are looked up in after the importing file\'s folder and its pack\'s `lib/` (repeatable; CAIRN_PATH holds more, separated by `:`)' -r -F
 complete -c cairn -n "__fish_cairn_using_subcommand resume" -l wait-for-hosts -d 'Wait for hosts another run holds (shown as it waits), instead of refusing the run'
@@ -140,6 +144,8 @@ complete -c cairn -n "__fish_cairn_using_subcommand run" -l reboot-timeout -d 'S
 complete -c cairn -n "__fish_cairn_using_subcommand run" -l color -d 'Colour ok, changed and failed: `auto` on a terminal unless NO_COLOR is set' -r -f -a "auto\t'On a terminal, unless NO_COLOR is set and not empty'
 always\t'Always, even into a pipe'
 never\t'Never'"
+complete -c cairn -n "__fish_cairn_using_subcommand run" -l store -d 'The store every controller sees: `postgres://USER@HOST/DATABASE` (or `postgresql://...?host=/socket/folder`). Default: this folder\'s runs and this machine\'s host leases (docs/fleet.md)' -r
+complete -c cairn -n "__fish_cairn_using_subcommand run" -l lease-ttl -d 'With `--store`: seconds this controller\'s session lives unrenewed; its hosts are another controller\'s that long after it died (renewed every third of it)' -r
 complete -c cairn -n "__fish_cairn_using_subcommand run" -l state-dir -d 'Where runs and simulated hosts keep their state' -r -F
 complete -c cairn -n "__fish_cairn_using_subcommand run" -l lib -d 'A folder runbooks\' imports are looked up in after the importing file\'s folder and its pack\'s `lib/` (repeatable; CAIRN_PATH holds more, separated by `:`)' -r -F
 complete -c cairn -n "__fish_cairn_using_subcommand run" -l check -d 'Report per host what would change and which reboots would follow; change nothing'
@@ -151,6 +157,8 @@ complete -c cairn -n "__fish_cairn_using_subcommand run" -l debug-on-failure -d 
 complete -c cairn -n "__fish_cairn_using_subcommand run" -l accept-new-host-keys -d 'SSH: record the key of a host that ~/.ssh/known_hosts does not know yet (a changed key is still refused)'
 complete -c cairn -n "__fish_cairn_using_subcommand run" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c cairn -n "__fish_cairn_using_subcommand report" -s o -l output -d 'The file to write (default: report.html, or report.pdf with --pdf)' -r -F
+complete -c cairn -n "__fish_cairn_using_subcommand report" -l store -d 'The store every controller sees: `postgres://USER@HOST/DATABASE` (or `postgresql://...?host=/socket/folder`). Default: this folder\'s runs and this machine\'s host leases (docs/fleet.md)' -r
+complete -c cairn -n "__fish_cairn_using_subcommand report" -l lease-ttl -d 'With `--store`: seconds this controller\'s session lives unrenewed; its hosts are another controller\'s that long after it died (renewed every third of it)' -r
 complete -c cairn -n "__fish_cairn_using_subcommand report" -l state-dir -d 'Where runs and simulated hosts keep their state' -r -F
 complete -c cairn -n "__fish_cairn_using_subcommand report" -l lib -d 'A folder runbooks\' imports are looked up in after the importing file\'s folder and its pack\'s `lib/` (repeatable; CAIRN_PATH holds more, separated by `:`)' -r -F
 complete -c cairn -n "__fish_cairn_using_subcommand report" -l pdf -d 'Print the page to PDF with headless Chromium (for a change ticket)'
@@ -204,6 +212,8 @@ complete -c cairn -n "__fish_cairn_using_subcommand recipes; and __fish_seen_sub
 complete -c cairn -n "__fish_cairn_using_subcommand recipes; and __fish_seen_subcommand_from help" -f -a "show" -d 'A recipe\'s usage, description and params (from its `///` comments), lab, pack and signer'
 complete -c cairn -n "__fish_cairn_using_subcommand recipes; and __fish_seen_subcommand_from help" -f -a "diff" -d 'Say whether a pack\'s new version changes its params by a major, minor or patch step; exits 1 when its version number claims less'
 complete -c cairn -n "__fish_cairn_using_subcommand recipes; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c cairn -n "__fish_cairn_using_subcommand runs" -l store -d 'The store every controller sees: `postgres://USER@HOST/DATABASE` (or `postgresql://...?host=/socket/folder`). Default: this folder\'s runs and this machine\'s host leases (docs/fleet.md)' -r
+complete -c cairn -n "__fish_cairn_using_subcommand runs" -l lease-ttl -d 'With `--store`: seconds this controller\'s session lives unrenewed; its hosts are another controller\'s that long after it died (renewed every third of it)' -r
 complete -c cairn -n "__fish_cairn_using_subcommand runs" -l state-dir -d 'Where runs and simulated hosts keep their state' -r -F
 complete -c cairn -n "__fish_cairn_using_subcommand runs" -l lib -d 'A folder runbooks\' imports are looked up in after the importing file\'s folder and its pack\'s `lib/` (repeatable; CAIRN_PATH holds more, separated by `:`)' -r -F
 complete -c cairn -n "__fish_cairn_using_subcommand runs" -l json -d 'One JSON object per run (docs/events.md)'

@@ -34,6 +34,16 @@ pub(crate) fn launcher(state: &Path) -> Launcher {
     }
 }
 
+/// The launcher over `state`'s own runs, or (`shared`) over its working copies of a shared
+/// store's runs (`<state>/store/runs/`); simulated hosts stay under `state` either way.
+pub(crate) fn launcher_for(state: &Path, shared: bool) -> Launcher {
+    let mut launcher = launcher(state);
+    if shared {
+        launcher.store = RunStore::shared_copy(state);
+    }
+    launcher
+}
+
 /// The same builtins and models over another state folder (the prompt's simulated hosts keep
 /// their state in a scratch folder of their own).
 pub(crate) fn over(launcher: &Launcher, state: &Path) -> Launcher {

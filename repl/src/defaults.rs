@@ -25,6 +25,8 @@ pub(crate) const CONFIGURABLE: &[(&str, bool)] = &[
     ("vault-identity", true),
     ("vault-passphrase-file", true),
     ("vault-passphrase-command", false),
+    ("store", false),
+    ("lease-ttl", false),
 ];
 
 /// The options that only mean something with a vault: a file's value for one is taken only when

@@ -16,6 +16,7 @@ mod commands;
 mod defaults;
 mod progress;
 mod repl;
+mod store_args;
 mod terminal;
 mod timeline;
 

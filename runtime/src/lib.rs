@@ -44,7 +44,7 @@ mod param_diff;
 mod param_docs;
 mod param_file;
 mod param_value;
-mod private_files;
+pub mod private_files;
 mod raised_error;
 mod reboot;
 mod resume_choices;
@@ -111,6 +111,7 @@ pub use run::event::{EVENTS_SCHEMA_VERSION, EventSink, RecapLine, RunEvent, Stam
 pub use run::lock::{Driver, LockError, RunLock};
 pub use run::pair_hold::PairHold;
 pub use run::shared::{RunOptions, RunShared};
+pub use run::shared_store::SharedStore;
 pub use run::store::{RunMeta, RunState, RunStore};
 pub use run::unknown::UnknownName;
 pub use runbook::{Runbook, RunbookError, error_in};

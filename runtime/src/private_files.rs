@@ -9,7 +9,7 @@ use std::path::Path;
 use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
 
 /// Creates `path` and any missing parents, each created one `0700`.
-pub(crate) fn create_dir_all(path: &Path) -> std::io::Result<()> {
+pub fn create_dir_all(path: &Path) -> std::io::Result<()> {
     builder(true).create(path)
 }
 
@@ -36,7 +36,7 @@ pub(crate) fn options() -> OpenOptions {
 
 /// Replaces `path` with `bytes` so that a reader sees the old file or the new one, never a
 /// part: a `0600` temporary beside it, fsynced, renamed over it, and the folder fsynced.
-pub(crate) fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     let mut name = path.file_name().unwrap_or_default().to_owned();
     name.push(format!(".{}.tmp", std::process::id()));
     let temporary = path.with_file_name(name);

@@ -90,6 +90,26 @@ pub enum StoreError {
         known: i32,
     },
 
+    /// The working copy of a run (its folder on this machine) cannot be written.
+    #[error("cannot write `{path}`, the working copy of a stored run: {source}")]
+    #[diagnostic(code(cairn::store::working_copy))]
+    WorkingCopy {
+        /// The file.
+        path: String,
+        /// The operating system's reason.
+        source: std::io::Error,
+    },
+
+    /// A stored run's `run.json` is not one this cairn reads.
+    #[error("the stored run.json of run {run_id} cannot be read: {reason}")]
+    #[diagnostic(code(cairn::store::bad_meta))]
+    BadMeta {
+        /// The run.
+        run_id: String,
+        /// Why.
+        reason: String,
+    },
+
     /// A statement failed for another reason.
     #[error("the store refused to {action}: {}", reason(.source))]
     #[diagnostic(code(cairn::store::query))]

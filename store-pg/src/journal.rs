@@ -13,8 +13,15 @@ INSERT INTO cairn_journal (run_id, host, epoch, session, record)
 SELECT $1, $2, $3, $4, $5
 WHERE EXISTS (
     SELECT 1 FROM cairn_lease l JOIN cairn_session s ON s.id = l.session
-    WHERE l.host = $2 AND l.session = $4 AND l.epoch = $3 AND s.expires_at > now()
+    WHERE l.host = $6 AND l.session = $4 AND l.epoch = $3 AND s.expires_at > now()
     FOR SHARE OF l)
+RETURNING seq";
+
+/// A record no host lease covers (the `controller` journal): appended while the session lives.
+const SESSION_APPEND: &str = "\
+INSERT INTO cairn_journal (run_id, host, epoch, session, record)
+SELECT $1, $2, 0, $3, $4
+WHERE EXISTS (SELECT 1 FROM cairn_session WHERE id = $3 AND expires_at > now())
 RETURNING seq";
 
 impl PgStore {
@@ -30,11 +37,25 @@ impl PgStore {
         epoch: i64,
         record: &[u8],
     ) -> Result<i64, StoreError> {
+        self.append_leased(session, run_id, host, host, epoch, record)
+    }
+
+    /// [`PgStore::append`] to the journal `journal` (the host's name in the run's inventory)
+    /// fenced by the lease of `host` (its identity, which two inventories share).
+    pub fn append_leased(
+        &mut self,
+        session: &Session,
+        run_id: &str,
+        journal: &str,
+        host: &str,
+        epoch: i64,
+        record: &[u8],
+    ) -> Result<i64, StoreError> {
         let row = self
             .client
             .query_opt(
                 FENCED_APPEND,
-                &[&run_id, &host, &epoch, &session.id(), &record],
+                &[&run_id, &journal, &epoch, &session.id(), &record, &host],
             )
             .map_err(|error| self.fail("append to a journal", error))?;
         if let Some(row) = row {
@@ -54,6 +75,51 @@ impl PgStore {
             epoch,
             now,
         })
+    }
+
+    /// Appends `record` to `journal` of `run_id` if `session` is alive by the database's clock
+    /// (a journal no host lease covers); [`StoreError::SessionExpired`] when it is not.
+    pub fn append_in_session(
+        &mut self,
+        session: &Session,
+        run_id: &str,
+        journal: &str,
+        record: &[u8],
+    ) -> Result<i64, StoreError> {
+        let row = self
+            .client
+            .query_opt(SESSION_APPEND, &[&run_id, &journal, &session.id(), &record])
+            .map_err(|error| self.fail("append to a journal", error))?;
+        match row {
+            Some(row) => Ok(row.get(0)),
+            None => Err(StoreError::SessionExpired {
+                session: session.id(),
+            }),
+        }
+    }
+
+    /// How many records `journal` of run `run_id` holds.
+    pub fn record_count(&mut self, run_id: &str, journal: &str) -> Result<usize, StoreError> {
+        let row = self
+            .client
+            .query_one(
+                "SELECT count(*) FROM cairn_journal WHERE run_id = $1 AND host = $2",
+                &[&run_id, &journal],
+            )
+            .map_err(|error| self.fail("count a journal's records", error))?;
+        Ok(usize::try_from(row.get::<_, i64>(0)).unwrap_or(0))
+    }
+
+    /// The journals run `run_id` has, by name.
+    pub fn journals(&mut self, run_id: &str) -> Result<Vec<String>, StoreError> {
+        let rows = self
+            .client
+            .query(
+                "SELECT DISTINCT host FROM cairn_journal WHERE run_id = $1 ORDER BY host",
+                &[&run_id],
+            )
+            .map_err(|error| self.fail("list a run's journals", error))?;
+        Ok(rows.into_iter().map(|row| row.get(0)).collect())
     }
 
     /// The records of `host` in run `run_id`, in the order they were appended.

@@ -26,6 +26,20 @@ impl HeldLease for PgLease {
     fn epoch(&self) -> Option<u64> {
         u64::try_from(self.epoch).ok()
     }
+
+    fn journal_sink(
+        &self,
+        run_id: &str,
+        host: &str,
+    ) -> Option<Box<dyn cairn_runtime::journal::RecordSink>> {
+        Some(Box::new(crate::journal_sink::PgJournalSink {
+            store: Arc::clone(&self.store),
+            session: self.session.clone(),
+            run_id: run_id.to_owned(),
+            journal: host.to_owned(),
+            lease: Some((self.host.clone(), self.epoch)),
+        }))
+    }
 }
 
 impl Drop for PgLease {
@@ -38,10 +52,12 @@ impl Drop for PgLease {
 impl PgLeases {
     /// Leases taken for `session` on `store`'s connection.
     pub fn new(store: PgStore, session: Session) -> Self {
-        Self {
-            store: Arc::new(Mutex::new(store)),
-            session,
-        }
+        Self::on(Arc::new(Mutex::new(store)), session)
+    }
+
+    /// Leases taken for `session` on a connection shared with others (the run's journals).
+    pub(crate) fn on(store: Arc<Mutex<PgStore>>, session: Session) -> Self {
+        Self { store, session }
     }
 
     /// The session the leases are taken for.
@@ -96,7 +112,7 @@ fn lease_error(store: &PgStore, identity: &str, error: StoreError) -> LeaseError
     }
 }
 
-fn lock(store: &Mutex<PgStore>) -> MutexGuard<'_, PgStore> {
+pub(crate) fn lock(store: &Mutex<PgStore>) -> MutexGuard<'_, PgStore> {
     // A panic while holding the connection leaves it usable or closed; either is reported by
     // the next call.
     store

@@ -8,7 +8,7 @@
 use crate::{PgStore, StoreError};
 
 /// The newest schema version this cairn knows.
-pub const SCHEMA_VERSION: i32 = 1;
+pub const SCHEMA_VERSION: i32 = 2;
 
 /// Any constant of our own: the key of the advisory lock that serialises migrations.
 const MIGRATION_LOCK: i64 = 0x6361_6972_6e00_0001;
@@ -80,8 +80,12 @@ CREATE TABLE cairn_journal (
 CREATE INDEX cairn_journal_run_host ON cairn_journal (run_id, host, seq);
 "#;
 
+/// Version 2: a run's `run.json` as the folder store writes it, so that `cairn runs`,
+/// `journal`, `report` and `resume` on another machine read what the folder store reads.
+const V2: &str = "ALTER TABLE cairn_run ADD COLUMN meta bytea;";
+
 /// The migrations, version `n` at index `n - 1`.
-const MIGRATIONS: [&str; SCHEMA_VERSION as usize] = [V1];
+const MIGRATIONS: [&str; SCHEMA_VERSION as usize] = [V1, V2];
 
 impl PgStore {
     /// Brings the schema to [`SCHEMA_VERSION`]; refuses a newer one.

@@ -52,6 +52,7 @@ mod retry;
 mod rolling;
 mod rolling_recipe;
 mod rust_imports;
+mod shared_store;
 mod signals;
 mod spans;
 mod ssh;

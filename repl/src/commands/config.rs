@@ -33,6 +33,12 @@ pub(crate) fn config(context: &super::Context) -> miette::Result<ExitCode> {
     let width = options.iter().map(|o| o.key.len()).max().unwrap_or(0);
     for option in options {
         let (value, from) = effective(config, option, &cwd);
+        // A store URL may carry a password: shown as `***`, as every store message shows it.
+        let value = match option.key {
+            "store" if value != "-" => cairn_store_pg::StoreUrl::parse(&value)
+                .map_or_else(|_| "(not a store URL)".to_owned(), |url| url.redacted()),
+            _ => value,
+        };
         say!("{:<width$} {:<36} ({from})", option.key, value);
     }
     Ok(ExitCode::SUCCESS)

@@ -39,6 +39,7 @@ impl ExecArgs {
             check: false,
             limit: Some(self.pattern),
             common: self.common,
+            store: crate::store_args::StoreArgs::none(),
         };
         run.start(context)
     }

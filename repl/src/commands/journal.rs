@@ -19,23 +19,27 @@ pub(crate) struct JournalArgs {
     /// Print the records as JSON lines.
     #[arg(long)]
     json: bool,
+    #[command(flatten)]
+    store: crate::store_args::StoreArgs,
 }
 
 impl JournalArgs {
     pub(crate) fn execute(mut self, context: &Context) -> miette::Result<ExitCode> {
         // clap gives one or two values: the last is the host.
         let host = self.run_and_host.pop().unwrap_or_default();
-        journal(&context.state, self.run_and_host.pop(), &host, self.json)
+        let run_id = self.run_and_host.pop();
+        let store = self.store.runs(&context.state, run_id.as_deref())?;
+        journal(&store, &context.state, run_id, &host, self.json)
     }
 }
 
 fn journal(
+    store: &RunStore,
     state: &Path,
     run_id: Option<String>,
     host: &str,
     json: bool,
 ) -> miette::Result<ExitCode> {
-    let store = RunStore::new(state);
     let id = match run_id {
         Some(id) => store.known_id(&id)?,
         None => store

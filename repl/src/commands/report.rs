@@ -1,7 +1,7 @@
 //! `cairn report`: a run's journals as one HTML page, or that page printed to PDF (the
 //! `cairn-report` crate makes both).
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::ExitCode;
 
 use cairn_report::RunModel;
@@ -21,27 +21,25 @@ pub(crate) struct ReportArgs {
     /// Print the page to PDF with headless Chromium (for a change ticket).
     #[arg(long)]
     pdf: bool,
+    #[command(flatten)]
+    store: crate::store_args::StoreArgs,
 }
 
 impl ReportArgs {
     pub(crate) fn execute(self, context: &Context) -> miette::Result<ExitCode> {
-        report(
-            &context.state,
-            self.run_id.as_deref(),
-            self.output,
-            self.pdf,
-        )
+        let store = self.store.runs(&context.state, self.run_id.as_deref())?;
+        report(&store, self.run_id.as_deref(), self.output, self.pdf)
     }
 }
 
 fn report(
-    state: &Path,
+    store: &RunStore,
     run_id: Option<&str>,
     output: Option<PathBuf>,
     pdf: bool,
 ) -> miette::Result<ExitCode> {
     let output = output.unwrap_or_else(|| if pdf { "report.pdf" } else { "report.html" }.into());
-    let model = RunModel::load(&RunStore::new(state), run_id)?;
+    let model = RunModel::load(store, run_id)?;
     for note in &model.notes {
         eprintln!("warning: {note}");
     }

@@ -36,6 +36,8 @@ pub(crate) struct ResumeArgs {
     runbook: Option<PathBuf>,
     #[command(flatten)]
     common: CommonRunArgs,
+    #[command(flatten)]
+    store: crate::store_args::StoreArgs,
 }
 
 impl ResumeArgs {
@@ -47,8 +49,14 @@ impl ResumeArgs {
             from_stage,
             runbook,
             common,
+            store,
         } = self;
         let state = context.state.as_path();
+        let opened = store.open()?;
+        let run_id = match &opened {
+            Some(opened) => crate::store_args::take_over(opened, state, run_id)?,
+            None => run_id,
+        };
         let assume = Assumptions::parse(&assume).map_err(|message| {
             miette::miette!(
                 code = "cairn::assume_syntax",
@@ -80,6 +88,9 @@ impl ResumeArgs {
                 super::ask_undecided::on_terminal()
             },
             runbook,
+            shared_store: opened.as_ref().map(|opened| {
+                opened.shared.clone() as std::sync::Arc<dyn cairn_runtime::SharedStore>
+            }),
         };
         let code = drive(
             display(&common),
@@ -89,8 +100,11 @@ impl ResumeArgs {
                     .resume(run_id, assume, overrides, cancel, events)
                     .map_err(Into::into)
             },
-            state,
+            crate::assembly::launcher_for(state, opened.is_some()),
         );
+        if let Some(opened) = opened {
+            opened.finish();
+        }
         if let Some((debugger, prompt)) = prompt {
             // The prompt ends once the run's last hold on the debugger is gone.
             drop(debugger);

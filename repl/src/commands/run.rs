@@ -40,6 +40,8 @@ pub(crate) struct RunArgs {
     pub(super) limit: Option<String>,
     #[command(flatten)]
     pub(super) common: CommonRunArgs,
+    #[command(flatten)]
+    pub(super) store: crate::store_args::StoreArgs,
 }
 
 impl RunArgs {
@@ -57,9 +59,18 @@ impl RunArgs {
             check,
             limit,
             common,
+            store,
         } = self;
         let inventory = inventory.path().to_path_buf();
-        run(&context.state, runbook, inventory, check, limit, common)
+        run(
+            &context.state,
+            runbook,
+            inventory,
+            check,
+            limit,
+            common,
+            &store,
+        )
     }
 }
 
@@ -70,8 +81,11 @@ fn run(
     check: bool,
     limit: Option<String>,
     common: CommonRunArgs,
+    store: &crate::store_args::StoreArgs,
 ) -> miette::Result<ExitCode> {
     let defaults = RunOptions::default();
+    // A check changes nothing and keeps no run: it needs no session.
+    let opened = if check { None } else { store.open()? };
     let limit = limit.as_deref().map(HostPattern::parse).transpose()?;
     let (vault, param_file) = inputs(&common)?;
     let prompt = common
@@ -95,6 +109,9 @@ fn run(
                 .map_or(defaults.reboot_timeout, Duration::from_secs),
             wait_for_hosts: common.wait_for_hosts,
             lease_dir: None,
+            shared_store: opened
+                .as_ref()
+                .map(|opened| opened.shared.clone() as Arc<dyn cairn_runtime::SharedStore>),
         },
         params: params(&common.params)?,
         param_file,
@@ -105,8 +122,11 @@ fn run(
         display(&common),
         check,
         |launcher, cancel, events| launcher.run(new, cancel, events).map_err(Into::into),
-        state,
+        crate::assembly::launcher_for(state, opened.is_some()),
     );
+    if let Some(opened) = opened {
+        opened.finish();
+    }
     if let Some((debugger, prompt)) = prompt {
         // The prompt ends once the run's last hold on the debugger is gone.
         drop(debugger);
@@ -179,9 +199,8 @@ pub(super) fn drive(
     display: Display,
     check: bool,
     launch: impl FnOnce(&Launcher, Cancel, EventSink) -> miette::Result<RunReport> + Send,
-    state: &Path,
+    launcher: Launcher,
 ) -> miette::Result<ExitCode> {
-    let launcher = crate::assembly::launcher(state);
     let cancel = Cancel::default();
     // tokio only watches for signals; the run itself is plain threads.
     let runtime = tokio::runtime::Builder::new_multi_thread()

@@ -14,19 +14,27 @@ pub(crate) struct RunsArgs {
     /// One JSON object per run (docs/events.md).
     #[arg(long)]
     json: bool,
+    #[command(flatten)]
+    store: crate::store_args::StoreArgs,
 }
 
 impl RunsArgs {
     pub(crate) fn execute(self, context: &Context) -> miette::Result<ExitCode> {
-        runs(&context.state, self.json)
+        let mut drivers = self.store.connect()?;
+        let store = self.store.runs(&context.state, None)?;
+        runs(&store, &context.state, self.json, drivers.as_mut())
     }
 }
 
 /// Lists every run; one whose `run.json` or journals cannot be read is listed as unreadable,
 /// with the reason, and the listing goes on. `--json`: one object per run, as the events are
 /// written (docs/events.md: `schema`, milliseconds, nothing cut).
-fn runs(state: &Path, json: bool) -> miette::Result<ExitCode> {
-    let store = RunStore::new(state);
+fn runs(
+    store: &RunStore,
+    state: &Path,
+    json: bool,
+    mut shared: Option<&mut cairn_store_pg::PgStore>,
+) -> miette::Result<ExitCode> {
     let ids = store.ids();
     if ids.is_empty() && !json {
         say!("no runs in {}", state.display());
@@ -48,9 +56,15 @@ fn runs(state: &Path, json: bool) -> miette::Result<ExitCode> {
             }
         };
         let driver = Driver::of(&store.run_dir(&id));
+        // On a shared store the driver may be on another machine: its live session says so.
+        let remote = shared
+            .as_deref_mut()
+            .and_then(|pg| pg.run_driver(&id).ok().flatten())
+            .filter(|driver| driver.alive);
         let status = match (store.state(&id), &driver) {
             (_, Some(driver)) if driver.stopped => "stopped",
             (_, Some(_)) => "running",
+            (Ok(RunState::Unfinished), None) if remote.is_some() => "running",
             (Ok(RunState::Done), None) => "done",
             (Ok(RunState::Failed), None) => "failed",
             (Ok(RunState::Unfinished), None) => "unfinished",
@@ -70,7 +84,7 @@ fn runs(state: &Path, json: bool) -> miette::Result<ExitCode> {
                 "  driver pid {pid} is stopped: `kill -CONT {pid}` lets it go on, `kill {pid}` ends it"
             ),
             Some(Driver { pid, .. }) => format!("  driven by pid {pid}"),
-            None => String::new(),
+            None => remote.map_or_else(String::new, |d| format!("  driven by {}", d.describe())),
         };
         say!(
             "{id}  {status:<10}  {} host(s)  {}{driven}",

@@ -42,12 +42,16 @@ pub(super) fn take_leases(
             message: format!("waiting: {host} is held by {}", by.describe()),
         });
     };
-    let store = options.lease_dir.as_deref().map_or_else(
+    let folder = options.lease_dir.as_deref().map_or_else(
         crate::lease::FolderLeases::from_env,
         crate::lease::FolderLeases::at,
     );
+    let store: &dyn crate::lease::LeaseStore = match &options.shared_store {
+        Some(shared) => shared.leases(),
+        None => &folder,
+    };
     let taken = crate::lease::take_all(
-        &store,
+        store,
         &hosts,
         &holder,
         options.wait_for_hosts,
@@ -146,6 +150,9 @@ pub(super) fn begin_journals(
         runbook_hash: plan.runbook.hash.clone(),
         version: JOURNAL_VERSION,
     };
+    if !shared.options.check {
+        put_meta(plan, shared)?;
+    }
     let mut begun = Vec::new();
     for (info, role, transport) in instances {
         let path = plan.journal_path(&info.name);
@@ -157,6 +164,7 @@ pub(super) fn begin_journals(
                 Some(writer) => writer,
                 None => JournalWriter::open(&path)?,
             };
+            attach_store(plan, shared, leases, &info.name, &mut writer)?;
             let first = match journal.header {
                 None => JournalEvent::Header(header(&info.name)),
                 Some(_) => JournalEvent::Resume(ResumeRecord { at: now_millis() }),
@@ -183,8 +191,44 @@ pub(super) fn begin_journals(
     }
     if !shared.options.check {
         crate::run::store::mark_begun(&plan.run_dir)?;
+        put_meta(plan, shared)?;
     }
     Ok(begun)
+}
+
+/// With a shared store, keeps run.json there. The first time stores the run whole, before any
+/// journal record: a run id another controller's run has already is refused there, before its
+/// records could join that run's journals.
+fn put_meta(plan: &Plan, shared: &RunShared) -> Result<(), RunError> {
+    let Some(store) = &shared.options.shared_store else {
+        return Ok(());
+    };
+    let path = plan.run_dir.join("run.json");
+    let meta = std::fs::read(&path)
+        .map_err(|source| crate::journal::JournalError::io(&path, "cannot read", source))?;
+    Ok(store.put_meta(&plan.run_id, &meta)?)
+}
+
+/// With a shared store, `host`'s records go there first: fenced by its lease, or (the
+/// controller's journal, which no lease covers) by the session alone.
+fn attach_store(
+    plan: &Plan,
+    shared: &RunShared,
+    leases: &crate::lease::RunLeases,
+    host: &str,
+    writer: &mut JournalWriter,
+) -> Result<(), RunError> {
+    let Some(store) = &shared.options.shared_store else {
+        return Ok(());
+    };
+    let sink = match leases.by_host.get(host) {
+        Some(lease) => lease.journal_sink(&plan.run_id, host),
+        None => Some(store.unfenced_sink(&plan.run_id, host)?),
+    };
+    if let Some(sink) = sink {
+        writer.attach(sink)?;
+    }
+    Ok(())
 }
 
 /// The run's first event: its hosts, params (secrets redacted) and stages.

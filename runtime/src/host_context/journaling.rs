@@ -204,8 +204,14 @@ impl HostContext {
         {
             Some(writer) => writer.append(event, durable).map_err(|error| {
                 // Without its journal this host cannot go on, and the others must not pass the
-                // next barrier without it: the whole run stops, as on Ctrl-C.
-                if !self.shared.cancel.is_cancelled() {
+                // next barrier without it: the whole run stops, as on Ctrl-C. A host the shared
+                // store fenced stops alone, at once: its lease is another controller's now.
+                if error.ends_host() {
+                    self.shared.events.send(RunEvent::Warning {
+                        host: self.info.name.clone(),
+                        message: format!("{error}: this host stops"),
+                    });
+                } else if !self.shared.cancel.is_cancelled() {
                     self.shared.events.send(RunEvent::Warning {
                         host: self.info.name.clone(),
                         message: format!("{error}: stopping the run"),

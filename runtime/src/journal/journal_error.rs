@@ -74,9 +74,52 @@ pub enum JournalError {
         /// What is wrong.
         reason: String,
     },
+    /// The shared store refused the record: another controller holds the host now (its lease
+    /// moved), or this controller's session ended. Nothing was written; this host stops.
+    #[error("{host}: {reason}")]
+    #[diagnostic(
+        code(cairn::store::fenced),
+        help(
+            "another controller took the host over, or this one's session expired: it must not act on the host again; `cairn runs --store URL` shows who drives the run"
+        )
+    )]
+    Fenced {
+        /// The host whose journal it was.
+        host: String,
+        /// What the store said.
+        reason: String,
+    },
+    /// This controller is past its self-demotion deadline (its session was not renewed in
+    /// time): it begins no new action, since the store may give its hosts to another.
+    #[error(
+        "{host}: no new action: this controller's store session was not renewed before its deadline"
+    )]
+    #[diagnostic(
+        code(cairn::store::demoted),
+        help(
+            "the store was unreachable or this machine was paused for longer than the lease TTL allows (`--lease-ttl`); resume the run once the store is reachable"
+        )
+    )]
+    Demoted {
+        /// The host that was about to act.
+        host: String,
+    },
+    /// The shared store failed (lost connection, a refused statement).
+    #[error("{reason}")]
+    #[diagnostic(code(cairn::store::failed))]
+    Store {
+        /// What failed, as the store says it (never with a password).
+        reason: String,
+    },
 }
 
 impl JournalError {
+    /// Whether the store ended this host's part for good (fenced or demoted): the host stops,
+    /// the run's other hosts are the store's to judge.
+    pub fn ends_host(&self) -> bool {
+        matches!(self, Self::Fenced { .. } | Self::Demoted { .. })
+    }
+
     pub(crate) fn io(path: &Path, context: &str, source: std::io::Error) -> Self {
         Self::Io {
             context: context.to_owned(),

@@ -5,7 +5,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use super::write_fault::{Fault, Moment, fault_point};
-use super::{JournalError, JournalEvent};
+use super::{JournalError, JournalEvent, RecordSink};
 
 /// Appends records to one host's journal file.
 ///
@@ -20,6 +20,8 @@ pub struct JournalWriter {
     path: PathBuf,
     /// Set by the test hook once this journal's disk is "full": every later write fails too.
     full: bool,
+    /// The shared store, when the run has one: each record goes there first.
+    sink: Option<Box<dyn RecordSink>>,
 }
 
 impl JournalWriter {
@@ -39,7 +41,24 @@ impl JournalWriter {
             len,
             path: path.to_owned(),
             full: false,
+            sink: None,
         })
+    }
+
+    /// Sends every later record to `sink` before the file. The file's records that the sink
+    /// does not hold yet (written before it was attached: a resume's decisions and rewinds)
+    /// are appended to it first, so the two hold the same lines.
+    pub fn attach(&mut self, mut sink: Box<dyn RecordSink>) -> Result<(), JournalError> {
+        let stored = sink.stored()?;
+        let text = std::fs::read(&self.path)
+            .map_err(|source| JournalError::io(&self.path, "cannot read journal", source))?;
+        for line in text.split_inclusive(|byte| *byte == b'\n').skip(stored) {
+            if line.ends_with(b"\n") {
+                sink.append(line, false)?;
+            }
+        }
+        self.sink = Some(sink);
+        Ok(())
     }
 
     /// The journal's path.
@@ -56,6 +75,10 @@ impl JournalWriter {
             self.full = true;
             let full = std::io::Error::from_raw_os_error(28);
             return Err(JournalError::io(&self.path, "cannot write", full));
+        }
+        if let Some(sink) = &mut self.sink {
+            // The store decides first: a record it refuses is not written to the file either.
+            sink.append(line.as_bytes(), matches!(event, JournalEvent::Intent(_)))?;
         }
         if let Err(source) = self.file.write_all(line.as_bytes()) {
             // Best effort: a torn line at the end would be dropped on resume anyway, but a

@@ -8,6 +8,7 @@ mod journal_event;
 mod journal_set;
 mod journal_writer;
 mod order;
+mod record_sink;
 mod write_fault;
 
 pub use host_journal::{HostJournal, RecordedAction};
@@ -19,6 +20,7 @@ pub use journal_event::{
 };
 pub use journal_set::JournalSet;
 pub use journal_writer::JournalWriter;
+pub use record_sink::RecordSink;
 
 /// Milliseconds since the Unix epoch, the one timestamp format of the journal.
 pub fn now_millis() -> u64 {

@@ -282,6 +282,7 @@ fn resume_options(overrides: RunOverrides, meta: &RunMeta) -> RunOptions {
             .unwrap_or(Duration::from_secs(meta.reboot_timeout_secs)),
         wait_for_hosts: overrides.wait_for_hosts,
         lease_dir: None,
+        shared_store: overrides.shared_store,
     }
 }
 
@@ -317,6 +318,8 @@ pub struct RunOverrides {
     pub reboot_timeout: Option<Duration>,
     /// `--wait-for-hosts`: wait for hosts another run holds.
     pub wait_for_hosts: bool,
+    /// `--store URL`: the shared store the run is on (its working copy is this launcher's).
+    pub shared_store: Option<Arc<dyn crate::SharedStore>>,
 }
 
 /// Why the journal at `path` cannot say what its host did, if it cannot. Called only for a run

@@ -38,6 +38,17 @@ pub trait HeldLease: std::fmt::Debug + Send + Sync {
     fn owner(&self) -> Option<String> {
         None
     }
+
+    /// Where `host`'s journal of run `run_id` is appended under this lease, fenced by it (the
+    /// shared store's lease); `None`: the folder journal alone (a folder lease).
+    fn journal_sink(
+        &self,
+        run_id: &str,
+        host: &str,
+    ) -> Option<Box<dyn crate::journal::RecordSink>> {
+        let _ = (run_id, host);
+        None
+    }
 }
 
 /// Where leases are kept.

@@ -7,5 +7,6 @@ pub(crate) mod exit_status;
 pub(crate) mod lock;
 pub(crate) mod pair_hold;
 pub(crate) mod shared;
+pub(crate) mod shared_store;
 pub(crate) mod store;
 pub(crate) mod unknown;

@@ -33,6 +33,9 @@ pub struct RunOptions {
     pub wait_for_hosts: bool,
     /// Where host leases are kept; `None`: `CAIRN_LEASE_DIR`, else the machine's lease folder.
     pub lease_dir: Option<std::path::PathBuf>,
+    /// `--store URL`: the store every controller sees, for leases and journals; `None`: this
+    /// machine's lease folder and the run folder alone.
+    pub shared_store: Option<Arc<dyn crate::SharedStore>>,
 }
 
 impl Default for RunOptions {
@@ -48,6 +51,7 @@ impl Default for RunOptions {
             reboot_timeout: Duration::from_secs(600),
             wait_for_hosts: false,
             lease_dir: None,
+            shared_store: None,
         }
     }
 }

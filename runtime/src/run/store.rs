@@ -61,6 +61,9 @@ pub enum RunState {
 #[derive(Debug, Clone)]
 pub struct RunStore {
     root: PathBuf,
+    /// Where the run folders are: `<root>/runs`, or `<root>/store/runs` for the working copies
+    /// of a shared store's runs.
+    runs: PathBuf,
 }
 
 impl RunStore {
@@ -68,6 +71,16 @@ impl RunStore {
     pub fn new(root: &Path) -> Self {
         Self {
             root: root.to_owned(),
+            runs: root.join("runs"),
+        }
+    }
+
+    /// The working copies of a shared store's runs under `root`: `<root>/store/runs/<id>/`,
+    /// apart from this folder's own runs (two controllers may give two runs one id).
+    pub fn shared_copy(root: &Path) -> Self {
+        Self {
+            root: root.to_owned(),
+            runs: root.join("store").join("runs"),
         }
     }
 
@@ -78,7 +91,7 @@ impl RunStore {
 
     /// The folder of run `id`.
     pub fn run_dir(&self, id: &str) -> PathBuf {
-        self.root.join("runs").join(id)
+        self.runs.join(id)
     }
 
     /// A fresh run id: the UTC time (a counter is added when the folder is already taken).
@@ -93,7 +106,7 @@ impl RunStore {
     /// Claims a folder for a new run and locks it: creating the folder is the claim, so two
     /// runs started in one second get `<time>` and `<time>-2`, never one folder.
     pub fn claim(&self) -> Result<(String, RunLock), LockError> {
-        let runs = self.root.join("runs");
+        let runs = self.runs.clone();
         private_files::create_dir_all(&runs)
             .map_err(|e| JournalError::io(&runs, "cannot create", e))?;
         let base = self.new_run_id();
@@ -152,7 +165,7 @@ impl RunStore {
 
     /// Run ids, oldest first.
     pub fn ids(&self) -> Vec<String> {
-        let mut ids: Vec<String> = std::fs::read_dir(self.root.join("runs"))
+        let mut ids: Vec<String> = std::fs::read_dir(&self.runs)
             .into_iter()
             .flatten()
             .flatten()

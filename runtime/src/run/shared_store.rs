@@ -1,0 +1,25 @@
+//! The store every controller sees (docs/fleet.md), as the executor knows it: where leases are
+//! taken, where the journal that no lease fences (the controller's) goes, and where `run.json`
+//! is kept. The runtime knows only this trait; the PostgreSQL store implements it in
+//! `cairn-store-pg`, and the binary wires the two.
+//!
+//! The run's folder stays the working copy every reader reads (byte for byte the folder
+//! store's): a run on the shared store writes each record to the store first, then to the
+//! folder, and a reader on another machine first copies the run from the store into its own
+//! folder.
+
+use crate::journal::{JournalError, RecordSink};
+use crate::lease::LeaseStore;
+
+/// A store shared by controllers: leases, unfenced journals, run metadata.
+pub trait SharedStore: std::fmt::Debug + Send + Sync {
+    /// Where host leases are taken (instead of this machine's lease folder).
+    fn leases(&self) -> &dyn LeaseStore;
+
+    /// Where `host`'s journal of run `run_id` goes when no host lease fences it (the
+    /// `controller` journal): appended while this controller's session is alive.
+    fn unfenced_sink(&self, run_id: &str, host: &str) -> Result<Box<dyn RecordSink>, JournalError>;
+
+    /// Keeps run `run_id`'s `run.json` (its bytes, as the folder holds them).
+    fn put_meta(&self, run_id: &str, meta: &[u8]) -> Result<(), JournalError>;
+}

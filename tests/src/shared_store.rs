@@ -1,0 +1,248 @@
+//! Runs on the shared PostgreSQL store through the binary (docs/fleet.md): read back from
+//! another working folder, a second run refused a held host, and a SIGKILLed controller's run
+//! refused while its session lives and taken over once it expired, each changing command of
+//! the run executed exactly once. Each test starts its own scratch server, or says loudly
+//! that it skips.
+
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use cairn_store_pg::scratch_server::ScratchServer;
+use cairn_tests::{Lab, Run};
+use serde_json::Value;
+
+/// Two changing commands around a reboot (3 s): a run holds its hosts a while.
+const BOOK: &str = "stage \"s\" on all {\n    run([\"echo\", \"A\"]);\n    reboot();\n    run([\"echo\", \"B\"]);\n}\n";
+const INVENTORY: &str = "[hosts.\"n[1-2]\"]\naddress = \"sim:linux?reboot_secs=3\"\n";
+
+/// A scratch server and a fresh database's URL, or `None` (skipped, said loudly).
+fn store(what: &str) -> Option<(ScratchServer, String)> {
+    let server = ScratchServer::start_or_skip(what)?;
+    let url = server.new_database().redacted();
+    Some((server, url))
+}
+
+/// A working folder with the runbook and inventory.
+fn folder() -> Lab {
+    let lab = Lab::new();
+    lab.write("book.rhai", BOOK);
+    lab.write("inv.toml", INVENTORY);
+    lab
+}
+
+fn with_fleet(mut command: Command, fleet: &str) -> Command {
+    command.env("CAIRN_SIM_DIR", fleet);
+    command
+}
+
+fn run(lab: &Lab, fleet: &str, args: &[&str]) -> Run {
+    lab.cairn_with(args, &[("CAIRN_SIM_DIR", fleet)])
+}
+
+fn spawn(mut command: Command) -> Child {
+    command
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap_or_else(|e| panic!("spawn: {e}"))
+}
+
+/// The runbook's `echo`es the shared fleet's `host` ran under its fence (`fenced.log`; the
+/// reboot's own commands left out).
+fn fenced(fleet: &str, host: &str) -> Vec<String> {
+    std::fs::read_to_string(format!("{fleet}/{host}/fenced.log"))
+        .unwrap_or_default()
+        .lines()
+        .filter_map(|line| serde_json::from_str::<Value>(line).ok())
+        .filter_map(|line| line["command"].as_str().map(str::to_owned))
+        .filter(|command| command.starts_with("echo "))
+        .collect()
+}
+
+fn until(what: &str, done: impl Fn() -> bool) {
+    let started = Instant::now();
+    while !done() {
+        assert!(started.elapsed() < Duration::from_secs(30), "{what}");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+fn fleet_of(lab: &Lab) -> String {
+    lab.path().join("fleet").to_string_lossy().into_owned()
+}
+
+/// The run id a `cairn runs` listing names first.
+fn first_run(listing: &str) -> String {
+    listing
+        .split_whitespace()
+        .next()
+        .unwrap_or_default()
+        .to_owned()
+}
+
+#[test]
+fn a_run_on_the_store_is_read_back_from_another_folder() {
+    let Some((_server, url)) = store("a_run_on_the_store_is_read_back_from_another_folder") else {
+        return;
+    };
+    let (a, b) = (folder(), Lab::new());
+    let fleet = fleet_of(&a);
+    let done = run(
+        &a,
+        &fleet,
+        &["run", "book.rhai", "-i", "inv.toml", "--store", &url],
+    );
+    assert_eq!(done.code, 0, "{}\n{}", done.stdout, done.stderr);
+    assert!(
+        a.runs().is_empty(),
+        "the run's folder is the store's working copy"
+    );
+    let runs = run(&b, &fleet, &["runs", "--store", &url]);
+    assert_eq!(runs.code, 0, "{}", runs.stderr);
+    assert!(runs.stdout.contains("done"), "{}", runs.stdout);
+    let id = first_run(&runs.stdout);
+    let journal = run(
+        &b,
+        &fleet,
+        &["journal", &id, "n1", "--json", "--store", &url],
+    );
+    assert_eq!(journal.code, 0, "{}", journal.stderr);
+    let kinds: Vec<String> = journal
+        .stdout
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .filter_map(|r| r["type"].as_str().map(str::to_owned))
+        .collect();
+    assert_eq!(
+        kinds.first().map(String::as_str),
+        Some("header"),
+        "{kinds:?}"
+    );
+    assert_eq!(
+        kinds.last().map(String::as_str),
+        Some("host_end"),
+        "{kinds:?}"
+    );
+    // The journal the other folder reads is the one the controller wrote, byte for byte.
+    let written = a.path().join(format!(".cairn/store/runs/{id}/n1.jsonl"));
+    let read = b.path().join(format!(".cairn/store/runs/{id}/n1.jsonl"));
+    assert_eq!(std::fs::read(written).ok(), std::fs::read(read).ok());
+    let report = run(
+        &b,
+        &fleet,
+        &["report", &id, "-o", "r.html", "--store", &url],
+    );
+    assert_eq!(report.code, 0, "{}", report.stderr);
+    let page = std::fs::read_to_string(b.path().join("r.html")).unwrap_or_default();
+    assert!(page.contains("n2"), "the report shows the run's hosts");
+    let refused = b.cairn(&["runs", "--store", "mysql://db/cairn"]);
+    assert_ne!(refused.code, 0);
+    assert!(
+        refused.stderr.contains("`mysql://` is not a store"),
+        "{}",
+        refused.stderr
+    );
+    let secret = b.cairn(&[
+        "runs",
+        "--store",
+        "postgresql://u:hunter2@/none?host=/nonexistent",
+    ]);
+    assert_ne!(secret.code, 0);
+    assert!(!secret.stderr.contains("hunter2"), "{}", secret.stderr);
+}
+
+#[test]
+fn a_second_run_needing_a_held_host_is_refused_naming_the_holder() {
+    let Some((_server, url)) = store("a_second_run_needing_a_held_host_is_refused") else {
+        return;
+    };
+    let (a, b) = (folder(), folder());
+    let fleet = fleet_of(&a);
+    let args = ["run", "book.rhai", "-i", "inv.toml", "--store", &url];
+    let first = spawn(with_fleet(a.command(&args), &fleet));
+    until("the first run never echoed A", || {
+        fenced(&fleet, "n1").len() == 1
+    });
+    let second = run(&b, &fleet, &args);
+    let first = Run::from(first.wait_with_output().unwrap_or_else(|e| panic!("{e}")));
+    assert_eq!(first.code, 0, "{}\n{}", first.stdout, first.stderr);
+    assert_eq!(second.code, 2, "{}\n{}", second.stdout, second.stderr);
+    assert!(
+        second.stderr.contains("n1 is held by run"),
+        "{}",
+        second.stderr
+    );
+    assert!(second.stderr.contains("(controller "), "{}", second.stderr);
+    assert!(
+        second.stderr.contains("wait, or resume that run"),
+        "{}",
+        second.stderr
+    );
+    assert_eq!(
+        fenced(&fleet, "n1"),
+        ["echo A", "echo B"],
+        "only the first run acted"
+    );
+}
+
+#[test]
+fn a_killed_controllers_run_is_refused_while_its_session_lives_then_taken_over() {
+    let Some((_server, url)) = store("a_killed_controllers_run_is_taken_over") else {
+        return;
+    };
+    let (a, b) = (folder(), Lab::new());
+    let fleet = fleet_of(&a);
+    let ttl = "4";
+    let args = [
+        "run",
+        "book.rhai",
+        "-i",
+        "inv.toml",
+        "--store",
+        &url,
+        "--lease-ttl",
+        ttl,
+    ];
+    let mut first = spawn(with_fleet(a.command(&args), &fleet));
+    until("the run never echoed A on both hosts", || {
+        fenced(&fleet, "n1").len() == 1 && fenced(&fleet, "n2").len() == 1
+    });
+    first.kill().unwrap_or_else(|e| panic!("kill: {e}"));
+    let _ = first.wait();
+    let runs = run(&b, &fleet, &["runs", "--store", &url]);
+    let id = first_run(&runs.stdout);
+    let resume = ["resume", &id, "--store", &url, "--lease-ttl", ttl];
+    let refused = run(&b, &fleet, &resume);
+    assert_eq!(refused.code, 2, "{}\n{}", refused.stdout, refused.stderr);
+    assert!(
+        refused
+            .stderr
+            .contains(&format!("run {id} is driven by controller ")),
+        "{}",
+        refused.stderr
+    );
+    assert!(refused.stderr.contains(", pid ") && refused.stderr.contains(", since "));
+    std::thread::sleep(Duration::from_secs(5));
+    let taken = run(&b, &fleet, &resume);
+    assert_eq!(taken.code, 0, "{}\n{}", taken.stdout, taken.stderr);
+    assert!(
+        taken
+            .stdout
+            .contains(&format!("took run {id} over from controller ")),
+        "{}",
+        taken.stdout
+    );
+    assert!(
+        taken.stdout.contains("took the host over from run"),
+        "{}",
+        taken.stdout
+    );
+    assert!(taken.stdout.contains("2 done"), "{}", taken.stdout);
+    for host in ["n1", "n2"] {
+        assert_eq!(
+            fenced(&fleet, host),
+            ["echo A", "echo B"],
+            "{host}: each change once"
+        );
+    }
+}
