@@ -95,17 +95,13 @@ fn check_pipelined(
     }
     let names: Vec<&str> = inventory.hosts().iter().map(|h| h.name.as_str()).collect();
     let mut errors = Vec::new();
+    // One error for the var, naming the first host without it and how many more there are.
+    let mut wrong_var: Vec<(String, String)> = Vec::new();
     for host in inventory.group(group) {
         let named = match crate::pipeline::dependencies(&host.name, &host.vars, var) {
             Ok(named) => named,
             Err(message) => {
-                errors.push(runbook.error_at(
-                    format!("stage `{stage}`: {message}"),
-                    at,
-                    Some(format!(
-                        "give every host of `{group}` a var `{var}` naming the host it waits for (`{var} = \"HOST\"`)"
-                    )),
-                ));
+                wrong_var.push((host.name.clone(), message));
                 continue;
             }
         };
@@ -134,6 +130,21 @@ fn check_pipelined(
                 ));
             }
         }
+    }
+    if let Some((_, message)) = wrong_var.first() {
+        let others: Vec<&str> = wrong_var.iter().skip(1).map(|(h, _)| h.as_str()).collect();
+        let also = if others.is_empty() {
+            String::new()
+        } else {
+            format!(" (so do {})", others.join(", "))
+        };
+        errors.push(runbook.error_at(
+            format!("stage `{stage}`: {message}{also}"),
+            at,
+            Some(format!(
+                "give every host of `{group}` a var `{var}` naming the host it waits for (`{var} = \"HOST\"`)"
+            )),
+        ));
     }
     errors
 }
