@@ -44,6 +44,7 @@ mod param_diff;
 mod param_docs;
 mod param_file;
 mod param_value;
+mod pipeline;
 pub mod private_files;
 mod raised_error;
 mod reboot;

@@ -5,6 +5,8 @@ use rhai::{AST, ASTNode, Expr};
 /// A `stage` or `param` declaration with its line.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Declaration {
+    /// A pipelined stage's var (`after VAR`).
+    pub after: Option<String>,
     /// The stage's group (empty for a param).
     pub group: String,
     /// 1-based line.
@@ -39,12 +41,13 @@ impl Outline {
                             _ => String::new(),
                         };
                         let group = ident(custom.inputs.get(1));
-                        outline.stages.push(Declaration { group, line, name, secret: false });
+                        let after = pipelined_var(custom);
+                        outline.stages.push(Declaration { after, group, line, name, secret: false });
                     }
                     Some("param") => {
                         let name = ident(custom.inputs.first());
                         let secret = matches!(custom.inputs.get(1), Some(Expr::FnCall(call, _)) if call.name == "secret");
-                        outline.params.push(Declaration { group: String::new(), line, name, secret });
+                        outline.params.push(Declaration { after: None, group: String::new(), line, name, secret });
                     }
                     _ => {}
                 }
@@ -58,6 +61,14 @@ impl Outline {
     pub fn has_controller_stages(&self) -> bool {
         self.stages.iter().any(|stage| stage.group == "controller")
     }
+}
+
+/// The var of a pipelined stage (`stage "NAME" on GROUP after VAR { }`).
+pub(crate) fn pipelined_var(custom: &rhai::CustomExpr) -> Option<String> {
+    if !custom.tokens.iter().any(|t| t.as_str() == "after") {
+        return None;
+    }
+    Some(ident(custom.inputs.get(2))).filter(|var| !var.is_empty())
 }
 
 /// The name of a `$ident$` input.

@@ -166,6 +166,7 @@ mod tests {
             stages: names
                 .iter()
                 .map(|name| Declaration {
+                    after: None,
                     group: "all".into(),
                     line: 1,
                     name: (*name).into(),

@@ -1,5 +1,6 @@
 //! The runbook syntax rhai lacks: `stage "NAME" on GROUP { ... }`, its rolling form
-//! `stage "NAME" on GROUP serial N { ... }`, and `param NAME = DEFAULT;`.
+//! `stage "NAME" on GROUP serial N { ... }`, its pipelined form `stage "NAME" on GROUP after
+//! VAR { ... }` (`pipeline.rs`), and `param NAME = DEFAULT;`.
 
 use rhai::{Dynamic, Engine, EvalAltResult, EvalContext, Expression, Position};
 
@@ -7,47 +8,68 @@ use crate::{ActionError, HostContext, vocabulary::Secret};
 
 /// Registers `stage` and `param` on `engine`.
 pub(crate) fn register(engine: &mut Engine) -> Result<(), Box<rhai::ParseError>> {
-    engine
-        .register_custom_syntax_with_state_raw("stage", stage_tokens, false, |c, i, _| stage(c, i));
+    engine.register_custom_syntax_with_state_raw("stage", stage_tokens, false, stage);
     engine.register_custom_syntax(["param", "$ident$", "=", "$expr$"], true, param)?;
     Ok(())
 }
 
-/// The tokens of `stage "NAME" on GROUP [serial N] { ... }`, one at a time (`symbols` holds
-/// what was read so far, values for `$string$`/`$ident$`, markers for the rest).
+/// The tokens of `stage "NAME" on GROUP [serial N | after VAR] { ... }`, one at a time
+/// (`symbols` holds what was read so far, values for `$string$`/`$ident$`, markers for the
+/// rest). A pipelined stage (`after VAR`) leaves `"after"` in `state`, since its inputs look
+/// like a rolling one's (`serial rolling` is a variable too).
 fn stage_tokens(
     symbols: &[rhai::ImmutableString],
     look_ahead: &str,
-    _: &mut Dynamic,
+    state: &mut Dynamic,
 ) -> Result<Option<rhai::ImmutableString>, rhai::ParseError> {
     let next = match symbols.len() {
         1 => "$string$",
         2 => "on",
         3 => "$ident$",
         4 if look_ahead == "serial" => "serial",
+        4 if look_ahead == "after" => {
+            *state = Dynamic::from(rhai::ImmutableString::from("after"));
+            "after"
+        }
         4 if look_ahead == "{" => "$block$",
         4 => {
-            let hint = match crate::inventory::closest(look_ahead, ["serial"]) {
-                Some(near) => format!(": did you mean `{near}`?"),
-                None => String::new(),
-            };
-            return Err(rhai::ParseError(
-                Box::new(rhai::ParseErrorType::BadInput(
-                    rhai::LexError::ImproperSymbol(
-                        look_ahead.to_owned(),
-                        format!(
-                            "expected `{{` or `serial N` after the stage's group, found `{look_ahead}`{hint}"
-                        ),
-                    ),
-                )),
-                Position::NONE,
+            return Err(expected(
+                "`{`, `serial N` or `after VAR`",
+                look_ahead,
+                &["serial", "after"],
             ));
         }
         5 if symbols[4] == "serial" => "$expr$",
+        5 if symbols[4] == "after" => "$ident$",
+        6 if symbols[4] == "after" && look_ahead != "{" => {
+            // A pipelined stage does not roll: its batches would wait for hosts it does not.
+            return Err(expected(
+                "`{` (a pipelined stage cannot also roll)",
+                look_ahead,
+                &[],
+            ));
+        }
         6 => "$block$",
         _ => return Ok(None),
     };
     Ok(Some(next.into()))
+}
+
+/// A parse error for `found` where the stage syntax expected `what`, with a did-you-mean.
+fn expected(what: &str, found: &str, near: &[&str]) -> rhai::ParseError {
+    let hint = match crate::inventory::closest(found, near.iter().copied()) {
+        Some(near) => format!(": did you mean `{near}`?"),
+        None => String::new(),
+    };
+    rhai::ParseError(
+        Box::new(rhai::ParseErrorType::BadInput(
+            rhai::LexError::ImproperSymbol(
+                found.to_owned(),
+                format!("expected {what} after the stage's group, found `{found}`{hint}"),
+            ),
+        )),
+        Position::NONE,
+    )
 }
 
 fn host_of(context: &EvalContext) -> Result<std::sync::Arc<HostContext>, Box<EvalAltResult>> {
@@ -58,7 +80,11 @@ fn host_of(context: &EvalContext) -> Result<std::sync::Arc<HostContext>, Box<Eva
         .ok_or_else(|| "stages need a host: this engine was built without one".into())
 }
 
-fn stage(context: &mut EvalContext, inputs: &[Expression]) -> Result<Dynamic, Box<EvalAltResult>> {
+fn stage(
+    context: &mut EvalContext,
+    inputs: &[Expression],
+    state: &Dynamic,
+) -> Result<Dynamic, Box<EvalAltResult>> {
     let host = host_of(context)?;
     let name = inputs
         .first()
@@ -70,15 +96,23 @@ fn stage(context: &mut EvalContext, inputs: &[Expression]) -> Result<Dynamic, Bo
         .unwrap_or_default()
         .to_owned();
     let position = inputs.first().map_or(Position::NONE, Expression::position);
-    let member = host
-        .enter_stage(&name, &group)
-        .map_err(|e| host.fail(e, position))?;
-    // `serial N` sits between the group and the block when the stage rolls.
-    let (serial, block) = match inputs {
-        [_, _, serial, block] => (Some(serial), Some(block)),
+    let pipelined = state
+        .clone()
+        .try_cast::<rhai::ImmutableString>()
+        .is_some_and(|s| s == "after");
+    // `serial N` or `after VAR` sits between the group and the block.
+    let (between, block) = match inputs {
+        [_, _, between, block] => (Some(between), Some(block)),
         [_, _, block] => (None, Some(block)),
         _ => (None, None),
     };
+    let (serial, after) = match between {
+        Some(var) if pipelined => (None, var.get_string_value().map(str::to_owned)),
+        serial => (serial, None),
+    };
+    let member = host
+        .enter_stage_after(&name, &group, after.as_deref())
+        .map_err(|e| host.fail(e, position))?;
     let result = match (member, block) {
         (true, Some(block)) => rolling_block(context, &host, &name, position, serial, block),
         _ => Ok(()),

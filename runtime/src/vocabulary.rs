@@ -278,6 +278,14 @@ pub(crate) fn register(engine: &mut Engine) {
         HOSTS_HELP,
         |ctx: NativeCallContext, group: &str| -> RhaiResult<Array> {
             let host = HostContext::current(&ctx)?;
+            if let Some((stage, var)) = host.pipelined_stage() {
+                return Err(host.fail(
+                    ActionError::Runbook(format!(
+                        "`hosts(\"{group}\")` in stage `{stage}`, which is pipelined (`after {var}`): the other hosts may not have reached it, so what they published is not all there; drop `after {var}` to keep the stage's barrier"
+                    )),
+                    ctx.call_position(),
+                ));
+            }
             let published = host
                 .shared
                 .published

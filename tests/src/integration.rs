@@ -38,6 +38,7 @@ mod pack_resume;
 mod pack_trust;
 mod packs;
 mod parse;
+mod pipelined_stages;
 mod readme;
 mod reboot_loop;
 mod recipes;

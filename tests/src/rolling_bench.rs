@@ -269,7 +269,7 @@ fn inventory(scale: u32, seed: u64) -> String {
             secs(&esx, "burn", FW_BURN),
         ));
         text.push_str(&format!(
-            "[hosts.{vm}]\naddress = \"sim:rhel8?time_scale={scale}&reboot_secs={:.1}&ofed_install_secs={:.1}&esxi={esx}&ib_switch=ib-sw01&eth_switch=eth-sw01&roce_mtu=1500&seed={seed}\"\ngroups = [\"guests\"]\nvars = {{ roce_ip = \"192.168.{}.{}\" }}\n\n",
+            "[hosts.{vm}]\naddress = \"sim:rhel8?time_scale={scale}&reboot_secs={:.1}&ofed_install_secs={:.1}&esxi={esx}&ib_switch=ib-sw01&eth_switch=eth-sw01&roce_mtu=1500&seed={seed}\"\ngroups = [\"guests\"]\nvars = {{ roce_ip = \"192.168.{}.{}\", esxi_host = \"{esx}\" }}\n\n",
             reboot_secs(&vm, seed),
             secs(&vm, "ofed", OFED_INSTALL),
             5 + n / 200,

@@ -112,7 +112,9 @@ fn the_default_roll_stops_at_its_first_failed_host_and_says_what_it_left_down() 
             .all(|(vm, _)| vm == "compute-01" || vm == "compute-02"),
         "only the first two batches' VMs were powered: {powered:?}"
     );
-    for guest in ["compute-01", "compute-02", "compute-03", "compute-04"] {
+    // The VMs' stages are pipelined: compute-01 may have gone on once esx01 was through
+    // (before esx02 failed), the VMs of the failed and the untouched hosts never did.
+    for guest in ["compute-02", "compute-03", "compute-04"] {
         assert!(
             !acted_in(&lab, guest, OFED_STAGE),
             "{guest} went on: {text}"

@@ -44,6 +44,15 @@ pub fn check_groups(ast: &AST, runbook: &Runbook, inventory: &Inventory) -> Grou
             return true;
         };
         let group = group.1.as_str();
+        if let Some(var) = crate::outline::pipelined_var(custom) {
+            let at = match custom.inputs.get(2) {
+                Some(Expr::Variable(_, _, at)) => *at,
+                _ => *position,
+            };
+            found
+                .errors
+                .extend(check_pipelined(stage, group, &var, at, runbook, inventory));
+        }
         if group == "controller" {
             return true;
         }
@@ -64,6 +73,80 @@ pub fn check_groups(ast: &AST, runbook: &Runbook, inventory: &Inventory) -> Grou
         true
     });
     found
+}
+
+/// A pipelined stage (`after VAR`) against the inventory: every host of its group has the var,
+/// and the var names hosts of the inventory other than the host itself; `on controller` has no
+/// vars to wait by.
+fn check_pipelined(
+    stage: &str,
+    group: &str,
+    var: &str,
+    at: rhai::Position,
+    runbook: &Runbook,
+    inventory: &Inventory,
+) -> Vec<RunbookError> {
+    if group == "controller" {
+        return vec![runbook.error_at(
+            format!("stage `{stage}` on controller cannot be pipelined (`after {var}`): the controller has no vars naming the hosts it waits for"),
+            at,
+            Some("drop `after ...`: a controller stage waits at its barrier for every host".into()),
+        )];
+    }
+    let names: Vec<&str> = inventory.hosts().iter().map(|h| h.name.as_str()).collect();
+    let mut errors = Vec::new();
+    // One error for the var, naming the first host without it and how many more there are.
+    let mut wrong_var: Vec<(String, String)> = Vec::new();
+    for host in inventory.group(group) {
+        let named = match crate::pipeline::dependencies(&host.name, &host.vars, var) {
+            Ok(named) => named,
+            Err(message) => {
+                wrong_var.push((host.name.clone(), message));
+                continue;
+            }
+        };
+        for name in named {
+            if name == host.name {
+                errors.push(runbook.error_at(
+                    format!(
+                        "stage `{stage}`: {}'s var `{var}` names {name} itself",
+                        host.name
+                    ),
+                    at,
+                    Some("a host cannot wait for itself: name the host it depends on".into()),
+                ));
+            } else if !names.contains(&name.as_str()) {
+                let help = match closest(&name, names.iter().copied()) {
+                    Some(near) => format!("did you mean `{near}`?"),
+                    None => format!("the inventory's hosts: {}", names.join(", ")),
+                };
+                errors.push(runbook.error_at(
+                    format!(
+                        "stage `{stage}`: {}'s var `{var}` names {name}, which is not a host of the inventory",
+                        host.name
+                    ),
+                    at,
+                    Some(help),
+                ));
+            }
+        }
+    }
+    if let Some((_, message)) = wrong_var.first() {
+        let others: Vec<&str> = wrong_var.iter().skip(1).map(|(h, _)| h.as_str()).collect();
+        let also = if others.is_empty() {
+            String::new()
+        } else {
+            format!(" (so do {})", others.join(", "))
+        };
+        errors.push(runbook.error_at(
+            format!("stage `{stage}`: {message}{also}"),
+            at,
+            Some(format!(
+                "give every host of `{group}` a var `{var}` naming the host it waits for (`{var} = \"HOST\"`)"
+            )),
+        ));
+    }
+    errors
 }
 
 /// `did you mean ...?` and the inventory's groups (and `controller`, a stage's own group).

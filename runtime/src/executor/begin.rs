@@ -115,6 +115,8 @@ pub(super) fn share(
             .transports
             .insert(helper.info.name, Arc::new(Mutex::new(transport)));
     }
+    shared.progress =
+        crate::pipeline::StageProgress::new(participants.iter().map(|p| p.0.name.clone()));
     let mut instances = Vec::new();
     for (info, role, transport) in participants {
         let transport = Arc::new(Mutex::new(transport));

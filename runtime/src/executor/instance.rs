@@ -54,6 +54,7 @@ pub(crate) fn spawn_instance(thread: String, start: Start) -> JoinHandle<HostRep
         });
     spawned.unwrap_or_else(|error| {
         shared.barrier.leave();
+        shared.progress.leave(&name);
         shared.rolling.leave(&name);
         std::thread::spawn(move || HostReport::not_started(name, &error))
     })
@@ -162,6 +163,7 @@ fn run_instance(
     let departure = shared.barrier.departure();
     let name = host.info.name.clone();
     let left_batches = shared.rolling.departure(&name);
+    let left_stages = shared.progress.departure(&name);
     let result = shared
         .forks
         .acquire(&shared.cancel)
@@ -203,7 +205,7 @@ fn run_instance(
         failed.insert(name.clone(), reason);
         stop_if_too_many_failed(&shared, failed.len());
     }
-    drop((left_batches, departure));
+    drop((left_batches, left_stages, departure));
     let failure = match end {
         Ok(()) => failure,
         Err(error) => Some(HostFailure::message(&name, error.to_string())),

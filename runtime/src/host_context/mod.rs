@@ -49,6 +49,8 @@ pub enum Role {
 /// The stage a host is in.
 #[derive(Debug, Clone)]
 struct StageState {
+    /// The var of a pipelined stage (`after VAR`): `hosts(...)` would read a partial run.
+    after: Option<String>,
     /// The host's batch, in a rolling stage.
     batch: Option<Vec<String>>,
     group: String,

@@ -8,6 +8,19 @@ use crate::{ActionError, RunEvent};
 impl HostContext {
     /// Enters a stage: waits at its barrier, then says whether this host runs its block.
     pub fn enter_stage(&self, name: &str, group: &str) -> Result<bool, ActionError> {
+        self.enter_stage_after(name, group, None)
+    }
+
+    /// Enters a stage, pipelined when `after` names a var (`stage ... after VAR`): a member
+    /// waits only until the hosts its var names have finished every stage before this one, a
+    /// host outside the group does not wait at all; without `after`, every host waits at the
+    /// stage's barrier for the whole run. Then says whether this host runs the block.
+    pub fn enter_stage_after(
+        &self,
+        name: &str,
+        group: &str,
+        after: Option<&str>,
+    ) -> Result<bool, ActionError> {
         let index = {
             let mut state = self.state();
             if let Some(outer) = &state.stage {
@@ -25,13 +38,35 @@ impl HostContext {
         };
         if self.mode == Mode::Live {
             let shared = &self.shared;
-            shared.forks.release();
-            let wait = crate::budget::Wait::Barrier(index);
-            shared.budget.park(&self.info.name, wait);
-            let arrived = shared.barrier.arrive(index, &shared.cancel);
-            shared.budget.unpark(&self.info.name, wait);
-            shared.forks.acquire(&shared.cancel)?;
-            arrived?;
+            // Reached before any wait: this host finished every stage before this one.
+            shared.progress.reach(&self.info.name, index);
+            let dependencies = match after {
+                Some(var) if member => {
+                    let named =
+                        crate::pipeline::dependencies(&self.info.name, &self.info.vars, var)
+                            .map_err(ActionError::Runbook)?;
+                    self.warn_outside(name, var, &named);
+                    Some(named)
+                }
+                // Outside the group a pipelined stage holds nobody, and waits for nobody.
+                Some(_) => None,
+                None => Some(Vec::new()),
+            };
+            if let Some(dependencies) = dependencies {
+                shared.forks.release();
+                let wait = crate::budget::Wait::Barrier(index);
+                shared.budget.park(&self.info.name, wait);
+                let arrived = if after.is_some() {
+                    shared
+                        .progress
+                        .wait_for(&dependencies, index, &shared.cancel)
+                } else {
+                    shared.barrier.arrive(index, &shared.cancel)
+                };
+                shared.budget.unpark(&self.info.name, wait);
+                shared.forks.acquire(&shared.cancel)?;
+                arrived?;
+            }
             // A halted roll stops every host at the next barrier, once those that were down
             // finished the block that brings them back.
             shared.halt.check()?;
@@ -54,6 +89,7 @@ impl HostContext {
         }
         let mut state = self.state();
         state.stage = Some(StageState {
+            after: after.map(str::to_owned),
             batch: None,
             group: group.to_owned(),
             index,
@@ -63,6 +99,29 @@ impl HostContext {
         state.stage_start_seq = state.seq;
         state.stage_results.clear();
         Ok(member)
+    }
+
+    /// Says which of the hosts a pipelined stage waits for run no stage in this run (outside
+    /// `--limit`, or only a helper): the stage does not wait for them, and says so.
+    fn warn_outside(&self, stage: &str, var: &str, named: &[String]) {
+        if self.replaying() {
+            return;
+        }
+        for other in named.iter().filter(|h| !self.shared.progress.takes_part(h)) {
+            self.shared.events.send(RunEvent::Warning {
+                host: self.info.name.clone(),
+                message: format!(
+                    "stage `{stage}` does not wait for {other} (var `{var}`): it runs no stage in this run"
+                ),
+            });
+        }
+    }
+
+    /// The current stage's name and var when it is pipelined (`after VAR`).
+    pub(crate) fn pipelined_stage(&self) -> Option<(String, String)> {
+        let state = self.state();
+        let stage = state.stage.as_ref()?;
+        Some((stage.name.clone(), stage.after.clone()?))
     }
 
     /// Leaves the current stage.

@@ -79,6 +79,8 @@ pub struct RunShared {
     pub(crate) hosts: Vec<HostInfo>,
     /// Options.
     pub(crate) options: RunOptions,
+    /// How far each host has come, for pipelined stages (`after VAR`).
+    pub(crate) progress: crate::pipeline::StageProgress,
     /// `--param` values by name.
     pub(crate) params: BTreeMap<String, String>,
     /// Check mode's predictions: what a change the check only predicted would have left (a
@@ -115,6 +117,7 @@ impl RunShared {
             options,
             pair_holds: PairHolds::default(),
             params,
+            progress: crate::pipeline::StageProgress::default(),
             predicted: Mutex::new(BTreeMap::new()),
             published: Mutex::new(BTreeMap::new()),
             rolling: crate::RollingGate::default(),
