@@ -9,7 +9,7 @@ use crate::{PgStore, Session, StoreError};
 pub struct Claimed {
     /// The host.
     pub host: String,
-    /// Its new epoch (one above the dead holder's).
+    /// Its new epoch (above the dead holder's, and at least the take time in milliseconds).
     pub epoch: i64,
     /// The run it was held for.
     pub run_id: Option<String>,
@@ -37,7 +37,7 @@ pub fn claim_expired(
                AND EXISTS (SELECT 1 FROM cairn_session me WHERE me.id = $1 AND me.expires_at > now()) \
              ORDER BY l.host LIMIT $2 \
              FOR UPDATE OF l SKIP LOCKED) \
-         UPDATE cairn_lease SET session = $1, epoch = cairn_lease.epoch + 1, since = now() \
+         UPDATE cairn_lease SET session = $1, epoch = GREATEST(cairn_lease.epoch + 1, cairn_epoch_now()), since = now() \
          FROM expired WHERE cairn_lease.host = expired.host \
          RETURNING cairn_lease.host, cairn_lease.epoch, cairn_lease.run_id, expired.previous",
         &[&session.id(), &batch],

@@ -86,7 +86,7 @@ impl PgStore {
         // Only a live session may take a host: an expired one must not come back.
         let taken = transaction
             .query_opt(
-                "UPDATE cairn_lease SET session = $2, epoch = epoch + 1, run_id = $3, \
+                "UPDATE cairn_lease SET session = $2, epoch = GREATEST(epoch + 1, cairn_epoch_now()), run_id = $3, \
                         holder = $4, since = now() \
                  WHERE host = $1 \
                    AND EXISTS (SELECT 1 FROM cairn_session WHERE id = $2 AND expires_at > now()) \

@@ -8,7 +8,7 @@
 use crate::{PgStore, StoreError};
 
 /// The newest schema version this cairn knows.
-pub const SCHEMA_VERSION: i32 = 2;
+pub const SCHEMA_VERSION: i32 = 3;
 
 /// Any constant of our own: the key of the advisory lock that serialises migrations.
 const MIGRATION_LOCK: i64 = 0x6361_6972_6e00_0001;
@@ -84,8 +84,15 @@ CREATE INDEX cairn_journal_run_host ON cairn_journal (run_id, host, seq);
 /// `journal`, `report` and `resume` on another machine read what the folder store reads.
 const V2: &str = "ALTER TABLE cairn_run ADD COLUMN meta bytea;";
 
+/// Version 3: a take's epoch is at least the take time in milliseconds (the database's clock),
+/// as a folder lease's is (`runtime/src/lease/folder_leases.rs`), so that a host once driven
+/// through the folder store, whose fence keeps a millisecond epoch, does not refuse every
+/// later command of the shared store for an epoch counted from 1.
+const V3: &str = "CREATE FUNCTION cairn_epoch_now() RETURNS bigint LANGUAGE sql STABLE AS \
+    $$ SELECT (extract(epoch FROM clock_timestamp()) * 1000)::bigint $$;";
+
 /// The migrations, version `n` at index `n - 1`.
-const MIGRATIONS: [&str; SCHEMA_VERSION as usize] = [V1, V2];
+const MIGRATIONS: [&str; SCHEMA_VERSION as usize] = [V1, V2, V3];
 
 impl PgStore {
     /// Brings the schema to [`SCHEMA_VERSION`]; refuses a newer one.
