@@ -33,6 +33,7 @@ pub mod journal;
 pub mod launch;
 mod launch_error;
 pub mod lease;
+mod lease_holder;
 mod left_behind;
 mod local_transport;
 mod max_unavailable;

@@ -2,10 +2,13 @@
 //! second run refuses (or waits, `--wait-for-hosts`), and a dead holder's lease is taken over.
 
 use std::path::Path;
-use std::process::{Child, Command, Stdio};
-use std::time::{Duration, Instant};
+use std::process::Child;
+use std::time::Duration;
 
-use cairn_tests::{Lab, records};
+use cairn_tests::{Lab, records, spawn_piped, wait_until};
+
+/// How long a test waits for a run to get somewhere.
+const LIMIT: Duration = Duration::from_secs(20);
 
 /// A run that reboots its hosts (3 s each): it holds them for a while.
 const REBOOTS: &str = "stage \"r\" on all {\n    run([\"echo\", \"A-before\"]);\n    reboot();\n    run([\"echo\", \"A-after\"]);\n}\n";
@@ -23,26 +26,9 @@ fn lab() -> Lab {
     lab
 }
 
-fn spawn(mut command: Command) -> Child {
-    command
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap_or_else(|e| panic!("spawn: {e}"))
-}
-
-/// Waits (20 s at most) until `done`.
-fn wait_until(what: &str, done: impl Fn() -> bool) {
-    let started = Instant::now();
-    while !done() {
-        assert!(started.elapsed() < Duration::from_secs(20), "{what}");
-        std::thread::sleep(Duration::from_millis(20));
-    }
-}
-
 /// Waits until `host`'s simulated log has `echo WORD`.
 fn until_logged(lab: &Lab, host: &str, word: &str) {
-    wait_until(&format!("{host} never ran {word}"), || {
+    wait_until(&format!("{host} never ran {word}"), LIMIT, || {
         lab.sim_count(host, &["echo", word]) > 0
     });
 }
@@ -67,7 +53,7 @@ fn finish(child: Child) -> cairn_tests::Run {
 #[test]
 fn a_second_run_on_held_hosts_refuses_before_acting_naming_the_holder() {
     let lab = lab();
-    let first = spawn(lab.command(&["run", "a.rhai", "-i", "inv.toml"]));
+    let first = spawn_piped(lab.command(&["run", "a.rhai", "-i", "inv.toml"]));
     until_logged(&lab, "n1", "A-before");
     let second = lab.cairn(&["run", "b.rhai", "-i", "inv.toml"]);
     let holder = finish(first);
@@ -98,7 +84,7 @@ fn a_second_run_on_held_hosts_refuses_before_acting_naming_the_holder() {
 #[test]
 fn wait_for_hosts_waits_for_the_holder_then_runs() {
     let lab = lab();
-    let first = spawn(lab.command(&["run", "a.rhai", "-i", "inv.toml"]));
+    let first = spawn_piped(lab.command(&["run", "a.rhai", "-i", "inv.toml"]));
     until_logged(&lab, "n1", "A-before");
     let second = lab.cairn(&["run", "b.rhai", "-i", "inv.toml", "--wait-for-hosts"]);
     let holder = finish(first);
@@ -121,7 +107,7 @@ fn wait_for_hosts_waits_for_the_holder_then_runs() {
 #[test]
 fn the_lease_of_a_killed_run_is_taken_over_shown_and_journaled() {
     let lab = lab();
-    let mut first = spawn(lab.command(&["run", "a.rhai", "-i", "inv.toml"]));
+    let mut first = spawn_piped(lab.command(&["run", "a.rhai", "-i", "inv.toml"]));
     until_logged(&lab, "n1", "A-before");
     first.kill().unwrap_or_else(|e| panic!("kill: {e}"));
     let _ = first.wait();
@@ -165,8 +151,8 @@ fn two_working_folders_on_one_local_host_meet_on_one_lease() {
         command.env("CAIRN_LEASE_DIR", &leases);
         command
     };
-    let first = spawn(with_leases(&a));
-    wait_until("the first run never took h1", || held(&leases));
+    let first = spawn_piped(with_leases(&a));
+    wait_until("the first run never took h1", LIMIT, || held(&leases));
     let second = cairn_tests::Run::from(with_leases(&b).output().unwrap_or_else(|e| panic!("{e}")));
     let holder = finish(first);
     assert_eq!(holder.code, 0, "{}", holder.stderr);

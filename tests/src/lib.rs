@@ -5,7 +5,8 @@
 //! `cargo build -p cairn` needs `--features fault-injection`).
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::{Child, Command, Output, Stdio};
+use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
@@ -346,4 +347,23 @@ pub fn files(dir: &Path) -> Vec<PathBuf> {
         }
     }
     found
+}
+
+/// Starts `command` in the background with its output piped, for a test that acts on it while
+/// it runs (a signal, a second run against its hosts).
+pub fn spawn_piped(mut command: Command) -> Child {
+    command
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap_or_else(|e| panic!("spawn: {e}"))
+}
+
+/// Waits until `done`, failing with `what` after `limit`.
+pub fn wait_until(what: &str, limit: Duration, done: impl Fn() -> bool) {
+    let started = Instant::now();
+    while !done() {
+        assert!(started.elapsed() < limit, "{what}");
+        std::thread::sleep(Duration::from_millis(20));
+    }
 }

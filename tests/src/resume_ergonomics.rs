@@ -206,7 +206,7 @@ fn a_replayed_result_of_another_shape_is_refused_naming_the_record() {
     let journal = format!(".cairn/runs/{id}/esx01.jsonl line 3");
     assert!(
         resumed.stdout.contains(&format!(
-            "the result of `esxcli::nic_list` (action 1) does not read as an array: it is a map (journal {journal})"
+            "the result of `esxcli::nic_list` (action 1) does not read as esxcli's NIC list: invalid type: map, expected a sequence (journal {journal})"
         )),
         "{}",
         resumed.stdout

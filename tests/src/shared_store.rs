@@ -4,12 +4,15 @@
 //! the run executed exactly once. Each test starts its own scratch server, or says loudly
 //! that it skips.
 
-use std::process::{Child, Command, Stdio};
-use std::time::{Duration, Instant};
+use std::process::Command;
+use std::time::Duration;
 
 use cairn_store_pg::scratch_server::ScratchServer;
-use cairn_tests::{Lab, Run};
+use cairn_tests::{Lab, Run, spawn_piped, wait_until};
 use serde_json::Value;
+
+/// How long a test waits for a run to get somewhere.
+const LIMIT: Duration = Duration::from_secs(30);
 
 /// Two changing commands around a reboot (3 s): a run holds its hosts a while.
 const BOOK: &str = "stage \"s\" on all {\n    run([\"echo\", \"A\"]);\n    reboot();\n    run([\"echo\", \"B\"]);\n}\n";
@@ -39,14 +42,6 @@ fn run(lab: &Lab, fleet: &str, args: &[&str]) -> Run {
     lab.cairn_with(args, &[("CAIRN_SIM_DIR", fleet)])
 }
 
-fn spawn(mut command: Command) -> Child {
-    command
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap_or_else(|e| panic!("spawn: {e}"))
-}
-
 /// The runbook's `echo`es the shared fleet's `host` ran under its fence (`fenced.log`; the
 /// reboot's own commands left out).
 fn fenced(fleet: &str, host: &str) -> Vec<String> {
@@ -59,16 +54,11 @@ fn fenced(fleet: &str, host: &str) -> Vec<String> {
         .collect()
 }
 
-fn until(what: &str, done: impl Fn() -> bool) {
-    let started = Instant::now();
-    while !done() {
-        assert!(started.elapsed() < Duration::from_secs(30), "{what}");
-        std::thread::sleep(Duration::from_millis(20));
-    }
-}
-
 fn fleet_of(lab: &Lab) -> String {
-    lab.path().join("fleet").to_string_lossy().into_owned()
+    let fleet = lab.path().join("fleet");
+    // CAIRN_SIM_DIR must name a folder that exists (a typo is refused, never a fresh fleet).
+    std::fs::create_dir_all(&fleet).unwrap_or_else(|e| panic!("{}: {e}", fleet.display()));
+    fleet.to_string_lossy().into_owned()
 }
 
 /// The run id a `cairn runs` listing names first.
@@ -159,8 +149,8 @@ fn a_second_run_needing_a_held_host_is_refused_naming_the_holder() {
     let (a, b) = (folder(), folder());
     let fleet = fleet_of(&a);
     let args = ["run", "book.rhai", "-i", "inv.toml", "--store", &url];
-    let first = spawn(with_fleet(a.command(&args), &fleet));
-    until("the first run never echoed A", || {
+    let first = spawn_piped(with_fleet(a.command(&args), &fleet));
+    wait_until("the first run never echoed A", LIMIT, || {
         fenced(&fleet, "n1").len() == 1
     });
     let second = run(&b, &fleet, &args);
@@ -203,8 +193,8 @@ fn a_killed_controllers_run_is_refused_while_its_session_lives_then_taken_over()
         "--lease-ttl",
         ttl,
     ];
-    let mut first = spawn(with_fleet(a.command(&args), &fleet));
-    until("the run never echoed A on both hosts", || {
+    let mut first = spawn_piped(with_fleet(a.command(&args), &fleet));
+    wait_until("the run never echoed A on both hosts", LIMIT, || {
         fenced(&fleet, "n1").len() == 1 && fenced(&fleet, "n2").len() == 1
     });
     first.kill().unwrap_or_else(|e| panic!("kill: {e}"));

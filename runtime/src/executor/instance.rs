@@ -172,7 +172,7 @@ fn run_instance(
     let result = result.and_then(|()| {
         if let Err(refused) = host.refuse_before_first_action() {
             shared.forks.release();
-            return Err(refused);
+            return Err(HostFailure::refused(&name, &refused));
         }
         let mut engine = build_engine(&runbook.imports(), libraries, shared.options.max_operations);
         bind_host(&mut engine, &host);

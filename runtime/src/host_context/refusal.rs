@@ -3,24 +3,20 @@
 //! host's refusal (`cairn::host_refused`), not as its runbook's first action failing.
 
 use super::{HostContext, Mode, Role};
-use crate::HostFailure;
+use crate::TransportError;
 
 impl HostContext {
     /// Asks the host's transport ([`crate::Transport::prepare`]) whether it refuses the host;
-    /// fenced when this run's lease gives the fence an epoch (not in a check).
-    pub(crate) fn refuse_before_first_action(&self) -> Result<(), HostFailure> {
+    /// fenced when this run's lease gives the fence an epoch (not in a check). The executor
+    /// turns a refusal into the host's failure (`HostFailure::refused`).
+    pub(crate) fn refuse_before_first_action(&self) -> Result<(), TransportError> {
         if self.role != Role::Host || self.mode != Mode::Live {
             return Ok(());
         }
         let fenced = self.fence_lease.is_some() && !self.shared.options.check;
-        let prepared = self
-            .transport
+        self.transport
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
-            .prepare(fenced);
-        match prepared {
-            Ok(()) => Ok(()),
-            Err(error) => Err(HostFailure::refused(&self.info.name, &error)),
-        }
+            .prepare(fenced)
     }
 }

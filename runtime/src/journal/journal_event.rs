@@ -52,7 +52,7 @@ pub struct LeaseRecord {
     /// Milliseconds since the Unix epoch.
     pub at: u64,
     /// Who held it.
-    pub taken_over_from: crate::lease::Holder,
+    pub taken_over_from: crate::lease_holder::Holder,
 }
 
 /// The host began waiting for room in the disruption budget before a reboot or maintenance

@@ -7,11 +7,10 @@
 //! ([`FolderLeases`]).
 
 mod folder_leases;
-mod holder;
 mod take_all;
 
+pub use crate::lease_holder::Holder;
 pub use folder_leases::{FolderLeases, LEASE_DIR_VAR};
-pub use holder::Holder;
 pub use take_all::{RunLeases, TakeError, take_all};
 
 /// Where a host's lease stands after an attempt to take it.

@@ -1,4 +1,5 @@
-//! Who holds a lease, as the refusal of another run shows it.
+//! Who holds a lease, as the refusal of another run shows it. Apart from `lease/`, since a
+//! journal records it (a takeover's `lease` record) and a lease writes to journals.
 
 use serde::{Deserialize, Serialize};
 
