@@ -171,13 +171,14 @@ fn under_a_budget_of_one_a_faulted_host_fails_alone_and_no_vm_goes_down_after_it
         text.contains("the roll stopped at the first failed host (esx02 failed"),
         "{text}"
     );
-    for guest in ["compute-01", "compute-02", "compute-03", "compute-04"] {
-        assert_eq!(
-            lab.sim_count(guest, &["reboot"]),
-            0,
-            "{guest} rebooted: {text}"
-        );
-    }
+    // The failed host's VM never went on to its OFED reboot. A VM whose own ESXi host was
+    // through before esx02 failed may have (its stages are pipelined after that host:
+    // `pipelined_stages.rs` checks the order), depending on which host the budget let go first.
+    assert_eq!(
+        lab.sim_count("compute-02", &["reboot"]),
+        0,
+        "compute-02 rebooted: {text}"
+    );
 }
 
 #[test]
