@@ -1,6 +1,10 @@
 //! Pipelined stages: `stage "NAME" on GROUP after VAR { }` starts on a host as soon as the
 //! hosts its var `VAR` names (a guest's ESXi host) have finished every stage before it, instead
 //! of waiting at a barrier for the whole run. This is where each host of the run stands.
+//!
+//! A host without the var (an inventory written before the recipe was pipelined) waits for
+//! every host of the run instead, as at a barrier; the check says so, and a var whose name is
+//! close to `VAR` is refused as a typo rather than taken for an absent one.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::{Condvar, Mutex};
@@ -69,6 +73,16 @@ impl StageProgress {
         ProgressDeparture(self, host.to_owned())
     }
 
+    /// Waits until every host of the run has reached stage `index` or left it: a barrier
+    /// built from the progress, for a host of a pipelined stage that has no var to wait by.
+    pub(crate) fn wait_for_everyone(&self, index: u64, cancel: &Cancel) -> Result<(), Cancelled> {
+        let everyone: Vec<String> = match self.state.lock() {
+            Ok(state) => state.participants.iter().cloned().collect(),
+            Err(_) => return Err(Cancelled),
+        };
+        self.wait_for(&everyone, index, cancel)
+    }
+
     /// Waits until each of `hosts` that takes part in the run has reached stage `index` (so
     /// finished the stages before it) or left the run.
     pub(crate) fn wait_for(
@@ -108,21 +122,21 @@ impl Drop for ProgressDeparture<'_> {
     }
 }
 
-/// The hosts a member's var `var` names: one host name, or an array of them. `Err` says what
-/// is wrong with the var, in the runbook's words.
+/// The hosts a member's var `var` names: one host name, or an array of them; `None` when the
+/// host has no such var (nor one whose name is close to it), so it waits for every host. `Err`
+/// says what is wrong with the var, in the runbook's words.
 pub(crate) fn dependencies(
     host: &str,
     vars: &BTreeMap<String, serde_json::Value>,
     var: &str,
-) -> Result<Vec<String>, String> {
+) -> Result<Option<Vec<String>>, String> {
     let Some(value) = vars.get(var) else {
-        let hint = match crate::inventory::closest(var, vars.keys().map(String::as_str)) {
-            Some(near) => format!(": did you mean `{near}`?"),
-            None => String::new(),
+        return match crate::inventory::closest(var, vars.keys().map(String::as_str)) {
+            Some(near) => Err(format!(
+                "`after {var}`: {host} has no var `{var}`: did you mean `{near}`? (it names the hosts {host} waits for)"
+            )),
+            None => Ok(None),
         };
-        return Err(format!(
-            "`after {var}`: {host} has no var `{var}`{hint} (it names the hosts {host} waits for)"
-        ));
     };
     let names = match value {
         serde_json::Value::String(name) => vec![name.clone()],
@@ -138,7 +152,7 @@ pub(crate) fn dependencies(
             "`after {var}`: {host}'s var `{var}` is {value}, not a host name or an array of host names"
         ));
     }
-    Ok(names)
+    Ok(Some(names))
 }
 
 #[cfg(test)]
@@ -177,6 +191,22 @@ mod tests {
     }
 
     #[test]
+    fn a_host_without_the_var_waits_for_every_host_of_the_run() {
+        let progress = Arc::new(StageProgress::new(names(&["esx01", "esx02", "vm01"])));
+        let cancel = Cancel::default();
+        progress.reach("vm01", 3);
+        progress.reach("esx01", 3);
+        let waiter = {
+            let (progress, cancel) = (progress.clone(), cancel.clone());
+            std::thread::spawn(move || progress.wait_for_everyone(3, &cancel))
+        };
+        std::thread::sleep(Duration::from_millis(150));
+        assert!(!waiter.is_finished(), "esx02 has not finished stage 2 yet");
+        progress.reach("esx02", 3);
+        assert_eq!(waiter.join().ok(), Some(Ok(())));
+    }
+
+    #[test]
     fn cancel_ends_the_wait() {
         let progress = StageProgress::new(names(&["esx01"]));
         let cancel = Cancel::default();
@@ -194,8 +224,9 @@ mod tests {
         vars.insert("roce_prefix".to_owned(), serde_json::json!(24));
         assert_eq!(
             dependencies("vm01", &vars, "esxi_host"),
-            Ok(names(&["esx01"]))
+            Ok(Some(names(&["esx01"])))
         );
+        assert_eq!(dependencies("vm01", &vars, "hypervisor"), Ok(None));
         let missing = dependencies("vm01", &vars, "esxi_hots")
             .err()
             .unwrap_or_default();

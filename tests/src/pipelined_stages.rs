@@ -2,7 +2,8 @@
 //! esxi_host`): a VM starts its OFED stage once its own ESXi host is through the ESXi stage,
 //! before the last ESXi host of the cluster is, never before its own; the controller's tests
 //! between VMs keep their barrier; a run killed mid-pipeline resumes to the end an undisturbed
-//! run reaches; and the checker refuses a pipelined stage whose var is wrong.
+//! run reaches; an inventory without the var waits as at a barrier, with a warning; and the
+//! checker refuses a pipelined stage whose var is wrong.
 
 use cairn_tests::{Lab, records};
 use serde_json::Value;
@@ -170,6 +171,53 @@ fn a_run_killed_mid_pipeline_resumes_to_the_end_of_an_undisturbed_run() {
         mid_pipeline > 0,
         "no kill fell while a VM was in its stages and an ESXi host still rolled"
     );
+}
+
+#[test]
+fn an_inventory_without_the_var_is_warned_and_waits_as_at_a_barrier() {
+    // An inventory written before the recipe was pipelined: the VMs do not name their host.
+    let lab = Lab::shipped();
+    let shipped = std::fs::read_to_string(lab.path().join(INVENTORY)).unwrap_or_default();
+    let old = without_esxi_host(&shipped);
+    assert_ne!(
+        old, shipped,
+        "the shipped lab names no `esxi_host` any more"
+    );
+    lab.write("old-lab.toml", &old);
+    let check = lab.cairn(&["check", RECIPE, "-i", "old-lab.toml"]);
+    let text = flat(&check);
+    assert_eq!(check.code, 0, "{text}");
+    assert!(
+        text.contains("4 hosts of `guests` have no such var (compute-01, compute-02, compute-03, compute-04): they wait for every host of the run, as at a barrier"),
+        "{text}"
+    );
+    let run = lab.cairn(&["run", RECIPE, "-i", "old-lab.toml"]);
+    assert_eq!(run.code, 0, "{}\n{}", run.stdout, run.stderr);
+    for (esx, vm) in PAIRS {
+        assert_eq!(ending(&lab, esx), "done", "{esx}");
+        assert_eq!(ending(&lab, vm), "done", "{vm}");
+    }
+    // As at a barrier: no VM began its OFED stage before the last ESXi host was through.
+    let last_host = last_outcome_in(&lab, "esx04", ESXI_STAGE);
+    for (_, vm) in PAIRS {
+        let began = entered(&lab, vm, OFED_STAGE);
+        assert!(
+            began >= last_host,
+            "{vm} began `{OFED_STAGE}` at {began}, before esx04 was through at {last_host}"
+        );
+    }
+}
+
+/// The shipped lab's text without its `esxi_host = "..."` vars.
+fn without_esxi_host(inventory: &str) -> String {
+    inventory
+        .lines()
+        .map(|line| match line.find(", esxi_host = ") {
+            Some(at) => format!("{} }}", &line[..at]),
+            None => line.to_owned(),
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
 /// `cairn check` of the shipped lab with a runbook holding `stage`.

@@ -49,9 +49,7 @@ pub fn check_groups(ast: &AST, runbook: &Runbook, inventory: &Inventory) -> Grou
                 Some(Expr::Variable(_, _, at)) => *at,
                 _ => *position,
             };
-            found
-                .errors
-                .extend(check_pipelined(stage, group, &var, at, runbook, inventory));
+            check_pipelined(stage, group, &var, at, runbook, inventory, &mut found);
         }
         if group == "controller" {
             return true;
@@ -85,21 +83,28 @@ fn check_pipelined(
     at: rhai::Position,
     runbook: &Runbook,
     inventory: &Inventory,
-) -> Vec<RunbookError> {
+    found: &mut GroupCheck,
+) {
     if group == "controller" {
-        return vec![runbook.error_at(
+        found.errors.push(runbook.error_at(
             format!("stage `{stage}` on controller cannot be pipelined (`after {var}`): the controller has no vars naming the hosts it waits for"),
             at,
             Some("drop `after ...`: a controller stage waits at its barrier for every host".into()),
-        )];
+        ));
+        return;
     }
     let names: Vec<&str> = inventory.hosts().iter().map(|h| h.name.as_str()).collect();
     let mut errors = Vec::new();
     // One error for the var, naming the first host without it and how many more there are.
     let mut wrong_var: Vec<(String, String)> = Vec::new();
+    let mut without_var: Vec<&str> = Vec::new();
     for host in inventory.group(group) {
         let named = match crate::pipeline::dependencies(&host.name, &host.vars, var) {
-            Ok(named) => named,
+            Ok(Some(named)) => named,
+            Ok(None) => {
+                without_var.push(&host.name);
+                continue;
+            }
             Err(message) => {
                 wrong_var.push((host.name.clone(), message));
                 continue;
@@ -146,7 +151,16 @@ fn check_pipelined(
             )),
         ));
     }
-    errors
+    if !without_var.is_empty() {
+        found.warnings.push(format!(
+            "stage `{stage}` is pipelined by var `{var}`, and {} of `{group}` {} no such var ({}): {} for every host of the run, as at a barrier (give each `{var} = \"HOST\"` to start it as soon as that host is through)",
+            if without_var.len() == 1 { "1 host".to_owned() } else { format!("{} hosts", without_var.len()) },
+            if without_var.len() == 1 { "has" } else { "have" },
+            without_var.join(", "),
+            if without_var.len() == 1 { "it waits" } else { "they wait" }
+        ));
+    }
+    found.errors.extend(errors);
 }
 
 /// `did you mean ...?` and the inventory's groups (and `controller`, a stage's own group).

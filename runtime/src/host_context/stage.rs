@@ -40,28 +40,31 @@ impl HostContext {
             let shared = &self.shared;
             // Reached before any wait: this host finished every stage before this one.
             shared.progress.reach(&self.info.name, index);
-            let dependencies = match after {
+            let awaits = match after {
                 Some(var) if member => {
-                    let named =
-                        crate::pipeline::dependencies(&self.info.name, &self.info.vars, var)
-                            .map_err(ActionError::Runbook)?;
-                    self.warn_outside(name, var, &named);
-                    Some(named)
+                    match crate::pipeline::dependencies(&self.info.name, &self.info.vars, var)
+                        .map_err(ActionError::Runbook)?
+                    {
+                        Some(named) => {
+                            self.warn_outside(name, var, &named);
+                            Awaits::Hosts(named)
+                        }
+                        None => Awaits::Everyone,
+                    }
                 }
                 // Outside the group a pipelined stage holds nobody, and waits for nobody.
-                Some(_) => None,
-                None => Some(Vec::new()),
+                Some(_) => Awaits::Nobody,
+                None => Awaits::Barrier,
             };
-            if let Some(dependencies) = dependencies {
+            if awaits != Awaits::Nobody {
                 shared.forks.release();
                 let wait = crate::budget::Wait::Barrier(index);
                 shared.budget.park(&self.info.name, wait);
-                let arrived = if after.is_some() {
-                    shared
-                        .progress
-                        .wait_for(&dependencies, index, &shared.cancel)
-                } else {
-                    shared.barrier.arrive(index, &shared.cancel)
+                let arrived = match &awaits {
+                    Awaits::Barrier => shared.barrier.arrive(index, &shared.cancel),
+                    Awaits::Hosts(named) => shared.progress.wait_for(named, index, &shared.cancel),
+                    Awaits::Everyone => shared.progress.wait_for_everyone(index, &shared.cancel),
+                    Awaits::Nobody => Ok(()),
                 };
                 shared.budget.unpark(&self.info.name, wait);
                 shared.forks.acquire(&shared.cancel)?;
@@ -272,4 +275,17 @@ impl HostContext {
             });
         }
     }
+}
+
+/// What a host waits for as it enters a stage.
+#[derive(Debug, PartialEq)]
+enum Awaits {
+    /// The stage's barrier: every host of the run.
+    Barrier,
+    /// A pipelined stage's dependencies, named by the host's var.
+    Hosts(Vec<String>),
+    /// A pipelined stage on a host without the var: every host of the run, from the progress.
+    Everyone,
+    /// A pipelined stage outside its group.
+    Nobody,
 }
