@@ -98,6 +98,8 @@ pub(crate) fn write_journal(
                 index: seq.div_ceil(3),
                 member: true,
                 name: stage.clone(),
+                after: None,
+                waited_for: Vec::new(),
             }));
         }
         lines.push(JournalEvent::Intent(IntentRecord {

@@ -83,6 +83,19 @@ impl StageProgress {
         self.wait_for(&everyone, index, cancel)
     }
 
+    /// Those of `hosts` a pipelined stage of index `index` still waits for: taking part in the
+    /// run, not gone, and not yet at the stage.
+    pub(crate) fn behind(&self, hosts: &[String], index: u64) -> Vec<String> {
+        let Ok(state) = self.state.lock() else {
+            return Vec::new();
+        };
+        hosts
+            .iter()
+            .filter(|host| !state.ready(host, index))
+            .cloned()
+            .collect()
+    }
+
     /// Waits until each of `hosts` that takes part in the run has reached stage `index` (so
     /// finished the stages before it) or left the run.
     pub(crate) fn wait_for(
@@ -95,12 +108,7 @@ impl StageProgress {
             return Err(Cancelled);
         };
         loop {
-            let ready = hosts.iter().all(|host| {
-                !state.participants.contains(host)
-                    || state.gone.contains(host)
-                    || state.reached.get(host).is_some_and(|r| *r >= index)
-            });
-            if ready {
+            if hosts.iter().all(|host| state.ready(host, index)) {
                 return Ok(());
             }
             cancel.check()?;
@@ -109,6 +117,15 @@ impl StageProgress {
                 Err(_) => return Err(Cancelled),
             };
         }
+    }
+}
+
+impl ProgressState {
+    /// Whether nobody waits for `host` at stage `index`: it takes no part, left, or reached it.
+    fn ready(&self, host: &str, index: u64) -> bool {
+        !self.participants.contains(host)
+            || self.gone.contains(host)
+            || self.reached.get(host).is_some_and(|r| *r >= index)
     }
 }
 
@@ -179,6 +196,17 @@ mod tests {
         // esx02 is far behind, and vm01 does not wait for it.
         progress.reach("esx01", 3);
         assert_eq!(waiter.join().ok(), Some(Ok(())));
+    }
+
+    #[test]
+    fn behind_names_only_the_hosts_still_short_of_the_stage() {
+        let progress = StageProgress::new(names(&["esx01", "esx02", "esx03", "vm01"]));
+        progress.reach("esx01", 3);
+        progress.reach("esx02", 2);
+        progress.leave("esx03");
+        let asked = names(&["esx01", "esx02", "esx03", "vcenter"]);
+        assert_eq!(progress.behind(&asked, 3), names(&["esx02"]));
+        assert_eq!(progress.behind(&asked, 2), Vec::<String>::new());
     }
 
     #[test]

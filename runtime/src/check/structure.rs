@@ -85,6 +85,11 @@ pub(crate) fn check_structure(
             let in_stage = path
                 .iter()
                 .any(|n| declaration(n).is_some_and(|(k, ..)| k == "stage"));
+            if let Some(problem) =
+                whole_group_call_in_pipelined_stage(path, &name, position, runbook)
+            {
+                problems.push(problem);
+            }
             if action && !in_stage {
                 problems.push(runbook.error_at(
                     format!("`{name}` touches the host and must be called inside a `stage` block"),
@@ -102,6 +107,46 @@ pub(crate) fn check_structure(
         path.clear();
     }
     problems
+}
+
+/// Calls that need every host of a group at the same stage, which a pipelined stage
+/// (`after VAR`) does not wait for: what `hosts()` returns would be partial, and an all-pairs
+/// test would drive peers still in an earlier stage.
+const WHOLE_GROUP_CALLS: &[&str] = &["hosts", "fabric::all_pairs"];
+
+/// `hosts(...)` or `fabric::all_pairs(...)` written in a pipelined stage's block, refused before
+/// the run (a call from a function the block calls is refused when it runs).
+fn whole_group_call_in_pipelined_stage(
+    path: &[ASTNode],
+    name: &str,
+    position: Position,
+    runbook: &Runbook,
+) -> Option<RunbookError> {
+    if !WHOLE_GROUP_CALLS.contains(&name) {
+        return None;
+    }
+    let stage = path.iter().rev().find_map(|node| match node {
+        ASTNode::Expr(Expr::Custom(custom, _))
+            if custom.tokens.first().map(|t| t.as_str()) == Some("stage") =>
+        {
+            Some(custom)
+        }
+        _ => None,
+    })?;
+    let var = crate::outline::pipelined_var(stage)?;
+    let stage_name = match stage.inputs.first() {
+        Some(Expr::StringConstant(stage_name, _)) => stage_name.to_string(),
+        _ => String::new(),
+    };
+    Some(runbook.error_at(
+        format!(
+            "`{name}` in stage `{stage_name}`, which is pipelined (`after {var}`): it needs every host of the group at this stage, and a pipelined stage does not wait for them"
+        ),
+        position,
+        Some(format!(
+            "drop `after {var}` to keep the stage's barrier, or call `{name}` in a plain stage after it"
+        )),
+    ))
 }
 
 /// A rolling stage whose `serial` value is a literal that is no batch size (`serial -1`,

@@ -85,3 +85,18 @@ fn literal_integers_below_a_builtins_least_value_are_refused_before_the_run() {
     let fine = "param t = 0;\nstage \"a\" on all {\n    wait_reachable(1);\n    wait_reachable(t);\n    retry(1, 0, || log(\"x\"));\n}\n";
     assert_eq!(problems(fine), Vec::<String>::new());
 }
+
+#[test]
+fn a_pipelined_stage_may_not_ask_for_the_whole_group() {
+    let found = problems(
+        "stage \"tune\" on guests after esxi_host {\n    let peers = hosts(\"guests\");\n}\nstage \"test\" on guests {\n    let peers = hosts(\"guests\");\n}\n",
+    );
+    let all = found.join("\n");
+    assert!(
+        all.contains("`hosts` in stage `tune`, which is pipelined (`after esxi_host`)"),
+        "{all}"
+    );
+    assert!(all.contains("drop `after esxi_host`"), "{all}");
+    // The plain stage after it keeps its barrier, so its `hosts(...)` is fine.
+    assert_eq!(found.len(), 1, "{all}");
+}

@@ -57,6 +57,7 @@ impl HostContext {
                 None => Awaits::Barrier,
             };
             if awaits != Awaits::Nobody {
+                self.say_whom_it_awaits(name, after, &awaits, index);
                 shared.forks.release();
                 let wait = crate::budget::Wait::Barrier(index);
                 shared.budget.park(&self.info.name, wait);
@@ -80,6 +81,11 @@ impl HostContext {
                     index,
                     member,
                     name: name.to_owned(),
+                    after: after.filter(|_| member).map(str::to_owned),
+                    waited_for: match awaits {
+                        Awaits::Hosts(named) => named,
+                        _ => Vec::new(),
+                    },
                 };
                 self.append(&JournalEvent::Stage(record), false)?;
             }
@@ -104,6 +110,35 @@ impl HostContext {
         Ok(member)
     }
 
+    /// Tells the status area whom a pipelined stage still waits for (a barrier's wait shows as
+    /// such already: the hosts still in the stage before).
+    fn say_whom_it_awaits(&self, stage: &str, after: Option<&str>, awaits: &Awaits, index: u64) {
+        let (Some(var), false) = (after, self.replaying()) else {
+            return;
+        };
+        let progress = &self.shared.progress;
+        let reason = match awaits {
+            Awaits::Hosts(named) => {
+                let behind = progress.behind(named, index);
+                if behind.is_empty() {
+                    return;
+                }
+                format!(
+                    "stage `{stage}` waits for {} (var `{var}`)",
+                    behind.join(", ")
+                )
+            }
+            Awaits::Everyone => {
+                format!("stage `{stage}` waits for every host (no var `{var}`)")
+            }
+            Awaits::Barrier | Awaits::Nobody => return,
+        };
+        self.shared.events.send(RunEvent::Waiting {
+            host: self.info.name.clone(),
+            reason,
+        });
+    }
+
     /// Says which of the hosts a pipelined stage waits for run no stage in this run (outside
     /// `--limit`, or only a helper): the stage does not wait for them, and says so.
     fn warn_outside(&self, stage: &str, var: &str, named: &[String]) {
@@ -121,7 +156,7 @@ impl HostContext {
     }
 
     /// The current stage's name and var when it is pipelined (`after VAR`).
-    pub(crate) fn pipelined_stage(&self) -> Option<(String, String)> {
+    pub fn pipelined_stage(&self) -> Option<(String, String)> {
         let state = self.state();
         let stage = state.stage.as_ref()?;
         Some((stage.name.clone(), stage.after.clone()?))

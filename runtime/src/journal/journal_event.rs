@@ -300,4 +300,11 @@ pub struct StageRecord {
     pub member: bool,
     /// The stage's name.
     pub name: String,
+    /// A pipelined stage's var (`after VAR`): the host waited only for the hosts it names.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub after: Option<String>,
+    /// The hosts a pipelined stage waited for (empty at a barrier, or when the host has no
+    /// such var and waited for every host).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub waited_for: Vec<String>,
 }

@@ -95,6 +95,15 @@ pub(crate) fn all_pairs(
     options: &Map,
 ) -> RhaiResult<Dynamic> {
     let host = HostContext::current(ctx)?;
+    if let Some((stage, var)) = host.pipelined_stage() {
+        return Err(refuse(
+            ctx,
+            &host,
+            format!(
+                "`fabric::all_pairs` in stage `{stage}`, which is pipelined (`after {var}`): its peers may still be in an earlier stage; drop `after {var}` to keep the stage's barrier"
+            ),
+        ));
+    }
     crate::action::check_options(ctx, &ALL_PAIRS_OPTIONS, options)?;
     let opts = AllPairsOptions::from_json(&action::options_json(options)?)
         .map_err(|m| refuse(ctx, &host, format!("fabric::all_pairs: {m}")))?;
