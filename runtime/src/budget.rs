@@ -52,6 +52,17 @@ pub enum Disruption {
     Maintenance,
 }
 
+impl Disruption {
+    /// Its place in the budget's order of waiters (`budget_order.rs`): a window (declared, or
+    /// maintenance mode) before a lone reboot.
+    fn rank(self) -> u8 {
+        match self {
+            Self::Declared | Self::Maintenance => 0,
+            Self::Reboot => 1,
+        }
+    }
+}
+
 /// The budget, shared by the hosts of a run: one pool per limit of `--max-unavailable`.
 #[derive(Debug, Default)]
 pub struct DisruptionBudget {
@@ -104,6 +115,8 @@ struct BudgetState {
     parked: BTreeMap<String, u64>,
     /// The position each host last passed.
     passed: BTreeMap<String, u64>,
+    /// Who waits for a place, in the order they get one.
+    order: crate::budget_order::WaitOrder,
 }
 
 /// Where a host waits for the others, in the order a run passes them.
@@ -232,10 +245,12 @@ impl DisruptionBudget {
             return Err(crate::Cancelled.into());
         };
         let mut told = false;
-        loop {
+        let outcome = loop {
             let mine = state.holders.get(host).copied().unwrap_or_default();
-            if !mine.holds() {
-                halt.check()?;
+            if !mine.holds()
+                && let Err(halted) = halt.check()
+            {
+                break Err(halted.into());
             }
             let full = if mine.holds() {
                 None
@@ -243,13 +258,32 @@ impl DisruptionBudget {
                 self.full_for(&state, host)
             };
             let Some(pool) = full else {
-                let entry = state.holders.entry(host.to_owned()).or_default();
-                match why {
-                    Disruption::Declared => entry.declared = true,
-                    Disruption::Reboot => entry.rebooting = true,
-                    Disruption::Maintenance => entry.maintenance = true,
+                // Room, unless a host ahead in the order (`budget_order.rs`) can take it now.
+                let ahead = !mine.holds()
+                    && state
+                        .order
+                        .ahead_of(host, why.rank(), |other| {
+                            self.could_take(&state, other, host)
+                        })
+                        .is_some();
+                if !ahead {
+                    let entry = state.holders.entry(host.to_owned()).or_default();
+                    match why {
+                        Disruption::Declared => entry.declared = true,
+                        Disruption::Reboot => entry.rebooting = true,
+                        Disruption::Maintenance => entry.maintenance = true,
+                    }
+                    break Ok(());
                 }
-                return Ok(());
+                state.order.enter(host, why.rank());
+                if let Err(cancelled) = cancel.check() {
+                    break Err(cancelled.into());
+                }
+                state = match self.wake.wait_timeout(state, Duration::from_millis(100)) {
+                    Ok((state, _)) => state,
+                    Err(_) => return Err(crate::Cancelled.into()),
+                };
+                continue;
             };
             let label = pool.label();
             let holders: Holders = state
@@ -259,18 +293,19 @@ impl DisruptionBudget {
                 .map(|(name, h)| (name.clone(), h.reason().to_owned()))
                 .collect();
             if holders.iter().all(|(name, _)| state.gone.contains(name)) {
-                return Err(ActionError::Failed(format!(
+                break Err(ActionError::Failed(format!(
                     "--max-unavailable {label}: {} unavailable, held by hosts that left the run ({}): nothing will give a place back",
                     holders.len(),
                     describe(&holders)
                 )));
             }
             if let Some(waits) = deadlock(&state, host, &holders) {
-                return Err(ActionError::Failed(format!(
+                break Err(ActionError::Failed(format!(
                     "--max-unavailable {label}: {host} waits for a place held by {} while they wait {waits} for {host}: none gives its place back before {host} gets one (a deadlock). Leave maintenance mode in the stage that entered it, or raise --max-unavailable",
                     describe(&holders)
                 )));
             }
+            state.order.enter(host, why.rank());
             if !told {
                 waiting(&Full {
                     group: pool.group.clone(),
@@ -279,12 +314,26 @@ impl DisruptionBudget {
                 });
                 told = true;
             }
-            cancel.check()?;
+            if let Err(cancelled) = cancel.check() {
+                break Err(cancelled.into());
+            }
             state = match self.wake.wait_timeout(state, Duration::from_millis(100)) {
                 Ok((state, _)) => state,
                 Err(_) => return Err(crate::Cancelled.into()),
             };
-        }
+        };
+        // Whatever the end, `host` waits no more: a host behind it may go.
+        state.order.leave(host);
+        drop(state);
+        self.wake.notify_all();
+        outcome
+    }
+
+    /// Whether `other`, waiting, would get a place now and shares a limit with `host` (across
+    /// separate groups' limits, neither is ahead of the other).
+    fn could_take(&self, state: &BudgetState, other: &str, host: &str) -> bool {
+        self.pools.iter().any(|p| p.covers(other) && p.covers(host))
+            && self.full_for(state, other).is_none()
     }
 
     /// `host` is available again as far as `why` goes.
@@ -588,6 +637,35 @@ mod tests {
         budget.unpark("esx01", Wait::Barrier(2));
         budget.release("esx01", Disruption::Reboot);
         assert!(matches!(waiter.join(), Ok(Ok(()))));
+    }
+
+    #[test]
+    fn a_freed_place_goes_to_a_waiting_window_before_an_earlier_reboot() {
+        let budget = std::sync::Arc::new(DisruptionBudget::new(Some(1)));
+        let cancel = Cancel::default();
+        let take = |host: &'static str, why: Disruption| {
+            let (budget, cancel) = (budget.clone(), cancel.clone());
+            std::thread::spawn(move || budget.acquire(host, why, &UP, &cancel, |_| {}))
+        };
+        assert!(
+            budget
+                .acquire("esx01", Disruption::Declared, &UP, &cancel, |_| {})
+                .is_ok()
+        );
+        let reboot = take("vm01", Disruption::Reboot);
+        std::thread::sleep(Duration::from_millis(150));
+        let window = take("esx02", Disruption::Maintenance);
+        std::thread::sleep(Duration::from_millis(150));
+        budget.release("esx01", Disruption::Declared);
+        assert!(matches!(window.join(), Ok(Ok(()))));
+        std::thread::sleep(Duration::from_millis(150));
+        assert!(
+            !reboot.is_finished() && !budget.holds("vm01"),
+            "vm01's reboot came first but waits behind esx02's window"
+        );
+        budget.release("esx02", Disruption::Maintenance);
+        assert!(matches!(reboot.join(), Ok(Ok(()))));
+        assert!(budget.holds("vm01"));
     }
 
     #[test]

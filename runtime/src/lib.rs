@@ -6,6 +6,7 @@ mod action_error;
 mod assumptions;
 mod barrier;
 mod budget;
+mod budget_order;
 mod builtin_help;
 mod builtin_options;
 mod call_chain;
