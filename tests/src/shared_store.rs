@@ -54,6 +54,32 @@ fn fenced(fleet: &str, host: &str) -> Vec<String> {
         .collect()
 }
 
+/// Whether `host` of the shared fleet is in its reboot with every fenced step done: a kill then
+/// leaves no command started and unfinished (in the simulator the host runs inside the
+/// controller's process, so a kill between a step's `started` and `done` is a real "outcome
+/// unknown", which the resume rightly asks about).
+fn rebooting_with_steps_done(fleet: &str, host: &str) -> bool {
+    let log = std::fs::read_to_string(format!("{fleet}/{host}/fenced.log")).unwrap_or_default();
+    let last = log
+        .lines()
+        .filter_map(|line| serde_json::from_str::<Value>(line).ok())
+        .last();
+    let rebooting = last.is_some_and(|line| {
+        line["command"]
+            .as_str()
+            .is_some_and(|command| !command.starts_with("echo "))
+    });
+    let fence = std::fs::read_to_string(format!("{fleet}/{host}/fence.json"))
+        .ok()
+        .and_then(|text| serde_json::from_str::<Value>(&text).ok());
+    let all_done = fence.is_some_and(|fence| {
+        fence["steps"]
+            .as_object()
+            .is_some_and(|steps| steps.values().all(|step| !step["done"].is_null()))
+    });
+    rebooting && all_done && fenced(fleet, host).len() == 1
+}
+
 fn fleet_of(lab: &Lab) -> String {
     let fleet = lab.path().join("fleet");
     // CAIRN_SIM_DIR must name a folder that exists (a typo is refused, never a fresh fleet).
@@ -194,9 +220,11 @@ fn a_killed_controllers_run_is_refused_while_its_session_lives_then_taken_over()
         ttl,
     ];
     let mut first = spawn_piped(with_fleet(a.command(&args), &fleet));
-    wait_until("the run never echoed A on both hosts", LIMIT, || {
-        fenced(&fleet, "n1").len() == 1 && fenced(&fleet, "n2").len() == 1
-    });
+    wait_until(
+        "the run never reached both hosts' reboots with its steps done",
+        LIMIT,
+        || rebooting_with_steps_done(&fleet, "n1") && rebooting_with_steps_done(&fleet, "n2"),
+    );
     first.kill().unwrap_or_else(|e| panic!("kill: {e}"));
     let _ = first.wait();
     let runs = run(&b, &fleet, &["runs", "--store", &url]);
