@@ -67,6 +67,9 @@ _cairn() {
             cairn,runs)
                 cmd="cairn__subcmd__runs"
                 ;;
+            cairn,standby)
+                cmd="cairn__subcmd__standby"
+                ;;
             cairn,vault)
                 cmd="cairn__subcmd__vault"
                 ;;
@@ -120,6 +123,9 @@ _cairn() {
                 ;;
             cairn__subcmd__help,runs)
                 cmd="cairn__subcmd__help__subcmd__runs"
+                ;;
+            cairn__subcmd__help,standby)
+                cmd="cairn__subcmd__help__subcmd__standby"
                 ;;
             cairn__subcmd__help,vault)
                 cmd="cairn__subcmd__help__subcmd__vault"
@@ -260,7 +266,7 @@ _cairn() {
 
     case "${cmd}" in
         cairn)
-            opts="-h -V --state-dir --lib --help --version check debug exec hosts lsp journal parse resume run report recipes runs completions man config vault repl help"
+            opts="-h -V --state-dir --lib --help --version check debug exec hosts lsp journal parse resume run report recipes runs standby completions man config vault repl help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -406,7 +412,7 @@ _cairn() {
             return 0
             ;;
         cairn__subcmd__exec)
-            opts="-i -q -v -h --inventory --read-only --param --param-file --vault --vault-identity --vault-passphrase-file --vault-passphrase-command --forks --max-fail-percent --max-unavailable --reboot-timeout --wait-for-hosts --json --quiet --verbose --color --debug-on-failure --accept-new-host-keys --state-dir --lib --help"
+            opts="-i -q -v -h --inventory --read-only --param --param-file --forks --max-fail-percent --max-unavailable --reboot-timeout --debug-on-failure --vault --vault-identity --vault-passphrase-file --vault-passphrase-command --wait-for-hosts --json --quiet --verbose --color --accept-new-host-keys --state-dir --lib --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -428,22 +434,6 @@ _cairn() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
-                --vault)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --vault-identity)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --vault-passphrase-file)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --vault-passphrase-command)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
                 --forks)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -457,6 +447,22 @@ _cairn() {
                     return 0
                     ;;
                 --reboot-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --vault)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --vault-identity)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --vault-passphrase-file)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --vault-passphrase-command)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -480,7 +486,7 @@ _cairn() {
             return 0
             ;;
         cairn__subcmd__help)
-            opts="check debug exec hosts lsp journal parse resume run report recipes runs completions man config vault repl help"
+            opts="check debug exec hosts lsp journal parse resume run report recipes runs standby completions man config vault repl help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -830,6 +836,20 @@ _cairn() {
             return 0
             ;;
         cairn__subcmd__help__subcmd__runs)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        cairn__subcmd__help__subcmd__standby)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -1476,7 +1496,7 @@ _cairn() {
             return 0
             ;;
         cairn__subcmd__resume)
-            opts="-q -v -h --assume --restart-host --from-stage --runbook --param --param-file --vault --vault-identity --vault-passphrase-file --vault-passphrase-command --forks --max-fail-percent --max-unavailable --reboot-timeout --wait-for-hosts --json --quiet --verbose --color --debug-on-failure --accept-new-host-keys --store --lease-ttl --state-dir --lib --help"
+            opts="-q -v -h --assume --restart-host --from-stage --runbook --param --param-file --forks --max-fail-percent --max-unavailable --reboot-timeout --debug-on-failure --vault --vault-identity --vault-passphrase-file --vault-passphrase-command --wait-for-hosts --json --quiet --verbose --color --accept-new-host-keys --store --lease-ttl --state-dir --lib --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1506,22 +1526,6 @@ _cairn() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
-                --vault)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --vault-identity)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --vault-passphrase-file)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --vault-passphrase-command)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
                 --forks)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -1535,6 +1539,22 @@ _cairn() {
                     return 0
                     ;;
                 --reboot-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --vault)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --vault-identity)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --vault-passphrase-file)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --vault-passphrase-command)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -1566,7 +1586,7 @@ _cairn() {
             return 0
             ;;
         cairn__subcmd__run)
-            opts="-i -q -v -h --inventory --check --limit --param --param-file --vault --vault-identity --vault-passphrase-file --vault-passphrase-command --forks --max-fail-percent --max-unavailable --reboot-timeout --wait-for-hosts --json --quiet --verbose --color --debug-on-failure --accept-new-host-keys --store --lease-ttl --state-dir --lib --help"
+            opts="-i -q -v -h --inventory --check --limit --param --param-file --forks --max-fail-percent --max-unavailable --reboot-timeout --debug-on-failure --vault --vault-identity --vault-passphrase-file --vault-passphrase-command --wait-for-hosts --json --quiet --verbose --color --accept-new-host-keys --store --lease-ttl --state-dir --lib --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1592,22 +1612,6 @@ _cairn() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
-                --vault)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --vault-identity)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --vault-passphrase-file)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --vault-passphrase-command)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
                 --forks)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -1621,6 +1625,22 @@ _cairn() {
                     return 0
                     ;;
                 --reboot-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --vault)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --vault-identity)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --vault-passphrase-file)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --vault-passphrase-command)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -1658,6 +1678,60 @@ _cairn() {
                 return 0
             fi
             case "${prev}" in
+                --store)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --lease-ttl)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --state-dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --lib)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        cairn__subcmd__standby)
+            opts="-q -v -h --once --poll --vault --vault-identity --vault-passphrase-file --vault-passphrase-command --wait-for-hosts --json --quiet --verbose --color --accept-new-host-keys --store --lease-ttl --state-dir --lib --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --poll)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --vault)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --vault-identity)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --vault-passphrase-file)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --vault-passphrase-command)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
                 --store)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0

@@ -30,7 +30,7 @@ pub(crate) struct VaultFile {
 }
 
 /// The key that opens a vault; none given: a passphrase asked on the terminal.
-#[derive(Debug, Args)]
+#[derive(Debug, Clone, Args)]
 pub(crate) struct VaultKeyArgs {
     /// An age identity file (`AGE-SECRET-KEY-1...`; `cairn vault keygen` writes one).
     #[arg(long, value_name = "FILE", conflicts_with_all = ["vault_passphrase_file", "vault_passphrase_command"])]
@@ -43,8 +43,8 @@ pub(crate) struct VaultKeyArgs {
     pub(crate) vault_passphrase_command: Option<String>,
 }
 
-/// Options shared by `run` and `resume`.
-#[derive(Debug, Args)]
+/// Options shared by `run` and `resume`: what may change a run, and how it is driven.
+#[derive(Debug, Clone, Args)]
 pub(crate) struct CommonRunArgs {
     /// A parameter: NAME=VALUE (repeatable).
     #[arg(long = "param", value_name = "NAME=VALUE")]
@@ -52,13 +52,6 @@ pub(crate) struct CommonRunArgs {
     /// Params from a TOML file (`name = value` per line); `--param` wins over it.
     #[arg(long, value_name = "FILE")]
     pub(crate) param_file: Option<PathBuf>,
-    /// A vault (`cairn vault create`): `secret(...)` params not given by `--param` take its
-    /// secrets of their names, and hosts' `password_vault` and `identity_passphrase_vault` vars
-    /// name secrets in it.
-    #[arg(long, value_name = "FILE")]
-    pub(crate) vault: Option<PathBuf>,
-    #[command(flatten)]
-    pub(crate) vault_key: VaultKeyArgs,
     /// At most this many hosts act at once (at least 1).
     #[arg(long, value_parser = forks)]
     pub(crate) forks: Option<usize>,
@@ -73,6 +66,25 @@ pub(crate) struct CommonRunArgs {
     /// Seconds a rebooting host may take to come back.
     #[arg(long, value_name = "SECS")]
     pub(crate) reboot_timeout: Option<u64>,
+    /// When an action fails, open the REPL on that host: `:retry`, `:skip [VALUE]` or
+    /// `:abort` (needs a terminal; not with --json, whose lines it would interrupt).
+    #[arg(long, conflicts_with = "json")]
+    pub(crate) debug_on_failure: bool,
+    #[command(flatten)]
+    pub(crate) drive: DriveArgs,
+}
+
+/// How this controller drives a run, not what the run does: secrets, SSH keys, held hosts and
+/// the display; `run`, `resume` and `standby` share them.
+#[derive(Debug, Clone, Args)]
+pub(crate) struct DriveArgs {
+    /// A vault (`cairn vault create`): `secret(...)` params not given by `--param` take its
+    /// secrets of their names, and hosts' `password_vault` and `identity_passphrase_vault` vars
+    /// name secrets in it.
+    #[arg(long, value_name = "FILE")]
+    pub(crate) vault: Option<PathBuf>,
+    #[command(flatten)]
+    pub(crate) vault_key: VaultKeyArgs,
     /// Wait for hosts another run holds (shown as it waits), instead of refusing the run.
     #[arg(long)]
     pub(crate) wait_for_hosts: bool,
@@ -89,10 +101,6 @@ pub(crate) struct CommonRunArgs {
     /// Colour ok, changed and failed: `auto` on a terminal unless NO_COLOR is set.
     #[arg(long, value_enum, default_value_t = Color::Auto, value_name = "WHEN")]
     pub(crate) color: Color,
-    /// When an action fails, open the REPL on that host: `:retry`, `:skip [VALUE]` or
-    /// `:abort` (needs a terminal; not with --json, whose lines it would interrupt).
-    #[arg(long, conflicts_with = "json")]
-    pub(crate) debug_on_failure: bool,
     /// SSH: record the key of a host that ~/.ssh/known_hosts does not know yet (a changed key
     /// is still refused).
     #[arg(long)]

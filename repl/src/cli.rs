@@ -10,7 +10,7 @@ use clap::{CommandFactory, Parser, Subcommand};
 use crate::commands::{
     CheckArgs, CompletionsArgs, Context, DebugArgs, ExecArgs, HostsArgs, JournalArgs, ManArgs,
     OptionInfo, ParseArgs, RecipesArgs, ReplArgs, ReportArgs, ResumeArgs, RunArgs, RunsArgs,
-    VaultArgs,
+    StandbyArgs, VaultArgs,
 };
 
 /// How `cairn` exits, as the README's table says it (tests/src/readme.rs compares the two).
@@ -19,6 +19,7 @@ Exit codes:
   0    every host succeeded
   1    some host failed
   2    a usage, runbook or journal error
+  3    `cairn standby --once` found no run whose controller died
   130  stopped by a signal (SIGINT, SIGTERM, SIGHUP) before every host finished";
 
 /// cairn: runbooks for InfiniBand and RoCE fabric on ESXi hosts and Linux guests.
@@ -74,6 +75,9 @@ pub(crate) enum Command {
     Recipes(RecipesArgs),
     /// List runs and their state.
     Runs(RunsArgs),
+    /// Watch a shared store and resume each run whose controller died holding hosts, so a
+    /// maintenance window survives the loss of the machine that drove it (docs/fleet.md).
+    Standby(StandbyArgs),
     /// Print a shell's completion script: `cairn completions bash > /etc/bash_completion.d/cairn`
     /// (docs/completions/ has them generated).
     Completions(CompletionsArgs),
@@ -128,6 +132,7 @@ impl Command {
             Self::Resume(args) => args.execute(context),
             Self::Run(args) => args.execute(context),
             Self::Runs(args) => args.execute(context),
+            Self::Standby(args) => args.execute(context),
             Self::Vault(args) => args.execute(),
         }
     }

@@ -9,15 +9,16 @@
 //! caller to be inside one.
 
 mod boot_clock;
-pub mod claim;
 mod connection;
 mod error;
 mod heartbeat;
 mod host_lease;
 mod journal;
 mod journal_sink;
+mod orphaned_run;
 mod pg_leases;
 mod pg_shared;
+mod run_id;
 mod run_owner;
 mod run_record;
 mod schema;
@@ -27,12 +28,12 @@ mod store_url;
 mod working_copy;
 
 pub use boot_clock::BootInstant;
-pub use claim::Claimed;
 pub use connection::PgStore;
 use connection::connection_fail;
 pub use error::StoreError;
 pub use heartbeat::Heartbeat;
 pub use host_lease::HostTake;
+pub use orphaned_run::OrphanedRun;
 pub use pg_leases::PgLeases;
 pub use pg_shared::PgShared;
 pub use run_owner::{RunDriver, RunTake};

@@ -123,9 +123,18 @@ impl SharedStore for PgShared {
         }))
     }
 
+    fn reserve_run_id(&self, run_id: &str) -> Result<bool, JournalError> {
+        crate::pg_leases::lock(&self.store)
+            .reserve_run_id(&self.session, run_id)
+            .map_err(store_failed)
+    }
+
     fn put_meta(&self, run_id: &str, meta: &[u8]) -> Result<(), JournalError> {
         let mut store = crate::pg_leases::lock(&self.store);
-        if store.set_meta(run_id, meta).map_err(store_failed)? {
+        if store
+            .set_meta(&self.session, run_id, meta)
+            .map_err(store_failed)?
+        {
             return Ok(());
         }
         // The run's first: it is stored whole, so that another controller needs no checkout.
@@ -138,7 +147,9 @@ impl SharedStore for PgShared {
         store
             .save_run(&self.session, &record)
             .map_err(store_failed)?;
-        store.set_meta(run_id, meta).map_err(store_failed)?;
+        store
+            .set_meta(&self.session, run_id, meta)
+            .map_err(store_failed)?;
         Ok(())
     }
 }

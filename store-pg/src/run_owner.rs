@@ -107,13 +107,19 @@ impl PgStore {
         Ok(Some(RunTake::Taken { from: Some(driver) }))
     }
 
-    /// Keeps run `id`'s `run.json` bytes; false when the store has no run `id` yet.
-    pub fn set_meta(&mut self, id: &str, meta: &[u8]) -> Result<bool, StoreError> {
+    /// Keeps run `id`'s `run.json` bytes, if `session` drives it; false when the store has no
+    /// run `id` of this session (none yet, or another controller's, which is never changed).
+    pub fn set_meta(
+        &mut self,
+        session: &Session,
+        id: &str,
+        meta: &[u8],
+    ) -> Result<bool, StoreError> {
         let updated = self
             .client
             .execute(
-                "UPDATE cairn_run SET meta = $2 WHERE id = $1",
-                &[&id, &meta],
+                "UPDATE cairn_run SET meta = $2 WHERE id = $1 AND session = $3",
+                &[&id, &meta, &session.id()],
             )
             .map_err(|error| self.fail("store a run's run.json", error))?;
         Ok(updated == 1)

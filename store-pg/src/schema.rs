@@ -8,7 +8,7 @@
 use crate::{PgStore, StoreError};
 
 /// The newest schema version this cairn knows.
-pub const SCHEMA_VERSION: i32 = 3;
+pub const SCHEMA_VERSION: i32 = 4;
 
 /// Any constant of our own: the key of the advisory lock that serialises migrations.
 const MIGRATION_LOCK: i64 = 0x6361_6972_6e00_0001;
@@ -91,8 +91,17 @@ const V2: &str = "ALTER TABLE cairn_run ADD COLUMN meta bytea;";
 const V3: &str = "CREATE FUNCTION cairn_epoch_now() RETURNS bigint LANGUAGE sql STABLE AS \
     $$ SELECT (extract(epoch FROM clock_timestamp()) * 1000)::bigint $$;";
 
+/// Version 4: run ids reserved across controllers. A controller names a run by the time it
+/// starts, and two controllers starting in one second chose the same id: the second one's
+/// records joined the first one's run. Each id is now reserved here before the run's folder is
+/// used (`run_id.rs`).
+const V4: &str = "CREATE TABLE cairn_run_id ( \
+    id          text PRIMARY KEY, \
+    session     bigint NOT NULL, \
+    reserved_at timestamptz NOT NULL DEFAULT now());";
+
 /// The migrations, version `n` at index `n - 1`.
-const MIGRATIONS: [&str; SCHEMA_VERSION as usize] = [V1, V2, V3];
+const MIGRATIONS: [&str; SCHEMA_VERSION as usize] = [V1, V2, V3, V4];
 
 impl PgStore {
     /// Brings the schema to [`SCHEMA_VERSION`]; refuses a newer one.

@@ -258,60 +258,6 @@ fn a_host_epoch_only_grows() {
 }
 
 #[test]
-fn two_standbys_claiming_at_once_split_the_expired_hosts() {
-    let Some(server) = ScratchServer::start_or_skip("two_standbys_split_the_expired_hosts") else {
-        return;
-    };
-    let url = server.new_database();
-    let mut dead = connect(&url);
-    let dead_session = session(&mut dead, 300);
-    let hosts: Vec<String> = (0..10).map(|n| format!("esx{n:02}")).collect();
-    let mut dead_epochs = std::collections::BTreeMap::new();
-    for host in &hosts {
-        let HostTake::Free { epoch } = dead.take_host(&dead_session, host, &holder("r1")).unwrap()
-        else {
-            panic!("a new host is free")
-        };
-        dead_epochs.insert(host.clone(), epoch);
-    }
-    std::thread::sleep(Duration::from_millis(500));
-
-    let mut first = connect(&url);
-    let first_session = session(&mut first, 30_000);
-    let mut second = connect(&url);
-    let second_session = session(&mut second, 30_000);
-
-    // The first standby's claim is still uncommitted (its rows locked) when the second claims.
-    let mut transaction = first.client().transaction().unwrap();
-    let first_claim =
-        cairn_store_pg::claim::claim_expired(&mut transaction, &first_session, 6).unwrap();
-    let started = std::time::Instant::now();
-    let second_claim = second.claim_expired(&second_session, 10).unwrap();
-    assert!(
-        started.elapsed() < Duration::from_secs(2),
-        "the second standby waited for the first"
-    );
-    transaction.commit().unwrap();
-
-    assert_eq!(first_claim.len(), 6, "{first_claim:?}");
-    assert_eq!(second_claim.len(), 4, "{second_claim:?}");
-    let mut all: Vec<String> = first_claim
-        .iter()
-        .chain(&second_claim)
-        .map(|claimed| claimed.host.clone())
-        .collect();
-    all.sort();
-    assert_eq!(all, hosts, "every host claimed once");
-    for claimed in first_claim.iter().chain(&second_claim) {
-        assert!(claimed.epoch > dead_epochs[&claimed.host], "{claimed:?}");
-        assert_eq!(claimed.from_session, dead_session.id());
-        assert_eq!(claimed.run_id.as_deref(), Some("r1"));
-    }
-    // Nothing is left to claim, and live sessions' hosts are never claimed.
-    assert!(first.claim_expired(&first_session, 10).unwrap().is_empty());
-}
-
-#[test]
 fn an_immediate_restart_of_the_server_is_a_clean_error_then_a_reconnect() {
     let Some(mut server) = ScratchServer::start_or_skip("an_immediate_restart_of_the_server")
     else {
@@ -398,13 +344,13 @@ fn a_holder_stopped_past_its_ttl_is_fenced_when_it_wakes() {
     std::thread::sleep(Duration::from_millis(3_000));
     let mut standby = connect(&url);
     let standby_session = session(&mut standby, 30_000);
-    let claimed = standby.claim_expired(&standby_session, 10).unwrap();
-    assert_eq!(claimed.len(), 1, "{claimed:?}");
-    assert_eq!(claimed[0].host, "esx07");
-    assert!(
-        claimed[0].epoch > held_epoch,
-        "{claimed:?} after {held_epoch}"
-    );
+    let taken = standby
+        .take_host(&standby_session, "esx07", &holder("r2"))
+        .unwrap();
+    let HostTake::TakenOver { epoch, .. } = taken else {
+        panic!("the stopped holder's host was not taken over: {taken:?}")
+    };
+    assert!(epoch > held_epoch, "{epoch} after {held_epoch}");
 
     rustix::process::kill_process(pid, rustix::process::Signal::CONT).unwrap();
     writeln!(child.stdin.as_mut().unwrap(), "act").unwrap();
@@ -579,4 +525,141 @@ fn an_unreachable_store_is_a_clear_error() {
         "{message}"
     );
     assert!(!message.contains("secret"), "{message}");
+}
+
+fn record(id: &str) -> RunRecord {
+    RunRecord {
+        id: id.into(),
+        runbook_path: "book.rhai".into(),
+        runbook: b"stage \"s\" on all {}\n".to_vec(),
+        modules: Vec::new(),
+        inventory: b"[hosts.n1]\naddress = \"sim:linux\"\n".to_vec(),
+        params: serde_json::json!({}),
+    }
+}
+
+#[test]
+fn a_standby_claims_only_runs_a_dead_controller_left_holding_hosts_and_two_take_different_ones() {
+    let Some(server) = ScratchServer::start_or_skip("a_standby_claims_only_orphaned_runs") else {
+        return;
+    };
+    let url = server.new_database();
+    let mut dead = connect(&url);
+    let dead_session = session(&mut dead, 300);
+    // r1 and r2 hold a host each; r3's hosts all ended (no lease left).
+    for (run, host) in [("r1", "n1"), ("r2", "n2"), ("r3", "")] {
+        dead.save_run(&dead_session, &record(run)).unwrap();
+        if !host.is_empty() {
+            dead.take_host(&dead_session, host, &holder(run)).unwrap();
+        }
+    }
+    // r4's controller ended its run and closed its session: its lease was given back.
+    let mut ended = connect(&url);
+    let ended_session = session(&mut ended, 300);
+    ended.save_run(&ended_session, &record("r4")).unwrap();
+    ended
+        .take_host(&ended_session, "n4", &holder("r4"))
+        .unwrap();
+    ended.close_session(&ended_session).unwrap();
+    // r5's controller is alive.
+    let mut live = connect(&url);
+    let live_session = session(&mut live, 30_000);
+    live.save_run(&live_session, &record("r5")).unwrap();
+    live.take_host(&live_session, "n5", &holder("r5")).unwrap();
+    std::thread::sleep(Duration::from_millis(500));
+
+    let orphans: Vec<(String, i64, i64)> = live
+        .orphaned_runs()
+        .unwrap()
+        .into_iter()
+        .map(|orphan| (orphan.id, orphan.driver.session, orphan.hosts_held))
+        .collect();
+    let dead_id = dead_session.id();
+    assert_eq!(
+        orphans,
+        [("r1".into(), dead_id, 1), ("r2".into(), dead_id, 1)]
+    );
+
+    let mut first = connect(&url);
+    let first_session = session(&mut first, 30_000);
+    let mut second = connect(&url);
+    let second_session = session(&mut second, 30_000);
+    // The first claimer has r1 locked (its claim not committed) when the second claims.
+    let mut transaction = first.client().transaction().unwrap();
+    transaction
+        .query("SELECT id FROM cairn_run WHERE id = 'r1' FOR UPDATE", &[])
+        .unwrap();
+    let started = std::time::Instant::now();
+    let second_claim = second.claim_orphaned_run(&second_session).unwrap();
+    assert!(
+        started.elapsed() < Duration::from_secs(2),
+        "the second claimer waited for the first"
+    );
+    assert_eq!(second_claim.map(|orphan| orphan.id).as_deref(), Some("r2"));
+    transaction.commit().unwrap();
+    let first_claim = first.claim_orphaned_run(&first_session).unwrap();
+    assert_eq!(first_claim.map(|orphan| orphan.id).as_deref(), Some("r1"));
+    // Claimed runs have a live driver now: nothing is left, for either.
+    assert_eq!(first.claim_orphaned_run(&first_session).unwrap(), None);
+    assert_eq!(second.claim_orphaned_run(&second_session).unwrap(), None);
+    assert_eq!(
+        first.run_driver("r2").unwrap().map(|driver| driver.session),
+        Some(second_session.id())
+    );
+    // An expired claimer claims nothing.
+    let mut late = connect(&url);
+    let late_session = session(&mut late, 100);
+    std::thread::sleep(Duration::from_millis(300));
+    assert!(matches!(
+        late.claim_orphaned_run(&late_session),
+        Err(StoreError::SessionExpired { .. })
+    ));
+}
+
+#[test]
+fn a_run_id_is_reserved_for_one_controller_only() {
+    let Some(server) = ScratchServer::start_or_skip("a_run_id_is_reserved_once") else {
+        return;
+    };
+    let url = server.new_database();
+    let mut first = connect(&url);
+    let first_session = session(&mut first, 30_000);
+    let mut second = connect(&url);
+    let second_session = session(&mut second, 30_000);
+    assert!(
+        first
+            .reserve_run_id(&first_session, "20261203-121531")
+            .unwrap()
+    );
+    // The same second on another controller: taken, so it goes on to the next id.
+    assert!(
+        !second
+            .reserve_run_id(&second_session, "20261203-121531")
+            .unwrap()
+    );
+    assert!(
+        second
+            .reserve_run_id(&second_session, "20261203-121531-2")
+            .unwrap()
+    );
+    // A run stored before ids were reserved keeps its id too.
+    first
+        .save_run(&first_session, &record("20261130-080000"))
+        .unwrap();
+    assert!(
+        !second
+            .reserve_run_id(&second_session, "20261130-080000")
+            .unwrap()
+    );
+    // Another controller's run.json is never overwritten.
+    assert!(
+        first
+            .set_meta(&first_session, "20261130-080000", b"{}")
+            .unwrap()
+    );
+    assert!(
+        !second
+            .set_meta(&second_session, "20261130-080000", b"{}")
+            .unwrap()
+    );
 }

@@ -59,6 +59,7 @@ mod spans;
 mod ssh;
 mod ssh_fence;
 mod ssh_lab;
+mod standby;
 mod stdlib_layers;
 mod store;
 mod typed_results;

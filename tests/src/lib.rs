@@ -351,6 +351,15 @@ pub fn files(dir: &Path) -> Vec<PathBuf> {
 
 /// Starts `command` in the background with its output piped, for a test that acts on it while
 /// it runs (a signal, a second run against its hosts).
+/// Sends signal `name` (`TERM`, `KILL`, ...) to the process `pid`, which a test started.
+pub fn send_signal(pid: u32, name: &str) {
+    let sent = Command::new("kill")
+        .args([&format!("-{name}"), &pid.to_string()])
+        .status()
+        .is_ok_and(|s| s.success());
+    assert!(sent, "kill -{name} {pid}");
+}
+
 pub fn spawn_piped(mut command: Command) -> Child {
     command
         .stdout(Stdio::piped())

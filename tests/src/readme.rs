@@ -87,7 +87,7 @@ fn the_readme_and_help_list_the_same_exit_codes() {
         })
         .collect();
     let codes: Vec<&str> = table.iter().map(|(code, _)| code.as_str()).collect();
-    assert_eq!(codes, ["0", "1", "2", "130"], "{text}");
+    assert_eq!(codes, ["0", "1", "2", "3", "130"], "{text}");
     let help = std::process::Command::new(binary("cairn"))
         .arg("--help")
         .output()

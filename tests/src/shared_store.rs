@@ -12,45 +12,58 @@ use cairn_tests::{Lab, Run, spawn_piped, wait_until};
 use serde_json::Value;
 
 /// How long a test waits for a run to get somewhere.
-const LIMIT: Duration = Duration::from_secs(30);
+pub(crate) const LIMIT: Duration = Duration::from_secs(30);
 
 /// Two changing commands around a reboot (3 s): a run holds its hosts a while.
-const BOOK: &str = "stage \"s\" on all {\n    run([\"echo\", \"A\"]);\n    reboot();\n    run([\"echo\", \"B\"]);\n}\n";
-const INVENTORY: &str = "[hosts.\"n[1-2]\"]\naddress = \"sim:linux?reboot_secs=3\"\n";
+pub(crate) const BOOK: &str = "stage \"s\" on all {\n    run([\"echo\", \"A\"]);\n    reboot();\n    run([\"echo\", \"B\"]);\n}\n";
+pub(crate) const INVENTORY: &str = "[hosts.\"n[1-2]\"]\naddress = \"sim:linux?reboot_secs=3\"\n";
 
 /// A scratch server and a fresh database's URL, or `None` (skipped, said loudly).
-fn store(what: &str) -> Option<(ScratchServer, String)> {
+pub(crate) fn store(what: &str) -> Option<(ScratchServer, String)> {
     let server = ScratchServer::start_or_skip(what)?;
     let url = server.new_database().redacted();
     Some((server, url))
 }
 
 /// A working folder with the runbook and inventory.
-fn folder() -> Lab {
+pub(crate) fn folder() -> Lab {
     let lab = Lab::new();
     lab.write("book.rhai", BOOK);
     lab.write("inv.toml", INVENTORY);
     lab
 }
 
-fn with_fleet(mut command: Command, fleet: &str) -> Command {
+pub(crate) fn with_fleet(mut command: Command, fleet: &str) -> Command {
     command.env("CAIRN_SIM_DIR", fleet);
     command
 }
 
-fn run(lab: &Lab, fleet: &str, args: &[&str]) -> Run {
+pub(crate) fn run(lab: &Lab, fleet: &str, args: &[&str]) -> Run {
     lab.cairn_with(args, &[("CAIRN_SIM_DIR", fleet)])
 }
 
 /// The runbook's `echo`es the shared fleet's `host` ran under its fence (`fenced.log`; the
 /// reboot's own commands left out).
-fn fenced(fleet: &str, host: &str) -> Vec<String> {
+pub(crate) fn fenced(fleet: &str, host: &str) -> Vec<String> {
+    fenced_by(fleet, host)
+        .into_iter()
+        .map(|(command, _)| command)
+        .collect()
+}
+
+/// [`fenced`]'s commands, each with the caller the fence recorded (`RUN@CONTROLLER:PID`).
+pub(crate) fn fenced_by(fleet: &str, host: &str) -> Vec<(String, String)> {
     std::fs::read_to_string(format!("{fleet}/{host}/fenced.log"))
         .unwrap_or_default()
         .lines()
         .filter_map(|line| serde_json::from_str::<Value>(line).ok())
-        .filter_map(|line| line["command"].as_str().map(str::to_owned))
-        .filter(|command| command.starts_with("echo "))
+        .filter_map(|line| {
+            let command = line["command"].as_str()?;
+            let owner = line["owner"].as_str()?;
+            command
+                .starts_with("echo ")
+                .then(|| (command.to_owned(), owner.to_owned()))
+        })
         .collect()
 }
 
@@ -58,12 +71,12 @@ fn fenced(fleet: &str, host: &str) -> Vec<String> {
 /// leaves no command started and unfinished (in the simulator the host runs inside the
 /// controller's process, so a kill between a step's `started` and `done` is a real "outcome
 /// unknown", which the resume rightly asks about).
-fn rebooting_with_steps_done(fleet: &str, host: &str) -> bool {
+pub(crate) fn rebooting_with_steps_done(fleet: &str, host: &str) -> bool {
     let log = std::fs::read_to_string(format!("{fleet}/{host}/fenced.log")).unwrap_or_default();
     let last = log
         .lines()
-        .filter_map(|line| serde_json::from_str::<Value>(line).ok())
-        .last();
+        .rev()
+        .find_map(|line| serde_json::from_str::<Value>(line).ok());
     let rebooting = last.is_some_and(|line| {
         line["command"]
             .as_str()
@@ -80,7 +93,7 @@ fn rebooting_with_steps_done(fleet: &str, host: &str) -> bool {
     rebooting && all_done && fenced(fleet, host).len() == 1
 }
 
-fn fleet_of(lab: &Lab) -> String {
+pub(crate) fn fleet_of(lab: &Lab) -> String {
     let fleet = lab.path().join("fleet");
     // CAIRN_SIM_DIR must name a folder that exists (a typo is refused, never a fresh fleet).
     std::fs::create_dir_all(&fleet).unwrap_or_else(|e| panic!("{}: {e}", fleet.display()));
@@ -88,7 +101,7 @@ fn fleet_of(lab: &Lab) -> String {
 }
 
 /// The run id a `cairn runs` listing names first.
-fn first_run(listing: &str) -> String {
+pub(crate) fn first_run(listing: &str) -> String {
     listing
         .split_whitespace()
         .next()

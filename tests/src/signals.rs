@@ -1,10 +1,9 @@
 //! SIGTERM and SIGHUP stop a run as Ctrl-C does; a second signal stops it at once, naming the
 //! actions it leaves unknown.
 
-use std::process::Command;
 use std::time::{Duration, Instant};
 
-use cairn_tests::{Lab, records};
+use cairn_tests::{Lab, records, send_signal};
 
 use crate::hangs::within_after;
 
@@ -45,14 +44,6 @@ fn wait_for_sleeps(lab: &Lab) {
     }
 }
 
-fn signal(pid: u32, name: &str) {
-    let sent = Command::new("kill")
-        .args([&format!("-{name}"), &pid.to_string()])
-        .status()
-        .is_ok_and(|s| s.success());
-    assert!(sent, "kill -{name}");
-}
-
 #[test]
 fn sigterm_and_sighup_stop_a_run_cleanly_and_resume_needs_no_assume() {
     for name in ["TERM", "HUP"] {
@@ -63,7 +54,7 @@ fn sigterm_and_sighup_stop_a_run_cleanly_and_resume_needs_no_assume() {
             name,
             |pid| {
                 wait_for_sleeps(&lab);
-                signal(pid, name);
+                send_signal(pid, name);
             },
         );
         // A stop is not a failure: CI can tell them apart.
@@ -125,7 +116,7 @@ fn a_stop_by_ctrl_c_exits_130_and_run_finished_says_stopped() {
         "SIGINT",
         |pid| {
             wait_for_sleeps(&lab);
-            signal(pid, "INT");
+            send_signal(pid, "INT");
         },
     );
     assert_eq!(run.code, 130, "{}\n{}", run.stdout, run.stderr);
@@ -153,10 +144,10 @@ fn a_second_signal_stops_at_once_and_names_the_actions_in_flight() {
         "a second signal",
         |pid| {
             wait_for_sleeps(&lab);
-            signal(pid, "TERM");
+            send_signal(pid, "TERM");
             std::thread::sleep(Duration::from_millis(200));
             signalled = Instant::now();
-            signal(pid, "INT");
+            send_signal(pid, "INT");
         },
     );
     assert!(

@@ -17,6 +17,7 @@ mod report;
 mod resume;
 mod run;
 mod runs;
+mod standby;
 mod vault;
 
 pub(crate) use check::CheckArgs;
@@ -34,6 +35,7 @@ pub(crate) use report::ReportArgs;
 pub(crate) use resume::ResumeArgs;
 pub(crate) use run::RunArgs;
 pub(crate) use runs::RunsArgs;
+pub(crate) use standby::StandbyArgs;
 use std::path::PathBuf;
 pub(crate) use vault::VaultArgs;
 

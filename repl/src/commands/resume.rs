@@ -38,10 +38,56 @@ pub(crate) struct ResumeArgs {
     common: CommonRunArgs,
     #[command(flatten)]
     store: crate::store_args::StoreArgs,
+    /// A standby's resume: nobody is at its terminal to answer an unknown outcome.
+    #[arg(skip)]
+    never_ask: bool,
 }
 
 impl ResumeArgs {
+    /// The resume a standby starts of run `run_id`, which its session already drives: the
+    /// run's own options, with the standby's display, vault and SSH options.
+    pub(super) fn for_standby(
+        run_id: String,
+        common: CommonRunArgs,
+        store: crate::store_args::StoreArgs,
+    ) -> Self {
+        Self {
+            run_id: Some(run_id),
+            assume: Vec::new(),
+            restart_host: Vec::new(),
+            from_stage: None,
+            runbook: None,
+            common,
+            store,
+            never_ask: true,
+        }
+    }
+
     pub(crate) fn execute(self, context: &Context) -> miette::Result<ExitCode> {
+        let opened = self.store.open()?;
+        self.execute_on(context, opened)
+    }
+
+    /// Resumes on `opened`, this controller's session on the shared store (none: the folder
+    /// store), and ends that session when the resume ends.
+    pub(super) fn execute_on(
+        self,
+        context: &Context,
+        opened: Option<crate::store_args::Opened>,
+    ) -> miette::Result<ExitCode> {
+        let resumed = self.resume_on(context, opened.as_ref());
+        // Ended whatever happened, so that its hosts are given back at once, not at its TTL.
+        if let Some(opened) = opened {
+            opened.finish();
+        }
+        resumed
+    }
+
+    fn resume_on(
+        self,
+        context: &Context,
+        opened: Option<&crate::store_args::Opened>,
+    ) -> miette::Result<ExitCode> {
         let Self {
             run_id,
             assume,
@@ -49,11 +95,11 @@ impl ResumeArgs {
             from_stage,
             runbook,
             common,
-            store,
+            store: _,
+            never_ask,
         } = self;
         let state = context.state.as_path();
-        let opened = store.open()?;
-        let run_id = match &opened {
+        let run_id = match opened {
             Some(opened) => crate::store_args::take_over(opened, state, run_id)?,
             None => run_id,
         };
@@ -70,7 +116,7 @@ impl ResumeArgs {
             .then(|| FailurePrompt::start(state))
             .transpose()?;
         let overrides = RunOverrides {
-            accept_new_host_keys: common.accept_new_host_keys,
+            accept_new_host_keys: common.drive.accept_new_host_keys,
             debugger: prompt.as_ref().map(|(debugger, _)| debugger.clone()),
             forks: common.forks,
             max_fail_percent: common.max_fail_percent,
@@ -80,15 +126,15 @@ impl ResumeArgs {
             param_file,
             vault,
             reboot_timeout: common.reboot_timeout.map(Duration::from_secs),
-            wait_for_hosts: common.wait_for_hosts,
+            wait_for_hosts: common.drive.wait_for_hosts,
             restart_hosts,
-            ask: if common.json {
+            ask: if common.drive.json || never_ask {
                 None
             } else {
                 super::ask_undecided::on_terminal()
             },
             runbook,
-            shared_store: opened.as_ref().map(|opened| {
+            shared_store: opened.map(|opened| {
                 opened.shared.clone() as std::sync::Arc<dyn cairn_runtime::SharedStore>
             }),
         };
@@ -102,9 +148,6 @@ impl ResumeArgs {
             },
             crate::assembly::launcher_for(state, opened.is_some()),
         );
-        if let Some(opened) = opened {
-            opened.finish();
-        }
         if let Some((debugger, prompt)) = prompt {
             // The prompt ends once the run's last hold on the debugger is gone.
             drop(debugger);

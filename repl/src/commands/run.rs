@@ -97,7 +97,7 @@ fn run(
         inventory,
         limit,
         options: RunOptions {
-            accept_new_host_keys: common.accept_new_host_keys,
+            accept_new_host_keys: common.drive.accept_new_host_keys,
             check,
             debugger,
             forks: common.forks.unwrap_or(defaults.forks),
@@ -107,7 +107,7 @@ fn run(
             reboot_timeout: common
                 .reboot_timeout
                 .map_or(defaults.reboot_timeout, Duration::from_secs),
-            wait_for_hosts: common.wait_for_hosts,
+            wait_for_hosts: common.drive.wait_for_hosts,
             lease_dir: None,
             shared_store: opened
                 .as_ref()
@@ -138,15 +138,15 @@ fn run(
 /// How the run is shown, from `--json`, `-q`, `-v`, `--color`.
 pub(super) fn display(common: &CommonRunArgs) -> Display {
     Display {
-        color: match common.color {
+        color: match common.drive.color {
             Color::Auto => ColorChoice::Auto,
             Color::Always => ColorChoice::Always,
             Color::Never => ColorChoice::Never,
         },
-        json: common.json,
+        json: common.drive.json,
         // The debug prompt takes the terminal when an action fails.
         status_area: !common.debug_on_failure,
-        verbosity: Verbosity::from_flags(common.quiet, common.verbose),
+        verbosity: Verbosity::from_flags(common.drive.quiet, common.drive.verbose),
     }
 }
 
@@ -155,11 +155,11 @@ pub(super) fn display(common: &CommonRunArgs) -> Display {
 pub(super) fn inputs(
     common: &CommonRunArgs,
 ) -> miette::Result<(Option<Arc<Vault>>, Option<ParamFile>)> {
-    let key = &common.vault_key;
+    let key = &common.drive.vault_key;
     let key_given = key.vault_identity.is_some()
         || key.vault_passphrase_file.is_some()
         || key.vault_passphrase_command.is_some();
-    let vault = match &common.vault {
+    let vault = match &common.drive.vault {
         Some(path) => Some(Arc::new(Vault::open_with(path, &key.source())?)),
         None if key_given => {
             return Err(miette::miette!(

@@ -93,7 +93,10 @@ impl Launcher {
         let (run_id, _lock) = if new.options.check {
             (self.store.new_run_id(), None)
         } else {
-            let (id, lock) = self.store.claim()?;
+            let shared = new.options.shared_store.as_ref();
+            let (id, lock) = self
+                .store
+                .claim_where(|id| shared.map_or(Ok(true), |store| store.reserve_run_id(id)))?;
             (id, Some(lock))
         };
         let meta = RunMeta {

@@ -20,6 +20,10 @@ pub trait SharedStore: std::fmt::Debug + Send + Sync {
     /// `controller` journal): appended while this controller's session is alive.
     fn unfenced_sink(&self, run_id: &str, host: &str) -> Result<Box<dyn RecordSink>, JournalError>;
 
+    /// Reserves `run_id` for a new run of this controller: `false` when another controller's
+    /// run has it (two controllers named a run by the same second), and the run takes another.
+    fn reserve_run_id(&self, run_id: &str) -> Result<bool, JournalError>;
+
     /// Keeps run `run_id`'s `run.json` (its bytes, as the folder holds them).
     fn put_meta(&self, run_id: &str, meta: &[u8]) -> Result<(), JournalError>;
 }

@@ -106,6 +106,16 @@ impl RunStore {
     /// Claims a folder for a new run and locks it: creating the folder is the claim, so two
     /// runs started in one second get `<time>` and `<time>-2`, never one folder.
     pub fn claim(&self) -> Result<(String, RunLock), LockError> {
+        self.claim_where(|_| Ok(true))
+    }
+
+    /// [`claim`](Self::claim), where an id is also taken only if `free` says so (a shared
+    /// store reserving it across controllers); a folder claimed for an id `free` refuses is
+    /// given back.
+    pub fn claim_where(
+        &self,
+        free: impl Fn(&str) -> Result<bool, JournalError>,
+    ) -> Result<(String, RunLock), LockError> {
         let runs = self.runs.clone();
         private_files::create_dir_all(&runs)
             .map_err(|e| JournalError::io(&runs, "cannot create", e))?;
@@ -119,7 +129,23 @@ impl RunStore {
             };
             let dir = self.run_dir(&id);
             match private_files::create_dir(&dir) {
-                Ok(()) => return Ok((id.clone(), RunLock::acquire(&dir, &id)?)),
+                Ok(()) => {
+                    let free = free(&id);
+                    if let Ok(true) = free {
+                        return Ok((id.clone(), RunLock::acquire(&dir, &id)?));
+                    }
+                    // Empty, and ours: another controller's run has this id, or the store
+                    // could not say.
+                    let _ = std::fs::remove_dir(&dir);
+                    match free {
+                        Ok(_) if n < 10_000 => n += 1,
+                        Ok(_) => {
+                            let taken = std::io::Error::from(std::io::ErrorKind::AlreadyExists);
+                            return Err(JournalError::io(&dir, "cannot reserve", taken).into());
+                        }
+                        Err(error) => return Err(error.into()),
+                    }
+                }
                 Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists && n < 10_000 => n += 1,
                 Err(e) => return Err(JournalError::io(&dir, "cannot create", e).into()),
             }
