@@ -25,6 +25,8 @@ pub(crate) fn run_meta(id: &str, hosts: Vec<String>) -> RunMeta {
         reboot_timeout_secs: 600,
         run_id: id.to_owned(),
         runbook: "book.rhai".into(),
+        import_root: None,
+        import_dirs: Vec::new(),
     }
 }
 

@@ -114,7 +114,7 @@ pub use run::event::{EVENTS_SCHEMA_VERSION, EventSink, RecapLine, RunEvent, Stam
 pub use run::lock::{Driver, LockError, RunLock};
 pub use run::pair_hold::PairHold;
 pub use run::shared::{RunOptions, RunShared};
-pub use run::shared_store::SharedStore;
+pub use run::shared_store::{RunModules, SEARCH_MODULES, SharedStore};
 pub use run::store::{RunMeta, RunState, RunStore};
 pub use run::unknown::UnknownName;
 pub use runbook::{Runbook, RunbookError, error_in};

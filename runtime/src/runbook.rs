@@ -17,6 +17,10 @@ pub struct Runbook {
     pub text: String,
     /// `--lib DIR` and `CAIRN_PATH` folders its imports are looked up in last.
     pub lib_path: Vec<PathBuf>,
+    /// The folder whose `lib/` its imports try after the importing file's folder, when it is
+    /// not the one found from the runbook's place (a stored run's working copy, whose
+    /// `source/` stands for the pack the run started in).
+    pub import_root: Option<PathBuf>,
 }
 
 /// A runbook that cannot be read or compiled, or a script error at a runbook line.
@@ -63,6 +67,7 @@ impl Runbook {
             path: path.to_owned(),
             text,
             lib_path: Vec::new(),
+            import_root: None,
         }
     }
 
@@ -72,9 +77,21 @@ impl Runbook {
         self
     }
 
+    /// The runbook with its imports rooted at `root` instead of its pack (or its folder).
+    pub fn with_import_root(mut self, root: Option<PathBuf>) -> Self {
+        self.import_root = root;
+        self
+    }
+
     /// Where its imports resolve: beside the importing file, the pack's `lib/`, the lib path.
     pub fn imports(&self) -> crate::ImportPath {
-        crate::ImportPath::of_runbook(&self.path, &self.lib_path)
+        match &self.import_root {
+            Some(root) => crate::ImportPath {
+                root: root.clone(),
+                search: self.lib_path.clone(),
+            },
+            None => crate::ImportPath::of_runbook(&self.path, &self.lib_path),
+        }
     }
 
     /// The folder `import` resolves against.

@@ -11,6 +11,9 @@ use crate::{StoreError, StoreUrl};
 pub struct PgStore {
     pub(crate) url: StoreUrl,
     pub(crate) client: Client,
+    /// Statements prepared once on this connection (the journal appends, sent for every
+    /// record): a string query is parsed and planned again at each call, in two round trips.
+    prepared: std::collections::HashMap<&'static str, postgres::Statement>,
 }
 
 impl std::fmt::Debug for PgStore {
@@ -26,6 +29,7 @@ impl PgStore {
         let mut store = Self {
             url: url.clone(),
             client,
+            prepared: std::collections::HashMap::new(),
         };
         store.migrate()?;
         Ok(store)
@@ -34,7 +38,21 @@ impl PgStore {
     /// Replaces a lost connection with a new one (the schema is checked again).
     pub fn reconnect(&mut self) -> Result<(), StoreError> {
         self.client = open(&self.url)?;
+        self.prepared.clear();
         self.migrate()
+    }
+
+    /// `sql` prepared on this connection, once.
+    pub(crate) fn prepared(
+        &mut self,
+        sql: &'static str,
+    ) -> Result<postgres::Statement, postgres::Error> {
+        if let Some(statement) = self.prepared.get(sql) {
+            return Ok(statement.clone());
+        }
+        let statement = self.client.prepare(sql)?;
+        self.prepared.insert(sql, statement.clone());
+        Ok(statement)
     }
 
     /// The store's URL.

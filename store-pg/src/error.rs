@@ -119,12 +119,26 @@ pub enum StoreError {
         /// The driver's reason.
         source: postgres::Error,
     },
+
+    /// No connection of the appends' pool could be had (all busy past the wait, or none could
+    /// be opened).
+    #[error("no connection to the store {url} for a journal append: {reason}")]
+    #[diagnostic(code(cairn::store::no_connection))]
+    NoConnection {
+        /// The URL, without its password.
+        url: String,
+        /// Why.
+        reason: String,
+    },
 }
 
 impl StoreError {
     /// Whether the connection is gone (reconnecting may help), as opposed to a refusal.
     pub fn is_lost(&self) -> bool {
-        matches!(self, Self::Lost { .. } | Self::Connect { .. })
+        matches!(
+            self,
+            Self::Lost { .. } | Self::Connect { .. } | Self::NoConnection { .. }
+        )
     }
 }
 

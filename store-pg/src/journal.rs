@@ -52,11 +52,13 @@ impl PgStore {
         record: &[u8],
     ) -> Result<i64, StoreError> {
         let row = self
-            .client
-            .query_opt(
-                FENCED_APPEND,
-                &[&run_id, &journal, &epoch, &session.id(), &record, &host],
-            )
+            .prepared(FENCED_APPEND)
+            .and_then(|statement| {
+                self.client.query_opt(
+                    &statement,
+                    &[&run_id, &journal, &epoch, &session.id(), &record, &host],
+                )
+            })
             .map_err(|error| self.fail("append to a journal", error))?;
         if let Some(row) = row {
             return Ok(row.get(0));
@@ -87,8 +89,11 @@ impl PgStore {
         record: &[u8],
     ) -> Result<i64, StoreError> {
         let row = self
-            .client
-            .query_opt(SESSION_APPEND, &[&run_id, &journal, &session.id(), &record])
+            .prepared(SESSION_APPEND)
+            .and_then(|statement| {
+                self.client
+                    .query_opt(&statement, &[&run_id, &journal, &session.id(), &record])
+            })
             .map_err(|error| self.fail("append to a journal", error))?;
         match row {
             Some(row) => Ok(row.get(0)),

@@ -2,16 +2,15 @@
 //! its own transaction, fenced by the host's lease (or, for the controller's journal, by the
 //! session alone), before the folder journal writes it.
 
-use std::sync::{Arc, Mutex};
-
 use cairn_runtime::journal::{JournalError, RecordSink};
 
-use crate::{PgStore, Session, StoreError};
+use crate::append_pool::AppendPool;
+use crate::{Session, StoreError};
 
 /// One journal of one run, appended to the store.
 #[derive(Debug)]
 pub(crate) struct PgJournalSink {
-    pub(crate) store: Arc<Mutex<PgStore>>,
+    pub(crate) pool: AppendPool,
     pub(crate) session: Session,
     pub(crate) run_id: String,
     /// The journal's name: the host's name in the run's inventory (or `controller`).
@@ -22,9 +21,8 @@ pub(crate) struct PgJournalSink {
 
 impl RecordSink for PgJournalSink {
     fn stored(&mut self) -> Result<usize, JournalError> {
-        let mut store = crate::pg_leases::lock(&self.store);
-        store
-            .record_count(&self.run_id, &self.journal)
+        self.pool
+            .with(|store| store.record_count(&self.run_id, &self.journal))
             .map_err(|error| self.refused(error))
     }
 
@@ -36,8 +34,7 @@ impl RecordSink for PgJournalSink {
                 host: self.journal.clone(),
             });
         }
-        let mut store = crate::pg_leases::lock(&self.store);
-        let appended = match &self.lease {
+        let appended = self.pool.with(|store| match &self.lease {
             Some((host, epoch)) => store.append_leased(
                 &self.session,
                 &self.run_id,
@@ -47,8 +44,7 @@ impl RecordSink for PgJournalSink {
                 line,
             ),
             None => store.append_in_session(&self.session, &self.run_id, &self.journal, line),
-        };
-        drop(store);
+        });
         appended.map(|_| ()).map_err(|error| self.refused(error))
     }
 }

@@ -8,6 +8,7 @@
 //! runs a private current-thread tokio runtime per client underneath; nothing here needs the
 //! caller to be inside one.
 
+mod append_pool;
 mod boot_clock;
 mod connection;
 mod error;

@@ -4,12 +4,15 @@ use std::sync::{Arc, Mutex, MutexGuard};
 
 use cairn_runtime::lease::{HeldLease, Holder, LeaseError, LeaseStore, Taken};
 
+use crate::append_pool::AppendPool;
 use crate::{HostTake, PgStore, Session, StoreError};
 
 /// Host leases of one controller session in the shared store.
 #[derive(Debug, Clone)]
 pub struct PgLeases {
     store: Arc<Mutex<PgStore>>,
+    /// The connections the held hosts' journals append through.
+    pool: AppendPool,
     session: Session,
 }
 
@@ -17,6 +20,7 @@ pub struct PgLeases {
 #[derive(Debug)]
 struct PgLease {
     store: Arc<Mutex<PgStore>>,
+    pool: AppendPool,
     session: Session,
     host: String,
     epoch: i64,
@@ -33,7 +37,7 @@ impl HeldLease for PgLease {
         host: &str,
     ) -> Option<Box<dyn cairn_runtime::journal::RecordSink>> {
         Some(Box::new(crate::journal_sink::PgJournalSink {
-            store: Arc::clone(&self.store),
+            pool: self.pool.clone(),
             session: self.session.clone(),
             run_id: run_id.to_owned(),
             journal: host.to_owned(),
@@ -52,12 +56,18 @@ impl Drop for PgLease {
 impl PgLeases {
     /// Leases taken for `session` on `store`'s connection.
     pub fn new(store: PgStore, session: Session) -> Self {
-        Self::on(Arc::new(Mutex::new(store)), session)
+        let pool = AppendPool::new(store.url());
+        Self::on(Arc::new(Mutex::new(store)), pool, session)
     }
 
-    /// Leases taken for `session` on a connection shared with others (the run's journals).
-    pub(crate) fn on(store: Arc<Mutex<PgStore>>, session: Session) -> Self {
-        Self { store, session }
+    /// Leases taken for `session` on a connection shared with others, the held hosts'
+    /// journals appending through `pool`.
+    pub(crate) fn on(store: Arc<Mutex<PgStore>>, pool: AppendPool, session: Session) -> Self {
+        Self {
+            store,
+            pool,
+            session,
+        }
     }
 
     /// The session the leases are taken for.
@@ -76,6 +86,7 @@ impl LeaseStore for PgLeases {
         let held = |epoch| {
             Box::new(PgLease {
                 store: Arc::clone(&self.store),
+                pool: self.pool.clone(),
                 session: self.session.clone(),
                 host: identity.to_owned(),
                 epoch,

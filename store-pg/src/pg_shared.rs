@@ -1,22 +1,22 @@
 //! The runtime's [`SharedStore`] on PostgreSQL: what `--store postgres://...` hands a run.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::{Arc, Mutex};
 
 use cairn_runtime::journal::{JournalError, RecordSink};
 use cairn_runtime::lease::LeaseStore;
-use cairn_runtime::{RunMeta, SharedStore};
+use cairn_runtime::{RunMeta, RunModules, SharedStore};
 
+use crate::append_pool::AppendPool;
 use crate::journal_sink::PgJournalSink;
 use crate::{PgLeases, PgStore, RunRecord, Session, StoreError};
-
-/// At most so many files of a runbook's folder are stored as the modules it may import.
-const MAX_MODULES: usize = 500;
 
 /// One controller session's view of the store, for one run.
 #[derive(Debug, Clone)]
 pub struct PgShared {
     store: Arc<Mutex<PgStore>>,
+    /// The connections the run's journals append through.
+    pool: AppendPool,
     session: Session,
     leases: PgLeases,
 }
@@ -24,10 +24,12 @@ pub struct PgShared {
 impl PgShared {
     /// The store on `store`'s connection, for `session`.
     pub fn new(store: PgStore, session: Session) -> Self {
+        let pool = AppendPool::new(store.url());
         let store = Arc::new(Mutex::new(store));
-        let leases = PgLeases::on(Arc::clone(&store), session.clone());
+        let leases = PgLeases::on(Arc::clone(&store), pool.clone(), session.clone());
         Self {
             store,
+            pool,
             session,
             leases,
         }
@@ -44,9 +46,8 @@ impl PgShared {
     }
 
     /// The run as the store keeps it, whole, from its `run.json` (`meta`): its runbook, the
-    /// `.rhai` files of the runbook's folder (the modules it may import beside it), its
-    /// inventory and params.
-    fn whole_run(meta: &RunMeta) -> Result<RunRecord, JournalError> {
+    /// modules it imports (`modules`), its inventory and params.
+    fn whole_run(meta: &RunMeta, modules: &RunModules) -> Result<RunRecord, JournalError> {
         let read = |path: &Path| {
             std::fs::read(path).map_err(|source| JournalError::Io {
                 context: "cannot read, to store it with the run,".into(),
@@ -54,51 +55,20 @@ impl PgShared {
                 cause: source,
             })
         };
-        let dir = meta.runbook.parent().unwrap_or(Path::new("."));
-        let mut modules = Vec::new();
-        collect_modules(dir, dir, &meta.runbook, 0, &mut modules);
+        let mut stored = Vec::new();
+        for (name, file) in &modules.modules {
+            stored.push((name.clone(), read(file)?));
+        }
+        stored.sort();
         Ok(RunRecord {
             id: meta.run_id.clone(),
             runbook_path: meta.runbook.display().to_string(),
             runbook: read(&meta.runbook)?,
-            modules,
+            runbook_name: Some(modules.runbook.clone()),
+            modules: stored,
             inventory: read(&meta.inventory)?,
             params: serde_json::to_value(&meta.params).unwrap_or_default(),
         })
-    }
-}
-
-/// The `.rhai` files under `dir` (not in hidden folders such as `.cairn`), relative to `root`.
-fn collect_modules(
-    root: &Path,
-    dir: &Path,
-    runbook: &Path,
-    depth: usize,
-    into: &mut Vec<(String, Vec<u8>)>,
-) {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return;
-    };
-    let mut paths: Vec<PathBuf> = entries.flatten().map(|entry| entry.path()).collect();
-    paths.sort();
-    for path in paths {
-        if into.len() >= MAX_MODULES {
-            return;
-        }
-        let hidden = path
-            .file_name()
-            .and_then(|name| name.to_str())
-            .is_some_and(|name| name.starts_with('.'));
-        if hidden || path == runbook {
-            continue;
-        }
-        if path.is_dir() && depth < 4 {
-            collect_modules(root, &path, runbook, depth + 1, into);
-        } else if path.extension().is_some_and(|ext| ext == "rhai")
-            && let (Ok(relative), Ok(bytes)) = (path.strip_prefix(root), std::fs::read(&path))
-        {
-            into.push((relative.display().to_string(), bytes));
-        }
     }
 }
 
@@ -115,7 +85,7 @@ impl SharedStore for PgShared {
 
     fn unfenced_sink(&self, run_id: &str, host: &str) -> Result<Box<dyn RecordSink>, JournalError> {
         Ok(Box::new(PgJournalSink {
-            store: Arc::clone(&self.store),
+            pool: self.pool.clone(),
             session: self.session.clone(),
             run_id: run_id.to_owned(),
             journal: host.to_owned(),
@@ -129,7 +99,12 @@ impl SharedStore for PgShared {
             .map_err(store_failed)
     }
 
-    fn put_meta(&self, run_id: &str, meta: &[u8]) -> Result<(), JournalError> {
+    fn put_meta(
+        &self,
+        run_id: &str,
+        meta: &[u8],
+        modules: &RunModules,
+    ) -> Result<(), JournalError> {
         let mut store = crate::pg_leases::lock(&self.store);
         if store
             .set_meta(&self.session, run_id, meta)
@@ -143,7 +118,7 @@ impl SharedStore for PgShared {
                 path: format!("run.json of {run_id}"),
                 reason: error.to_string(),
             })?;
-        let record = Self::whole_run(&parsed)?;
+        let record = Self::whole_run(&parsed, modules)?;
         store
             .save_run(&self.session, &record)
             .map_err(store_failed)?;

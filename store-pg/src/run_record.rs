@@ -12,7 +12,13 @@ pub struct RunRecord {
     pub runbook_path: String,
     /// The runbook's bytes.
     pub runbook: Vec<u8>,
-    /// Imported modules: (path relative to the runbook, bytes), in path order.
+    /// The runbook's path under its import root (its pack, else its folder), where a working
+    /// copy puts it so that its imports resolve as they did; `None` in runs stored before
+    /// schema 5, whose modules are relative to the runbook's folder.
+    pub runbook_name: Option<String>,
+    /// The modules it imports: (stored name, bytes), in name order. A name is the module's
+    /// path under the import root, or `.search/N/...` under the `N`th `--lib` folder
+    /// (`cairn_runtime::RunModules`).
     pub modules: Vec<(String, Vec<u8>)>,
     /// The inventory file's bytes.
     pub inventory: Vec<u8>,
@@ -29,8 +35,9 @@ impl PgStore {
         let mut transaction = self.client.transaction().map_err(fail)?;
         transaction
             .execute(
-                "INSERT INTO cairn_run (id, session, runbook_path, runbook, inventory, params) \
-                 VALUES ($1, $2, $3, $4, $5, $6)",
+                "INSERT INTO cairn_run \
+                 (id, session, runbook_path, runbook, inventory, params, runbook_name) \
+                 VALUES ($1, $2, $3, $4, $5, $6, $7)",
                 &[
                     &run.id,
                     &session.id(),
@@ -38,6 +45,7 @@ impl PgStore {
                     &run.runbook,
                     &run.inventory,
                     &run.params,
+                    &run.runbook_name,
                 ],
             )
             .map_err(fail)?;
@@ -57,7 +65,8 @@ impl PgStore {
         let Some(row) = self
             .client
             .query_opt(
-                "SELECT runbook_path, runbook, inventory, params FROM cairn_run WHERE id = $1",
+                "SELECT runbook_path, runbook, inventory, params, runbook_name \
+                 FROM cairn_run WHERE id = $1",
                 &[&id],
             )
             .map_err(|error| self.fail("read the run", error))?
@@ -78,6 +87,7 @@ impl PgStore {
             id: id.to_owned(),
             runbook_path: row.get(0),
             runbook: row.get(1),
+            runbook_name: row.get(4),
             modules,
             inventory: row.get(2),
             params: row.get(3),

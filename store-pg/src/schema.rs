@@ -8,7 +8,7 @@
 use crate::{PgStore, StoreError};
 
 /// The newest schema version this cairn knows.
-pub const SCHEMA_VERSION: i32 = 4;
+pub const SCHEMA_VERSION: i32 = 5;
 
 /// Any constant of our own: the key of the advisory lock that serialises migrations.
 const MIGRATION_LOCK: i64 = 0x6361_6972_6e00_0001;
@@ -100,8 +100,12 @@ const V4: &str = "CREATE TABLE cairn_run_id ( \
     session     bigint NOT NULL, \
     reserved_at timestamptz NOT NULL DEFAULT now());";
 
+/// Version 5: the runbook's path under its import root, so that a working copy lays out the
+/// modules it imports from its pack's `lib/` and from `--lib` folders as the run found them.
+const V5: &str = "ALTER TABLE cairn_run ADD COLUMN runbook_name text;";
+
 /// The migrations, version `n` at index `n - 1`.
-const MIGRATIONS: [&str; SCHEMA_VERSION as usize] = [V1, V2, V3, V4];
+const MIGRATIONS: [&str; SCHEMA_VERSION as usize] = [V1, V2, V3, V4, V5];
 
 impl PgStore {
     /// Brings the schema to [`SCHEMA_VERSION`]; refuses a newer one.

@@ -5,7 +5,7 @@
 
 use std::path::Path;
 
-use cairn_runtime::RunMeta;
+use cairn_runtime::{RunMeta, SEARCH_MODULES};
 
 use crate::{PgStore, StoreError};
 
@@ -30,23 +30,34 @@ impl PgStore {
             .inventory
             .file_name()
             .map_or_else(|| "inventory.toml".into(), ToOwned::to_owned);
-        write(&source.join(&runbook_name), &run.runbook)?;
-        for (path, bytes) in &run.modules {
-            // A stored path is relative and inside the runbook's folder; anything else is
-            // not written (it cannot have been stored by this cairn).
-            let relative = Path::new(path);
-            if relative.is_absolute()
-                || relative
-                    .components()
-                    .any(|c| matches!(c, std::path::Component::ParentDir))
-            {
+        // Since schema 5 the runbook is at its path under its import root, and `source/`
+        // stands for that root; before, modules were relative to the runbook's folder.
+        let runbook_path = match run.runbook_name.as_deref().filter(|name| inside(name)) {
+            Some(name) => {
+                meta.import_root = Some(source.clone());
+                source.join(name)
+            }
+            None => source.join(&runbook_name),
+        };
+        write(&runbook_path, &run.runbook)?;
+        let mut searched = 0;
+        for (name, bytes) in &run.modules {
+            // A stored name is relative and inside its root; anything else is not written
+            // (it cannot have been stored by this cairn).
+            if !inside(name) {
                 continue;
             }
-            write(&source.join(relative), bytes)?;
+            if let Some(n) = search_folder(name) {
+                searched = searched.max(n + 1);
+            }
+            write(&source.join(name), bytes)?;
         }
+        meta.import_dirs = (0..searched)
+            .map(|n| source.join(SEARCH_MODULES).join(n.to_string()))
+            .collect();
         let inventory = dir.join("inventory").join(&inventory_name);
         write(&inventory, &run.inventory)?;
-        meta.runbook = source.join(runbook_name);
+        meta.runbook = runbook_path;
         meta.inventory = inventory;
         for journal in self.journals(id)? {
             let text: Vec<u8> = self.records(id, &journal)?.concat();
@@ -59,6 +70,21 @@ impl PgStore {
         write(&dir.join("run.json"), text.as_bytes())?;
         Ok(true)
     }
+}
+
+/// Whether a stored name is a relative path that stays inside its folder.
+fn inside(name: &str) -> bool {
+    let path = Path::new(name);
+    !path.is_absolute()
+        && path
+            .components()
+            .all(|c| matches!(c, std::path::Component::Normal(_)))
+}
+
+/// `N` of a module stored from the `N`th search folder (`.search/N/...`).
+fn search_folder(name: &str) -> Option<usize> {
+    let rest = name.strip_prefix(SEARCH_MODULES)?.strip_prefix('/')?;
+    rest.split('/').next()?.parse().ok()
 }
 
 fn write(path: &Path, bytes: &[u8]) -> Result<(), StoreError> {

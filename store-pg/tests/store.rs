@@ -417,6 +417,7 @@ fn a_run_is_stored_whole_for_another_controller() {
         id: "20261201-101500".into(),
         runbook_path: "firmware.rhai".into(),
         runbook: b"stage(\"x\", || {});\n".to_vec(),
+        runbook_name: Some("recipes/x/firmware.rhai".into()),
         modules: vec![
             ("lib/a.rhai".into(), b"fn a() {}".to_vec()),
             ("lib/b.rhai".into(), vec![0xff, 0x00, 0x01]),
@@ -532,6 +533,7 @@ fn record(id: &str) -> RunRecord {
         id: id.into(),
         runbook_path: "book.rhai".into(),
         runbook: b"stage \"s\" on all {}\n".to_vec(),
+        runbook_name: None,
         modules: Vec::new(),
         inventory: b"[hosts.n1]\naddress = \"sim:linux\"\n".to_vec(),
         params: serde_json::json!({}),

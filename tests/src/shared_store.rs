@@ -277,3 +277,71 @@ fn a_killed_controllers_run_is_refused_while_its_session_lives_then_taken_over()
         );
     }
 }
+
+#[test]
+fn a_stored_run_resumes_elsewhere_with_the_modules_it_imported_from_lib_folders() {
+    let Some((_server, url)) = store("a_stored_run_resumes_with_its_modules") else {
+        return;
+    };
+    let (a, b) = (Lab::new(), Lab::new());
+    a.write(
+        "book.rhai",
+        "import \"steps\" as steps;\nimport \"extra\" as extra;\n\
+         stage \"s\" on all {\n    steps::first();\n    reboot();\n    extra::second();\n}\n",
+    );
+    a.write("inv.toml", INVENTORY);
+    // From the runbook's `lib/`, one importing another beside it, and from a `--lib` folder.
+    a.write(
+        "lib/steps.rhai",
+        "import \"inner\" as inner;\nfn first() { inner::echo_a(); }\n",
+    );
+    a.write(
+        "lib/inner.rhai",
+        "fn echo_a() { run([\"echo\", \"A\"]); }\n",
+    );
+    let mods = Lab::new();
+    mods.write("extra.rhai", "fn second() { run([\"echo\", \"B\"]); }\n");
+    let fleet = fleet_of(&a);
+    let lib = mods.path().to_string_lossy().into_owned();
+    let args = [
+        "--lib",
+        &lib,
+        "run",
+        "book.rhai",
+        "-i",
+        "inv.toml",
+        "--store",
+        &url,
+        "--lease-ttl",
+        "4",
+    ];
+    let mut first = spawn_piped(with_fleet(a.command(&args), &fleet));
+    wait_until(
+        "the run never reached both hosts' reboots with its steps done",
+        LIMIT,
+        || rebooting_with_steps_done(&fleet, "n1") && rebooting_with_steps_done(&fleet, "n2"),
+    );
+    first.kill().unwrap_or_else(|e| panic!("kill: {e}"));
+    let _ = first.wait();
+    // No checkout and no `--lib` on the resuming side.
+    std::fs::remove_dir_all(a.path().join("lib")).unwrap_or_else(|e| panic!("{e}"));
+    std::fs::remove_file(mods.path().join("extra.rhai")).unwrap_or_else(|e| panic!("{e}"));
+    std::thread::sleep(Duration::from_secs(5));
+    let id = first_run(&run(&b, &fleet, &["runs", "--store", &url]).stdout);
+    let taken = run(&b, &fleet, &["resume", &id, "--store", &url]);
+    assert_eq!(taken.code, 0, "{}\n{}", taken.stdout, taken.stderr);
+    for host in ["n1", "n2"] {
+        assert_eq!(
+            fenced(&fleet, host),
+            ["echo A", "echo B"],
+            "{host}: each change once"
+        );
+    }
+    let source = b.path().join(format!(".cairn/store/runs/{id}/source"));
+    for module in ["lib/steps.rhai", "lib/inner.rhai", ".search/0/extra.rhai"] {
+        assert!(
+            source.join(module).is_file(),
+            "{module} not in the working copy"
+        );
+    }
+}

@@ -47,6 +47,33 @@ pub(crate) fn check_imports(
     problems
 }
 
+/// Every module file the runbook (compiled as `ast`) loads, directly or through other modules,
+/// each once, in the order they are first reached; imports that resolve nowhere or modules
+/// that do not compile are left out (the check refuses them before a run).
+pub(crate) fn imported_files(engine: &Engine, ast: &AST, runbook: &Runbook) -> Vec<PathBuf> {
+    let path = runbook.imports();
+    let mut ignored = Vec::new();
+    let mut found = Vec::new();
+    let mut pending = resolve_each(&path, ast, runbook, &mut ignored);
+    pending.reverse();
+    while let Some(file) = pending.pop() {
+        if found.contains(&file) {
+            continue;
+        }
+        found.push(file.clone());
+        let Ok(module) = Runbook::load(&file) else {
+            continue;
+        };
+        let module = module.with_lib_path(&runbook.lib_path);
+        if let Ok(module_ast) = module.compile(engine) {
+            let mut next = resolve_each(&path, &module_ast, &module, &mut ignored);
+            next.reverse();
+            pending.extend(next);
+        }
+    }
+    found
+}
+
 /// The files the literal imports of `ast` (in the file `from`) load; one problem for each that
 /// resolves nowhere.
 fn resolve_each(

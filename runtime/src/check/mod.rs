@@ -16,6 +16,7 @@ mod whole;
 use rhai::{AST, Engine};
 
 pub use groups::{GroupCheck, check_groups};
+pub(crate) use imports::imported_files;
 pub use record::{CheckRecord, line_column};
 pub(crate) use result_use::result_is_read;
 use signatures::Signatures;

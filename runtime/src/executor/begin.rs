@@ -208,7 +208,7 @@ fn put_meta(plan: &Plan, shared: &RunShared) -> Result<(), RunError> {
     let path = plan.run_dir.join("run.json");
     let meta = std::fs::read(&path)
         .map_err(|source| crate::journal::JournalError::io(&path, "cannot read", source))?;
-    Ok(store.put_meta(&plan.run_id, &meta)?)
+    Ok(store.put_meta(&plan.run_id, &meta, &plan.modules)?)
 }
 
 /// With a shared store, `host`'s records go there first: fenced by its lease, or (the

@@ -7,6 +7,7 @@
 mod begin;
 mod instance;
 mod resume;
+mod run_modules;
 
 pub(crate) use instance::{Prepare, Start, join, spawn_instance};
 
@@ -144,6 +145,10 @@ pub fn execute(
         .filter(|(_, role, _)| *role == Role::Host)
         .map(|(info, ..)| info.clone())
         .collect();
+    let modules = match &options.shared_store {
+        Some(_) => run_modules::run_modules(&engine, &ast, &runbook),
+        None => crate::RunModules::default(),
+    };
     let plan = Plan {
         host_infos,
         inventory,
@@ -152,6 +157,7 @@ pub fn execute(
         run_id,
         runbook,
         secret_names,
+        modules,
     };
 
     let (mut recorded, mut journals) = if resume {
@@ -219,6 +225,9 @@ struct Plan {
     runbook: Runbook,
     /// The names of the runbook's secret params, whose values are never written.
     secret_names: Vec<String>,
+    /// The modules the runbook imports, for a shared store to keep with the run (found only
+    /// when there is one).
+    modules: crate::RunModules,
 }
 
 impl Plan {

@@ -115,6 +115,8 @@ impl Launcher {
             reboot_timeout_secs: new.options.reboot_timeout.as_secs(),
             run_id: run_id.clone(),
             runbook: absolute(&new.runbook),
+            import_root: None,
+            import_dirs: Vec::new(),
         };
         let run_dir = if new.options.check {
             self.store.root().join("checks")

@@ -124,8 +124,22 @@ impl Launcher {
                         .into(),
                 ),
             }),
-            None => Ok(Runbook::load(&meta.runbook)?.with_lib_path(&self.lib_path)),
+            None => Ok(self.as_started(meta, Runbook::load(&meta.runbook)?)),
         }
+    }
+
+    /// `runbook` with its imports resolved as the run's were: rooted where run.json says (a
+    /// stored run's working copy), its folders before `--lib`.
+    fn as_started(&self, meta: &RunMeta, runbook: Runbook) -> Runbook {
+        let search: Vec<PathBuf> = meta
+            .import_dirs
+            .iter()
+            .chain(&self.lib_path)
+            .cloned()
+            .collect();
+        runbook
+            .with_lib_path(&search)
+            .with_import_root(meta.import_root.clone())
     }
 
     /// `--runbook PATH`: the runbook of a run whose file moved, accepted only when its
@@ -136,7 +150,7 @@ impl Launcher {
         journals: &[String],
         path: &Path,
     ) -> Result<Runbook, LaunchError> {
-        let runbook = Runbook::load(path)?.with_lib_path(&self.lib_path);
+        let runbook = self.as_started(meta, Runbook::load(path)?);
         let recorded = journals.iter().find_map(|host| {
             crate::journal::HostJournal::load(&self.store.journal_path(&meta.run_id, host), false)
                 .ok()

@@ -24,6 +24,24 @@ pub trait SharedStore: std::fmt::Debug + Send + Sync {
     /// run has it (two controllers named a run by the same second), and the run takes another.
     fn reserve_run_id(&self, run_id: &str) -> Result<bool, JournalError>;
 
-    /// Keeps run `run_id`'s `run.json` (its bytes, as the folder holds them).
-    fn put_meta(&self, run_id: &str, meta: &[u8]) -> Result<(), JournalError>;
+    /// Keeps run `run_id`'s `run.json` (its bytes, as the folder holds them); the first time,
+    /// stores the run whole, with the runbook and the `modules` it imports.
+    fn put_meta(&self, run_id: &str, meta: &[u8], modules: &RunModules)
+    -> Result<(), JournalError>;
+}
+
+/// The folder of a working copy's `source/` that holds the modules found on the search path.
+pub const SEARCH_MODULES: &str = ".search";
+
+/// The module files a run's runbook imports, named as the shared store keeps them with the run
+/// (`executor/run_modules.rs` finds them): the runbook's path under its import root (the pack,
+/// else its folder), and each module's stored name (`lib/guest.rhai`, or `.search/N/...` for
+/// the `N`th `--lib`/`CAIRN_PATH` folder) with the file it is read from.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct RunModules {
+    /// The runbook's path under the import root (`recipes/tune/runbook.rhai`), or its file
+    /// name when it is not under it.
+    pub runbook: String,
+    /// Each module's stored name and file.
+    pub modules: Vec<(String, std::path::PathBuf)>,
 }

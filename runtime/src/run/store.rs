@@ -43,6 +43,14 @@ pub struct RunMeta {
     pub run_id: String,
     /// The runbook file.
     pub runbook: PathBuf,
+    /// Where the runbook's imports are rooted instead of its pack or folder: a stored run's
+    /// working copy, whose `source/` stands for the pack (absent otherwise).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub import_root: Option<PathBuf>,
+    /// Folders searched for its imports before `--lib`: a working copy's modules that came from
+    /// the run's `--lib`/`CAIRN_PATH` folders (absent otherwise).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub import_dirs: Vec<PathBuf>,
 }
 
 /// A run's state, read from its journals.
