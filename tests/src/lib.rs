@@ -351,6 +351,20 @@ pub fn files(dir: &Path) -> Vec<PathBuf> {
 
 /// Starts `command` in the background with its output piped, for a test that acts on it while
 /// it runs (a signal, a second run against its hosts).
+/// A number in [0, 1) drawn from `seed` and `key` (FNV-1a, then splitmix64): a bench's seed
+/// always gives the same lab and the same fault times.
+pub fn seeded_unit(seed: u64, key: &str) -> f64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325 ^ seed;
+    for b in key.bytes() {
+        h = (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3);
+    }
+    h = h.wrapping_add(0x9e37_79b9_7f4a_7c15);
+    h = (h ^ (h >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    h = (h ^ (h >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    h ^= h >> 31;
+    (h >> 11) as f64 / (1u64 << 53) as f64
+}
+
 /// Sends signal `name` (`TERM`, `KILL`, ...) to the process `pid`, which a test started.
 pub fn send_signal(pid: u32, name: &str) {
     let sent = Command::new("kill")

@@ -296,18 +296,10 @@ fn reboot_secs(host: &str, seed: u64) -> f64 {
     nominal * factor(seed, host, "reboot")
 }
 
-/// A factor in 1 ± JITTER drawn from the seed, the host and the operation (FNV-1a, then
-/// splitmix64), so a seed always gives the same lab.
+/// A factor in 1 ± JITTER drawn from the seed, the host and the operation, so a seed always
+/// gives the same lab.
 fn factor(seed: u64, host: &str, what: &str) -> f64 {
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325 ^ seed;
-    for b in host.bytes().chain([0]).chain(what.bytes()) {
-        h = (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3);
-    }
-    h = h.wrapping_add(0x9e37_79b9_7f4a_7c15);
-    h = (h ^ (h >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-    h = (h ^ (h >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-    h ^= h >> 31;
-    let unit = (h >> 11) as f64 / (1u64 << 53) as f64;
+    let unit = cairn_tests::seeded_unit(seed, &format!("{host}\0{what}"));
     1.0 + JITTER * (2.0 * unit - 1.0)
 }
 
