@@ -35,8 +35,46 @@ pub(crate) fn query_typed<T: Serialize + DeserializeOwned>(
             live(io).map(|typed| Outcome::unchanged(json(&typed)))
         })
         .map_err(|e| host.fail(e, ctx.call_position()))?;
-    host.read_result(&builtin, value, expected)
-        .map_err(|e| host.fail(e, ctx.call_position()))
+    let typed: T = host
+        .read_result(&builtin, value.clone(), expected)
+        .map_err(|e| host.fail(e, ctx.call_position()))?;
+    if let Some(field) = unread_field(&value, &json(&typed)) {
+        let problem = format!("it has a field `{field}` that {expected} does not have");
+        let error = host.result_shape_error(&builtin, expected, &problem);
+        return Err(host.fail(error, ctx.call_position()));
+    }
+    Ok(typed)
+}
+
+/// The first field of `journaled` (a path: `devices[0].firmware`) that reading it as its type
+/// dropped. Serde ignores a field it does not know, and reads a missing `Option` as none, so a
+/// renamed optional field would replay as "none" unless this notices the new name.
+pub(crate) fn unread_field(journaled: &Value, reread: &Value) -> Option<String> {
+    match (journaled, reread) {
+        (Value::Object(then), Value::Object(now)) => then.iter().find_map(|(key, value)| {
+            let Some(kept) = now.get(key) else {
+                return Some(key.clone());
+            };
+            unread_field(value, kept).map(|inner| join_path(key, &inner))
+        }),
+        (Value::Array(then), Value::Array(now)) => {
+            then.iter()
+                .zip(now)
+                .enumerate()
+                .find_map(|(at, (value, kept))| {
+                    unread_field(value, kept).map(|inner| join_path(&format!("[{at}]"), &inner))
+                })
+        }
+        _ => None,
+    }
+}
+
+fn join_path(outer: &str, inner: &str) -> String {
+    if inner.starts_with('[') {
+        format!("{outer}{inner}")
+    } else {
+        format!("{outer}.{inner}")
+    }
 }
 
 /// A typed result as the rhai map a builtin returns.
@@ -68,4 +106,28 @@ where
     T: serde::Deserialize<'de>,
 {
     Option::<T>::deserialize(deserializer)
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::unread_field;
+
+    #[test]
+    fn a_field_the_type_dropped_is_named_with_its_path() {
+        let journaled = json!({ "devices": [{ "fw": "1" }, { "firmware": "2" }], "ok": true });
+        let reread = json!({ "devices": [{ "fw": "1" }, { "fw": null }], "ok": true });
+        assert_eq!(
+            unread_field(&journaled, &reread).as_deref(),
+            Some("devices[1].firmware")
+        );
+    }
+
+    #[test]
+    fn a_field_read_back_and_one_defaulted_are_fine() {
+        let journaled = json!({ "a": [1, 2], "b": { "c": null } });
+        let reread = json!({ "a": [1, 2], "b": { "c": null }, "predicted": false });
+        assert_eq!(unread_field(&journaled, &reread), None);
+    }
 }

@@ -10,6 +10,7 @@ mod command;
 mod sim;
 pub(crate) use sim::Flint;
 mod parse;
+mod reads;
 mod types;
 
 pub use types::{FlintQuery, PortIds, RomInfo, Uid};
