@@ -35,15 +35,42 @@ pub(crate) fn query_typed<T: Serialize + DeserializeOwned>(
             live(io).map(|typed| Outcome::unchanged(json(&typed)))
         })
         .map_err(|e| host.fail(e, ctx.call_position()))?;
-    let typed: T = host
-        .read_result(&builtin, value.clone(), expected)
-        .map_err(|e| host.fail(e, ctx.call_position()))?;
-    if let Some(field) = unread_field(&value, &json(&typed)) {
-        let problem = format!("it has a field `{field}` that {expected} does not have");
-        let error = host.result_shape_error(&builtin, expected, &problem);
-        return Err(host.fail(error, ctx.call_position()));
+    read_typed(&host, &builtin, value, expected).map_err(|e| host.fail(e, ctx.call_position()))
+}
+
+/// A change's result (live, or replayed from the journal) as the type `T` the builtin returns,
+/// or a journal-shape error naming the record; `expected` says what `T` is.
+pub(crate) fn result_typed<T: Serialize + DeserializeOwned>(
+    ctx: &NativeCallContext,
+    value: &Dynamic,
+    expected: &str,
+) -> RhaiResult<T> {
+    let host = HostContext::current(ctx)?;
+    let builtin = ctx.fn_name();
+    let value: Value = rhai::serde::from_dynamic(value).map_err(|e| {
+        host.fail(
+            host.result_shape_error(builtin, expected, &e),
+            ctx.call_position(),
+        )
+    })?;
+    read_typed(&host, builtin, value, expected).map_err(|e| host.fail(e, ctx.call_position()))
+}
+
+/// `value` read as `T`, refused when it does not read or has a field `T` does not keep.
+fn read_typed<T: Serialize + DeserializeOwned>(
+    host: &HostContext,
+    builtin: &str,
+    value: Value,
+    expected: &str,
+) -> Result<T, ActionError> {
+    let typed: T = host.read_result(builtin, value.clone(), expected)?;
+    match unread_field(&value, &json(&typed)) {
+        None => Ok(typed),
+        Some(field) => {
+            let problem = format!("it has a field `{field}` that {expected} does not have");
+            Err(host.result_shape_error(builtin, expected, &problem))
+        }
     }
-    Ok(typed)
 }
 
 /// The first field of `journaled` (a path: `devices[0].firmware`) that reading it as its type
