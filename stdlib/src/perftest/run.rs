@@ -145,9 +145,11 @@ pub(crate) fn measure_in_round(
     {
         return Err(ActionError::Hinted {
             message: format!(
-                "{program} server on {server} failed ({}), output line {}: {}",
+                "{program} server on {server} failed ({}){}: {}",
                 error.kind,
-                error.line.unwrap_or_default(),
+                error
+                    .line
+                    .map_or_else(String::new, |line| format!(", output line {line}")),
                 error.lines.join(" / ")
             ),
             help: server_help(&error.kind).into(),

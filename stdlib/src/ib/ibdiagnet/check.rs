@@ -5,7 +5,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use super::types::{DbCsv, SPEEDS, width_lanes};
 
@@ -26,10 +26,10 @@ pub(crate) struct Expected {
 pub(crate) type End = (String, u32);
 
 /// One thing wrong with the fabric.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub(crate) struct Finding {
     /// `topology`, `subnet_manager`, `width`, `speed`, `counter`.
-    pub(crate) check: &'static str,
+    pub(crate) check: String,
     /// The host (or switch) it names first: `node042`, `ib-leaf02`.
     pub(crate) node: String,
     pub(crate) guid: Option<String>,
@@ -44,7 +44,7 @@ pub(crate) struct Finding {
 }
 
 /// A master or standby subnet manager, named.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub(crate) struct Manager {
     pub(crate) node: String,
     pub(crate) description: String,
@@ -55,7 +55,7 @@ pub(crate) struct Manager {
 }
 
 /// The checks' result.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub(crate) struct Checked {
     pub(crate) findings: Vec<Finding>,
     pub(crate) subnet_managers: Vec<Manager>,
@@ -63,6 +63,17 @@ pub(crate) struct Checked {
     pub(crate) switches: usize,
     pub(crate) channel_adapters: usize,
     pub(crate) links: usize,
+}
+
+/// What `ib::ibdiagnet` returns and journals: whether the fabric passed, the checks' result,
+/// the `db_csv` read and the host that ran the scan. Check mode runs nothing: `None`, `()`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub(crate) struct Verdict {
+    pub(crate) ok: bool,
+    #[serde(flatten)]
+    pub(crate) checked: Checked,
+    pub(crate) db_csv: String,
+    pub(crate) from: String,
 }
 
 /// The short name of a node description: a host's (`node042 mlx5_0` is `node042`), a switch's
@@ -117,7 +128,7 @@ pub(crate) fn check(db: &DbCsv, expected: &Expected) -> Checked {
         .collect();
     match masters.len() {
         0 => findings.push(Finding {
-            check: "subnet_manager",
+            check: "subnet_manager".into(),
             node: String::new(),
             guid: None,
             port: None,
@@ -133,7 +144,7 @@ pub(crate) fn check(db: &DbCsv, expected: &Expected) -> Checked {
                 .collect();
             for m in &masters {
                 findings.push(Finding {
-                    check: "subnet_manager",
+                    check: "subnet_manager".into(),
                     node: m.node.clone(),
                     guid: Some(m.guid.clone()),
                     port: Some(m.port),
@@ -194,7 +205,7 @@ pub(crate) fn check(db: &DbCsv, expected: &Expected) -> Checked {
             && lanes < want
         {
             findings.push(Finding {
-                check: "width",
+                check: "width".into(),
                 node: name(a.0),
                 guid: Some(format!("0x{}", a.0)),
                 port: Some(a.1),
@@ -218,7 +229,7 @@ pub(crate) fn check(db: &DbCsv, expected: &Expected) -> Checked {
             && got < want
         {
             findings.push(Finding {
-                check: "speed",
+                check: "speed".into(),
                 node: name(a.0),
                 guid: Some(format!("0x{}", a.0)),
                 port: Some(a.1),
@@ -262,7 +273,7 @@ pub(crate) fn check(db: &DbCsv, expected: &Expected) -> Checked {
                 && value > limit
             {
                 findings.push(Finding {
-                    check: "counter",
+                    check: "counter".into(),
                     node: name(&c.node_guid),
                     guid: Some(format!("0x{}", c.node_guid)),
                     port: Some(c.port),
@@ -292,7 +303,7 @@ pub(crate) fn check(db: &DbCsv, expected: &Expected) -> Checked {
             .collect();
         for (a, b) in design.difference(&found) {
             findings.push(Finding {
-                check: "topology",
+                check: "topology".into(),
                 node: short_name(&a.0),
                 guid: None,
                 port: Some(a.1),
@@ -306,7 +317,7 @@ pub(crate) fn check(db: &DbCsv, expected: &Expected) -> Checked {
         }
         for (a, b) in found.difference(design) {
             findings.push(Finding {
-                check: "topology",
+                check: "topology".into(),
                 node: short_name(&a.0),
                 guid: None,
                 port: Some(a.1),
