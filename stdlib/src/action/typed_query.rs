@@ -76,7 +76,7 @@ fn read_typed<T: Serialize + DeserializeOwned>(
 /// The first field of `journaled` (a path: `devices[0].firmware`) that reading it as its type
 /// dropped. Serde ignores a field it does not know, and reads a missing `Option` as none, so a
 /// renamed optional field would replay as "none" unless this notices the new name.
-pub(crate) fn unread_field(journaled: &Value, reread: &Value) -> Option<String> {
+pub fn unread_field(journaled: &Value, reread: &Value) -> Option<String> {
     match (journaled, reread) {
         (Value::Object(then), Value::Object(now)) => then.iter().find_map(|(key, value)| {
             let Some(kept) = now.get(key) else {

@@ -12,15 +12,15 @@ use crate::action;
 /// `#{predicted: true}`. Journaled as the inner value alone, as the builtin always has.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(untagged)]
-pub(super) enum FlashImage {
+pub enum FlashImage {
     Found(Box<FlintQuery>),
     Predicted(Predicted),
 }
 
 /// Check mode's answer before MFT is installed: nothing was queried.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub(super) struct Predicted {
-    pub(super) predicted: bool,
+pub struct Predicted {
+    pub predicted: bool,
 }
 
 /// Read back by `predicted`, so a record of another shape fails with the field that is wrong

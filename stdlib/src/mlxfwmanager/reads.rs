@@ -12,14 +12,14 @@ use crate::action;
 /// A device's query with its `FW` row read out: the version on the adapter, the one of the
 /// matching image, and whether they differ.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub(super) struct DeviceFirmware {
+pub struct DeviceFirmware {
     #[serde(flatten)]
-    pub(super) device: FwDevice,
-    pub(super) update_available: bool,
+    pub device: FwDevice,
+    pub update_available: bool,
     #[serde(deserialize_with = "action::present")]
-    pub(super) fw: Option<String>,
+    pub fw: Option<String>,
     #[serde(deserialize_with = "action::present")]
-    pub(super) fw_available: Option<String>,
+    pub fw_available: Option<String>,
 }
 
 impl DeviceFirmware {
@@ -37,13 +37,13 @@ impl DeviceFirmware {
 
 /// In check mode on a host where MFT is not installed yet: what the query would read.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub(super) struct PredictedFirmware {
-    pub(super) predicted: bool,
-    pub(super) update_available: bool,
-    pub(super) part_number: String,
-    pub(super) psid: String,
-    pub(super) fw: String,
-    pub(super) fw_available: String,
+pub struct PredictedFirmware {
+    pub predicted: bool,
+    pub update_available: bool,
+    pub part_number: String,
+    pub psid: String,
+    pub fw: String,
+    pub fw_available: String,
 }
 
 impl PredictedFirmware {
@@ -64,7 +64,7 @@ impl PredictedFirmware {
 /// Journaled as the inner value alone, so the map a script reads is the same either way.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(untagged)]
-pub(super) enum FirmwareQuery {
+pub enum FirmwareQuery {
     Found(Box<DeviceFirmware>),
     Predicted(PredictedFirmware),
 }
@@ -87,23 +87,23 @@ impl<'de> Deserialize<'de> for FirmwareQuery {
 /// after, and whether a reboot is owed. An outcome assumed done has no versions; check mode
 /// before MFT is installed says `predicted` and nothing else.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub(super) struct FirmwareUpdate {
-    pub(super) changed: bool,
+pub struct FirmwareUpdate {
+    pub changed: bool,
     #[serde(flatten)]
-    pub(super) versions: Option<Versions>,
+    pub versions: Option<Versions>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub(super) reboot_required: Option<bool>,
+    pub reboot_required: Option<bool>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub(super) predicted: Option<bool>,
+    pub predicted: Option<bool>,
 }
 
 /// The firmware before and after an update (the same when there was none to burn).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub(super) struct Versions {
+pub struct Versions {
     #[serde(deserialize_with = "action::present")]
-    pub(super) from: Option<String>,
+    pub from: Option<String>,
     #[serde(deserialize_with = "action::present")]
-    pub(super) to: Option<String>,
+    pub to: Option<String>,
 }
 
 /// `mlxfwmanager -d DEV --query`: the device's firmware; `None` when mlxfwmanager is not
