@@ -27,53 +27,53 @@ pub(crate) type End = (String, u32);
 
 /// One thing wrong with the fabric.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub(crate) struct Finding {
+pub struct Finding {
     /// `topology`, `subnet_manager`, `width`, `speed`, `counter`.
-    pub(crate) check: String,
+    pub check: String,
     /// The host (or switch) it names first: `node042`, `ib-leaf02`.
-    pub(crate) node: String,
-    pub(crate) guid: Option<String>,
-    pub(crate) port: Option<u32>,
+    pub node: String,
+    pub guid: Option<String>,
+    pub port: Option<u32>,
     /// The cable it blames, both ends by short name, the host end first (`node042 port 1 to
     /// ib-leaf02 port 42`); `None` for a finding of no one cable (no master subnet manager).
-    pub(crate) link: Option<String>,
+    pub link: Option<String>,
     /// What was found where the expectation was not met: `1X`, `SDR`, `SymbolErrorCounter 500`,
     /// `master`, `missing`, `unexpected`.
-    pub(crate) found: Option<String>,
-    pub(crate) message: String,
+    pub found: Option<String>,
+    pub message: String,
 }
 
 /// A master or standby subnet manager, named.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub(crate) struct Manager {
-    pub(crate) node: String,
-    pub(crate) description: String,
-    pub(crate) guid: String,
-    pub(crate) port: u32,
-    pub(crate) state: String,
-    pub(crate) priority: u32,
+pub struct Manager {
+    pub node: String,
+    pub description: String,
+    pub guid: String,
+    pub port: u32,
+    pub state: String,
+    pub priority: u32,
 }
 
 /// The checks' result.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub(crate) struct Checked {
-    pub(crate) findings: Vec<Finding>,
-    pub(crate) subnet_managers: Vec<Manager>,
-    pub(crate) masters: Vec<Manager>,
-    pub(crate) switches: usize,
-    pub(crate) channel_adapters: usize,
-    pub(crate) links: usize,
+pub struct Checked {
+    pub findings: Vec<Finding>,
+    pub subnet_managers: Vec<Manager>,
+    pub masters: Vec<Manager>,
+    pub switches: usize,
+    pub channel_adapters: usize,
+    pub links: usize,
 }
 
 /// What `ib::ibdiagnet` returns and journals: whether the fabric passed, the checks' result,
 /// the `db_csv` read and the host that ran the scan. Check mode runs nothing: `None`, `()`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub(crate) struct Verdict {
-    pub(crate) ok: bool,
+pub struct Verdict {
+    pub ok: bool,
     #[serde(flatten)]
-    pub(crate) checked: Checked,
-    pub(crate) db_csv: String,
-    pub(crate) from: String,
+    pub checked: Checked,
+    pub db_csv: String,
+    pub from: String,
 }
 
 /// The short name of a node description: a host's (`node042 mlx5_0` is `node042`), a switch's
