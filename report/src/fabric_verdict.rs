@@ -7,6 +7,7 @@
 
 use std::collections::BTreeMap;
 
+use cairn_stdlib::ib::ibdiagnet::Verdict;
 use serde::Deserialize;
 
 use crate::fold::hosts;
@@ -14,25 +15,6 @@ use crate::run_model::RunModel;
 
 /// How many links a clause names before it says how many more.
 const NAMED: usize = 3;
-
-#[derive(Debug, Deserialize)]
-struct Scan {
-    #[serde(default)]
-    findings: Vec<Finding>,
-}
-
-#[derive(Debug, Deserialize)]
-struct Finding {
-    check: String,
-    #[serde(default)]
-    link: Option<String>,
-    #[serde(default)]
-    found: Option<String>,
-    #[serde(default)]
-    node: String,
-    #[serde(default)]
-    message: String,
-}
 
 #[derive(Debug, Deserialize)]
 struct Checked {
@@ -55,11 +37,11 @@ fn ibdiagnet_clauses(model: &RunModel) -> Vec<String> {
         let Some(scan) = host.results("ib::ibdiagnet").last() else {
             continue;
         };
-        let Ok(scan) = serde_json::from_value::<Scan>(scan.result.clone()) else {
+        let Ok(scan) = serde_json::from_value::<Verdict>(scan.result.clone()) else {
             // The ibdiagnet section names a result it cannot read; the line only counts.
             continue;
         };
-        for finding in scan.findings {
+        for finding in scan.checked.findings {
             let blamed = finding.link.filter(|l| !l.is_empty()).unwrap_or_else(|| {
                 match finding.node.as_str() {
                     "" => finding.message.clone(),
