@@ -7,20 +7,14 @@
 
 use std::collections::BTreeMap;
 
+use cairn_stdlib::fabric::ManifestCheck;
 use cairn_stdlib::ib::ibdiagnet::Verdict;
-use serde::Deserialize;
 
 use crate::fold::hosts;
 use crate::run_model::RunModel;
 
 /// How many links a clause names before it says how many more.
 const NAMED: usize = 3;
-
-#[derive(Debug, Deserialize)]
-struct Checked {
-    #[serde(default)]
-    differences: Vec<serde_json::Value>,
-}
 
 /// The clauses of the line, ibdiagnet's first (by check, then what was found), then the
 /// manifest's; empty when the fabric had nothing to say.
@@ -97,7 +91,7 @@ fn manifest_clause(model: &RunModel) -> Option<String> {
         let Some(last) = host.results("fabric::manifest_diff").last() else {
             continue;
         };
-        let Ok(checked) = serde_json::from_value::<Checked>(last.result.clone()) else {
+        let Ok(checked) = serde_json::from_value::<ManifestCheck>(last.result.clone()) else {
             continue;
         };
         if !checked.differences.is_empty() {

@@ -7,6 +7,8 @@ pub mod builtins;
 mod leaves;
 mod manifest;
 mod manifest_check;
+pub use manifest::Difference;
+pub use manifest_check::ManifestCheck;
 pub(crate) mod options;
 mod schedule;
 mod verdict;
