@@ -9,6 +9,7 @@ mod manifest;
 mod manifest_check;
 pub use manifest::Difference;
 pub use manifest_check::ManifestCheck;
+pub use verdict::PairResult;
 pub(crate) mod options;
 mod schedule;
 mod verdict;
