@@ -52,10 +52,11 @@ struct Seen {
 }
 
 impl Seen {
-    /// `adapter` with what was seen; `key` names it (its PCI device name, else the device the
-    /// query was asked for).
-    fn update(self, adapter: &mut Adapter, key: Option<String>) {
+    /// The adapter `key` names (its PCI device name, else the device the query was asked
+    /// for) with what was seen.
+    fn update(self, adapters: &mut BTreeMap<String, Adapter>, key: Option<String>) {
         let key = key.unwrap_or_default();
+        let adapter = adapters.entry(key.clone()).or_default();
         adapter.name = match (self.part, self.kind) {
             (Some(part), Some(kind)) => Some(format!("{kind} {part} ({key})")),
             (Some(one), None) | (None, Some(one)) => Some(format!("{one} ({key})")),
@@ -102,10 +103,7 @@ pub(crate) fn host_facts(host: &HostModel, unread: &mut Unread) -> [String; 6] {
                     ),
                 };
                 let key = key.or_else(|| arg("device").map(str::to_owned));
-                seen.update(
-                    adapters.entry(key.clone().unwrap_or_default()).or_default(),
-                    key,
-                );
+                seen.update(&mut adapters, key);
             }
             "flint::query" => {
                 let Some(image) = unread.read_whole::<FlashImage>(&host.name, action) else {
@@ -121,10 +119,7 @@ pub(crate) fn host_facts(host: &HostModel, unread: &mut Unread) -> [String; 6] {
                     firmware: image.fw_version.clone(),
                 };
                 let key = arg("device").map(str::to_owned);
-                seen.update(
-                    adapters.entry(key.clone().unwrap_or_default()).or_default(),
-                    key,
-                );
+                seen.update(&mut adapters, key);
             }
             "mlxfwmanager::update" => {
                 let Some(update) = unread.read_whole::<FirmwareUpdate>(&host.name, action) else {
