@@ -15,6 +15,7 @@
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
+use cairn_stdlib::fabric::PairResult;
 use serde::Deserialize;
 use serde_json::Value;
 
@@ -22,17 +23,7 @@ use crate::html::escape;
 use crate::report_error::ReportError;
 use crate::run_model::RunModel;
 use crate::section::Section;
-
-/// One pair's test as a round journals it (stdlib `fabric::verdict::PairResult`).
-#[derive(Debug, Clone, Deserialize)]
-struct PairRecord {
-    server: String,
-    client: String,
-    ok: bool,
-    error: Option<String>,
-    gbps: Option<f64>,
-    typical_us: Option<f64>,
-}
+use crate::unread::Unread;
 
 /// The verdict record's fields the page uses.
 #[derive(Debug, Clone, Default, Deserialize)]
@@ -128,7 +119,7 @@ impl Matrix {
         }
     }
 
-    fn value(&self, r: &PairRecord) -> Option<f64> {
+    fn value(&self, r: &PairResult) -> Option<f64> {
         if !r.ok {
             None
         } else if self.latency {
@@ -138,7 +129,7 @@ impl Matrix {
         }
     }
 
-    fn add_round(&mut self, records: Vec<PairRecord>) {
+    fn add_round(&mut self, records: Vec<PairResult>) {
         for r in records {
             for host in [&r.server, &r.client] {
                 if !self.hosts.contains(host) {
@@ -158,7 +149,7 @@ impl Matrix {
         }
     }
 
-    fn add_retests(&mut self, records: Vec<PairRecord>) {
+    fn add_retests(&mut self, records: Vec<PairResult>) {
         for r in records {
             let value = self.value(&r);
             if let Some(cell) = self
@@ -216,7 +207,7 @@ impl Matrix {
 }
 
 /// Every `fabric::all_pairs` matrix of the run, in the order they were recorded.
-pub(crate) fn matrices(model: &RunModel) -> Vec<Matrix> {
+pub(crate) fn matrices(model: &RunModel, unread: &mut Unread) -> Vec<Matrix> {
     let mut found = Vec::new();
     for host in &model.hosts {
         // The matrix being filled, per test: rounds until its verdict closes it.
@@ -229,9 +220,9 @@ pub(crate) fn matrices(model: &RunModel) -> Vec<Matrix> {
             let (Some(phase), Some(test)) = (arg("phase"), arg("test")) else {
                 continue;
             };
-            let records = || -> Vec<PairRecord> {
-                serde_json::from_value(action.result.clone()).unwrap_or_default()
-            };
+            // A round of another shape is named by the section (`unread`) and adds no cell.
+            let mut records =
+                || -> Vec<PairResult> { unread.read_whole(&host.name, action).unwrap_or_default() };
             match phase {
                 "matrix" => open
                     .entry(test.to_owned())
@@ -684,11 +675,12 @@ impl Section for FabricMatrixSection {
     }
 
     fn render(&self, model: &RunModel) -> Result<Option<String>, ReportError> {
-        let found = matrices(model);
+        let mut unread = Unread::of("fabric::all_pairs rounds");
+        let found = matrices(model, &mut unread);
         if found.is_empty() {
-            return Ok(None);
+            return Ok((!unread.is_empty()).then(|| unread.html()));
         }
-        let mut html = String::new();
+        let mut html = unread.html();
         for (number, m) in found.iter().enumerate() {
             let kind = if m.latency { "latency" } else { "bandwidth" };
             let _ = write!(
@@ -722,13 +714,14 @@ mod tests {
         for (i, a) in hosts.iter().enumerate() {
             for b in &hosts[i + 1..] {
                 let gbps = if a == slow || b == slow { 24.0 } else { 96.0 };
-                records.push(PairRecord {
+                records.push(PairResult {
                     server: a.clone(),
                     client: b.clone(),
                     ok: true,
                     error: None,
                     gbps: Some(gbps),
                     typical_us: None,
+                    elapsed_ms: 0,
                 });
             }
         }
@@ -848,5 +841,67 @@ mod tests {
         assert_eq!(svg(&m).matches("class=\"col-label\"").count(), 4);
         let html = summary(&m);
         assert!(html.contains("FAIL") && html.contains("node002"), "{html}");
+    }
+
+    /// Two rounds, the second journaled with `gbps` renamed `bandwidth`: the heatmap draws the
+    /// first round's pair and the section names the round it could not read, instead of a
+    /// matrix that silently lacks its pairs.
+    #[test]
+    fn a_round_of_another_shape_is_named_not_dropped() {
+        use cairn_runtime::RunStore;
+        use serde_json::json;
+
+        use crate::test_journals::{Act, run_meta, write_journal};
+
+        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let store = RunStore::new(dir.path());
+        let (id, lock) = store.claim().unwrap_or_else(|e| panic!("{e}"));
+        drop(lock);
+        let hosts: Vec<String> = ["node001", "node002", "node003"]
+            .map(str::to_owned)
+            .to_vec();
+        store
+            .create(&run_meta(&id, hosts.clone()))
+            .unwrap_or_else(|e| panic!("{e}"));
+        let pair = |server: &str, client: &str| PairResult {
+            server: server.into(),
+            client: client.into(),
+            ok: true,
+            error: None,
+            gbps: Some(96.0),
+            typical_us: None,
+            elapsed_ms: 1200,
+        };
+        let good = json!([pair("node001", "node002")]);
+        let mut renamed = json!([pair("node001", "node003")]);
+        let gbps = renamed[0]["gbps"].take();
+        renamed[0]["bandwidth"] = gbps;
+        if let Some(map) = renamed[0].as_object_mut() {
+            map.remove("gbps");
+        }
+        let args = json!({ "phase": "matrix", "test": "send_bw" });
+        let actions = [
+            Act::query("fabric::all_pairs", args.clone(), good),
+            Act::query("fabric::all_pairs", args, renamed),
+        ];
+        write_journal(
+            &store,
+            &id,
+            ("controller", &hosts),
+            "controller",
+            37,
+            &actions,
+        );
+        let model = RunModel::load(&store, Some(&id)).unwrap_or_else(|e| panic!("{e}"));
+
+        let html = FabricMatrixSection
+            .render(&model)
+            .unwrap_or_else(|e| panic!("{e}"))
+            .unwrap_or_default();
+        assert!(html.contains("data-pairs=\"1\""), "{html}");
+        assert!(
+            html.contains("1 result of fabric::all_pairs rounds could not be read: a field `[0].bandwidth` its type does not have (controller action 2"),
+            "{html}"
+        );
     }
 }

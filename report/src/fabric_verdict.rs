@@ -7,38 +7,14 @@
 
 use std::collections::BTreeMap;
 
-use serde::Deserialize;
+use cairn_stdlib::fabric::ManifestCheck;
+use cairn_stdlib::ib::ibdiagnet::Verdict;
 
 use crate::fold::hosts;
 use crate::run_model::RunModel;
 
 /// How many links a clause names before it says how many more.
 const NAMED: usize = 3;
-
-#[derive(Debug, Deserialize)]
-struct Scan {
-    #[serde(default)]
-    findings: Vec<Finding>,
-}
-
-#[derive(Debug, Deserialize)]
-struct Finding {
-    check: String,
-    #[serde(default)]
-    link: Option<String>,
-    #[serde(default)]
-    found: Option<String>,
-    #[serde(default)]
-    node: String,
-    #[serde(default)]
-    message: String,
-}
-
-#[derive(Debug, Deserialize)]
-struct Checked {
-    #[serde(default)]
-    differences: Vec<serde_json::Value>,
-}
 
 /// The clauses of the line, ibdiagnet's first (by check, then what was found), then the
 /// manifest's; empty when the fabric had nothing to say.
@@ -55,11 +31,11 @@ fn ibdiagnet_clauses(model: &RunModel) -> Vec<String> {
         let Some(scan) = host.results("ib::ibdiagnet").last() else {
             continue;
         };
-        let Ok(scan) = serde_json::from_value::<Scan>(scan.result.clone()) else {
+        let Ok(scan) = serde_json::from_value::<Verdict>(scan.result.clone()) else {
             // The ibdiagnet section names a result it cannot read; the line only counts.
             continue;
         };
-        for finding in scan.findings {
+        for finding in scan.checked.findings {
             let blamed = finding.link.filter(|l| !l.is_empty()).unwrap_or_else(|| {
                 match finding.node.as_str() {
                     "" => finding.message.clone(),
@@ -115,7 +91,7 @@ fn manifest_clause(model: &RunModel) -> Option<String> {
         let Some(last) = host.results("fabric::manifest_diff").last() else {
             continue;
         };
-        let Ok(checked) = serde_json::from_value::<Checked>(last.result.clone()) else {
+        let Ok(checked) = serde_json::from_value::<ManifestCheck>(last.result.clone()) else {
             continue;
         };
         if !checked.differences.is_empty() {

@@ -10,6 +10,12 @@
 
 use std::collections::BTreeMap;
 
+use cairn_stdlib::esxcli::Vib;
+use cairn_stdlib::flint::FlashImage;
+use cairn_stdlib::ib::ibstatus::IbStatusPort;
+use cairn_stdlib::ib::ibv_devinfo::IbvDevice;
+use cairn_stdlib::mlxconfig::DeviceQuery;
+use cairn_stdlib::mlxfwmanager::{FirmwareQuery, FirmwareUpdate};
 use serde_json::Value;
 
 use crate::host_model::HostModel;
@@ -17,6 +23,7 @@ use crate::html::escape;
 use crate::report_error::ReportError;
 use crate::run_model::RunModel;
 use crate::section::Section;
+use crate::unread::Unread;
 
 /// The columns, in order.
 pub(crate) const COLUMNS: [&str; 6] = [
@@ -36,8 +43,33 @@ struct Adapter {
     firmware: Option<String>,
 }
 
-/// A host's facts: one text per column, empty when nothing in the journal tells.
-pub(crate) fn host_facts(host: &HostModel) -> [String; 6] {
+/// What one query said of an adapter; what it did not say leaves what an earlier one said.
+struct Seen {
+    part: Option<String>,
+    kind: Option<String>,
+    psid: Option<String>,
+    firmware: Option<String>,
+}
+
+impl Seen {
+    /// The adapter `key` names (its PCI device name, else the device the query was asked
+    /// for) with what was seen.
+    fn update(self, adapters: &mut BTreeMap<String, Adapter>, key: Option<String>) {
+        let key = key.unwrap_or_default();
+        let adapter = adapters.entry(key.clone()).or_default();
+        adapter.name = match (self.part, self.kind) {
+            (Some(part), Some(kind)) => Some(format!("{kind} {part} ({key})")),
+            (Some(one), None) | (None, Some(one)) => Some(format!("{one} ({key})")),
+            (None, None) => adapter.name.take(),
+        };
+        adapter.psid = self.psid.or(adapter.psid.take());
+        adapter.firmware = self.firmware.or(adapter.firmware.take());
+    }
+}
+
+/// A host's facts: one text per column, empty when nothing in the journal tells; a result of
+/// another shape than its builtin's type is noted in `unread`, not skipped silently.
+pub(crate) fn host_facts(host: &HostModel, unread: &mut Unread) -> [String; 6] {
     let mut adapters: BTreeMap<String, Adapter> = BTreeMap::new();
     let mut link_types: BTreeMap<String, String> = BTreeMap::new();
     let mut drivers: BTreeMap<String, String> = BTreeMap::new();
@@ -46,86 +78,106 @@ pub(crate) fn host_facts(host: &HostModel) -> [String; 6] {
         let r = &action.result;
         let arg = |key: &str| action.args.get(key).and_then(Value::as_str);
         match action.builtin.as_str() {
-            "mlxfwmanager::query" | "flint::query" => {
-                let key = text(r, "pci_device_name")
-                    .or_else(|| arg("device").map(str::to_owned))
-                    .unwrap_or_default();
-                let adapter = adapters.entry(key.clone()).or_default();
-                let part = text(r, "part_number");
-                let kind = text(r, "device_type");
-                adapter.name = match (part, kind) {
-                    (Some(part), Some(kind)) => Some(format!("{kind} {part} ({key})")),
-                    (Some(one), None) | (None, Some(one)) => Some(format!("{one} ({key})")),
-                    (None, None) => adapter.name.take(),
+            "mlxfwmanager::query" => {
+                let Some(query) = unread.read_whole::<FirmwareQuery>(&host.name, action) else {
+                    continue;
                 };
-                adapter.psid = text(r, "psid").or(adapter.psid.take());
-                adapter.firmware = text(r, "fw")
-                    .or_else(|| text(r, "fw_version"))
-                    .or(adapter.firmware.take());
+                let (key, seen) = match &query {
+                    FirmwareQuery::Found(found) => (
+                        found.device.pci_device_name.clone(),
+                        Seen {
+                            part: found.device.part_number.clone(),
+                            kind: found.device.device_type.clone(),
+                            psid: found.device.psid.clone(),
+                            firmware: found.fw.clone(),
+                        },
+                    ),
+                    FirmwareQuery::Predicted(predicted) => (
+                        None,
+                        Seen {
+                            part: Some(predicted.part_number.clone()),
+                            kind: None,
+                            psid: Some(predicted.psid.clone()),
+                            firmware: Some(predicted.fw.clone()),
+                        },
+                    ),
+                };
+                let key = key.or_else(|| arg("device").map(str::to_owned));
+                seen.update(&mut adapters, key);
+            }
+            "flint::query" => {
+                let Some(image) = unread.read_whole::<FlashImage>(&host.name, action) else {
+                    continue;
+                };
+                let FlashImage::Found(image) = image else {
+                    continue;
+                };
+                let seen = Seen {
+                    part: image.part_number.clone(),
+                    kind: None,
+                    psid: image.psid.clone(),
+                    firmware: image.fw_version.clone(),
+                };
+                let key = arg("device").map(str::to_owned);
+                seen.update(&mut adapters, key);
             }
             "mlxfwmanager::update" => {
-                if let (Some(device), Some(to)) = (arg("device"), text(r, "to")) {
+                let Some(update) = unread.read_whole::<FirmwareUpdate>(&host.name, action) else {
+                    continue;
+                };
+                let to = update.versions.and_then(|v| v.to);
+                if let (Some(device), Some(to)) = (arg("device"), to) {
                     adapters.entry(device.to_owned()).or_default().firmware = Some(to);
                 }
             }
             "ib::devinfo" => {
-                for device in r.as_array().into_iter().flatten() {
-                    let Some(hca) = text(device, "hca_id") else {
-                        continue;
-                    };
-                    let adapter = adapters.entry(hca.clone()).or_default();
-                    adapter.name = Some(hca.clone());
-                    adapter.psid = text(device, "board_id");
-                    adapter.firmware = text(device, "fw_ver");
-                    for port in device
-                        .get("ports")
-                        .and_then(Value::as_array)
-                        .into_iter()
-                        .flatten()
-                    {
-                        if let Some(layer) = text(port, "link_layer") {
-                            let number = port.get("port").and_then(Value::as_u64).unwrap_or(1);
-                            link_types.insert(format!("{hca}:{number}"), layer);
+                let Some(devices) = unread.read_whole::<Vec<IbvDevice>>(&host.name, action) else {
+                    continue;
+                };
+                for device in devices {
+                    let adapter = adapters.entry(device.hca_id.clone()).or_default();
+                    adapter.name = Some(device.hca_id.clone());
+                    adapter.psid = device.board_id;
+                    adapter.firmware = device.fw_ver;
+                    for port in device.ports {
+                        if let Some(layer) = port.link_layer {
+                            link_types.insert(format!("{}:{}", device.hca_id, port.port), layer);
                         }
                     }
                 }
             }
             "ib::status" => {
-                for port in r.as_array().into_iter().flatten() {
-                    if let (Some(device), Some(layer)) =
-                        (text(port, "device"), text(port, "link_layer"))
-                    {
-                        let number = port.get("port").and_then(Value::as_u64).unwrap_or(1);
-                        link_types.insert(format!("{device}:{number}"), layer);
+                let Some(ports) = unread.read_whole::<Vec<IbStatusPort>>(&host.name, action) else {
+                    continue;
+                };
+                for port in ports {
+                    if let Some(layer) = port.link_layer {
+                        link_types.insert(format!("{}:{}", port.device, port.port), layer);
                     }
                 }
             }
             "mlxconfig::query" => {
+                let Some(query) = unread.read_whole::<DeviceQuery>(&host.name, action) else {
+                    continue;
+                };
                 let device = arg("device").unwrap_or_default();
-                for config in r
-                    .get("configurations")
-                    .and_then(Value::as_array)
-                    .into_iter()
-                    .flatten()
-                {
-                    let name = text(config, "name").unwrap_or_default();
-                    if let Some(port) = name.strip_prefix("LINK_TYPE_") {
-                        let current = config.get("current");
-                        let value = current
-                            .and_then(|c| text(c, "label"))
-                            .or_else(|| current.and_then(|c| text(c, "text")))
+                for config in &query.device.configurations {
+                    if let Some(port) = config.name.strip_prefix("LINK_TYPE_") {
+                        let value = config
+                            .current
+                            .as_ref()
+                            .map(|c| c.label.clone().unwrap_or_else(|| c.text.clone()))
                             .unwrap_or_default();
                         link_types.insert(format!("{device} {port}"), value);
                     }
                 }
             }
             "esxcli::vib_list" => {
-                for vib in r.as_array().into_iter().flatten() {
-                    if let (Some(name), Some(version)) = (text(vib, "name"), text(vib, "version"))
-                        && name.starts_with("nmlx")
-                    {
-                        drivers.insert(name, version);
-                    }
+                let Some(vibs) = unread.read_whole::<Vec<Vib>>(&host.name, action) else {
+                    continue;
+                };
+                for vib in vibs.into_iter().filter(|v| v.name.starts_with("nmlx")) {
+                    drivers.insert(vib.name, vib.version);
                 }
             }
             "esxcli::vib_install" => {
@@ -219,8 +271,9 @@ impl Section for FactsSection {
     fn render(&self, model: &RunModel) -> Result<Option<String>, ReportError> {
         // Rows grouped by the hosts' groups, in the order groups first appear.
         let mut groups: Vec<(String, Vec<Row<'_>>)> = Vec::new();
+        let mut unread = Unread::of("the fleet's facts");
         for host in &model.hosts {
-            let facts = host_facts(host);
+            let facts = host_facts(host, &mut unread);
             if facts.iter().all(String::is_empty) {
                 continue;
             }
@@ -231,9 +284,10 @@ impl Section for FactsSection {
             }
         }
         if groups.is_empty() {
-            return Ok(None);
+            return Ok((!unread.is_empty()).then(|| unread.html()));
         }
-        let mut html = String::from("<table class=\"facts\"><thead><tr><th>host</th>");
+        let mut html = unread.html();
+        html.push_str("<table class=\"facts\"><thead><tr><th>host</th>");
         for column in COLUMNS {
             html.push_str(&format!("<th>{column}</th>"));
         }
@@ -296,4 +350,74 @@ fn most_common<'a>(values: impl Iterator<Item = &'a str>) -> Option<&'a str> {
         .iter()
         .max_by_key(|(_, n)| *n)
         .map(|(value, _)| *value)
+}
+
+#[cfg(test)]
+mod tests {
+    use cairn_runtime::RunStore;
+    use cairn_stdlib::ib::ibstatus::IbStatusPort;
+    use serde_json::json;
+
+    use crate::run_model::RunModel;
+    use crate::section::Section;
+    use crate::test_journals::{Act, run_meta, write_journal};
+
+    fn port(device: &str, layer: &str) -> serde_json::Value {
+        let port = IbStatusPort {
+            device: device.into(),
+            port: 1,
+            default_gid: None,
+            base_lid: Some(20),
+            sm_lid: Some(1),
+            state: Some("ACTIVE".into()),
+            state_code: Some(4),
+            phys_state: Some("LinkUp".into()),
+            phys_state_code: Some(5),
+            rate_gbps: Some(100.0),
+            rate_text: Some("4X EDR".into()),
+            width: Some("4X".into()),
+            speed: Some("EDR".into()),
+            link_layer: Some(layer.into()),
+        };
+        json!([port])
+    }
+
+    /// Two hosts' `ib::status`, one journaled with `link_layer` renamed `layer`: the section
+    /// shows the host it could read and says which result it could not, instead of a host
+    /// with no link type.
+    #[test]
+    fn a_result_of_another_shape_is_named_in_the_section_not_skipped() {
+        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let store = RunStore::new(dir.path());
+        let (id, lock) = store.claim().unwrap_or_else(|e| panic!("{e}"));
+        drop(lock);
+        let hosts = vec!["vm001".to_owned(), "vm002".to_owned()];
+        store
+            .create(&run_meta(&id, hosts.clone()))
+            .unwrap_or_else(|e| panic!("{e}"));
+        let mut renamed = port("mlx5_0", "InfiniBand");
+        let layer = renamed[0]["link_layer"].take();
+        renamed[0]["layer"] = layer;
+        if let Some(map) = renamed[0].as_object_mut() {
+            map.remove("link_layer");
+        }
+        for (host, result) in [("vm001", port("mlx5_0", "InfiniBand")), ("vm002", renamed)] {
+            let actions = [Act::query("ib::status", json!({}), result)];
+            write_journal(&store, &id, (host, &hosts), "guests", 37, &actions);
+        }
+        let model = RunModel::load(&store, Some(&id)).unwrap_or_else(|e| panic!("{e}"));
+
+        let html = super::FactsSection
+            .render(&model)
+            .unwrap_or_else(|e| panic!("{e}"))
+            .unwrap_or_default();
+        assert!(html.contains("mlx5_0:1 InfiniBand"), "{html}");
+        assert!(
+            html.contains(
+                "1 result of the fleet&#39;s facts could not be read: a field `[0].layer` its type does not have (vm002 action 1, book.rhai:11)"
+            ),
+            "{html}"
+        );
+        assert!(!html.contains("data-host=\"vm002\""), "{html}");
+    }
 }

@@ -8,28 +8,13 @@
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
-use serde::Deserialize;
+use cairn_stdlib::fabric::{Difference, ManifestCheck};
 
 use crate::html::escape;
 use crate::report_error::ReportError;
 use crate::run_model::RunModel;
 use crate::section::Section;
-
-#[derive(Debug, Clone, Deserialize)]
-struct Checked {
-    class: String,
-    #[serde(default)]
-    differences: Vec<Difference>,
-}
-
-#[derive(Debug, Clone, Deserialize)]
-struct Difference {
-    device: Option<String>,
-    field: String,
-    found: String,
-    expected: String,
-    message: String,
-}
+use crate::unread::Unread;
 
 /// One host's last check.
 struct HostCheck {
@@ -39,15 +24,15 @@ struct HostCheck {
     differences: Vec<Difference>,
 }
 
-fn checks(model: &RunModel) -> Vec<HostCheck> {
+fn checks(model: &RunModel, unread: &mut Unread) -> Vec<HostCheck> {
     let mut found = Vec::new();
     for host in &model.hosts {
+        // Check mode checks nothing: its result is `null`.
         let last = host
-            .actions
-            .iter()
-            .filter(|a| a.ok && a.builtin == "fabric::manifest_diff")
+            .results("fabric::manifest_diff")
+            .filter(|a| !a.result.is_null())
             .filter_map(|a| {
-                let checked: Checked = serde_json::from_value(a.result.clone()).ok()?;
+                let checked: ManifestCheck = unread.read_whole(&host.name, a)?;
                 let path = a
                     .args
                     .get("path")
@@ -56,7 +41,7 @@ fn checks(model: &RunModel) -> Vec<HostCheck> {
                     .to_owned();
                 Some((checked, path))
             })
-            .next_back();
+            .last();
         if let Some((checked, path)) = last {
             found.push(HostCheck {
                 host: host.name.clone(),
@@ -82,9 +67,10 @@ impl Section for ManifestSection {
     }
 
     fn render(&self, model: &RunModel) -> Result<Option<String>, ReportError> {
-        let found = checks(model);
+        let mut unread = Unread::of("fabric::manifest_diff");
+        let found = checks(model, &mut unread);
         if found.is_empty() {
-            return Ok(None);
+            return Ok((!unread.is_empty()).then(|| unread.html()));
         }
         // (manifest, class) -> (checked, matching).
         let mut classes: BTreeMap<(String, String), (usize, usize)> = BTreeMap::new();
@@ -95,7 +81,8 @@ impl Section for ManifestSection {
             entry.0 += 1;
             entry.1 += usize::from(check.differences.is_empty());
         }
-        let mut html = String::from("<ul class=\"manifest-classes\">");
+        let mut html = unread.html();
+        html.push_str("<ul class=\"manifest-classes\">");
         for ((path, class), (checked, matching)) in &classes {
             let _ = write!(
                 html,
@@ -131,5 +118,69 @@ impl Section for ManifestSection {
         }
         html.push_str("</table>");
         Ok(Some(html))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use cairn_runtime::RunStore;
+    use cairn_stdlib::fabric::{Difference, ManifestCheck};
+    use serde_json::json;
+
+    use crate::run_model::RunModel;
+    use crate::section::Section;
+    use crate::test_journals::{Act, run_meta, write_journal};
+
+    /// Two hosts' checks, one journaled with `differences` renamed `diffs`: the section shows
+    /// the difference it could read and names the check it could not, instead of counting that
+    /// host as matching its class.
+    #[test]
+    fn a_check_of_another_shape_is_named_not_taken_for_a_match() {
+        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let store = RunStore::new(dir.path());
+        let (id, lock) = store.claim().unwrap_or_else(|e| panic!("{e}"));
+        drop(lock);
+        let hosts = vec!["c041".to_owned(), "c042".to_owned()];
+        store
+            .create(&run_meta(&id, hosts.clone()))
+            .unwrap_or_else(|e| panic!("{e}"));
+        let checked = |host: &str| ManifestCheck {
+            host: host.into(),
+            class: "compute".into(),
+            ok: false,
+            differences: vec![Difference {
+                device: Some("mlx5_1".into()),
+                field: "rate".into(),
+                found: "50".into(),
+                expected: "100".into(),
+                message: format!("{host}: mlx5_1 rate 50 Gb/s, expected 100"),
+            }],
+        };
+        let good = serde_json::to_value(checked("c041")).unwrap_or_else(|e| panic!("{e}"));
+        let mut renamed = serde_json::to_value(checked("c042")).unwrap_or_else(|e| panic!("{e}"));
+        let differences = renamed["differences"].take();
+        renamed["diffs"] = differences;
+        if let Some(map) = renamed.as_object_mut() {
+            map.remove("differences");
+        }
+        let args = json!({ "path": "manifest.toml", "class": "compute" });
+        for (host, result) in [("c041", good), ("c042", renamed)] {
+            let actions = [Act::query("fabric::manifest_diff", args.clone(), result)];
+            write_journal(&store, &id, (host, &hosts), "compute", 37, &actions);
+        }
+        let model = RunModel::load(&store, Some(&id)).unwrap_or_else(|e| panic!("{e}"));
+
+        let html = super::ManifestSection
+            .render(&model)
+            .unwrap_or_else(|e| panic!("{e}"))
+            .unwrap_or_default();
+        assert!(html.contains("0 of 1 host(s) match"), "{html}");
+        assert!(html.contains("c041: mlx5_1 rate 50 Gb/s"), "{html}");
+        assert!(
+            html.contains(
+                "1 result of fabric::manifest_diff could not be read: missing field `differences` (c042 action 1"
+            ),
+            "{html}"
+        );
     }
 }

@@ -2,6 +2,7 @@
 //! read: a journal of another shape (a renamed field, another cairn's) is counted and named in
 //! the section, never skipped silently.
 
+use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
@@ -32,11 +33,27 @@ impl Unread {
         match serde_json::from_value(action.result.clone()) {
             Ok(value) => Some(value),
             Err(error) => {
-                let place = format!(
-                    "{host} action {}, {}:{}",
-                    action.seq, action.file, action.line
-                );
-                self.results.push((error.to_string(), place));
+                self.results.push((error.to_string(), place(host, action)));
+                None
+            }
+        }
+    }
+
+    /// `action`'s result on `host` as `T` when `T` is the whole of the result: also refused
+    /// when it has a field `T` does not keep (a renamed optional field, which serde would read
+    /// as none).
+    pub(crate) fn read_whole<T: DeserializeOwned + Serialize>(
+        &mut self,
+        host: &str,
+        action: &Action,
+    ) -> Option<T> {
+        let value: T = self.read(host, action)?;
+        let reread = serde_json::to_value(&value).unwrap_or(Value::Null);
+        match cairn_stdlib::unread_field(&action.result, &reread) {
+            None => Some(value),
+            Some(field) => {
+                let why = format!("a field `{field}` its type does not have");
+                self.results.push((why, place(host, action)));
                 None
             }
         }
@@ -73,6 +90,14 @@ impl Unread {
             format!("<p class=\"unread\">{}</p>", escape(&line))
         })
     }
+}
+
+/// Where a result is: `esx01 action 2, book.rhai:12`.
+fn place(host: &str, action: &Action) -> String {
+    format!(
+        "{host} action {}, {}:{}",
+        action.seq, action.file, action.line
+    )
 }
 
 /// Every successful result of the builtins `matches` names, read as `T`, with its host and

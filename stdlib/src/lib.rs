@@ -41,5 +41,8 @@ mod tools;
 #[cfg(test)]
 mod test_support;
 
+/// The field of a journaled result that reading it as its type dropped (the report's sections
+/// refuse such a result as a replay does).
+pub use action::unread_field;
 pub use grammar::{Message, ParseError, ToolError};
 pub use library::{libraries, sim_models};

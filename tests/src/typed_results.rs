@@ -54,3 +54,53 @@ fn a_replayed_mlxconfig_query_with_a_renamed_field_is_refused_naming_the_record(
         resumed.stdout
     );
 }
+
+/// `flint::query`'s recorded `psid` renamed `board_id`: serde alone would replay the image with
+/// no PSID (an optional field); the resume refuses the record naming the field it has that the
+/// image does not.
+#[test]
+fn a_replayed_flint_image_with_a_renamed_optional_field_is_refused_naming_it() {
+    let lab = Lab::new();
+    lab.write(
+        "lab.toml",
+        "[hosts.esx01]\naddress = \"sim:esxi7?clock=virtual&preset=passthrough\"\n",
+    );
+    lab.write(
+        "book.rhai",
+        "stage \"s\" on all {\n    let image = flint::query(\"mt4119_pciconf1\");\n    log(`psid: ${image.psid}`);\n    run([\"false\"]);\n}\n",
+    );
+    let first = lab.cairn(&["run", "book.rhai", "-i", "lab.toml"]);
+    assert_eq!(first.code, 1, "{}\n{}", first.stdout, first.stderr);
+    assert!(first.stdout.contains("psid: MT_"), "{}", first.stdout);
+    let id = lab.runs().pop().expect("a run");
+    let path = lab.path().join(".cairn/runs").join(&id).join("esx01.jsonl");
+    let text = std::fs::read_to_string(&path).expect("journal");
+    let mut lines: Vec<String> = text.lines().map(str::to_owned).collect();
+    let (at, mut outcome) = lines
+        .iter()
+        .enumerate()
+        .find_map(|(at, line)| {
+            let record: serde_json::Value = serde_json::from_str(line).ok()?;
+            (record["type"] == "outcome" && record["data"]["seq"] == 1).then_some((at, record))
+        })
+        .expect("the outcome of action 1");
+    let result = outcome["data"]["result"]
+        .as_object_mut()
+        .expect("the image is a map");
+    let psid = result.remove("psid").expect("the image's psid");
+    result.insert("board_id".into(), psid);
+    lines[at] = outcome.to_string();
+    std::fs::write(&path, lines.join("\n") + "\n").expect("edit the journal");
+
+    let resumed = lab.cairn(&["resume"]);
+    assert_eq!(resumed.code, 1, "{}\n{}", resumed.stdout, resumed.stderr);
+    assert!(!resumed.stdout.contains("psid: "), "{}", resumed.stdout);
+    let journal = format!(".cairn/runs/{id}/esx01.jsonl line 3");
+    assert!(
+        resumed.stdout.contains(&format!(
+            "the result of `flint::query` (action 1) does not read as flint's image query: it has a field `board_id` that flint's image query does not have (journal {journal})"
+        )),
+        "{}",
+        resumed.stdout
+    );
+}

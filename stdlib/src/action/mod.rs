@@ -16,7 +16,8 @@ pub(crate) use options::{arg_text, flag, from_dynamic, int, options_json, text};
 pub(crate) use parse_failure::{line_of, parse_failure};
 pub(crate) use run::{UNKNOWN_UNTIL_MFT, not_installed, parsed, run, run_if_installed, run_parsed};
 pub(crate) use tool_failure::tool_failure;
-pub(crate) use typed_query::{as_array, as_map, present, query_typed};
+pub use typed_query::unread_field;
+pub(crate) use typed_query::{as_array, as_map, present, query_typed, result_typed};
 
 use cairn_runtime::{
     ActionCall, ActionError, BuiltinOptions, HostContext, HostIo, OptionKey, OptionType, Outcome,
@@ -78,32 +79,9 @@ pub(crate) fn bad_argument(ctx: &NativeCallContext, message: String) -> Box<Eval
     ActionError::Argument(message).raise(ctx.call_position())
 }
 
-/// The result a builtin's action gave (live, or replayed from the journal) as the rhai type
-/// `T` its signature returns (an array, a map): a journal of another shape fails naming the
-/// record instead of giving the script an empty `T`. `()` (JSON `null`) is the builtin's own
-/// "none" (a tool not installed) and reads as the empty `T`, as it does live.
-pub(crate) fn result_as<T: std::any::Any + Clone + Default>(
-    ctx: &NativeCallContext,
-    value: Dynamic,
-) -> RhaiResult<T> {
-    if value.is_unit() {
-        return Ok(T::default());
-    }
-    let kind = value.type_name();
-    value.try_cast::<T>().ok_or_else(|| {
-        let problem = format!("it is {}", rhai_kind_name(kind));
-        match HostContext::current(ctx) {
-            Ok(host) => host.fail(
-                host.result_shape_error(ctx.fn_name(), rhai_kind::<T>(), &problem),
-                ctx.call_position(),
-            ),
-            Err(error) => error,
-        }
-    })
-}
-
 /// The result a builtin's action gave, deserialized into the Rust type `T` the builtin reads it
-/// as (see [`result_as`]: `()` is the empty `T`, another shape fails naming the record).
+/// as: `()` (JSON `null`, the builtin's own "none") is the empty `T`, another shape fails naming
+/// the record. A builtin's own result goes through [`result_typed`], which has no "none".
 pub(crate) fn result_into<T: serde::de::DeserializeOwned + Default>(
     ctx: &NativeCallContext,
     value: &Dynamic,
@@ -119,30 +97,6 @@ pub(crate) fn result_into<T: serde::de::DeserializeOwned + Default>(
         ),
         Err(error) => error,
     })
-}
-
-/// A rhai type name (`array`, `map`, `string`) in words.
-fn rhai_kind_name(name: &str) -> String {
-    match name {
-        "array" => "an array".into(),
-        "map" => "a map".into(),
-        "i64" => "a number".into(),
-        "bool" => "a boolean".into(),
-        "string" => "a string".into(),
-        other => format!("`{other}`"),
-    }
-}
-
-/// What a rhai result type is, in words.
-fn rhai_kind<T: std::any::Any>() -> &'static str {
-    let id = std::any::TypeId::of::<T>();
-    if id == std::any::TypeId::of::<rhai::Array>() {
-        "an array"
-    } else if id == std::any::TypeId::of::<rhai::Map>() {
-        "a map"
-    } else {
-        std::any::type_name::<T>()
-    }
 }
 
 /// A serializable value as JSON (`null` if it cannot be).

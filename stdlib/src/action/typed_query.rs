@@ -35,8 +35,73 @@ pub(crate) fn query_typed<T: Serialize + DeserializeOwned>(
             live(io).map(|typed| Outcome::unchanged(json(&typed)))
         })
         .map_err(|e| host.fail(e, ctx.call_position()))?;
-    host.read_result(&builtin, value, expected)
-        .map_err(|e| host.fail(e, ctx.call_position()))
+    read_typed(&host, &builtin, value, expected).map_err(|e| host.fail(e, ctx.call_position()))
+}
+
+/// A change's result (live, or replayed from the journal) as the type `T` the builtin returns,
+/// or a journal-shape error naming the record; `expected` says what `T` is.
+pub(crate) fn result_typed<T: Serialize + DeserializeOwned>(
+    ctx: &NativeCallContext,
+    value: &Dynamic,
+    expected: &str,
+) -> RhaiResult<T> {
+    let host = HostContext::current(ctx)?;
+    let builtin = ctx.fn_name();
+    let value: Value = rhai::serde::from_dynamic(value).map_err(|e| {
+        host.fail(
+            host.result_shape_error(builtin, expected, &e),
+            ctx.call_position(),
+        )
+    })?;
+    read_typed(&host, builtin, value, expected).map_err(|e| host.fail(e, ctx.call_position()))
+}
+
+/// `value` read as `T`, refused when it does not read or has a field `T` does not keep.
+fn read_typed<T: Serialize + DeserializeOwned>(
+    host: &HostContext,
+    builtin: &str,
+    value: Value,
+    expected: &str,
+) -> Result<T, ActionError> {
+    let typed: T = host.read_result(builtin, value.clone(), expected)?;
+    match unread_field(&value, &json(&typed)) {
+        None => Ok(typed),
+        Some(field) => {
+            let problem = format!("it has a field `{field}` that {expected} does not have");
+            Err(host.result_shape_error(builtin, expected, &problem))
+        }
+    }
+}
+
+/// The first field of `journaled` (a path: `devices[0].firmware`) that reading it as its type
+/// dropped. Serde ignores a field it does not know, and reads a missing `Option` as none, so a
+/// renamed optional field would replay as "none" unless this notices the new name.
+pub fn unread_field(journaled: &Value, reread: &Value) -> Option<String> {
+    match (journaled, reread) {
+        (Value::Object(then), Value::Object(now)) => then.iter().find_map(|(key, value)| {
+            let Some(kept) = now.get(key) else {
+                return Some(key.clone());
+            };
+            unread_field(value, kept).map(|inner| join_path(key, &inner))
+        }),
+        (Value::Array(then), Value::Array(now)) => {
+            then.iter()
+                .zip(now)
+                .enumerate()
+                .find_map(|(at, (value, kept))| {
+                    unread_field(value, kept).map(|inner| join_path(&format!("[{at}]"), &inner))
+                })
+        }
+        _ => None,
+    }
+}
+
+fn join_path(outer: &str, inner: &str) -> String {
+    if inner.starts_with('[') {
+        format!("{outer}{inner}")
+    } else {
+        format!("{outer}.{inner}")
+    }
 }
 
 /// A typed result as the rhai map a builtin returns.
@@ -68,4 +133,28 @@ where
     T: serde::Deserialize<'de>,
 {
     Option::<T>::deserialize(deserializer)
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::unread_field;
+
+    #[test]
+    fn a_field_the_type_dropped_is_named_with_its_path() {
+        let journaled = json!({ "devices": [{ "fw": "1" }, { "firmware": "2" }], "ok": true });
+        let reread = json!({ "devices": [{ "fw": "1" }, { "fw": null }], "ok": true });
+        assert_eq!(
+            unread_field(&journaled, &reread).as_deref(),
+            Some("devices[1].firmware")
+        );
+    }
+
+    #[test]
+    fn a_field_read_back_and_one_defaulted_are_fine() {
+        let journaled = json!({ "a": [1, 2], "b": { "c": null } });
+        let reread = json!({ "a": [1, 2], "b": { "c": null }, "predicted": false });
+        assert_eq!(unread_field(&journaled, &reread), None);
+    }
 }

@@ -646,8 +646,8 @@ fn test_pair(
     match measured {
         Ok(v) => {
             result.ok = true;
-            result.gbps = v.get("avg_gbps").and_then(Value::as_f64);
-            result.typical_us = v.get("typical_us").and_then(Value::as_f64);
+            result.gbps = v.summary.avg_gbps();
+            result.typical_us = v.summary.typical_us();
         }
         Err(e) if e.outcome_unknown() => return Err(e),
         Err(e) => result.error = Some(e.to_string()),

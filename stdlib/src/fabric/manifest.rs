@@ -50,15 +50,19 @@ pub(crate) struct PortSpec {
 }
 
 /// One difference between a host and its class.
-#[derive(Debug, Clone, Serialize, PartialEq)]
-pub(crate) struct Difference {
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct Difference {
     /// The RDMA device, or `None` for the host as a whole (the number of devices).
-    pub(crate) device: Option<String>,
+    #[serde(deserialize_with = "crate::action::present")]
+    pub device: Option<String>,
     /// `hcas`, `part_number`, `psid`, `firmware`, `ofed`, `link_layer`, `rate`, `present`.
-    pub(crate) field: &'static str,
-    pub(crate) found: String,
-    pub(crate) expected: String,
-    pub(crate) message: String,
+    pub field: String,
+    /// What the host has.
+    pub found: String,
+    /// What its class of the manifest says.
+    pub expected: String,
+    /// The difference in words: `compute-042: mlx5_1 rate 50 Gb/s (2X HDR), expected 100`.
+    pub message: String,
 }
 
 /// The class `class` of the manifest text: a TOML error, an unknown key or an unknown class
@@ -114,7 +118,7 @@ pub(crate) fn diff_facts(host: &str, class: &HostClass, facts: &HostFacts) -> Ve
         if facts.part_numbers.is_empty() {
             out.push(Difference {
                 device: None,
-                field: "part_number",
+                field: "part_number".into(),
                 found: "none".into(),
                 expected: expected.clone(),
                 message: format!("{host}: no part number in lspci -vv's VPD, expected {expected}"),
@@ -124,7 +128,7 @@ pub(crate) fn diff_facts(host: &str, class: &HostClass, facts: &HostFacts) -> Ve
             if found != expected {
                 out.push(Difference {
                     device: Some(address.clone()),
-                    field: "part_number",
+                    field: "part_number".into(),
                     found: found.clone(),
                     expected: expected.clone(),
                     message: format!("{host}: {address} part number {found}, expected {expected}"),
@@ -137,7 +141,7 @@ pub(crate) fn diff_facts(host: &str, class: &HostClass, facts: &HostFacts) -> Ve
         if &found != expected {
             out.push(Difference {
                 device: None,
-                field: "ofed",
+                field: "ofed".into(),
                 found: found.clone(),
                 expected: expected.clone(),
                 message: format!("{host}: OFED {found}, expected {expected}"),
@@ -161,16 +165,17 @@ pub(crate) fn diff(
     devices: &[IbvDevice],
 ) -> Vec<Difference> {
     let mut out = Vec::new();
-    let mut add = |device: Option<&str>, field, found: String, expected: String, what: String| {
-        let prefix = device.map_or_else(String::new, |d| format!("{d} "));
-        out.push(Difference {
-            device: device.map(str::to_owned),
-            field,
-            found,
-            expected,
-            message: format!("{host}: {prefix}{what}"),
-        });
-    };
+    let mut add =
+        |device: Option<&str>, field: &str, found: String, expected: String, what: String| {
+            let prefix = device.map_or_else(String::new, |d| format!("{d} "));
+            out.push(Difference {
+                device: device.map(str::to_owned),
+                field: field.to_owned(),
+                found,
+                expected,
+                message: format!("{host}: {prefix}{what}"),
+            });
+        };
     if let Some(hcas) = class.hcas {
         let found = u32::try_from(stat.cas.len()).unwrap_or(u32::MAX);
         if found != hcas {

@@ -3,6 +3,7 @@
 
 use cairn_runtime::{ActionError, HostContext, HostIo};
 use rhai::{Dynamic, NativeCallContext};
+use serde::{Deserialize, Serialize};
 use serde_json::json;
 
 use crate::action::{self, RhaiResult};
@@ -27,7 +28,7 @@ pub(crate) fn check(ctx: &NativeCallContext, path: &str, class: &str) -> RhaiRes
         .map_err(|m| refuse(format!("fabric::manifest_diff: {path}: {m}")))?;
     let name = host.info.name.clone();
     let args = json!({ "path": path, "class": class, "expected": action::json(&expected) });
-    action::query_as(ctx, "fabric::manifest_diff", args, |io| {
+    let value = action::query_as(ctx, "fabric::manifest_diff", args, |io| {
         if io.checking() {
             return Ok(serde_json::Value::Null);
         }
@@ -41,13 +42,33 @@ pub(crate) fn check(ctx: &NativeCallContext, path: &str, class: &str) -> RhaiRes
             &expected,
             &facts(io, &expected)?,
         ));
-        Ok(json!({
-            "host": name,
-            "class": class,
-            "ok": differences.is_empty(),
-            "differences": action::json(&differences),
+        Ok(action::json(&ManifestCheck {
+            host: name,
+            class: class.to_owned(),
+            ok: differences.is_empty(),
+            differences,
         }))
-    })
+    })?;
+    // Check mode reads nothing: `()`.
+    let checked: Option<ManifestCheck> = action::result_typed(ctx, &value, "a manifest check")?;
+    match checked {
+        Some(checked) => action::as_map(&checked).map(Dynamic::from_map),
+        None => Ok(Dynamic::UNIT),
+    }
+}
+
+/// What `fabric::manifest_diff` returns and journals: the host, its class, and each
+/// difference from it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ManifestCheck {
+    /// The host checked.
+    pub host: String,
+    /// Its class of the manifest.
+    pub class: String,
+    /// No difference.
+    pub ok: bool,
+    /// Each difference, in the order checked.
+    pub differences: Vec<Difference>,
 }
 
 /// `lspci -vv`'s part numbers (of the Mellanox functions) and `ofed_info -s`'s version, each

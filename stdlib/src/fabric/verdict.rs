@@ -11,19 +11,21 @@ use super::schedule::HostPair;
 
 /// One test of one pair, as journaled and returned.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub(crate) struct PairResult {
-    pub(crate) server: String,
-    pub(crate) client: String,
+pub struct PairResult {
+    /// The host the server ran on.
+    pub server: String,
+    /// The host the client ran on.
+    pub client: String,
     /// Whether the test ran and printed results.
-    pub(crate) ok: bool,
+    pub ok: bool,
     /// perftest's or the transport's error when it did not.
-    pub(crate) error: Option<String>,
+    pub error: Option<String>,
     /// Average bandwidth in Gb/s (bandwidth tests) at the largest size.
-    pub(crate) gbps: Option<f64>,
+    pub gbps: Option<f64>,
     /// Typical (median) latency in microseconds (latency tests) at the smallest size.
-    pub(crate) typical_us: Option<f64>,
+    pub typical_us: Option<f64>,
     /// How long the test took on the hosts' clocks, in milliseconds.
-    pub(crate) elapsed_ms: u64,
+    pub elapsed_ms: u64,
 }
 
 impl PairResult {

@@ -4,7 +4,7 @@ use rhai::plugin::*;
 use rhai::{Map, NativeCallContext};
 use serde_json::json;
 
-use super::command;
+use super::reads::{self, FlashImage, Predicted};
 use crate::action::{self, RhaiResult};
 
 /// The `flint::` module.
@@ -22,22 +22,17 @@ pub mod flint_builtins {
     /// ```
     #[rhai_fn(volatile, return_raw)]
     pub fn query(ctx: NativeCallContext, dev: String) -> RhaiResult<Map> {
-        let value = action::query(
+        let image = action::query_typed(
             &ctx,
             crate::flint::NAMESPACE,
             json!({ "device": dev }),
-            |io| {
-                let argv = command::query(&dev);
-                let Some(output) = action::run_if_installed(io, &argv)? else {
-                    if io.checking() {
-                        return Ok(json!({ "predicted": true }));
-                    }
-                    return Err(action::not_installed("flint", io.host()));
-                };
-                let parsed = action::parsed(&argv, &output.stdout, crate::flint::parse_query)?;
-                Ok(action::json(&parsed))
+            "flint's image query",
+            |io| match reads::image(io, &dev)? {
+                Some(image) => Ok(FlashImage::Found(Box::new(image))),
+                None if io.checking() => Ok(FlashImage::Predicted(Predicted { predicted: true })),
+                None => Err(action::not_installed("flint", io.host())),
             },
         )?;
-        action::result_as(&ctx, value)
+        action::as_map(&image)
     }
 }

@@ -10,6 +10,8 @@ mod command;
 mod sim;
 pub(crate) use sim::Flint;
 mod parse;
+mod reads;
+pub use reads::{FlashImage, Predicted};
 mod types;
 
 pub use types::{FlintQuery, PortIds, RomInfo, Uid};

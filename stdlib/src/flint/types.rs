@@ -2,10 +2,10 @@
 
 use std::collections::BTreeMap;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// What `flint -d DEV query [full]` printed. Fields the image does not print are absent.
-#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct FlintQuery {
     /// `Image type:` (`FS2`, `FS3`, `FS4`).
     pub image_type: Option<String>,
@@ -71,7 +71,7 @@ pub struct FlintQuery {
 }
 
 /// One expansion ROM of `Rom Info:`.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct RomInfo {
     /// `type=`: `PXE`, `UEFI`, `UEFI Virtio net`...
     pub r#type: String,
@@ -84,7 +84,7 @@ pub struct RomInfo {
 }
 
 /// One row of the `UID GuidsNumber` table.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Uid {
     /// `UID`: the first address, as printed (hex).
     pub uid: String,
@@ -93,7 +93,7 @@ pub struct Uid {
 }
 
 /// A `GUIDs:` or `MACs:` row of the FS2 table, one cell per column; empty cells are absent.
-#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct PortIds {
     /// `Node`.
     pub node: Option<String>,

@@ -18,11 +18,11 @@ pub mod ib_builtins {
     use std::time::Duration;
 
     use cairn_runtime::ActionError;
-    use rhai::{Array, Dynamic, NativeCallContext};
+    use rhai::{Array, Dynamic, Map, NativeCallContext};
     use serde_json::json;
 
     use crate::action::{self, RhaiResult};
-    use crate::ib::command;
+    use crate::ib::{command, reads};
 
     /// Every RDMA port, from `ibstatus`: an array of `#{device, port, default_gid, base_lid,
     /// sm_lid, state, state_code, phys_state, phys_state_code, rate_gbps, rate_text, width,
@@ -34,11 +34,14 @@ pub mod ib_builtins {
     /// ```
     #[rhai_fn(volatile, return_raw)]
     pub fn status(ctx: NativeCallContext) -> RhaiResult<Array> {
-        let value = action::query(&ctx, crate::ib::NAMESPACE, json!({}), |io| {
-            let output = io.run(command::IBSTATUS)?;
-            super::ports(&output.stdout)
-        })?;
-        action::result_as(&ctx, value)
+        let ports = action::query_typed(
+            &ctx,
+            crate::ib::NAMESPACE,
+            json!({}),
+            "ibstatus's ports",
+            |io| reads::ports(io, command::IBSTATUS),
+        )?;
+        action::as_array(&ports)
     }
 
     /// `ibstat`: `#{cas: [#{name, ca_type, firmware_version, node_guid, ports: [#{port, state,
@@ -48,11 +51,15 @@ pub mod ib_builtins {
     /// let fw = ib::stat().cas[0].firmware_version;
     /// ```
     #[rhai_fn(volatile, return_raw)]
-    pub fn stat(ctx: NativeCallContext) -> RhaiResult<Dynamic> {
-        action::query(&ctx, crate::ib::NAMESPACE, json!({}), |io| {
-            let parsed = action::run_parsed(io, command::IBSTAT, crate::ib::ibstat::parse)?;
-            Ok(action::json(&parsed))
-        })
+    pub fn stat(ctx: NativeCallContext) -> RhaiResult<Map> {
+        let adapters = action::query_typed(
+            &ctx,
+            crate::ib::NAMESPACE,
+            json!({}),
+            "ibstat's channel adapters",
+            reads::adapters,
+        )?;
+        action::as_map(&adapters)
     }
 
     /// `ibv_devinfo`: an array of devices `#{hca_id, transport, fw_ver, node_guid,
@@ -65,15 +72,14 @@ pub mod ib_builtins {
     /// ```
     #[rhai_fn(volatile, return_raw)]
     pub fn devinfo(ctx: NativeCallContext) -> RhaiResult<Array> {
-        let value = action::query(&ctx, crate::ib::NAMESPACE, json!({}), |io| {
-            let parsed =
-                action::run_parsed(io, command::IBV_DEVINFO, crate::ib::ibv_devinfo::parse)?;
-            if let Some(error) = parsed.error {
-                return Err(ActionError::Failed(format!("ibv_devinfo: {error}")));
-            }
-            Ok(action::json(&parsed.devices))
-        })?;
-        action::result_as(&ctx, value)
+        let devices = action::query_typed(
+            &ctx,
+            crate::ib::NAMESPACE,
+            json!({}),
+            "ibv_devinfo's devices",
+            reads::devices,
+        )?;
+        action::as_array(&devices)
     }
 
     /// The fabric from `ibnetdiscover`: `#{switches, channel_adapters, routers}`, each node
@@ -87,12 +93,15 @@ pub mod ib_builtins {
     /// expect(names.contains("ibb-03 mlx5_0"), "ibb-03 is not on the fabric");
     /// ```
     #[rhai_fn(volatile, return_raw)]
-    pub fn netdiscover(ctx: NativeCallContext) -> RhaiResult<Dynamic> {
-        action::query(&ctx, crate::ib::NAMESPACE, json!({}), |io| {
-            let parsed =
-                action::run_parsed(io, command::IBNETDISCOVER, crate::ib::ibnetdiscover::parse)?;
-            Ok(action::json(&parsed))
-        })
+    pub fn netdiscover(ctx: NativeCallContext) -> RhaiResult<Map> {
+        let fabric = action::query_typed(
+            &ctx,
+            crate::ib::NAMESPACE,
+            json!({}),
+            "ibnetdiscover's fabric",
+            reads::fabric,
+        )?;
+        action::as_map(&fabric)
     }
 
     /// Runs `ibdiagnet` on this host (one whose IB port sees the subnet manager) and checks the
@@ -141,7 +150,7 @@ pub mod ib_builtins {
         device: &str,
         port: i64,
         timeout: i64,
-    ) -> RhaiResult<Dynamic> {
+    ) -> RhaiResult<Map> {
         if !crate::action::valid_device(device) {
             return Err(action::bad_argument(
                 &ctx,
@@ -156,57 +165,34 @@ pub mod ib_builtins {
         };
         let device = device.to_owned();
         let args = json!({ "device": device, "port": port, "timeout": timeout });
-        action::query(&ctx, crate::ib::NAMESPACE, args, |io| {
-            let clock = io.clock();
-            let started = clock.now_millis();
-            loop {
-                let state = super::port_state(io, &device, port)?;
-                if state["state"] == "ACTIVE" {
-                    return Ok(state);
+        let port = action::query_typed(
+            &ctx,
+            crate::ib::NAMESPACE,
+            args,
+            "an ibstatus port",
+            |io| {
+                let clock = io.clock();
+                let started = clock.now_millis();
+                loop {
+                    let state = reads::port(io, &device, port)?;
+                    if state.state.as_deref() == Some("ACTIVE") {
+                        return Ok(state);
+                    }
+                    let waited = clock.now_millis().saturating_sub(started);
+                    if waited >= timeout.saturating_mul(1000) {
+                        let now = state.state.as_deref().unwrap_or("unknown");
+                        let phys = state.phys_state.as_deref().unwrap_or("unknown");
+                        return Err(ActionError::Failed(format!(
+                            "`{}` port {device}:{port} is {now} ({phys}), not ACTIVE, after {timeout} s",
+                            io.host()
+                        )));
+                    }
+                    io.wait(Duration::from_secs(1))?;
                 }
-                let waited = clock.now_millis().saturating_sub(started);
-                if waited >= timeout.saturating_mul(1000) {
-                    let now = state["state"].as_str().unwrap_or("unknown").to_owned();
-                    let phys = state["phys_state"].as_str().unwrap_or("unknown").to_owned();
-                    return Err(ActionError::Failed(format!(
-                        "`{}` port {device}:{port} is {now} ({phys}), not ACTIVE, after {timeout} s",
-                        io.host()
-                    )));
-                }
-                io.wait(Duration::from_secs(1))?;
-            }
-        })
+            },
+        )?;
+        action::as_map(&port)
     }
-}
-
-use cairn_runtime::{ActionError, HostIo};
-use serde_json::Value;
-
-use crate::action;
-use crate::ib::command;
-
-fn port_state(io: &mut HostIo<'_>, device: &str, port: u32) -> Result<Value, ActionError> {
-    let argv = command::ibstatus_port(device, port);
-    let refs: Vec<&str> = argv.iter().map(String::as_str).collect();
-    let output = io.run(&refs)?;
-    let list = ports(&output.stdout)?;
-    list.as_array()
-        .and_then(|l| {
-            l.iter()
-                .find(|p| p["device"] == device && p["port"] == port)
-        })
-        .cloned()
-        .ok_or_else(|| {
-            ActionError::Failed(format!("`{}` has no RDMA port {device}:{port}", io.host()))
-        })
-}
-
-fn ports(text: &str) -> Result<Value, ActionError> {
-    let parsed = action::parsed("ibstatus", text, crate::ib::ibstatus::parse)?;
-    if let Some(error) = parsed.error {
-        return Err(ActionError::Failed(format!("ibstatus: {error}")));
-    }
-    Ok(action::json(&parsed.ports))
 }
 
 #[cfg(test)]

@@ -9,6 +9,7 @@ pub mod ibnetdiscover;
 pub mod ibstat;
 pub mod ibstatus;
 pub mod ibv_devinfo;
+mod reads;
 pub(crate) mod sim;
 
 /// The namespace the builtins are registered under; with the name a script calls, it is

@@ -6,8 +6,11 @@ use rhai::plugin::*;
 use rhai::{Map, NativeCallContext};
 use serde_json::{Value, json};
 
-use super::command;
-use super::{DeviceHeader, DeviceQuery, Messages, ParamValues, QueryDevice};
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+use super::{command, reads};
 use crate::action::{self, Change, Compared, Probe, RhaiResult};
 
 /// The `mlxconfig::` module.
@@ -33,9 +36,9 @@ pub mod mlxconfig_builtins {
             crate::mlxconfig::NAMESPACE,
             json!({ "device": dev }),
             "mlxconfig's device query",
-            |io| match device_query(io, &dev)? {
+            |io| match reads::device(io, &dev)? {
                 Some(device) => Ok(device),
-                None if io.checking() => Ok(predicted_query(&dev)),
+                None if io.checking() => Ok(reads::predicted(&dev)),
                 None => Err(action::not_installed("mlxconfig", io.host())),
             },
         )?;
@@ -59,74 +62,30 @@ pub mod mlxconfig_builtins {
     }
 }
 
-/// The device's query, shaped for scripts; `None` when mlxconfig is not installed.
+/// The device's query as JSON for [`plan`] and the after-boot check; `None` when mlxconfig is
+/// not installed.
 fn query_device(io: &mut HostIo<'_>, dev: &str) -> Result<Option<Value>, ActionError> {
-    Ok(device_query(io, dev)?.map(|device| action::json(&device)))
+    Ok(reads::device(io, dev)?.map(|device| action::json(&device)))
 }
 
-/// The device's query as its type; `None` when mlxconfig is not installed.
-fn device_query(io: &mut HostIo<'_>, dev: &str) -> Result<Option<DeviceQuery>, ActionError> {
-    let argv = command::query(dev);
-    let Some(output) = action::run_if_installed(io, &argv)? else {
-        return Ok(None);
-    };
-    let parsed = action::parsed(&argv, &output.stdout, crate::mlxconfig::parse_query)?;
-    let Some(device) = parsed.devices.into_iter().next() else {
-        return Err(ActionError::ToolSaid {
-            command: argv.join(" "),
-            said: format!("printed no device{}", errors_of(&parsed.messages.errors)),
-        });
-    };
-    if !device.messages.errors.is_empty() {
-        return Err(ActionError::ToolSaid {
-            command: argv.join(" "),
-            said: format!("failed{}", errors_of(&device.messages.errors)),
-        });
-    }
-    let params = device
-        .configurations
-        .iter()
-        .map(|p| {
-            let values = ParamValues {
-                default: p.default.clone(),
-                current: p.current.clone(),
-                next_boot: p.next_boot.clone(),
-                modified: p.modified,
-            };
-            (p.name.clone(), values)
-        })
-        .collect();
-    Ok(Some(DeviceQuery {
-        device,
-        params,
-        predicted: false,
-        unknown: None,
-    }))
+/// What `mlxconfig::set` returns: each value it set with the next-boot value it had, and
+/// whether a reboot is owed; `predicted` in check mode before MFT is installed.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+struct SetResult {
+    device: String,
+    changed: BTreeMap<String, ParamChange>,
+    reboot_required: bool,
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    predicted: bool,
 }
 
-/// Check mode's answer before MFT is installed: the device asked for, no parameters.
-fn predicted_query(dev: &str) -> DeviceQuery {
-    DeviceQuery {
-        device: QueryDevice {
-            header: DeviceHeader {
-                device: Some(dev.to_owned()),
-                ..DeviceHeader::default()
-            },
-            configurations: Vec::new(),
-            messages: Messages::default(),
-        },
-        params: std::collections::BTreeMap::new(),
-        predicted: true,
-        unknown: Some(action::UNKNOWN_UNTIL_MFT.to_owned()),
-    }
-}
-
-fn errors_of(errors: &[String]) -> String {
-    if errors.is_empty() {
-        String::new()
-    } else {
-        format!(": {}", errors.join(" / "))
-    }
+/// One value `mlxconfig::set` set: its next-boot text before (none when not known) and the
+/// value asked for.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+struct ParamChange {
+    #[serde(deserialize_with = "action::present")]
+    from: Option<String>,
+    to: String,
 }
 
 /// What a script asked for: a number, or a label (`IB`, `True`).
@@ -259,26 +218,48 @@ fn set_values(ctx: &NativeCallContext, dev: &str, values: &Map) -> RhaiResult<Ma
                 if !io.checking() {
                     return Err(action::not_installed("mlxconfig", io.host()));
                 }
-                let changed: serde_json::Map<String, Value> = wanted
+                let changed = wanted
                     .iter()
-                    .map(|(k, w)| (k.clone(), json!({ "from": null, "to": w.arg() })))
+                    .map(|(k, w)| {
+                        (
+                            k.clone(),
+                            ParamChange {
+                                from: None,
+                                to: w.arg(),
+                            },
+                        )
+                    })
                     .collect();
-                let value = json!({ "device": dev, "changed": changed, "reboot_required": true, "predicted": true });
+                let value = action::json(&SetResult {
+                    device: dev.to_owned(),
+                    changed,
+                    reboot_required: true,
+                    predicted: true,
+                });
                 return Ok(Compared::differs(value, true, Value::Null, Vec::new()));
             };
             let (differ, reboot) = plan(&device, &wanted, dev)?;
-            let changed: serde_json::Map<String, Value> = differ
+            let changed = wanted
                 .iter()
-                .map(|(key, from)| {
-                    let to = wanted
-                        .iter()
-                        .find(|(k, _)| k == key)
-                        .map(|(_, w)| w.arg())
-                        .unwrap_or_default();
-                    (key.clone(), json!({ "from": from, "to": to }))
+                .filter_map(|(key, want)| {
+                    let (_, from) = differ.iter().find(|(d, _)| d == key)?;
+                    let from = from.as_str().map(str::to_owned);
+                    Some((
+                        key.clone(),
+                        ParamChange {
+                            from,
+                            to: want.arg(),
+                        },
+                    ))
                 })
                 .collect();
-            let value = json!({ "device": dev, "changed": changed, "reboot_required": reboot });
+            let acting = action::json(&changed);
+            let value = action::json(&SetResult {
+                device: dev.to_owned(),
+                changed,
+                reboot_required: reboot,
+                predicted: false,
+            });
             if differ.is_empty() {
                 // Nothing to set; a reboot may still be owed for values set before.
                 return Ok(if reboot {
@@ -292,7 +273,7 @@ fn set_values(ctx: &NativeCallContext, dev: &str, values: &Map) -> RhaiResult<Ma
                 .filter(|(k, _)| differ.iter().any(|(d, _)| d == k))
                 .map(|(k, w)| (k.clone(), w.arg()))
                 .collect();
-            Ok(Compared::differs(value, reboot, json!(changed), pairs))
+            Ok(Compared::differs(value, reboot, acting, pairs))
         },
         |io, pairs, planned| {
             if pairs.is_empty() {
@@ -303,10 +284,7 @@ fn set_values(ctx: &NativeCallContext, dev: &str, values: &Map) -> RhaiResult<Ma
             if !result.messages.errors.is_empty() || result.applying.as_deref() != Some("Done!") {
                 return Err(ActionError::ToolSaid {
                     command: argv.join(" "),
-                    said: format!(
-                        "did not apply{}",
-                        errors_of(&result.messages.errors)
-                    ),
+                    said: format!("did not apply{}", reads::errors_of(&result.messages.errors)),
                 });
             }
             Ok(planned)
@@ -322,7 +300,8 @@ fn set_values(ctx: &NativeCallContext, dev: &str, values: &Map) -> RhaiResult<Ma
             })
         },
     )?;
-    action::result_as(ctx, value)
+    let set: SetResult = action::result_typed(ctx, &value, "mlxconfig::set's result")?;
+    action::as_map(&set)
 }
 
 /// The reboot-loop breaker's check for `mlxconfig::set`: after the reboot every value asked

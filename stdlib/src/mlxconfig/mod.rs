@@ -11,6 +11,7 @@ mod command;
 pub(crate) mod sim;
 pub(crate) use sim::Mlxconfig;
 mod parse;
+mod reads;
 mod types;
 
 pub use types::{

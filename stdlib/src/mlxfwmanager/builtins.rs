@@ -17,7 +17,7 @@ use rhai::{Map, NativeCallContext};
 use serde_json::json;
 
 use super::command;
-use super::reads::{self, FirmwareQuery, PredictedFirmware};
+use super::reads::{self, FirmwareQuery, FirmwareUpdate, PredictedFirmware};
 use crate::action::{self, Change, Compared, RhaiResult};
 
 /// The `mlxfwmanager::` module.
@@ -132,7 +132,9 @@ pub mod mlxfwmanager_builtins {
             },
             |value| crate::mlxfwmanager::staged::firmware_after_boot(&dev, value),
         )?;
-        action::result_as(&ctx, value)
+        let update: FirmwareUpdate =
+            action::result_typed(&ctx, &value, "mlxfwmanager::update's result")?;
+        action::as_map(&update)
     }
 }
 

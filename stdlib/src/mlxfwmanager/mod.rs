@@ -8,6 +8,7 @@
 pub mod builtins;
 mod command;
 mod reads;
+pub use reads::{DeviceFirmware, FirmwareQuery, FirmwareUpdate, PredictedFirmware, Versions};
 mod sim;
 mod staged;
 pub(crate) use sim::MlxfwmanagerTool;

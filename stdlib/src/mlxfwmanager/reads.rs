@@ -12,14 +12,14 @@ use crate::action;
 /// A device's query with its `FW` row read out: the version on the adapter, the one of the
 /// matching image, and whether they differ.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub(super) struct DeviceFirmware {
+pub struct DeviceFirmware {
     #[serde(flatten)]
-    pub(super) device: FwDevice,
-    pub(super) update_available: bool,
+    pub device: FwDevice,
+    pub update_available: bool,
     #[serde(deserialize_with = "action::present")]
-    pub(super) fw: Option<String>,
+    pub fw: Option<String>,
     #[serde(deserialize_with = "action::present")]
-    pub(super) fw_available: Option<String>,
+    pub fw_available: Option<String>,
 }
 
 impl DeviceFirmware {
@@ -37,13 +37,13 @@ impl DeviceFirmware {
 
 /// In check mode on a host where MFT is not installed yet: what the query would read.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub(super) struct PredictedFirmware {
-    pub(super) predicted: bool,
-    pub(super) update_available: bool,
-    pub(super) part_number: String,
-    pub(super) psid: String,
-    pub(super) fw: String,
-    pub(super) fw_available: String,
+pub struct PredictedFirmware {
+    pub predicted: bool,
+    pub update_available: bool,
+    pub part_number: String,
+    pub psid: String,
+    pub fw: String,
+    pub fw_available: String,
 }
 
 impl PredictedFirmware {
@@ -64,7 +64,7 @@ impl PredictedFirmware {
 /// Journaled as the inner value alone, so the map a script reads is the same either way.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(untagged)]
-pub(super) enum FirmwareQuery {
+pub enum FirmwareQuery {
     Found(Box<DeviceFirmware>),
     Predicted(PredictedFirmware),
 }
@@ -81,6 +81,29 @@ impl<'de> Deserialize<'de> for FirmwareQuery {
         };
         read.map_err(serde::de::Error::custom)
     }
+}
+
+/// What `mlxfwmanager::update` returns: whether it burnt an image, the versions before and
+/// after, and whether a reboot is owed. An outcome assumed done has no versions; check mode
+/// before MFT is installed says `predicted` and nothing else.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct FirmwareUpdate {
+    pub changed: bool,
+    #[serde(flatten)]
+    pub versions: Option<Versions>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reboot_required: Option<bool>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub predicted: Option<bool>,
+}
+
+/// The firmware before and after an update (the same when there was none to burn).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Versions {
+    #[serde(deserialize_with = "action::present")]
+    pub from: Option<String>,
+    #[serde(deserialize_with = "action::present")]
+    pub to: Option<String>,
 }
 
 /// `mlxfwmanager -d DEV --query`: the device's firmware; `None` when mlxfwmanager is not
@@ -142,6 +165,34 @@ mod tests {
             let back: FirmwareQuery = serde_json::from_value(journaled).expect("reads back");
             assert_eq!(back, query);
         }
+    }
+
+    #[test]
+    fn every_update_shape_reads_back_as_journaled() {
+        use serde_json::json;
+        for journaled in [
+            json!({ "changed": true, "reboot_required": true }),
+            json!({ "changed": false, "predicted": true }),
+            json!({ "changed": true, "from": "16.32.1010", "to": "16.35.2000", "reboot_required": true }),
+            json!({ "changed": false, "from": null, "to": null, "reboot_required": false }),
+        ] {
+            let back: FirmwareUpdate =
+                serde_json::from_value(journaled.clone()).expect("reads back");
+            assert_eq!(action::json(&back), journaled);
+        }
+    }
+
+    #[test]
+    fn a_replayed_update_of_another_shape_is_refused_naming_the_record() {
+        use crate::test_support::esxi_host::TestHost;
+        use crate::test_support::{journal_of, shape_error};
+        let args = serde_json::json!({ "device": "3b:00.0", "online": true });
+        let update = serde_json::json!({ "changed": true, "from": "16.32.1010", "firmware": "16.35.2000", "reboot_required": true });
+        let t = TestHost::replaying("", journal_of("mlxfwmanager::update", args, update));
+        let error = t.error(r#"mlxfwmanager::update("3b:00.0", #{ online: true })"#);
+        let expected = shape_error("mlxfwmanager::update", "mlxfwmanager::update's result");
+        assert!(error.contains(&expected), "{error}");
+        assert!(error.contains("`firmware`"), "{error}");
     }
 
     #[test]

@@ -1,14 +1,14 @@
 //! The `mlxfwreset::` builtins: which reset levels a device supports, what waits for a reset,
 //! and the reset that loads a staged firmware image or NVCONFIG change without a reboot.
 
-use cairn_runtime::{
-    ActionCall, ActionError, ExecRequest, HostContext, HostIo, Outcome, Reconcile,
-};
+use cairn_runtime::{ActionCall, ActionError, HostContext, HostIo, Outcome, Reconcile};
 use rhai::plugin::*;
 use rhai::{Map, NativeCallContext};
-use serde_json::{Value, json};
+use serde_json::json;
 
-use super::command;
+use serde::{Deserialize, Serialize};
+
+use super::{command, reads};
 use crate::action::{self, RhaiResult};
 
 /// The levels `reset` takes: 0 live patch, 1 immediate reset (BlueField's ARM side), 3 driver
@@ -48,13 +48,14 @@ pub mod mlxfwreset_builtins {
     /// ```
     #[rhai_fn(volatile, return_raw)]
     pub fn query(ctx: NativeCallContext, dev: String) -> RhaiResult<Map> {
-        let value = action::query(
+        let levels = action::query_typed(
             &ctx,
             crate::mlxfwreset::NAMESPACE,
             json!({ "device": dev }),
-            |io| query_levels(io, &dev),
+            "mlxfwreset's reset levels",
+            |io| reads::levels(io, &dev),
         )?;
-        action::result_as(&ctx, value)
+        action::as_map(&levels)
     }
 
     /// What waits for a reset on a device, from `mlxfwreset -d DEV status`: `#{device,
@@ -67,13 +68,14 @@ pub mod mlxfwreset_builtins {
     /// ```
     #[rhai_fn(volatile, return_raw)]
     pub fn status(ctx: NativeCallContext, dev: String) -> RhaiResult<Map> {
-        let value = action::query(
+        let pending = action::query_typed(
             &ctx,
             crate::mlxfwreset::NAMESPACE,
             json!({ "device": dev }),
-            |io| pending(io, &dev),
+            "mlxfwreset's reset status",
+            |io| reads::pending(io, &dev),
         )?;
-        action::result_as(&ctx, value)
+        action::as_map(&pending)
     }
 
     /// Loads the staged firmware image and NVCONFIG changes of a device at reset `level` (0
@@ -119,21 +121,11 @@ fn runbook_error(ctx: &NativeCallContext, message: String) -> Box<EvalAltResult>
     }
 }
 
-/// Runs `argv`: `None` when `mlxfwreset` is not installed (exit 127); the output with any exit
-/// code otherwise (the tool prints its `-E-` failures on stdout and exits 1).
-fn run_tool(
-    io: &mut HostIo<'_>,
-    argv: &[String],
-) -> Result<Option<cairn_runtime::ExecOutput>, ActionError> {
-    let output = io.exec(&ExecRequest::new(argv.iter().cloned()))?;
-    Ok((output.code != 127).then_some(output))
-}
-
 /// Runs the reset and reads its transcript (`mlxfwreset-reset`): the tool's own error (an
 /// `-E-` line, a step that printed `Failed`) fails the builtin with its words and line.
 fn reset_run(io: &mut HostIo<'_>, argv: &[String]) -> Result<(), ActionError> {
     let line = argv.join(" ");
-    let Some(output) = run_tool(io, argv)? else {
+    let Some(output) = reads::run_tool(io, argv)? else {
         return Err(ActionError::Failed(format!(
             "`{line}`: mlxfwreset is not installed (MFT)"
         )));
@@ -145,72 +137,21 @@ fn reset_run(io: &mut HostIo<'_>, argv: &[String]) -> Result<(), ActionError> {
         return Err(action::tool_failure(&line, error, &[], help));
     }
     if output.code != 0 {
-        return Err(failed(argv, output, &[]));
+        return Err(reads::failed(argv, output, &[]));
     }
     Ok(())
 }
 
-/// A failed run as an error that carries the tool's words.
-fn failed(argv: &[String], output: cairn_runtime::ExecOutput, errors: &[String]) -> ActionError {
-    ActionError::CommandFailed {
-        code: output.code,
-        command: argv.join(" "),
-        stderr: if errors.is_empty() {
-            format!("{}{}", output.stdout, output.stderr)
-        } else {
-            errors.join("; ")
-        },
-    }
-}
-
-fn query_levels(io: &mut HostIo<'_>, dev: &str) -> Result<Value, ActionError> {
-    let argv = command::query(dev);
-    let Some(output) = run_tool(io, &argv)? else {
-        return Ok(
-            json!({ "device": dev, "installed": false, "levels": [], "supported_levels": [], "default_level": null, "errors": [] }),
-        );
-    };
-    let parsed = action::parsed(&argv, &output.stdout, crate::mlxfwreset::parse_query)?;
-    let no_level = parsed
-        .errors
-        .iter()
-        .any(|e| e.starts_with("There is no supported reset-level"));
-    if output.code != 0 && !no_level {
-        return Err(failed(&argv, output, &parsed.errors));
-    }
-    let default_level = parsed.levels.iter().find(|l| l.default).map(|l| l.number);
-    let mut value = action::json(&parsed);
-    value["device"] = json!(dev);
-    value["installed"] = json!(true);
-    value["supported_levels"] = json!(parsed.supported_levels());
-    value["default_level"] = json!(default_level);
-    Ok(value)
-}
-
-fn pending(io: &mut HostIo<'_>, dev: &str) -> Result<Value, ActionError> {
-    let argv = command::status(dev);
-    let Some(output) = run_tool(io, &argv)? else {
-        if io.checking() {
-            return Ok(
-                json!({ "device": dev, "installed": false, "pending": false, "predicted": true }),
-            );
-        }
-        return Err(ActionError::NotInstalled {
-            program: "mlxfwreset".into(),
-            host: io.host().to_owned(),
-            install: "the MFT tools for Linux have it (on ESXi there is none: reboot instead)"
-                .into(),
-        });
-    };
-    let parsed = action::parsed(&argv, &output.stdout, crate::mlxfwreset::parse_status)?;
-    if output.code != 0 {
-        return Err(failed(&argv, output, &parsed.errors));
-    }
-    let mut value = action::json(&parsed);
-    value["device"] = json!(dev);
-    value["installed"] = json!(true);
-    value["pending"] = json!(parsed.pending());
-    Ok(value)
+/// What `mlxfwreset::reset` returns: whether it reset the device, at which level, and why it
+/// had to; `predicted` only when nothing waited (check mode's prediction before MFT).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+struct ResetDone {
+    device: String,
+    level: u32,
+    reset: bool,
+    reasons: Vec<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    predicted: Option<bool>,
 }
 
 fn reset_at(ctx: &NativeCallContext, dev: &str, level: u32) -> RhaiResult<Map> {
@@ -225,8 +166,8 @@ fn reset_at(ctx: &NativeCallContext, dev: &str, level: u32) -> RhaiResult<Map> {
         // Settled by the status: nothing pending means the reset happened (if it got as far as
         // recording that something was pending).
         reconcile: Reconcile::Marked(Box::new(move |io, _| {
-            let status = pending(io, &dev_owned)?;
-            Ok((status["pending"] == false).then(|| Outcome {
+            let status = reads::pending(io, &dev_owned)?;
+            Ok((!status.pending()).then(|| Outcome {
                 changed: true,
                 reboot_required: false,
                 value: json!({ "device": dev_owned, "level": level, "reset": true, "reasons": [] }),
@@ -234,24 +175,22 @@ fn reset_at(ctx: &NativeCallContext, dev: &str, level: u32) -> RhaiResult<Map> {
         })),
     };
     let value = action::act(ctx, call, |io| {
-        let status = pending(io, dev)?;
-        let reasons = status["reasons"].clone();
+        let status = reads::pending(io, dev)?;
+        let reasons = status.reasons();
         let predicted = io.checking() && staged_in_check;
-        if status["pending"] != true && !predicted {
-            return Ok(Outcome::unchanged(json!({
-                "device": dev, "level": level, "reset": false, "reasons": [],
-                "predicted": status["predicted"] == true,
+        if !status.pending() && !predicted {
+            return Ok(Outcome::unchanged(action::json(&ResetDone {
+                device: dev.to_owned(),
+                level,
+                reset: false,
+                reasons: Vec::new(),
+                predicted: Some(status.predicted()),
             })));
         }
-        let levels = query_levels(io, dev)?;
-        let supported: Vec<u64> = levels["supported_levels"]
-            .as_array()
-            .into_iter()
-            .flatten()
-            .filter_map(Value::as_u64)
-            .collect();
-        if !supported.contains(&u64::from(level)) {
-            let listed: Vec<String> = supported.iter().map(u64::to_string).collect();
+        let levels = reads::levels(io, dev)?;
+        let supported = levels.supported();
+        if !supported.contains(&level) {
+            let listed: Vec<String> = supported.iter().map(u32::to_string).collect();
             return Err(ActionError::Failed(format!(
                 "Reset-level '{level}' is not supported in the current state of `{dev}` (mlxfwreset query: supported levels {}); reboot instead",
                 if listed.is_empty() {
@@ -272,12 +211,12 @@ fn reset_at(ctx: &NativeCallContext, dev: &str, level: u32) -> RhaiResult<Map> {
         io.acting(json!({ "device": dev, "level": level, "reasons": reasons }))?;
         let argv = command::reset(dev, level);
         reset_run(io, &argv)?;
-        let after = pending(io, dev)?;
-        if after["pending"] == true {
+        let after = reads::pending(io, dev)?;
+        if after.pending() {
             return Err(ActionError::Failed(format!(
                 "`{dev}` still has changes waiting after `{}`: {}",
                 argv.join(" "),
-                after["reasons"]
+                action::json(&after.reasons())
             )));
         }
         Ok(Outcome {
@@ -286,11 +225,11 @@ fn reset_at(ctx: &NativeCallContext, dev: &str, level: u32) -> RhaiResult<Map> {
             value,
         })
     })?;
-    let value: Map = action::result_as(ctx, value)?;
-    if value.get("reset").and_then(|r| r.as_bool().ok()) == Some(true) {
+    let done: ResetDone = action::result_typed(ctx, &value, "mlxfwreset::reset's result")?;
+    if done.reset {
         // The reset loaded what these staged, as their reboot would have (also when replayed,
         // so a resumed run owes the same).
         HostContext::current(ctx)?.staged_activated(&["mlxconfig::set", "mlxfwmanager::update"]);
     }
-    Ok(value)
+    action::as_map(&done)
 }

@@ -14,6 +14,7 @@
 pub mod builtins;
 mod command;
 mod parse;
+mod reads;
 mod reset;
 mod reset_types;
 mod sim;

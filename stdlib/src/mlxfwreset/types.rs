@@ -1,9 +1,9 @@
 //! What `mlxfwreset query` and `mlxfwreset status` print, typed.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// One row of a query section: a reset level, type, sync or request method.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ResetOption {
     /// `3`.
     pub number: u32,
@@ -16,7 +16,7 @@ pub struct ResetOption {
 }
 
 /// `mlxfwreset -d DEV query`.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ResetQuery {
     /// `Reset-levels:` (0 live patch, 1 immediate reset, 3 driver restart and PCI reset, 4
     /// warm reboot).
@@ -48,7 +48,7 @@ impl ResetQuery {
 }
 
 /// One row of `Pending NVCONFIG parameters:`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct PendingParam {
     pub name: String,
     pub default: String,
@@ -57,7 +57,7 @@ pub struct PendingParam {
 }
 
 /// `mlxfwreset -d DEV status`: what waits for a reset.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ResetStatus {
     /// `Status for device: DEV`.
     pub device: Option<String>,

@@ -1,14 +1,15 @@
 //! The `mst::` builtins: start the MST service and list the ConnectX devices it sees
 //! (reference 000 section 2.2.1).
 
-use cairn_runtime::{ActionCall, ActionError, HostIo, Outcome, Reconcile};
+use cairn_runtime::{ActionCall, Outcome, Reconcile};
 use rhai::plugin::*;
 use rhai::{Array, NativeCallContext};
 use serde_json::{Value, json};
 
-use super::command;
+use serde::{Deserialize, Serialize};
+
+use super::{command, reads};
 use crate::action::{self, Change, Compared, RhaiResult};
-use crate::grammar::esxcli::nic_list;
 
 /// The `mst::` module.
 #[export_module]
@@ -27,9 +28,9 @@ pub mod mst_builtins {
         let change = Change::redo(crate::mst::NAMESPACE, json!({}), json!({ "changed": true }));
         let value = change.run(
             &ctx,
-            status_of,
+            reads::ports,
             |io, status| match status {
-                Some(devices) if devices.iter().any(|d| d["mst"] != "NA") => {
+                Some(ports) if ports.iter().any(|p| p.device.mst != "NA") => {
                     Ok(Compared::Same(json!({ "changed": false })))
                 }
                 None if !io.checking() => Err(action::not_installed("mst", io.host())),
@@ -40,7 +41,8 @@ pub mod mst_builtins {
                 Ok(planned)
             },
         )?;
-        action::result_as(&ctx, value)
+        let started: Started = action::result_typed(&ctx, &value, "mst::start's result")?;
+        action::as_map(&started)
     }
 
     /// Restarts the MST service (`mst restart`), which the guide does "to get a stable device
@@ -83,127 +85,25 @@ pub mod mst_builtins {
     /// ```
     #[rhai_fn(volatile, return_raw)]
     pub fn status(ctx: NativeCallContext) -> RhaiResult<Array> {
-        let value = action::query(
+        let ports = action::query_typed(
             &ctx,
             crate::mst::NAMESPACE,
             json!({}),
-            |io| match status_of(io)? {
-                Some(devices) => Ok(Value::Array(devices)),
-                None if io.checking() => predict(io),
+            "mst's ports",
+            |io| match reads::ports(io)? {
+                Some(ports) => Ok(ports),
+                None if io.checking() => reads::predicted(io),
                 None => Err(action::not_installed("mst", io.host())),
             },
         )?;
-        action::result_as(&ctx, value)
+        action::as_array(&ports)
     }
 }
 
-/// `mst status -vv`'s devices, enriched; `None` when mst is not installed.
-fn status_of(io: &mut HostIo<'_>) -> Result<Option<Vec<Value>>, ActionError> {
-    let argv = command::status();
-    let Some(output) = action::run_if_installed(io, &argv)? else {
-        return Ok(None);
-    };
-    let parsed = action::parsed(&argv, &output.stdout, crate::mst::parse_status)?;
-    Ok(Some(
-        parsed
-            .pci_devices
-            .iter()
-            .map(|d| enrich(action::json(d)))
-            .collect(),
-    ))
-}
-
-/// Adds `type`, `revision` and `port` to a `pci_devices` row.
-fn enrich(mut device: Value) -> Value {
-    let device_type = device["device_type"]
-        .as_str()
-        .unwrap_or_default()
-        .to_owned();
-    let (kind, revision) = match device_type.split_once("(rev:") {
-        Some((kind, rest)) => (
-            kind.to_owned(),
-            rest.trim_end_matches(')').parse::<i64>().ok(),
-        ),
-        None => (device_type.clone(), None),
-    };
-    let port = device["pci"]
-        .as_str()
-        .and_then(|pci| pci.rsplit('.').next())
-        .and_then(|f| f.parse::<i64>().ok())
-        .map(|f| f + 1);
-    device["type"] = json!(kind);
-    device["revision"] = json!(revision);
-    device["port"] = json!(port);
-    device
-}
-
-/// mst's names for the ConnectX families esxcli describes: `[ConnectX-5]` → `ConnectX5`, mt4119.
-const FAMILIES: &[(&str, &str, u32)] = &[
-    ("[ConnectX-4 Lx]", "ConnectX4LX", 4117),
-    ("[ConnectX-4]", "ConnectX4", 4115),
-    ("[ConnectX-5 Ex]", "ConnectX5EX", 4121),
-    ("[ConnectX-5]", "ConnectX5", 4119),
-    ("[ConnectX-6 Dx]", "ConnectX6DX", 4125),
-    ("[ConnectX-6 Lx]", "ConnectX6LX", 4127),
-    ("[ConnectX-6]", "ConnectX6", 4123),
-    ("[ConnectX-7]", "ConnectX7", 4129),
-];
-
-/// Check mode before MFT is installed: the ports mst would list, from the NIC list and mst's
-/// naming (`mt<device id>_pciconf<adapter index>`, `.1` for the second function).
-fn predict(io: &mut HostIo<'_>) -> Result<Value, ActionError> {
-    let argv: Vec<String> = nic_list::COMMAND.iter().map(|s| (*s).to_owned()).collect();
-    let nics = action::run_parsed(io, &argv, nic_list::parse)?;
-    let mut ports: Vec<(String, &str, u32)> = nics
-        .iter()
-        .filter_map(|nic| {
-            let description = nic.description.as_deref()?;
-            let (_, kind, id) = FAMILIES
-                .iter()
-                .find(|(tag, _, _)| description.contains(tag))?;
-            let pci = nic.pci_device.as_deref()?.to_ascii_lowercase();
-            let pci = pci.strip_prefix("0000:").unwrap_or(&pci).to_owned();
-            Some((pci, *kind, *id))
-        })
-        .collect();
-    ports.sort();
-    let mut buses: Vec<String> = ports.iter().map(|(pci, _, _)| bus(pci)).collect();
-    buses.dedup();
-    let devices = ports
-        .iter()
-        .map(|(pci, kind, id)| {
-            let index = buses.iter().position(|b| *b == bus(pci)).unwrap_or(0);
-            let function = pci.rsplit('.').next().unwrap_or("0");
-            let mst = if function == "0" {
-                format!("mt{id}_pciconf{index}")
-            } else {
-                format!("mt{id}_pciconf{index}.{function}")
-            };
-            let mut device = enrich(json!({
-                "device_type": format!("{kind}(rev:0)"), "mst": mst, "pci": pci,
-                "rdma": null, "net": null, "numa": null,
-            }));
-            device["predicted"] = json!(true);
-            device
-        })
-        .collect();
-    Ok(Value::Array(devices))
-}
-
-fn bus(pci: &str) -> String {
-    pci.split(':').next().unwrap_or_default().to_owned()
-}
-
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn rows_gain_type_revision_and_port() {
-        let row = serde_json::json!({"device_type": "ConnectX5(rev:0)", "mst": "mt4119_pciconf1.1", "pci": "3b:00.1"});
-        let row = super::enrich(row);
-        assert_eq!(row["type"], "ConnectX5");
-        assert_eq!(row["revision"], 0);
-        assert_eq!(row["port"], 2);
-    }
+/// What `mst::start` returns: whether it started the service.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+struct Started {
+    changed: bool,
 }
 
 #[cfg(test)]
@@ -247,5 +147,22 @@ mod engine_tests {
                 .iter()
                 .all(|a| a.get(1).is_none_or(|c| c != "start"))
         );
+    }
+
+    #[test]
+    fn a_replayed_start_of_another_shape_is_refused_naming_the_record() {
+        use crate::test_support::{journal_of, shape_error};
+        let journal = journal_of(
+            "mst::start",
+            serde_json::json!({}),
+            serde_json::json!({ "started": true }),
+        );
+        let t = TestHost::replaying("", journal);
+        let error = t.error("mst::start()");
+        assert!(
+            error.contains(&shape_error("mst::start", "mst::start's result")),
+            "{error}"
+        );
+        assert!(error.contains("(journal test.jsonl line 3)"), "{error}");
     }
 }

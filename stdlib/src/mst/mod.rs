@@ -7,6 +7,7 @@
 pub mod builtins;
 mod command;
 mod parse;
+mod reads;
 mod sim;
 mod types;
 

@@ -1,11 +1,11 @@
 //! The typed result of `mst status`.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// What `mst status [-v|-vv]` printed. A layout fills the sections it prints and leaves the
 /// others empty: the Linux default prints `mst_modules` and `mst_devices`, `-v`/`-vv` print
 /// `pci_devices` (after `mst_modules` on Linux), ESXi prints `pci_devices` alone.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct MstStatus {
     /// `MST modules:`: each MST kernel module and whether it is loaded.
     pub mst_modules: Vec<MstModule>,
@@ -16,7 +16,7 @@ pub struct MstStatus {
 }
 
 /// One line of `MST modules:`, such as `MST PCI configuration module is not loaded`.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct MstModule {
     /// The module's name between `MST` and `module`: `PCI` or `PCI configuration`.
     pub name: String,
@@ -25,7 +25,7 @@ pub struct MstModule {
 }
 
 /// One entry of `MST devices:`.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct MstDevice {
     /// The device file as printed: `/dev/mst/mt4119_pciconf0` (a bare `mt4119_pciconf0` on ESXi).
     pub mst: String,
@@ -50,7 +50,7 @@ pub struct MstDevice {
 }
 
 /// One row of the `PCI devices:` table.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct PciDevice {
     /// `DEVICE_TYPE` as printed: `ConnectX5(rev:0)`, or `NA` for a virtual function.
     pub device_type: String,

@@ -13,10 +13,10 @@ use rhai::plugin::*;
 #[export_module]
 pub mod net_builtins {
     use rhai::{Array, Dynamic, NativeCallContext};
-    use serde_json::{Value, json};
+    use serde_json::json;
 
     use crate::action::{self, Change, Compared, RhaiResult};
-    use crate::net::command;
+    use crate::net::{command, reads};
 
     /// The interfaces, from `ip -j addr show`: an array of `#{ifindex, ifname, mtu,
     /// operstate, link_type, address, addr_info: [#{family, local, prefixlen, ...}], ...}`
@@ -27,11 +27,14 @@ pub mod net_builtins {
     /// ```
     #[rhai_fn(volatile, return_raw)]
     pub fn links(ctx: NativeCallContext) -> RhaiResult<Array> {
-        let value = action::query(&ctx, crate::net::NAMESPACE, json!({}), |io| {
-            let links = super::links_of(io)?;
-            Ok(action::json(&links))
-        })?;
-        action::result_as(&ctx, value)
+        let links = action::query_typed(
+            &ctx,
+            crate::net::NAMESPACE,
+            json!({}),
+            "ip's interfaces",
+            reads::links,
+        )?;
+        action::as_array(&links)
     }
 
     /// Sets an interface's MTU (`ip link set dev IFNAME mtu MTU`) unless it already has it.
@@ -62,7 +65,7 @@ pub mod net_builtins {
         );
         let value = change.run(
             &ctx,
-            |io| super::find(io, &ifname),
+            |io| reads::link(io, &ifname),
             |_, link| {
                 if link.mtu == Some(mtu) {
                     return Ok(Compared::Same(json!(false)));
@@ -74,7 +77,7 @@ pub mod net_builtins {
                 Ok(planned)
             },
         )?;
-        Ok(value.as_bool().unwrap_or(false))
+        action::result_typed(&ctx, &value, "whether it changed")
     }
 
     /// Adds an address (`a.b.c.d/n`) to an interface (`ip addr add CIDR dev IFNAME`) unless it
@@ -105,7 +108,7 @@ pub mod net_builtins {
         );
         let value = change.run(
             &ctx,
-            |io| super::find(io, &ifname),
+            |io| reads::link(io, &ifname),
             |_, link| {
                 let has = link
                     .addr_info
@@ -121,7 +124,7 @@ pub mod net_builtins {
                 Ok(planned)
             },
         )?;
-        Ok(value.as_bool().unwrap_or(false))
+        action::result_typed(&ctx, &value, "whether it changed")
     }
 
     /// The network interface of an RDMA device's port, from `ibdev2netdev`
@@ -133,47 +136,18 @@ pub mod net_builtins {
     #[rhai_fn(volatile, return_raw)]
     pub fn ifname_for(ctx: NativeCallContext, rdma_dev: &str, port: i64) -> RhaiResult<Dynamic> {
         let device = rdma_dev.to_owned();
-        action::query(
+        let netdev = action::query_typed(
             &ctx,
             crate::net::NAMESPACE,
             json!({ "device": device, "port": port }),
-            |io| {
-                let parsed =
-                    action::run_parsed(io, command::IBDEV2NETDEV, crate::net::ibdev2netdev::parse)?;
-                Ok(parsed
-                    .mappings
-                    .iter()
-                    .find(|m| m.rdma_device == device && i64::from(m.port) == port)
-                    .map_or(Value::Null, |m| json!(m.netdev)))
-            },
-        )
+            "ibdev2netdev's interface",
+            |io| reads::netdev_of(io, &device, port),
+        )?;
+        Ok(netdev.map_or(Dynamic::UNIT, Dynamic::from))
     }
 }
 
 use cairn_runtime::{ActionError, ExecRequest, HostIo};
-
-use crate::action;
-use crate::net::command;
-
-fn links_of(io: &mut HostIo<'_>) -> Result<Vec<crate::net::ip::IpInterface>, ActionError> {
-    let parsed = action::run_parsed(io, command::ADDR_SHOW, crate::net::ip::parse_json)?;
-    Ok(parsed.interfaces)
-}
-
-fn find(io: &mut HostIo<'_>, ifname: &str) -> Result<crate::net::ip::IpInterface, ActionError> {
-    let links = links_of(io)?;
-    let names: Vec<String> = links.iter().map(|l| l.ifname.clone()).collect();
-    links
-        .into_iter()
-        .find(|l| l.ifname == ifname)
-        .ok_or_else(|| {
-            ActionError::Failed(format!(
-                "`{}` has no interface `{ifname}` (it has {})",
-                io.host(),
-                names.join(", ")
-            ))
-        })
-}
 
 fn run(io: &mut HostIo<'_>, argv: &[String]) -> Result<(), ActionError> {
     let output = io.exec(&ExecRequest::new(argv.iter().cloned()))?;

@@ -6,6 +6,7 @@ pub mod builtins;
 pub(crate) mod command;
 pub mod ibdev2netdev;
 pub mod ip;
+mod reads;
 pub(crate) mod sim;
 
 /// The namespace the builtins are registered under; with the name a script calls, it is

@@ -46,7 +46,7 @@ use rhai::plugin::*;
 /// ```
 #[export_module]
 pub mod perftest_builtins {
-    use rhai::{Array, Dynamic, Map, NativeCallContext};
+    use rhai::{Array, Map, NativeCallContext};
 
     use crate::action::RhaiResult;
 
@@ -67,7 +67,7 @@ pub mod perftest_builtins {
         server: &str,
         client: &str,
         options: Map,
-    ) -> RhaiResult<Dynamic> {
+    ) -> RhaiResult<Map> {
         crate::perftest::run::pair(&ctx, ctx.fn_name(), server, client, &options)
     }
 
@@ -82,7 +82,7 @@ pub mod perftest_builtins {
         server: &str,
         client: &str,
         options: Map,
-    ) -> RhaiResult<Dynamic> {
+    ) -> RhaiResult<Map> {
         crate::perftest::run::pair(&ctx, ctx.fn_name(), server, client, &options)
     }
 
@@ -97,7 +97,7 @@ pub mod perftest_builtins {
         server: &str,
         client: &str,
         options: Map,
-    ) -> RhaiResult<Dynamic> {
+    ) -> RhaiResult<Map> {
         crate::perftest::run::pair(&ctx, ctx.fn_name(), server, client, &options)
     }
 
@@ -114,7 +114,7 @@ pub mod perftest_builtins {
         server: &str,
         client: &str,
         options: Map,
-    ) -> RhaiResult<Dynamic> {
+    ) -> RhaiResult<Map> {
         crate::perftest::run::pair(&ctx, ctx.fn_name(), server, client, &options)
     }
 
@@ -129,7 +129,7 @@ pub mod perftest_builtins {
         server: &str,
         client: &str,
         options: Map,
-    ) -> RhaiResult<Dynamic> {
+    ) -> RhaiResult<Map> {
         crate::perftest::run::pair(&ctx, ctx.fn_name(), server, client, &options)
     }
 
@@ -144,7 +144,7 @@ pub mod perftest_builtins {
         server: &str,
         client: &str,
         options: Map,
-    ) -> RhaiResult<Dynamic> {
+    ) -> RhaiResult<Map> {
         crate::perftest::run::pair(&ctx, ctx.fn_name(), server, client, &options)
     }
 
@@ -154,11 +154,7 @@ pub mod perftest_builtins {
     /// let r = perftest::send_bw("compute-03", "compute-02");
     /// ```
     #[rhai_fn(volatile, return_raw, name = "send_bw")]
-    pub fn send_bw_default(
-        ctx: NativeCallContext,
-        server: &str,
-        client: &str,
-    ) -> RhaiResult<Dynamic> {
+    pub fn send_bw_default(ctx: NativeCallContext, server: &str, client: &str) -> RhaiResult<Map> {
         crate::perftest::run::pair(&ctx, ctx.fn_name(), server, client, &Map::new())
     }
 
@@ -168,11 +164,7 @@ pub mod perftest_builtins {
     /// let r = perftest::write_bw("compute-03", "compute-02");
     /// ```
     #[rhai_fn(volatile, return_raw, name = "write_bw")]
-    pub fn write_bw_default(
-        ctx: NativeCallContext,
-        server: &str,
-        client: &str,
-    ) -> RhaiResult<Dynamic> {
+    pub fn write_bw_default(ctx: NativeCallContext, server: &str, client: &str) -> RhaiResult<Map> {
         crate::perftest::run::pair(&ctx, ctx.fn_name(), server, client, &Map::new())
     }
 
@@ -182,11 +174,7 @@ pub mod perftest_builtins {
     /// let r = perftest::read_bw("compute-03", "compute-02");
     /// ```
     #[rhai_fn(volatile, return_raw, name = "read_bw")]
-    pub fn read_bw_default(
-        ctx: NativeCallContext,
-        server: &str,
-        client: &str,
-    ) -> RhaiResult<Dynamic> {
+    pub fn read_bw_default(ctx: NativeCallContext, server: &str, client: &str) -> RhaiResult<Map> {
         crate::perftest::run::pair(&ctx, ctx.fn_name(), server, client, &Map::new())
     }
 
@@ -196,11 +184,7 @@ pub mod perftest_builtins {
     /// let r = perftest::send_lat("compute-03", "compute-02");
     /// ```
     #[rhai_fn(volatile, return_raw, name = "send_lat")]
-    pub fn send_lat_default(
-        ctx: NativeCallContext,
-        server: &str,
-        client: &str,
-    ) -> RhaiResult<Dynamic> {
+    pub fn send_lat_default(ctx: NativeCallContext, server: &str, client: &str) -> RhaiResult<Map> {
         crate::perftest::run::pair(&ctx, ctx.fn_name(), server, client, &Map::new())
     }
 
@@ -214,7 +198,7 @@ pub mod perftest_builtins {
         ctx: NativeCallContext,
         server: &str,
         client: &str,
-    ) -> RhaiResult<Dynamic> {
+    ) -> RhaiResult<Map> {
         crate::perftest::run::pair(&ctx, ctx.fn_name(), server, client, &Map::new())
     }
 
@@ -224,11 +208,7 @@ pub mod perftest_builtins {
     /// let r = perftest::read_lat("compute-03", "compute-02");
     /// ```
     #[rhai_fn(volatile, return_raw, name = "read_lat")]
-    pub fn read_lat_default(
-        ctx: NativeCallContext,
-        server: &str,
-        client: &str,
-    ) -> RhaiResult<Dynamic> {
+    pub fn read_lat_default(ctx: NativeCallContext, server: &str, client: &str) -> RhaiResult<Map> {
         crate::perftest::run::pair(&ctx, ctx.fn_name(), server, client, &Map::new())
     }
 

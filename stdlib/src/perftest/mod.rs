@@ -10,6 +10,7 @@
 
 pub mod builtins;
 pub(crate) mod command;
+mod measurement;
 mod oversubscription;
 mod parse;
 mod port_state;

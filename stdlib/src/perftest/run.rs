@@ -5,10 +5,12 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use cairn_runtime::{ActionCall, ActionError, HostContext, HostIo, Outcome, Reconcile, RunShared};
-use rhai::{Array, Dynamic, Map, NativeCallContext};
+use rhai::{Array, Map, NativeCallContext};
 use serde_json::{Value, json};
 
+use super::PairedRun;
 use super::command::{MATRIX_OPTIONS, PAIR_OPTIONS, TOOLS, TestOptions};
+use super::measurement::{Checked, MatrixEntry, Measurement, PairOutcome, Summary};
 use crate::action::{self, RhaiResult};
 use crate::pair::{self, Pair};
 
@@ -24,7 +26,7 @@ pub(crate) fn pair(
     server: &str,
     client: &str,
     options: &Map,
-) -> RhaiResult<Dynamic> {
+) -> RhaiResult<Map> {
     let host = HostContext::current(ctx)?;
     let declared = PAIR_OPTIONS
         .iter()
@@ -46,13 +48,18 @@ pub(crate) fn pair(
             pair::stop_stale(io, &probe_shared, progress)
         })),
     };
-    action::act(ctx, call, |io| {
-        if io.checking() {
+    let value = action::act(ctx, call, |io| {
+        let outcome = if io.checking() {
             // A measurement changes nothing, but loads the fabric: check mode does not run it.
-            return Ok(Outcome::unchanged(json!({ "checked": true })));
-        }
-        measure(Some(io), &shared, &run, program, server, client, &opts).map(Outcome::unchanged)
-    })
+            PairOutcome::Checked(Checked { checked: true })
+        } else {
+            let measured = measure(Some(io), &shared, &run, program, server, client, &opts)?;
+            PairOutcome::Measured(Box::new(measured))
+        };
+        Ok(Outcome::unchanged(action::json(&outcome)))
+    })?;
+    let outcome: PairOutcome = action::result_typed(ctx, &value, "a perftest measurement")?;
+    action::as_map(&outcome)
 }
 
 /// Runs one test and summarizes it.
@@ -64,7 +71,7 @@ pub(crate) fn measure(
     server: &str,
     client: &str,
     opts: &TestOptions,
-) -> Result<Value, ActionError> {
+) -> Result<Measurement, ActionError> {
     measure_in_round(io, shared, run, program, server, client, opts, None)
 }
 
@@ -79,7 +86,7 @@ pub(crate) fn measure_in_round(
     client: &str,
     opts: &TestOptions,
     round: Option<&std::sync::Barrier>,
-) -> Result<Value, ActionError> {
+) -> Result<Measurement, ActionError> {
     let pair = Pair {
         server,
         client,
@@ -138,9 +145,11 @@ pub(crate) fn measure_in_round(
     {
         return Err(ActionError::Hinted {
             message: format!(
-                "{program} server on {server} failed ({}), output line {}: {}",
+                "{program} server on {server} failed ({}){}: {}",
                 error.kind,
-                error.line.unwrap_or_default(),
+                error
+                    .line
+                    .map_or_else(String::new, |line| format!(", output line {line}")),
                 error.lines.join(" / ")
             ),
             help: server_help(&error.kind).into(),
@@ -163,47 +172,36 @@ pub(crate) fn measure_in_round(
             },
         });
     }
-    let mut value = action::json(&parsed);
-    let server_side = crate::perftest::parse(&output.server.stdout)
-        .map(|s| action::json(&s))
-        .unwrap_or(Value::Null);
-    if let Some(map) = value.as_object_mut() {
-        let rows = &parsed.rows;
-        if parsed.kind.as_deref() == Some("lat") {
-            let first = rows.iter().min_by_key(|r| r.bytes);
-            map.insert(
-                "typical_us".into(),
-                json!(first.and_then(|r| r.t_typical_usec)),
-            );
-            map.insert("avg_us".into(), json!(first.and_then(|r| r.t_avg_usec)));
-            map.insert(
-                "p99_us".into(),
-                json!(first.and_then(|r| r.p99_usec.or(r.t_max_usec))),
-            );
-        } else {
-            let last = rows.iter().max_by_key(|r| r.bytes);
-            let gbps = |g: Option<f64>, m: Option<f64>| g.or(m.map(|m| m * 8.0 / 1000.0));
-            map.insert(
-                "peak_gbps".into(),
-                json!(last.and_then(|r| gbps(r.bw_peak_gbps, r.bw_peak_mbps))),
-            );
-            map.insert(
-                "avg_gbps".into(),
-                json!(last.and_then(|r| gbps(r.bw_average_gbps, r.bw_average_mbps))),
-            );
-            map.insert(
-                "msg_rate_mpps".into(),
-                json!(last.and_then(|r| r.msg_rate_mpps)),
-            );
+    let server_side = crate::perftest::parse(&output.server.stdout).ok();
+    let rows = &parsed.rows;
+    let summary = if parsed.kind.as_deref() == Some("lat") {
+        let first = rows.iter().min_by_key(|r| r.bytes);
+        Summary::Latency {
+            typical_us: first.and_then(|r| r.t_typical_usec),
+            avg_us: first.and_then(|r| r.t_avg_usec),
+            p99_us: first.and_then(|r| r.p99_usec.or(r.t_max_usec)),
         }
-        map.insert("server".into(), json!(server));
-        map.insert("client".into(), json!(client));
-        map.insert("program".into(), json!(program));
-        map.insert("command".into(), json!(pair.client_argv.join(" ")));
-        map.insert("table".into(), json!(table(&output.client.stdout)));
-        map.insert("server_side".into(), server_side);
-    }
-    Ok(value)
+    } else {
+        let last = rows.iter().max_by_key(|r| r.bytes);
+        let gbps = |g: Option<f64>, m: Option<f64>| g.or(m.map(|m| m * 8.0 / 1000.0));
+        Summary::Bandwidth {
+            peak_gbps: last.and_then(|r| gbps(r.bw_peak_gbps, r.bw_peak_mbps)),
+            avg_gbps: last.and_then(|r| gbps(r.bw_average_gbps, r.bw_average_mbps)),
+            msg_rate_mpps: last.and_then(|r| r.msg_rate_mpps),
+        }
+    };
+    Ok(Measurement {
+        paired: PairedRun {
+            run: parsed,
+            server: server.to_owned(),
+            client: client.to_owned(),
+            program: program.to_owned(),
+            command: pair.client_argv.join(" "),
+        },
+        summary,
+        table: table(&output.client.stdout),
+        server_side,
+    })
 }
 
 /// The results table as printed: the titles line and the rows.
@@ -306,14 +304,6 @@ pub(crate) fn matrix(ctx: &NativeCallContext, hosts: Array, options: &Map) -> Rh
         builtin: action::builtin_name(ctx, super::NAMESPACE),
         reconcile: Reconcile::Redo,
     };
-    let entry = |s: &str, c: &str, r: Result<Value, ActionError>| match r {
-        Ok(result) => {
-            json!({ "server": s, "client": c, "ok": true, "error": null, "result": result })
-        }
-        Err(e) => {
-            json!({ "server": s, "client": c, "ok": false, "error": e.to_string(), "result": null })
-        }
-    };
     let value = action::act(ctx, call, |io| {
         if io.checking() {
             return Ok(Outcome::unchanged(json!([])));
@@ -322,39 +312,38 @@ pub(crate) fn matrix(ctx: &NativeCallContext, hosts: Array, options: &Map) -> Rh
         let mut results = Vec::new();
         if concurrency == 1 || pairs.iter().any(|(s, c)| *s == own || *c == own) {
             for (s, c) in &pairs {
-                results.push(entry(
-                    s,
-                    c,
-                    measure(Some(io), &shared, &run, program, s, c, &opts),
-                ));
+                let measured = measure(Some(io), &shared, &run, program, s, c, &opts);
+                results.push(MatrixEntry::of(s, c, measured));
             }
         } else {
             for round in rounds(&pairs, concurrency) {
-                let done: Vec<Value> = std::thread::scope(|scope| {
+                let done: Vec<MatrixEntry> = std::thread::scope(|scope| {
                     let handles: Vec<_> = round
                         .iter()
                         .map(|(s, c)| {
                             let (shared, opts, run) = (&shared, &opts, &run);
-                            scope.spawn(move || {
-                                entry(s, c, measure(None, shared, run, program, s, c, opts))
-                            })
+                            let handle = scope
+                                .spawn(move || measure(None, shared, run, program, s, c, opts));
+                            (s, c, handle)
                         })
                         .collect();
                     handles
                         .into_iter()
-                        .map(|h| {
-                            h.join().unwrap_or_else(
-                                |_| json!({ "ok": false, "error": "the test thread panicked" }),
-                            )
+                        .map(|(s, c, h)| {
+                            let measured = h.join().unwrap_or_else(|_| {
+                                Err(ActionError::Failed("the test thread panicked".into()))
+                            });
+                            MatrixEntry::of(s, c, measured)
                         })
                         .collect()
                 });
                 results.extend(done);
             }
         }
-        Ok(Outcome::unchanged(Value::Array(results)))
+        Ok(Outcome::unchanged(action::json(&results)))
     })?;
-    action::result_as(ctx, value)
+    let entries: Vec<MatrixEntry> = action::result_typed(ctx, &value, "perftest::matrix's pairs")?;
+    action::as_array(&entries)
 }
 
 /// The next step for a server's error, in perftest's words where it gives them (its README on

@@ -37,15 +37,31 @@ impl TestHost {
             tempfile::tempdir().unwrap_or_else(|e| panic!("{e}")),
             esx_options,
             check,
+            HostJournal::default(),
+        )
+    }
+
+    /// `esx01` live, replaying `recorded` (a resume).
+    pub(crate) fn replaying(esx_options: &str, recorded: HostJournal) -> Self {
+        Self::in_dir(
+            tempfile::tempdir().unwrap_or_else(|e| panic!("{e}")),
+            esx_options,
+            false,
+            recorded,
         )
     }
 
     /// A new instance over the same simulated hosts (a new `cairn run`).
     pub(crate) fn again(self, check: bool) -> Self {
-        Self::in_dir(self.dir, "", check)
+        Self::in_dir(self.dir, "", check, HostJournal::default())
     }
 
-    fn in_dir(dir: tempfile::TempDir, esx_options: &str, check: bool) -> Self {
+    fn in_dir(
+        dir: tempfile::TempDir,
+        esx_options: &str,
+        check: bool,
+        recorded: HostJournal,
+    ) -> Self {
         let model: Arc<SimModel> = Arc::new(crate::models::esxi7::esxi7());
         let esx = HostInfo {
             groups: vec!["all".into(), "esxi".into()],
@@ -93,7 +109,7 @@ impl TestHost {
             Mode::Live,
             Arc::new(shared),
             transport,
-            HostJournal::default(),
+            recorded,
             None,
             "test.rhai".into(),
         ));

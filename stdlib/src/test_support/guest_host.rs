@@ -24,6 +24,11 @@ impl TestHost {
     /// Guests named with their `sim:rhel8` options (`clock=virtual` is added), and the instance
     /// of `current` (a guest, or `controller`).
     pub(crate) fn new(guests: &[(&str, &str)], current: &str) -> Self {
+        Self::replaying(guests, current, HostJournal::default())
+    }
+
+    /// As [`TestHost::new`], the instance replaying `recorded` (a resume).
+    pub(crate) fn replaying(guests: &[(&str, &str)], current: &str, recorded: HostJournal) -> Self {
         let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
         let model: Arc<SimModel> = Arc::new(crate::models::rhel8::rhel8());
         let infos: Vec<HostInfo> = guests
@@ -83,7 +88,7 @@ impl TestHost {
             Mode::Live,
             Arc::new(shared),
             transport,
-            HostJournal::default(),
+            recorded,
             None,
             "test.rhai".into(),
         ));

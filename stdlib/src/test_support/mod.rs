@@ -13,3 +13,54 @@ pub(crate) fn variants(fixture: &str) -> Vec<String> {
         text.lines().map(|line| format!(" {line}\n")).collect(),
     ]
 }
+
+/// A journal whose action 1 is `builtin(args)`, finished with `result` (its intent on line 3,
+/// as a run writes it): what a resume replays the builtin from, for the journal-shape tests.
+pub(crate) fn journal_of(
+    builtin: &str,
+    args: serde_json::Value,
+    result: serde_json::Value,
+) -> cairn_runtime::journal::HostJournal {
+    use cairn_runtime::journal::{HostJournal, IntentRecord, OutcomeRecord, RecordedAction};
+    let intent = IntentRecord {
+        args,
+        at: 0,
+        builtin: builtin.to_owned(),
+        column: 1,
+        file: "test.rhai".into(),
+        line: 1,
+        ordinal: 1,
+        reconcile: "redo".into(),
+        seq: 1,
+        stage: "test".into(),
+        stage_index: 1,
+    };
+    let outcome = OutcomeRecord {
+        at: 0,
+        changed: false,
+        elapsed_ms: 0,
+        error: None,
+        how: None,
+        ok: true,
+        reboot_required: false,
+        result,
+        seq: 1,
+    };
+    let action = RecordedAction {
+        decision: None,
+        intent,
+        line: 3,
+        outcome: Some(outcome),
+        progress: Vec::new(),
+    };
+    HostJournal {
+        actions: std::collections::BTreeMap::from([(1, action)]),
+        path: "test.jsonl".into(),
+        ..HostJournal::default()
+    }
+}
+
+/// The error a journal-shape refusal of `builtin`'s action 1 starts with.
+pub(crate) fn shape_error(builtin: &str, expected: &str) -> String {
+    format!("the result of `{builtin}` (action 1) does not read as {expected}: ")
+}

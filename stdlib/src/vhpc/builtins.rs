@@ -2,7 +2,7 @@
 //! vCenter, through `vhpc_toolkit` on the management host named by the inventory var
 //! `vhpc_host` (reference 000 section 2.3.1, reference 001).
 
-use cairn_runtime::{ActionError, HostContext, HostIo, Outcome, Reconcile};
+use cairn_runtime::{HostContext, Outcome, Reconcile};
 use rhai::plugin::*;
 
 /// `vhpc::reserve(vm, #{...})`'s options.
@@ -18,8 +18,9 @@ use rhai::{Map, NativeCallContext};
 use serde_json::{Value, json};
 
 use super::command;
+use super::reads::{self, VmChange};
 use super::remote::Management;
-use super::view::{self, VmView};
+use super::view::VmView;
 use crate::action::{self, Change, Compared, RhaiResult};
 
 /// The `vhpc::` module.
@@ -37,11 +38,14 @@ pub mod vhpc_builtins {
     #[rhai_fn(volatile, return_raw)]
     pub fn view(ctx: NativeCallContext, vm: String) -> RhaiResult<Map> {
         let host = HostContext::current(&ctx)?;
-        let value = action::query(&ctx, crate::vhpc::NAMESPACE, json!({ "vm": vm }), |io| {
-            let management = Management::of(host)?;
-            Ok(action::json(&seen(io, &management, &vm)?))
-        })?;
-        action::result_as(&ctx, value)
+        let view = action::query_typed(
+            &ctx,
+            crate::vhpc::NAMESPACE,
+            json!({ "vm": vm }),
+            "vCenter's view of a VM",
+            |io| reads::seen(io, &Management::of(host)?, &vm),
+        )?;
+        action::as_map(&view)
     }
 
     /// Assigns a PCI device (a ConnectX port: `0000:3B:00.0` or `3b:00.0`) to a VM in
@@ -181,30 +185,6 @@ pub mod vhpc_builtins {
     }
 }
 
-/// The key of a VM's predicted view in check mode.
-fn predicted_key(vm: &str) -> String {
-    format!("vhpc::view {vm}")
-}
-
-/// The VM as vCenter shows it, or, in check mode, as the changes predicted before left it.
-fn seen(io: &HostIo<'_>, management: &Management, vm: &str) -> Result<VmView, ActionError> {
-    let predicted = io
-        .predicted(&predicted_key(vm))
-        .and_then(|view| serde_json::from_value(view).ok());
-    match predicted {
-        Some(view) => Ok(view),
-        None => view_of(management, vm),
-    }
-}
-
-fn view_of(management: &Management, vm: &str) -> Result<VmView, ActionError> {
-    let argv = command::view(&management.program, vm);
-    let output = management.run(&argv)?;
-    view::parse(&output.stdout).map_err(|e| {
-        ActionError::Failed(format!("`{}` output does not parse: {e}", argv.join(" ")))
-    })
-}
-
 fn passthru(ctx: &NativeCallContext, vm: &str, pci: &str, add: bool) -> RhaiResult<Map> {
     let device = crate::action::full_pci(pci);
     let leaves = device.clone();
@@ -254,7 +234,7 @@ fn change(
         assumed: json!({ "changed": true }),
         reconcile: Reconcile::Marked(Box::new(move |_, _| {
             let management = Management::of(probe_host)?;
-            let now = view_of(&management, &probe_vm)?;
+            let now = reads::view_of(&management, &probe_vm)?;
             let (mut value, todo) = probe_plan(&now, &management.program);
             value["changed"] = json!(true);
             Ok(todo.is_none().then_some(Outcome {
@@ -268,7 +248,7 @@ fn change(
         ctx,
         |io| {
             let management = Management::of(host.clone())?;
-            let now = seen(io, &management, vm)?;
+            let now = reads::seen(io, &management, vm)?;
             Ok((management, now))
         },
         |io, (management, now)| {
@@ -277,7 +257,7 @@ fn change(
             if todo.is_some() && io.checking() {
                 let mut predicted = now.clone();
                 leaves(&mut predicted);
-                io.predict(&predicted_key(vm), action::json(&predicted));
+                io.predict(&reads::predicted_key(vm), action::json(&predicted));
             }
             Ok(match todo {
                 None => Compared::Same(value),
@@ -292,7 +272,8 @@ fn change(
             Ok(planned)
         },
     )?;
-    action::result_as(ctx, value)
+    let change: VmChange = action::result_typed(ctx, &value, "a vhpc change's result")?;
+    action::as_map(&change)
 }
 
 #[cfg(test)]

@@ -3,6 +3,7 @@
 
 pub mod builtins;
 mod command;
+mod reads;
 mod remote;
 pub(crate) mod sim;
 mod view;

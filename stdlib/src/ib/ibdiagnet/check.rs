@@ -5,7 +5,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use super::types::{DbCsv, SPEEDS, width_lanes};
 
@@ -26,43 +26,54 @@ pub(crate) struct Expected {
 pub(crate) type End = (String, u32);
 
 /// One thing wrong with the fabric.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub(crate) struct Finding {
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Finding {
     /// `topology`, `subnet_manager`, `width`, `speed`, `counter`.
-    pub(crate) check: &'static str,
+    pub check: String,
     /// The host (or switch) it names first: `node042`, `ib-leaf02`.
-    pub(crate) node: String,
-    pub(crate) guid: Option<String>,
-    pub(crate) port: Option<u32>,
+    pub node: String,
+    pub guid: Option<String>,
+    pub port: Option<u32>,
     /// The cable it blames, both ends by short name, the host end first (`node042 port 1 to
     /// ib-leaf02 port 42`); `None` for a finding of no one cable (no master subnet manager).
-    pub(crate) link: Option<String>,
+    pub link: Option<String>,
     /// What was found where the expectation was not met: `1X`, `SDR`, `SymbolErrorCounter 500`,
     /// `master`, `missing`, `unexpected`.
-    pub(crate) found: Option<String>,
-    pub(crate) message: String,
+    pub found: Option<String>,
+    pub message: String,
 }
 
 /// A master or standby subnet manager, named.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub(crate) struct Manager {
-    pub(crate) node: String,
-    pub(crate) description: String,
-    pub(crate) guid: String,
-    pub(crate) port: u32,
-    pub(crate) state: String,
-    pub(crate) priority: u32,
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Manager {
+    pub node: String,
+    pub description: String,
+    pub guid: String,
+    pub port: u32,
+    pub state: String,
+    pub priority: u32,
 }
 
 /// The checks' result.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub(crate) struct Checked {
-    pub(crate) findings: Vec<Finding>,
-    pub(crate) subnet_managers: Vec<Manager>,
-    pub(crate) masters: Vec<Manager>,
-    pub(crate) switches: usize,
-    pub(crate) channel_adapters: usize,
-    pub(crate) links: usize,
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Checked {
+    pub findings: Vec<Finding>,
+    pub subnet_managers: Vec<Manager>,
+    pub masters: Vec<Manager>,
+    pub switches: usize,
+    pub channel_adapters: usize,
+    pub links: usize,
+}
+
+/// What `ib::ibdiagnet` returns and journals: whether the fabric passed, the checks' result,
+/// the `db_csv` read and the host that ran the scan. Check mode runs nothing: `None`, `()`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Verdict {
+    pub ok: bool,
+    #[serde(flatten)]
+    pub checked: Checked,
+    pub db_csv: String,
+    pub from: String,
 }
 
 /// The short name of a node description: a host's (`node042 mlx5_0` is `node042`), a switch's
@@ -117,7 +128,7 @@ pub(crate) fn check(db: &DbCsv, expected: &Expected) -> Checked {
         .collect();
     match masters.len() {
         0 => findings.push(Finding {
-            check: "subnet_manager",
+            check: "subnet_manager".into(),
             node: String::new(),
             guid: None,
             port: None,
@@ -133,7 +144,7 @@ pub(crate) fn check(db: &DbCsv, expected: &Expected) -> Checked {
                 .collect();
             for m in &masters {
                 findings.push(Finding {
-                    check: "subnet_manager",
+                    check: "subnet_manager".into(),
                     node: m.node.clone(),
                     guid: Some(m.guid.clone()),
                     port: Some(m.port),
@@ -194,7 +205,7 @@ pub(crate) fn check(db: &DbCsv, expected: &Expected) -> Checked {
             && lanes < want
         {
             findings.push(Finding {
-                check: "width",
+                check: "width".into(),
                 node: name(a.0),
                 guid: Some(format!("0x{}", a.0)),
                 port: Some(a.1),
@@ -218,7 +229,7 @@ pub(crate) fn check(db: &DbCsv, expected: &Expected) -> Checked {
             && got < want
         {
             findings.push(Finding {
-                check: "speed",
+                check: "speed".into(),
                 node: name(a.0),
                 guid: Some(format!("0x{}", a.0)),
                 port: Some(a.1),
@@ -262,7 +273,7 @@ pub(crate) fn check(db: &DbCsv, expected: &Expected) -> Checked {
                 && value > limit
             {
                 findings.push(Finding {
-                    check: "counter",
+                    check: "counter".into(),
                     node: name(&c.node_guid),
                     guid: Some(format!("0x{}", c.node_guid)),
                     port: Some(c.port),
@@ -292,7 +303,7 @@ pub(crate) fn check(db: &DbCsv, expected: &Expected) -> Checked {
             .collect();
         for (a, b) in design.difference(&found) {
             findings.push(Finding {
-                check: "topology",
+                check: "topology".into(),
                 node: short_name(&a.0),
                 guid: None,
                 port: Some(a.1),
@@ -306,7 +317,7 @@ pub(crate) fn check(db: &DbCsv, expected: &Expected) -> Checked {
         }
         for (a, b) in found.difference(design) {
             findings.push(Finding {
-                check: "topology",
+                check: "topology".into(),
                 node: short_name(&a.0),
                 guid: None,
                 port: Some(a.1),

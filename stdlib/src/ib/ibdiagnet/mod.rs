@@ -31,6 +31,7 @@ pub(crate) mod run;
 pub(crate) mod sim;
 pub mod types;
 
+pub use check::{Checked, Finding, Manager, Verdict};
 pub use parse::parse;
 pub use types::DbCsv;
 

@@ -10,7 +10,7 @@ use cairn_runtime::{ActionError, ExecOutput, ExecRequest, HostContext, HostIo};
 use rhai::{Dynamic, Map, NativeCallContext};
 use serde_json::json;
 
-use super::check::{Expected, check, design_cables};
+use super::check::{Expected, Verdict, check, design_cables};
 use super::options::{IBDIAGNET_OPTIONS, IbdiagnetOptions};
 use crate::action::{self, RhaiResult};
 
@@ -63,29 +63,34 @@ pub(crate) fn ibdiagnet(ctx: &NativeCallContext, options: &Map) -> RhaiResult<Dy
     };
     let args = json!({ "options": action::json(&opts) });
     // The journal name is the registration's (`ib::ibdiagnet`), never typed.
-    action::query(ctx, crate::ib::NAMESPACE, args, |io| {
-        if io.checking() {
-            return Ok(serde_json::Value::Null);
-        }
-        let from = opts.from.clone().unwrap_or_else(|| io.host().to_owned());
-        run_on(io, &from, &opts.argv())?;
-        let path = opts.db_csv();
-        let cat = ["cat".to_owned(), path.clone()];
-        let text = run_on(io, &from, &cat)?.stdout;
-        let db = action::parsed(cat.join(" ").as_str(), &text, super::parse::parse)?;
-        let checked = check(&db, &expected);
-        Ok(json!({
-            "ok": checked.findings.is_empty(),
-            "findings": action::json(&checked.findings),
-            "subnet_managers": action::json(&checked.subnet_managers),
-            "masters": action::json(&checked.masters),
-            "switches": checked.switches,
-            "channel_adapters": checked.channel_adapters,
-            "links": checked.links,
-            "db_csv": path,
-            "from": from,
-        }))
-    })
+    let verdict = action::query_typed(
+        ctx,
+        crate::ib::NAMESPACE,
+        args,
+        "ibdiagnet's verdict",
+        |io| {
+            if io.checking() {
+                return Ok(None);
+            }
+            let from = opts.from.clone().unwrap_or_else(|| io.host().to_owned());
+            run_on(io, &from, &opts.argv())?;
+            let path = opts.db_csv();
+            let cat = ["cat".to_owned(), path.clone()];
+            let text = run_on(io, &from, &cat)?.stdout;
+            let db = action::parsed(cat.join(" ").as_str(), &text, super::parse::parse)?;
+            let checked = check(&db, &expected);
+            Ok(Some(Verdict {
+                ok: checked.findings.is_empty(),
+                checked,
+                db_csv: path,
+                from,
+            }))
+        },
+    )?;
+    match verdict {
+        Some(verdict) => action::as_map(&verdict).map(Dynamic::from_map),
+        None => Ok(Dynamic::UNIT),
+    }
 }
 
 /// Runs `argv` on `host` (this action's own host or another of the run), failing on a non-zero

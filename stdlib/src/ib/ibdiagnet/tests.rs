@@ -291,3 +291,32 @@ fn from_runs_the_scan_on_another_host() {
     let e = t.error(r#"ib::ibdiagnet(#{ from: "n4x" })"#);
     assert!(e.contains("is not a host of this run"), "{e}");
 }
+
+/// A verdict journaled with `masters` renamed `master` (another cairn, or edited): the resume
+/// refuses it naming the record, instead of a runbook reading a fabric with no master.
+#[test]
+fn a_replayed_verdict_of_another_shape_is_refused_naming_the_record() {
+    use crate::test_support::{journal_of, shape_error};
+    let t = lab("");
+    let live = t.eval(r#"ib::ibdiagnet(#{ width: "4X" })"#);
+    let mut verdict: serde_json::Value = rhai::serde::from_dynamic(&live).expect("json");
+    let back: super::check::Verdict = serde_json::from_value(verdict.clone()).expect("reads back");
+    assert_eq!(crate::action::json(&back), verdict);
+    let masters = verdict["masters"].take();
+    verdict["master"] = masters;
+    if let Some(map) = verdict.as_object_mut() {
+        map.remove("masters");
+    }
+    let options =
+        super::options::IbdiagnetOptions::from_json(&serde_json::json!({ "width": "4X" }))
+            .expect("options");
+    let args = serde_json::json!({ "options": crate::action::json(&options) });
+    let guests = [("n1", EDR)];
+    let t = TestHost::replaying(&guests, "n1", journal_of("ib::ibdiagnet", args, verdict));
+    let error = t.error(r#"ib::ibdiagnet(#{ width: "4X" })"#);
+    assert!(
+        error.contains(&shape_error("ib::ibdiagnet", "ibdiagnet's verdict")),
+        "{error}"
+    );
+    assert!(error.contains("(journal test.jsonl line 3)"), "{error}");
+}

@@ -1,9 +1,9 @@
 //! The typed result of `ibnetdiscover`.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// The fabric `ibnetdiscover` discovered.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Topology {
     /// `topology` for the default topology file, `ports` for `ibnetdiscover --ports`.
     pub layout: String,
@@ -21,7 +21,7 @@ pub struct Topology {
 }
 
 /// A switch, channel adapter or router.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct FabricNode {
     /// The quoted node id of the topology file (`S-0008f10400410015`, `H-...`).
     pub node_ref: Option<String>,
@@ -51,7 +51,7 @@ pub struct FabricNode {
 }
 
 /// One port of a node and the other end of its link.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct FabricPort {
     /// The local port number.
     pub port: u32,
@@ -70,7 +70,7 @@ pub struct FabricPort {
 }
 
 /// The other end of a link.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct RemoteEnd {
     /// `switch`, `ca` or `router`.
     pub kind: String,

@@ -1,9 +1,9 @@
 //! The typed result of `ibstat`.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// Every channel adapter `ibstat` printed.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct IbStat {
     /// The adapters, in output order.
     pub cas: Vec<IbStatCa>,
@@ -14,7 +14,7 @@ pub struct IbStat {
 }
 
 /// One `CA 'name'` block.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct IbStatCa {
     /// The device name (`mlx5_0`).
     pub name: String,
@@ -37,7 +37,7 @@ pub struct IbStatCa {
 }
 
 /// One `Port N:` block.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct IbStatPort {
     /// The port number.
     pub port: u32,

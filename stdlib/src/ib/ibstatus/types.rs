@@ -1,9 +1,9 @@
 //! The typed result of `ibstatus`.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// Every port `ibstatus` printed.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct IbStatus {
     /// One entry per device port, in output order.
     pub ports: Vec<IbStatusPort>,
@@ -15,7 +15,7 @@ pub struct IbStatus {
 ///
 /// A field is `null` when the script printed `unknown` for it (sysfs had no value) or did not
 /// print it.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct IbStatusPort {
     /// The RDMA device name (`mlx5_0`).
     pub device: String,

@@ -2,10 +2,10 @@
 
 use std::collections::BTreeMap;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// Every device `ibv_devinfo` printed.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct IbvDevinfo {
     /// The devices, in output order.
     pub devices: Vec<IbvDevice>,
@@ -14,7 +14,7 @@ pub struct IbvDevinfo {
 }
 
 /// One `hca_id:` block.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct IbvDevice {
     /// The device name (`mlx5_0`).
     pub hca_id: String,
@@ -46,7 +46,7 @@ pub struct IbvDevice {
 }
 
 /// One `port: N` block.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct IbvPort {
     /// The port number.
     pub port: u32,

@@ -1,16 +1,16 @@
 //! The typed result of `ibdev2netdev`.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// Every mapping `ibdev2netdev` printed.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Ibdev2Netdev {
     /// One entry per RDMA device port, in output order.
     pub mappings: Vec<DeviceMapping>,
 }
 
 /// One RDMA device port and the network interface bound to it.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct DeviceMapping {
     /// The PCI address (`-v`, `0000:3b:00.0`).
     pub pci_address: Option<String>,

@@ -1,9 +1,9 @@
 //! The typed result of `ip -j addr show` and of the text `ip addr show`: both give the same type.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// Every interface `ip addr show` printed.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct IpAddrShow {
     /// The interfaces, in output order.
     pub interfaces: Vec<IpInterface>,
@@ -13,7 +13,7 @@ pub struct IpAddrShow {
 }
 
 /// One network interface.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct IpInterface {
     /// The interface index.
     pub ifindex: Option<u32>,
@@ -48,7 +48,7 @@ pub struct IpInterface {
 }
 
 /// One protocol address of an interface.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct IpAddress {
     /// `inet` or `inet6`.
     pub family: String,
