@@ -89,6 +89,15 @@ pub trait Transport: Send {
         Ok(None)
     }
 
+    /// Raises the host fence's epoch to `epoch` for `owner` before the host's first action, so
+    /// that a controller this run took the host over from is refused by the host itself from
+    /// now on, not only once this run's first command reaches it. A refusal (the host saw a
+    /// higher epoch) is [`crate::fence::claim_refused`]; unfenced transports do nothing.
+    fn fence_claim(&mut self, epoch: u64, owner: &str) -> Result<(), TransportError> {
+        let _ = (epoch, owner);
+        Ok(())
+    }
+
     /// Copies the local file `local` to the absolute path `remote` on the host, unless the host
     /// already has a file there with the same SHA-256: `Ok(true)` when copied, `Ok(false)` when
     /// skipped. Transports that cannot copy files say so.

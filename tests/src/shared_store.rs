@@ -345,3 +345,46 @@ fn a_stored_run_resumes_elsewhere_with_the_modules_it_imported_from_lib_folders(
         );
     }
 }
+
+#[test]
+fn a_restarted_server_stops_the_run_with_its_cause_and_a_resume_at_once_finishes_it() {
+    let Some((mut server, url)) = store("a_restarted_server_stops_the_run") else {
+        return;
+    };
+    let lab = folder();
+    let fleet = fleet_of(&lab);
+    // The default TTL (30 s): the resume below is not refused only because the stopped run
+    // closed its session on a new connection.
+    let args = ["run", "book.rhai", "-i", "inv.toml", "--store", &url];
+    let first = spawn_piped(with_fleet(lab.command(&args), &fleet));
+    wait_until(
+        "the run never reached both hosts' reboots with its steps done",
+        LIMIT,
+        || rebooting_with_steps_done(&fleet, "n1") && rebooting_with_steps_done(&fleet, "n2"),
+    );
+    server
+        .restart_immediate()
+        .unwrap_or_else(|e| panic!("restart: {e}"));
+    let stopped = Run::from(first.wait_with_output().unwrap_or_else(|e| panic!("{e}")));
+    assert_eq!(stopped.code, 1, "{}\n{}", stopped.stdout, stopped.stderr);
+    assert!(
+        stopped.stderr.contains("lost the connection to the store"),
+        "{}",
+        stopped.stderr
+    );
+    let resumed = run(&lab, &fleet, &["resume", "--store", &url]);
+    assert_eq!(resumed.code, 0, "{}\n{}", resumed.stdout, resumed.stderr);
+    for host in ["n1", "n2"] {
+        assert_eq!(
+            fenced(&fleet, host),
+            ["echo A", "echo B"],
+            "{host}: each change once"
+        );
+        let log = std::fs::read_to_string(format!("{fleet}/{host}/fenced.log")).unwrap_or_default();
+        let reboots = log.matches("\"command\":\"reboot\"").count();
+        assert_eq!(
+            reboots, 1,
+            "{host}: its reboot settled by boot id, not sent again"
+        );
+    }
+}

@@ -174,6 +174,11 @@ pub(super) fn begin_journals(
             writer.append(&first, true)?;
             if let Some(index) = leases.taken_over.iter().position(|(h, _)| *h == info.name) {
                 let (_, from) = leases.taken_over.swap_remove(index);
+                let mut held = transport
+                    .lock()
+                    .unwrap_or_else(std::sync::PoisonError::into_inner);
+                claim_fence(plan, shared, leases, &info.name, held.as_mut())?;
+                drop(held);
                 shared.events.send(RunEvent::Warning {
                     host: info.name.clone(),
                     message: format!(
@@ -196,6 +201,38 @@ pub(super) fn begin_journals(
         put_meta(plan, shared)?;
     }
     Ok(begun)
+}
+
+/// Raises the fence of `host`, just taken over from a dead holder, to this run's epoch before
+/// anything runs: the holder, if it was only paused (a controller stopped, or cut off, past
+/// its TTL), is refused by the host itself from now on, even for a command it had journaled
+/// and not yet sent, and not only once this run's first command reaches the host. A host that
+/// does not answer now is claimed by that first command, as before; one whose fence has seen a
+/// higher epoch stops the run before anything runs.
+fn claim_fence(
+    plan: &Plan,
+    shared: &RunShared,
+    leases: &crate::lease::RunLeases,
+    host: &str,
+    transport: &mut dyn crate::Transport,
+) -> Result<(), RunError> {
+    let Some((epoch, owner)) = super::instance::fence_of(&plan.run_id, leases.by_host.get(host))
+    else {
+        return Ok(());
+    };
+    match transport.fence_claim(epoch, &owner) {
+        Ok(()) => Ok(()),
+        Err(error @ crate::TransportError::Refused { .. }) => Err(RunError::Claim(error)),
+        Err(error) => {
+            shared.events.send(RunEvent::Warning {
+                host: host.to_owned(),
+                message: format!(
+                    "its fence could not be claimed now ({error}); this run's first command on it claims it"
+                ),
+            });
+            Ok(())
+        }
+    }
 }
 
 /// With a shared store, keeps run.json there. The first time stores the run whole, before any

@@ -97,6 +97,11 @@ pub enum RunError {
     #[error(transparent)]
     #[diagnostic(transparent)]
     Leases(#[from] crate::lease::TakeError),
+    /// A host taken over from a dead holder refused this run's claim on its fence: another
+    /// controller took it since. Nothing was run on any host.
+    #[error(transparent)]
+    #[diagnostic(transparent)]
+    Claim(crate::TransportError),
     /// A `--param` the runbook cannot take, or a secret that must be given again.
     #[error(transparent)]
     #[diagnostic(transparent)]

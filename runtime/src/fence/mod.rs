@@ -101,6 +101,19 @@ impl Fence {
     }
 }
 
+/// The host's refusal of a claim: it has seen a higher epoch (or the same from another
+/// owner), so another controller holds it now and this run must not act on it.
+pub fn claim_refused(host: &str, said: String) -> crate::TransportError {
+    crate::TransportError::Refused {
+        host: host.to_owned(),
+        reason: format!("its fence refused this run's claim: {said}"),
+        help: Some(
+            "another controller took the host over after this run's lease: nothing was run on it; `cairn runs --store` says who drives it"
+                .into(),
+        ),
+    }
+}
+
 fn quote_all(words: &[&str]) -> Result<String, FencePlaceError> {
     let quoted: Result<Vec<_>, _> = words.iter().map(|word| shlex::try_quote(word)).collect();
     quoted

@@ -106,6 +106,24 @@ impl SimFence {
         crate::private_files::write_atomic(&path, text.as_bytes()).map_err(io)
     }
 
+    /// Raises the epoch seen to `epoch` for `owner` without running anything (a takeover
+    /// claiming the host before its first action); the refusal's `cairn-fence:` text when the
+    /// host has seen a higher epoch, or the same one from another owner.
+    pub(crate) fn claim(&mut self, epoch: u64, owner: &str) -> Result<(), String> {
+        if epoch < self.epoch {
+            return Err(format!(
+                "fenced: epoch {epoch} is below {}, which {} holds",
+                self.epoch, self.owner
+            ));
+        }
+        if epoch == self.epoch && owner != self.owner {
+            return Err(format!("fenced: epoch {epoch} is already {}'s", self.owner));
+        }
+        self.epoch = epoch;
+        self.owner = owner.to_owned();
+        Ok(())
+    }
+
     /// Admits `step` (or not), raising the epoch seen and recording the step started.
     pub(crate) fn admit(&mut self, step: &FenceStep) -> Admission {
         if step.epoch < self.epoch {
@@ -287,6 +305,36 @@ mod tests {
             fence.admit(&step(11, "a@c:1", "r.2.5.1")),
             Admission::Run
         ));
+    }
+
+    #[test]
+    fn a_claim_raises_the_epoch_so_the_paused_holder_is_fenced_before_the_new_one_acts() {
+        let mut fence = SimFence::default();
+        // The old holder ran a step at epoch 10, then was paused past its TTL.
+        assert!(matches!(
+            fence.admit(&step(10, "r@old:1", "r.1.5.1")),
+            Admission::Run
+        ));
+        // The taker claims at 11 before running anything.
+        assert_eq!(fence.claim(11, "r@new:2"), Ok(()));
+        assert!(fence.steps.len() == 1, "a claim runs no step");
+        // Woken, the old holder's next command is refused although the new one sent none.
+        match fence.admit(&step(10, "r@old:1", "r.2.6.1")) {
+            Admission::Answer(out) => assert_eq!(out.code, i64::from(FENCED_EXIT)),
+            Admission::Run => panic!("the paused holder acted after the claim"),
+        }
+        // A claim below what the host saw, or by another owner at the same epoch, is refused.
+        assert!(
+            fence
+                .claim(10, "r@old:1")
+                .is_err_and(|said| said.starts_with("fenced: "))
+        );
+        assert!(fence.claim(11, "r@third:3").is_err());
+        assert_eq!(
+            fence.claim(11, "r@new:2"),
+            Ok(()),
+            "the same claim again is fine"
+        );
     }
 
     #[test]

@@ -246,6 +246,21 @@ impl SimHost {
         Ok(self.read_state()?.files.remove(path))
     }
 
+    /// Raises the host fence's epoch to `epoch` for `owner` (a takeover, before the host's
+    /// first action); `Ok(Err(said))` when the fence refuses it; nothing with `fence=false`.
+    pub fn fence_claim(&self, epoch: u64, owner: &str) -> Result<Result<(), String>, SimError> {
+        if !self.options.fence {
+            return Ok(Ok(()));
+        }
+        let _lock = self.lock()?;
+        let mut fence = super::sim_fence::SimFence::load(&self.dir)?;
+        let claimed = fence.claim(epoch, owner);
+        if claimed.is_ok() {
+            fence.save(&self.dir)?;
+        }
+        Ok(claimed)
+    }
+
     /// What the host's fence recorded of `step`; `None` with `fence=false`.
     pub fn fence_record(&self, step: &str) -> Result<Option<crate::fence::StepRecord>, SimError> {
         if !self.options.fence {

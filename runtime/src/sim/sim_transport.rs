@@ -48,6 +48,17 @@ impl Transport for SimTransport {
             })
     }
 
+    fn fence_claim(&mut self, epoch: u64, owner: &str) -> Result<(), TransportError> {
+        match self.host.fence_claim(epoch, owner) {
+            Ok(Ok(())) => Ok(()),
+            Ok(Err(said)) => Err(crate::fence::claim_refused(self.host.name(), said)),
+            Err(e) => Err(TransportError::Io {
+                context: format!("cannot claim the fence of `{}`", self.host.name()),
+                source: std::io::Error::other(e.to_string()),
+            }),
+        }
+    }
+
     fn clock(&self) -> Clock {
         self.host.clock()
     }

@@ -459,6 +459,30 @@ impl Transport for SshTransport {
         self.upload_file(local, remote)
     }
 
+    /// `true` run under the fence at `epoch` as its own step (`claim.EPOCH`): the fence
+    /// raises its epoch as for any fenced command, and answers 241 if it has seen a higher
+    /// one. An unfenced host (`fence = false`) runs nothing.
+    fn fence_claim(&mut self, epoch: u64, owner: &str) -> Result<(), TransportError> {
+        if self.options.fence == super::ssh_fence::FenceSetting::Off {
+            return Ok(());
+        }
+        let request = ExecRequest {
+            fence: Some(crate::fence::FenceStep {
+                epoch,
+                owner: owner.to_owned(),
+                step: format!("claim.{epoch}"),
+            }),
+            timeout: Some(Duration::from_secs(60)),
+            ..ExecRequest::new(["true"])
+        };
+        let output = self.exec(&request)?;
+        if i32::try_from(output.code) == Ok(crate::fence::FENCED_EXIT) {
+            let said = output.stderr.trim().trim_start_matches("cairn-fence: ");
+            return Err(crate::fence::claim_refused(&self.name, said.to_owned()));
+        }
+        Ok(())
+    }
+
     /// The machine, not the login: two users of one host share its lease.
     fn identity(&self) -> Option<String> {
         Some(format!(
