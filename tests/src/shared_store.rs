@@ -93,6 +93,25 @@ pub(crate) fn rebooting_with_steps_done(fleet: &str, host: &str) -> bool {
     rebooting && all_done && fenced(fleet, host).len() == 1
 }
 
+/// Waits until each of `hosts` is in its reboot with its fenced steps done.
+pub(crate) fn wait_until_rebooting(fleet: &str, hosts: &[&str]) {
+    wait_until("the run never reached its hosts' reboots", LIMIT, || {
+        hosts
+            .iter()
+            .all(|host| rebooting_with_steps_done(fleet, host))
+    });
+}
+
+/// SIGKILLs the controller `child` once each of `hosts` is in its reboot with its fenced steps
+/// done: the run is left half done, with no outcome unknown.
+pub(crate) fn kill_once_rebooting(mut child: std::process::Child, fleet: &str, hosts: &[&str]) {
+    wait_until_rebooting(fleet, hosts);
+    child
+        .kill()
+        .unwrap_or_else(|e| panic!("kill the controller: {e}"));
+    let _ = child.wait();
+}
+
 pub(crate) fn fleet_of(lab: &Lab) -> String {
     let fleet = lab.path().join("fleet");
     // CAIRN_SIM_DIR must name a folder that exists (a typo is refused, never a fresh fleet).
@@ -232,14 +251,8 @@ fn a_killed_controllers_run_is_refused_while_its_session_lives_then_taken_over()
         "--lease-ttl",
         ttl,
     ];
-    let mut first = spawn_piped(with_fleet(a.command(&args), &fleet));
-    wait_until(
-        "the run never reached both hosts' reboots with its steps done",
-        LIMIT,
-        || rebooting_with_steps_done(&fleet, "n1") && rebooting_with_steps_done(&fleet, "n2"),
-    );
-    first.kill().unwrap_or_else(|e| panic!("kill: {e}"));
-    let _ = first.wait();
+    let first = spawn_piped(with_fleet(a.command(&args), &fleet));
+    kill_once_rebooting(first, &fleet, &["n1", "n2"]);
     let runs = run(&b, &fleet, &["runs", "--store", &url]);
     let id = first_run(&runs.stdout);
     let resume = ["resume", &id, "--store", &url, "--lease-ttl", ttl];
@@ -315,14 +328,8 @@ fn a_stored_run_resumes_elsewhere_with_the_modules_it_imported_from_lib_folders(
         "--lease-ttl",
         "4",
     ];
-    let mut first = spawn_piped(with_fleet(a.command(&args), &fleet));
-    wait_until(
-        "the run never reached both hosts' reboots with its steps done",
-        LIMIT,
-        || rebooting_with_steps_done(&fleet, "n1") && rebooting_with_steps_done(&fleet, "n2"),
-    );
-    first.kill().unwrap_or_else(|e| panic!("kill: {e}"));
-    let _ = first.wait();
+    let first = spawn_piped(with_fleet(a.command(&args), &fleet));
+    kill_once_rebooting(first, &fleet, &["n1", "n2"]);
     // No checkout and no `--lib` on the resuming side.
     std::fs::remove_dir_all(a.path().join("lib")).unwrap_or_else(|e| panic!("{e}"));
     std::fs::remove_file(mods.path().join("extra.rhai")).unwrap_or_else(|e| panic!("{e}"));
@@ -357,11 +364,7 @@ fn a_restarted_server_stops_the_run_with_its_cause_and_a_resume_at_once_finishes
     // closed its session on a new connection.
     let args = ["run", "book.rhai", "-i", "inv.toml", "--store", &url];
     let first = spawn_piped(with_fleet(lab.command(&args), &fleet));
-    wait_until(
-        "the run never reached both hosts' reboots with its steps done",
-        LIMIT,
-        || rebooting_with_steps_done(&fleet, "n1") && rebooting_with_steps_done(&fleet, "n2"),
-    );
+    wait_until_rebooting(&fleet, &["n1", "n2"]);
     server
         .restart_immediate()
         .unwrap_or_else(|e| panic!("restart: {e}"));

@@ -6,11 +6,11 @@
 use std::process::Child;
 use std::time::Duration;
 
-use cairn_tests::{Lab, Run, send_signal, spawn_piped, wait_until};
+use cairn_tests::{Lab, Run, send_signal, spawn_piped};
 
 use crate::shared_store::{
-    BOOK, LIMIT, fenced, fenced_by, first_run, fleet_of, folder, rebooting_with_steps_done, run,
-    store, with_fleet,
+    BOOK, LIMIT, fenced, fenced_by, first_run, fleet_of, folder, kill_once_rebooting, run, store,
+    wait_until_rebooting, with_fleet,
 };
 
 /// The TTL of every session here: a dead controller's run is orphaned 4 s after its last
@@ -18,10 +18,14 @@ use crate::shared_store::{
 const TTL: &str = "4";
 
 /// Starts `cairn run` of the book in `lab` on the shared fleet and kills it (SIGKILL) once each
-/// of `hosts` is in its reboot with its fenced steps done, so the run is left half done with no
-/// outcome unknown.
-fn killed_half_way(lab: &Lab, fleet: &str, url: &str, hosts: &[&str]) -> Run {
-    let args = [
+/// of `hosts` is in its reboot with its fenced steps done.
+fn killed_half_way(lab: &Lab, fleet: &str, url: &str, hosts: &[&str]) {
+    let controller = spawn_piped(with_fleet(lab.command(&run_args(url)), fleet));
+    kill_once_rebooting(controller, fleet, hosts);
+}
+
+fn run_args(url: &str) -> [&str; 8] {
+    [
         "run",
         "book.rhai",
         "-i",
@@ -30,17 +34,7 @@ fn killed_half_way(lab: &Lab, fleet: &str, url: &str, hosts: &[&str]) -> Run {
         url,
         "--lease-ttl",
         TTL,
-    ];
-    let mut controller = spawn_piped(with_fleet(lab.command(&args), fleet));
-    wait_until("the run never reached its hosts' reboots", LIMIT, || {
-        hosts
-            .iter()
-            .all(|host| rebooting_with_steps_done(fleet, host))
-    });
-    controller
-        .kill()
-        .unwrap_or_else(|e| panic!("kill the controller: {e}"));
-    ended(controller)
+    ]
 }
 
 fn standby(lab: &Lab, fleet: &str, url: &str, once: bool) -> Child {
@@ -77,20 +71,8 @@ fn a_standby_leaves_a_live_run_alone_and_finishes_a_killed_controllers_run() {
     };
     let (a, b) = (folder(), Lab::new());
     let fleet = fleet_of(&a);
-    let args = [
-        "run",
-        "book.rhai",
-        "-i",
-        "inv.toml",
-        "--store",
-        &url,
-        "--lease-ttl",
-        TTL,
-    ];
-    let mut controller = spawn_piped(with_fleet(a.command(&args), &fleet));
-    wait_until("the run never reached its hosts' reboots", LIMIT, || {
-        rebooting_with_steps_done(&fleet, "n1") && rebooting_with_steps_done(&fleet, "n2")
-    });
+    let mut controller = spawn_piped(with_fleet(a.command(&run_args(&url)), &fleet));
+    wait_until_rebooting(&fleet, &["n1", "n2"]);
     // Alive, its run is not the standby's to take.
     let alive = ended(standby(&b, &fleet, &url, true));
     assert_eq!(alive.code, 3, "{}\n{}", alive.stdout, alive.stderr);
@@ -150,8 +132,8 @@ fn two_standbys_finish_two_dead_runs_once_each_and_no_host_is_driven_by_both() {
         "[hosts.\"n[3-4]\"]\naddress = \"sim:linux?reboot_secs=3\"\n",
     );
     let fleet = fleet_of(&first);
-    let one = killed_half_way(&first, &fleet, &url, &["n1", "n2"]);
-    let two = killed_half_way(&second, &fleet, &url, &["n3", "n4"]);
+    killed_half_way(&first, &fleet, &url, &["n1", "n2"]);
+    killed_half_way(&second, &fleet, &url, &["n3", "n4"]);
     let (s1, s2) = (Lab::new(), Lab::new());
     let standbys = [
         standby(&s1, &fleet, &url, false),
@@ -172,7 +154,7 @@ fn two_standbys_finish_two_dead_runs_once_each_and_no_host_is_driven_by_both() {
     let listing = run(&s1, &fleet, &["runs", "--store", &url]).stdout;
     assert!(
         done_runs(&s1, &fleet, &url).len() == 2,
-        "the standbys did not finish both runs:\n{listing}\n{outputs:#?}\n{one:#?}\n{two:#?}"
+        "the standbys did not finish both runs:\n{listing}\n{outputs:#?}"
     );
     let mut took = Vec::new();
     for output in &outputs {
