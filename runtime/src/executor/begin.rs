@@ -216,7 +216,7 @@ fn claim_fence(
     host: &str,
     transport: &mut dyn crate::Transport,
 ) -> Result<(), RunError> {
-    let Some((epoch, owner)) = super::instance::fence_of(&plan.run_id, leases.by_host.get(host))
+    let Some((epoch, owner)) = crate::lease::fence_of(&plan.run_id, leases.by_host.get(host))
     else {
         return Ok(());
     };

@@ -84,7 +84,7 @@ pub(super) fn run_all(
             plan.runbook.name(),
         )
         .with_debugger(shared.options.debugger.clone());
-        if let Some((epoch, owner)) = fence_of(&plan.run_id, hold.as_ref()) {
+        if let Some((epoch, owner)) = crate::lease::fence_of(&plan.run_id, hold.as_ref()) {
             host = host.with_fence(epoch, owner);
         }
         let start = Start {
@@ -230,18 +230,4 @@ fn stop_if_too_many_failed(shared: &RunShared, failed: usize) {
         });
         shared.cancel.cancel();
     }
-}
-
-/// The epoch and owner a host's changing commands carry to its fence: its lease's, when the
-/// lease store gives one.
-pub(super) fn fence_of(
-    run_id: &str,
-    hold: Option<&std::sync::Arc<dyn crate::lease::HeldLease>>,
-) -> Option<(u64, String)> {
-    let hold = hold?;
-    let epoch = hold.epoch()?;
-    let owner = hold.owner().unwrap_or_else(|| {
-        crate::lease::Holder::this_process(run_id, std::path::Path::new(".")).owner()
-    });
-    Some((epoch, owner))
 }

@@ -74,3 +74,17 @@ pub struct LeaseError {
     /// The operating system's reason.
     pub source: std::io::Error,
 }
+
+/// The epoch and owner a host's changing commands carry to its fence: its lease's, when the
+/// lease store gives one.
+pub fn fence_of(
+    run_id: &str,
+    hold: Option<&std::sync::Arc<dyn HeldLease>>,
+) -> Option<(u64, String)> {
+    let hold = hold?;
+    let epoch = hold.epoch()?;
+    let owner = hold
+        .owner()
+        .unwrap_or_else(|| Holder::this_process(run_id, std::path::Path::new(".")).owner());
+    Some((epoch, owner))
+}
