@@ -114,19 +114,7 @@ impl Opened {
         if let Some(heartbeat) = self.heartbeat.take() {
             let _ = heartbeat.stop();
         }
-        let session = self.shared.session().clone();
-        // A run stopped by a lost connection (a restarted server) closes on a new one, so its
-        // hosts are given back now, not at its TTL. A close that fails still leaves the session
-        // to expire with its TTL: never unsafe.
-        let _ = self.shared.with(|store| {
-            store.close_session(&session).or_else(|error| {
-                if !error.is_lost() {
-                    return Err(error);
-                }
-                store.reconnect()?;
-                store.close_session(&session)
-            })
-        });
+        let _ = self.shared.close_session();
     }
 }
 

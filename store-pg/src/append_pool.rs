@@ -66,6 +66,24 @@ impl AppendPool {
         }
     }
 
+    /// The store's URL.
+    pub(crate) fn url(&self) -> &StoreUrl {
+        &self.url
+    }
+
+    /// Runs `f` on a connection of the pool, waiting for its answer for `limit` at most
+    /// ([`crate::answer_within`]); [`StoreError::NoAnswer`] to `action` after that.
+    pub(crate) fn within<T: Send + 'static>(
+        &self,
+        limit: Duration,
+        action: &'static str,
+        f: impl FnOnce(&mut PgStore) -> Result<T, StoreError> + Send + 'static,
+    ) -> Result<T, StoreError> {
+        let pool = self.clone();
+        crate::answer_within(limit, move || pool.with(f))
+            .unwrap_or_else(|| Err(StoreError::no_answer(&self.url, action, limit)))
+    }
+
     /// Runs `f` on a connection of the pool.
     pub(crate) fn with<T>(
         &self,

@@ -120,6 +120,26 @@ pub enum StoreError {
         source: postgres::Error,
     },
 
+    /// The store answered nothing within the session's time (a proxy or a pooler that stopped
+    /// forwarding, a hung server): what was sent may or may not have been committed.
+    #[error(
+        "the store {url} did not answer within {waited_secs} s while trying to {action}, so this controller stops acting: its session expires by itself"
+    )]
+    #[diagnostic(
+        code(cairn::store::no_answer),
+        help(
+            "once the store answers again, `cairn resume --store URL RUN` (or a standby) continues the run from its journal"
+        )
+    )]
+    NoAnswer {
+        /// The URL, without its password.
+        url: String,
+        /// What was being done.
+        action: &'static str,
+        /// How long it waited.
+        waited_secs: u64,
+    },
+
     /// No connection of the appends' pool could be had (all busy past the wait, or none could
     /// be opened).
     #[error("no connection to the store {url} for a journal append: {reason}")]
@@ -133,6 +153,19 @@ pub enum StoreError {
 }
 
 impl StoreError {
+    /// The store at `url` did not answer within `limit` while trying to `action`.
+    pub(crate) fn no_answer(
+        url: &crate::StoreUrl,
+        action: &'static str,
+        limit: std::time::Duration,
+    ) -> Self {
+        Self::NoAnswer {
+            url: url.redacted(),
+            action,
+            waited_secs: limit.as_secs_f64().ceil() as u64,
+        }
+    }
+
     /// Whether the connection is gone (reconnecting may help), as opposed to a refusal.
     pub fn is_lost(&self) -> bool {
         matches!(

@@ -58,17 +58,31 @@ impl Heartbeat {
     /// Stops renewing; returns why it had stopped on its own (the session expired), if so.
     pub fn stop(mut self) -> Option<StoreError> {
         self.stop.take();
-        self.thread
-            .take()
-            .and_then(|thread| thread.join().ok().flatten())
+        self.thread.take().and_then(join_unless_stuck).flatten()
     }
+}
+
+/// How long stopping waits for a renewal in flight to come back.
+const STOP_WAIT: Duration = Duration::from_secs(2);
+
+/// The thread's result once it ended, waiting [`STOP_WAIT`] at most: a renewal stuck on a
+/// store that answers nothing never returns, and the controller must still end.
+fn join_unless_stuck<T>(thread: JoinHandle<T>) -> Option<T> {
+    let waited = std::time::Instant::now();
+    while !thread.is_finished() {
+        if waited.elapsed() > STOP_WAIT {
+            return None;
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    thread.join().ok()
 }
 
 impl Drop for Heartbeat {
     fn drop(&mut self) {
         self.stop.take();
         if let Some(thread) = self.thread.take() {
-            let _ = thread.join();
+            let _ = join_unless_stuck(thread);
         }
     }
 }

@@ -21,8 +21,13 @@ pub(crate) struct PgJournalSink {
 
 impl RecordSink for PgJournalSink {
     fn stored(&mut self) -> Result<usize, JournalError> {
+        let (run_id, journal) = (self.run_id.clone(), self.journal.clone());
         self.pool
-            .with(|store| store.record_count(&self.run_id, &self.journal))
+            .within(
+                self.session.answer_limit(),
+                "count a journal's records",
+                move |store| store.record_count(&run_id, &journal),
+            )
             .map_err(|error| self.refused(error))
     }
 
@@ -34,18 +39,33 @@ impl RecordSink for PgJournalSink {
                 host: self.journal.clone(),
             });
         }
-        let appended = self.pool.with(|store| match &self.lease {
-            Some((host, epoch)) => store.append_leased(
-                &self.session,
-                &self.run_id,
-                &self.journal,
-                host,
-                *epoch,
-                line,
-            ),
-            None => store.append_in_session(&self.session, &self.run_id, &self.journal, line),
-        });
-        appended.map(|_| ()).map_err(|error| self.refused(error))
+        let session = self.session.clone();
+        let (run_id, journal, lease) = (
+            self.run_id.clone(),
+            self.journal.clone(),
+            self.lease.clone(),
+        );
+        let line = line.to_vec();
+        self.pool
+            .within(
+                self.session.answer_limit(),
+                "append to a journal",
+                move |store| match &lease {
+                    Some((host, epoch)) => {
+                        store.append_leased(&session, &run_id, &journal, host, *epoch, &line)
+                    }
+                    None => store.append_in_session(&session, &run_id, &journal, &line),
+                },
+            )
+            .map_err(|error| self.refused(error))?;
+        // An append that took the store past this controller's deadline begins nothing either:
+        // the intent is journaled, and a resume finds from the host's fence that it never ran.
+        if begins_action && !self.session.may_act() {
+            return Err(JournalError::Demoted {
+                host: self.journal.clone(),
+            });
+        }
+        Ok(())
     }
 }
 

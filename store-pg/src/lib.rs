@@ -8,6 +8,7 @@
 //! runs a private current-thread tokio runtime per client underneath; nothing here needs the
 //! caller to be inside one.
 
+mod answer_within;
 mod append_pool;
 mod boot_clock;
 mod connection;
@@ -28,6 +29,7 @@ mod session;
 mod store_url;
 mod working_copy;
 
+use answer_within::answer_within;
 pub use boot_clock::BootInstant;
 pub use connection::PgStore;
 use connection::connection_fail;

@@ -48,8 +48,16 @@ impl HeldLease for PgLease {
 
 impl Drop for PgLease {
     fn drop(&mut self) {
-        // A release that fails leaves the lease to expire with the session: never unsafe.
-        let _ = lock(&self.store).release_host(&self.session, &self.host, self.epoch);
+        // A release that fails, or that the store does not answer, leaves the lease to expire
+        // with the session: never unsafe.
+        let (session, host, epoch) = (self.session.clone(), self.host.clone(), self.epoch);
+        let _ = on_connection(
+            &self.store,
+            self.pool.url(),
+            self.session.answer_limit(),
+            "give a host lease back",
+            move |store| store.release_host(&session, &host, epoch),
+        );
     }
 }
 
@@ -78,11 +86,15 @@ impl PgLeases {
 
 impl LeaseStore for PgLeases {
     fn try_take(&self, identity: &str, holder: &Holder) -> Result<Taken, LeaseError> {
-        let mut store = lock(&self.store);
-        let taken = store
-            .take_host(&self.session, identity, holder)
-            .map_err(|error| lease_error(&store, identity, error))?;
-        drop(store);
+        let (session, host, holder) = (self.session.clone(), identity.to_owned(), holder.clone());
+        let taken = on_connection(
+            &self.store,
+            self.pool.url(),
+            self.session.answer_limit(),
+            "take a host lease",
+            move |store| store.take_host(&session, &host, &holder),
+        )
+        .map_err(|error| lease_error(self.pool.url(), identity, error))?;
         let held = |epoch| {
             Box::new(PgLease {
                 store: Arc::clone(&self.store),
@@ -115,12 +127,27 @@ fn unnamed(session: Option<i64>) -> Holder {
     }
 }
 
-fn lease_error(store: &PgStore, identity: &str, error: StoreError) -> LeaseError {
+fn lease_error(url: &crate::StoreUrl, identity: &str, error: StoreError) -> LeaseError {
     LeaseError {
         action: "take",
-        path: format!("{} (host {identity})", store.url().redacted()),
+        path: format!("{} (host {identity})", url.redacted()),
         source: std::io::Error::other(error.to_string()),
     }
+}
+
+/// Runs `f` on the shared connection, waiting for its answer for `limit` at most
+/// ([`crate::answer_within`]: a call stuck on a store that answers nothing also holds the
+/// connection, and every later call waits behind it, so each waits only so long).
+pub(crate) fn on_connection<T: Send + 'static>(
+    store: &Arc<Mutex<PgStore>>,
+    url: &crate::StoreUrl,
+    limit: std::time::Duration,
+    action: &'static str,
+    f: impl FnOnce(&mut PgStore) -> Result<T, StoreError> + Send + 'static,
+) -> Result<T, StoreError> {
+    let store = Arc::clone(store);
+    crate::answer_within(limit, move || f(&mut lock(&store)))
+        .unwrap_or_else(|| Err(StoreError::no_answer(url, action, limit)))
 }
 
 pub(crate) fn lock(store: &Mutex<PgStore>) -> MutexGuard<'_, PgStore> {

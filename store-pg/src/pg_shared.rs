@@ -45,6 +45,40 @@ impl PgShared {
         f(&mut crate::pg_leases::lock(&self.store))
     }
 
+    /// Ends the session at once, giving back whatever it still holds. A run stopped by a lost
+    /// connection (a restarted server) closes on a new one, so its hosts are given back now,
+    /// not at its TTL; a store that does not answer is not waited for. A close that fails
+    /// still leaves the session to expire with its TTL: never unsafe.
+    pub fn close_session(&self) -> Result<(), JournalError> {
+        self.bounded("close the controller session", |store, session| {
+            store.close_session(session).or_else(|error| {
+                if !error.is_lost() {
+                    return Err(error);
+                }
+                store.reconnect()?;
+                store.close_session(session)
+            })
+        })
+    }
+
+    /// Runs `f` on the connection, waiting for the store's answer only so long
+    /// ([`crate::pg_leases::on_connection`]).
+    fn bounded<T: Send + 'static>(
+        &self,
+        action: &'static str,
+        f: impl FnOnce(&mut PgStore, &Session) -> Result<T, StoreError> + Send + 'static,
+    ) -> Result<T, JournalError> {
+        let session = self.session.clone();
+        crate::pg_leases::on_connection(
+            &self.store,
+            self.pool.url(),
+            self.session.answer_limit(),
+            action,
+            move |store| f(store, &session),
+        )
+        .map_err(store_failed)
+    }
+
     /// The run as the store keeps it, whole, from its `run.json` (`meta`): its runbook, the
     /// modules it imports (`modules`), its inventory and params.
     fn whole_run(meta: &RunMeta, modules: &RunModules) -> Result<RunRecord, JournalError> {
@@ -94,9 +128,10 @@ impl SharedStore for PgShared {
     }
 
     fn reserve_run_id(&self, run_id: &str) -> Result<bool, JournalError> {
-        crate::pg_leases::lock(&self.store)
-            .reserve_run_id(&self.session, run_id)
-            .map_err(store_failed)
+        let run_id = run_id.to_owned();
+        self.bounded("reserve a run id", move |store, session| {
+            store.reserve_run_id(session, &run_id)
+        })
     }
 
     fn put_meta(
@@ -105,11 +140,10 @@ impl SharedStore for PgShared {
         meta: &[u8],
         modules: &RunModules,
     ) -> Result<(), JournalError> {
-        let mut store = crate::pg_leases::lock(&self.store);
-        if store
-            .set_meta(&self.session, run_id, meta)
-            .map_err(store_failed)?
-        {
+        let (id, bytes) = (run_id.to_owned(), meta.to_vec());
+        if self.bounded("write a run's run.json", move |store, session| {
+            store.set_meta(session, &id, &bytes)
+        })? {
             return Ok(());
         }
         // The run's first: it is stored whole, so that another controller needs no checkout.
@@ -119,12 +153,11 @@ impl SharedStore for PgShared {
                 reason: error.to_string(),
             })?;
         let record = Self::whole_run(&parsed, modules)?;
-        store
-            .save_run(&self.session, &record)
-            .map_err(store_failed)?;
-        store
-            .set_meta(&self.session, run_id, meta)
-            .map_err(store_failed)?;
+        let (id, bytes) = (run_id.to_owned(), meta.to_vec());
+        self.bounded("store a run", move |store, session| {
+            store.save_run(session, &record)?;
+            store.set_meta(session, &id, &bytes)
+        })?;
         Ok(())
     }
 }

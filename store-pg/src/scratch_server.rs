@@ -111,6 +111,11 @@ impl ScratchServer {
         StoreUrl::parse(&text).unwrap_or_else(|error| panic!("{error}"))
     }
 
+    /// The folder holding the server's Unix socket.
+    pub fn socket_dir(&self) -> &Path {
+        &self.dir
+    }
+
     /// The postmaster's PID.
     pub fn pid(&self) -> u32 {
         self.pid

@@ -52,6 +52,14 @@ impl Session {
         BootInstant::now() < self.deadline()
     }
 
+    /// How long a store call of this session waits for its answer: until the session would
+    /// expire by the store's clock (`last renewal + ttl`, never earlier there), for at least
+    /// the margin. A store that has not answered by then would refuse the call anyway.
+    pub fn answer_limit(&self) -> Duration {
+        let expiry = self.renewed_at().after(self.ttl);
+        BootInstant::now().until(expiry).max(self.margin)
+    }
+
     fn renewed_at(&self) -> BootInstant {
         // A poisoned lock still holds a valid instant.
         *self

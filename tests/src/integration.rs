@@ -62,6 +62,7 @@ mod ssh_lab;
 mod standby;
 mod stdlib_layers;
 mod store;
+mod store_cutoff;
 mod typed_results;
 mod typos;
 mod vault;

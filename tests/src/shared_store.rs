@@ -387,7 +387,8 @@ fn a_restarted_server_stops_the_run_with_its_cause_and_a_resume_at_once_finishes
         let reboots = log.matches("\"command\":\"reboot\"").count();
         assert_eq!(
             reboots, 1,
-            "{host}: its reboot settled by boot id, not sent again"
+            "{host}: its reboot settled by boot id, not sent again:\n{log}\n{}\n{}",
+            resumed.stdout, resumed.stderr
         );
     }
 }
