@@ -26,6 +26,7 @@ mod run_record;
 mod schema;
 pub mod scratch_server;
 mod session;
+mod shared_connection;
 mod store_url;
 mod working_copy;
 

@@ -1,16 +1,17 @@
 //! The runtime's [`LeaseStore`] on the shared store: what the executor takes before it acts.
 
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::Arc;
 
 use cairn_runtime::lease::{HeldLease, Holder, LeaseError, LeaseStore, Taken};
 
 use crate::append_pool::AppendPool;
+use crate::shared_connection::SharedConnection;
 use crate::{HostTake, PgStore, Session, StoreError};
 
 /// Host leases of one controller session in the shared store.
 #[derive(Debug, Clone)]
 pub struct PgLeases {
-    store: Arc<Mutex<PgStore>>,
+    store: Arc<SharedConnection>,
     /// The connections the held hosts' journals append through.
     pool: AppendPool,
     session: Session,
@@ -19,7 +20,7 @@ pub struct PgLeases {
 /// A host held at an epoch; dropped, it is given back (if the session still holds it).
 #[derive(Debug)]
 struct PgLease {
-    store: Arc<Mutex<PgStore>>,
+    store: Arc<SharedConnection>,
     pool: AppendPool,
     session: Session,
     host: String,
@@ -51,9 +52,7 @@ impl Drop for PgLease {
         // A release that fails, or that the store does not answer, leaves the lease to expire
         // with the session: never unsafe.
         let (session, host, epoch) = (self.session.clone(), self.host.clone(), self.epoch);
-        let _ = on_connection(
-            &self.store,
-            self.pool.url(),
+        let _ = self.store.call(
             self.session.answer_limit(),
             "give a host lease back",
             move |store| store.release_host(&session, &host, epoch),
@@ -65,12 +64,12 @@ impl PgLeases {
     /// Leases taken for `session` on `store`'s connection.
     pub fn new(store: PgStore, session: Session) -> Self {
         let pool = AppendPool::new(store.url());
-        Self::on(Arc::new(Mutex::new(store)), pool, session)
+        Self::on(SharedConnection::new(store), pool, session)
     }
 
     /// Leases taken for `session` on a connection shared with others, the held hosts'
     /// journals appending through `pool`.
-    pub(crate) fn on(store: Arc<Mutex<PgStore>>, pool: AppendPool, session: Session) -> Self {
+    pub(crate) fn on(store: Arc<SharedConnection>, pool: AppendPool, session: Session) -> Self {
         Self {
             store,
             pool,
@@ -87,14 +86,14 @@ impl PgLeases {
 impl LeaseStore for PgLeases {
     fn try_take(&self, identity: &str, holder: &Holder) -> Result<Taken, LeaseError> {
         let (session, host, holder) = (self.session.clone(), identity.to_owned(), holder.clone());
-        let taken = on_connection(
-            &self.store,
-            self.pool.url(),
-            self.session.answer_limit(),
-            "take a host lease",
-            move |store| store.take_host(&session, &host, &holder),
-        )
-        .map_err(|error| lease_error(self.pool.url(), identity, error))?;
+        let taken = self
+            .store
+            .call(
+                self.session.answer_limit(),
+                "take a host lease",
+                move |store| store.take_host(&session, &host, &holder),
+            )
+            .map_err(|error| lease_error(self.pool.url(), identity, error))?;
         let held = |epoch| {
             Box::new(PgLease {
                 store: Arc::clone(&self.store),
@@ -133,27 +132,4 @@ fn lease_error(url: &crate::StoreUrl, identity: &str, error: StoreError) -> Leas
         path: format!("{} (host {identity})", url.redacted()),
         source: std::io::Error::other(error.to_string()),
     }
-}
-
-/// Runs `f` on the shared connection, waiting for its answer for `limit` at most
-/// ([`crate::answer_within`]: a call stuck on a store that answers nothing also holds the
-/// connection, and every later call waits behind it, so each waits only so long).
-pub(crate) fn on_connection<T: Send + 'static>(
-    store: &Arc<Mutex<PgStore>>,
-    url: &crate::StoreUrl,
-    limit: std::time::Duration,
-    action: &'static str,
-    f: impl FnOnce(&mut PgStore) -> Result<T, StoreError> + Send + 'static,
-) -> Result<T, StoreError> {
-    let store = Arc::clone(store);
-    crate::answer_within(limit, move || f(&mut lock(&store)))
-        .unwrap_or_else(|| Err(StoreError::no_answer(url, action, limit)))
-}
-
-pub(crate) fn lock(store: &Mutex<PgStore>) -> MutexGuard<'_, PgStore> {
-    // A panic while holding the connection leaves it usable or closed; either is reported by
-    // the next call.
-    store
-        .lock()
-        .unwrap_or_else(|poisoned| poisoned.into_inner())
 }

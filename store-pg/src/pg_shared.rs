@@ -1,7 +1,7 @@
 //! The runtime's [`SharedStore`] on PostgreSQL: what `--store postgres://...` hands a run.
 
 use std::path::Path;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use cairn_runtime::journal::{JournalError, RecordSink};
 use cairn_runtime::lease::LeaseStore;
@@ -9,12 +9,13 @@ use cairn_runtime::{RunMeta, RunModules, SharedStore};
 
 use crate::append_pool::AppendPool;
 use crate::journal_sink::PgJournalSink;
+use crate::shared_connection::SharedConnection;
 use crate::{PgLeases, PgStore, RunRecord, Session, StoreError};
 
 /// One controller session's view of the store, for one run.
 #[derive(Debug, Clone)]
 pub struct PgShared {
-    store: Arc<Mutex<PgStore>>,
+    store: Arc<SharedConnection>,
     /// The connections the run's journals append through.
     pool: AppendPool,
     session: Session,
@@ -25,7 +26,7 @@ impl PgShared {
     /// The store on `store`'s connection, for `session`.
     pub fn new(store: PgStore, session: Session) -> Self {
         let pool = AppendPool::new(store.url());
-        let store = Arc::new(Mutex::new(store));
+        let store = SharedConnection::new(store);
         let leases = PgLeases::on(Arc::clone(&store), pool.clone(), session.clone());
         Self {
             store,
@@ -42,41 +43,48 @@ impl PgShared {
 
     /// Runs `f` on the connection.
     pub fn with<T>(&self, f: impl FnOnce(&mut PgStore) -> T) -> T {
-        f(&mut crate::pg_leases::lock(&self.store))
+        f(&mut self.store.lock())
     }
 
     /// Ends the session at once, giving back whatever it still holds. A run stopped by a lost
-    /// connection (a restarted server) closes on a new one, so its hosts are given back now,
-    /// not at its TTL; a store that does not answer is not waited for. A close that fails
-    /// still leaves the session to expire with its TTL: never unsafe.
+    /// connection (a restarted server) closes on a new one, tried again while the server is
+    /// still starting, so its hosts are given back now, not at its TTL; a store that does not
+    /// answer is not waited for. A close that fails still leaves the session to expire with
+    /// its TTL: never unsafe.
     pub fn close_session(&self) -> Result<(), JournalError> {
-        self.bounded("close the controller session", |store, session| {
-            store.close_session(session).or_else(|error| {
-                if !error.is_lost() {
-                    return Err(error);
+        let limit = self.session.answer_limit();
+        let started = std::time::Instant::now();
+        self.bounded("close the controller session", move |store, session| {
+            loop {
+                let closed = match store.close_session(session) {
+                    Err(error) if error.is_lost() => {
+                        store.reconnect().and_then(|()| store.close_session(session))
+                    }
+                    other => other,
+                };
+                match closed {
+                    Err(error) if error.is_lost() && started.elapsed() < limit / 2 => {
+                        std::thread::sleep(std::time::Duration::from_millis(200));
+                    }
+                    other => return other,
                 }
-                store.reconnect()?;
-                store.close_session(session)
-            })
+            }
         })
     }
 
     /// Runs `f` on the connection, waiting for the store's answer only so long
-    /// ([`crate::pg_leases::on_connection`]).
+    /// ([`SharedConnection::call`]).
     fn bounded<T: Send + 'static>(
         &self,
         action: &'static str,
         f: impl FnOnce(&mut PgStore, &Session) -> Result<T, StoreError> + Send + 'static,
     ) -> Result<T, JournalError> {
         let session = self.session.clone();
-        crate::pg_leases::on_connection(
-            &self.store,
-            self.pool.url(),
-            self.session.answer_limit(),
-            action,
-            move |store| f(store, &session),
-        )
-        .map_err(store_failed)
+        self.store
+            .call(self.session.answer_limit(), action, move |store| {
+                f(store, &session)
+            })
+            .map_err(store_failed)
     }
 
     /// The run as the store keeps it, whole, from its `run.json` (`meta`): its runbook, the
