@@ -4,90 +4,14 @@
 //! must stop on its own within its session's time, act on no host after its deadline, and
 //! leave the run for a resume that runs every change once.
 
-use std::io::{Read, Write};
-use std::os::unix::net::{UnixListener, UnixStream};
-use std::path::{Path, PathBuf};
-use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
+use cairn_tests::stalling_proxy::StallingProxy;
 use cairn_tests::{Lab, Run, spawn_piped};
 
 use crate::shared_store::{
     fenced_by, first_run, fleet_of, folder, run, store, wait_until_rebooting, with_fleet,
 };
-
-/// PostgreSQL's socket file in a socket folder (port 5432).
-const SOCKET: &str = ".s.PGSQL.5432";
-
-/// A proxy from a socket folder of its own to the server's; once stalled, it reads and
-/// forwards nothing more, and closes nothing.
-struct StallingProxy {
-    dir: tempfile::TempDir,
-    stalled: Arc<AtomicBool>,
-}
-
-impl StallingProxy {
-    fn to(server_dir: &Path) -> Self {
-        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("proxy dir: {e}"));
-        let listener = UnixListener::bind(dir.path().join(SOCKET))
-            .unwrap_or_else(|e| panic!("proxy socket: {e}"));
-        let stalled = Arc::new(AtomicBool::new(false));
-        let upstream = server_dir.join(SOCKET);
-        let flag = Arc::clone(&stalled);
-        std::thread::spawn(move || {
-            for client in listener.incoming().flatten() {
-                let Ok(server) = UnixStream::connect(&upstream) else {
-                    continue;
-                };
-                for (from, to) in [(&client, &server), (&server, &client)] {
-                    let (from, to) = (from.try_clone(), to.try_clone());
-                    if let (Ok(from), Ok(to)) = (from, to) {
-                        let flag = Arc::clone(&flag);
-                        std::thread::spawn(move || pump(from, to, &flag));
-                    }
-                }
-                // Both ends stay open for as long as the pumps hold them.
-                std::mem::forget((client, server));
-            }
-        });
-        Self { dir, stalled }
-    }
-
-    fn dir(&self) -> PathBuf {
-        self.dir.path().to_path_buf()
-    }
-
-    fn stall(&self) {
-        self.stalled.store(true, Ordering::SeqCst);
-    }
-}
-
-/// Copies `from` to `to` until the proxy stalls; then holds both, reading nothing.
-fn pump(mut from: UnixStream, mut to: UnixStream, stalled: &AtomicBool) {
-    let _ = from.set_read_timeout(Some(Duration::from_millis(20)));
-    let mut buffer = [0u8; 16 * 1024];
-    loop {
-        if stalled.load(Ordering::SeqCst) {
-            std::thread::sleep(Duration::from_secs(3600));
-            continue;
-        }
-        match from.read(&mut buffer) {
-            Ok(0) => return,
-            Ok(n) => {
-                if to.write_all(&buffer[..n]).is_err() {
-                    return;
-                }
-            }
-            Err(e)
-                if matches!(
-                    e.kind(),
-                    std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
-                ) => {}
-            Err(_) => return,
-        }
-    }
-}
 
 #[test]
 fn a_controller_cut_off_from_its_store_stops_by_its_deadline_and_a_resume_finishes_once() {
@@ -121,6 +45,7 @@ fn a_controller_cut_off_from_its_store_stops_by_its_deadline_and_a_resume_finish
         std::thread::sleep(Duration::from_millis(50));
     }
     let took = cut.elapsed();
+    eprintln!("the cut-off controller ended {took:?} after the cut");
     let _ = first.kill();
     let stopped = Run::from(first.wait_with_output().unwrap_or_else(|e| panic!("{e}")));
     assert_eq!(stopped.code, 1, "{}\n{}", stopped.stdout, stopped.stderr);

@@ -1,20 +1,23 @@
 //! The takeover benchmark and fault trials of the shared store (issue 25, docs/fleet.md): a
-//! controller driving a run on PostgreSQL is SIGKILLed (`kill`) or SIGSTOPped past its TTL
-//! (`stop`, then SIGCONT once the standby finished) at a time drawn from the seed, while a
-//! `cairn standby` watches the store. Each trial has its own database and simulated fleet.
+//! controller driving a run on PostgreSQL is SIGKILLed (`kill`), SIGSTOPped past its TTL
+//! (`stop`, then SIGCONT once the standby finished), or cut off from the store (`cut`: its
+//! connections go through a proxy that stops forwarding and keeps them open,
+//! `cairn_tests::stalling_proxy`; it must end on its own) at a time drawn from the seed, while
+//! a `cairn standby`, connected to the server itself, watches the store. Each trial has its own database and simulated fleet.
 //!
 //! Measured: the time from the fault to the standby's first changing command on a host (its
 //! pid in the fence's log), p50 / p99 / max. Checked, from each host's `fenced.log` (the
 //! simulated fence's record of every changing command it ran, with its step id and epoch):
 //! every command of the runbook ran exactly once (none lost, none twice), no step id twice,
-//! the epochs never went down, and after SIGCONT the stopped controller ran nothing more.
+//! the epochs never went down, after SIGCONT the stopped controller ran nothing more, and the
+//! cut-off controller ran nothing on a host after the standby's first command there.
 //!
 //! A skewed clock is not among the faults: a simulated host keeps the time of the process it
 //! runs in, so a controller three hours ahead (libfaketime) leaves its hosts' reboots three
 //! hours long for the standby that takes them over; that needs hosts outside the controller.
 //!
 //! `cargo bench -p cairn-tests --bench takeover [-- FAULT TRIALS TTL PARALLEL SEED]`: FAULT
-//! is `kill` or `stop` (default `kill`, 30 trials, TTL 30 s (the default), 6 trials at once,
+//! is `kill`, `stop` or `cut` (default `kill`, 30 trials, TTL 30 s (the default), 6 trials at once,
 //! seed 7). It exits 1 if any trial lost or repeated a command.
 
 use std::path::Path;
@@ -23,6 +26,7 @@ use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use cairn_store_pg::scratch_server::ScratchServer;
+use cairn_tests::stalling_proxy::StallingProxy;
 use cairn_tests::{Lab, send_signal};
 use serde_json::Value;
 
@@ -40,6 +44,7 @@ const FAULT_WINDOW: f64 = 5.0;
 enum Fault {
     Kill,
     Stop,
+    Cut,
 }
 
 /// What one trial found.
@@ -54,7 +59,8 @@ struct Trial {
     missing: usize,
     /// Step ids seen twice, or epochs that went down.
     disorder: usize,
-    /// Commands the stopped controller ran after SIGCONT.
+    /// Commands the stopped controller ran after SIGCONT; for a cut, those the cut-off
+    /// controller ran on a host after the standby's first command there.
     stale: usize,
     /// The run was left unfinished: why.
     unfinished: Option<String>,
@@ -72,7 +78,8 @@ fn main() {
     let fault = match args.first().map(String::as_str) {
         None | Some("kill") => Fault::Kill,
         Some("stop") => Fault::Stop,
-        Some(other) => panic!("`{other}`: the fault is `kill` or `stop`"),
+        Some("cut") => Fault::Cut,
+        Some(other) => panic!("`{other}`: the fault is `kill`, `stop` or `cut`"),
     };
     let number = |index: usize, default: u64| {
         args.get(index).map_or(default, |a| {
@@ -108,7 +115,7 @@ fn main() {
                     }
                     let url = server.new_database().redacted();
                     let delay = FAULT_WINDOW * cairn_tests::seeded_unit(seed, &format!("{n}"));
-                    let trial = run_trial(fault, &url, ttl, delay);
+                    let trial = run_trial(fault, (&url, server.socket_dir()), ttl, delay);
                     if let Some(why) = &trial.unfinished {
                         eprintln!("trial {n}: unfinished: {why}");
                     }
@@ -153,7 +160,7 @@ fn report(fault: Fault, ttl: u64, seed: u64, results: &[Trial], wall: Duration) 
         HOSTS.len()
     );
     println!(
-        "| trials | taken over | p50 | p99 | max | duplicate | missing | disorder | stale after SIGCONT | asked | unfinished otherwise | wall |"
+        "| trials | taken over | p50 | p99 | max | duplicate | missing | disorder | stale | asked | unfinished otherwise | wall |"
     );
     println!("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |");
     println!(
@@ -177,8 +184,20 @@ fn report(fault: Fault, ttl: u64, seed: u64, results: &[Trial], wall: Duration) 
 }
 
 /// One trial: a standby, a controller faulted `delay` seconds after its first changing
-/// command, the run finished by the standby, the fleet checked.
-fn run_trial(fault: Fault, url: &str, ttl: u64, delay: f64) -> Trial {
+/// command, the run finished by the standby, the fleet checked. `store`: the database's URL
+/// and the server's socket folder (a cut puts a proxy before it).
+fn run_trial(fault: Fault, store: (&str, &Path), ttl: u64, delay: f64) -> Trial {
+    let (url, socket_dir) = store;
+    let proxy = (fault == Fault::Cut).then(|| StallingProxy::to(socket_dir));
+    let controller_url = match &proxy {
+        Some(proxy) => {
+            let (base, _) = url
+                .split_once("?host=")
+                .unwrap_or_else(|| panic!("a socket-folder URL: {url}"));
+            format!("{base}?host={}", proxy.dir().display())
+        }
+        None => url.to_owned(),
+    };
     let (controller_lab, standby_lab) = (Lab::new(), Lab::new());
     controller_lab.write("book.rhai", BOOK);
     controller_lab.write("inv.toml", INVENTORY);
@@ -209,7 +228,7 @@ fn run_trial(fault: Fault, url: &str, ttl: u64, delay: f64) -> Trial {
         "-i",
         "inv.toml",
         "--store",
-        url,
+        &controller_url,
         "--lease-ttl",
         &ttl_text,
     ]));
@@ -221,10 +240,11 @@ fn run_trial(fault: Fault, url: &str, ttl: u64, delay: f64) -> Trial {
     std::thread::sleep(Duration::from_secs_f64(delay));
     let controller_pid = controller.id().to_string();
     let faulted = Instant::now();
-    send_signal(
-        controller.id(),
-        if fault == Fault::Kill { "KILL" } else { "STOP" },
-    );
+    match (fault, &proxy) {
+        (Fault::Cut, Some(proxy)) => proxy.stall(),
+        (Fault::Kill, _) => send_signal(controller.id(), "KILL"),
+        _ => send_signal(controller.id(), "STOP"),
+    }
     let standby_pid = standby.id().to_string();
     let mut trial = Trial::default();
     let deadline = faulted + Duration::from_secs(ttl + 60);
@@ -253,16 +273,25 @@ fn run_trial(fault: Fault, url: &str, ttl: u64, delay: f64) -> Trial {
     }
     // Give a resume that is still ending its journals a moment, then stop the standby.
     std::thread::sleep(Duration::from_millis(500));
-    if fault == Fault::Stop {
-        let before = count_by(&fleet, &controller_pid);
-        send_signal(controller.id(), "CONT");
-        end_within(&mut controller, Duration::from_secs(ttl + 30));
-        trial.stale = count_by(&fleet, &controller_pid).saturating_sub(before);
-    } else {
-        let _ = controller.wait();
+    match fault {
+        Fault::Stop => {
+            let before = count_by(&fleet, &controller_pid);
+            send_signal(controller.id(), "CONT");
+            end_within(&mut controller, Duration::from_secs(ttl + 30));
+            trial.stale = count_by(&fleet, &controller_pid).saturating_sub(before);
+        }
+        Fault::Cut => {
+            if !end_within(&mut controller, Duration::from_secs(ttl + 30)) {
+                trial.unfinished = Some("the cut-off controller did not end on its own".into());
+            }
+            trial.stale = after_takeover(&fleet, &controller_pid, &standby_pid);
+        }
+        Fault::Kill => {
+            let _ = controller.wait();
+        }
     }
     send_signal(standby.id(), "TERM");
-    end_within(&mut standby, Duration::from_secs(30));
+    let _ = end_within(&mut standby, Duration::from_secs(30));
     let said = std::fs::read_to_string(standby_lab.path().join("out.log")).unwrap_or_default();
     trial.asked = trial.unfinished.is_some() && said.contains("was not resumed");
     if trial.unfinished.is_some() && !trial.asked {
@@ -285,17 +314,32 @@ fn spawn_logged(lab: &Lab, mut command: std::process::Command) -> Child {
         .unwrap_or_else(|e| panic!("spawn: {e}"))
 }
 
-/// Waits for `child` to exit, killing it past `limit`.
-fn end_within(child: &mut Child, limit: Duration) {
+/// Waits for `child` to exit, killing it past `limit`; whether it ended on its own.
+fn end_within(child: &mut Child, limit: Duration) -> bool {
     let until = Instant::now() + limit;
     while Instant::now() < until {
         if let Ok(Some(_)) = child.try_wait() {
-            return;
+            return true;
         }
         std::thread::sleep(Duration::from_millis(50));
     }
     let _ = child.kill();
     let _ = child.wait();
+    false
+}
+
+/// Commands `old` ran on a host after `new`'s first command there.
+fn after_takeover(fleet: &Path, old: &str, new: &str) -> usize {
+    HOSTS
+        .iter()
+        .map(|host| {
+            fenced(fleet, host)
+                .iter()
+                .skip_while(|line| line.pid != new)
+                .filter(|line| line.pid == old)
+                .count()
+        })
+        .sum()
 }
 
 /// One line of a host's `fenced.log`.
