@@ -4,6 +4,54 @@
 
 use cairn_tests::Lab;
 
+/// Edits the journaled result of `host`'s action `seq` in the newest run (a journal written by
+/// another cairn, or by hand), returning the run's id and the 1-based line of the action's
+/// intent (the line a journal-shape error names).
+fn edit_result(
+    lab: &Lab,
+    host: &str,
+    seq: u64,
+    edit: impl FnOnce(&mut serde_json::Map<String, serde_json::Value>),
+) -> (String, usize) {
+    let id = lab.runs().pop().expect("a run");
+    let path = lab
+        .path()
+        .join(".cairn/runs")
+        .join(&id)
+        .join(format!("{host}.jsonl"));
+    let text = std::fs::read_to_string(&path).expect("journal");
+    let mut lines: Vec<String> = text.lines().map(str::to_owned).collect();
+    let (at, mut outcome) = lines
+        .iter()
+        .enumerate()
+        .find_map(|(at, line)| {
+            let record: serde_json::Value = serde_json::from_str(line).ok()?;
+            (record["type"] == "outcome" && record["data"]["seq"] == seq).then_some((at, record))
+        })
+        .expect("the action's outcome");
+    let intent = lines
+        .iter()
+        .position(|line| {
+            serde_json::from_str::<serde_json::Value>(line)
+                .is_ok_and(|r| r["type"] == "intent" && r["data"]["seq"] == seq)
+        })
+        .expect("the action's intent");
+    edit(
+        outcome["data"]["result"]
+            .as_object_mut()
+            .expect("the result is a map"),
+    );
+    lines[at] = outcome.to_string();
+    std::fs::write(&path, lines.join("\n") + "\n").expect("edit the journal");
+    (id, intent + 1)
+}
+
+/// Renames a field of a result map.
+fn rename(result: &mut serde_json::Map<String, serde_json::Value>, from: &str, to: &str) {
+    let value = result.remove(from).expect("the field to rename");
+    result.insert(to.into(), value);
+}
+
 /// `mlxconfig::query`'s recorded `params` renamed `parameters` (a journal written by another
 /// cairn, or edited): the resume refuses it naming the action and the journal's line, and the
 /// runbook never sees a device without parameters.
@@ -22,25 +70,7 @@ fn a_replayed_mlxconfig_query_with_a_renamed_field_is_refused_naming_the_record(
     assert_eq!(first.code, 1, "{}\n{}", first.stdout, first.stderr);
     assert!(first.stdout.contains("params: "), "{}", first.stdout);
     assert!(!first.stdout.contains("params: 0"), "{}", first.stdout);
-    let id = lab.runs().pop().expect("a run");
-    let path = lab.path().join(".cairn/runs").join(&id).join("esx01.jsonl");
-    let text = std::fs::read_to_string(&path).expect("journal");
-    let mut lines: Vec<String> = text.lines().map(str::to_owned).collect();
-    let (at, mut outcome) = lines
-        .iter()
-        .enumerate()
-        .find_map(|(at, line)| {
-            let record: serde_json::Value = serde_json::from_str(line).ok()?;
-            (record["type"] == "outcome" && record["data"]["seq"] == 1).then_some((at, record))
-        })
-        .expect("the outcome of action 1");
-    let result = outcome["data"]["result"]
-        .as_object_mut()
-        .expect("the query's result is a map");
-    let params = result.remove("params").expect("the query's params");
-    result.insert("parameters".into(), params);
-    lines[at] = outcome.to_string();
-    std::fs::write(&path, lines.join("\n") + "\n").expect("edit the journal");
+    let (id, _) = edit_result(&lab, "esx01", 1, |r| rename(r, "params", "parameters"));
 
     let resumed = lab.cairn(&["resume"]);
     assert_eq!(resumed.code, 1, "{}\n{}", resumed.stdout, resumed.stderr);
@@ -72,25 +102,7 @@ fn a_replayed_flint_image_with_a_renamed_optional_field_is_refused_naming_it() {
     let first = lab.cairn(&["run", "book.rhai", "-i", "lab.toml"]);
     assert_eq!(first.code, 1, "{}\n{}", first.stdout, first.stderr);
     assert!(first.stdout.contains("psid: MT_"), "{}", first.stdout);
-    let id = lab.runs().pop().expect("a run");
-    let path = lab.path().join(".cairn/runs").join(&id).join("esx01.jsonl");
-    let text = std::fs::read_to_string(&path).expect("journal");
-    let mut lines: Vec<String> = text.lines().map(str::to_owned).collect();
-    let (at, mut outcome) = lines
-        .iter()
-        .enumerate()
-        .find_map(|(at, line)| {
-            let record: serde_json::Value = serde_json::from_str(line).ok()?;
-            (record["type"] == "outcome" && record["data"]["seq"] == 1).then_some((at, record))
-        })
-        .expect("the outcome of action 1");
-    let result = outcome["data"]["result"]
-        .as_object_mut()
-        .expect("the image is a map");
-    let psid = result.remove("psid").expect("the image's psid");
-    result.insert("board_id".into(), psid);
-    lines[at] = outcome.to_string();
-    std::fs::write(&path, lines.join("\n") + "\n").expect("edit the journal");
+    let (id, _) = edit_result(&lab, "esx01", 1, |r| rename(r, "psid", "board_id"));
 
     let resumed = lab.cairn(&["resume"]);
     assert_eq!(resumed.code, 1, "{}\n{}", resumed.stdout, resumed.stderr);
