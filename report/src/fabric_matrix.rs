@@ -1,11 +1,12 @@
 //! `fabric::all_pairs`' matrix as a heatmap: hosts × hosts, one cell a pair, its bandwidth (or
 //! latency) as colour, flagged pairs outlined, pairs still bad after their retests crossed.
 //!
-//! Read from the journal's `fabric::all_pairs` records: each round (`phase: "matrix"`) holds its
-//! pairs' results (`server`, `client`, `ok`, `gbps`, `typical_us`), each retest round
-//! (`phase: "retest"`) the retests', and the closing record (`phase: "verdict"`) the tolerance,
-//! the flagged and bad pairs and the suspects. A run stopped before its verdict still draws
-//! what its rounds measured, with only failed tests marked.
+//! Read from the journal's `fabric::all_pairs` records, as the stdlib's types: each round
+//! (`phase: "matrix"`) holds its pairs' results ([`PairResult`]s), each retest round
+//! (`phase: "retest"`) the retests', and the closing record (`phase: "verdict"`, a
+//! [`MatrixVerdict`]) the tolerance, the flagged and bad pairs and the suspects. A run stopped
+//! before its verdict still draws what its rounds measured, with only failed tests marked; a
+//! record of another shape is named in the section, never read as an empty default.
 //!
 //! Drawn as plain SVG `<rect>`s (one per tested pair, in the lower triangle: a pair is tested
 //! once, in one direction) so a 100-host matrix is 4950 small elements, each with a `<title>`
@@ -15,8 +16,7 @@
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
-use cairn_stdlib::fabric::PairResult;
-use serde::Deserialize;
+use cairn_stdlib::fabric::{MatrixVerdict, PairResult};
 use serde_json::Value;
 
 use crate::html::escape;
@@ -24,42 +24,6 @@ use crate::report_error::ReportError;
 use crate::run_model::RunModel;
 use crate::section::Section;
 use crate::unread::Unread;
-
-/// The verdict record's fields the page uses.
-#[derive(Debug, Clone, Default, Deserialize)]
-struct Verdict {
-    #[serde(default)]
-    hosts: Vec<String>,
-    reference: Option<f64>,
-    limit: Option<f64>,
-    #[serde(default)]
-    flagged: Vec<(String, String)>,
-    #[serde(default)]
-    bad: Vec<(String, String)>,
-    #[serde(default)]
-    suspects: Suspects,
-    passed: Option<bool>,
-    /// Hosts asked for and not tested (failed earlier in the run), with the reason.
-    #[serde(default)]
-    excluded: Vec<ExcludedHost>,
-}
-
-#[derive(Debug, Clone, Default, Deserialize)]
-struct ExcludedHost {
-    host: String,
-    #[serde(default)]
-    reason: String,
-}
-
-#[derive(Debug, Clone, Default, Deserialize)]
-struct Suspects {
-    #[serde(default)]
-    uplinks: Vec<String>,
-    #[serde(default)]
-    hosts: Vec<String>,
-    #[serde(default)]
-    pairs: Vec<(String, String)>,
-}
 
 /// One tested pair.
 #[derive(Debug, Clone, PartialEq)]
@@ -87,8 +51,10 @@ pub(crate) struct Matrix {
     /// The hosts in the call's order (rows and columns).
     pub(crate) hosts: Vec<String>,
     pub(crate) cells: Vec<Cell>,
-    /// Whether the verdict record was found (else flags are only the failed tests).
+    /// Whether the verdict record was found and read (else flags are only the failed tests).
     pub(crate) judged: bool,
+    /// The verdict record was there but did not read as its type (the section names it).
+    pub(crate) unread_verdict: bool,
     pub(crate) reference: Option<f64>,
     pub(crate) limit: Option<f64>,
     pub(crate) passed: Option<bool>,
@@ -109,6 +75,7 @@ impl Matrix {
             hosts: Vec::new(),
             cells: Vec::new(),
             judged: false,
+            unread_verdict: false,
             reference: None,
             limit: None,
             passed: None,
@@ -162,7 +129,7 @@ impl Matrix {
         }
     }
 
-    fn judge(&mut self, verdict: Verdict) {
+    fn judge(&mut self, verdict: MatrixVerdict) {
         let has = |list: &[(String, String)], c: &Cell| {
             list.iter().any(|(s, k)| *s == c.server && *k == c.client)
         };
@@ -195,7 +162,7 @@ impl Matrix {
         self.judged = true;
         self.reference = verdict.reference;
         self.limit = verdict.limit;
-        self.passed = verdict.passed;
+        self.passed = Some(verdict.passed);
         self.suspect_uplinks = verdict.suspects.uplinks;
         self.suspect_hosts = verdict.suspects.hosts;
         self.suspect_pairs = verdict.suspects.pairs;
@@ -206,8 +173,13 @@ impl Matrix {
     }
 }
 
-/// Every `fabric::all_pairs` matrix of the run, in the order they were recorded.
-pub(crate) fn matrices(model: &RunModel, unread: &mut Unread) -> Vec<Matrix> {
+/// Every `fabric::all_pairs` matrix of the run, in the order they were recorded; the rounds and
+/// the verdict records that did not read as their types are noted in `rounds` and `verdicts`.
+pub(crate) fn matrices(
+    model: &RunModel,
+    rounds: &mut Unread,
+    verdicts: &mut Unread,
+) -> Vec<Matrix> {
     let mut found = Vec::new();
     for host in &model.hosts {
         // The matrix being filled, per test: rounds until its verdict closes it.
@@ -220,23 +192,28 @@ pub(crate) fn matrices(model: &RunModel, unread: &mut Unread) -> Vec<Matrix> {
             let (Some(phase), Some(test)) = (arg("phase"), arg("test")) else {
                 continue;
             };
-            // A round of another shape is named by the section (`unread`) and adds no cell.
-            let mut records =
-                || -> Vec<PairResult> { unread.read_whole(&host.name, action).unwrap_or_default() };
+            // A round of another shape is named by the section (`rounds`) and adds no cell.
             match phase {
-                "matrix" => open
-                    .entry(test.to_owned())
-                    .or_insert_with(|| Matrix::new(&host.name, test))
-                    .add_round(records()),
+                "matrix" => {
+                    let m = open
+                        .entry(test.to_owned())
+                        .or_insert_with(|| Matrix::new(&host.name, test));
+                    if let Some(records) = rounds.read_whole(&host.name, action) {
+                        m.add_round(records);
+                    }
+                }
                 "retest" => {
-                    if let Some(m) = open.get_mut(test) {
-                        m.add_retests(records());
+                    if let Some(m) = open.get_mut(test)
+                        && let Some(records) = rounds.read_whole(&host.name, action)
+                    {
+                        m.add_retests(records);
                     }
                 }
                 "verdict" => {
                     if let Some(mut m) = open.remove(test) {
-                        if let Ok(verdict) = serde_json::from_value(action.result.clone()) {
-                            m.judge(verdict);
+                        match verdicts.read_whole::<MatrixVerdict>(&host.name, action) {
+                            Some(verdict) => m.judge(verdict),
+                            None => m.unread_verdict = true,
                         }
                         found.push(m);
                     }
@@ -580,6 +557,7 @@ fn summary(m: &Matrix) -> String {
         ),
         Some(true) => "<b>PASS</b>".to_owned(),
         Some(false) => "<b class=\"failed\">FAIL</b>".to_owned(),
+        None if m.unread_verdict => "the verdict record could not be read (named above): only failed tests are marked".to_owned(),
         None => "no verdict recorded (the run stopped before the matrix ended): only failed tests are marked".to_owned(),
     };
     let reference = match (m.reference, m.limit) {
@@ -675,12 +653,14 @@ impl Section for FabricMatrixSection {
     }
 
     fn render(&self, model: &RunModel) -> Result<Option<String>, ReportError> {
-        let mut unread = Unread::of("fabric::all_pairs rounds");
-        let found = matrices(model, &mut unread);
+        let mut rounds = Unread::of("fabric::all_pairs rounds");
+        let mut verdicts = Unread::of("fabric::all_pairs verdicts");
+        let found = matrices(model, &mut rounds, &mut verdicts);
+        let mut html = rounds.html();
+        html.push_str(&verdicts.html());
         if found.is_empty() {
-            return Ok((!unread.is_empty()).then(|| unread.html()));
+            return Ok((!html.is_empty()).then_some(html));
         }
-        let mut html = unread.html();
         for (number, m) in found.iter().enumerate() {
             let kind = if m.latency { "latency" } else { "bandwidth" };
             let _ = write!(
@@ -705,7 +685,29 @@ impl Section for FabricMatrixSection {
 
 #[cfg(test)]
 mod tests {
+    use cairn_stdlib::fabric::{Excluded, Suspects};
+
     use super::*;
+
+    /// A passed verdict of `hosts` with no pair flagged, no reference and no suspect.
+    fn verdict(hosts: Vec<String>) -> MatrixVerdict {
+        MatrixVerdict {
+            test: "send_bw".into(),
+            unit: "Gb/s".into(),
+            hosts,
+            excluded: Vec::new(),
+            reference: None,
+            limit: None,
+            min_fraction: 0.93,
+            max_latency_factor: 2.1,
+            flagged: Vec::new(),
+            bad: Vec::new(),
+            suspects: Suspects::default(),
+            planned_s: 1.0,
+            took_s: 1.0,
+            passed: true,
+        }
+    }
 
     fn matrix(n: usize, slow: &str) -> Matrix {
         let hosts: Vec<String> = (1..=n).map(|i| format!("node{i:03}")).collect();
@@ -732,8 +734,7 @@ mod tests {
             .filter(|c| c.value < Some(90.0))
             .map(|c| (c.server.clone(), c.client.clone()))
             .collect();
-        m.judge(Verdict {
-            hosts,
+        m.judge(MatrixVerdict {
             reference: Some(96.0),
             limit: Some(89.28),
             bad: flagged.clone(),
@@ -743,8 +744,8 @@ mod tests {
                 hosts: vec![slow.to_owned()],
                 pairs: Vec::new(),
             },
-            passed: Some(false),
-            excluded: Vec::new(),
+            passed: false,
+            ..verdict(hosts)
         });
         m
     }
@@ -752,14 +753,12 @@ mod tests {
     #[test]
     fn a_host_not_tested_keeps_a_greyed_row_with_its_reason_and_the_matrix_is_not_pass() {
         let mut m = matrix(4, "node002");
-        m.judge(Verdict {
-            hosts: m.hosts.clone(),
-            passed: Some(true),
-            excluded: vec![ExcludedHost {
+        m.judge(MatrixVerdict {
+            excluded: vec![Excluded {
                 host: "node042".into(),
                 reason: "failed: 1 difference(s) from the manifest".into(),
             }],
-            ..Verdict::default()
+            ..verdict(m.hosts.clone())
         });
         assert_eq!(m.hosts.len(), 5);
         let drawn = svg(&m);
@@ -843,15 +842,11 @@ mod tests {
         assert!(html.contains("FAIL") && html.contains("node002"), "{html}");
     }
 
-    /// Two rounds, the second journaled with `gbps` renamed `bandwidth`: the heatmap draws the
-    /// first round's pair and the section names the round it could not read, instead of a
-    /// matrix that silently lacks its pairs.
-    #[test]
-    fn a_round_of_another_shape_is_named_not_dropped() {
+    /// The section of a run whose controller journaled `actions`, on three nodes.
+    fn section_of(actions: &[crate::test_journals::Act]) -> String {
         use cairn_runtime::RunStore;
-        use serde_json::json;
 
-        use crate::test_journals::{Act, run_meta, write_journal};
+        use crate::test_journals::{run_meta, write_journal};
 
         let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
         let store = RunStore::new(dir.path());
@@ -863,7 +858,23 @@ mod tests {
         store
             .create(&run_meta(&id, hosts.clone()))
             .unwrap_or_else(|e| panic!("{e}"));
-        let pair = |server: &str, client: &str| PairResult {
+        write_journal(
+            &store,
+            &id,
+            ("controller", &hosts),
+            "controller",
+            37,
+            actions,
+        );
+        let model = RunModel::load(&store, Some(&id)).unwrap_or_else(|e| panic!("{e}"));
+        FabricMatrixSection
+            .render(&model)
+            .unwrap_or_else(|e| panic!("{e}"))
+            .unwrap_or_else(|| panic!("the section shows nothing"))
+    }
+
+    fn pair(server: &str, client: &str) -> PairResult {
+        PairResult {
             server: server.into(),
             client: client.into(),
             ok: true,
@@ -871,7 +882,18 @@ mod tests {
             gbps: Some(96.0),
             typical_us: None,
             elapsed_ms: 1200,
-        };
+        }
+    }
+
+    /// Two rounds, the second journaled with `gbps` renamed `bandwidth`: the heatmap draws the
+    /// first round's pair and the section names the round it could not read, instead of a
+    /// matrix that silently lacks its pairs.
+    #[test]
+    fn a_round_of_another_shape_is_named_not_dropped() {
+        use serde_json::json;
+
+        use crate::test_journals::Act;
+
         let good = json!([pair("node001", "node002")]);
         let mut renamed = json!([pair("node001", "node003")]);
         let gbps = renamed[0]["gbps"].take();
@@ -880,28 +902,55 @@ mod tests {
             map.remove("gbps");
         }
         let args = json!({ "phase": "matrix", "test": "send_bw" });
-        let actions = [
+        let html = section_of(&[
             Act::query("fabric::all_pairs", args.clone(), good),
             Act::query("fabric::all_pairs", args, renamed),
-        ];
-        write_journal(
-            &store,
-            &id,
-            ("controller", &hosts),
-            "controller",
-            37,
-            &actions,
-        );
-        let model = RunModel::load(&store, Some(&id)).unwrap_or_else(|e| panic!("{e}"));
-
-        let html = FabricMatrixSection
-            .render(&model)
-            .unwrap_or_else(|e| panic!("{e}"))
-            .unwrap_or_default();
+        ]);
         assert!(html.contains("data-pairs=\"1\""), "{html}");
         assert!(
             html.contains("1 result of fabric::all_pairs rounds could not be read: a field `[0].bandwidth` its type does not have (controller action 2"),
             "{html}"
         );
+    }
+
+    /// A round, then its verdict journaled with `bad` renamed `bad_pairs`: the matrix is drawn
+    /// unjudged and the section names the record, instead of a verdict whose every list
+    /// defaulted to empty (a matrix with no bad pair).
+    #[test]
+    fn a_verdict_of_another_shape_is_named_not_defaulted() {
+        use serde_json::json;
+
+        use crate::test_journals::Act;
+
+        let round = json!([pair("node001", "node002")]);
+        let hosts = vec!["node001".to_owned(), "node002".to_owned()];
+        let mut renamed = serde_json::to_value(verdict(hosts.clone())).unwrap_or(Value::Null);
+        if let Some(map) = renamed.as_object_mut()
+            && let Some(bad) = map.remove("bad")
+        {
+            map.insert("bad_pairs".into(), bad);
+        }
+        let matrix = json!({ "phase": "matrix", "test": "send_bw" });
+        let closing = json!({ "phase": "verdict", "test": "send_bw", "hosts": 2 });
+        let html = section_of(&[
+            Act::query("fabric::all_pairs", matrix.clone(), round.clone()),
+            Act::query("fabric::all_pairs", closing.clone(), renamed),
+        ]);
+        assert!(
+            html.contains("1 result of fabric::all_pairs verdicts could not be read: missing field `bad` (controller action 2, book.rhai:"),
+            "{html}"
+        );
+        assert!(
+            html.contains("the verdict record could not be read (named above)"),
+            "{html}"
+        );
+        assert!(!html.contains("PASS"), "{html}");
+        let whole = serde_json::to_value(verdict(hosts)).unwrap_or(Value::Null);
+        let html = section_of(&[
+            Act::query("fabric::all_pairs", matrix, round),
+            Act::query("fabric::all_pairs", closing, whole),
+        ]);
+        assert!(!html.contains("could not be read"), "{html}");
+        assert!(html.contains("<b>PASS</b>"), "{html}");
     }
 }

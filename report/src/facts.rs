@@ -10,12 +10,13 @@
 
 use std::collections::BTreeMap;
 
-use cairn_stdlib::esxcli::Vib;
+use cairn_stdlib::esxcli::{Vib, VibChange};
 use cairn_stdlib::flint::FlashImage;
 use cairn_stdlib::ib::ibstatus::IbStatusPort;
 use cairn_stdlib::ib::ibv_devinfo::IbvDevice;
 use cairn_stdlib::mlxconfig::DeviceQuery;
 use cairn_stdlib::mlxfwmanager::{FirmwareQuery, FirmwareUpdate};
+use cairn_stdlib::ofed::{InstalledOfed, OfedChange};
 use serde_json::Value;
 
 use crate::host_model::HostModel;
@@ -75,7 +76,6 @@ pub(crate) fn host_facts(host: &HostModel, unread: &mut Unread) -> [String; 6] {
     let mut drivers: BTreeMap<String, String> = BTreeMap::new();
     let mut ofed = String::new();
     for action in host.actions.iter().filter(|a| a.ok) {
-        let r = &action.result;
         let arg = |key: &str| action.args.get(key).and_then(Value::as_str);
         match action.builtin.as_str() {
             "mlxfwmanager::query" => {
@@ -181,23 +181,37 @@ pub(crate) fn host_facts(host: &HostModel, unread: &mut Unread) -> [String; 6] {
                 }
             }
             "esxcli::vib_install" => {
-                for key in ["vibs_installed", "vibs_skipped"] {
-                    for id in r.get(key).and_then(Value::as_array).into_iter().flatten() {
-                        if let Some((name, version)) = id.as_str().and_then(vib_id)
-                            && name.starts_with("nmlx")
-                        {
-                            drivers.insert(name.to_owned(), version.to_owned());
-                        }
+                let Some(change) = unread.read_whole::<VibChange>(&host.name, action) else {
+                    continue;
+                };
+                // An outcome assumed done has no record: it names no VIB.
+                let Some(record) = change.record else {
+                    continue;
+                };
+                for id in record.vibs_installed.iter().chain(&record.vibs_skipped) {
+                    if let Some((name, version)) = vib_id(id)
+                        && name.starts_with("nmlx")
+                    {
+                        drivers.insert(name.to_owned(), version.to_owned());
                     }
                 }
             }
-            "ofed::info" | "ofed::install" => {
-                if let Some(version) = text(r, "version") {
-                    ofed = match text(r, "distribution") {
+            "ofed::info" => {
+                let Some(info) = unread.read_whole::<InstalledOfed>(&host.name, action) else {
+                    continue;
+                };
+                if let Some(version) = info.version {
+                    ofed = match info.distribution {
                         Some(distribution) => format!("{distribution}-{version}"),
                         None => version,
                     };
                 }
+            }
+            "ofed::install" => {
+                let Some(installed) = unread.read_whole::<OfedChange>(&host.name, action) else {
+                    continue;
+                };
+                ofed = installed.version;
             }
             _ => {}
         }
@@ -243,14 +257,6 @@ fn vib_id(id: &str) -> Option<(&str, &str)> {
     let mut parts = id.splitn(4, '_');
     let (_vendor, _bank) = (parts.next()?, parts.next()?);
     Some((parts.next()?, parts.next()?))
-}
-
-fn text(value: &Value, key: &str) -> Option<String> {
-    match value.get(key)? {
-        Value::String(s) => Some(s.clone()),
-        Value::Number(n) => Some(n.to_string()),
-        _ => None,
-    }
 }
 
 /// A host's name and facts.
@@ -419,5 +425,67 @@ mod tests {
             "{html}"
         );
         assert!(!html.contains("data-host=\"vm002\""), "{html}");
+    }
+
+    /// `ofed::info`, `ofed::install` and `esxcli::vib_install` read as the stdlib's types: a
+    /// guest's OFED, an installed `nmlx` VIB (an outcome assumed done names none), and an
+    /// `ofed::info` journaled with `version` renamed named in the section instead of read as
+    /// "not installed".
+    #[test]
+    fn ofed_and_vib_installs_read_as_their_types_and_a_renamed_field_is_named() {
+        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let store = RunStore::new(dir.path());
+        let (id, lock) = store.claim().unwrap_or_else(|e| panic!("{e}"));
+        drop(lock);
+        let hosts = vec!["g1".to_owned(), "g2".to_owned(), "esx01".to_owned()];
+        store
+            .create(&run_meta(&id, hosts.clone()))
+            .unwrap_or_else(|e| panic!("{e}"));
+        let info = json!({ "installed": true, "distribution": "MLNX_OFED_LINUX", "flavour": "mlnx_ofed", "version": "5.4-3.0.3.0" });
+        let renamed = json!({ "installed": true, "distribution": "MLNX_OFED_LINUX", "flavour": "mlnx_ofed", "ofed_version": "5.4-3.0.3.0" });
+        let install =
+            json!({ "version": "23.10-1.1.9.0", "changed": true, "firmware": "not_attempted" });
+        let vib = json!({ "changed": true, "message": "done", "reboot_required": true, "vibs_installed": ["MEL_bootbank_nmlx5-core_4.23.0.36-1OEM.800.1.0.20613240"], "vibs_removed": [], "vibs_skipped": [] });
+        let assumed = json!({ "changed": true, "reboot_required": true });
+        let tarball = json!({ "tarball": "/nfs/MLNX_OFED_LINUX-23.10-1.1.9.0-rhel8.1-x86_64.tgz" });
+        let source = json!({ "source": "/n/nmlx5.zip", "force": false });
+        let journals = [
+            (
+                "g1",
+                vec![
+                    Act::query("ofed::info", json!({}), info),
+                    Act::query("ofed::install", tarball, install),
+                ],
+            ),
+            ("g2", vec![Act::query("ofed::info", json!({}), renamed)]),
+            (
+                "esx01",
+                vec![
+                    Act::query("esxcli::vib_install", source.clone(), vib),
+                    Act::query("esxcli::vib_install", source, assumed),
+                ],
+            ),
+        ];
+        for (host, actions) in &journals {
+            write_journal(&store, &id, (host, &hosts), "guests", 37, actions);
+        }
+        let model = RunModel::load(&store, Some(&id)).unwrap_or_else(|e| panic!("{e}"));
+
+        let html = super::FactsSection
+            .render(&model)
+            .unwrap_or_else(|e| panic!("{e}"))
+            .unwrap_or_else(|| panic!("the section shows nothing"));
+        assert!(html.contains("<td>23.10-1.1.9.0</td>"), "{html}");
+        assert!(
+            html.contains("<td>nmlx5-core 4.23.0.36-1OEM.800.1.0.20613240</td>"),
+            "{html}"
+        );
+        assert!(
+            html.contains(
+                "1 result of the fleet&#39;s facts could not be read: missing field `version` (g2 action 1, book.rhai:11)"
+            ),
+            "{html}"
+        );
+        assert!(!html.contains("data-host=\"g2\""), "{html}");
     }
 }

@@ -17,7 +17,9 @@ pub(crate) use parse_failure::{line_of, parse_failure};
 pub(crate) use run::{UNKNOWN_UNTIL_MFT, not_installed, parsed, run, run_if_installed, run_parsed};
 pub(crate) use tool_failure::tool_failure;
 pub use typed_query::unread_field;
-pub(crate) use typed_query::{as_array, as_map, present, query_typed, result_typed};
+pub(crate) use typed_query::{
+    as_array, as_map, present, query_typed, query_typed_as, result_typed,
+};
 
 use cairn_runtime::{
     ActionCall, ActionError, BuiltinOptions, HostContext, HostIo, OptionKey, OptionType, Outcome,

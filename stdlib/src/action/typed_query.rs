@@ -21,13 +21,24 @@ pub(crate) fn query_typed<T: Serialize + DeserializeOwned>(
     expected: &str,
     live: impl FnOnce(&mut HostIo<'_>) -> Result<T, ActionError>,
 ) -> RhaiResult<T> {
+    query_typed_as(ctx, &builtin_name(ctx, namespace), args, expected, live)
+}
+
+/// As [`query_typed`], journaled under a name of its own: a record inside a builtin
+/// (`fabric::all_pairs`' verdict), not the builtin's call.
+pub(crate) fn query_typed_as<T: Serialize + DeserializeOwned>(
+    ctx: &NativeCallContext,
+    builtin: &str,
+    args: Value,
+    expected: &str,
+    live: impl FnOnce(&mut HostIo<'_>) -> Result<T, ActionError>,
+) -> RhaiResult<T> {
     let host = HostContext::current(ctx)?;
     let site = host.site(ctx);
-    let builtin = builtin_name(ctx, namespace);
     let call = ActionCall {
         args,
         assumed: Value::Null,
-        builtin: builtin.clone(),
+        builtin: builtin.to_owned(),
         reconcile: Reconcile::Redo,
     };
     let value = host
@@ -35,7 +46,7 @@ pub(crate) fn query_typed<T: Serialize + DeserializeOwned>(
             live(io).map(|typed| Outcome::unchanged(json(&typed)))
         })
         .map_err(|e| host.fail(e, ctx.call_position()))?;
-    read_typed(&host, &builtin, value, expected).map_err(|e| host.fail(e, ctx.call_position()))
+    read_typed(&host, builtin, value, expected).map_err(|e| host.fail(e, ctx.call_position()))
 }
 
 /// A change's result (live, or replayed from the journal) as the type `T` the builtin returns,

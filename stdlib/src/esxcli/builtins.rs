@@ -8,8 +8,8 @@ use rhai::plugin::*;
 use rhai::{Array, Dynamic, Map, NativeCallContext};
 use serde_json::{Value, json};
 
-use super::reads::{self, AdvancedSetting};
-use super::{PciPassthru, command};
+use super::reads::{self, AdvancedSetting, VibChange};
+use super::{PciPassthru, VibInstall, command};
 use crate::action::{self, Change, Compared, RhaiResult, full_pci};
 
 /// The `esxcli::` module.
@@ -252,22 +252,27 @@ fn install_vib(ctx: &NativeCallContext, source: &str, options: &Map) -> RhaiResu
         .unwrap_or(false);
     let source_owned = source.to_owned();
     let probe_source = source.to_owned();
+    let assumed = VibChange {
+        changed: true,
+        reboot_required: true,
+        record: None,
+    };
     let change = Change {
         namespace: crate::esxcli::NAMESPACE,
         args: json!({ "source": source, "force": force }),
-        assumed: json!({ "changed": true, "reboot_required": true }),
+        assumed: action::json(&assumed),
         // Marked before installing: only an install that got that far can have changed the host.
         reconcile: Reconcile::Marked(Box::new(move |io, progress| {
             // Installed if a dry run now has nothing left to install.
             let dry = dry_run(io, &probe_source, force)?;
-            if installs_nothing(&dry) {
+            if reads::installs_nothing(&dry) {
                 let reboot = cairn_runtime::acted(progress)
                     .and_then(|before| before["reboot_required"].as_bool())
                     .unwrap_or(true);
                 Ok(Some(Outcome {
                     changed: true,
                     reboot_required: reboot,
-                    value: result_value(&dry, true, reboot),
+                    value: action::json(&VibChange::of(&dry, true, reboot)),
                 }))
             } else {
                 Ok(None)
@@ -278,13 +283,15 @@ fn install_vib(ctx: &NativeCallContext, source: &str, options: &Map) -> RhaiResu
         ctx,
         |io| dry_run(io, &source_owned, force),
         |_, dry| {
-            if installs_nothing(&dry) {
-                return Ok(Compared::Same(result_value(&dry, false, false)));
+            if reads::installs_nothing(&dry) {
+                return Ok(Compared::Same(action::json(&VibChange::of(
+                    &dry, false, false,
+                ))));
             }
-            let reboot = dry["reboot_required"].as_bool().unwrap_or(true);
-            let before = json!({ "reboot_required": reboot, "vibs": dry["vibs_installed"] });
+            let reboot = dry.reboot_required.unwrap_or(true);
+            let before = json!({ "reboot_required": reboot, "vibs": dry.vibs_installed });
             Ok(Compared::differs(
-                result_value(&dry, true, reboot),
+                action::json(&VibChange::of(&dry, true, reboot)),
                 reboot,
                 before,
                 (),
@@ -292,67 +299,23 @@ fn install_vib(ctx: &NativeCallContext, source: &str, options: &Map) -> RhaiResu
         },
         |io, (), _| {
             let argv = command::vib_install(&source_owned, force, false);
-            let result = install_result(io, &argv)?;
-            let reboot = result["reboot_required"].as_bool().unwrap_or(false);
-            let changed = !installs_nothing(&result);
+            let result = reads::vib_install(io, &argv)?;
+            let reboot = result.reboot_required.unwrap_or(false);
+            let changed = !reads::installs_nothing(&result);
             Ok(Outcome {
                 changed,
                 reboot_required: reboot,
-                value: result_value(&result, changed, reboot),
+                value: action::json(&VibChange::of(&result, changed, reboot)),
             })
         },
         super::staged::vibs_after_boot,
     )?;
-    to_map(value)
+    let installed: VibChange = action::result_typed(ctx, &value, "esxcli::vib_install's result")?;
+    action::as_map(&installed)
 }
 
-fn dry_run(io: &mut HostIo<'_>, source: &str, force: bool) -> Result<Value, ActionError> {
-    install_result(io, &command::vib_install(source, force, true))
-}
-
-/// Runs an install and reads its result; an esxcli error (`[DependencyError]`...) fails.
-fn install_result(io: &mut HostIo<'_>, argv: &[String]) -> Result<Value, ActionError> {
-    let output = io.exec(&cairn_runtime::ExecRequest::new(argv.iter().cloned()))?;
-    let text = if output.stdout.trim().is_empty() {
-        &output.stderr
-    } else {
-        &output.stdout
-    };
-    let result = action::parsed(argv, text, crate::esxcli::parse_vib_install)?;
-    if let Some(error) = &result.error {
-        return Err(ActionError::ToolSaid {
-            command: argv.join(" "),
-            said: format!("failed: [{}] {}", error.kind, error.lines.join(" / ")),
-        });
-    }
-    if output.code != 0 {
-        return Err(ActionError::CommandFailed {
-            code: output.code,
-            command: argv.join(" "),
-            stderr: output.stderr,
-        });
-    }
-    Ok(action::json(&result))
-}
-
-fn installs_nothing(result: &Value) -> bool {
-    result["vibs_installed"]
-        .as_array()
-        .is_none_or(Vec::is_empty)
-        && result["components_installed"]
-            .as_array()
-            .is_none_or(Vec::is_empty)
-}
-
-fn result_value(result: &Value, changed: bool, reboot: bool) -> Value {
-    json!({
-        "changed": changed,
-        "message": result["message"],
-        "reboot_required": reboot,
-        "vibs_installed": result["vibs_installed"],
-        "vibs_removed": result["vibs_removed"],
-        "vibs_skipped": result["vibs_skipped"],
-    })
+fn dry_run(io: &mut HostIo<'_>, source: &str, force: bool) -> Result<VibInstall, ActionError> {
+    reads::vib_install(io, &command::vib_install(source, force, true))
 }
 
 /// `#{a: 1, b: "x"}` or `"a=1 b=x"` → the pairs.

@@ -24,6 +24,7 @@ mod vib_list;
 pub use crate::grammar::esxcli::nic_list::Nic;
 use crate::grammar::esxcli::{grammar, nic_list};
 
+pub use reads::{VibChange, VibRecord};
 pub use types::{AdvancedOption, EsxcliError, ModuleParameter, PciPassthru, Vib, VibInstall};
 
 /// Parses `esxcli software vib list` output, whole or `grep`ped.

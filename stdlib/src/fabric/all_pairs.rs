@@ -16,9 +16,10 @@ use rhai::{Array, Dynamic, Map, NativeCallContext};
 use serde::Serialize;
 use serde_json::{Value, json};
 
+use super::matrix_verdict::{Excluded, MatrixVerdict};
 use super::options::{ALL_PAIRS_OPTIONS, AllPairsOptions};
 use super::schedule::{HostPair, circle, disjoint, retest_budget};
-use super::verdict::{PairResult, Suspects, Tolerance, suspects};
+use super::verdict::{PairResult, Tolerance, suspects};
 use crate::action::{self, RhaiResult};
 
 /// The server's head start before the client connects (`perftest::pair::run`).
@@ -41,42 +42,21 @@ struct PairVerdict {
     retests: Vec<Option<f64>>,
 }
 
-/// A host of the matrix that was not tested, and why (it failed earlier in the run).
-#[derive(Debug, Clone, Serialize)]
-pub(crate) struct Excluded {
-    host: String,
-    reason: String,
-}
-
 /// The hosts a matrix is asked for: a list of names or a group's name.
 pub(crate) enum Listed {
     Names(Array),
     Group(String),
 }
 
-/// What `fabric::all_pairs` returns.
+/// What `fabric::all_pairs` returns: its journaled verdict, with the rounds and each pair.
 #[derive(Debug, Clone, Serialize)]
 struct AllPairsReport {
-    test: String,
-    unit: &'static str,
-    hosts: Vec<String>,
-    /// The hosts asked for that were not tested, with the reason; none for a passed matrix.
-    excluded: Vec<Excluded>,
+    #[serde(flatten)]
+    verdict: MatrixVerdict,
     quick: bool,
     rounds: usize,
     retest_rounds: usize,
-    /// The best value of the matrix, and the limit derived from it.
-    reference: Option<f64>,
-    limit: Option<f64>,
-    min_fraction: f64,
-    max_latency_factor: f64,
     results: Vec<PairVerdict>,
-    flagged: Vec<HostPair>,
-    bad: Vec<HostPair>,
-    suspects: Suspects,
-    planned_s: f64,
-    took_s: f64,
-    passed: bool,
 }
 
 /// A runbook error at the call.
@@ -232,43 +212,40 @@ pub(crate) fn all_pairs(
     )?;
     // A host asked for and not tested is not a passed matrix.
     let passed = bad.is_empty() && !verdicts.is_empty() && excluded.is_empty();
-    // The verdict as one more record of `fabric::all_pairs` (phase `verdict`): what the rounds
-    // alone do not say (the tolerance, which pairs were flagged and stayed bad, the suspects),
-    // for `cairn report`'s matrix. Journaled by name (`query_as`): `query` would add the called
-    // name to it a second time (`fabric::all_pairs::all_pairs`), and the report would find none.
-    let verdict = json!({
-        "test": opts.test, "unit": if tolerance.latency { "us" } else { "Gb/s" },
-        "hosts": names, "excluded": excluded, "reference": reference, "limit": reference.map(|r| tolerance.limit(r)),
-        "min_fraction": opts.min_fraction, "max_latency_factor": opts.max_latency_factor,
-        "flagged": flagged, "bad": bad, "suspects": named,
-        "planned_s": planned, "took_s": took_s, "passed": passed,
-    });
-    // Under the builtin's own name, as its rounds are, for `cairn report`.
-    let _recorded = action::query_as(
-        ctx,
-        "fabric::all_pairs",
-        json!({ "phase": "verdict", "test": opts.test, "hosts": names.len() }),
-        |_| Ok(verdict),
-    )?;
-    let report = AllPairsReport {
+    // The verdict as one more record of `fabric::all_pairs` (phase `verdict`), for `cairn
+    // report`'s matrix, and what the script gets (a replayed record of another shape is
+    // refused). Under the builtin's own name, as its rounds are: `query_typed` would add the
+    // called name to it a second time (`fabric::all_pairs::all_pairs`).
+    let args = json!({ "phase": "verdict", "test": opts.test, "hosts": names.len() });
+    let verdict = MatrixVerdict {
         test: opts.test.clone(),
-        unit: if tolerance.latency { "us" } else { "Gb/s" },
+        unit: if tolerance.latency { "us" } else { "Gb/s" }.to_owned(),
         hosts: names,
         excluded,
-        quick: opts.quick,
-        rounds: rounds.len(),
-        retest_rounds,
         reference,
         limit: reference.map(|r| tolerance.limit(r)),
         min_fraction: opts.min_fraction,
         max_latency_factor: opts.max_latency_factor,
-        passed,
-        results: verdicts,
         flagged,
         bad,
         suspects: named,
         planned_s: planned,
         took_s,
+        passed,
+    };
+    let verdict = action::query_typed_as(
+        ctx,
+        "fabric::all_pairs",
+        args,
+        "fabric::all_pairs' verdict record",
+        |_| Ok(verdict),
+    )?;
+    let report = AllPairsReport {
+        verdict,
+        quick: opts.quick,
+        rounds: rounds.len(),
+        retest_rounds,
+        results: verdicts,
     };
     rhai::serde::to_dynamic(report)
 }

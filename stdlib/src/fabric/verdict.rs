@@ -82,18 +82,18 @@ impl Tolerance {
 }
 
 /// Who the bad pairs point at.
-#[derive(Debug, Clone, Default, PartialEq, Serialize)]
-pub(crate) struct Suspects {
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Suspects {
     /// Leaf switches whose uplinks are the suspect: (nearly) all the pairs crossing from the
     /// leaf to another are bad, and (nearly) all the bad pairs cross from such a leaf; the
     /// fault is the leaf's way to the spine (too few uplinks, a bad uplink cable), not its
     /// hosts. Empty when the hosts' leaves are not known.
-    pub(crate) uplinks: Vec<String>,
+    pub uplinks: Vec<String>,
     /// Hosts in at least two bad pairs that make up at least half of their tested pairs: the
     /// fault follows the host (its card, cable or port), whoever its partner is.
-    pub(crate) hosts: Vec<String>,
-    /// Bad pairs with neither host a suspect: the fault is between the two.
-    pub(crate) pairs: Vec<HostPair>,
+    pub hosts: Vec<String>,
+    /// Bad pairs (server, client) with neither host a suspect: the fault is between the two.
+    pub pairs: Vec<(String, String)>,
 }
 
 /// The share of a leaf's pairs crossing to other leaves that must be bad for its uplinks to be

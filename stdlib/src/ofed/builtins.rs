@@ -62,8 +62,10 @@ pub mod ofed_builtins {
     use serde_json::{Value, json};
 
     use crate::action::{self, Change, Compared, RhaiResult};
+    use crate::ofed::OfedFlavour;
     use crate::ofed::command::{self, Tarball};
     use crate::ofed::doca::{DocaPackage, PackageKind};
+    use crate::ofed::reads::{self, OfedChange};
 
     /// The installed OFED, from `ofed_info -s`: `#{installed, distribution, flavour, version}`;
     /// `flavour` is `"mlnx_ofed"` or `"doca"` (or `"other"`); `installed` is false (and
@@ -75,7 +77,14 @@ pub mod ofed_builtins {
     /// ```
     #[rhai_fn(volatile, return_raw)]
     pub fn info(ctx: NativeCallContext) -> RhaiResult<Dynamic> {
-        action::query(&ctx, crate::ofed::NAMESPACE, json!({}), super::installed)
+        let info = action::query_typed(
+            &ctx,
+            crate::ofed::NAMESPACE,
+            json!({}),
+            "ofed_info's installed OFED",
+            reads::installed,
+        )?;
+        action::as_map(&info).map(Dynamic::from_map)
     }
 
     /// Installs MLNX_OFED from a tarball, as section 2.4 of the VMware guide does: unpacks it,
@@ -132,31 +141,31 @@ pub mod ofed_builtins {
         let change = Change {
             namespace: crate::ofed::NAMESPACE,
             args: json!({ "tarball": tarball, "force": force, "firmware_update": firmware_update, "dir": dir, "distro_packages": packages }),
-            assumed: json!({ "version": version, "changed": true }),
+            assumed: action::json(&OfedChange::of(&version, true)),
             // Marked before unpacking: a guest that already had this version owes no reboot.
             reconcile: Reconcile::Marked(Box::new(move |io, _| {
-                let now = super::installed(io)?;
-                Ok((now["version"] == probe_version.as_str()).then(|| Outcome {
+                let now = reads::installed(io)?;
+                Ok(now.is(&probe_version).then(|| Outcome {
                     changed: true,
                     reboot_required: true,
-                    value: json!({ "version": probe_version, "changed": true }),
+                    value: action::json(&OfedChange::of(&probe_version, true)),
                 }))
             })),
         };
-        change.run_staged(
+        let value = change.run_staged(
             &ctx,
-            super::installed,
+            reads::installed,
             |_, now| {
-                if now["version"] == version.as_str() {
-                    return Ok(Compared::Same(
-                        json!({ "version": version, "changed": false }),
-                    ));
+                if now.is(&version) {
+                    return Ok(Compared::Same(action::json(&OfedChange::of(
+                        &version, false,
+                    ))));
                 }
-                let value = json!({ "version": version, "changed": true });
+                let value = action::json(&OfedChange::of(&version, true));
                 Ok(Compared::differs(
                     value,
                     true,
-                    json!({ "version": now["version"] }),
+                    json!({ "version": now.version }),
                     (),
                 ))
             },
@@ -189,18 +198,20 @@ pub mod ofed_builtins {
                         },
                     });
                 }
-                let firmware = transcript
-                    .as_ref()
-                    .map(|t| serde_json::to_value(t.firmware.outcome).unwrap_or(Value::Null))
-                    .unwrap_or(Value::Null);
+                let installed = OfedChange {
+                    firmware: transcript.as_ref().ok().map(|t| t.firmware.outcome),
+                    ..OfedChange::of(&version, true)
+                };
                 Ok(Outcome {
                     changed: true,
                     reboot_required: true,
-                    value: json!({ "version": version, "changed": true, "firmware": firmware }),
+                    value: action::json(&installed),
                 })
             },
             crate::ofed::staged::drivers_after_boot,
-        )
+        )?;
+        let installed: OfedChange = action::result_typed(&ctx, &value, "ofed::install's result")?;
+        action::as_map(&installed).map(Dynamic::from_map)
     }
 
     /// Installs DOCA-OFED, NVIDIA's host driver that replaced MLNX_OFED, from a DOCA-Host repo
@@ -250,40 +261,40 @@ pub mod ofed_builtins {
         let change = Change {
             namespace: crate::ofed::NAMESPACE,
             args: json!({ "package": package, "firmware_update": firmware_update }),
-            assumed: json!({ "version": release, "changed": true }),
+            assumed: action::json(&OfedChange::of(&release, true)),
             // Marked before the repo is added: a guest that already had it owes no reboot.
             reconcile: Reconcile::Marked(Box::new(move |io, _| {
-                let now = super::installed(io)?;
-                let done = now["flavour"] == "doca"
-                    && now["version"].as_str().is_some_and(|v| probe.carries(v));
+                let now = reads::installed(io)?;
+                let done = now.flavour == Some(OfedFlavour::Doca)
+                    && now.version.as_deref().is_some_and(|v| probe.carries(v));
                 Ok(done.then(|| Outcome {
                     changed: true,
                     reboot_required: true,
-                    value: json!({ "version": probe.ofed_release, "changed": true }),
+                    value: action::json(&OfedChange::of(&probe.ofed_release, true)),
                 }))
             })),
         };
         let package = package.to_owned();
-        change.run_staged(
+        let value = change.run_staged(
             &ctx,
-            super::installed,
+            reads::installed,
             |_, now| {
-                if now["flavour"] == "doca"
-                    && now["version"].as_str().is_some_and(|v| parsed.carries(v))
+                if now.flavour == Some(OfedFlavour::Doca)
+                    && now.version.as_deref().is_some_and(|v| parsed.carries(v))
                 {
-                    return Ok(Compared::Same(
-                        json!({ "version": release, "changed": false }),
-                    ));
+                    return Ok(Compared::Same(action::json(&OfedChange::of(
+                        &release, false,
+                    ))));
                 }
-                if now["flavour"] == "mlnx_ofed" {
+                if now.flavour == Some(OfedFlavour::MlnxOfed) {
                     return Err(ActionError::Failed(format!(
                         "{}-{} is installed: DOCA-Host needs MLNX_OFED uninstalled first (`/usr/sbin/ofed_uninstall.sh --force`, NVIDIA's DOCA-Host guide)",
-                        now["distribution"].as_str().unwrap_or("MLNX_OFED_LINUX"),
-                        now["version"].as_str().unwrap_or("?"),
+                        now.distribution.as_deref().unwrap_or("MLNX_OFED_LINUX"),
+                        now.version.as_deref().unwrap_or("?"),
                     )));
                 }
-                let value = json!({ "version": release, "changed": true });
-                Ok(Compared::differs(value, true, json!({ "version": now["version"] }), ()))
+                let value = action::json(&OfedChange::of(&release, true));
+                Ok(Compared::differs(value, true, json!({ "version": now.version }), ()))
             },
             |io, (), planned| {
                 // `rpm -i` refuses a repo package that is installed already (a resumed run).
@@ -302,7 +313,10 @@ pub mod ofed_builtins {
                 Ok(planned)
             },
             crate::ofed::staged::drivers_after_boot,
-        )
+        )?;
+        let installed: OfedChange =
+            action::result_typed(&ctx, &value, "ofed::install_doca's result")?;
+        action::as_map(&installed).map(Dynamic::from_map)
     }
 
     /// Reloads the OFED drivers: `/etc/init.d/openibd force-restart`. Interface settings
@@ -353,28 +367,6 @@ pub mod ofed_builtins {
             })
         })
     }
-}
-
-use cairn_runtime::{ActionError, ExecRequest, HostIo};
-use serde_json::{Value, json};
-
-use crate::action;
-use crate::ofed::command;
-
-fn installed(io: &mut HostIo<'_>) -> Result<Value, ActionError> {
-    let output = io.exec(&ExecRequest::new(command::INFO.iter().copied()))?;
-    if output.code != 0 {
-        return Ok(
-            json!({ "installed": false, "distribution": null, "flavour": null, "version": null }),
-        );
-    }
-    let info = action::parsed("ofed_info -s", &output.stdout, crate::ofed::parse_info)?;
-    Ok(json!({
-        "installed": true,
-        "distribution": info.distribution,
-        "flavour": info.flavour.as_str(),
-        "version": info.version,
-    }))
 }
 
 /// What a failed install said, for its error: the failure lines, and what the installer asks

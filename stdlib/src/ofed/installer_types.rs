@@ -1,6 +1,6 @@
 //! The typed result of an `mlnxofedinstall` transcript.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::grammar::mlxfwmanager::Mlxfwmanager;
 
@@ -78,7 +78,7 @@ pub struct FirmwareReport {
 }
 
 /// What came of the installer's firmware step.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum FirmwareOutcome {
     /// The transcript shows no firmware step (`--without-fw-update`, or the installer stopped

@@ -14,6 +14,7 @@ mod installer;
 mod installer_types;
 pub mod openibd;
 mod parse;
+mod reads;
 pub(crate) mod sim;
 mod sim_doca;
 mod sim_installer;
@@ -24,6 +25,7 @@ pub use installer_types::{
     FirmwareOutcome, FirmwareReport, InstallResult, InstalledPackage, NextStep, NotDistributed,
     OfedInstall, PcieLink,
 };
+pub use reads::{InstalledOfed, OfedChange};
 pub use types::{OfedComponent, OfedFlavour, OfedInfo};
 
 /// Parses `ofed_info` or `ofed_info -s` output.

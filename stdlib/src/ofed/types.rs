@@ -1,6 +1,6 @@
 //! The typed result of `ofed_info`.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// What `ofed_info` (or `ofed_info -s`) reports.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -39,7 +39,7 @@ pub struct OfedComponent {
 /// (`MLNX_OFED_LINUX-23.07-0.5.1.2:`, DaoCloud's OFED guide); DOCA-OFED, which replaced it,
 /// prints `OFED-internal-<ver>:` (`OFED-internal-25.10-1.7.1:` after `apt-get install
 /// doca-ofed` in NVIDIA's DGX Spark Aerial guide; `OFED-internal-26.01-1.0.0:` in the corpus).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum OfedFlavour {
     /// MLNX_OFED (`MLNX_OFED_LINUX`), whose last release was an LTS.
