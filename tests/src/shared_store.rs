@@ -33,6 +33,21 @@ pub(crate) fn folder() -> Lab {
     lab
 }
 
+/// `cairn run` of the folder's runbook and inventory on the store at `url`, with session TTL
+/// `ttl` seconds.
+pub(crate) fn run_on_store<'a>(url: &'a str, ttl: &'a str) -> [&'a str; 8] {
+    [
+        "run",
+        "book.rhai",
+        "-i",
+        "inv.toml",
+        "--store",
+        url,
+        "--lease-ttl",
+        ttl,
+    ]
+}
+
 pub(crate) fn with_fleet(mut command: Command, fleet: &str) -> Command {
     command.env("CAIRN_SIM_DIR", fleet);
     command
@@ -241,16 +256,7 @@ fn a_killed_controllers_run_is_refused_while_its_session_lives_then_taken_over()
     let (a, b) = (folder(), Lab::new());
     let fleet = fleet_of(&a);
     let ttl = "4";
-    let args = [
-        "run",
-        "book.rhai",
-        "-i",
-        "inv.toml",
-        "--store",
-        &url,
-        "--lease-ttl",
-        ttl,
-    ];
+    let args = run_on_store(&url, ttl);
     let first = spawn_piped(with_fleet(a.command(&args), &fleet));
     kill_once_rebooting(first, &fleet, &["n1", "n2"]);
     let runs = run(&b, &fleet, &["runs", "--store", &url]);

@@ -10,7 +10,8 @@ use cairn_tests::stalling_proxy::StallingProxy;
 use cairn_tests::{Lab, Run, spawn_piped};
 
 use crate::shared_store::{
-    fenced_by, first_run, fleet_of, folder, run, store, wait_until_rebooting, with_fleet,
+    fenced_by, first_run, fleet_of, folder, run, run_on_store, store, wait_until_rebooting,
+    with_fleet,
 };
 
 #[test]
@@ -26,16 +27,7 @@ fn a_controller_cut_off_from_its_store_stops_by_its_deadline_and_a_resume_finish
     let (a, b) = (folder(), Lab::new());
     let fleet = fleet_of(&a);
     let ttl = "4";
-    let args = [
-        "run",
-        "book.rhai",
-        "-i",
-        "inv.toml",
-        "--store",
-        &through_proxy,
-        "--lease-ttl",
-        ttl,
-    ];
+    let args = run_on_store(&through_proxy, ttl);
     let first = spawn_piped(with_fleet(a.command(&args), &fleet));
     wait_until_rebooting(&fleet, &["n1", "n2"]);
     proxy.stall();
