@@ -1,67 +1,75 @@
-//! The connections a run's journal appends go through: a small pool (r2d2), so that hosts
-//! appending at once each commit on a connection of their own instead of queueing on one. On
-//! one connection the 64-host fan-out ran 4.3 times the folder store's time, each fenced append
-//! waiting for the others' round trips and commits; with several, PostgreSQL also groups their
-//! commits' flushes. A connection found closed (a restarted server) is dropped from the pool
-//! and the next append opens a new one.
+//! The connections a run's journal appends go through: a few worker threads, each with a
+//! connection of its own, so that hosts appending at once each commit on their own instead of
+//! queueing on one. On one connection the 64-host fan-out ran 4.3 times the folder store's
+//! time, each fenced append waiting for the others' round trips and commits; with several,
+//! PostgreSQL also groups their commits' flushes.
+//!
+//! Why workers and not a pool the caller borrows from: the caller waits for an append's answer
+//! only so long (a store that answers nothing breaks no connection, [`crate::answer_within`]),
+//! so the call runs on another thread; the workers are that thread, started once, where a
+//! thread spawned for each append cost the fan-out 1.4 times its time. A worker whose call
+//! never returns is lost with its connection; the others go on. A connection found closed (a
+//! restarted server) or lost is dropped, and the worker's next append opens a new one.
 
+use std::sync::mpsc::{Receiver, Sender, channel, sync_channel};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use crate::{PgStore, StoreError, StoreUrl};
 
-/// Connections a run's appends may hold at once.
-const APPEND_CONNECTIONS: u32 = 8;
+/// Workers, so connections, a run's appends may use at once.
+const APPEND_WORKERS: usize = 8;
 
-/// How long an append waits for a free connection before it fails its host.
-const CHECKOUT_TIMEOUT: Duration = Duration::from_secs(30);
+/// One append (or count) to run on a worker's connection; it sends its own answer.
+type Job = Box<dyn FnOnce(&mut WorkerConnection) + Send>;
 
-/// Opens [`PgStore`] connections to one URL for the pool.
-#[derive(Debug)]
-pub(crate) struct StoreConnections {
+/// A worker's connection, opened when its first job comes and again after it was lost.
+struct WorkerConnection {
     url: StoreUrl,
+    store: Option<PgStore>,
 }
 
-impl r2d2::ManageConnection for StoreConnections {
-    type Connection = PgStore;
-    type Error = StoreError;
-
-    fn connect(&self) -> Result<PgStore, StoreError> {
-        PgStore::connect(&self.url)
-    }
-
-    fn is_valid(&self, store: &mut PgStore) -> Result<(), StoreError> {
-        if store.is_closed() {
-            return Err(StoreError::NoConnection {
-                url: store.url().redacted(),
-                reason: "the connection is closed".into(),
-            });
+impl WorkerConnection {
+    fn run<T>(
+        &mut self,
+        f: impl FnOnce(&mut PgStore) -> Result<T, StoreError>,
+    ) -> Result<T, StoreError> {
+        if self.store.as_ref().is_none_or(PgStore::is_closed) {
+            self.store = Some(PgStore::connect(&self.url)?);
         }
-        Ok(())
-    }
-
-    fn has_broken(&self, store: &mut PgStore) -> bool {
-        store.is_closed()
+        let store = self.store.as_mut().ok_or_else(|| StoreError::NoConnection {
+            url: self.url.redacted(),
+            reason: "no connection".into(),
+        })?;
+        let answer = f(store);
+        if answer.as_ref().is_err_and(StoreError::is_lost) {
+            self.store = None;
+        }
+        answer
     }
 }
 
-/// The appends' pool of connections to one URL, opened as appends need them.
+/// The appends' workers for one URL; clones share them, and they end with the last clone.
 #[derive(Debug, Clone)]
 pub(crate) struct AppendPool {
-    pool: r2d2::Pool<StoreConnections>,
+    jobs: Sender<Job>,
     url: StoreUrl,
 }
 
 impl AppendPool {
     pub(crate) fn new(url: &StoreUrl) -> Self {
-        let pool = r2d2::Pool::builder()
-            .max_size(APPEND_CONNECTIONS)
-            .min_idle(Some(0))
-            .connection_timeout(CHECKOUT_TIMEOUT)
-            .test_on_check_out(false)
-            .error_handler(Box::new(r2d2::NopErrorHandler))
-            .build_unchecked(StoreConnections { url: url.clone() });
+        let (jobs, queue) = channel::<Job>();
+        let queue = Arc::new(Mutex::new(queue));
+        for n in 0..APPEND_WORKERS {
+            let (queue, url) = (Arc::clone(&queue), url.clone());
+            // A worker that cannot be started leaves the others (and, with none, every append
+            // fails with no answer: the run stops, it does not hang).
+            let _ = std::thread::Builder::new()
+                .name(format!("store-append-{n}"))
+                .spawn(move || work(&queue, WorkerConnection { url, store: None }));
+        }
         Self {
-            pool,
+            jobs,
             url: url.clone(),
         }
     }
@@ -71,28 +79,41 @@ impl AppendPool {
         &self.url
     }
 
-    /// Runs `f` on a connection of the pool, waiting for its answer for `limit` at most
-    /// ([`crate::answer_within`]); [`StoreError::NoAnswer`] to `action` after that.
+    /// Runs `f` on a worker's connection, waiting for its answer for `limit` at most;
+    /// [`StoreError::NoAnswer`] to `action` after that.
     pub(crate) fn within<T: Send + 'static>(
         &self,
         limit: Duration,
         action: &'static str,
         f: impl FnOnce(&mut PgStore) -> Result<T, StoreError> + Send + 'static,
     ) -> Result<T, StoreError> {
-        let pool = self.clone();
-        crate::answer_within(limit, move || pool.with(f))
-            .unwrap_or_else(|| Err(StoreError::no_answer(&self.url, action, limit)))
+        let (answer, answered) = sync_channel(1);
+        let job: Job = Box::new(move |connection| {
+            // The caller may have stopped waiting: nobody to tell then.
+            let _ = answer.send(connection.run(f));
+        });
+        if self.jobs.send(job).is_err() {
+            return Err(StoreError::NoConnection {
+                url: self.url.redacted(),
+                reason: "the append workers have ended".into(),
+            });
+        }
+        answered
+            .recv_timeout(limit)
+            .unwrap_or_else(|_| Err(StoreError::no_answer(&self.url, action, limit)))
     }
+}
 
-    /// Runs `f` on a connection of the pool.
-    pub(crate) fn with<T>(
-        &self,
-        f: impl FnOnce(&mut PgStore) -> Result<T, StoreError>,
-    ) -> Result<T, StoreError> {
-        let mut store = self.pool.get().map_err(|error| StoreError::NoConnection {
-            url: self.url.redacted(),
-            reason: error.to_string(),
-        })?;
-        f(&mut store)
+/// A worker: takes the next job and runs it, until every [`AppendPool`] is gone.
+fn work(queue: &Mutex<Receiver<Job>>, mut connection: WorkerConnection) {
+    loop {
+        let job = {
+            let queue = queue.lock().unwrap_or_else(|e| e.into_inner());
+            queue.recv()
+        };
+        match job {
+            Ok(job) => job(&mut connection),
+            Err(_) => return,
+        }
     }
 }

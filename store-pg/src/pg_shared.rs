@@ -57,9 +57,9 @@ impl PgShared {
         self.bounded("close the controller session", move |store, session| {
             loop {
                 let closed = match store.close_session(session) {
-                    Err(error) if error.is_lost() => {
-                        store.reconnect().and_then(|()| store.close_session(session))
-                    }
+                    Err(error) if error.is_lost() => store
+                        .reconnect()
+                        .and_then(|()| store.close_session(session)),
                     other => other,
                 };
                 match closed {
