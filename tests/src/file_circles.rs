@@ -37,10 +37,6 @@ const KNOWN_CIRCLES: &[(&str, &str)] = &[
         "stdlib/src/ofed",
         "sim <-> sim_doca: the simulated installers",
     ),
-    (
-        "stdlib/src/perftest",
-        "oversubscription <-> sim: the simulated fabric's sharing of links",
-    ),
 ];
 
 fn crate_src(name: &str) -> PathBuf {
