@@ -26,10 +26,6 @@ const KNOWN_CIRCLES: &[(&str, &str)] = &[
         "sim -> sim_boot_faults -> sim_maintenance: the simulated esxcli and its faults",
     ),
     (
-        "stdlib/src/ib",
-        "ibnetdiscover <-> sim: the parser and the simulated fabric it prints",
-    ),
-    (
         "stdlib/src/machine",
         "esxi -> firmware -> guest -> metal -> passthrough: files asking `is_metal` of each other",
     ),
