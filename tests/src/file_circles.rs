@@ -22,10 +22,6 @@ const KNOWN_CIRCLES: &[(&str, &str)] = &[
         "host_journal <-> order: a host's journal and the order of its records",
     ),
     (
-        "stdlib/src/esxcli",
-        "sim -> sim_boot_faults -> sim_maintenance: the simulated esxcli and its faults",
-    ),
-    (
         "stdlib/src/machine",
         "esxi -> firmware -> guest -> metal -> passthrough: files asking `is_metal` of each other",
     ),
