@@ -22,10 +22,6 @@ const KNOWN_CIRCLES: &[(&str, &str)] = &[
         "host_journal <-> order: a host's journal and the order of its records",
     ),
     (
-        "stdlib/src/machine",
-        "esxi -> firmware -> guest -> metal -> passthrough: files asking `is_metal` of each other",
-    ),
-    (
         "stdlib/src/ofed",
         "sim <-> sim_doca: the simulated installers",
     ),

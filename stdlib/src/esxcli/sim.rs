@@ -12,8 +12,9 @@ use cairn_runtime::sim::{SimContext, SimTool};
 use super::sim_maintenance::{maintenance_set, shutdown_reboot};
 use super::sim_state::{Advanced, EsxcliState, SimVib, parse_bool};
 use crate::machine::esxi::{
-    MFT_MARK, NMST_MARK, error, flag_value, has, ok, ports, preset_passthrough, table,
+    MFT_MARK, NMST_MARK, error, flag_value, has, ok, preset_passthrough, table,
 };
+use crate::machine::host_hardware::ports;
 
 /// The `esxcli` tool model.
 pub(crate) struct Esxcli;
