@@ -12,16 +12,10 @@ use crate::import_circles::{Graph, circles, shown};
 use crate::rust_imports::{crate_names, folder_uses, rust_files, top_module};
 
 /// Folders that still hold a circle, each with what it is: the list only shrinks.
-const KNOWN_CIRCLES: &[(&str, &str)] = &[
-    (
-        "runtime/src/journal",
-        "host_journal <-> order: a host's journal and the order of its records",
-    ),
-    (
-        "stdlib/src/ofed",
-        "sim <-> sim_doca: the simulated installers",
-    ),
-];
+const KNOWN_CIRCLES: &[(&str, &str)] = &[(
+    "stdlib/src/ofed",
+    "sim <-> sim_doca: the simulated installers",
+)];
 
 fn crate_src(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
