@@ -3,22 +3,7 @@
 use std::path::Path;
 
 use super::inventory_builder::InventoryBuilder;
-use super::{Address, HostSpec, InventoryError};
-
-/// Why an address cannot be used, beyond its syntax: `part` is the text of the address to
-/// point at (the model's name, an option's key).
-#[derive(Debug, Clone)]
-pub struct AddressProblem {
-    /// What would fix it.
-    pub help: Option<String>,
-    /// The offending part of the address as written.
-    pub part: String,
-    /// What is wrong.
-    pub reason: String,
-}
-
-/// A check of each address beyond its syntax, such as the simulator's models and options.
-pub type AddressCheck<'a> = &'a dyn Fn(&Address) -> Result<(), AddressProblem>;
+use super::{AddressCheck, HostSpec, InventoryError};
 
 /// Hosts and groups read from a TOML inventory (see `docs/inventory.md`).
 ///

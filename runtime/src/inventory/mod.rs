@@ -19,6 +19,7 @@
 //! See `docs/inventory.md` for every key, the address forms, ranges, var precedence and errors.
 
 mod address;
+mod address_check;
 mod address_error;
 mod group_graph;
 mod helpers;
@@ -39,11 +40,12 @@ mod tests;
 mod toml_json;
 
 pub use address::Address;
+pub use address_check::{AddressCheck, AddressProblem};
 pub use address_error::AddressError;
 pub use helpers::helpers;
 pub use host_graph::host_graph;
 pub use host_spec::HostSpec;
-pub use inventory::{AddressCheck, AddressProblem, Inventory};
+pub use inventory::Inventory;
 pub use inventory_error::InventoryError;
 pub use pattern::{HostPattern, PatternError};
 pub use suggest::closest;

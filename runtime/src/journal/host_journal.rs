@@ -7,24 +7,8 @@ use miette::{NamedSource, SourceSpan};
 use serde_json::Value;
 
 use super::{
-    Assume, HostEndRecord, IntentRecord, JOURNAL_VERSION, JournalError, JournalEvent,
-    OutcomeRecord, RunHeader, order,
+    HostEndRecord, JOURNAL_VERSION, JournalError, JournalEvent, RecordedAction, RunHeader, order,
 };
-
-/// One action as the journal knows it.
-#[derive(Debug, Clone, PartialEq)]
-pub struct RecordedAction {
-    /// The operator's answer, if the outcome was unknown and they gave one.
-    pub decision: Option<Assume>,
-    /// What was about to run.
-    pub intent: IntentRecord,
-    /// 1-based line of the intent in the journal file.
-    pub line: usize,
-    /// What it did, if that was recorded.
-    pub outcome: Option<OutcomeRecord>,
-    /// Steps recorded while it ran.
-    pub progress: Vec<Value>,
-}
 
 /// A host's journal, read back.
 #[derive(Debug, Clone, Default)]

@@ -9,9 +9,10 @@ mod journal_set;
 mod journal_writer;
 mod order;
 mod record_sink;
+mod recorded_action;
 mod write_fault;
 
-pub use host_journal::{HostJournal, RecordedAction};
+pub use host_journal::HostJournal;
 pub use journal_error::JournalError;
 pub use journal_event::{
     Assume, BatchRecord, DebugChoice, DebugRecord, DecisionRecord, HostEndRecord, HostStatus,
@@ -21,6 +22,7 @@ pub use journal_event::{
 pub use journal_set::JournalSet;
 pub use journal_writer::JournalWriter;
 pub use record_sink::RecordSink;
+pub use recorded_action::RecordedAction;
 
 /// Milliseconds since the Unix epoch, the one timestamp format of the journal.
 pub fn now_millis() -> u64 {

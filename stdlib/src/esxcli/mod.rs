@@ -15,6 +15,7 @@ mod reads;
 pub(crate) mod sim;
 mod sim_boot_faults;
 mod sim_maintenance;
+mod sim_state;
 mod staged;
 mod types;
 mod vib_install;

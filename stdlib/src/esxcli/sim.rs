@@ -8,61 +8,16 @@ use std::collections::BTreeMap;
 
 use cairn_runtime::ExecOutput;
 use cairn_runtime::sim::{SimContext, SimTool};
-use serde::{Deserialize, Serialize};
 
 use super::sim_maintenance::{maintenance_set, shutdown_reboot};
+use super::sim_state::{Advanced, EsxcliState, SimVib, parse_bool};
 use crate::machine::esxi::{
-    MFT_MARK, NMST_MARK, error, flag_value, has, ok, ports, preset_passthrough, table,
+    MFT_MARK, NMST_MARK, error, flag_value, has, ok, preset_passthrough, table,
 };
+use crate::machine::host_hardware::ports;
 
 /// The `esxcli` tool model.
 pub(crate) struct Esxcli;
-
-/// One VIB of the image.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub(crate) struct SimVib {
-    pub(crate) name: String,
-    pub(crate) version: String,
-    pub(crate) vendor: String,
-    pub(crate) acceptance_level: String,
-    pub(crate) install_date: String,
-}
-
-impl SimVib {
-    pub(super) fn id(&self) -> String {
-        format!("{}_bootbank_{}_{}", self.vendor, self.name, self.version)
-    }
-}
-
-/// An advanced option.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-struct Advanced {
-    int: Option<i64>,
-    default_int: Option<i64>,
-    min: i64,
-    max: i64,
-    string: Option<String>,
-    default_string: Option<String>,
-    description: String,
-}
-
-/// What `esxcli` remembers.
-#[derive(Debug, Clone, Default, Serialize, Deserialize)]
-pub(crate) struct EsxcliState {
-    /// The image's VIBs, as `vib list` shows them (installs show at once).
-    pub(crate) vibs: Vec<SimVib>,
-    /// Module parameters by module, as `-p` strings set them (`name=value ...`).
-    pub(crate) module_parameters: BTreeMap<String, String>,
-    advanced: BTreeMap<String, Advanced>,
-    /// Passthrough by full PCI address.
-    pub(crate) passthru: BTreeMap<String, bool>,
-    /// Read by vCenter (`machine::host_vms::HostMaintenance`): no VM powers on meanwhile.
-    pub(crate) maintenance: bool,
-    /// The image and module parameters the host last booted with, for the faults that lose
-    /// what was staged since (`sim_boot_faults.rs`).
-    #[serde(default)]
-    pub(crate) booted: Option<super::sim_boot_faults::Booted>,
-}
 
 /// `nmlx5_core`'s parameters: name, type, description.
 const NMLX5_PARAMETERS: &[(&str, &str, &str)] = &[
@@ -284,14 +239,6 @@ impl SimTool for Esxcli {
         };
         let _ = host.save_state(&state);
         output
-    }
-}
-
-pub(super) fn parse_bool(text: &str) -> Option<bool> {
-    match text.to_ascii_lowercase().as_str() {
-        "true" | "1" | "yes" => Some(true),
-        "false" | "0" | "no" => Some(false),
-        _ => None,
     }
 }
 

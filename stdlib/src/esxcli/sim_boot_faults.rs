@@ -9,12 +9,9 @@
 //! not in the image the host boots. `fault_ignore_staged_module_parameters=MODULE[,MODULE...]`:
 //! these modules' parameters are back to what they were at the last boot.
 
-use std::collections::BTreeMap;
-
 use cairn_runtime::sim::SimContext;
-use serde::{Deserialize, Serialize};
 
-use super::sim::{EsxcliState, SimVib};
+use super::sim_state::{Booted, EsxcliState, SimVib};
 use crate::machine::staged_faults;
 
 /// VIBs installed since the last boot that the next one leaves out.
@@ -25,13 +22,6 @@ pub(super) const FAULT_MODULE_PARAMETERS: &str = "fault_ignore_staged_module_par
 /// Whether `key` is one of these faults.
 pub(super) fn owns(key: &str) -> bool {
     key == FAULT_VIBS || key == FAULT_MODULE_PARAMETERS
-}
-
-/// What the host last booted with.
-#[derive(Debug, Clone, Default, Serialize, Deserialize)]
-pub(crate) struct Booted {
-    vibs: Vec<SimVib>,
-    module_parameters: BTreeMap<String, String>,
 }
 
 /// At a boot (and when the host is made): drops what the faults name, then remembers what the

@@ -9,7 +9,7 @@ use std::time::Duration;
 use cairn_runtime::ExecOutput;
 use cairn_runtime::sim::SimContext;
 
-use super::sim::{EsxcliState, SimVib, parse_bool};
+use super::sim_state::{EsxcliState, SimVib, parse_bool};
 use crate::machine::esxi::{error, flag_value, has, ok};
 use crate::machine::host_vms::running_vms;
 

@@ -4,7 +4,8 @@
 use cairn_runtime::ExecOutput;
 use cairn_runtime::sim::{SimContext, SimTool};
 
-use crate::machine::esxi::{Adapter, error, find, flag_value, not_found, ok, tools_loaded};
+use crate::machine::esxi::{Adapter, error, flag_value, not_found, ok, tools_loaded};
+use crate::machine::host_hardware::find;
 
 /// The `flint` tool model.
 pub(crate) struct Flint;

@@ -11,6 +11,7 @@ pub mod ibstatus;
 pub mod ibv_devinfo;
 mod reads;
 pub(crate) mod sim;
+mod switch;
 
 /// The namespace the builtins are registered under; with the name a script calls, it is
 /// each builtin's journal name (`ib::...`), so no name is typed twice.

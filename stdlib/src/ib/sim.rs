@@ -7,7 +7,7 @@
 use cairn_runtime::ExecOutput;
 use cairn_runtime::sim::{SimContext, SimTool};
 
-use crate::machine::guest::{GuestHw, LinkLayer, hash, not_found, out};
+use crate::machine::guest::{GuestHw, LinkLayer, not_found, out};
 use crate::machine::ofed::OfedState;
 use crate::machine::ports::{PortView, own_ports};
 
@@ -137,35 +137,6 @@ fn ibv_devinfo(ports: &[PortView], device: Option<&str>, firmware: &str) -> Exec
         );
     }
     out(0, text, "")
-}
-
-/// A switch's identity: node GUID, description, device id, port count.
-pub(crate) fn switch_of(hw: &GuestHw) -> (String, String, &'static str, u32) {
-    let h = hash(&[&hw.ib_switch, "switch"]);
-    let guid = format!("9c05910300{:06x}", h & 0xff_ffff);
-    if hw.rate_gbps >= 200 {
-        (
-            guid,
-            format!("MF0;{}:MQM9700/U1", hw.ib_switch),
-            "0xd2f2",
-            129,
-        )
-    } else {
-        (
-            guid,
-            format!("MF0;{}:MSB7800/U1", hw.ib_switch),
-            "0xcf08",
-            37,
-        )
-    }
-}
-
-/// `Mon Nov 30 05:00:00 2026` for a clock reading (virtual or Unix epoch milliseconds).
-pub(crate) fn date_line(millis: u64) -> String {
-    let t = cairn_runtime::utc_time::UtcTime::from_millis(millis);
-    let (weekday, month_name, day, year) = (t.weekday, t.month_name(), t.day, t.year);
-    let (h, m, s) = (t.hour, t.minute, t.second);
-    format!("{weekday} {month_name} {day:>2} {h:02}:{m:02}:{s:02} {year}")
 }
 
 /// `ibstatus`, `ibstat`, `ibv_devinfo`, `ibnetdiscover`.
@@ -304,13 +275,5 @@ mod tests {
             .filter_map(|c| c.description.clone())
             .collect();
         assert_eq!(names, vec!["ibsim-02 mlx5_0", "ibsim-03 mlx5_0"]);
-    }
-
-    #[test]
-    fn dates() {
-        assert_eq!(
-            super::date_line(1_796_014_800_000),
-            "Mon Nov 30 05:00:00 2026"
-        );
     }
 }

@@ -1,5 +1,7 @@
 //! The simulated ESXi host's ConnectX adapters, from the `adapters` option: shared by every
-//! tool model (esxcli, mst, mlxconfig, mlxfwmanager, flint).
+//! tool model (esxcli, mst, mlxconfig, mlxfwmanager, flint). A bare-metal host has the same
+//! adapters with a default of its own (`metal.rs`); which default a host takes is
+//! `host_hardware.rs`'s, above both.
 //!
 //! `adapters=cx4lx@1a,cx5@3b` (the default, the reference guide's host) lists adapter kinds and
 //! PCI buses; each adapter has two ports (functions 0 and 1). `fw_version` and `fw_available`
@@ -64,7 +66,7 @@ pub(crate) const CX4LX: Kind = Kind {
     vpi: false,
 };
 
-/// The reference guide's host.
+/// The reference guide's host: an ESXi host's adapters unless `adapters` says otherwise.
 pub(crate) const DEFAULT_ADAPTERS: &str = "cx4lx@1a,cx5@3b";
 
 /// One adapter of the host.
@@ -161,25 +163,16 @@ pub(crate) fn parse_adapters(spec: &str) -> Result<Vec<Adapter>, String> {
         .collect())
 }
 
-/// The host's adapters (a bad `adapters` value is refused when the host opens); a bare-metal
-/// host's default is its own ([`crate::machine::metal::DEFAULT_ADAPTERS`]).
-pub(crate) fn adapters(host: &SimContext<'_>) -> Vec<Adapter> {
-    let default = if crate::machine::metal::is_metal(host) {
-        crate::machine::metal::DEFAULT_ADAPTERS
-    } else {
-        DEFAULT_ADAPTERS
-    };
+/// The host's adapters: its `adapters` option, else `default`, its model's (a bad `adapters`
+/// value is refused when the host opens). Which model the host is, and so its default, is
+/// `host_hardware.rs`'s question, not this file's.
+pub(crate) fn adapters_or(host: &SimContext<'_>, default: &str) -> Vec<Adapter> {
     parse_adapters(host.option("adapters").unwrap_or(default)).unwrap_or_default()
 }
 
-/// The adapter `dev` names.
-pub(crate) fn find(host: &SimContext<'_>, dev: &str) -> Option<Adapter> {
-    adapters(host).into_iter().find(|a| a.matches(dev))
-}
-
-/// Every port: `(adapter, function)`.
-pub(crate) fn ports(host: &SimContext<'_>) -> Vec<(Adapter, u32)> {
-    adapters(host)
+/// Every port of `adapters`: `(adapter, function)`, two functions each.
+pub(crate) fn ports_of(adapters: Vec<Adapter>) -> Vec<(Adapter, u32)> {
+    adapters
         .into_iter()
         .flat_map(|a| [(a.clone(), 0), (a, 1)])
         .collect()

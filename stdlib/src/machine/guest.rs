@@ -1,6 +1,8 @@
-//! The simulated guest's hardware (layer 1): the ConnectX ports a `sim:rhel8` guest has, from
-//! its options or from its ESXi host's passthrough, their identifiers, and reading a peer's
-//! state. Every guest tool's printer reads it; none owns it.
+//! The simulated guest's hardware (layer 1): the ConnectX ports a `sim:rhel8` guest has from
+//! its options, their identifiers, and reading a peer's state. Every guest tool's printer reads
+//! it; none owns it. Where a host's ports come from instead (its ESXi host's passthrough, a
+//! bare-metal host's own adapters) is composed above this file, in [`GuestHw::of`]
+//! (`host_hardware.rs`).
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -165,81 +167,6 @@ pub(crate) fn parse_width(text: &str) -> Option<u32> {
 }
 
 impl GuestHw {
-    /// The hardware of the host `ctx` runs on: with `esxi=HOST`, the ports its ESXi host passes
-    /// through to its VM now (see [`crate::machine::passthrough`]); on a bare-metal host, its own
-    /// adapters' ports ([`crate::machine::metal`]).
-    pub(crate) fn of(ctx: &SimContext<'_>) -> Self {
-        let mut hw = Self::from_options(ctx.host_name(), ctx.options());
-        if crate::machine::metal::is_metal(ctx) {
-            let own = crate::machine::metal::ports(ctx);
-            if let (None, Some(first)) = (ctx.option("rate"), own.first()) {
-                hw.rate_gbps = u32::try_from(first.speed_gbps).unwrap_or(100);
-            }
-            hw.ports = own
-                .iter()
-                .enumerate()
-                .map(|(index, port)| {
-                    let mut hw_port = port_hw(
-                        &hw.host,
-                        &hw.roce_ifname,
-                        index,
-                        port.link_layer,
-                        &port.model,
-                    );
-                    hw_port.pci.clone_from(&port.pci);
-                    hw_port.mst.clone_from(&port.mst);
-                    hw_port.function = port.function;
-                    hw_port.vpi = port.vpi;
-                    hw_port
-                })
-                .collect();
-        } else if let Some(esxi) = ctx.option("esxi") {
-            let vcenter = ctx.option("vcenter").unwrap_or("vcenter");
-            let vm = ctx.option("vm").unwrap_or(ctx.host_name());
-            let passed = crate::machine::passthrough::passed_through(ctx, esxi, vcenter, vm);
-            if let (None, Some(first)) = (ctx.option("rate"), passed.first()) {
-                hw.rate_gbps = u32::try_from(first.speed_gbps).unwrap_or(100);
-            }
-            hw.ports = passed
-                .iter()
-                .enumerate()
-                .map(|(index, port)| {
-                    port_hw(
-                        &hw.host,
-                        &hw.roce_ifname,
-                        index,
-                        port.link_layer,
-                        &port.model,
-                    )
-                })
-                .collect();
-        }
-        hw
-    }
-
-    /// A bare-metal peer's hardware as saved in its `guest` slot, with each port's link layer
-    /// read again from the peer's firmware state (a reset since the slot was saved changes it).
-    pub(crate) fn refresh_from(&mut self, tools: &serde_json::Map<String, Value>) {
-        let Some(config) = crate::machine::metal::peer_config(tools) else {
-            return;
-        };
-        for (index, port) in self.ports.iter_mut().enumerate() {
-            if port.mst.is_empty() {
-                continue;
-            }
-            let layer =
-                crate::machine::metal::link_layer_of(&config, &port.mst, port.function, port.vpi);
-            if layer != port.link_layer {
-                let mut fresh = port_hw(&self.host, &self.roce_ifname, index, layer, &port.model);
-                fresh.pci.clone_from(&port.pci);
-                fresh.mst = std::mem::take(&mut port.mst);
-                fresh.function = port.function;
-                fresh.vpi = port.vpi;
-                *port = fresh;
-            }
-        }
-    }
-
     /// The hardware described by a host's name and options (bad values were refused when the
     /// host opened; defaults stand in for any that slip through).
     pub(crate) fn from_options(host: &str, options: &BTreeMap<String, String>) -> Self {
@@ -363,7 +290,7 @@ pub(crate) const CONNECTX5: &str = "Mellanox Technologies MT27800 Family [Connec
 
 /// The guest's view of its `index`th passed-through port: `mlx5_<index>`, a PCI slot of its
 /// own, `ib0` or the RoCE interface, identifiers derived from the host's name.
-fn port_hw(
+pub(crate) fn port_hw(
     host: &str,
     roce_ifname: &str,
     index: usize,

@@ -6,6 +6,7 @@ pub(crate) mod esxi;
 pub(crate) mod firmware;
 pub(crate) mod firmware_query;
 pub(crate) mod guest;
+pub(crate) mod host_hardware;
 pub(crate) mod host_vms;
 pub(crate) mod interfaces;
 pub(crate) mod metal;

@@ -35,7 +35,7 @@ pub(crate) struct OfedState {
 /// ConnectX-5 16.32.1010 (reference 000).
 pub(crate) fn adapter_firmware(host: &SimContext<'_>, state: &OfedState) -> String {
     if crate::machine::metal::is_metal(host)
-        && let Some(adapter) = crate::machine::esxi::adapters(host).into_iter().next()
+        && let Some(adapter) = crate::machine::metal::adapters(host).into_iter().next()
     {
         return crate::machine::firmware::images(host, &adapter).1;
     }

@@ -23,7 +23,7 @@ use std::collections::BTreeMap;
 use serde::Deserialize;
 
 use crate::machine::esxi::PublishedHardware;
-use crate::machine::guest::{LinkLayer, peer_tools};
+use crate::machine::guest::{GuestHw, LinkLayer, peer_tools, port_hw};
 
 /// The ESXi host's state slot its hardware is published in ([`PublishedHardware`]).
 pub(crate) const HARDWARE_SLOT: &str = "esxi";
@@ -135,6 +135,33 @@ pub(crate) fn passed_through(
             })
         })
         .collect()
+}
+
+/// A guest's hardware (`sim:rhel8?esxi=HOST`): the guest's from its options, with the ports
+/// its VM has from `esxi` now ([`passed_through`]; their rate, unless `rate` is set) instead of
+/// those of `ports`.
+pub(crate) fn hardware(ctx: &SimContext<'_>, esxi: &str) -> GuestHw {
+    let mut hw = GuestHw::from_options(ctx.host_name(), ctx.options());
+    let vcenter = ctx.option("vcenter").unwrap_or("vcenter");
+    let vm = ctx.option("vm").unwrap_or(ctx.host_name());
+    let passed = passed_through(ctx, esxi, vcenter, vm);
+    if let (None, Some(first)) = (ctx.option("rate"), passed.first()) {
+        hw.rate_gbps = u32::try_from(first.speed_gbps).unwrap_or(100);
+    }
+    hw.ports = passed
+        .iter()
+        .enumerate()
+        .map(|(index, port)| {
+            port_hw(
+                &hw.host,
+                &hw.roce_ifname,
+                index,
+                port.link_layer,
+                &port.model,
+            )
+        })
+        .collect();
+    hw
 }
 
 #[cfg(test)]

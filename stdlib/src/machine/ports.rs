@@ -127,7 +127,7 @@ pub(crate) fn peer_ports(
 ) -> Option<(GuestHw, Vec<PortView>, serde_json::Map<String, Value>)> {
     let tools = peer_tools(host, peer)?;
     let mut hw: GuestHw = serde_json::from_value(tools.get("guest")?.clone()).ok()?;
-    hw.refresh_from(&tools);
+    crate::machine::metal::refresh_peer(&mut hw, &tools);
     let ifaces = interfaces(&hw, tools.get("ofed"), tools.get("ip"));
     let ports = ports(&hw, tools.get("ofed"), &ifaces, None);
     Some((hw, ports, tools))

@@ -9,10 +9,9 @@ use std::collections::BTreeMap;
 use cairn_runtime::ExecOutput;
 use cairn_runtime::sim::{SimContext, SimTool};
 
-use crate::machine::esxi::{
-    Adapter, adapters, error, find, not_found, ok, preset_passthrough, tools_loaded,
-};
+use crate::machine::esxi::{Adapter, error, not_found, ok, preset_passthrough, tools_loaded};
 use crate::machine::firmware;
+use crate::machine::host_hardware::{adapters, find};
 
 /// The `mlxconfig` tool model.
 pub(crate) struct Mlxconfig;

@@ -5,8 +5,9 @@
 use cairn_runtime::ExecOutput;
 use cairn_runtime::sim::{SimContext, SimTool};
 
-use crate::machine::esxi::{Adapter, adapters, error, find, has, not_found, ok, tools_loaded};
+use crate::machine::esxi::{Adapter, error, has, not_found, ok, tools_loaded};
 use crate::machine::firmware_query::block;
+use crate::machine::host_hardware::{adapters, find};
 
 /// Seconds burning one device's firmware takes (docs/simulator.md, "Operation durations").
 const FW_BURN_SECS: &str = "fw_burn_secs";

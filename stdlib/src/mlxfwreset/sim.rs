@@ -17,8 +17,9 @@
 use cairn_runtime::ExecOutput;
 use cairn_runtime::sim::{SimContext, SimTool};
 
-use crate::machine::esxi::{Adapter, find, not_found, ok, tools_loaded};
+use crate::machine::esxi::{Adapter, not_found, ok, tools_loaded};
 use crate::machine::firmware::{self, ResetLog};
+use crate::machine::host_hardware::find;
 
 /// The `mlxfwreset` tool model.
 pub(crate) struct MlxfwresetSim;

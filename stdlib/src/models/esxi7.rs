@@ -10,7 +10,8 @@
 use cairn_runtime::ExecOutput;
 use cairn_runtime::sim::{BootMarker, SimContext, SimModel, SimTool};
 
-use crate::machine::esxi::{PublishedHardware, PublishedPort, not_found, ports};
+use crate::machine::esxi::{PublishedHardware, PublishedPort, not_found};
+use crate::machine::host_hardware::ports;
 
 /// The `esxi7` model: the published hardware, then the ESXi rows of the table of tools.
 pub(crate) fn esxi7() -> SimModel {

@@ -231,7 +231,7 @@ fn start(
         table.running.remove(left.trim());
     }
     let program = program_of(command);
-    let known = crate::perftest::sim::is_perftest(program) || program == "sockperf";
+    let known = crate::perftest::programs::is_perftest(program) || program == "sockperf";
     let started = host.now_millis();
     table.next_pid = table.next_pid.max(4200) + 17;
     let pid = table.next_pid.to_string();

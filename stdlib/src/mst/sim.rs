@@ -6,7 +6,8 @@ use cairn_runtime::ExecOutput;
 use cairn_runtime::sim::{SimContext, SimTool};
 use serde::{Deserialize, Serialize};
 
-use crate::machine::esxi::{error, not_found, ok, ports, tools_loaded};
+use crate::machine::esxi::{error, not_found, ok, tools_loaded};
+use crate::machine::host_hardware::ports;
 
 /// The `mst` tool model.
 pub(crate) struct Mst;

@@ -14,6 +14,7 @@ mod measurement;
 mod oversubscription;
 mod parse;
 mod port_state;
+pub(crate) mod programs;
 pub(crate) mod run;
 pub(crate) mod sim;
 mod types;

@@ -74,7 +74,7 @@ fn round_flows(host: &SimContext<'_>) -> (BTreeMap<String, String>, Vec<(String,
             let Ok(process) = serde_json::from_value::<Process>(process.clone()) else {
                 continue;
             };
-            if !super::sim::is_perftest(program_of(&process.argv)) {
+            if !super::programs::is_perftest(program_of(&process.argv)) {
                 continue;
             }
             if let Some(peer) = process.peer {

@@ -16,6 +16,7 @@ use cairn_runtime::ExecOutput;
 use cairn_runtime::sim::{SimContext, SimTool};
 use serde_json::Value;
 
+use super::programs::PROGRAMS;
 use crate::machine::guest::{
     GuestHw, LinkLayer, hash, not_found, out, peer_tools, sibling_hosts, unit,
 };
@@ -24,20 +25,6 @@ use crate::machine::processes::Process;
 
 const DASHES: &str =
     "---------------------------------------------------------------------------------------";
-
-/// Whether a program is a perftest tool the simulator answers.
-pub(crate) fn is_perftest(program: &str) -> bool {
-    PROGRAMS.contains(&program)
-}
-
-const PROGRAMS: &[&str] = &[
-    "ib_send_bw",
-    "ib_write_bw",
-    "ib_read_bw",
-    "ib_send_lat",
-    "ib_write_lat",
-    "ib_read_lat",
-];
 
 /// The client's state (slot `ib_send_bw`): runs so far, and the output each server it talked
 /// to prints, by `server:pid`, for that server's collection.

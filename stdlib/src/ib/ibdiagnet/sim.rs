@@ -18,7 +18,7 @@ use cairn_runtime::ExecOutput;
 use cairn_runtime::sim::{SimContext, SimTool};
 
 use super::options::DEFAULT_OUTPUT;
-use crate::ib::sim::switch_of;
+use crate::ib::switch::switch_of;
 use crate::machine::guest::{GuestHw, LinkLayer, not_found, out};
 use crate::machine::ports::{fabric_members, own_ports};
 

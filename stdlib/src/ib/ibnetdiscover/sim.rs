@@ -17,7 +17,7 @@ use std::collections::BTreeMap;
 use cairn_runtime::ExecOutput;
 use cairn_runtime::sim::SimContext;
 
-use crate::ib::sim::{date_line, switch_of};
+use crate::ib::switch::switch_of;
 use crate::machine::guest::{GuestHw, LinkLayer, out};
 use crate::machine::ports::{PortView, fabric_members};
 
@@ -202,4 +202,23 @@ pub(crate) fn run(host: &SimContext<'_>, ports: &[PortView], hw: &GuestHw) -> Ex
         ));
     }
     out(0, text, "")
+}
+
+/// `Mon Nov 30 05:00:00 2026` for a clock reading (virtual or Unix epoch milliseconds).
+fn date_line(millis: u64) -> String {
+    let t = cairn_runtime::utc_time::UtcTime::from_millis(millis);
+    let (weekday, month_name, day, year) = (t.weekday, t.month_name(), t.day, t.year);
+    let (h, m, s) = (t.hour, t.minute, t.second);
+    format!("{weekday} {month_name} {day:>2} {h:02}:{m:02}:{s:02} {year}")
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn dates() {
+        assert_eq!(
+            super::date_line(1_796_014_800_000),
+            "Mon Nov 30 05:00:00 2026"
+        );
+    }
 }
