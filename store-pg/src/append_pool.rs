@@ -35,12 +35,12 @@ impl WorkerConnection {
         f: impl FnOnce(&mut PgStore) -> Result<T, StoreError>,
     ) -> Result<T, StoreError> {
         if self.store.as_ref().is_none_or(PgStore::is_closed) {
-            self.store = Some(PgStore::connect(&self.url)?);
+            self.store = None;
         }
-        let store = self.store.as_mut().ok_or_else(|| StoreError::NoConnection {
-            url: self.url.redacted(),
-            reason: "no connection".into(),
-        })?;
+        let store = match &mut self.store {
+            Some(store) => store,
+            empty => empty.insert(PgStore::connect(&self.url)?),
+        };
         let answer = f(store);
         if answer.as_ref().is_err_and(StoreError::is_lost) {
             self.store = None;
