@@ -14,8 +14,8 @@ use cairn_runtime::ExecOutput;
 use cairn_runtime::sim::SimContext;
 
 use super::doca::{DocaPackage, FW_UPDATER, PROFILE};
-use super::sim::OfedState;
 use crate::machine::guest::{GuestHw, out};
+use crate::machine::ofed::{OfedState, adapter_firmware};
 
 /// The OFED releases the simulated NFS share has DOCA-Host packages for, with the full version
 /// `ofed_info -s` prints after each, as published: 23.07-0.5.0 (a BlueField-3 host's NCCL
@@ -116,7 +116,7 @@ fn install(
     let mut text = String::from("Dependencies resolved.\n");
     if args.contains(&FW_UPDATER) {
         let hw = GuestHw::of(host);
-        let current = super::sim::adapter_firmware(host, state);
+        let current = adapter_firmware(host, state);
         let bundled = host
             .option("ofed_fw")
             .map_or_else(|| current.clone(), str::to_owned);
