@@ -39,7 +39,7 @@ impl WorkerConnection {
         }
         let store = match &mut self.store {
             Some(store) => store,
-            empty => empty.insert(PgStore::connect(&self.url)?),
+            empty => empty.insert(PgStore::connect_checked(&self.url)?),
         };
         let answer = f(store);
         if answer.as_ref().is_err_and(StoreError::is_lost) {

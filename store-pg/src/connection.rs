@@ -35,6 +35,17 @@ impl PgStore {
         Ok(store)
     }
 
+    /// Connects to `url` whose schema this controller already checked on its session's
+    /// connection: a run's append workers open theirs so, since each check is a transaction
+    /// under one lock, and eight at a run's first appends queued behind one another.
+    pub(crate) fn connect_checked(url: &StoreUrl) -> Result<Self, StoreError> {
+        Ok(Self {
+            url: url.clone(),
+            client: open(url)?,
+            prepared: std::collections::HashMap::new(),
+        })
+    }
+
     /// Replaces a lost connection with a new one (the schema is checked again).
     pub fn reconnect(&mut self) -> Result<(), StoreError> {
         self.client = open(&self.url)?;
