@@ -42,72 +42,39 @@ impl PgStore {
         host: &str,
         holder: &Holder,
     ) -> Result<HostTake, StoreError> {
+        let mut taken = self.take_hosts(session, &[host], holder)?;
+        taken.pop().ok_or_else(|| StoreError::SessionExpired {
+            session: session.id(),
+        })
+    }
+
+    /// [`Self::take_host`] for each of `hosts`, in their order, in one transaction: a run
+    /// takes all its hosts at one commit instead of one each (64 commits, one after another,
+    /// were most of what a 64-host run on the store cost more than on the folder store).
+    pub fn take_hosts(
+        &mut self,
+        session: &Session,
+        hosts: &[&str],
+        holder: &Holder,
+    ) -> Result<Vec<HostTake>, StoreError> {
         let action = "take a host lease";
         let url = self.url.clone();
         let fail = |error| crate::connection_fail(&url, action, error);
         let holder_json = serde_json::to_value(holder).unwrap_or(serde_json::Value::Null);
         let mut transaction = self.client.transaction().map_err(fail)?;
-        transaction
-            .execute(
-                "INSERT INTO cairn_lease (host) VALUES ($1) ON CONFLICT (host) DO NOTHING",
-                &[&host],
-            )
-            .map_err(fail)?;
-        let row = transaction
-            .query_one(
-                "SELECT l.session, l.epoch, l.run_id, l.holder, \
-                        coalesce(s.expires_at > now(), false) \
-                 FROM cairn_lease l LEFT JOIN cairn_session s ON s.id = l.session \
-                 WHERE l.host = $1 FOR UPDATE OF l",
-                &[&host],
-            )
-            .map_err(fail)?;
-        let owner: Option<i64> = row.get(0);
-        let epoch: i64 = row.get(1);
-        let run_id: Option<String> = row.get(2);
-        let previous: Option<Holder> = row
-            .get::<_, Option<serde_json::Value>>(3)
-            .and_then(|value| serde_json::from_value(value).ok());
-        let owner_alive: bool = row.get(4);
-        match owner {
-            Some(owner) if owner == session.id() && run_id.as_deref() == Some(&holder.run_id) => {
-                transaction.commit().map_err(fail)?;
-                return Ok(HostTake::Free { epoch });
-            }
-            Some(owner) if owner_alive => {
-                transaction.commit().map_err(fail)?;
-                return Ok(HostTake::Held {
-                    by: previous,
-                    session: owner,
+        let mut taken = Vec::with_capacity(hosts.len());
+        for host in hosts {
+            let take =
+                take_in(&mut transaction, session, host, holder, &holder_json).map_err(fail)?;
+            let Some(take) = take else {
+                return Err(StoreError::SessionExpired {
+                    session: session.id(),
                 });
-            }
-            _ => {}
+            };
+            taken.push(take);
         }
-        // Only a live session may take a host: an expired one must not come back.
-        let taken = transaction
-            .query_opt(
-                "UPDATE cairn_lease SET session = $2, epoch = GREATEST(epoch + 1, cairn_epoch_now()), run_id = $3, \
-                        holder = $4, since = now() \
-                 WHERE host = $1 \
-                   AND EXISTS (SELECT 1 FROM cairn_session WHERE id = $2 AND expires_at > now()) \
-                 RETURNING epoch",
-                &[&host, &session.id(), &holder.run_id, &holder_json],
-            )
-            .map_err(fail)?;
-        let Some(taken) = taken else {
-            return Err(StoreError::SessionExpired {
-                session: session.id(),
-            });
-        };
         transaction.commit().map_err(fail)?;
-        let epoch = taken.get(0);
-        Ok(match owner {
-            None => HostTake::Free { epoch },
-            Some(_) => HostTake::TakenOver {
-                epoch,
-                from: previous,
-            },
-        })
+        Ok(taken)
     }
 
     /// Gives `host` back if `session` still holds it at `epoch`; its epoch stays, so the next
@@ -141,4 +108,63 @@ impl PgStore {
             .map_err(|error| self.fail("read a host lease", error))?;
         Ok(row.map(|row| (row.get(0), row.get(1))))
     }
+}
+
+/// One host's take inside `transaction`; `None` when the session is no longer alive (an
+/// expired session must not come back).
+fn take_in(
+    transaction: &mut postgres::Transaction<'_>,
+    session: &Session,
+    host: &str,
+    holder: &Holder,
+    holder_json: &serde_json::Value,
+) -> Result<Option<HostTake>, postgres::Error> {
+    transaction.execute(
+        "INSERT INTO cairn_lease (host) VALUES ($1) ON CONFLICT (host) DO NOTHING",
+        &[&host],
+    )?;
+    let row = transaction.query_one(
+        "SELECT l.session, l.epoch, l.run_id, l.holder, \
+                coalesce(s.expires_at > now(), false) \
+         FROM cairn_lease l LEFT JOIN cairn_session s ON s.id = l.session \
+         WHERE l.host = $1 FOR UPDATE OF l",
+        &[&host],
+    )?;
+    let owner: Option<i64> = row.get(0);
+    let epoch: i64 = row.get(1);
+    let run_id: Option<String> = row.get(2);
+    let previous: Option<Holder> = row
+        .get::<_, Option<serde_json::Value>>(3)
+        .and_then(|value| serde_json::from_value(value).ok());
+    let owner_alive: bool = row.get(4);
+    match owner {
+        Some(owner) if owner == session.id() && run_id.as_deref() == Some(&holder.run_id) => {
+            return Ok(Some(HostTake::Free { epoch }));
+        }
+        Some(owner) if owner_alive => {
+            return Ok(Some(HostTake::Held {
+                by: previous,
+                session: owner,
+            }));
+        }
+        _ => {}
+    }
+    let taken = transaction.query_opt(
+        "UPDATE cairn_lease SET session = $2, epoch = GREATEST(epoch + 1, cairn_epoch_now()), run_id = $3, \
+                holder = $4, since = now() \
+         WHERE host = $1 \
+           AND EXISTS (SELECT 1 FROM cairn_session WHERE id = $2 AND expires_at > now()) \
+         RETURNING epoch",
+        &[&host, &session.id(), &holder.run_id, holder_json],
+    )?;
+    Ok(taken.map(|row| {
+        let epoch = row.get(0);
+        match owner {
+            None => HostTake::Free { epoch },
+            Some(_) => HostTake::TakenOver {
+                epoch,
+                from: previous,
+            },
+        }
+    }))
 }

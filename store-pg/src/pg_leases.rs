@@ -85,15 +85,49 @@ impl PgLeases {
 
 impl LeaseStore for PgLeases {
     fn try_take(&self, identity: &str, holder: &Holder) -> Result<Taken, LeaseError> {
-        let (session, host, holder) = (self.session.clone(), identity.to_owned(), holder.clone());
+        let mut taken = self.try_take_each(&[identity], holder)?;
+        taken.pop().ok_or_else(|| {
+            lease_error(
+                self.pool.url(),
+                identity,
+                StoreError::SessionExpired {
+                    session: self.session.id(),
+                },
+            )
+        })
+    }
+
+    /// All of them in one transaction ([`PgStore::take_hosts`]).
+    fn try_take_each(
+        &self,
+        identities: &[&str],
+        holder: &Holder,
+    ) -> Result<Vec<Taken>, LeaseError> {
+        let session = self.session.clone();
+        let hosts: Vec<String> = identities.iter().map(|&i| i.to_owned()).collect();
+        let holder = holder.clone();
         let taken = self
             .store
             .call(
                 self.session.answer_limit(),
                 "take a host lease",
-                move |store| store.take_host(&session, &host, &holder),
+                move |store| {
+                    let hosts: Vec<&str> = hosts.iter().map(String::as_str).collect();
+                    store.take_hosts(&session, &hosts, &holder)
+                },
             )
-            .map_err(|error| lease_error(self.pool.url(), identity, error))?;
+            .map_err(|error| lease_error(self.pool.url(), &identities.join(", "), error))?;
+        Ok(identities
+            .iter()
+            .zip(taken)
+            .map(|(identity, take)| self.taken(identity, take))
+            .collect())
+    }
+}
+
+impl PgLeases {
+    /// The runtime's view of one host's take.
+    fn taken(&self, identity: &str, take: HostTake) -> Taken {
         let held = |epoch| {
             Box::new(PgLease {
                 store: Arc::clone(&self.store),
@@ -103,7 +137,7 @@ impl LeaseStore for PgLeases {
                 epoch,
             }) as Box<dyn HeldLease>
         };
-        Ok(match taken {
+        match take {
             HostTake::Free { epoch } => Taken::Free(held(epoch)),
             HostTake::TakenOver { epoch, from } => {
                 Taken::TakenOver(held(epoch), from.unwrap_or_else(|| unnamed(None)))
@@ -111,7 +145,7 @@ impl LeaseStore for PgLeases {
             HostTake::Held { by, session } => {
                 Taken::Held(by.unwrap_or_else(|| unnamed(Some(session))))
             }
-        })
+        }
     }
 }
 

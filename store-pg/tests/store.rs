@@ -665,3 +665,43 @@ fn a_run_id_is_reserved_for_one_controller_only() {
             .unwrap()
     );
 }
+
+#[test]
+fn hosts_taken_together_are_each_free_held_or_taken_over_as_one_by_one() {
+    let Some(server) = ScratchServer::start_or_skip("hosts_taken_together") else {
+        return;
+    };
+    let url = server.new_database();
+    let mut store = connect(&url);
+    let other = session(&mut store, 30_000);
+    let HostTake::Free { .. } = store.take_host(&other, "n2", &holder("r1")).unwrap() else {
+        panic!("n2 is free");
+    };
+    let expiring = session(&mut store, 300);
+    let HostTake::Free { .. } = store.take_host(&expiring, "n3", &holder("r2")).unwrap() else {
+        panic!("n3 is free");
+    };
+    std::thread::sleep(Duration::from_millis(500));
+    let mine = session(&mut store, 30_000);
+    let taken = store
+        .take_hosts(&mine, &["n1", "n2", "n3"], &holder("r3"))
+        .unwrap();
+    assert!(
+        matches!(
+            taken.as_slice(),
+            [
+                HostTake::Free { .. },
+                HostTake::Held { session, .. },
+                HostTake::TakenOver { from: Some(from), .. },
+            ] if *session == other.id() && from.run_id == "r2"
+        ),
+        "{taken:?}"
+    );
+    // Through the runtime's trait, in one call: the same answers, and the held one named.
+    let leases = PgLeases::new(connect(&url), session(&mut store, 30_000));
+    let again = leases.try_take_each(&["n4", "n2"], &holder("r4")).unwrap();
+    assert!(
+        matches!(again.as_slice(), [Taken::Free(_), Taken::Held(by)] if by.run_id == "r1"),
+        "free then held"
+    );
+}

@@ -9,8 +9,8 @@ use std::time::Duration;
 use cairn_tests::{Lab, Run, send_signal, spawn_piped};
 
 use crate::shared_store::{
-    BOOK, LIMIT, fenced, fenced_by, first_run, fleet_of, folder, kill_once_rebooting, run, store,
-    wait_until_rebooting, with_fleet,
+    BOOK, LIMIT, fenced, fenced_by, first_run, fleet_of, folder, kill_once_rebooting, run,
+    run_on_store, store, wait_until_rebooting, with_fleet,
 };
 
 /// The TTL of every session here: a dead controller's run is orphaned 4 s after its last
@@ -20,21 +20,8 @@ const TTL: &str = "4";
 /// Starts `cairn run` of the book in `lab` on the shared fleet and kills it (SIGKILL) once each
 /// of `hosts` is in its reboot with its fenced steps done.
 fn killed_half_way(lab: &Lab, fleet: &str, url: &str, hosts: &[&str]) {
-    let controller = spawn_piped(with_fleet(lab.command(&run_args(url)), fleet));
+    let controller = spawn_piped(with_fleet(lab.command(&run_on_store(url, TTL)), fleet));
     kill_once_rebooting(controller, fleet, hosts);
-}
-
-fn run_args(url: &str) -> [&str; 8] {
-    [
-        "run",
-        "book.rhai",
-        "-i",
-        "inv.toml",
-        "--store",
-        url,
-        "--lease-ttl",
-        TTL,
-    ]
 }
 
 fn standby(lab: &Lab, fleet: &str, url: &str, once: bool) -> Child {
@@ -71,7 +58,7 @@ fn a_standby_leaves_a_live_run_alone_and_finishes_a_killed_controllers_run() {
     };
     let (a, b) = (folder(), Lab::new());
     let fleet = fleet_of(&a);
-    let mut controller = spawn_piped(with_fleet(a.command(&run_args(&url)), &fleet));
+    let mut controller = spawn_piped(with_fleet(a.command(&run_on_store(&url, TTL)), &fleet));
     wait_until_rebooting(&fleet, &["n1", "n2"]);
     // Alive, its run is not the standby's to take.
     let alive = ended(standby(&b, &fleet, &url, true));

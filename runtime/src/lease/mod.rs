@@ -55,6 +55,19 @@ pub trait LeaseStore: Send + Sync {
     /// Tries to take the lease of the host known as `identity` (the transport's, so that two
     /// inventories naming one host differently still meet), for `holder`, without waiting.
     fn try_take(&self, identity: &str, holder: &Holder) -> Result<Taken, LeaseError>;
+
+    /// [`Self::try_take`] for each of `identities`, in their order; a store that can take
+    /// them together (one transaction) does, instead of one round of its own each.
+    fn try_take_each(
+        &self,
+        identities: &[&str],
+        holder: &Holder,
+    ) -> Result<Vec<Taken>, LeaseError> {
+        identities
+            .iter()
+            .map(|identity| self.try_take(identity, holder))
+            .collect()
+    }
 }
 
 /// The store itself failed (the folder cannot be created or written).

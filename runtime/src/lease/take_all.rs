@@ -72,8 +72,20 @@ pub fn take_all(
     }
     let mut leases = RunLeases::default();
     let mut held = Vec::new();
+    // Without waiting, every lease is tried once: all of them at once. Waiting keeps one at a
+    // time, so that a run never holds a lease past the one it waits for.
+    let mut at_once = if wait {
+        None
+    } else {
+        let identities: Vec<&str> = by_identity.keys().copied().collect();
+        Some(store.try_take_each(&identities, holder)?.into_iter())
+    };
     for (identity, names) in by_identity {
-        match take_one(store, identity, names[0], holder, wait, cancel, waiting)? {
+        let take = match at_once.as_mut().and_then(Iterator::next) {
+            Some(taken) => settled(taken),
+            None => take_one(store, identity, names[0], holder, wait, cancel, waiting)?,
+        };
+        match take {
             Ok((lease, from)) => {
                 if let Some(from) = from {
                     let taken = names.iter().map(|n| ((*n).to_owned(), from.clone()));
@@ -90,6 +102,17 @@ pub fn take_all(
         Ok(leases)
     } else {
         Err(TakeError::Held(held))
+    }
+}
+
+/// A take tried once: `Ok` with the lease and the dead holder it was taken from, or `Err`
+/// with who holds it.
+#[allow(clippy::type_complexity)]
+fn settled(taken: Taken) -> Result<(Arc<dyn HeldLease>, Option<Holder>), Holder> {
+    match taken {
+        Taken::Free(lease) => Ok((Arc::from(lease), None)),
+        Taken::TakenOver(lease, from) => Ok((Arc::from(lease), Some(from))),
+        Taken::Held(by) => Err(by),
     }
 }
 
