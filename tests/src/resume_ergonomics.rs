@@ -182,23 +182,11 @@ fn a_replayed_result_of_another_shape_is_refused_naming_the_record() {
     let first = lab.cairn(&["run", "book.rhai", "-i", "lab.toml"]);
     assert_eq!(first.code, 1, "{}\n{}", first.stdout, first.stderr);
     assert!(first.stdout.contains("nics: 4"), "{}", first.stdout);
-    let id = lab.runs().pop().expect("a run");
-    let path = lab.path().join(".cairn/runs").join(&id).join("esx01.jsonl");
-    let text = std::fs::read_to_string(&path).expect("journal");
-    let mut lines: Vec<String> = text.lines().map(str::to_owned).collect();
-    let (at, mut outcome) = lines
-        .iter()
-        .enumerate()
-        .find_map(|(at, line)| {
-            let record: serde_json::Value = serde_json::from_str(line).ok()?;
-            (record["type"] == "outcome" && record["data"]["seq"] == 1).then_some((at, record))
-        })
-        .expect("the outcome of action 1");
-    let nics = outcome["data"]["result"].take();
-    assert!(nics.is_array(), "{nics}");
-    outcome["data"]["result"] = serde_json::json!({ "nics": nics });
-    lines[at] = outcome.to_string();
-    std::fs::write(&path, lines.join("\n") + "\n").expect("edit the journal");
+    let (id, _) = crate::typed_results::edit_result(&lab, "esx01", 1, |result| {
+        let nics = result.take();
+        assert!(nics.is_array(), "{nics}");
+        *result = serde_json::json!({ "nics": nics });
+    });
 
     let resumed = lab.cairn(&["resume"]);
     assert_eq!(resumed.code, 1, "{}\n{}", resumed.stdout, resumed.stderr);

@@ -7,11 +7,11 @@ use cairn_tests::Lab;
 /// Edits the journaled result of `host`'s action `seq` in the newest run (a journal written by
 /// another cairn, or by hand), returning the run's id and the 1-based line of the action's
 /// intent (the line a journal-shape error names).
-fn edit_result(
+pub(crate) fn edit_result(
     lab: &Lab,
     host: &str,
     seq: u64,
-    edit: impl FnOnce(&mut serde_json::Map<String, serde_json::Value>),
+    edit: impl FnOnce(&mut serde_json::Value),
 ) -> (String, usize) {
     let id = lab.runs().pop().expect("a run");
     let path = lab
@@ -36,18 +36,15 @@ fn edit_result(
                 .is_ok_and(|r| r["type"] == "intent" && r["data"]["seq"] == seq)
         })
         .expect("the action's intent");
-    edit(
-        outcome["data"]["result"]
-            .as_object_mut()
-            .expect("the result is a map"),
-    );
+    edit(&mut outcome["data"]["result"]);
     lines[at] = outcome.to_string();
     std::fs::write(&path, lines.join("\n") + "\n").expect("edit the journal");
     (id, intent + 1)
 }
 
 /// Renames a field of a result map.
-fn rename(result: &mut serde_json::Map<String, serde_json::Value>, from: &str, to: &str) {
+fn rename(result: &mut serde_json::Value, from: &str, to: &str) {
+    let result = result.as_object_mut().expect("the result is a map");
     let value = result.remove(from).expect("the field to rename");
     result.insert(to.into(), value);
 }
