@@ -8,9 +8,9 @@ use cairn_runtime::config::Config;
 use clap::{CommandFactory, Parser, Subcommand};
 
 use crate::commands::{
-    CheckArgs, CompletionsArgs, Context, DebugArgs, ExecArgs, HostsArgs, JournalArgs, ManArgs,
-    OptionInfo, ParseArgs, RecipesArgs, ReplArgs, ReportArgs, ResumeArgs, RunArgs, RunsArgs,
-    StandbyArgs, VaultArgs,
+    CheckArgs, CompletionsArgs, Context, DebugArgs, ExecArgs, HostsArgs, JoinArgs, JournalArgs,
+    ManArgs, OptionInfo, ParseArgs, RecipesArgs, ReplArgs, ReportArgs, ResumeArgs, RunArgs,
+    RunsArgs, StandbyArgs, VaultArgs,
 };
 
 /// How `cairn` exits, as the README's table says it (tests/src/readme.rs compares the two).
@@ -60,6 +60,9 @@ pub(crate) enum Command {
     /// Print a host's journal: its timeline, or the records as JSON lines.
     #[command(override_usage = "cairn journal [OPTIONS] [RUN-ID] <HOST>")]
     Journal(JournalArgs),
+    /// Drive a share of a run that `cairn run --controllers N --store URL` cut between
+    /// controllers (docs/fleet.md).
+    Join(JoinArgs),
     /// Parse a vendor tool's output and print it as JSON.
     Parse(ParseArgs),
     /// Continue a run that stopped: replay what finished, settle what was interrupted, go on.
@@ -123,6 +126,7 @@ impl Command {
             Self::Exec(args) => args.execute(context),
             Self::Hosts(args) => args.execute(context),
             Self::Journal(args) => args.execute(context),
+            Self::Join(args) => args.execute(context),
             Self::Lsp => crate::commands::lsp(),
             Self::Man(args) => args.execute(Cli::command()),
             Self::Parse(args) => args.execute(),

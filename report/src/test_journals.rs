@@ -27,6 +27,7 @@ pub(crate) fn run_meta(id: &str, hosts: Vec<String>) -> RunMeta {
         runbook: "book.rhai".into(),
         import_root: None,
         import_dirs: Vec::new(),
+        fleet: None,
     }
 }
 

@@ -1,18 +1,25 @@
 //! Stage barriers and the fork limit, shared by every host thread of a run.
 
 use std::collections::BTreeMap;
-use std::sync::{Condvar, Mutex};
+use std::sync::{Arc, Condvar, Mutex};
 use std::time::Duration;
 
-use crate::{Cancel, Cancelled};
+use crate::{Cancel, Cancelled, FleetSync};
+
+/// How often a share whose hosts are all at a barrier asks the store whether the other
+/// shares' are too (`fleet.rs`).
+const FLEET_POLL: Duration = Duration::from_millis(250);
 
 /// No host starts stage `k` before every host still in the run has reached it.
 ///
-/// Hosts that finish or fail `leave`, and never hold the others.
+/// Hosts that finish or fail `leave`, and never hold the others. In a run shared between
+/// controllers the barrier spans every share: once this share's hosts are all there, one of
+/// them waits for the store to say every other share's are too.
 #[derive(Debug)]
 pub(crate) struct StageBarrier {
     state: Mutex<BarrierState>,
     wake: Condvar,
+    fleet: Option<Arc<dyn FleetSync>>,
 }
 
 #[derive(Debug)]
@@ -20,6 +27,8 @@ struct BarrierState {
     arrived: BTreeMap<u64, usize>,
     live: usize,
     released: u64,
+    /// The barrier a host of this share is asking the store about now.
+    syncing: Option<u64>,
 }
 
 impl StageBarrier {
@@ -30,9 +39,17 @@ impl StageBarrier {
                 arrived: BTreeMap::new(),
                 live: participants,
                 released: 0,
+                syncing: None,
             }),
             wake: Condvar::new(),
+            fleet: None,
         }
+    }
+
+    /// This barrier, spanning the other shares of a shared run through `fleet`.
+    pub(crate) fn with_fleet(mut self, fleet: Arc<dyn FleetSync>) -> Self {
+        self.fleet = Some(fleet);
+        self
     }
 
     /// Waits until every live host has reached stage `index`.
@@ -42,12 +59,24 @@ impl StageBarrier {
         };
         *state.arrived.entry(index).or_default() += 1;
         loop {
-            if state.released >= index
-                || state.arrived.get(&index).copied().unwrap_or(0) >= state.live
-            {
+            let here = state.arrived.get(&index).copied().unwrap_or(0) >= state.live;
+            if state.released >= index || (here && self.fleet.is_none()) {
                 state.released = state.released.max(index);
                 self.wake.notify_all();
                 return Ok(());
+            }
+            if here && state.syncing.is_none() {
+                state.syncing = Some(index);
+                drop(state);
+                let synced = self.wait_for_fleet(index, cancel);
+                state = self.state.lock().map_err(|_| Cancelled)?;
+                state.syncing = None;
+                if synced.is_ok() {
+                    state.released = state.released.max(index);
+                }
+                self.wake.notify_all();
+                synced?;
+                continue;
             }
             cancel.check()?;
             state = match self.wake.wait_timeout(state, Duration::from_millis(100)) {
@@ -57,10 +86,31 @@ impl StageBarrier {
         }
     }
 
+    /// Asks the store until every share still in the run has reached stage `index`; a store
+    /// that fails is asked again (its failure stops the hosts' journals, and so the run).
+    fn wait_for_fleet(&self, index: u64, cancel: &Cancel) -> Result<(), Cancelled> {
+        let Some(fleet) = &self.fleet else {
+            return Ok(());
+        };
+        loop {
+            let live = self.state.lock().map_err(|_| Cancelled)?.live;
+            if let Ok(true) = fleet.reached(index, live) {
+                return Ok(());
+            }
+            cancel.check()?;
+            std::thread::sleep(FLEET_POLL);
+        }
+    }
+
     /// A host leaves the run: the others stop waiting for it.
     pub(crate) fn leave(&self) {
+        let mut live = None;
         if let Ok(mut state) = self.state.lock() {
             state.live = state.live.saturating_sub(1);
+            live = Some(state.live);
+        }
+        if let (Some(fleet), Some(live)) = (&self.fleet, live) {
+            let _ = fleet.live(live);
         }
         self.wake.notify_all();
     }
@@ -157,6 +207,60 @@ mod tests {
         });
         assert!(crashed.join().is_err());
         assert_eq!(barrier.arrive(1, &cancel), Ok(()));
+    }
+
+    /// A store whose other shares reach a stage when the test says so.
+    #[derive(Debug, Default)]
+    struct OtherShares {
+        reached: std::sync::atomic::AtomicU64,
+        asked: std::sync::atomic::AtomicUsize,
+    }
+
+    impl crate::FleetSync for OtherShares {
+        fn reached(&self, stage: u64, _live: usize) -> Result<bool, String> {
+            self.asked.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            Ok(self.reached.load(std::sync::atomic::Ordering::SeqCst) >= stage)
+        }
+        fn live(&self, _live: usize) -> Result<(), String> {
+            Ok(())
+        }
+        fn take_place(
+            &self,
+            _: &str,
+            _: &[(String, usize)],
+        ) -> Result<Option<Vec<String>>, String> {
+            Ok(None)
+        }
+        fn give_place(&self, _: &str) -> Result<(), String> {
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn a_share_whose_hosts_are_all_there_waits_for_the_other_shares() {
+        let others = Arc::new(OtherShares::default());
+        let barrier = Arc::new(StageBarrier::new(2).with_fleet(others.clone()));
+        let cancel = Cancel::default();
+        let waiters: Vec<_> = (0..2)
+            .map(|_| {
+                let (barrier, cancel) = (barrier.clone(), cancel.clone());
+                std::thread::spawn(move || barrier.arrive(1, &cancel))
+            })
+            .collect();
+        std::thread::sleep(Duration::from_millis(600));
+        assert!(
+            waiters.iter().all(|w| !w.is_finished()),
+            "released before the others"
+        );
+        let asked = others.asked.load(std::sync::atomic::Ordering::SeqCst);
+        assert!(
+            (1..=4).contains(&asked),
+            "one host asks, every 250 ms: {asked}"
+        );
+        others.reached.store(1, std::sync::atomic::Ordering::SeqCst);
+        for waiter in waiters {
+            assert_eq!(waiter.join().ok(), Some(Ok(())));
+        }
     }
 
     #[test]

@@ -69,6 +69,9 @@ pub struct DisruptionBudget {
     pools: Vec<Pool>,
     state: Mutex<BudgetState>,
     wake: Condvar,
+    /// In a run shared between controllers, the store that counts the other shares' hosts
+    /// (`fleet.rs`): a place is taken there too before it is taken here.
+    fleet: Option<std::sync::Arc<dyn crate::FleetSync>>,
 }
 
 /// One limit, over every host of the run or over one group's.
@@ -211,6 +214,48 @@ impl DisruptionBudget {
         }
     }
 
+    /// This budget, counting the hosts the other shares of a shared run have down through
+    /// `fleet` (its limits are to be the shared run's, from all its hosts).
+    pub fn with_fleet(mut self, fleet: std::sync::Arc<dyn crate::FleetSync>) -> Self {
+        self.fleet = Some(fleet);
+        self
+    }
+
+    /// Whether the other shares of a shared run leave `host` a place in every pool that
+    /// covers it, taking it in the store if so; when not, the pool and the hosts that fill
+    /// it. A store that fails is a full budget for now: the host waits and asks again.
+    fn fleet_place(&self, host: &str) -> Option<Full> {
+        let fleet = self.fleet.as_ref()?;
+        let pools: Vec<(String, usize)> = self
+            .pools
+            .iter()
+            .filter(|p| p.covers(host))
+            .map(|p| (p.group.clone().unwrap_or_default(), p.limit))
+            .collect();
+        if pools.is_empty() {
+            return None;
+        }
+        let (group, limit) = self
+            .pools
+            .iter()
+            .find(|p| p.covers(host))
+            .map(|p| (p.group.clone(), p.limit))
+            .unwrap_or_default();
+        let holders = match fleet.take_place(host, &pools) {
+            Ok(None) => return None,
+            Ok(Some(hosts)) => hosts
+                .into_iter()
+                .map(|h| (h, "down in the shared run".to_owned()))
+                .collect(),
+            Err(reason) => vec![("the store".to_owned(), format!("not answering: {reason}"))],
+        };
+        Some(Full {
+            group,
+            limit,
+            holders,
+        })
+    }
+
     /// Whether any limit applies: a run under a budget is a roll (`halt.rs`).
     pub fn is_limited(&self) -> bool {
         !self.pools.is_empty()
@@ -266,6 +311,25 @@ impl DisruptionBudget {
                             self.could_take(&state, other, host)
                         })
                         .is_some();
+                let elsewhere = if ahead || mine.holds() {
+                    None
+                } else {
+                    self.fleet_place(host)
+                };
+                if let Some(full) = elsewhere {
+                    state.order.enter(host, why.rank());
+                    if !told {
+                        waiting(&full);
+                        told = true;
+                    }
+                    if let Err(cancelled) = cancel.check() {
+                        break Err(cancelled.into());
+                    }
+                    drop(state);
+                    std::thread::sleep(Duration::from_millis(250));
+                    state = self.state.lock().map_err(|_| crate::Cancelled)?;
+                    continue;
+                }
                 if !ahead {
                     let entry = state.holders.entry(host.to_owned()).or_default();
                     match why {
@@ -338,6 +402,7 @@ impl DisruptionBudget {
 
     /// `host` is available again as far as `why` goes.
     pub fn release(&self, host: &str, why: Disruption) {
+        let mut up = false;
         if let Ok(mut state) = self.state.lock()
             && let Some(entry) = state.holders.get_mut(host)
         {
@@ -346,6 +411,11 @@ impl DisruptionBudget {
                 Disruption::Reboot => entry.rebooting = false,
                 Disruption::Maintenance => entry.maintenance = false,
             }
+            up = !entry.holds();
+        }
+        if up && let Some(fleet) = &self.fleet {
+            // A place the store keeps after a failure here is freed by the share's resume.
+            let _ = fleet.give_place(host);
         }
         self.wake.notify_all();
     }

@@ -74,7 +74,7 @@ impl PgShared {
 
     /// Runs `f` on the connection, waiting for the store's answer only so long
     /// ([`SharedConnection::call`]).
-    fn bounded<T: Send + 'static>(
+    pub(crate) fn bounded<T: Send + 'static>(
         &self,
         action: &'static str,
         f: impl FnOnce(&mut PgStore, &Session) -> Result<T, StoreError> + Send + 'static,
@@ -123,6 +123,53 @@ fn store_failed(error: StoreError) -> JournalError {
 impl SharedStore for PgShared {
     fn leases(&self) -> &dyn LeaseStore {
         &self.leases
+    }
+
+    fn open_fleet(
+        &self,
+        first: &str,
+        first_hosts: usize,
+        shares: &[(String, Vec<u8>, usize)],
+        modules: &RunModules,
+    ) -> Result<(), JournalError> {
+        for (run_id, meta, _) in shares {
+            let id = run_id.clone();
+            if !self.bounded("reserve a share's run id", move |store, session| {
+                store.reserve_run_id(session, &id)
+            })? {
+                return Err(JournalError::Store {
+                    reason: format!("run id {run_id} of a share is another run's already"),
+                });
+            }
+            let parsed: RunMeta =
+                serde_json::from_slice(meta).map_err(|error| JournalError::Header {
+                    path: format!("run.json of {run_id}"),
+                    reason: error.to_string(),
+                })?;
+            let record = Self::whole_run(&parsed, modules)?;
+            let (id, bytes) = (run_id.clone(), meta.clone());
+            self.bounded("store a share of a shared run", move |store, session| {
+                store.save_run(session, &record)?;
+                store.set_meta(session, &id, &bytes)
+            })?;
+        }
+        let (first, others): (String, Vec<(String, usize)>) = (
+            first.to_owned(),
+            shares
+                .iter()
+                .map(|(id, _, hosts)| (id.clone(), *hosts))
+                .collect(),
+        );
+        self.bounded("record a shared run's shares", move |store, session| {
+            store.open_fleet(session, &first, first_hosts, &others)
+        })
+    }
+
+    fn fleet(
+        &self,
+        share: &cairn_runtime::FleetShare,
+    ) -> Option<Arc<dyn cairn_runtime::FleetSync>> {
+        Some(Arc::new(crate::pg_fleet::PgFleet::new(self.clone(), share)))
     }
 
     fn unfenced_sink(&self, run_id: &str, host: &str) -> Result<Box<dyn RecordSink>, JournalError> {

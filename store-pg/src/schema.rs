@@ -8,7 +8,7 @@
 use crate::{PgStore, StoreError};
 
 /// The newest schema version this cairn knows.
-pub const SCHEMA_VERSION: i32 = 5;
+pub const SCHEMA_VERSION: i32 = 6;
 
 /// Any constant of our own: the key of the advisory lock that serialises migrations.
 const MIGRATION_LOCK: i64 = 0x6361_6972_6e00_0001;
@@ -104,8 +104,28 @@ const V4: &str = "CREATE TABLE cairn_run_id ( \
 /// modules it imports from its pack's `lib/` and from `--lib` folders as the run found them.
 const V5: &str = "ALTER TABLE cairn_run ADD COLUMN runbook_name text;";
 
+/// Version 6: runs shared between controllers from the start (`cairn run --controllers N`,
+/// `fleet.rs`): each share (a run of its own) with the controller that claimed it (none yet:
+/// `cairn join` may), the stage its hosts have all reached and how many are still in the run
+/// (the barrier that spans the shares), and the hosts down across the shares (the budget).
+const V6: &str = "CREATE TABLE cairn_fleet_share ( \
+    fleet_run  text NOT NULL, \
+    share      integer NOT NULL, \
+    shares     integer NOT NULL, \
+    run_id     text NOT NULL UNIQUE, \
+    session    bigint, \
+    reached    bigint NOT NULL DEFAULT 0, \
+    live       integer NOT NULL, \
+    PRIMARY KEY (fleet_run, share)); \
+CREATE INDEX cairn_fleet_share_open ON cairn_fleet_share (fleet_run) WHERE session IS NULL; \
+CREATE TABLE cairn_fleet_down ( \
+    fleet_run  text NOT NULL, \
+    host       text NOT NULL, \
+    pools      text[] NOT NULL, \
+    PRIMARY KEY (fleet_run, host));";
+
 /// The migrations, version `n` at index `n - 1`.
-const MIGRATIONS: [&str; SCHEMA_VERSION as usize] = [V1, V2, V3, V4, V5];
+const MIGRATIONS: [&str; SCHEMA_VERSION as usize] = [V1, V2, V3, V4, V5, V6];
 
 impl PgStore {
     /// Brings the schema to [`SCHEMA_VERSION`]; refuses a newer one.

@@ -53,6 +53,7 @@ mod retry;
 mod rolling;
 mod rolling_recipe;
 mod rust_imports;
+mod shared_run;
 mod shared_store;
 mod signals;
 mod spans;

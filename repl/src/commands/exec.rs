@@ -38,6 +38,7 @@ impl ExecArgs {
             inventory: self.inventory,
             check: false,
             limit: Some(self.pattern),
+            controllers: 1,
             common: self.common,
             store: crate::store_args::StoreArgs::none(),
         };

@@ -2,7 +2,7 @@
 //! exec` drive a run through the same functions).
 
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -38,6 +38,11 @@ pub(crate) struct RunArgs {
     /// drives the hosts the run started with.
     #[arg(long, value_name = "PATTERN")]
     pub(super) limit: Option<String>,
+    /// With `--store`: cut the run's hosts into N shares, one per controller; this one drives
+    /// the first, and each other controller joins with `cairn join --store URL` (docs/fleet.md).
+    #[arg(long, value_name = "N", default_value_t = 1,
+          value_parser = clap::value_parser!(u32).range(1..=1_000))]
+    pub(super) controllers: u32,
     #[command(flatten)]
     pub(super) common: CommonRunArgs,
     #[command(flatten)]
@@ -58,81 +63,66 @@ impl RunArgs {
             inventory,
             check,
             limit,
+            controllers,
             common,
             store,
         } = self;
         let inventory = inventory.path().to_path_buf();
-        run(
-            &context.state,
-            runbook,
+        let state = context.state.as_path();
+        let store = &store;
+        let defaults = RunOptions::default();
+        // A check changes nothing and keeps no run: it needs no session.
+        let opened = if check { None } else { store.open()? };
+        let limit = limit.as_deref().map(HostPattern::parse).transpose()?;
+        let (vault, param_file) = inputs(&common)?;
+        let prompt = common
+            .debug_on_failure
+            .then(|| FailurePrompt::start(state))
+            .transpose()?;
+        let debugger = prompt.as_ref().map(|(debugger, _)| debugger.clone());
+        let new = NewRun {
             inventory,
-            check,
             limit,
-            common,
-            &store,
-        )
-    }
-}
-
-fn run(
-    state: &Path,
-    runbook: PathBuf,
-    inventory: PathBuf,
-    check: bool,
-    limit: Option<String>,
-    common: CommonRunArgs,
-    store: &crate::store_args::StoreArgs,
-) -> miette::Result<ExitCode> {
-    let defaults = RunOptions::default();
-    // A check changes nothing and keeps no run: it needs no session.
-    let opened = if check { None } else { store.open()? };
-    let limit = limit.as_deref().map(HostPattern::parse).transpose()?;
-    let (vault, param_file) = inputs(&common)?;
-    let prompt = common
-        .debug_on_failure
-        .then(|| FailurePrompt::start(state))
-        .transpose()?;
-    let debugger = prompt.as_ref().map(|(debugger, _)| debugger.clone());
-    let new = NewRun {
-        inventory,
-        limit,
-        options: RunOptions {
-            accept_new_host_keys: common.drive.accept_new_host_keys,
+            options: RunOptions {
+                accept_new_host_keys: common.drive.accept_new_host_keys,
+                check,
+                debugger,
+                forks: common.forks.unwrap_or(defaults.forks),
+                max_fail_percent: common.max_fail_percent,
+                max_unavailable: common.max_unavailable.clone(),
+                max_operations: defaults.max_operations,
+                reboot_timeout: common
+                    .reboot_timeout
+                    .map_or(defaults.reboot_timeout, Duration::from_secs),
+                wait_for_hosts: common.drive.wait_for_hosts,
+                lease_dir: None,
+                fleet: None,
+                shared_store: opened
+                    .as_ref()
+                    .map(|opened| opened.shared.clone() as Arc<dyn cairn_runtime::SharedStore>),
+            },
+            params: params(&common.params)?,
+            param_file,
+            runbook,
+            vault,
+            controllers,
+        };
+        let code = drive(
+            display(&common),
             check,
-            debugger,
-            forks: common.forks.unwrap_or(defaults.forks),
-            max_fail_percent: common.max_fail_percent,
-            max_unavailable: common.max_unavailable.clone(),
-            max_operations: defaults.max_operations,
-            reboot_timeout: common
-                .reboot_timeout
-                .map_or(defaults.reboot_timeout, Duration::from_secs),
-            wait_for_hosts: common.drive.wait_for_hosts,
-            lease_dir: None,
-            shared_store: opened
-                .as_ref()
-                .map(|opened| opened.shared.clone() as Arc<dyn cairn_runtime::SharedStore>),
-        },
-        params: params(&common.params)?,
-        param_file,
-        runbook,
-        vault,
-    };
-    let code = drive(
-        display(&common),
-        check,
-        |launcher, cancel, events| launcher.run(new, cancel, events).map_err(Into::into),
-        crate::assembly::launcher_for(state, opened.is_some()),
-    );
-    if let Some(opened) = opened {
-        opened.finish();
+            |launcher, cancel, events| launcher.run(new, cancel, events).map_err(Into::into),
+            crate::assembly::launcher_for(state, opened.is_some()),
+        );
+        if let Some(opened) = opened {
+            opened.finish();
+        }
+        if let Some((debugger, prompt)) = prompt {
+            // The prompt ends once the run's last hold on the debugger is gone.
+            drop(debugger);
+            prompt.finish();
+        }
+        code
     }
-    if let Some((debugger, prompt)) = prompt {
-        // The prompt ends once the run's last hold on the debugger is gone.
-        drop(debugger);
-        prompt.finish();
-    }
-    code
 }
 
 /// How the run is shown, from `--json`, `-q`, `-v`, `--color`.

@@ -154,6 +154,7 @@ pub(super) fn begin_journals(
     };
     if !shared.options.check {
         put_meta(plan, shared)?;
+        open_fleet(plan, shared)?;
     }
     let mut begun = Vec::new();
     for (info, role, transport) in instances {
@@ -246,6 +247,40 @@ fn put_meta(plan: &Plan, shared: &RunShared) -> Result<(), RunError> {
     let meta = std::fs::read(&path)
         .map_err(|source| crate::journal::JournalError::io(&path, "cannot read", source))?;
     Ok(store.put_meta(&plan.run_id, &meta, &plan.modules)?)
+}
+
+/// A new shared run's other shares (`--controllers N`), stored unclaimed once this one is, and
+/// before any of its hosts starts, so that `cairn join` finds them: each one's `run.json` is
+/// this one's with its own id, share and hosts, not begun.
+fn open_fleet(plan: &Plan, shared: &RunShared) -> Result<(), RunError> {
+    let (Some(store), Some(fleet)) = (&shared.options.shared_store, &shared.options.fleet) else {
+        return Ok(());
+    };
+    if fleet.others.is_empty() {
+        return Ok(());
+    }
+    let path = plan.run_dir.join("run.json");
+    let text = std::fs::read_to_string(&path)
+        .map_err(|source| crate::journal::JournalError::io(&path, "cannot read", source))?;
+    let first: crate::RunMeta =
+        serde_json::from_str(&text).map_err(|error| crate::journal::JournalError::Header {
+            path: path.display().to_string(),
+            reason: error.to_string(),
+        })?;
+    let mut shares = Vec::new();
+    for (k, (run_id, hosts)) in (2..).zip(&fleet.others) {
+        let mut meta = first.clone();
+        meta.run_id.clone_from(run_id);
+        meta.hosts.clone_from(hosts);
+        meta.begun = false;
+        if let Some(share) = &mut meta.fleet {
+            share.share = k;
+        }
+        let bytes = serde_json::to_vec_pretty(&meta)
+            .map_err(|e| crate::journal::JournalError::io(&path, "cannot encode", e.into()))?;
+        shares.push((run_id.clone(), bytes, hosts.len()));
+    }
+    Ok(store.open_fleet(&plan.run_id, plan.host_infos.len(), &shares, &plan.modules)?)
 }
 
 /// With a shared store, `host`'s records go there first: fenced by its lease, or (the

@@ -2,6 +2,7 @@
 //! own steps are in `resume.rs`.
 
 mod resume;
+mod shares;
 
 pub use resume::RunOverrides;
 
@@ -39,6 +40,9 @@ pub struct NewRun {
     pub runbook: PathBuf,
     /// `--vault`: the secrets of `secret(...)` params and hosts' credentials.
     pub vault: Option<Arc<Vault>>,
+    /// `--controllers N`: the run's hosts cut into N shares, this controller driving the first
+    /// (`fleet.rs`); 1 (or 0) for a run of one controller.
+    pub controllers: u32,
 }
 
 /// Starts and resumes runs under one state folder, with the builtins and simulator models the
@@ -87,6 +91,7 @@ impl Launcher {
         .collect();
         crate::vault_use::check_credentials(&inventory, &hosts, vault).map_err(vault_error)?;
         check_budget_groups(new.options.max_unavailable.as_ref(), &inventory)?;
+        shares::check(new.controllers, &new.options, &outline, hosts.len())?;
         let options = &new.options;
         prepare_fds(&inventory, &hosts, options.forks, options.check, &events)?;
         // A check changes nothing and leaves no run to resume, so it claims no folder.
@@ -99,6 +104,11 @@ impl Launcher {
                 .claim_where(|id| shared.map_or(Ok(true), |store| store.reserve_run_id(id)))?;
             (id, Some(lock))
         };
+        let (hosts, fleet) =
+            match shares::cut(&run_id, &hosts, new.controllers, &inventory, &new.options)? {
+                Some((first, plan)) => (first, Some(plan)),
+                None => (hosts, None),
+            };
         let meta = RunMeta {
             at: now_millis(),
             begun: false,
@@ -117,7 +127,9 @@ impl Launcher {
             runbook: absolute(&new.runbook),
             import_root: None,
             import_dirs: Vec::new(),
+            fleet: fleet.as_ref().map(|plan| plan.share.clone()),
         };
+        new.options.fleet = fleet;
         let run_dir = if new.options.check {
             self.store.root().join("checks")
         } else {

@@ -67,7 +67,8 @@ impl Launcher {
         params.extend(overrides.params.clone());
         crate::vault_use::check_credentials(&inventory, &meta.hosts, vault).map_err(vault_error)?;
         super::check_budget_groups(overrides.max_unavailable.as_ref(), &inventory)?;
-        let options = resume_options(overrides, &meta);
+        let mut options = resume_options(overrides, &meta);
+        options.fleet = super::shares::resumed(&meta, &inventory, &options)?;
         let (hosts, helpers) =
             self.hosts_and_helpers(&inventory, &meta.hosts, options.accept_new_host_keys, vault);
         prepare_fds(&inventory, &meta.hosts, options.forks, false, &events)?;
@@ -297,6 +298,7 @@ fn resume_options(overrides: RunOverrides, meta: &RunMeta) -> RunOptions {
         wait_for_hosts: overrides.wait_for_hosts,
         lease_dir: None,
         shared_store: overrides.shared_store,
+        fleet: None,
     }
 }
 

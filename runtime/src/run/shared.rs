@@ -36,6 +36,9 @@ pub struct RunOptions {
     /// `--store URL`: the store every controller sees, for leases and journals; `None`: this
     /// machine's lease folder and the run folder alone.
     pub shared_store: Option<Arc<dyn crate::SharedStore>>,
+    /// `--controllers N`: which share of a run shared between controllers this run is, and the
+    /// store's side of the barriers and budget that span the shares; `None`: a run of one.
+    pub fleet: Option<crate::FleetPlan>,
 }
 
 impl Default for RunOptions {
@@ -52,6 +55,7 @@ impl Default for RunOptions {
             wait_for_hosts: false,
             lease_dir: None,
             shared_store: None,
+            fleet: None,
         }
     }
 }
@@ -105,9 +109,22 @@ impl RunShared {
         events: EventSink,
     ) -> Self {
         let budgets = options.max_unavailable.as_ref().filter(|_| !options.check);
+        // A share of a shared run waits at its barriers for the other shares too, and its
+        // budget's limits count every host of the shared run, the others' down ones included.
+        let (barrier, budget) = match &options.fleet {
+            None => (
+                StageBarrier::new(participants),
+                crate::DisruptionBudget::for_hosts(budgets, &hosts),
+            ),
+            Some(fleet) => (
+                StageBarrier::new(participants).with_fleet(fleet.sync.clone()),
+                crate::DisruptionBudget::for_hosts(budgets, &fleet.hosts)
+                    .with_fleet(fleet.sync.clone()),
+            ),
+        };
         Self {
-            barrier: StageBarrier::new(participants),
-            budget: crate::DisruptionBudget::for_hosts(budgets, &hosts),
+            barrier,
+            budget,
             cancel,
             events,
             failed: Mutex::new(BTreeMap::new()),

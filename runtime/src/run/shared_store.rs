@@ -28,6 +28,28 @@ pub trait SharedStore: std::fmt::Debug + Send + Sync {
     /// stores the run whole, with the runbook and the `modules` it imports.
     fn put_meta(&self, run_id: &str, meta: &[u8], modules: &RunModules)
     -> Result<(), JournalError>;
+
+    /// Stores a new shared run's other shares (`--controllers N`, `fleet.rs`), each run whole
+    /// with its `run.json` (`shares`: run id, `run.json`, host count) and unclaimed, beside this
+    /// run (its first share, `first` with `first_hosts`), which this controller drives.
+    fn open_fleet(
+        &self,
+        first: &str,
+        first_hosts: usize,
+        shares: &[(String, Vec<u8>, usize)],
+        modules: &RunModules,
+    ) -> Result<(), JournalError> {
+        let _ = (first, first_hosts, shares, modules);
+        Err(JournalError::Store {
+            reason: "this store cannot share a run between controllers".into(),
+        })
+    }
+
+    /// The store's side of share `share`'s barriers and budget; `None`: this store has none.
+    fn fleet(&self, share: &crate::FleetShare) -> Option<std::sync::Arc<dyn crate::FleetSync>> {
+        let _ = share;
+        None
+    }
 }
 
 /// The folder of a working copy's `source/` that holds the modules found on the search path.

@@ -51,6 +51,10 @@ pub struct RunMeta {
     /// the run's `--lib`/`CAIRN_PATH` folders (absent otherwise).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub import_dirs: Vec<PathBuf>,
+    /// Which share of a run shared between controllers this run is (`--controllers N`,
+    /// `fleet.rs`); absent for a run of one controller.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fleet: Option<crate::FleetShare>,
 }
 
 /// A run's state, read from its journals.

@@ -1,0 +1,210 @@
+//! A run shared between controllers from the start (`cairn run --controllers N` and `cairn
+//! join`, docs/fleet.md) through the binary, on a scratch PostgreSQL and one simulated fleet
+//! two working folders reach: each host is driven once, by one share; no host starts a stage
+//! before every host of every share has reached it; and the disruption budget counts the hosts
+//! down across both controllers.
+
+use serde_json::Value;
+
+use cairn_tests::{Lab, Run, spawn_piped};
+
+use crate::shared_store::{fleet_of, run, store, with_fleet};
+
+/// Two stages, the first rebooting every host.
+const BOOK: &str = "stage \"one\" on all {\n    run([\"echo\", \"one\"]);\n    reboot();\n}\nstage \"two\" on all {\n    run([\"echo\", \"two\"]);\n}\n";
+const INVENTORY: &str = "[hosts.\"n[1-4]\"]\naddress = \"sim:linux?reboot_secs=2\"\n";
+
+/// Each host's journal records of the shared run, from the working copies of both folders.
+fn journal(labs: &[&Lab], host: &str) -> Vec<Value> {
+    for lab in labs {
+        let runs = lab.path().join(".cairn/store/runs");
+        for entry in std::fs::read_dir(&runs).into_iter().flatten().flatten() {
+            let path = entry.path().join(format!("{host}.jsonl"));
+            if let Ok(text) = std::fs::read_to_string(&path) {
+                return text
+                    .lines()
+                    .filter_map(|line| serde_json::from_str(line).ok())
+                    .collect();
+            }
+        }
+    }
+    panic!("no journal of {host} in either folder");
+}
+
+/// When `host`'s action `builtin` (whose first argument starts `arg`, if given) began and
+/// ended, in milliseconds.
+fn span(journal: &[Value], builtin: &str, arg: Option<&str>) -> (u64, u64) {
+    let intent = journal
+        .iter()
+        .find(|r| {
+            r["type"] == "intent"
+                && r["data"]["builtin"] == builtin
+                && arg.is_none_or(|a| r["data"]["args"]["argv"][1].as_str() == Some(a))
+        })
+        .unwrap_or_else(|| panic!("no {builtin} {arg:?} in {journal:?}"));
+    let seq = &intent["data"]["seq"];
+    let outcome = journal
+        .iter()
+        .find(|r| r["type"] == "outcome" && &r["data"]["seq"] == seq)
+        .unwrap_or_else(|| panic!("no outcome of {builtin} {arg:?}"));
+    let at = |r: &Value| r["data"]["at"].as_u64().unwrap_or_default();
+    (at(intent), at(outcome))
+}
+
+/// When the host's reboot was sent (its progress record, written once the reboot had its place
+/// in the budget) and when it ended.
+fn down(journal: &[Value]) -> (u64, u64) {
+    let (_, ended) = span(journal, "reboot", None);
+    let sent = journal
+        .iter()
+        .find(|r| r["type"] == "progress" && r["data"]["data"]["old_boot_id"].is_string())
+        .and_then(|r| r["data"]["at"].as_u64())
+        .unwrap_or_else(|| panic!("no reboot sent in {journal:?}"));
+    (sent, ended)
+}
+
+#[test]
+fn two_controllers_share_a_run_its_barriers_and_its_budget() {
+    let Some((_server, url)) = store("two_controllers_share_a_run") else {
+        return;
+    };
+    let (a, b) = (Lab::new(), Lab::new());
+    a.write("book.rhai", BOOK);
+    a.write("inv.toml", INVENTORY);
+    let fleet = fleet_of(&a);
+    let args = [
+        "run",
+        "book.rhai",
+        "-i",
+        "inv.toml",
+        "--store",
+        &url,
+        "--controllers",
+        "2",
+        "--max-unavailable",
+        "1",
+    ];
+    let first = spawn_piped(with_fleet(a.command(&args), &fleet));
+    // The second controller joins a moment later, from a folder with no runbook or inventory:
+    // the first share's hosts wait at stage two's barrier for the second share's.
+    std::thread::sleep(std::time::Duration::from_secs(1));
+    let joined = run(&b, &fleet, &["join", "--store", &url]);
+    let first = Run::from(
+        first
+            .wait_with_output()
+            .unwrap_or_else(|e| panic!("wait: {e}")),
+    );
+    assert_eq!(first.code, 0, "{}\n{}", first.stdout, first.stderr);
+    assert_eq!(joined.code, 0, "{}\n{}", joined.stdout, joined.stderr);
+    assert!(
+        joined.stdout.contains("join: driving share 2 of 2 of run"),
+        "{}",
+        joined.stdout
+    );
+    let hosts = ["n1", "n2", "n3", "n4"];
+    let journals: Vec<Vec<Value>> = hosts.iter().map(|h| journal(&[&a, &b], h)).collect();
+    // Each host once, by the share it belongs to.
+    for (host, journal) in hosts.iter().zip(&journals) {
+        let commands = crate::shared_store::fenced(&fleet, host);
+        assert_eq!(commands, ["echo one", "echo two"], "{host}");
+        let header = journal.first().unwrap_or_else(|| panic!("{host}: empty"));
+        let run_id = header["data"]["run_id"].as_str().unwrap_or_default();
+        assert_eq!(
+            run_id.contains('.'),
+            ["n3", "n4"].contains(host),
+            "{host} in {run_id}"
+        );
+    }
+    // The barrier spans both shares: stage two begins nowhere before stage one ended everywhere.
+    let one_ended = journals
+        .iter()
+        .map(|j| span(j, "reboot", None).1)
+        .max()
+        .unwrap_or_default();
+    let two_began = journals
+        .iter()
+        .map(|j| span(j, "run", Some("two")).0)
+        .min()
+        .unwrap_or_default();
+    assert!(
+        one_ended <= two_began,
+        "stage two began at {two_began}, before stage one ended at {one_ended}"
+    );
+    // The budget spans both shares: no two hosts are down at once, whichever controller drove
+    // them (down from the reboot's first progress, sent once it has its place, to its end).
+    let mut reboots: Vec<(u64, u64)> = journals.iter().map(|j| down(j)).collect();
+    reboots.sort_unstable();
+    for pair in reboots.windows(2) {
+        assert!(
+            pair[0].1 <= pair[1].0,
+            "two hosts down at once: {reboots:?}"
+        );
+    }
+    // Nothing is left to join.
+    let none = run(&b, &fleet, &["join", "--store", &url]);
+    assert_eq!(none.code, 3, "{}\n{}", none.stdout, none.stderr);
+    assert!(
+        none.stdout.contains("no shared run has a share left"),
+        "{}",
+        none.stdout
+    );
+}
+
+#[test]
+fn a_run_is_shared_only_through_a_store_and_without_controller_stages() {
+    let lab = Lab::new();
+    lab.write("book.rhai", BOOK);
+    lab.write("inv.toml", INVENTORY);
+    let refused = lab.cairn(&["run", "book.rhai", "-i", "inv.toml", "--controllers", "2"]);
+    assert_eq!(refused.code, 2, "{}\n{}", refused.stdout, refused.stderr);
+    assert!(
+        refused
+            .stderr
+            .contains("--controllers 2: a run shared between controllers lives"),
+        "{}",
+        refused.stderr
+    );
+    assert!(lab.runs().is_empty(), "nothing was created");
+    let Some((_server, url)) = store("a_run_with_controller_stages_is_not_shared") else {
+        return;
+    };
+    lab.write(
+        "fabric.rhai",
+        "stage \"s\" on all {\n    run([\"true\"]);\n}\nstage \"c\" on controller {\n    run([\"true\"]);\n}\n",
+    );
+    let fleet = fleet_of(&lab);
+    let args = [
+        "run",
+        "fabric.rhai",
+        "-i",
+        "inv.toml",
+        "--store",
+        &url,
+        "--controllers",
+        "2",
+    ];
+    let refused = run(&lab, &fleet, &args);
+    assert_eq!(refused.code, 2, "{}\n{}", refused.stdout, refused.stderr);
+    assert!(
+        refused.stderr.contains("`on controller` stages"),
+        "{}",
+        refused.stderr
+    );
+    let too_many = [
+        "run",
+        "book.rhai",
+        "-i",
+        "inv.toml",
+        "--store",
+        &url,
+        "--controllers",
+        "5",
+    ];
+    let refused = run(&lab, &fleet, &too_many);
+    assert_eq!(refused.code, 2, "{}\n{}", refused.stdout, refused.stderr);
+    assert!(
+        refused.stderr.contains("fewer than the controllers"),
+        "{}",
+        refused.stderr
+    );
+}
