@@ -37,6 +37,9 @@ _cairn() {
             cairn,hosts)
                 cmd="cairn__subcmd__hosts"
                 ;;
+            cairn,join)
+                cmd="cairn__subcmd__join"
+                ;;
             cairn,journal)
                 cmd="cairn__subcmd__journal"
                 ;;
@@ -93,6 +96,9 @@ _cairn() {
                 ;;
             cairn__subcmd__help,hosts)
                 cmd="cairn__subcmd__help__subcmd__hosts"
+                ;;
+            cairn__subcmd__help,join)
+                cmd="cairn__subcmd__help__subcmd__join"
                 ;;
             cairn__subcmd__help,journal)
                 cmd="cairn__subcmd__help__subcmd__journal"
@@ -266,7 +272,7 @@ _cairn() {
 
     case "${cmd}" in
         cairn)
-            opts="-h -V --state-dir --lib --help --version check debug exec hosts lsp journal parse resume run report recipes runs standby completions man config vault repl help"
+            opts="-h -V --state-dir --lib --help --version check debug exec hosts lsp journal join parse resume run report recipes runs standby completions man config vault repl help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -486,7 +492,7 @@ _cairn() {
             return 0
             ;;
         cairn__subcmd__help)
-            opts="check debug exec hosts lsp journal parse resume run report recipes runs standby completions man config vault repl help"
+            opts="check debug exec hosts lsp journal join parse resume run report recipes runs standby completions man config vault repl help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -584,6 +590,20 @@ _cairn() {
             return 0
             ;;
         cairn__subcmd__help__subcmd__hosts)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        cairn__subcmd__help__subcmd__join)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -959,6 +979,56 @@ _cairn() {
                     return 0
                     ;;
                 -i)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --state-dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --lib)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        cairn__subcmd__join)
+            opts="-q -v -h --vault --vault-identity --vault-passphrase-file --vault-passphrase-command --wait-for-hosts --json --quiet --verbose --color --accept-new-host-keys --store --lease-ttl --state-dir --lib --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --vault)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --vault-identity)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --vault-passphrase-file)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --vault-passphrase-command)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --store)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --lease-ttl)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -1586,7 +1656,7 @@ _cairn() {
             return 0
             ;;
         cairn__subcmd__run)
-            opts="-i -q -v -h --inventory --check --limit --param --param-file --forks --max-fail-percent --max-unavailable --reboot-timeout --debug-on-failure --vault --vault-identity --vault-passphrase-file --vault-passphrase-command --wait-for-hosts --json --quiet --verbose --color --accept-new-host-keys --store --lease-ttl --state-dir --lib --help"
+            opts="-i -q -v -h --inventory --check --limit --controllers --param --param-file --forks --max-fail-percent --max-unavailable --reboot-timeout --debug-on-failure --vault --vault-identity --vault-passphrase-file --vault-passphrase-command --wait-for-hosts --json --quiet --verbose --color --accept-new-host-keys --store --lease-ttl --state-dir --lib --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1601,6 +1671,10 @@ _cairn() {
                     return 0
                     ;;
                 --limit)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --controllers)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -19,7 +19,7 @@ Exit codes:
   0    every host succeeded
   1    some host failed
   2    a usage, runbook or journal error
-  3    `cairn standby --once` found no run whose controller died
+  3    `cairn standby --once` found no run whose controller died; `cairn join` no share to drive
   130  stopped by a signal (SIGINT, SIGTERM, SIGHUP) before every host finished";
 
 /// cairn: runbooks for InfiniBand and RoCE fabric on ESXi hosts and Linux guests.
