@@ -4,7 +4,7 @@ use std::collections::BTreeMap;
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::Duration;
 
-use crate::{Cancel, Cancelled, FleetSync};
+use crate::{Cancel, Cancelled, EventSink, FleetSync, RunEvent};
 
 /// How often a share whose hosts are all at a barrier asks the store whether the other
 /// shares' are too (`fleet.rs`).
@@ -19,7 +19,16 @@ const FLEET_POLL: Duration = Duration::from_millis(250);
 pub(crate) struct StageBarrier {
     state: Mutex<BarrierState>,
     wake: Condvar,
-    fleet: Option<Arc<dyn FleetSync>>,
+    fleet: Option<FleetBarrier>,
+}
+
+/// What a barrier needs to span the shares of a shared run: the store, and where to say that
+/// it waits for them (with the shared run's id, for the `cairn join` it may be waiting for).
+#[derive(Debug)]
+struct FleetBarrier {
+    sync: Arc<dyn FleetSync>,
+    events: EventSink,
+    run: String,
 }
 
 #[derive(Debug)]
@@ -46,9 +55,15 @@ impl StageBarrier {
         }
     }
 
-    /// This barrier, spanning the other shares of a shared run through `fleet`.
-    pub(crate) fn with_fleet(mut self, fleet: Arc<dyn FleetSync>) -> Self {
-        self.fleet = Some(fleet);
+    /// This barrier, spanning the other shares of shared run `run` through `sync`; a wait for
+    /// them is told on `events`.
+    pub(crate) fn with_fleet(
+        mut self,
+        sync: Arc<dyn FleetSync>,
+        events: EventSink,
+        run: String,
+    ) -> Self {
+        self.fleet = Some(FleetBarrier { sync, events, run });
         self
     }
 
@@ -86,16 +101,36 @@ impl StageBarrier {
         }
     }
 
-    /// Asks the store until every share still in the run has reached stage `index`; a store
-    /// that fails is asked again (its failure stops the hosts' journals, and so the run).
+    /// Asks the store until every share still in the run has reached stage `index`, saying
+    /// once that it waits (and for how many shares nobody joined yet); a store that fails is
+    /// asked again (its failure stops the hosts' journals, and so the run).
     fn wait_for_fleet(&self, index: u64, cancel: &Cancel) -> Result<(), Cancelled> {
         let Some(fleet) = &self.fleet else {
             return Ok(());
         };
+        let mut told = false;
         loop {
             let live = self.state.lock().map_err(|_| Cancelled)?.live;
-            if let Ok(true) = fleet.reached(index, live) {
-                return Ok(());
+            match fleet.sync.reached(index, live) {
+                Ok(behind) if behind.shares == 0 => return Ok(()),
+                Ok(behind) if !told => {
+                    told = true;
+                    let joined = match behind.unclaimed {
+                        0 => String::new(),
+                        n => format!(
+                            " ({n} not joined yet: `cairn join --store URL {}` on another controller)",
+                            fleet.run
+                        ),
+                    };
+                    fleet.events.send(RunEvent::Warning {
+                        host: "controller".into(),
+                        message: format!(
+                            "stage {index} waits for {} other share(s) of run {}{joined}",
+                            behind.shares, fleet.run
+                        ),
+                    });
+                }
+                _ => {}
             }
             cancel.check()?;
             std::thread::sleep(FLEET_POLL);
@@ -110,7 +145,7 @@ impl StageBarrier {
             live = Some(state.live);
         }
         if let (Some(fleet), Some(live)) = (&self.fleet, live) {
-            let _ = fleet.live(live);
+            let _ = fleet.sync.live(live);
         }
         self.wake.notify_all();
     }
@@ -217,9 +252,13 @@ mod tests {
     }
 
     impl crate::FleetSync for OtherShares {
-        fn reached(&self, stage: u64, _live: usize) -> Result<bool, String> {
+        fn reached(&self, stage: u64, _live: usize) -> Result<crate::Behind, String> {
             self.asked.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
-            Ok(self.reached.load(std::sync::atomic::Ordering::SeqCst) >= stage)
+            let there = self.reached.load(std::sync::atomic::Ordering::SeqCst) >= stage;
+            Ok(crate::Behind {
+                shares: usize::from(!there),
+                unclaimed: 0,
+            })
         }
         fn live(&self, _live: usize) -> Result<(), String> {
             Ok(())
@@ -239,7 +278,11 @@ mod tests {
     #[test]
     fn a_share_whose_hosts_are_all_there_waits_for_the_other_shares() {
         let others = Arc::new(OtherShares::default());
-        let barrier = Arc::new(StageBarrier::new(2).with_fleet(others.clone()));
+        let barrier = Arc::new(StageBarrier::new(2).with_fleet(
+            others.clone(),
+            EventSink::none(),
+            "r".into(),
+        ));
         let cancel = Cancel::default();
         let waiters: Vec<_> = (0..2)
             .map(|_| {

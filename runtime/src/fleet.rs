@@ -56,8 +56,8 @@ impl FleetShare {
 /// an `Err` is the store's failure, in words.
 pub trait FleetSync: std::fmt::Debug + Send + Sync {
     /// This share reached stage `stage` with `live` hosts still in the run: records it, and
-    /// says whether every share still in the run has reached it too.
-    fn reached(&self, stage: u64, live: usize) -> Result<bool, String>;
+    /// says how many shares still in the run have not reached it (none: the barrier opens).
+    fn reached(&self, stage: u64, live: usize) -> Result<Behind, String>;
 
     /// This share has `live` hosts still in the run (a host finished or failed); a share with
     /// none holds no barrier.
@@ -74,6 +74,15 @@ pub trait FleetSync: std::fmt::Debug + Send + Sync {
 
     /// Gives `host`'s place in the shared budget back.
     fn give_place(&self, host: &str) -> Result<(), String>;
+}
+
+/// The shares a barrier still waits for.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Behind {
+    /// Shares with a host still in the run that have not reached the stage.
+    pub shares: usize,
+    /// Of them, those no controller has claimed yet (`cairn join` has not come).
+    pub unclaimed: usize,
 }
 
 /// A share's run as the executor is given it.

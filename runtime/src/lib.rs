@@ -94,7 +94,7 @@ pub use ending::report::{HostReport, RunReport};
 pub use engine::{Installer, bind_host, build_engine};
 pub use exec_run::{EXEC_STAGE, exec_runbook_text, write_exec_runbook};
 pub use executor::{RunError, RunHost, RunRequest, execute};
-pub use fleet::{FleetPlan, FleetShare, FleetSync};
+pub use fleet::{Behind, FleetPlan, FleetShare, FleetSync};
 pub use halt::Halt;
 pub use host_context::{AfterBoot, HostContext, Mode, Role};
 pub use host_info::HostInfo;

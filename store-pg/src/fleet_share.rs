@@ -97,14 +97,15 @@ impl PgStore {
     }
 
     /// Share `share` of `fleet_run` has all its `live` hosts at stage `stage`: recorded, and
-    /// whether every share with a host still in the run has reached it.
+    /// how many shares with a host still in the run have not reached it (and of them, how
+    /// many no controller has claimed).
     pub fn share_reached(
         &mut self,
         fleet_run: &str,
         share: i32,
         stage: u64,
         live: usize,
-    ) -> Result<bool, StoreError> {
+    ) -> Result<(usize, usize), StoreError> {
         let stage = i64::try_from(stage).unwrap_or(i64::MAX);
         self.client
             .execute(
@@ -113,16 +114,19 @@ impl PgStore {
                 &[&fleet_run, &share, &stage, &count(live)],
             )
             .map_err(|error| self.fail("record a share at a barrier", error))?;
-        let behind: i64 = self
+        let row = self
             .client
             .query_one(
-                "SELECT count(*) FROM cairn_fleet_share \
+                "SELECT count(*), count(*) FILTER (WHERE session IS NULL) FROM cairn_fleet_share \
                  WHERE fleet_run = $1 AND reached < $2 AND live > 0",
                 &[&fleet_run, &stage],
             )
-            .map_err(|error| self.fail("read a shared run's barrier", error))?
-            .get(0);
-        Ok(behind == 0)
+            .map_err(|error| self.fail("read a shared run's barrier", error))?;
+        let (behind, unclaimed): (i64, i64) = (row.get(0), row.get(1));
+        Ok((
+            usize::try_from(behind).unwrap_or(usize::MAX),
+            usize::try_from(unclaimed).unwrap_or(usize::MAX),
+        ))
     }
 
     /// Share `share` of `fleet_run` has `live` hosts still in the run.

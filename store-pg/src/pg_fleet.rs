@@ -2,7 +2,7 @@
 //! run shared between controllers (`fleet_share.rs`), each call bounded as every call of a run
 //! is ([`PgShared`]'s answer limit).
 
-use cairn_runtime::{FleetShare, FleetSync};
+use cairn_runtime::{Behind, FleetShare, FleetSync};
 
 use crate::PgShared;
 
@@ -25,12 +25,13 @@ impl PgFleet {
 }
 
 impl FleetSync for PgFleet {
-    fn reached(&self, stage: u64, live: usize) -> Result<bool, String> {
+    fn reached(&self, stage: u64, live: usize) -> Result<Behind, String> {
         let (run, share) = (self.fleet_run.clone(), self.share);
         self.shared
             .bounded("read a shared run's barrier", move |store, _| {
                 store.share_reached(&run, share, stage, live)
             })
+            .map(|(shares, unclaimed)| Behind { shares, unclaimed })
             .map_err(|error| error.to_string())
     }
 

@@ -280,7 +280,18 @@ fn open_fleet(plan: &Plan, shared: &RunShared) -> Result<(), RunError> {
             .map_err(|e| crate::journal::JournalError::io(&path, "cannot encode", e.into()))?;
         shares.push((run_id.clone(), bytes, hosts.len()));
     }
-    Ok(store.open_fleet(&plan.run_id, plan.host_infos.len(), &shares, &plan.modules)?)
+    store.open_fleet(&plan.run_id, plan.host_infos.len(), &shares, &plan.modules)?;
+    shared.events.send(RunEvent::Log {
+        host: "controller".into(),
+        message: format!(
+            "run {} is shared between {} controllers: this one drives share 1 ({} hosts); on each other one: `cairn join --store URL {}`",
+            plan.run_id,
+            fleet.others.len() + 1,
+            plan.host_infos.len(),
+            plan.run_id
+        ),
+    });
+    Ok(())
 }
 
 /// With a shared store, `host`'s records go there first: fenced by its lease, or (the

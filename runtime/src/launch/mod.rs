@@ -18,9 +18,9 @@ pub use crate::launch_error::LaunchError;
 use crate::sim::{SimHost, SimRegistry, SimTransport};
 use crate::ssh::{FdDemand, FdLimitError, SshOptions, SshTarget, SshTransport, prepare_fd_limit};
 use crate::{
-    Cancel, EventSink, HostInfo, Installer, LocalTransport, Outline, ParamFile, RunHost, RunMeta,
-    RunOptions, RunReport, RunRequest, RunStore, Runbook, RunbookError, Transport, build_engine,
-    check_groups, check_params, check_runbook, execute,
+    Cancel, EventSink, FleetShare, HostInfo, Installer, LocalTransport, Outline, ParamFile,
+    RunHost, RunMeta, RunOptions, RunReport, RunRequest, RunStore, Runbook, RunbookError,
+    Transport, build_engine, check_groups, check_params, check_runbook, execute,
 };
 
 /// What the command line chose for a new run.
@@ -93,7 +93,13 @@ impl Launcher {
         check_budget_groups(new.options.max_unavailable.as_ref(), &inventory)?;
         shares::check(new.controllers, &new.options, &outline, hosts.len())?;
         let options = &new.options;
-        prepare_fds(&inventory, &hosts, options.forks, options.check, &events)?;
+        // This controller keeps open only its share's journals and sessions.
+        let driven = FleetShare::split(&hosts, new.controllers)
+            .into_iter()
+            .next()
+            .map_or_else(Vec::new, |(_, hosts)| hosts);
+        let lease_files = options.shared_store.is_none();
+        prepare_fds(&inventory, &driven, options, lease_files, &events)?;
         // A check changes nothing and leaves no run to resume, so it claims no folder.
         let (run_id, _lock) = if new.options.check {
             (self.store.new_run_id(), None)
@@ -319,10 +325,11 @@ pub(super) fn check_budget_groups(
 fn prepare_fds(
     inventory: &Inventory,
     hosts: &[String],
-    forks: usize,
-    check: bool,
+    options: &RunOptions,
+    lease_files: bool,
     events: &EventSink,
 ) -> Result<(), FdLimitError> {
+    let (forks, check) = (options.forks, options.check);
     let specs: Vec<&HostSpec> = inventory
         .hosts()
         .iter()
@@ -338,6 +345,7 @@ fn prepare_fds(
         ssh_hosts,
         forks,
         hosts: specs.len(),
+        lease_files,
     };
     if let Some(message) = prepare_fd_limit(demand)? {
         events.send(crate::RunEvent::Warning {

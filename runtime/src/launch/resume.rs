@@ -71,7 +71,8 @@ impl Launcher {
         options.fleet = super::shares::resumed(&meta, &inventory, &options)?;
         let (hosts, helpers) =
             self.hosts_and_helpers(&inventory, &meta.hosts, options.accept_new_host_keys, vault);
-        prepare_fds(&inventory, &meta.hosts, options.forks, false, &events)?;
+        let lease_files = options.shared_store.is_none();
+        prepare_fds(&inventory, &meta.hosts, &options, lease_files, &events)?;
         let request = RunRequest {
             assume: Some(assume),
             from_stage,

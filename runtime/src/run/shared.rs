@@ -117,7 +117,11 @@ impl RunShared {
                 crate::DisruptionBudget::for_hosts(budgets, &hosts),
             ),
             Some(fleet) => (
-                StageBarrier::new(participants).with_fleet(fleet.sync.clone()),
+                StageBarrier::new(participants).with_fleet(
+                    fleet.sync.clone(),
+                    events.clone(),
+                    fleet.share.run.clone(),
+                ),
                 crate::DisruptionBudget::for_hosts(budgets, &fleet.hosts)
                     .with_fleet(fleet.sync.clone()),
             ),

@@ -7,7 +7,7 @@
 //! than the limit gives is warned.
 
 /// Descriptors every host holds for the whole run: its journal, and the locked file of its host
-/// lease (docs/fleet.md).
+/// lease (docs/fleet.md) unless its lease is a row of the shared store.
 pub const FDS_PER_JOURNAL: u64 = 2;
 
 /// Descriptors one SSH host may hold besides its journal: its socket, and for a `ProxyJump`
@@ -35,13 +35,21 @@ pub struct FdDemand {
     pub forks: usize,
     /// Every host of the run.
     pub hosts: usize,
+    /// Whether each host's lease is a locked file of this machine's lease folder (not a row of
+    /// the shared store).
+    pub lease_files: bool,
 }
 
 impl FdDemand {
     /// What the run surely needs: its journals, all open at once.
     pub fn floor(&self) -> u64 {
+        let per_journal = if self.lease_files {
+            FDS_PER_JOURNAL
+        } else {
+            FDS_PER_JOURNAL - 1
+        };
         count(self.journals)
-            .saturating_mul(FDS_PER_JOURNAL)
+            .saturating_mul(per_journal)
             .saturating_add(FDS_RESERVE)
     }
 
@@ -137,6 +145,7 @@ mod tests {
             ssh_hosts,
             forks: 64,
             hosts,
+            lease_files: true,
         }
     }
 
@@ -162,6 +171,13 @@ mod tests {
             FDS_RESERVE,
             "a check opens no journal"
         );
+        // On the shared store a lease is a row: 10,000 hosts fit under a hard limit of 20,000.
+        let stored = FdDemand {
+            lease_files: false,
+            ..demand(10_000, 0)
+        };
+        assert_eq!(stored.floor(), 10_000 + FDS_RESERVE);
+        assert!(demand(10_000, 0).floor() > 20_000);
     }
 
     #[test]
