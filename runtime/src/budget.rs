@@ -256,6 +256,40 @@ impl DisruptionBudget {
         })
     }
 
+    /// Holds `host`'s place in the store whatever the other shares hold: a host a share's
+    /// resume finds down was down before, and counts so for everyone.
+    fn force_fleet_place(&self, host: &str) {
+        if let Some(fleet) = &self.fleet {
+            let pools: Vec<(String, usize)> = self
+                .pools
+                .iter()
+                .filter(|p| p.covers(host))
+                .map(|p| (p.group.clone().unwrap_or_default(), usize::MAX))
+                .collect();
+            if !pools.is_empty() {
+                let _ = fleet.take_place(host, &pools);
+            }
+        }
+    }
+
+    /// On a share's resume, before its hosts start: the store's places of `hosts` are what
+    /// the journals say (`down`: in a reboot or maintenance mode, or declared unavailable),
+    /// so that a controller that died with a host up does not keep its place for ever, nor a
+    /// host it left down lose it.
+    pub fn settle_fleet_places(&self, hosts: &[String], down: &dyn Fn(&str) -> bool) {
+        let Some(fleet) = &self.fleet else {
+            return;
+        };
+        let (down, up): (Vec<&String>, Vec<&String>) = hosts
+            .iter()
+            .partition(|host| down(host) || self.holds(host));
+        let up: Vec<String> = up.into_iter().cloned().collect();
+        let _ = fleet.give_places(&up);
+        for host in down {
+            self.force_fleet_place(host);
+        }
+    }
+
     /// Whether any limit applies: a run under a budget is a roll (`halt.rs`).
     pub fn is_limited(&self) -> bool {
         !self.pools.is_empty()
@@ -402,7 +436,9 @@ impl DisruptionBudget {
 
     /// `host` is available again as far as `why` goes.
     pub fn release(&self, host: &str, why: Disruption) {
-        let mut up = false;
+        // Up unless it still holds here for another reason: a host a share's resume found down
+        // holds its place in the store only (`settle_fleet_places`), and gives it back here.
+        let mut up = true;
         if let Ok(mut state) = self.state.lock()
             && let Some(entry) = state.holders.get_mut(host)
         {
@@ -414,7 +450,6 @@ impl DisruptionBudget {
             up = !entry.holds();
         }
         if up && let Some(fleet) = &self.fleet {
-            // A place the store keeps after a failure here is freed by the share's resume.
             let _ = fleet.give_place(host);
         }
         self.wake.notify_all();
@@ -482,6 +517,7 @@ impl DisruptionBudget {
         if let Ok(mut state) = self.state.lock() {
             state.holders.entry(host.to_owned()).or_default().declared = true;
         }
+        self.force_fleet_place(host);
     }
 
     /// On a resume: `host` is in maintenance mode, as its journal says it was left.

@@ -74,6 +74,12 @@ pub trait FleetSync: std::fmt::Debug + Send + Sync {
 
     /// Gives `host`'s place in the shared budget back.
     fn give_place(&self, host: &str) -> Result<(), String>;
+
+    /// Gives the places of all of `hosts` back at once (a share's resume, for the hosts its
+    /// journals leave up).
+    fn give_places(&self, hosts: &[String]) -> Result<(), String> {
+        hosts.iter().try_for_each(|host| self.give_place(host))
+    }
 }
 
 /// The shares a barrier still waits for.

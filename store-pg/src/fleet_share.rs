@@ -213,6 +213,19 @@ impl PgStore {
     }
 }
 
+impl PgStore {
+    /// Gives the places of all of `hosts` in shared run `fleet_run`'s budget back.
+    pub fn give_places(&mut self, fleet_run: &str, hosts: &[String]) -> Result<(), StoreError> {
+        self.client
+            .execute(
+                "DELETE FROM cairn_fleet_down WHERE fleet_run = $1 AND host = ANY ($2)",
+                &[&fleet_run, &hosts],
+            )
+            .map_err(|error| self.fail("give places in a shared run's budget back", error))?;
+        Ok(())
+    }
+}
+
 /// A count as the store's `integer` columns keep it.
 fn count(n: usize) -> i32 {
     i32::try_from(n).unwrap_or(i32::MAX)

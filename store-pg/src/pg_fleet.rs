@@ -57,6 +57,16 @@ impl FleetSync for PgFleet {
             .map_err(|error| error.to_string())
     }
 
+    fn give_places(&self, hosts: &[String]) -> Result<(), String> {
+        let (run, hosts) = (self.fleet_run.clone(), hosts.to_vec());
+        self.shared
+            .bounded(
+                "give places in a shared run's budget back",
+                move |store, _| store.give_places(&run, &hosts),
+            )
+            .map_err(|error| error.to_string())
+    }
+
     fn give_place(&self, host: &str) -> Result<(), String> {
         let (run, host) = (self.fleet_run.clone(), host.to_owned());
         self.shared

@@ -208,3 +208,78 @@ fn a_run_is_shared_only_through_a_store_and_without_controller_stages() {
         refused.stderr
     );
 }
+
+#[test]
+fn a_standby_takes_over_the_share_of_a_controller_killed_mid_reboot() {
+    let Some((_server, url)) = store("a_standby_takes_over_a_share") else {
+        return;
+    };
+    let (a, b, c) = (Lab::new(), Lab::new(), Lab::new());
+    a.write("book.rhai", BOOK);
+    a.write("inv.toml", INVENTORY);
+    let fleet = fleet_of(&a);
+    let ttl = ["--lease-ttl", "4"];
+    let mut args = vec![
+        "run",
+        "book.rhai",
+        "-i",
+        "inv.toml",
+        "--store",
+        &url,
+        "--controllers",
+        "2",
+        "--max-unavailable",
+        "1",
+    ];
+    args.extend(ttl);
+    let first = spawn_piped(with_fleet(a.command(&args), &fleet));
+    std::thread::sleep(std::time::Duration::from_secs(1));
+    let mut join = vec!["join", "--store", &url];
+    join.extend(ttl);
+    let joined = spawn_piped(with_fleet(b.command(&join), &fleet));
+    // Killed while its first host reboots: that host stays down for the budget, and the first
+    // share's hosts wait at stage two's barrier until a standby finishes the second share.
+    crate::shared_store::kill_once_rebooting(joined, &fleet, &["n3"]);
+    // Its session expires 4 s after its last renewal.
+    std::thread::sleep(std::time::Duration::from_secs(5));
+    let mut standby = vec!["standby", "--store", &url, "--once", "--poll", "1"];
+    standby.extend(ttl);
+    let standby = run(&c, &fleet, &standby);
+    assert_eq!(standby.code, 0, "{}\n{}", standby.stdout, standby.stderr);
+    assert!(
+        standby.stdout.contains(".2 over from"),
+        "{}",
+        standby.stdout
+    );
+    let first = Run::from(
+        first
+            .wait_with_output()
+            .unwrap_or_else(|e| panic!("wait: {e}")),
+    );
+    assert_eq!(first.code, 0, "{}\n{}", first.stdout, first.stderr);
+    let hosts = ["n1", "n2", "n3", "n4"];
+    for host in hosts {
+        let commands = crate::shared_store::fenced(&fleet, host);
+        assert_eq!(
+            commands,
+            ["echo one", "echo two"],
+            "{host}: each command once"
+        );
+    }
+    // The standby's working copy holds the second share's whole journals.
+    let journals: Vec<Vec<Value>> = hosts.iter().map(|h| journal(&[&a, &c], h)).collect();
+    let one_ended = journals.iter().map(|j| span(j, "reboot", None).1).max();
+    let two_began = journals.iter().map(|j| span(j, "run", Some("two")).0).min();
+    assert!(
+        one_ended <= two_began,
+        "stage two began before stage one ended"
+    );
+    let mut reboots: Vec<(u64, u64)> = journals.iter().map(|j| down(j)).collect();
+    reboots.sort_unstable();
+    for pair in reboots.windows(2) {
+        assert!(
+            pair[0].1 <= pair[1].0,
+            "two hosts down at once: {reboots:?}"
+        );
+    }
+}

@@ -100,6 +100,11 @@ pub(super) fn share(
             shared.budget.resume_in_maintenance(host);
         }
     }
+    // A share of a shared run: the store's budget places of its hosts are what their
+    // journals say, whoever drove them before.
+    let names: Vec<String> = participants.iter().map(|p| p.0.name.clone()).collect();
+    let down = |host: &str| recorded.get(host).is_some_and(left_down);
+    shared.budget.settle_fleet_places(&names, &down);
     for (host, journal) in recorded {
         let published = journal.published();
         if let Ok(mut all) = shared.published.lock() {
@@ -126,6 +131,21 @@ pub(super) fn share(
         instances.push((info, role, transport));
     }
     (Arc::new(shared), instances)
+}
+
+/// Whether a journal leaves its host down for the budget's place in the store: in a reboot
+/// it never saw end, or having declared itself unavailable (`unavailable()`, `available()`).
+fn left_down(journal: &HostJournal) -> bool {
+    let mut down = false;
+    for action in journal.actions.values() {
+        match action.intent.builtin.as_str() {
+            "reboot" | "reboot_if_pending" if action.outcome.is_none() => down = true,
+            "unavailable" => down = true,
+            "available" => down = false,
+            _ => {}
+        }
+    }
+    down
 }
 
 /// Begins every journal before any host is touched, and run.json then says so: from then on a
