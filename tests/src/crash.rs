@@ -39,8 +39,8 @@ fn the_binary_under_test_has_the_crash_hook() {
 /// Journal writes of an uninterrupted run, across all hosts.
 fn writes_of_a_whole_run() -> usize {
     let lab = lab();
-    let run = lab.cairn(&["run", "book.rhai", "-i", "lab.toml", "--forks", "1"]);
-    assert_eq!(run.code, 0, "{}", run.stderr);
+    lab.cairn(&["run", "book.rhai", "-i", "lab.toml", "--forks", "1"])
+        .succeeds();
     HOSTS.iter().map(|h| lab.journal(h).len()).sum()
 }
 
@@ -155,8 +155,7 @@ fn the_wrong_answer_to_an_unknown_outcome_is_visible_in_the_host_log() {
         }
         let first = lab_k.cairn(&["resume"]);
         if first.code == 2 && first.stderr.contains("outcome was not recorded") {
-            let redo = lab_k.cairn(&["resume", "--assume", "redo"]);
-            assert_eq!(redo.code, 0, "{}", redo.stderr);
+            lab_k.cairn(&["resume", "--assume", "redo"]).succeeds();
             let echoes: usize = HOSTS
                 .iter()
                 .map(|h| lab_k.sim_count(h, &["echo", "cairn"]))

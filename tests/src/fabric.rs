@@ -40,8 +40,9 @@ fn clients(lab: &Lab) -> usize {
 #[test]
 fn a_clean_fabric_passes_and_a_slow_host_fails_by_name() {
     let clean = lab(None);
-    let run = clean.cairn(&["run", "book.rhai", "-i", "lab.toml"]);
-    assert_eq!(run.code, 0, "{}\n{}", run.stdout, run.stderr);
+    let run = clean
+        .cairn(&["run", "book.rhai", "-i", "lab.toml"])
+        .succeeds();
     // Four nodes: three rounds of two pairs, every pair once.
     assert_eq!(clients(&clean), 6);
     let said = format!("{}{}", run.stdout, run.stderr);
@@ -51,20 +52,16 @@ fn a_clean_fabric_passes_and_a_slow_host_fails_by_name() {
     );
     assert!(said.contains("took"), "{said}");
     let slow = lab(Some("node03"));
-    let run = slow.cairn(&["run", "book.rhai", "-i", "lab.toml"]);
-    assert_eq!(run.code, 1, "{}\n{}", run.stdout, run.stderr);
-    assert!(
-        run.stderr.contains(r#"suspect hosts ["node03"]"#),
-        "{}",
-        run.stderr
-    );
+    let run = slow.cairn(&["run", "book.rhai", "-i", "lab.toml"]).fails(1);
+    run.stderr_has(r#"suspect hosts ["node03"]"#);
 }
 
 #[test]
 fn a_crash_in_the_matrix_resumes_without_rerunning_journaled_pairs() {
     let whole = lab(None);
-    let run = whole.cairn(&["run", "book.rhai", "-i", "lab.toml"]);
-    assert_eq!(run.code, 0, "{}", run.stderr);
+    whole
+        .cairn(&["run", "book.rhai", "-i", "lab.toml"])
+        .succeeds();
     let total: usize = NODES
         .iter()
         .chain(&["controller"])

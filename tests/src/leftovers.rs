@@ -23,8 +23,8 @@ pub(crate) fn guests_set_up(name: &str, book: &str) -> Lab {
     lab.write(name, book);
     lab.copy_lib();
     lab.write("lab.toml", GUEST_LAB);
-    let run = lab.cairn(&["run", "guest.rhai", "-i", "lab.toml"]);
-    assert_eq!(run.code, 0, "{}", run.stderr);
+    lab.cairn(&["run", "guest.rhai", "-i", "lab.toml"])
+        .succeeds();
     lab
 }
 
@@ -40,8 +40,9 @@ fn a_server_started_right_before_a_kill_is_stopped_on_resume() {
     // The trials' runs need an id of their own (they are per second).
     std::thread::sleep(std::time::Duration::from_millis(1100));
     let whole = template.copy();
-    let run = whole.cairn(&["run", "tests.rhai", "-i", "lab.toml"]);
-    assert_eq!(run.code, 0, "{}", run.stderr);
+    whole
+        .cairn(&["run", "tests.rhai", "-i", "lab.toml"])
+        .succeeds();
     let total: usize = [
         "controller",
         "compute-02",

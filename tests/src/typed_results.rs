@@ -63,23 +63,15 @@ fn a_replayed_mlxconfig_query_with_a_renamed_field_is_refused_naming_the_record(
         "book.rhai",
         "stage \"s\" on all {\n    let q = mlxconfig::query(\"mt4119_pciconf1\");\n    log(`params: ${q.params.len()}`);\n    run([\"false\"]);\n}\n",
     );
-    let first = lab.cairn(&["run", "book.rhai", "-i", "lab.toml"]);
-    assert_eq!(first.code, 1, "{}\n{}", first.stdout, first.stderr);
-    assert!(first.stdout.contains("params: "), "{}", first.stdout);
-    assert!(!first.stdout.contains("params: 0"), "{}", first.stdout);
+    let first = lab.cairn(&["run", "book.rhai", "-i", "lab.toml"]).fails(1);
+    first.stdout_has("params: ");
+    first.stdout_lacks("params: 0");
     let (id, _) = edit_result(&lab, "esx01", 1, |r| rename(r, "params", "parameters"));
 
-    let resumed = lab.cairn(&["resume"]);
-    assert_eq!(resumed.code, 1, "{}\n{}", resumed.stdout, resumed.stderr);
-    assert!(!resumed.stdout.contains("params: "), "{}", resumed.stdout);
+    let resumed = lab.cairn(&["resume"]).fails(1);
+    resumed.stdout_lacks("params: ");
     let journal = format!(".cairn/runs/{id}/esx01.jsonl line 3");
-    assert!(
-        resumed.stdout.contains(&format!(
-            "the result of `mlxconfig::query` (action 1) does not read as mlxconfig's device query: missing field `params` (journal {journal})"
-        )),
-        "{}",
-        resumed.stdout
-    );
+    resumed.stdout_has(&format!("the result of `mlxconfig::query` (action 1) does not read as mlxconfig's device query: missing field `params` (journal {journal})"));
 }
 
 /// `flint::query`'s recorded `psid` renamed `board_id`: serde alone would replay the image with
@@ -96,22 +88,14 @@ fn a_replayed_flint_image_with_a_renamed_optional_field_is_refused_naming_it() {
         "book.rhai",
         "stage \"s\" on all {\n    let image = flint::query(\"mt4119_pciconf1\");\n    log(`psid: ${image.psid}`);\n    run([\"false\"]);\n}\n",
     );
-    let first = lab.cairn(&["run", "book.rhai", "-i", "lab.toml"]);
-    assert_eq!(first.code, 1, "{}\n{}", first.stdout, first.stderr);
-    assert!(first.stdout.contains("psid: MT_"), "{}", first.stdout);
+    let first = lab.cairn(&["run", "book.rhai", "-i", "lab.toml"]).fails(1);
+    first.stdout_has("psid: MT_");
     let (id, _) = edit_result(&lab, "esx01", 1, |r| rename(r, "psid", "board_id"));
 
-    let resumed = lab.cairn(&["resume"]);
-    assert_eq!(resumed.code, 1, "{}\n{}", resumed.stdout, resumed.stderr);
-    assert!(!resumed.stdout.contains("psid: "), "{}", resumed.stdout);
+    let resumed = lab.cairn(&["resume"]).fails(1);
+    resumed.stdout_lacks("psid: ");
     let journal = format!(".cairn/runs/{id}/esx01.jsonl line 3");
-    assert!(
-        resumed.stdout.contains(&format!(
-            "the result of `flint::query` (action 1) does not read as flint's image query: it has a field `board_id` that flint's image query does not have (journal {journal})"
-        )),
-        "{}",
-        resumed.stdout
-    );
+    resumed.stdout_has(&format!("the result of `flint::query` (action 1) does not read as flint's image query: it has a field `board_id` that flint's image query does not have (journal {journal})"));
 }
 
 /// `ofed::info`'s recorded `version` renamed: the resume refuses the record instead of the
@@ -127,25 +111,13 @@ fn a_replayed_ofed_info_with_a_renamed_field_is_refused_naming_the_record() {
         "book.rhai",
         "stage \"s\" on all {\n    let ofed = ofed::info();\n    log(`ofed: ${ofed.version}`);\n    run([\"false\"]);\n}\n",
     );
-    let first = lab.cairn(&["run", "book.rhai", "-i", "lab.toml"]);
-    assert_eq!(first.code, 1, "{}\n{}", first.stdout, first.stderr);
-    assert!(
-        first.stdout.contains("ofed: 5.4-3.0.3.0"),
-        "{}",
-        first.stdout
-    );
+    let first = lab.cairn(&["run", "book.rhai", "-i", "lab.toml"]).fails(1);
+    first.stdout_has("ofed: 5.4-3.0.3.0");
     let (id, line) = edit_result(&lab, "g1", 1, |r| rename(r, "version", "ofed_version"));
 
-    let resumed = lab.cairn(&["resume"]);
-    assert_eq!(resumed.code, 1, "{}\n{}", resumed.stdout, resumed.stderr);
-    assert!(!resumed.stdout.contains("ofed: "), "{}", resumed.stdout);
-    assert!(
-        resumed.stdout.contains(&format!(
-            "the result of `ofed::info` (action 1) does not read as ofed_info's installed OFED: missing field `version` (journal .cairn/runs/{id}/g1.jsonl line {line})"
-        )),
-        "{}",
-        resumed.stdout
-    );
+    let resumed = lab.cairn(&["resume"]).fails(1);
+    resumed.stdout_lacks("ofed: ");
+    resumed.stdout_has(&format!("the result of `ofed::info` (action 1) does not read as ofed_info's installed OFED: missing field `version` (journal .cairn/runs/{id}/g1.jsonl line {line})"));
 }
 
 /// A fabric matrix whose journaled verdict has `bad` renamed: `cairn report` draws the matrix
@@ -165,8 +137,8 @@ fn a_fabric_verdict_of_another_shape_is_named_by_the_report_and_refused_by_a_res
         ));
     }
     lab.write("lab.toml", &inventory);
-    let first = lab.cairn(&["run", "book.rhai", "-i", "lab.toml"]);
-    assert_eq!(first.code, 0, "{}\n{}", first.stdout, first.stderr);
+    lab.cairn(&["run", "book.rhai", "-i", "lab.toml"])
+        .succeeds();
     let seq = lab
         .journal("controller")
         .iter()
@@ -179,8 +151,7 @@ fn a_fabric_verdict_of_another_shape_is_named_by_the_report_and_refused_by_a_res
         .expect("the verdict's action");
     let (id, line) = edit_result(&lab, "controller", seq, |r| rename(r, "bad", "bad_pairs"));
 
-    let report = lab.cairn(&["report", "-o", "report.html"]);
-    assert_eq!(report.code, 0, "{}\n{}", report.stdout, report.stderr);
+    lab.cairn(&["report", "-o", "report.html"]).succeeds();
     let html = std::fs::read_to_string(lab.path().join("report.html")).expect("the page");
     assert!(
         html.contains(&format!(
@@ -193,18 +164,7 @@ fn a_fabric_verdict_of_another_shape_is_named_by_the_report_and_refused_by_a_res
         "{html:.4000}"
     );
 
-    let resumed = lab.cairn(&["resume", &id]);
-    assert_eq!(resumed.code, 1, "{}\n{}", resumed.stdout, resumed.stderr);
-    assert!(
-        !resumed.stdout.contains("bad pairs: "),
-        "{}",
-        resumed.stdout
-    );
-    assert!(
-        resumed.stdout.contains(&format!(
-            "the result of `fabric::all_pairs` (action {seq}) does not read as fabric::all_pairs' verdict record: missing field `bad` (journal .cairn/runs/{id}/controller.jsonl line {line})"
-        )),
-        "{}",
-        resumed.stdout
-    );
+    let resumed = lab.cairn(&["resume", &id]).fails(1);
+    resumed.stdout_lacks("bad pairs: ");
+    resumed.stdout_has(&format!("the result of `fabric::all_pairs` (action {seq}) does not read as fabric::all_pairs' verdict record: missing field `bad` (journal .cairn/runs/{id}/controller.jsonl line {line})"));
 }

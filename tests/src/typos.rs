@@ -8,8 +8,7 @@ use crate::executor::inventory;
 
 /// `run` with `args`, expecting exit 2 before any run folder exists.
 fn refused(lab: &Lab, args: &[&str]) -> String {
-    let run = lab.cairn(args);
-    assert_eq!(run.code, 2, "{}\n{}", run.stdout, run.stderr);
+    let run = lab.cairn(args).fails(2);
     assert!(
         lab.runs().is_empty(),
         "no run was created: {:?}",
@@ -34,13 +33,10 @@ fn a_stage_on_an_unknown_group_stops_the_run_with_a_suggestion() {
     assert!(stderr.contains("group `computee`"), "{stderr}");
     assert!(stderr.contains("did you mean `compute`?"), "{stderr}");
     assert!(stderr.contains("book.rhai:2:16"), "{stderr}");
-    let check = lab.cairn(&["check", "book.rhai", "-i", "lab.toml"]);
-    assert_eq!(check.code, 2, "{}", check.stderr);
-    assert!(
-        check.stderr.contains("did you mean `compute`?"),
-        "{}",
-        check.stderr
-    );
+    let check = lab
+        .cairn(&["check", "book.rhai", "-i", "lab.toml"])
+        .fails(2);
+    check.stderr_has("did you mean `compute`?");
 }
 
 #[test]
@@ -62,8 +58,8 @@ fn hosts_of_an_unknown_group_stops_the_run_instead_of_giving_no_hosts() {
         "book.rhai",
         "stage \"one\" on compute {\n    let peers = hosts(\"compute\");\n    log(`${peers.len()}`);\n}\n",
     );
-    let run = lab.cairn(&["run", "book.rhai", "-i", "lab.toml"]);
-    assert_eq!(run.code, 0, "{}\n{}", run.stdout, run.stderr);
+    lab.cairn(&["run", "book.rhai", "-i", "lab.toml"])
+        .succeeds();
 }
 
 #[test]
@@ -74,8 +70,9 @@ fn a_stage_on_a_group_without_hosts_is_a_warning() {
         "lab.toml",
         &format!("[groups.spare]\n\n{}", inventory("node01", "clock=virtual")),
     );
-    let run = lab.cairn(&["run", "book.rhai", "-i", "lab.toml"]);
-    assert_eq!(run.code, 0, "{}\n{}", run.stdout, run.stderr);
+    let run = lab
+        .cairn(&["run", "book.rhai", "-i", "lab.toml"])
+        .succeeds();
     let output = format!("{}{}", run.stdout, run.stderr);
     assert!(
         output.contains("stage `one` runs on group `spare`, which has no hosts"),
@@ -106,13 +103,8 @@ fn an_unknown_option_key_is_an_error_not_ignored() {
         "built.rhai",
         "stage \"s\" on all {\n    let options = #{};\n    options.allow_failure = true;\n    run([\"false\"], options);\n}\n",
     );
-    let run = lab.cairn(&["run", "built.rhai", "-i", "lab.toml"]);
-    assert_eq!(run.code, 2, "{}\n{}", run.stdout, run.stderr);
-    assert!(
-        run.stderr.contains("no option `allow_failure`"),
-        "{}",
-        run.stderr
-    );
+    let run = lab.cairn(&["run", "built.rhai", "-i", "lab.toml"]).fails(2);
+    run.stderr_has("no option `allow_failure`");
     assert_eq!(
         lab.sim_count("node01", &["false"]),
         0,
@@ -131,18 +123,9 @@ fn a_misspelt_ofed_force_installs_nothing() {
         "lab.toml",
         "[hosts.vm01]\naddress = \"sim:rhel8?clock=virtual\"\n",
     );
-    let run = lab.cairn(&["run", "book.rhai", "-i", "lab.toml"]);
-    assert_eq!(run.code, 2, "{}\n{}", run.stdout, run.stderr);
-    assert!(
-        run.stderr.contains("`ofed::install` has no option `forse`"),
-        "{}",
-        run.stderr
-    );
-    assert!(
-        run.stderr.contains("did you mean `force`?"),
-        "{}",
-        run.stderr
-    );
+    let run = lab.cairn(&["run", "book.rhai", "-i", "lab.toml"]).fails(2);
+    run.stderr_has("`ofed::install` has no option `forse`");
+    run.stderr_has("did you mean `force`?");
     let installs = lab
         .sim_commands("vm01")
         .iter()
@@ -153,9 +136,8 @@ fn a_misspelt_ofed_force_installs_nothing() {
         "literal.rhai",
         "stage \"s\" on all { ofed::install(\"/nfs/MLNX_OFED_LINUX-5.4-3.0.3.0-rhel8.1-x86_64.tgz\", #{ forse: false }); }\n",
     );
-    let check = lab.cairn(&["check", "literal.rhai"]);
-    assert_eq!(check.code, 2, "{}", check.stderr);
-    assert!(check.stderr.contains("literal.rhai:1:"), "{}", check.stderr);
+    let check = lab.cairn(&["check", "literal.rhai"]).fails(2);
+    check.stderr_has("literal.rhai:1:");
 }
 
 #[test]
@@ -176,8 +158,7 @@ fn a_param_that_does_not_convert_stops_the_run() {
     }
     let stderr = refused(&lab, &[&base[..], &["max_usec=3"]].concat());
     assert!(stderr.contains("did you mean `max_us`?"), "{stderr}");
-    let run = lab.cairn(&[&base[..], &["max_us=3.0"]].concat());
-    assert_eq!(run.code, 0, "{}\n{}", run.stdout, run.stderr);
+    lab.cairn(&[&base[..], &["max_us=3.0"]].concat()).succeeds();
 }
 
 #[test]
@@ -272,8 +253,7 @@ stage "a" on all {
 stage "a" on all { log(2); }
 "#,
     );
-    let check = lab.cairn(&["check", "bad.rhai"]);
-    assert_eq!(check.code, 2, "{}", check.stderr);
+    let check = lab.cairn(&["check", "bad.rhai"]).fails(2);
     let stderr = check.stderr;
     for (expected, at) in [
         ("no module `missing`", "bad.rhai:1:8"),
@@ -325,11 +305,11 @@ fn trim_and_replace_give_their_result() {
 "#,
     );
     lab.write("lab.toml", &inventory("node01", "clock=virtual"));
-    let check = lab.cairn(&["check", "book.rhai"]);
-    assert_eq!(check.code, 0, "{}", check.stderr);
-    let run = lab.cairn(&["run", "book.rhai", "-i", "lab.toml"]);
-    assert_eq!(run.code, 0, "{}\n{}", run.stdout, run.stderr);
-    assert!(run.stdout.contains("node01 ens224"), "{}", run.stdout);
+    lab.cairn(&["check", "book.rhai"]).succeeds();
+    let run = lab
+        .cairn(&["run", "book.rhai", "-i", "lab.toml"])
+        .succeeds();
+    run.stdout_has("node01 ens224");
 }
 
 #[test]
@@ -339,16 +319,9 @@ fn a_call_given_nothing_says_which_call_made_the_nothing() {
         "named.rhai",
         "fn upper(s) { s.make_upper() }\nstage \"s\" on all {\n    let name = upper(\"eth0\");\n    net::set_mtu(name, 9000);\n}\n",
     );
-    let check = lab.cairn(&["check", "named.rhai"]);
-    assert_eq!(check.code, 2, "{}", check.stderr);
-    assert!(
-        check
-            .stderr
-            .contains("`upper(...)`, whose last expression (line 1) is `.make_upper(...)`"),
-        "{}",
-        check.stderr
-    );
-    assert!(check.stderr.contains("named.rhai:3:16"), "{}", check.stderr);
+    let check = lab.cairn(&["check", "named.rhai"]).fails(2);
+    check.stderr_has("`upper(...)`, whose last expression (line 1) is `.make_upper(...)`");
+    check.stderr_has("named.rhai:3:16");
     // Through a closure the checker cannot follow it; at run time the error explains the `()`.
     lab.write(
         "closure.rhai",
@@ -358,19 +331,11 @@ fn a_call_given_nothing_says_which_call_made_the_nothing() {
         "lab.toml",
         "[hosts.vm01]\naddress = \"sim:rhel8?clock=virtual\"\n",
     );
-    let run = lab.cairn(&["run", "closure.rhai", "-i", "lab.toml"]);
-    assert_eq!(run.code, 2, "{}\n{}", run.stdout, run.stderr);
-    assert!(
-        run.stderr.contains("net::set_mtu ((), i64)"),
-        "{}",
-        run.stderr
-    );
-    assert!(
-        run.stderr
-            .contains("an argument is `()`, the value of a call that returns nothing"),
-        "{}",
-        run.stderr
-    );
+    let run = lab
+        .cairn(&["run", "closure.rhai", "-i", "lab.toml"])
+        .fails(2);
+    run.stderr_has("net::set_mtu ((), i64)");
+    run.stderr_has("an argument is `()`, the value of a call that returns nothing");
 }
 
 #[test]
@@ -380,16 +345,11 @@ fn resume_refuses_a_runbook_edited_into_a_duplicate_stage() {
         "stage \"one\" on all { run([\"true\"]); }\nstage \"two\" on all { run([\"false\"]); }\n";
     lab.write("book.rhai", book);
     lab.write("lab.toml", &inventory("node01", "clock=virtual"));
-    assert_eq!(lab.cairn(&["run", "book.rhai", "-i", "lab.toml"]).code, 1);
+    lab.cairn(&["run", "book.rhai", "-i", "lab.toml"]).fails(1);
     lab.write("book.rhai", &book.replace("\"two\"", "\"one\""));
     let before = lab.sim_commands("node01").len();
-    let resume = lab.cairn(&["resume", "--from-stage", "one"]);
-    assert_eq!(resume.code, 2, "{}", resume.stderr);
-    assert!(
-        resume.stderr.contains("stage `one` is declared twice"),
-        "{}",
-        resume.stderr
-    );
+    let resume = lab.cairn(&["resume", "--from-stage", "one"]).fails(2);
+    resume.stderr_has("stage `one` is declared twice");
     assert_eq!(lab.sim_commands("node01").len(), before, "nothing ran");
 }
 
@@ -401,13 +361,8 @@ fn run_given_a_string_at_run_time_says_to_write_an_array() {
         "stage \"s\" on all {\n    let line = \"ip link\";\n    run(line);\n}\n",
     );
     lab.write("lab.toml", &inventory("node01", "clock=virtual"));
-    let run = lab.cairn(&["run", "book.rhai", "-i", "lab.toml"]);
-    assert_eq!(run.code, 2, "{}\n{}", run.stdout, run.stderr);
-    assert!(
-        run.stderr.contains("write run([\"ip\", \"link\"])"),
-        "{}",
-        run.stderr
-    );
-    assert!(run.stderr.contains("book.rhai:3:5"), "{}", run.stderr);
+    let run = lab.cairn(&["run", "book.rhai", "-i", "lab.toml"]).fails(2);
+    run.stderr_has("write run([\"ip\", \"link\"])");
+    run.stderr_has("book.rhai:3:5");
     assert_eq!(lab.sim_count("node01", &["ip"]), 0);
 }
