@@ -134,17 +134,18 @@ fn a_bad_budget_is_refused_before_anything_runs() {
     let lab = Lab::new();
     lab.write("book.rhai", REBOOT_ALL);
     lab.write("lab.toml", &linux_lab(2, ""));
-    let run = lab
-        .cairn(&[
+    lab.assert_fails(
+        &[
             "run",
             "book.rhai",
             "-i",
             "lab.toml",
             "--max-unavailable",
             "0%",
-        ])
-        .fails(2);
-    run.stderr_has("a percentage from 1% to 100%");
+        ],
+        2,
+        &["a percentage from 1% to 100%"],
+    );
     assert_eq!(lab.sim_count("node01", &["echo", "prepare"]), 0);
 }
 

@@ -53,8 +53,11 @@ fn changed_false_is_ok_idempotent_stays_a_change_read_only_is_a_query() {
         ]
     );
     let typo = self::lab("stage \"s\" on all { run([\"true\"], #{ readonly: true }); }\n");
-    let refused = typo.cairn(&["run", "book.rhai", "-i", "lab.toml"]).fails(2);
-    refused.stderr_has("did you mean `read_only`?");
+    typo.assert_fails(
+        &["run", "book.rhai", "-i", "lab.toml"],
+        2,
+        &["did you mean `read_only`?"],
+    );
 }
 
 #[test]

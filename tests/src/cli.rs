@@ -13,10 +13,15 @@ fn check_points_at_a_wrong_call() {
         "stage \"s\" on all {\n    run();\n    nosuch::thing(1);\n}\n",
     );
     lab.cairn(&["check", "ok.rhai"]).succeeds();
-    let bad = lab.cairn(&["check", "bad.rhai"]).fails(2);
-    bad.stderr_has("`run` takes 1 or 2 argument(s), not 0");
-    bad.stderr_has("unknown module `nosuch`");
-    bad.stderr_has("bad.rhai:2:5");
+    lab.assert_fails(
+        &["check", "bad.rhai"],
+        2,
+        &[
+            "`run` takes 1 or 2 argument(s), not 0",
+            "unknown module `nosuch`",
+            "bad.rhai:2:5",
+        ],
+    );
 }
 
 #[test]
@@ -24,8 +29,7 @@ fn a_syntax_error_points_at_its_line_and_exits_2() {
     let lab = Lab::new();
     lab.write("book.rhai", "stage \"s\" on all {\n    let x = ;\n}\n");
     lab.write("lab.toml", &inventory("node01", "clock=virtual"));
-    let run = lab.cairn(&["run", "book.rhai", "-i", "lab.toml"]).fails(2);
-    run.stderr_has("book.rhai:2");
+    lab.assert_fails(&["run", "book.rhai", "-i", "lab.toml"], 2, &["book.rhai:2"]);
 }
 
 #[test]
@@ -40,10 +44,11 @@ fn an_edited_stage_makes_resume_refuse_before_running_anything() {
         &book.replace("\"a\"", "\"b\"").replace("false", "true"),
     );
     let before = lab.sim_commands("node01").len();
-    let resume = lab.cairn(&["resume"]).fails(2);
-    resume.stderr_has("stage `one`");
-    resume.stderr_has("book.rhai:2");
-    resume.stderr_has("node01.jsonl");
+    let resume = lab.assert_fails(
+        &["resume"],
+        2,
+        &["stage `one`", "book.rhai:2", "node01.jsonl"],
+    );
     assert_eq!(lab.sim_commands("node01").len(), before, "nothing ran");
     resume.stderr_has("cairn resume --from-stage \"one\"");
     lab.cairn(&["resume", "--from-stage", "one"]).succeeds();
@@ -69,9 +74,11 @@ fn a_resume_with_another_param_that_diverges_refuses_before_running_anything() {
     let before = lab.sim_commands("node01").len();
     // The recorded `echo 1500` is now `echo 9000`: found by the verify pass, as an edit is, not
     // host by host in the middle of the run.
-    let resume = lab.cairn(&["resume", "--param", "mtu=9000"]).fails(2);
-    resume.stderr_has("nothing was run");
-    resume.stderr_has("book.rhai:3");
+    lab.assert_fails(
+        &["resume", "--param", "mtu=9000"],
+        2,
+        &["nothing was run", "book.rhai:3"],
+    );
     assert_eq!(lab.sim_commands("node01").len(), before, "nothing ran");
     // The same values replay as before.
     lab.cairn(&["resume", "--param", "mtu=1500"]).fails(1);
@@ -131,8 +138,7 @@ fn journal_shows_a_timeline_and_warns_about_a_torn_line() {
     let mut lines: Vec<&str> = text.lines().collect();
     lines[1] = "garbage";
     std::fs::write(&path, lines.join("\n") + "\n").unwrap_or_default();
-    let corrupt = lab.cairn(&["journal", &id, "node01"]).fails(2);
-    corrupt.stderr_has("line 2");
+    lab.assert_fails(&["journal", &id, "node01"], 2, &["line 2"]);
 }
 
 #[test]

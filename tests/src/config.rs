@@ -88,17 +88,21 @@ fn an_unknown_key_is_refused_with_did_you_mean_at_its_span() {
         run.stderr_has("cairn.toml:3:1");
     }
     lab.write("cairn.toml", "[default]\nforks = 4\n");
-    let run = lab.cairn(&["config"]).fails(2);
-    run.stderr_has("unknown section `default`");
-    run.stderr_has("did you mean `defaults`?");
+    lab.assert_fails(
+        &["config"],
+        2,
+        &["unknown section `default`", "did you mean `defaults`?"],
+    );
 }
 
 #[test]
 fn a_value_the_option_refuses_is_refused_at_the_value_in_the_file() {
     let lab = lab("inventory = \"labs/one.toml\"\nforks = 0\n");
-    let run = lab.cairn(&["run", "book.rhai"]).fails(2);
-    run.stderr_has("invalid value '0' for '--forks'");
-    run.stderr_has("cairn.toml:3:9");
+    lab.assert_fails(
+        &["run", "book.rhai"],
+        2,
+        &["invalid value '0' for '--forks'", "cairn.toml:3:9"],
+    );
     assert!(!lab.path().join(".cairn/runs").exists(), "nothing ran");
     lab.write("cairn.toml", "[defaults]\ncolor = \"sometimes\"\n");
     let run = lab.cairn(&["config"]).fails(2);
@@ -182,9 +186,11 @@ fn the_files_name_the_lib_folder_the_vault_and_its_key() {
         "cairn.toml",
         "[defaults]\ninventory = \"labs/one.toml\"\nlib = \"shraed\"\n",
     );
-    let missing = lab.cairn(&["run", "book.rhai"]).fails(2);
-    missing.stderr_has("is not a folder");
-    missing.stderr_has("cairn.toml:3:");
+    lab.assert_fails(
+        &["run", "book.rhai"],
+        2,
+        &["is not a folder", "cairn.toml:3:"],
+    );
     // Without a vault, the user's key is not a usage error: a runbook without secrets runs.
     lab.write("cairn.toml", "[defaults]\ninventory = \"labs/one.toml\"\n");
     lab.cairn(&["run", "book.rhai"]).succeeds();

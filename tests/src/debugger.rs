@@ -280,10 +280,11 @@ fn debug_on_failure_needs_a_terminal() {
     let lab = Lab::new();
     lab.write("book.rhai", FLEET_BOOK);
     lab.write("lab.toml", FLEET);
-    let run = lab
-        .cairn(&["run", "book.rhai", "-i", "lab.toml", "--debug-on-failure"])
-        .fails(2);
-    run.stderr_has("needs a terminal");
+    lab.assert_fails(
+        &["run", "book.rhai", "-i", "lab.toml", "--debug-on-failure"],
+        2,
+        &["needs a terminal"],
+    );
     assert!(lab.runs().is_empty(), "nothing ran");
 }
 

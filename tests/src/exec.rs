@@ -78,14 +78,16 @@ fn exec_gives_the_json_events_and_exit_codes_of_a_run() {
         lab.changes("node01").is_empty(),
         "--read-only is a query, not a change"
     );
-    let failed = lab
-        .cairn(&["exec", "-i", "lab.toml", "node0[1-2]", "--", "false"])
-        .fails(1);
-    failed.stderr_has("`false` exited with 1");
-    let typo = lab
-        .cairn(&["exec", "-i", "lab.toml", "compte", "--", "hostname"])
-        .fails(2);
-    typo.stderr_has("did you mean `compute`?");
+    lab.assert_fails(
+        &["exec", "-i", "lab.toml", "node0[1-2]", "--", "false"],
+        1,
+        &["`false` exited with 1"],
+    );
+    lab.assert_fails(
+        &["exec", "-i", "lab.toml", "compte", "--", "hostname"],
+        2,
+        &["did you mean `compute`?"],
+    );
     assert_eq!(lab.runs().len(), 2, "the typo created no run");
     lab.cairn(&["exec", "-i", "lab.toml", "compute", "--"])
         .fails(2);

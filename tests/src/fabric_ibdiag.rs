@@ -195,10 +195,9 @@ fn cairn_parse_reads_a_db_csv_and_points_at_a_bad_cell() {
         run.stdout
     );
     let file = lab.write("bad.csv", &good.replace(",1,3,0\n", ",1,three,0\n"));
-    let run = lab
-        .cairn(&["parse", "ibdiagnet-db-csv", &file.display().to_string()])
-        .fails(2);
-    run.stderr_has("does not parse");
-    run.stderr_has("expected a number in SM_INFO");
-    run.stderr_has("three");
+    lab.assert_fails(
+        &["parse", "ibdiagnet-db-csv", &file.display().to_string()],
+        2,
+        &["does not parse", "expected a number in SM_INFO", "three"],
+    );
 }

@@ -122,8 +122,7 @@ fn unfenced_the_same_drop_still_needs_a_decision() {
     let lab = lab("&drop_once=echo&fence=false");
     let first = lab.cairn(&["run", "book.rhai", "-i", "inv.toml"]);
     assert_ne!(first.code, 0);
-    let resumed = lab.cairn(&["resume"]).fails(2);
-    resumed.stderr_has("outcome was not recorded");
+    lab.assert_fails(&["resume"], 2, &["outcome was not recorded"]);
     assert_eq!(lab.sim_count("n1", &["echo", "one"]), 1);
 }
 

@@ -28,8 +28,7 @@ fn the_completion_scripts_in_docs_are_current() {
             path.display()
         );
     }
-    let wrong = lab.cairn(&["completions", "tcsh"]).fails(2);
-    wrong.stderr_has("possible values");
+    lab.assert_fails(&["completions", "tcsh"], 2, &["possible values"]);
 }
 
 #[test]

@@ -450,11 +450,17 @@ fn a_failed_install_command_gets_no_help_about_runs_allow_fail() {
     );
     assert_ne!(inventory, GUEST_LAB);
     lab.write("lab.toml", &inventory);
-    let run = lab.cairn(&["run", "guest.rhai", "-i", "lab.toml"]).fails(1);
-    run.stderr_has("mlnxofedinstall");
+    let run = lab.assert_fails(
+        &["run", "guest.rhai", "-i", "lab.toml"],
+        1,
+        &["mlnxofedinstall"],
+    );
     run.stderr_lacks("allow_fail");
     // Under `run` itself, the option is the help.
     lab.write("false.rhai", "stage \"s\" on all { run([\"false\"]); }\n");
-    let run = lab.cairn(&["run", "false.rhai", "-i", "lab.toml"]).fails(1);
-    run.stderr_has("pass #{ allow_fail: true } to `run`");
+    lab.assert_fails(
+        &["run", "false.rhai", "-i", "lab.toml"],
+        1,
+        &["pass #{ allow_fail: true } to `run`"],
+    );
 }

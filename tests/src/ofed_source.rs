@@ -81,18 +81,18 @@ fn a_misspelt_ofed_source_is_refused_before_anything_runs() {
     lab.write("guest.rhai", GUEST_RUNBOOK);
     lab.copy_lib();
     lab.write("lab.toml", GUEST_LAB);
-    let run = lab
-        .cairn(&[
+    lab.assert_fails(
+        &[
             "run",
             "guest.rhai",
             "-i",
             "lab.toml",
             "--param",
             "ofed_source=dcoa",
-        ])
-        .fails(2);
-    run.stderr_has("did you mean `doca`?");
-    run.stderr_has("`mlnx_ofed`, `doca`");
+        ],
+        2,
+        &["did you mean `doca`?", "`mlnx_ofed`, `doca`"],
+    );
     assert!(lab.runs().is_empty(), "no run was created");
     assert_eq!(
         lab.sim_count("compute-02", &[]),

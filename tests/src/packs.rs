@@ -42,9 +42,11 @@ fn lib_and_cairn_path_are_searched_after_the_runbook_s_folder() {
     let lab = Lab::shipped();
     let by_name = SITE_RUNBOOK.replace("../runbooks/lib/guest", "guest");
     lab.write("site/site.rhai", &by_name);
-    let missing = lab.cairn(&["check", "site/site.rhai"]).fails(2);
-    missing.stderr_has("no module `guest`");
-    missing.stderr_has("--lib DIR");
+    lab.assert_fails(
+        &["check", "site/site.rhai"],
+        2,
+        &["no module `guest`", "--lib DIR"],
+    );
     lab.cairn(&["check", "site/site.rhai", "--lib", "runbooks/lib"])
         .succeeds();
     let inventory = "runbooks/labs/guests-2node.toml";
@@ -66,9 +68,11 @@ fn check_refuses_a_missing_import_inside_an_imported_module_at_its_line() {
         "site.rhai",
         "import \"shared/tools\" as tools;\nlet x = tools::hi();\n",
     );
-    let check = lab.cairn(&["check", "site.rhai"]).fails(2);
-    check.stderr_has("no module `absent`");
-    check.stderr_has("shared/tools.rhai:2:8");
+    lab.assert_fails(
+        &["check", "site.rhai"],
+        2,
+        &["no module `absent`", "shared/tools.rhai:2:8"],
+    );
 }
 
 /// `cairn recipes list`, `cairn recipes lab NAME > lab.toml` and `cairn run NAME -i lab.toml`

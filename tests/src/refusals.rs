@@ -28,10 +28,11 @@ pub(crate) fn unwrapped(text: &str) -> String {
 #[test]
 fn forks_zero_is_refused() {
     let lab = lab();
-    let run = lab
-        .cairn(&["run", "book.rhai", "-i", "lab.toml", "--forks", "0"])
-        .fails(2);
-    run.stderr_has("invalid value '0' for '--forks");
+    lab.assert_fails(
+        &["run", "book.rhai", "-i", "lab.toml", "--forks", "0"],
+        2,
+        &["invalid value '0' for '--forks"],
+    );
     assert!(lab.runs().is_empty(), "nothing ran");
 }
 
@@ -59,10 +60,15 @@ fn a_host_without_a_journal_lists_the_runs_hosts() {
     let lab = lab();
     lab.cairn(&["run", "book.rhai", "-i", "lab.toml"])
         .succeeds();
-    let run = lab.cairn(&["journal", "node99"]).fails(2);
-    run.stderr_has("has no journal for `node99`");
-    run.stderr_has("did you mean `node01`?");
-    run.stderr_has("its hosts with a journal: node01");
+    lab.assert_fails(
+        &["journal", "node99"],
+        2,
+        &[
+            "has no journal for `node99`",
+            "did you mean `node01`?",
+            "its hosts with a journal: node01",
+        ],
+    );
 }
 
 #[test]
@@ -89,10 +95,11 @@ fn a_missing_numbered_host_in_limit_names_the_hosts_like_it() {
         "lab.toml",
         "[hosts.\"esx[01-04]\"]\naddress = \"sim:esxi7\"\ngroups = [\"esxi\"]\n",
     );
-    let run = lab
-        .cairn(&["run", "book.rhai", "-i", "lab.toml", "--limit", "esx5"])
-        .fails(2);
-    run.stderr_has("the hosts named `esx...`: esx[01-04]");
+    let run = lab.assert_fails(
+        &["run", "book.rhai", "-i", "lab.toml", "--limit", "esx5"],
+        2,
+        &["the hosts named `esx...`: esx[01-04]"],
+    );
     run.stderr_lacks("did you mean `esxi`");
 }
 
@@ -145,9 +152,11 @@ fn a_nul_in_a_var_on_the_local_transport_says_why_the_command_cannot_start() {
         "lab.toml",
         "[hosts.me]\naddress = \"local\"\nvars = { v = \"a\\u0000b\" }\n",
     );
-    let run = lab.cairn(&["run", "book.rhai", "-i", "lab.toml"]).fails(1);
-    run.stderr_has("argument 1 holds a NUL byte");
-    run.stderr_has("`echo a\\0b`");
+    lab.assert_fails(
+        &["run", "book.rhai", "-i", "lab.toml"],
+        1,
+        &["argument 1 holds a NUL byte", "`echo a\\0b`"],
+    );
 }
 
 #[test]

@@ -399,8 +399,7 @@ pub(crate) fn escape_like_the_page(text: &str) -> String {
 #[test]
 fn a_mistyped_run_id_is_refused_with_a_did_you_mean_and_writes_nothing() {
     let lab = Lab::shipped();
-    let none = lab.cairn(&["report", "-o", "r.html"]).fails(2);
-    none.stderr_has("no runs in");
+    lab.assert_fails(&["report", "-o", "r.html"], 2, &["no runs in"]);
     lab.cairn(&[
         "run",
         "runbooks/vma-latency.rhai",
@@ -410,8 +409,11 @@ fn a_mistyped_run_id_is_refused_with_a_did_you_mean_and_writes_nothing() {
     .succeeds();
     let id = lab.runs().pop().unwrap_or_default();
     let typo = format!("{}x", &id[..id.len() - 1]);
-    let wrong = lab.cairn(&["report", &typo, "-o", "r.html"]).fails(2);
-    wrong.stderr_has(&format!("did you mean `{id}`"));
+    lab.assert_fails(
+        &["report", &typo, "-o", "r.html"],
+        2,
+        &[&format!("did you mean `{id}`")],
+    );
     assert!(!lab.path().join("r.html").exists());
 
     // The VMA recipe's run: one chart of kernel against VMA, both series' points drawn.

@@ -124,8 +124,7 @@ fn resume_on_a_terminal_asks_about_each_unknown_outcome() {
 #[test]
 fn resume_without_a_terminal_stops_and_names_the_assume_to_pass() {
     let lab = crashed_with_an_unknown_outcome();
-    let resume = lab.cairn(&["resume"]).fails(2);
-    resume.stderr_has("--assume done");
+    lab.assert_fails(&["resume"], 2, &["--assume done"]);
     assert_eq!(
         lab.sim_count("node01", &["echo", "after"]),
         0,
@@ -140,13 +139,13 @@ fn a_moved_runbook_is_accepted_when_its_content_is_the_same() {
     let lab = crashed_with_an_unknown_outcome();
     let text = std::fs::read_to_string(lab.path().join("book.rhai")).unwrap_or_default();
     std::fs::remove_file(lab.path().join("book.rhai")).unwrap_or_default();
-    let gone = lab.cairn(&["resume", "--assume", "done"]).fails(2);
-    gone.stderr_has("--runbook PATH");
+    lab.assert_fails(&["resume", "--assume", "done"], 2, &["--runbook PATH"]);
     lab.write("moved/book.rhai", &text.replace("after", "later"));
-    let edited = lab
-        .cairn(&["resume", "--assume", "done", "--runbook", "moved/book.rhai"])
-        .fails(2);
-    edited.stderr_has("is not the runbook run");
+    lab.assert_fails(
+        &["resume", "--assume", "done", "--runbook", "moved/book.rhai"],
+        2,
+        &["is not the runbook run"],
+    );
     lab.write("moved/book.rhai", &text);
     lab.cairn(&["resume", "--assume", "done", "--runbook", "moved/book.rhai"])
         .succeeds();

@@ -202,18 +202,25 @@ fn a_bad_serial_is_refused_before_anything_runs() {
         "book.rhai",
         &ROLLING.replace("serial size", "serial \"150%\""),
     );
-    let run = lab.cairn(&["run", "book.rhai", "-i", "lab.toml"]).fails(2);
-    run.stderr_has("`serial \"150%\"`");
+    lab.assert_fails(
+        &["run", "book.rhai", "-i", "lab.toml"],
+        2,
+        &["`serial \"150%\"`"],
+    );
     assert_eq!(lab.sim_count("node01", &["echo", "rolling"]), 0);
 
     lab.write("typo.rhai", &ROLLING.replace("serial size", "serail 2"));
-    let run = lab.cairn(&["run", "typo.rhai", "-i", "lab.toml"]).fails(2);
-    run.stderr_has("did you mean `serial`?");
+    lab.assert_fails(
+        &["run", "typo.rhai", "-i", "lab.toml"],
+        2,
+        &["did you mean `serial`?"],
+    );
 
     lab.write("param.rhai", ROLLING);
-    let run = lab
-        .cairn(&["run", "param.rhai", "-i", "lab.toml", "--param", "size=-2"])
-        .fails(2);
-    run.stderr_has("serial -2");
+    lab.assert_fails(
+        &["run", "param.rhai", "-i", "lab.toml", "--param", "size=-2"],
+        2,
+        &["serial -2"],
+    );
     assert_eq!(lab.sim_count("node01", &["echo", "rolling"]), 0);
 }

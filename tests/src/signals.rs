@@ -159,8 +159,7 @@ fn a_second_signal_stops_at_once_and_names_the_actions_in_flight() {
         assert!(records(&journal, "outcome").is_empty(), "{host}");
         assert!(records(&journal, "host_end").is_empty(), "{host}");
     }
-    let asked = lab.cairn(&["resume"]).fails(2);
-    asked.stderr_has("outcome was not recorded");
+    lab.assert_fails(&["resume"], 2, &["outcome was not recorded"]);
     lab.cairn(&["resume", "--assume", "done"]).succeeds();
     for host in HOSTS {
         assert_eq!(lab.sim_count(host, &["echo", "after"]), 1, "{host}");

@@ -56,8 +56,7 @@ fn a_secret_param_reaches_no_file_and_no_output() {
     }
     // Resuming needs the secret again, and replays what ran with it.
     let id = lab.runs().pop().unwrap_or_default();
-    let without = lab.cairn(&["resume", &id]).fails(2);
-    without.stderr_has("give it again");
+    let without = lab.assert_fails(&["resume", &id], 2, &["give it again"]);
     let resumed = lab
         .cairn(&["resume", &id, "--param", &given, "--json"])
         .fails(1);
@@ -344,10 +343,16 @@ fn a_lost_journal_stops_resume_until_the_host_is_restarted() {
         partly.stderr
     );
     partly.stderr_lacks("node01 (missing)");
-    let typo = lab.cairn(&["resume", "--restart-host", "node1"]).fails(2);
-    typo.stderr_has("did you mean `node01`");
-    let intact = lab.cairn(&["resume", "--restart-host", "node04"]).fails(2);
-    intact.stderr_has("journal is intact");
+    lab.assert_fails(
+        &["resume", "--restart-host", "node1"],
+        2,
+        &["did you mean `node01`"],
+    );
+    lab.assert_fails(
+        &["resume", "--restart-host", "node04"],
+        2,
+        &["journal is intact"],
+    );
     for host in ["node01", "node02", "node03", "node04"] {
         assert_eq!(
             lab.sim_count(host, &["echo", "once"]),
@@ -418,9 +423,14 @@ fn records_out_of_order_are_an_error_with_their_line() {
     };
     lines.swap(intent, outcome);
     std::fs::write(&path, lines.join("\n") + "\n").unwrap_or_else(|e| panic!("{e}"));
-    let resume = lab.cairn(&["resume"]).fails(2);
-    resume.stderr_has(&format!("line {} is out of order", intent + 1));
-    resume.stderr_has("no intent before it");
+    lab.assert_fails(
+        &["resume"],
+        2,
+        &[
+            &format!("line {} is out of order", intent + 1),
+            "no intent before it",
+        ],
+    );
     assert_eq!(
         lab.sim_count("node01", &["reboot"]),
         2,
@@ -489,10 +499,8 @@ fn pending_on_both() -> Lab {
 #[test]
 fn assume_answers_per_host() {
     let lab = pending_on_both();
-    let asked = lab.cairn(&["resume"]).fails(2);
-    asked.stderr_has("--assume HOST=done");
-    let one = lab.cairn(&["resume", "--assume", "node01=done"]).fails(2);
-    one.stderr_has("node02");
+    lab.assert_fails(&["resume"], 2, &["--assume HOST=done"]);
+    let one = lab.assert_fails(&["resume", "--assume", "node01=done"], 2, &["node02"]);
     assert!(
         !one.stderr.contains("`node01`"),
         "node01 was answered: {}",
@@ -502,12 +510,16 @@ fn assume_answers_per_host() {
         records(&lab.journal("node01"), "decision").is_empty(),
         "nothing recorded"
     );
-    let typo = lab
-        .cairn(&["resume", "--assume", "nod01=done", "--assume", "redo"])
-        .fails(2);
-    typo.stderr_has("did you mean `node01`");
-    let bad = lab.cairn(&["resume", "--assume", "node01=maybe"]).fails(2);
-    bad.stderr_has("neither `done` nor `redo`");
+    lab.assert_fails(
+        &["resume", "--assume", "nod01=done", "--assume", "redo"],
+        2,
+        &["did you mean `node01`"],
+    );
+    lab.assert_fails(
+        &["resume", "--assume", "node01=maybe"],
+        2,
+        &["neither `done` nor `redo`"],
+    );
     lab.cairn(&["resume", "--assume", "node01=done", "--assume", "redo"])
         .succeeds();
     assert_eq!(

@@ -238,31 +238,31 @@ fn a_param_file_name_the_runbook_lacks_is_refused_in_the_file() {
     lab.write("book.rhai", BOOK);
     lab.write("lab.toml", &inventory("node01", "clock=virtual"));
     lab.write("params.toml", "retries = 2\nmut = 9000\n");
-    let run = lab
-        .cairn(&[
+    lab.assert_fails(
+        &[
             "run",
             "book.rhai",
             "-i",
             "lab.toml",
             "--param-file",
             "params.toml",
-        ])
-        .fails(2);
-    run.stderr_has("did you mean `mtu`?");
-    run.stderr_has("params.toml:2:1");
+        ],
+        2,
+        &["did you mean `mtu`?", "params.toml:2:1"],
+    );
     lab.write("params.toml", "retries = \"two\"\n");
-    let run = lab
-        .cairn(&[
+    lab.assert_fails(
+        &[
             "run",
             "book.rhai",
             "-i",
             "lab.toml",
             "--param-file",
             "params.toml",
-        ])
-        .fails(2);
-    run.stderr_has("takes an integer");
-    run.stderr_has("params.toml:1:11");
+        ],
+        2,
+        &["takes an integer", "params.toml:1:11"],
+    );
     assert!(lab.runs().is_empty(), "{:?}", lab.runs());
 }
 
