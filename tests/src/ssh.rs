@@ -13,6 +13,15 @@ use crate::ssh_lab::{SshLab, available};
 /// hosts keep the wall clock.
 const SIM: &str = "reboot_secs=1";
 
+/// The run of the lab's runbook that the tests make, learning each server's key the first time.
+const RUN: [&str; 5] = [
+    "run",
+    "book.rhai",
+    "-i",
+    "lab.toml",
+    "--accept-new-host-keys",
+];
+
 fn lab(count: usize, runbook: &str) -> SshLab {
     let lab = SshLab::start(count, SIM);
     lab.lab.write("book.rhai", runbook);
@@ -47,15 +56,7 @@ fn three_stages_with_two_reboots_on_sixteen_hosts_over_ssh() {
     ports.sort_unstable();
     ports.dedup();
     assert_eq!(ports.len(), 16, "each sshd has its own port");
-    let run = lab
-        .cairn(&[
-            "run",
-            "book.rhai",
-            "-i",
-            "lab.toml",
-            "--accept-new-host-keys",
-        ])
-        .succeeds();
+    let run = lab.cairn(&RUN).succeeds();
     run.stdout_has("16 done, 0 failed");
     for host in lab.names() {
         assert_done(&lab, &host, "16 hosts");
@@ -77,13 +78,7 @@ fn the_controller_killed_mid_run_resumes_over_ssh() {
     }
     let lab = lab(4, THREE_STAGES);
     let mut child = lab
-        .command(&[
-            "run",
-            "book.rhai",
-            "-i",
-            "lab.toml",
-            "--accept-new-host-keys",
-        ])
+        .command(&RUN)
         .stdout(Stdio::null())
         .stderr(Stdio::null())
         .spawn()
@@ -136,13 +131,7 @@ stage "two" on compute {
 "#;
     let mut lab = lab(4, book);
     let child = lab
-        .command(&[
-            "run",
-            "book.rhai",
-            "-i",
-            "lab.toml",
-            "--accept-new-host-keys",
-        ])
+        .command(&RUN)
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
@@ -189,28 +178,13 @@ fn an_unknown_or_changed_host_key_is_refused_with_its_fingerprints() {
     unknown.stderr_has("is not in");
     assert!(flat(&unknown.stderr).contains(&old), "{}", unknown.stderr);
     assert_eq!(lab.sim_count("node01", &["hostname"]), 0, "nothing ran");
-    lab.cairn(&[
-        "run",
-        "book.rhai",
-        "-i",
-        "lab.toml",
-        "--accept-new-host-keys",
-    ])
-    .succeeds();
+    lab.cairn(&RUN).succeeds();
     let again = lab.cairn(&["run", "book.rhai", "-i", "lab.toml"]);
     assert_eq!(again.code, 0, "a known key needs no flag: {}", again.stderr);
     lab.rekey("node01");
     let new = lab.fingerprint("node01");
     assert_ne!(old, new);
-    let changed = lab
-        .cairn(&[
-            "run",
-            "book.rhai",
-            "-i",
-            "lab.toml",
-            "--accept-new-host-keys",
-        ])
-        .fails(1);
+    let changed = lab.cairn(&RUN).fails(1);
     changed.stderr_has("has changed");
     // The host is refused before its first action, not its runbook's action failing.
     assert!(
@@ -267,14 +241,7 @@ fn hostile_arguments_arrive_as_single_literal_arguments_over_ssh() {
         literal.join(", ")
     );
     let lab = lab(1, &book);
-    lab.cairn(&[
-        "run",
-        "book.rhai",
-        "-i",
-        "lab.toml",
-        "--accept-new-host-keys",
-    ])
-    .succeeds();
+    lab.cairn(&RUN).succeeds();
     let mut expected = vec!["echo".to_owned()];
     expected.extend(hostile.iter().map(|h| (*h).to_owned()));
     let echoed: Vec<Vec<String>> = lab
@@ -317,15 +284,8 @@ fn an_encrypted_key_opens_with_the_passphrase_from_the_variable_the_inventory_na
         return;
     }
     let lab = locked_lab("identity_passphrase_env = \"CAIRN_LAB_PASSPHRASE\"");
-    let args = [
-        "run",
-        "book.rhai",
-        "-i",
-        "lab.toml",
-        "--accept-new-host-keys",
-    ];
     let run = |passphrase: Option<&str>| {
-        let mut command = lab.command(&args);
+        let mut command = lab.command(&RUN);
         command
             .stdin(Stdio::null())
             .env_remove("CAIRN_LAB_PASSPHRASE");
@@ -383,13 +343,7 @@ fn a_passphrase_is_asked_once_on_the_terminal_for_every_host_using_the_key() {
         return;
     }
     let lab = locked_lab("become = false");
-    let mut command = lab.command(&[
-        "run",
-        "book.rhai",
-        "-i",
-        "lab.toml",
-        "--accept-new-host-keys",
-    ]);
+    let mut command = lab.command(&RUN);
     command.env_remove("CAIRN_LAB_PASSPHRASE");
     let mut pty = rexpect::session::spawn_command(command, Some(30_000))
         .unwrap_or_else(|e| panic!("spawn on a pty: {e}"));
