@@ -3,6 +3,7 @@
 
 use cairn_tests::{Lab, records};
 
+use crate::crash::crashed_at;
 use crate::executor::inventory;
 
 /// Fails twice (`false`), then succeeds: `n` counts attempts in the script.
@@ -60,12 +61,18 @@ fn retry_runs_the_closure_until_it_succeeds_waiting_on_the_host_clock() {
 #[test]
 fn the_error_after_the_last_attempt_says_how_many_were_tried() {
     let lab = lab("stage \"s\" on all {\n    retry(3, 1, || run([\"false\"]));\n}\n");
-    let run = lab.cairn(&["run", "book.rhai", "-i", "lab.toml"]).fails(1);
-    run.stderr_has("retry: all 3 attempt(s) failed, 1 s apart; the last: `false`");
+    lab.assert_fails(
+        &["run", "book.rhai", "-i", "lab.toml"],
+        1,
+        &["retry: all 3 attempt(s) failed, 1 s apart; the last: `false`"],
+    );
     assert_eq!(lab.sim_count("node01", &["false"]), 3);
     let zero = self::lab("stage \"s\" on all {\n    retry(0, 1, || run([\"true\"]));\n}\n");
-    let refused = zero.cairn(&["run", "book.rhai", "-i", "lab.toml"]).fails(2);
-    refused.stderr_has("at least 1 attempt");
+    zero.assert_fails(
+        &["run", "book.rhai", "-i", "lab.toml"],
+        2,
+        &["at least 1 attempt"],
+    );
 }
 
 #[test]
@@ -82,14 +89,9 @@ fn a_resume_after_a_crash_goes_on_counting_attempts() {
     for k in 1..=14 {
         let lab = lab(FLAKY);
         let fault = format!("{k}:after");
-        let crashed = lab.cairn_with(
-            &["run", "book.rhai", "-i", "lab.toml"],
-            &[("CAIRN_FAULT_EXIT_AT_WRITE", &fault)],
-        );
-        if crashed.code == 0 {
+        if !crashed_at(&lab, &["run", "book.rhai", "-i", "lab.toml"], &fault) {
             break;
         }
-        assert_eq!(crashed.code, 137, "{fault}: {}", crashed.stderr);
         // An attempt whose failure is the journal's last record may have been the host's
         // end, so it runs again; every failure the run went on past is replayed as counted.
         let journal = lab.journal("node01");
