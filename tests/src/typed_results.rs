@@ -2,7 +2,7 @@
 //! that type, so a journal whose result has a renamed field is refused naming the record
 //! instead of the runbook reading a default.
 
-use cairn_tests::Lab;
+use cairn_tests::{Lab, Run};
 
 /// Edits the journaled result of `host`'s action `seq` in the newest run (a journal written by
 /// another cairn, or by hand), returning the run's id and the 1-based line of the action's
@@ -42,6 +42,15 @@ pub(crate) fn edit_result(
     (id, intent + 1)
 }
 
+/// A lab of one host (`inventory`) whose first run of `book` failed, with that run.
+fn failed_run(inventory: &str, book: &str) -> (Lab, Run) {
+    let lab = Lab::new();
+    lab.write("lab.toml", inventory);
+    lab.write("book.rhai", book);
+    let run = lab.cairn(&["run", "book.rhai", "-i", "lab.toml"]).fails(1);
+    (lab, run)
+}
+
 /// Renames a field of a result map.
 fn rename(result: &mut serde_json::Value, from: &str, to: &str) {
     let result = result.as_object_mut().expect("the result is a map");
@@ -54,16 +63,10 @@ fn rename(result: &mut serde_json::Value, from: &str, to: &str) {
 /// runbook never sees a device without parameters.
 #[test]
 fn a_replayed_mlxconfig_query_with_a_renamed_field_is_refused_naming_the_record() {
-    let lab = Lab::new();
-    lab.write(
-        "lab.toml",
+    let (lab, first) = failed_run(
         "[hosts.esx01]\naddress = \"sim:esxi7?clock=virtual&preset=passthrough\"\n",
-    );
-    lab.write(
-        "book.rhai",
         "stage \"s\" on all {\n    let q = mlxconfig::query(\"mt4119_pciconf1\");\n    log(`params: ${q.params.len()}`);\n    run([\"false\"]);\n}\n",
     );
-    let first = lab.cairn(&["run", "book.rhai", "-i", "lab.toml"]).fails(1);
     first.stdout_has("params: ");
     first.stdout_lacks("params: 0");
     let (id, _) = edit_result(&lab, "esx01", 1, |r| rename(r, "params", "parameters"));
@@ -79,16 +82,10 @@ fn a_replayed_mlxconfig_query_with_a_renamed_field_is_refused_naming_the_record(
 /// image does not.
 #[test]
 fn a_replayed_flint_image_with_a_renamed_optional_field_is_refused_naming_it() {
-    let lab = Lab::new();
-    lab.write(
-        "lab.toml",
+    let (lab, first) = failed_run(
         "[hosts.esx01]\naddress = \"sim:esxi7?clock=virtual&preset=passthrough\"\n",
-    );
-    lab.write(
-        "book.rhai",
         "stage \"s\" on all {\n    let image = flint::query(\"mt4119_pciconf1\");\n    log(`psid: ${image.psid}`);\n    run([\"false\"]);\n}\n",
     );
-    let first = lab.cairn(&["run", "book.rhai", "-i", "lab.toml"]).fails(1);
     first.stdout_has("psid: MT_");
     let (id, _) = edit_result(&lab, "esx01", 1, |r| rename(r, "psid", "board_id"));
 
@@ -102,16 +99,10 @@ fn a_replayed_flint_image_with_a_renamed_optional_field_is_refused_naming_it() {
 /// runbook reading a guest without OFED.
 #[test]
 fn a_replayed_ofed_info_with_a_renamed_field_is_refused_naming_the_record() {
-    let lab = Lab::new();
-    lab.write(
-        "lab.toml",
+    let (lab, first) = failed_run(
         "[hosts.g1]\naddress = \"sim:rhel8?clock=virtual&ofed=5.4-3.0.3.0\"\n",
-    );
-    lab.write(
-        "book.rhai",
         "stage \"s\" on all {\n    let ofed = ofed::info();\n    log(`ofed: ${ofed.version}`);\n    run([\"false\"]);\n}\n",
     );
-    let first = lab.cairn(&["run", "book.rhai", "-i", "lab.toml"]).fails(1);
     first.stdout_has("ofed: 5.4-3.0.3.0");
     let (id, line) = edit_result(&lab, "g1", 1, |r| rename(r, "version", "ofed_version"));
 
