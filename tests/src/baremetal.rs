@@ -14,10 +14,6 @@ const RECIPE: [&str; 4] = [
 const NODES: [&str; 2] = ["node01", "node02"];
 const LAB: &str = "runbooks/labs/baremetal-2node.toml";
 
-fn output(run: &cairn_tests::Run) -> String {
-    format!("{}\n{}", run.stdout, run.stderr)
-}
-
 /// The builtins `host`'s newest journal records an intent for, with their arguments.
 fn intents(lab: &Lab, host: &str, builtin: &str) -> Vec<serde_json::Value> {
     records(&lab.journal(host), "intent")
@@ -88,9 +84,9 @@ fn the_recipe_activates_firmware_and_link_types_with_mlxfwreset_and_never_reboot
     // The reset activated what `mlxconfig::set` and `mlxfwmanager::update` staged: the run
     // does not end by asking for the reboot it made unnecessary.
     assert!(
-        !output(&run).contains("still need a reboot"),
+        !run.output().contains("still need a reboot"),
         "{}",
-        output(&run)
+        run.output()
     );
 
     let again = lab.cairn(&RECIPE).succeeds();
@@ -165,8 +161,8 @@ fn a_level_the_adapter_does_not_support_fails_with_the_tools_words_before_resett
         "stage \"stage\" on metal {\n    mlxconfig::set(\"3b:00.0\", #{ LINK_TYPE_P1: \"IB\" });\n    mlxfwreset::reset(\"3b:00.0\", 3);\n}\n",
     );
     let run = lab.cairn(&["run", "reset0.rhai", "-i", LAB]);
-    assert_ne!(run.code, 0, "{}", output(&run));
-    let text = output(&run);
+    assert_ne!(run.code, 0, "{}", run.output());
+    let text = run.output();
     assert!(
         text.contains("Reset-level '3' is not supported in the current state of `3b:00.0`")
             && text.contains("supported levels 4"),
@@ -190,22 +186,23 @@ fn level_four_and_unknown_levels_are_refused_and_esxi_has_no_mlxfwreset() {
         "stage \"stage\" on metal {\n    mlxfwreset::reset(\"3b:00.0\", 4);\n}\n",
     );
     let run = lab.cairn(&["run", "level4.rhai", "-i", LAB]);
-    assert_ne!(run.code, 0, "{}", output(&run));
+    assert_ne!(run.code, 0, "{}", run.output());
     assert!(
-        output(&run).contains("level 4 is a warm reboot of the host: call `reboot()`"),
+        run.output()
+            .contains("level 4 is a warm reboot of the host: call `reboot()`"),
         "{}",
-        output(&run)
+        run.output()
     );
     lab.write(
         "level2.rhai",
         "stage \"stage\" on metal {\n    mlxfwreset::reset(\"3b:00.0\", 2);\n}\n",
     );
     let run = lab.cairn(&["run", "level2.rhai", "-i", LAB]);
-    assert_ne!(run.code, 0, "{}", output(&run));
+    assert_ne!(run.code, 0, "{}", run.output());
     assert!(
-        output(&run).contains("level 2 is not a reset level"),
+        run.output().contains("level 2 is not a reset level"),
         "{}",
-        output(&run)
+        run.output()
     );
 
     // On ESXi the MFT bundle has no mlxfwreset: query says so and the helper reboots instead.

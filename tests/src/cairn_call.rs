@@ -70,6 +70,11 @@ impl Run {
         )
     }
 
+    /// What the run printed: stdout, a line break, then stderr.
+    pub fn output(&self) -> String {
+        format!("{}\n{}", self.stdout, self.stderr)
+    }
+
     /// The run, which must have exited 0.
     #[track_caller]
     pub fn succeeds(self) -> Self {

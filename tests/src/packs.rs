@@ -11,10 +11,6 @@ stage "ports" on guests {
 }
 "#;
 
-fn output(run: &cairn_tests::Run) -> String {
-    format!("{}\n{}", run.stdout, run.stderr)
-}
-
 #[test]
 fn a_site_runbook_importing_the_shipped_guest_module_checks_and_runs() {
     let lab = Lab::shipped();
@@ -30,9 +26,9 @@ fn a_site_runbook_importing_the_shipped_guest_module_checks_and_runs() {
         ])
         .succeeds();
     assert!(
-        !output(&run).contains("Module not found"),
+        !run.output().contains("Module not found"),
         "{}",
-        output(&run)
+        run.output()
     );
     run.stdout_has("ports known: true");
 }

@@ -16,10 +16,6 @@ const WHOLE_GUIDE: [&str; 4] = [
 const ESXI: [&str; 4] = ["esx01", "esx02", "esx03", "esx04"];
 const VMS: [&str; 4] = ["compute-01", "compute-02", "compute-03", "compute-04"];
 
-fn output(run: &cairn_tests::Run) -> String {
-    format!("{}\n{}", run.stdout, run.stderr)
-}
-
 fn assert_the_guide_is_done(lab: &Lab) {
     for host in ESXI {
         assert_eq!(lab.sim_count(host, &["reboot"]), 3, "{host} reboots");
@@ -81,7 +77,7 @@ fn roce_left_at_mtu_1500_fails_the_roce_threshold_naming_hosts_and_numbers() {
     let mut args = WHOLE_GUIDE.to_vec();
     args.extend(["--param", "roce_mtu=1500"]);
     let run = lab.cairn(&args).fails(1);
-    let text = output(&run);
+    let text = run.output();
     assert!(
         text.contains(
             "compute-01 -> compute-02 mlx5_1: RoCE send bandwidth 75.66 Gb/s at 8388608 bytes (MTU 1024), expected at least 90.0 Gb/s"
@@ -114,7 +110,7 @@ fn a_vm_whose_esxi_host_did_not_pass_the_ports_through_has_no_rdma_device() {
     lab.write("runbooks/labs/vsphere7-4node.toml", &broken);
     let run = lab.cairn(&WHOLE_GUIDE).fails(1);
     // Only compute-04 fails, as ibstatus fails on a guest without an RDMA device.
-    let text = output(&run);
+    let text = run.output();
     assert!(
         text.contains("`compute-04`: `ibstatus` exited with 1: Fatal error:  device 'mlx5_0': sys"),
         "{text}"
@@ -221,9 +217,9 @@ fn the_tuning_recipe_sets_and_checks_every_knob_then_a_second_run_changes_nothin
     args.extend(["--param", "numa_io_threshold=300"]);
     let wrong = lab.cairn(&args).fails(1);
     assert!(
-        output(&wrong).contains("NetNetqNumaIOCpuPinThreshold"),
+        wrong.output().contains("NetNetqNumaIOCpuPinThreshold"),
         "{}",
-        output(&wrong)
+        wrong.output()
     );
 }
 
@@ -284,14 +280,16 @@ fn the_vma_recipe_compares_kernel_and_vma_latency_as_the_guide_does() {
     args.extend(["--param", "max_vma_us=0.5"]);
     let strict = lab.cairn(&args).fails(1);
     assert!(
-        output(&strict).contains("vma-client-29 -> vma-server-03 11.4.3.3: VMA latency 1.0"),
+        strict
+            .output()
+            .contains("vma-client-29 -> vma-server-03 11.4.3.3: VMA latency 1.0"),
         "{}",
-        output(&strict)
+        strict.output()
     );
     assert!(
-        output(&strict).contains("expected at most 0.5 us"),
+        strict.output().contains("expected at most 0.5 us"),
         "{}",
-        output(&strict)
+        strict.output()
     );
 }
 
@@ -403,7 +401,7 @@ fn every_shipped_runbook_passes_cairn_check() {
     for book in books {
         let path = format!("runbooks/{book}");
         let run = lab.cairn(&["check", &path]);
-        assert_eq!(run.code, 0, "{path}: {}", output(&run));
+        assert_eq!(run.code, 0, "{path}: {}", run.output());
         assert!(run.stdout.contains(": ok"), "{path}: {}", run.stdout);
     }
 }
@@ -494,7 +492,7 @@ stage "gates" on esxi {
         "-i",
         "runbooks/labs/esxi-4.toml",
     ]);
-    assert_ne!(run.code, 0, "{}", output(&run));
+    assert_ne!(run.code, 0, "{}", run.output());
     run.stderr_has("is poweredOff, not poweredOn");
 
     lab.write(
@@ -507,6 +505,6 @@ stage "gates" on esxi {
         "-i",
         "runbooks/labs/esxi-4.toml",
     ]);
-    assert_ne!(run.code, 0, "{}", output(&run));
+    assert_ne!(run.code, 0, "{}", run.output());
     run.stderr_has("no NIC uses nmlx4_en");
 }

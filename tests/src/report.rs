@@ -16,10 +16,6 @@ const WHOLE_GUIDE: [&str; 4] = [
     "runbooks/labs/vsphere7-4node.toml",
 ];
 
-fn output(run: &cairn_tests::Run) -> String {
-    format!("{}\n{}", run.stdout, run.stderr)
-}
-
 /// Headless Chromium, or `None` (with a note) outside CI when it is not installed; CI must
 /// have it.
 pub(crate) fn chromium() -> Option<PathBuf> {
@@ -231,7 +227,7 @@ fn a_failed_threshold_is_shown_once_with_its_runbook_line_and_a_differing_firmwa
         report.code,
         2,
         "a missing folder is an error: {}",
-        output(&report)
+        report.output()
     );
     std::fs::create_dir_all(lab.path().join("out")).unwrap_or_else(|e| panic!("{e}"));
     lab.cairn(&["report", "-o", "out/report.html"]).succeeds();
