@@ -25,9 +25,10 @@ fn the_project_file_gives_the_inventory_found_upwards_relative_to_itself() {
     );
     // From a folder below, the paths are still the file's.
     lab.write("sub/keep", "");
-    let mut below = lab.command(&["run", "../book.rhai"]);
-    below.current_dir(lab.path().join("sub"));
-    cairn_tests::Run::from(below.output().unwrap_or_else(|e| panic!("{e}"))).succeeds();
+    lab.call(&["run", "../book.rhai"])
+        .current_dir(lab.path().join("sub"))
+        .run()
+        .succeeds();
     assert!(
         !lab.path().join("sub/state").exists(),
         "state-dir is relative to cairn.toml"

@@ -4,8 +4,7 @@
 
 use std::path::Path;
 
-use cairn_tests::Lab;
-use cairn_tests::files;
+use cairn_tests::{Lab, Run, files};
 
 use crate::executor::inventory;
 
@@ -65,18 +64,22 @@ impl Keys {
     }
 
     pub(crate) fn create(&self, lab: &Lab, text: &str) {
+        self.with_editor(lab, "create", text).succeeds();
+    }
+
+    /// `cairn vault VERB site.vault` with an editor that writes `text`.
+    fn with_editor(&self, lab: &Lab, verb: &str, text: &str) -> Run {
         let editor = self.editor(text);
-        lab.cairn_with(
-            &[
-                "vault",
-                "create",
-                "site.vault",
-                "--vault-identity",
-                &self.identity,
-            ],
-            &[("EDITOR", &editor), ("VISUAL", "")],
-        )
-        .succeeds();
+        lab.call(&[
+            "vault",
+            verb,
+            "site.vault",
+            "--vault-identity",
+            &self.identity,
+        ])
+        .env("EDITOR", &editor)
+        .env("VISUAL", "")
+        .run()
     }
 }
 
@@ -271,17 +274,11 @@ fn an_edit_happens_in_a_private_memory_folder_removed_after() {
     let lab = Lab::new();
     let keys = Keys::new(&lab);
     keys.create(&lab, &secrets_text());
-    let editor = keys.editor(&format!("{}bmc = \"added\"\n", secrets_text()));
-    let edited = lab
-        .cairn_with(
-            &[
-                "vault",
-                "edit",
-                "site.vault",
-                "--vault-identity",
-                &keys.identity,
-            ],
-            &[("EDITOR", &editor), ("VISUAL", "")],
+    let edited = keys
+        .with_editor(
+            &lab,
+            "edit",
+            &format!("{}bmc = \"added\"\n", secrets_text()),
         )
         .succeeds();
     edited.stderr_has("3 secrets");
@@ -312,19 +309,7 @@ fn an_edit_happens_in_a_private_memory_folder_removed_after() {
         .succeeds();
     viewed.stdout_has("bmc = \"added\"");
     // Not TOML strings: refused where it is wrong, without quoting the text, vault unchanged.
-    let editor = keys.editor("pin = 12345678\n");
-    let refused = lab
-        .cairn_with(
-            &[
-                "vault",
-                "edit",
-                "site.vault",
-                "--vault-identity",
-                &keys.identity,
-            ],
-            &[("EDITOR", &editor), ("VISUAL", "")],
-        )
-        .fails(2);
+    let refused = keys.with_editor(&lab, "edit", "pin = 12345678\n").fails(2);
     let flat = refused
         .stderr
         .replace('│', " ")
