@@ -37,8 +37,8 @@ fn query_then_set_run() -> Lab {
         "lab.toml",
         &crate::executor::inventory("node01", "clock=virtual"),
     );
-    let run = lab.cairn(&["run", "book.rhai", "-i", "lab.toml"]);
-    assert_eq!(run.code, 0, "{}", run.stderr);
+    lab.cairn(&["run", "book.rhai", "-i", "lab.toml"])
+        .succeeds();
     lab
 }
 
@@ -53,8 +53,8 @@ fn a_resume_that_cannot_write_one_journal_writes_its_answer_to_none() {
         "lab.toml",
         &crate::executor::inventory("node[01-02]", "clock=virtual"),
     );
-    let run = lab.cairn(&["run", "book.rhai", "-i", "lab.toml"]);
-    assert_eq!(run.code, 0, "{}", run.stderr);
+    lab.cairn(&["run", "book.rhai", "-i", "lab.toml"])
+        .succeeds();
     for host in ["node01", "node02"] {
         cut_after_intent(&lab, host, false);
     }
@@ -80,8 +80,7 @@ fn a_resume_that_cannot_write_one_journal_writes_its_answer_to_none() {
         "node01's journal is unchanged"
     );
     drop(locked);
-    let resumed = lab.cairn(&["resume", "--assume", "done"]);
-    assert_eq!(resumed.code, 0, "{}\n{}", resumed.stdout, resumed.stderr);
+    lab.cairn(&["resume", "--assume", "done"]).succeeds();
     for host in ["node01", "node02"] {
         let journal = lab.journal(host);
         assert_eq!(records(&journal, "decision").len(), 1, "{host}: one answer");
@@ -108,8 +107,7 @@ fn done_for_an_interrupted_action_whose_output_the_runbook_reads_is_refused_and_
     cut_after_intent(&lab, "node01", false);
     let journal = run_dir(&lab).join("node01.jsonl");
     let before = std::fs::read(&journal).unwrap_or_else(|e| panic!("{e}"));
-    let refused = lab.cairn(&["resume", "--assume", "done"]);
-    assert_eq!(refused.code, 2, "{}\n{}", refused.stdout, refused.stderr);
+    let refused = lab.cairn(&["resume", "--assume", "done"]).fails(2);
     assert!(
         refused.stderr.contains("unknown_result") && refused.stderr.contains("redo"),
         "says the result is unknown and what to do\n{}",
@@ -126,8 +124,7 @@ fn done_for_an_interrupted_action_whose_output_the_runbook_reads_is_refused_and_
         "nothing was written"
     );
     assert_eq!(lab.sim_count("node01", &["echo", "set"]), 0, "nothing ran");
-    let resumed = lab.cairn(&["resume", "--assume", "node01=redo"]);
-    assert_eq!(resumed.code, 0, "{}\n{}", resumed.stdout, resumed.stderr);
+    lab.cairn(&["resume", "--assume", "node01=redo"]).succeeds();
     assert_eq!(
         lab.sim_count("node01", &["echo", "set"]),
         0,
@@ -141,8 +138,7 @@ fn done_for_an_interrupted_action_whose_output_nothing_reads_is_recorded() {
     let lab = query_then_set_run();
     // The last action, `run(["echo", "last"]);`, is a statement of its own.
     cut_after_intent(&lab, "node01", true);
-    let resumed = lab.cairn(&["resume", "--assume", "done"]);
-    assert_eq!(resumed.code, 0, "{}\n{}", resumed.stdout, resumed.stderr);
+    lab.cairn(&["resume", "--assume", "done"]).succeeds();
     assert_eq!(records(&lab.journal("node01"), "decision").len(), 1);
     assert_eq!(
         lab.sim_count("node01", &["echo", "last"]),

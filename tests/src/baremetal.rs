@@ -14,10 +14,6 @@ const RECIPE: [&str; 4] = [
 const NODES: [&str; 2] = ["node01", "node02"];
 const LAB: &str = "runbooks/labs/baremetal-2node.toml";
 
-fn output(run: &cairn_tests::Run) -> String {
-    format!("{}\n{}", run.stdout, run.stderr)
-}
-
 /// The builtins `host`'s newest journal records an intent for, with their arguments.
 fn intents(lab: &Lab, host: &str, builtin: &str) -> Vec<serde_json::Value> {
     records(&lab.journal(host), "intent")
@@ -57,8 +53,7 @@ fn assert_set_up(lab: &Lab, run: &cairn_tests::Run) {
 #[test]
 fn the_recipe_activates_firmware_and_link_types_with_mlxfwreset_and_never_reboots() {
     let lab = Lab::shipped();
-    let run = lab.cairn(&RECIPE);
-    assert_eq!(run.code, 0, "{}", output(&run));
+    let run = lab.cairn(&RECIPE).succeeds();
     assert_set_up(&lab, &run);
     for host in NODES {
         assert_eq!(
@@ -85,22 +80,16 @@ fn the_recipe_activates_firmware_and_link_types_with_mlxfwreset_and_never_reboot
             "{host}: one firmware reset"
         );
     }
-    assert!(
-        run.stdout
-            .contains("activated by mlxfwreset at level 3, no reboot"),
-        "{}",
-        run.stdout
-    );
+    run.stdout_has("activated by mlxfwreset at level 3, no reboot");
     // The reset activated what `mlxconfig::set` and `mlxfwmanager::update` staged: the run
     // does not end by asking for the reboot it made unnecessary.
     assert!(
-        !output(&run).contains("still need a reboot"),
+        !run.output().contains("still need a reboot"),
         "{}",
-        output(&run)
+        run.output()
     );
 
-    let again = lab.cairn(&RECIPE);
-    assert_eq!(again.code, 0, "{}", output(&again));
+    let again = lab.cairn(&RECIPE).succeeds();
     for host in NODES {
         assert_eq!(
             lab.changes(host),
@@ -113,30 +102,17 @@ fn the_recipe_activates_firmware_and_link_types_with_mlxfwreset_and_never_reboot
             "{host}: no reset on the rerun"
         );
     }
-    assert!(
-        again.stdout.contains("nothing staged, nothing to activate"),
-        "{}",
-        again.stdout
-    );
+    again.stdout_has("nothing staged, nothing to activate");
 }
 
 #[test]
 fn check_mode_predicts_the_reset_at_level_three_and_changes_nothing() {
     let lab = Lab::shipped();
-    let run = lab.cairn(&["run", "--check", RECIPE[1], "-i", RECIPE[3]]);
-    assert_eq!(run.code, 0, "{}", output(&run));
-    assert!(
-        run.stdout
-            .contains("would    mlxfwreset::reset {\"device\":\"3b:00.0\",\"level\":3}"),
-        "{}",
-        run.stdout
-    );
-    assert!(
-        run.stdout
-            .contains("the staged changes would be activated by mlxfwreset at level 3"),
-        "{}",
-        run.stdout
-    );
+    let run = lab
+        .cairn(&["run", "--check", RECIPE[1], "-i", RECIPE[3]])
+        .succeeds();
+    run.stdout_has("would    mlxfwreset::reset {\"device\":\"3b:00.0\",\"level\":3}");
+    run.stdout_has("the staged changes would be activated by mlxfwreset at level 3");
     for host in NODES {
         let cx5 = &lab.sim_state(host)["tools"]["mlxconfig"]["devices"]["mt4119_pciconf0"];
         assert_eq!(cx5["LINK_TYPE_P1"]["next"], 2, "{host}: {cx5}");
@@ -158,8 +134,7 @@ fn an_adapter_that_supports_no_reset_level_is_activated_by_one_reboot() {
     let edited = inventory.replace("seed=7\"", "seed=7&reset_levels=none\"");
     assert_ne!(edited, inventory, "the lab's address changed");
     lab.write(LAB, &edited);
-    let run = lab.cairn(&RECIPE);
-    assert_eq!(run.code, 0, "{}", output(&run));
+    let run = lab.cairn(&RECIPE).succeeds();
     assert_set_up(&lab, &run);
     for host in NODES {
         assert_eq!(intents(&lab, host, "reboot").len(), 1, "{host}: one reboot");
@@ -170,12 +145,7 @@ fn an_adapter_that_supports_no_reset_level_is_activated_by_one_reboot() {
             "{host}: no reset"
         );
     }
-    assert!(
-        run.stdout
-            .contains("supports no reset level without a reboot now"),
-        "{}",
-        run.stdout
-    );
+    run.stdout_has("supports no reset level without a reboot now");
 }
 
 #[test]
@@ -191,8 +161,8 @@ fn a_level_the_adapter_does_not_support_fails_with_the_tools_words_before_resett
         "stage \"stage\" on metal {\n    mlxconfig::set(\"3b:00.0\", #{ LINK_TYPE_P1: \"IB\" });\n    mlxfwreset::reset(\"3b:00.0\", 3);\n}\n",
     );
     let run = lab.cairn(&["run", "reset0.rhai", "-i", LAB]);
-    assert_ne!(run.code, 0, "{}", output(&run));
-    let text = output(&run);
+    assert_ne!(run.code, 0, "{}", run.output());
+    let text = run.output();
     assert!(
         text.contains("Reset-level '3' is not supported in the current state of `3b:00.0`")
             && text.contains("supported levels 4"),
@@ -216,22 +186,23 @@ fn level_four_and_unknown_levels_are_refused_and_esxi_has_no_mlxfwreset() {
         "stage \"stage\" on metal {\n    mlxfwreset::reset(\"3b:00.0\", 4);\n}\n",
     );
     let run = lab.cairn(&["run", "level4.rhai", "-i", LAB]);
-    assert_ne!(run.code, 0, "{}", output(&run));
+    assert_ne!(run.code, 0, "{}", run.output());
     assert!(
-        output(&run).contains("level 4 is a warm reboot of the host: call `reboot()`"),
+        run.output()
+            .contains("level 4 is a warm reboot of the host: call `reboot()`"),
         "{}",
-        output(&run)
+        run.output()
     );
     lab.write(
         "level2.rhai",
         "stage \"stage\" on metal {\n    mlxfwreset::reset(\"3b:00.0\", 2);\n}\n",
     );
     let run = lab.cairn(&["run", "level2.rhai", "-i", LAB]);
-    assert_ne!(run.code, 0, "{}", output(&run));
+    assert_ne!(run.code, 0, "{}", run.output());
     assert!(
-        output(&run).contains("level 2 is not a reset level"),
+        run.output().contains("level 2 is not a reset level"),
         "{}",
-        output(&run)
+        run.output()
     );
 
     // On ESXi the MFT bundle has no mlxfwreset: query says so and the helper reboots instead.
@@ -243,14 +214,11 @@ fn level_four_and_unknown_levels_are_refused_and_esxi_has_no_mlxfwreset() {
         "runbooks/esxi-activate.rhai",
         "import \"connectx\" as cx;\nstage \"stage\" on esxi {\n    let q = mlxfwreset::query(\"mt4119_pciconf1\");\n    expect(!q.installed, `installed: ${q}`);\n    mlxconfig::set(\"mt4119_pciconf1\", #{ LINK_TYPE_P2: \"IB\" });\n    log(`activated by ${cx::activate(\"mt4119_pciconf1\")}`);\n}\n",
     );
-    let run = lab.cairn(&["run", "runbooks/esxi-activate.rhai", "-i", "esxi.toml"]);
-    assert_eq!(run.code, 0, "{}", output(&run));
-    assert!(
-        run.stdout.contains("no mlxfwreset on this host"),
-        "{}",
-        run.stdout
-    );
-    assert!(run.stdout.contains("activated by reboot"), "{}", run.stdout);
+    let run = lab
+        .cairn(&["run", "runbooks/esxi-activate.rhai", "-i", "esxi.toml"])
+        .succeeds();
+    run.stdout_has("no mlxfwreset on this host");
+    run.stdout_has("activated by reboot");
     assert_eq!(lab.sim_count("esx01", &["reboot"]), 1);
     let cx5 = &lab.sim_state("esx01")["tools"]["mlxconfig"]["devices"]["mt4119_pciconf1"];
     assert_eq!(cx5["LINK_TYPE_P2"]["current"], 1, "{cx5}");

@@ -47,21 +47,18 @@ fn with_a_budget_of_one_no_two_hosts_reboot_at_once_and_the_waits_say_who_holds_
     let lab = Lab::new();
     lab.write("book.rhai", REBOOT_ALL);
     lab.write("lab.toml", &linux_lab(4, ""));
-    let run = lab.cairn(&[
-        "run",
-        "book.rhai",
-        "-i",
-        "lab.toml",
-        "--max-unavailable",
-        "1",
-    ]);
-    assert_eq!(run.code, 0, "{}\n{}", run.stdout, run.stderr);
-    assert!(
-        run.stdout.contains("waits: 1 of 1 unavailable: node"),
-        "{}",
-        run.stdout
-    );
-    assert!(run.stdout.contains(" rebooting"), "{}", run.stdout);
+    let run = lab
+        .cairn(&[
+            "run",
+            "book.rhai",
+            "-i",
+            "lab.toml",
+            "--max-unavailable",
+            "1",
+        ])
+        .succeeds();
+    run.stdout_has("waits: 1 of 1 unavailable: node");
+    run.stdout_has(" rebooting");
     let spans: Vec<(u64, u64)> = (1..=4)
         .map(|n| reboot_span(&lab.journal(&format!("node{n:02}"))))
         .collect();
@@ -75,8 +72,7 @@ fn with_a_budget_of_one_no_two_hosts_reboot_at_once_and_the_waits_say_who_holds_
         .sum();
     assert!(waits >= 1, "the waits are journaled");
     // The report's timeline draws each journaled wait, with who held the budget.
-    let report = lab.cairn(&["report", "-o", "report.html"]);
-    assert_eq!(report.code, 0, "{}\n{}", report.stdout, report.stderr);
+    lab.cairn(&["report", "-o", "report.html"]).succeeds();
     let html = std::fs::read_to_string(lab.path().join("report.html")).unwrap_or_default();
     assert_eq!(
         html.matches("class=\"span budget\"").count(),
@@ -102,15 +98,9 @@ fn a_host_that_fails_while_up_halts_the_roll_and_holds_no_place_in_the_budget() 
         "--max-unavailable",
         "1",
     ];
-    let run = lab.cairn(&budget);
-    assert_eq!(run.code, 1, "{}\n{}", run.stdout, run.stderr);
-    assert!(
-        run.stdout
-            .contains("the roll stopped at the first failed host (node01 failed)"),
-        "{}",
-        run.stdout
-    );
-    assert!(run.stdout.contains("1 failed, 2 stopped"), "{}", run.stdout);
+    let run = lab.cairn(&budget).fails(1);
+    run.stdout_has("the roll stopped at the first failed host (node01 failed)");
+    run.stdout_has("1 failed, 2 stopped");
     for host in ["node02", "node03"] {
         assert_eq!(
             lab.sim_count(host, &["reboot"]),
@@ -126,14 +116,9 @@ fn a_host_that_fails_while_up_halts_the_roll_and_holds_no_place_in_the_budget() 
     lab.write("lab.toml", &linux_lab(3, "fail_once=echo"));
     let mut on = budget.to_vec();
     on.extend(["--max-fail-percent", "100"]);
-    let run = lab.cairn(&on);
-    assert_eq!(run.code, 1, "{}\n{}", run.stdout, run.stderr);
-    assert!(run.stdout.contains("2 done, 1 failed"), "{}", run.stdout);
-    assert!(
-        !run.stderr.contains("held by hosts that left"),
-        "{}",
-        run.stderr
-    );
+    let run = lab.cairn(&on).fails(1);
+    run.stdout_has("2 done, 1 failed");
+    run.stderr_lacks("held by hosts that left");
     let spans: Vec<(u64, u64)> = ["node02", "node03"]
         .iter()
         .map(|host| reboot_span(&lab.journal(host)))
@@ -149,19 +134,17 @@ fn a_bad_budget_is_refused_before_anything_runs() {
     let lab = Lab::new();
     lab.write("book.rhai", REBOOT_ALL);
     lab.write("lab.toml", &linux_lab(2, ""));
-    let run = lab.cairn(&[
-        "run",
-        "book.rhai",
-        "-i",
-        "lab.toml",
-        "--max-unavailable",
-        "0%",
-    ]);
-    assert_eq!(run.code, 2, "{}\n{}", run.stdout, run.stderr);
-    assert!(
-        run.stderr.contains("a percentage from 1% to 100%"),
-        "{}",
-        run.stderr
+    lab.assert_fails(
+        &[
+            "run",
+            "book.rhai",
+            "-i",
+            "lab.toml",
+            "--max-unavailable",
+            "0%",
+        ],
+        2,
+        &["a percentage from 1% to 100%"],
     );
     assert_eq!(lab.sim_count("node01", &["echo", "prepare"]), 0);
 }
@@ -206,8 +189,7 @@ stage "work" on esxi {
         "0",
     ]);
     assert_ne!(first.code, 0, "{}\n{}", first.stdout, first.stderr);
-    let resume = lab.cairn(&["resume"]);
-    assert_eq!(resume.code, 0, "{}\n{}", resume.stdout, resume.stderr);
+    let resume = lab.cairn(&["resume"]).succeeds();
     assert!(
         resume
             .stdout
@@ -354,7 +336,7 @@ fn reboot_all_under(limits: &str) -> (Lab, cairn_tests::Run) {
 #[test]
 fn each_group_has_its_own_limit_and_a_group_the_inventory_lacks_is_refused() {
     let (lab, run) = reboot_all_under("storage=1,compute=2");
-    assert_eq!(run.code, 0, "{}\n{}", run.stdout, run.stderr);
+    let run = run.succeeds();
     // Each wait is for the host's own group, held by that group's hosts only: a storage host
     // never waits for a compute host's reboot, nor the other way round.
     let storage: Vec<_> = ["st01", "st02"]
@@ -380,25 +362,16 @@ fn each_group_has_its_own_limit_and_a_group_the_inventory_lacks_is_refused() {
             "{holders:?}"
         );
     }
-    assert!(
-        run.stdout
-            .contains("waits: 2 of 2 compute unavailable: cn0"),
-        "{}",
-        run.stdout
-    );
+    run.stdout_has("waits: 2 of 2 compute unavailable: cn0");
 
     let (typo, refused) = reboot_all_under("storage=1,computer=2");
-    assert_eq!(refused.code, 2, "{}\n{}", refused.stdout, refused.stderr);
+    let refused = refused.fails(2);
     assert!(
         crate::refusals::unwrapped(&refused.stderr)
             .contains("the inventory has no group `computer`"),
         "{}",
         refused.stderr
     );
-    assert!(
-        refused.stderr.contains("did you mean `compute`?"),
-        "{}",
-        refused.stderr
-    );
+    refused.stderr_has("did you mean `compute`?");
     assert_eq!(typo.sim_count("cn01", &["reboot"]), 0, "nothing ran");
 }

@@ -41,8 +41,8 @@ fn changed_false_is_ok_idempotent_stays_a_change_read_only_is_a_query() {
     run(["echo", "c"]);
 }
 "#);
-    let run = lab.cairn(&["run", "book.rhai", "-i", "lab.toml"]);
-    assert_eq!(run.code, 0, "{}\n{}", run.stdout, run.stderr);
+    lab.cairn(&["run", "book.rhai", "-i", "lab.toml"])
+        .succeeds();
     assert_eq!(
         runs(&lab),
         [
@@ -53,12 +53,10 @@ fn changed_false_is_ok_idempotent_stays_a_change_read_only_is_a_query() {
         ]
     );
     let typo = self::lab("stage \"s\" on all { run([\"true\"], #{ readonly: true }); }\n");
-    let refused = typo.cairn(&["run", "book.rhai", "-i", "lab.toml"]);
-    assert_eq!(refused.code, 2, "{}", refused.stderr);
-    assert!(
-        refused.stderr.contains("did you mean `read_only`?"),
-        "{}",
-        refused.stderr
+    typo.assert_fails(
+        &["run", "book.rhai", "-i", "lab.toml"],
+        2,
+        &["did you mean `read_only`?"],
     );
 }
 
@@ -72,8 +70,9 @@ fn check_mode_runs_read_only_queries_and_decides_from_them() {
     expect(name.starts_with("node"), "the host has a name");
 }
 "#);
-    let check = lab.cairn(&["run", "book.rhai", "-i", "lab.toml", "--check"]);
-    assert_eq!(check.code, 0, "{}\n{}", check.stdout, check.stderr);
+    let check = lab
+        .cairn(&["run", "book.rhai", "-i", "lab.toml", "--check"])
+        .succeeds();
     assert_eq!(lab.sim_count("node01", &["hostname"]), 1, "the query ran");
     assert_eq!(lab.sim_count("node01", &["echo"]), 0, "the change did not");
     let summary = |host: &str| {
@@ -90,11 +89,7 @@ fn check_mode_runs_read_only_queries_and_decides_from_them() {
         check.stdout
     );
     assert!(summary("node02").contains("no change"), "{}", check.stdout);
-    assert!(
-        !check.stdout.contains("prediction stop"),
-        "{}",
-        check.stdout
-    );
+    check.stdout_lacks("prediction stop");
 }
 
 #[test]
@@ -106,15 +101,10 @@ fn a_failed_expect_ends_the_prediction_with_a_note_instead_of_a_later_error() {
     run(["echo", major]);
 }
 "#);
-    let check = lab.cairn(&["run", "book.rhai", "-i", "lab.toml", "--check"]);
-    assert_eq!(check.code, 0, "{}\n{}", check.stdout, check.stderr);
-    assert!(
-        check
-            .stdout
-            .contains("check: prediction stops here: the mlx5 driver is loaded"),
-        "{}",
-        check.stdout
-    );
+    let check = lab
+        .cairn(&["run", "book.rhai", "-i", "lab.toml", "--check"])
+        .succeeds();
+    check.stdout_has("check: prediction stops here: the mlx5 driver is loaded");
     assert_eq!(
         check
             .stdout
@@ -124,9 +114,8 @@ fn a_failed_expect_ends_the_prediction_with_a_note_instead_of_a_later_error() {
         "{}",
         check.stdout
     );
-    assert!(check.stdout.contains("1 change(s)"), "{}", check.stdout);
-    assert!(!check.stdout.contains("echo"), "{}", check.stdout);
+    check.stdout_has("1 change(s)");
+    check.stdout_lacks("echo");
     // A real run fails at the expectation (the file is not there on the simulated host).
-    let run = lab.cairn(&["run", "book.rhai", "-i", "lab.toml"]);
-    assert_eq!(run.code, 1, "{}\n{}", run.stdout, run.stderr);
+    lab.cairn(&["run", "book.rhai", "-i", "lab.toml"]).fails(1);
 }

@@ -97,8 +97,9 @@ fn check_format_json_reports_a_syntax_error_and_prints_nothing_for_a_clean_runbo
         "ok.rhai",
         "stage \"a\" on esxi {\n    run([\"true\"]);\n}\n",
     );
-    let ok = lab.cairn(&["check", "ok.rhai", "--format", "json"]);
-    assert_eq!(ok.code, 0, "{ok:?}");
+    let ok = lab
+        .cairn(&["check", "ok.rhai", "--format", "json"])
+        .succeeds();
     assert_eq!(ok.stdout, "", "{ok:?}");
     let missing = lab.cairn(&["check", "nope.rhai", "--format", "json"]);
     assert_ne!(missing.code, 0, "{missing:?}");

@@ -12,21 +12,16 @@ fn check_points_at_a_wrong_call() {
         "bad.rhai",
         "stage \"s\" on all {\n    run();\n    nosuch::thing(1);\n}\n",
     );
-    let ok = lab.cairn(&["check", "ok.rhai"]);
-    assert_eq!(ok.code, 0, "{}", ok.stderr);
-    let bad = lab.cairn(&["check", "bad.rhai"]);
-    assert_eq!(bad.code, 2);
-    assert!(
-        bad.stderr.contains("`run` takes 1 or 2 argument(s), not 0"),
-        "{}",
-        bad.stderr
+    lab.cairn(&["check", "ok.rhai"]).succeeds();
+    lab.assert_fails(
+        &["check", "bad.rhai"],
+        2,
+        &[
+            "`run` takes 1 or 2 argument(s), not 0",
+            "unknown module `nosuch`",
+            "bad.rhai:2:5",
+        ],
     );
-    assert!(
-        bad.stderr.contains("unknown module `nosuch`"),
-        "{}",
-        bad.stderr
-    );
-    assert!(bad.stderr.contains("bad.rhai:2:5"), "{}", bad.stderr);
 }
 
 #[test]
@@ -34,9 +29,7 @@ fn a_syntax_error_points_at_its_line_and_exits_2() {
     let lab = Lab::new();
     lab.write("book.rhai", "stage \"s\" on all {\n    let x = ;\n}\n");
     lab.write("lab.toml", &inventory("node01", "clock=virtual"));
-    let run = lab.cairn(&["run", "book.rhai", "-i", "lab.toml"]);
-    assert_eq!(run.code, 2);
-    assert!(run.stderr.contains("book.rhai:2"), "{}", run.stderr);
+    lab.assert_fails(&["run", "book.rhai", "-i", "lab.toml"], 2, &["book.rhai:2"]);
 }
 
 #[test]
@@ -45,25 +38,20 @@ fn an_edited_stage_makes_resume_refuse_before_running_anything() {
     let book = "stage \"one\" on all {\n    run([\"echo\", \"a\"]);\n}\nstage \"two\" on all {\n    run([\"false\"]);\n}\n";
     lab.write("book.rhai", book);
     lab.write("lab.toml", &inventory("node01", "clock=virtual"));
-    assert_eq!(lab.cairn(&["run", "book.rhai", "-i", "lab.toml"]).code, 1);
+    lab.cairn(&["run", "book.rhai", "-i", "lab.toml"]).fails(1);
     lab.write(
         "book.rhai",
         &book.replace("\"a\"", "\"b\"").replace("false", "true"),
     );
     let before = lab.sim_commands("node01").len();
-    let resume = lab.cairn(&["resume"]);
-    assert_eq!(resume.code, 2, "{}", resume.stderr);
-    assert!(resume.stderr.contains("stage `one`"), "{}", resume.stderr);
-    assert!(resume.stderr.contains("book.rhai:2"), "{}", resume.stderr);
-    assert!(resume.stderr.contains("node01.jsonl"), "{}", resume.stderr);
-    assert_eq!(lab.sim_commands("node01").len(), before, "nothing ran");
-    assert!(
-        resume.stderr.contains("cairn resume --from-stage \"one\""),
-        "{}",
-        resume.stderr
+    let resume = lab.assert_fails(
+        &["resume"],
+        2,
+        &["stage `one`", "book.rhai:2", "node01.jsonl"],
     );
-    let again = lab.cairn(&["resume", "--from-stage", "one"]);
-    assert_eq!(again.code, 0, "{}\n{}", again.stdout, again.stderr);
+    assert_eq!(lab.sim_commands("node01").len(), before, "nothing ran");
+    resume.stderr_has("cairn resume --from-stage \"one\"");
+    lab.cairn(&["resume", "--from-stage", "one"]).succeeds();
     assert_eq!(
         lab.sim_count("node01", &["echo", "b"]),
         1,
@@ -82,22 +70,18 @@ fn a_resume_with_another_param_that_diverges_refuses_before_running_anything() {
     let book = "param mtu = 1500;\nstage \"one\" on all {\n    run([\"echo\", `${mtu}`]);\n}\nstage \"two\" on all {\n    run([\"false\"]);\n}\n";
     lab.write("book.rhai", book);
     lab.write("lab.toml", &inventory("node[01-02]", "clock=virtual"));
-    assert_eq!(lab.cairn(&["run", "book.rhai", "-i", "lab.toml"]).code, 1);
+    lab.cairn(&["run", "book.rhai", "-i", "lab.toml"]).fails(1);
     let before = lab.sim_commands("node01").len();
     // The recorded `echo 1500` is now `echo 9000`: found by the verify pass, as an edit is, not
     // host by host in the middle of the run.
-    let resume = lab.cairn(&["resume", "--param", "mtu=9000"]);
-    assert_eq!(resume.code, 2, "{}\n{}", resume.stdout, resume.stderr);
-    assert!(
-        resume.stderr.contains("nothing was run"),
-        "{}",
-        resume.stderr
+    lab.assert_fails(
+        &["resume", "--param", "mtu=9000"],
+        2,
+        &["nothing was run", "book.rhai:3"],
     );
-    assert!(resume.stderr.contains("book.rhai:3"), "{}", resume.stderr);
     assert_eq!(lab.sim_commands("node01").len(), before, "nothing ran");
     // The same values replay as before.
-    let same = lab.cairn(&["resume", "--param", "mtu=1500"]);
-    assert_eq!(same.code, 1, "{}\n{}", same.stdout, same.stderr);
+    lab.cairn(&["resume", "--param", "mtu=1500"]).fails(1);
     assert_eq!(lab.sim_count("node01", &["echo", "1500"]), 1);
 }
 
@@ -112,12 +96,10 @@ fn a_failed_host_resumes_from_its_failure_after_the_fix() {
         "lab.toml",
         &inventory("node01", "clock=virtual&fail_once=hostname"),
     );
-    let first = lab.cairn(&["run", "book.rhai", "-i", "lab.toml"]);
-    assert_eq!(first.code, 1, "{}", first.stderr);
+    lab.cairn(&["run", "book.rhai", "-i", "lab.toml"]).fails(1);
     let runs = lab.cairn(&["runs"]);
-    assert!(runs.stdout.contains("failed"), "{}", runs.stdout);
-    let second = lab.cairn(&["resume"]);
-    assert_eq!(second.code, 0, "{}", second.stderr);
+    runs.stdout_has("failed");
+    lab.cairn(&["resume"]).succeeds();
     assert_eq!(
         lab.sim_count("node01", &["echo", "a"]),
         1,
@@ -138,18 +120,11 @@ fn journal_shows_a_timeline_and_warns_about_a_torn_line() {
         "stage \"one\" on all { run([\"echo\", \"a\"]); }\n",
     );
     lab.write("lab.toml", &inventory("node01", "clock=virtual"));
-    assert_eq!(lab.cairn(&["run", "book.rhai", "-i", "lab.toml"]).code, 0);
+    lab.cairn(&["run", "book.rhai", "-i", "lab.toml"])
+        .succeeds();
     let timeline = lab.cairn(&["journal", "node01"]);
-    assert!(
-        timeline.stdout.contains("stage 1 `one`"),
-        "{}",
-        timeline.stdout
-    );
-    assert!(
-        timeline.stdout.contains("run {\"argv\":[\"echo\",\"a\"]}"),
-        "{}",
-        timeline.stdout
-    );
+    timeline.stdout_has("stage 1 `one`");
+    timeline.stdout_has("run {\"argv\":[\"echo\",\"a\"]}");
     let id = lab.runs().pop().unwrap_or_default();
     let path = lab
         .path()
@@ -158,15 +133,12 @@ fn journal_shows_a_timeline_and_warns_about_a_torn_line() {
         .join("node01.jsonl");
     let text = std::fs::read_to_string(&path).unwrap_or_default();
     std::fs::write(&path, format!("{text}{{\"type\":\"outc")).unwrap_or_default();
-    let torn = lab.cairn(&["journal", &id, "node01", "--json"]);
-    assert_eq!(torn.code, 0, "{}", torn.stderr);
-    assert!(torn.stderr.contains("is torn"), "{}", torn.stderr);
+    let torn = lab.cairn(&["journal", &id, "node01", "--json"]).succeeds();
+    torn.stderr_has("is torn");
     let mut lines: Vec<&str> = text.lines().collect();
     lines[1] = "garbage";
     std::fs::write(&path, lines.join("\n") + "\n").unwrap_or_default();
-    let corrupt = lab.cairn(&["journal", &id, "node01"]);
-    assert_eq!(corrupt.code, 2);
-    assert!(corrupt.stderr.contains("line 2"), "{}", corrupt.stderr);
+    lab.assert_fails(&["journal", &id, "node01"], 2, &["line 2"]);
 }
 
 #[test]
@@ -177,8 +149,9 @@ fn json_prints_one_event_per_line() {
         "stage \"one\" on all { run([\"echo\", \"a\"]); }\n",
     );
     lab.write("lab.toml", &inventory("node[01-02]", "clock=virtual"));
-    let run = lab.cairn(&["run", "book.rhai", "-i", "lab.toml", "--json"]);
-    assert_eq!(run.code, 0, "{}", run.stderr);
+    let run = lab
+        .cairn(&["run", "book.rhai", "-i", "lab.toml", "--json"])
+        .succeeds();
     let events: Vec<serde_json::Value> = run
         .stdout
         .lines()

@@ -18,25 +18,24 @@ fn lab(defaults: &str) -> Lab {
 #[test]
 fn the_project_file_gives_the_inventory_found_upwards_relative_to_itself() {
     let lab = lab("inventory = \"labs/one.toml\"\nstate-dir = \"state\"\n");
-    let run = lab.cairn(&["run", "book.rhai"]);
-    assert_eq!(run.code, 0, "{}\n{}", run.stdout, run.stderr);
+    lab.cairn(&["run", "book.rhai"]).succeeds();
     assert!(
         lab.path().join("state/runs").is_dir(),
         "the file's state-dir"
     );
     // From a folder below, the paths are still the file's.
     lab.write("sub/keep", "");
-    let mut below = lab.command(&["run", "../book.rhai"]);
-    below.current_dir(lab.path().join("sub"));
-    let below = cairn_tests::Run::from(below.output().unwrap_or_else(|e| panic!("{e}")));
-    assert_eq!(below.code, 0, "{}\n{}", below.stdout, below.stderr);
+    lab.call(&["run", "../book.rhai"])
+        .current_dir(lab.path().join("sub"))
+        .run()
+        .succeeds();
     assert!(
         !lab.path().join("sub/state").exists(),
         "state-dir is relative to cairn.toml"
     );
     // The command line wins over the file.
-    let given = lab.cairn(&["--state-dir", "other", "run", "book.rhai"]);
-    assert_eq!(given.code, 0, "{}", given.stderr);
+    lab.cairn(&["--state-dir", "other", "run", "book.rhai"])
+        .succeeds();
     assert!(lab.path().join("other/runs").is_dir());
 }
 
@@ -47,8 +46,7 @@ fn cairn_config_prints_each_value_and_where_it_came_from() {
         ".config/cairn/config.toml",
         "[defaults]\nforks = 9\ncolor = \"never\"\n",
     );
-    let shown = lab.cairn(&["config"]);
-    assert_eq!(shown.code, 0, "{}", shown.stderr);
+    let shown = lab.cairn(&["config"]).succeeds();
     let line = |key: &str| {
         shown
             .stdout
@@ -77,11 +75,7 @@ fn cairn_config_prints_each_value_and_where_it_came_from() {
         shown.stdout
     );
     let with_env = lab.cairn_with(&["config"], &[("CAIRN_STATE_DIR", "elsewhere")]);
-    assert!(
-        with_env.stdout.contains("environment CAIRN_STATE_DIR"),
-        "{}",
-        with_env.stdout
-    );
+    with_env.stdout_has("environment CAIRN_STATE_DIR");
 }
 
 #[test]
@@ -90,48 +84,29 @@ fn an_unknown_key_is_refused_with_did_you_mean_at_its_span() {
     for args in [&["run", "book.rhai"][..], &["config"]] {
         let run = lab.cairn(args);
         assert_eq!(run.code, 2, "{args:?}: {}", run.stdout);
-        assert!(
-            run.stderr.contains("unknown key in [defaults] `forsk`"),
-            "{}",
-            run.stderr
-        );
-        assert!(
-            run.stderr.contains("did you mean `forks`?"),
-            "{}",
-            run.stderr
-        );
-        assert!(run.stderr.contains("cairn.toml:3:1"), "{}", run.stderr);
+        run.stderr_has("unknown key in [defaults] `forsk`");
+        run.stderr_has("did you mean `forks`?");
+        run.stderr_has("cairn.toml:3:1");
     }
     lab.write("cairn.toml", "[default]\nforks = 4\n");
-    let run = lab.cairn(&["config"]);
-    assert_eq!(run.code, 2);
-    assert!(
-        run.stderr.contains("unknown section `default`"),
-        "{}",
-        run.stderr
-    );
-    assert!(
-        run.stderr.contains("did you mean `defaults`?"),
-        "{}",
-        run.stderr
+    lab.assert_fails(
+        &["config"],
+        2,
+        &["unknown section `default`", "did you mean `defaults`?"],
     );
 }
 
 #[test]
 fn a_value_the_option_refuses_is_refused_at_the_value_in_the_file() {
     let lab = lab("inventory = \"labs/one.toml\"\nforks = 0\n");
-    let run = lab.cairn(&["run", "book.rhai"]);
-    assert_eq!(run.code, 2, "{}", run.stdout);
-    assert!(
-        run.stderr.contains("invalid value '0' for '--forks'"),
-        "{}",
-        run.stderr
+    lab.assert_fails(
+        &["run", "book.rhai"],
+        2,
+        &["invalid value '0' for '--forks'", "cairn.toml:3:9"],
     );
-    assert!(run.stderr.contains("cairn.toml:3:9"), "{}", run.stderr);
     assert!(!lab.path().join(".cairn/runs").exists(), "nothing ran");
     lab.write("cairn.toml", "[defaults]\ncolor = \"sometimes\"\n");
-    let run = lab.cairn(&["config"]);
-    assert_eq!(run.code, 2);
+    let run = lab.cairn(&["config"]).fails(2);
     assert!(
         crate::refusals::unwrapped(&run.stderr).contains("possible values: auto, always, never"),
         "{}",
@@ -180,9 +155,8 @@ fn the_files_name_the_lib_folder_the_vault_and_its_key() {
         ".config/cairn/config.toml",
         &format!("[defaults]\nvault-identity = \"{}\"\n", keys.identity),
     );
-    let run = lab.cairn(&["run", "secret.rhai"]);
-    assert_eq!(run.code, 0, "{}\n{}", run.stdout, run.stderr);
-    assert!(!run.stdout.contains(crate::vault::TOKEN), "{}", run.stdout);
+    let run = lab.cairn(&["run", "secret.rhai"]).succeeds();
+    run.stdout_lacks(crate::vault::TOKEN);
     let shown = lab.cairn(&["config"]);
     for key in ["lib", "vault", "vault-identity"] {
         let line = shown
@@ -199,37 +173,26 @@ fn the_files_name_the_lib_folder_the_vault_and_its_key() {
     // A key typed on the command line replaces the file's, rather than conflicting with it:
     // this one is wrong, so the vault is refused before anything runs.
     lab.write("wrong-pass", "not the key\n");
-    let typed = lab.cairn(&[
-        "run",
-        "secret.rhai",
-        "--vault-passphrase-file",
-        "wrong-pass",
-    ]);
-    assert_eq!(typed.code, 2, "{}\n{}", typed.stdout, typed.stderr);
-    assert!(
-        !typed.stderr.contains("cannot be used with"),
-        "{}",
-        typed.stderr
-    );
+    let typed = lab
+        .cairn(&[
+            "run",
+            "secret.rhai",
+            "--vault-passphrase-file",
+            "wrong-pass",
+        ])
+        .fails(2);
+    typed.stderr_lacks("cannot be used with");
     // A lib folder that is not there is refused at its value, not found missing later.
     lab.write(
         "cairn.toml",
         "[defaults]\ninventory = \"labs/one.toml\"\nlib = \"shraed\"\n",
     );
-    let missing = lab.cairn(&["run", "book.rhai"]);
-    assert_eq!(missing.code, 2, "{}\n{}", missing.stdout, missing.stderr);
-    assert!(
-        missing.stderr.contains("is not a folder"),
-        "{}",
-        missing.stderr
-    );
-    assert!(
-        missing.stderr.contains("cairn.toml:3:"),
-        "{}",
-        missing.stderr
+    lab.assert_fails(
+        &["run", "book.rhai"],
+        2,
+        &["is not a folder", "cairn.toml:3:"],
     );
     // Without a vault, the user's key is not a usage error: a runbook without secrets runs.
     lab.write("cairn.toml", "[defaults]\ninventory = \"labs/one.toml\"\n");
-    let plain = lab.cairn(&["run", "book.rhai"]);
-    assert_eq!(plain.code, 0, "{}\n{}", plain.stdout, plain.stderr);
+    lab.cairn(&["run", "book.rhai"]).succeeds();
 }

@@ -39,8 +39,8 @@ fn the_binary_under_test_has_the_crash_hook() {
 /// Journal writes of an uninterrupted run, across all hosts.
 fn writes_of_a_whole_run() -> usize {
     let lab = lab();
-    let run = lab.cairn(&["run", "book.rhai", "-i", "lab.toml", "--forks", "1"]);
-    assert_eq!(run.code, 0, "{}", run.stderr);
+    lab.cairn(&["run", "book.rhai", "-i", "lab.toml", "--forks", "1"])
+        .succeeds();
     HOSTS.iter().map(|h| lab.journal(h).len()).sum()
 }
 
@@ -68,6 +68,30 @@ pub(crate) fn assert_exactly_once(lab: &Lab, context: &str) {
     }
 }
 
+/// Runs `cairn ARGS` with the journal writer killing it (exit 137) at `fault` (`K:before` or
+/// `K:after`), which must kill it unless the run ended before that write: whether it did.
+pub(crate) fn crashed_at(lab: &Lab, args: &[&str], fault: &str) -> bool {
+    let crashed = lab.call(args).env("CAIRN_FAULT_EXIT_AT_WRITE", fault).run();
+    if crashed.code == 0 {
+        return false;
+    }
+    assert_eq!(crashed.code, 137, "crash {fault}: {}", crashed.stderr);
+    true
+}
+
+/// Resumes the newest run by id, which must end well. By id: a kill at the run's very last
+/// write leaves it finished, and resuming it replays.
+pub(crate) fn resume_by_id(lab: &Lab, context: &str) -> Run {
+    let id = lab.runs().pop().unwrap_or_default();
+    let resumed = lab.cairn(&["resume", &id]);
+    assert_eq!(
+        resumed.code, 0,
+        "{context}: resume\n{}\n{}",
+        resumed.stdout, resumed.stderr
+    );
+    resumed
+}
+
 /// Resumes until done, answering an unknown outcome with `answer` when asked.
 pub(crate) fn resume(lab: &Lab, answer: &str, context: &str) -> Run {
     // The run may have finished before the crash; resuming it by id then replays it all.
@@ -90,45 +114,36 @@ pub(crate) fn resume(lab: &Lab, answer: &str, context: &str) -> Run {
     run
 }
 
-#[test]
-fn a_crash_after_any_journal_write_resumes_to_exactly_once() {
-    let total = writes_of_a_whole_run();
-    assert!(total > 30, "the run writes {total} records");
+/// Crashes a fresh lab's run at each of its `total` journal writes (`K:when`), resumes it
+/// answering an unknown outcome with `answer`, and checks each action ran exactly once.
+fn crash_at_each_write_and_resume(total: usize, when: &str, answer: &str) {
     for k in 1..=total {
         let lab = lab();
-        let fault = format!("{k}:after");
-        let crashed = lab.cairn_with(
+        let fault = format!("{k}:{when}");
+        if !crashed_at(
+            &lab,
             &["run", "book.rhai", "-i", "lab.toml", "--forks", "1"],
-            &[("CAIRN_FAULT_EXIT_AT_WRITE", &fault)],
-        );
-        if crashed.code == 0 {
+            &fault,
+        ) {
             continue;
         }
-        assert_eq!(crashed.code, 137, "crash {fault}: {}", crashed.stderr);
-        // Right after an intent the command has not run yet: running it again is right.
-        resume(&lab, "redo", &fault);
+        resume(&lab, answer, &fault);
         assert_exactly_once(&lab, &fault);
     }
 }
 
 #[test]
-fn a_crash_before_any_journal_write_resumes_to_exactly_once() {
+fn a_crash_after_any_journal_write_resumes_to_exactly_once() {
     let total = writes_of_a_whole_run();
-    for k in 1..=total {
-        let lab = lab();
-        let fault = format!("{k}:before");
-        let crashed = lab.cairn_with(
-            &["run", "book.rhai", "-i", "lab.toml", "--forks", "1"],
-            &[("CAIRN_FAULT_EXIT_AT_WRITE", &fault)],
-        );
-        if crashed.code == 0 {
-            continue;
-        }
-        assert_eq!(crashed.code, 137, "crash {fault}: {}", crashed.stderr);
-        // Right before an outcome the command has run: recording it as done is right.
-        resume(&lab, "done", &fault);
-        assert_exactly_once(&lab, &fault);
-    }
+    assert!(total > 30, "the run writes {total} records");
+    // Right after an intent the command has not run yet: running it again is right.
+    crash_at_each_write_and_resume(total, "after", "redo");
+}
+
+#[test]
+fn a_crash_before_any_journal_write_resumes_to_exactly_once() {
+    // Right before an outcome the command has run: recording it as done is right.
+    crash_at_each_write_and_resume(writes_of_a_whole_run(), "before", "done");
 }
 
 #[test]
@@ -155,8 +170,7 @@ fn the_wrong_answer_to_an_unknown_outcome_is_visible_in_the_host_log() {
         }
         let first = lab_k.cairn(&["resume"]);
         if first.code == 2 && first.stderr.contains("outcome was not recorded") {
-            let redo = lab_k.cairn(&["resume", "--assume", "redo"]);
-            assert_eq!(redo.code, 0, "{}", redo.stderr);
+            lab_k.cairn(&["resume", "--assume", "redo"]).succeeds();
             let echoes: usize = HOSTS
                 .iter()
                 .map(|h| lab_k.sim_count(h, &["echo", "cairn"]))

@@ -32,7 +32,7 @@ fn two_host_stages_testing_each_other_run_in_turn_instead_of_hanging() {
     for round in 1..=5 {
         let run = bounded(&lab, &["run", "each.rhai", "-i", "lab.toml"]);
         assert_eq!(run.code, 0, "round {round}\n{}\n{}", run.stdout, run.stderr);
-        assert!(run.stdout.contains("0 failed, 0 stopped"), "{}", run.stdout);
+        run.stdout_has("0 failed, 0 stopped");
         // Each host's action ran its own test: a server on the other host, a client on itself.
         for (host, before) in ["compute-02", "compute-03"].iter().zip(&before) {
             let clients = lab.sim_count(host, &["ib_send_lat"]);
@@ -57,9 +57,8 @@ fn a_host_that_is_its_own_vhpc_host_fails_instead_of_hanging() {
         "[hosts.vc]\naddress = \"sim:esxi7?clock=virtual&role=vcenter&vms=vm1\"\n\
          groups = [\"esxi\"]\nvars = { vhpc_host = \"vc\" }\n",
     );
-    let run = bounded(&lab, &["run", "self.rhai", "-i", "self.toml"]);
-    assert_eq!(run.code, 1, "{}\n{}", run.stdout, run.stderr);
-    assert!(run.stderr.contains("its own `vhpc_host`"), "{}", run.stderr);
-    assert!(run.stderr.contains("help:"), "{}", run.stderr);
-    assert!(run.stderr.contains("self.rhai:2"), "{}", run.stderr);
+    let run = bounded(&lab, &["run", "self.rhai", "-i", "self.toml"]).fails(1);
+    run.stderr_has("its own `vhpc_host`");
+    run.stderr_has("help:");
+    run.stderr_has("self.rhai:2");
 }

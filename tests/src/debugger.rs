@@ -269,8 +269,7 @@ fn debug_on_failure_asks_one_host_at_a_time_and_a_skip_replays_on_resume() {
 
     // The resume replays the skipped action with its value (the echo's arguments match) and
     // runs n1's failed `true` again.
-    let resumed = lab.cairn(&["resume"]);
-    assert_eq!(resumed.code, 0, "{}\n{}", resumed.stdout, resumed.stderr);
+    lab.cairn(&["resume"]).succeeds();
     let journal = lab.journal(skipped);
     assert_eq!(echoes(&journal), ["code 7"], "nothing ran again");
     assert_eq!(lab.sim_count(skipped, &["hostname"]), 1);
@@ -281,9 +280,11 @@ fn debug_on_failure_needs_a_terminal() {
     let lab = Lab::new();
     lab.write("book.rhai", FLEET_BOOK);
     lab.write("lab.toml", FLEET);
-    let run = lab.cairn(&["run", "book.rhai", "-i", "lab.toml", "--debug-on-failure"]);
-    assert_eq!(run.code, 2);
-    assert!(run.stderr.contains("needs a terminal"), "{}", run.stderr);
+    lab.assert_fails(
+        &["run", "book.rhai", "-i", "lab.toml", "--debug-on-failure"],
+        2,
+        &["needs a terminal"],
+    );
     assert!(lab.runs().is_empty(), "nothing ran");
 }
 

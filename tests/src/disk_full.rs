@@ -159,8 +159,8 @@ fn a_full_disk_under_the_journals_stops_the_run_and_resume_finishes_it() {
         ]),
         Duration::from_secs(30),
         "run on a full disk",
-    );
-    assert_eq!(full.code, 1, "{}\n{}", full.stdout, full.stderr);
+    )
+    .fails(1);
     assert!(
         flat(&full.stderr).contains("No space left on device"),
         "{}",
@@ -181,12 +181,12 @@ fn a_full_disk_under_the_journals_stops_the_run_and_resume_finishes_it() {
         );
     }
     tmpfs.resize("64m");
-    let resumed = within(
+    within(
         lab.command(&["resume", "--state-dir", &state_arg]),
         Duration::from_secs(30),
         "resume with space back",
-    );
-    assert_eq!(resumed.code, 0, "{}\n{}", resumed.stdout, resumed.stderr);
+    )
+    .succeeds();
     for host in HOSTS {
         assert_eq!(echoes(host, "one"), 1, "{host} echoed one once");
         assert_eq!(echoes(host, "three"), 1, "{host} echoed three once");
@@ -257,7 +257,7 @@ fn a_simulated_host_that_cannot_keep_its_state_in_a_reboot_stops_the_run_and_res
         eprintln!("skipped: no immutable files here");
         return;
     }
-    assert_eq!(full.code, 1, "{}\n{}", full.stdout, full.stderr);
+    let full = full.fails(1);
     assert!(
         flat(&full.stderr).contains("Operation not permitted"),
         "the cause is shown\n{}",
@@ -268,17 +268,17 @@ fn a_simulated_host_that_cannot_keep_its_state_in_a_reboot_stops_the_run_and_res
         "{}",
         full.stderr
     );
-    assert!(full.stdout.contains("stopping the run"), "{}", full.stdout);
+    full.stdout_has("stopping the run");
     for host in HOSTS {
         assert_eq!(lab.sim_count(host, &["echo", "after"]), 0, "{host} stopped");
     }
     drop(locked);
-    let resumed = within(
+    within(
         lab.command(&["resume"]),
         Duration::from_secs(40),
         "resume once the state can be written",
-    );
-    assert_eq!(resumed.code, 0, "{}\n{}", resumed.stdout, resumed.stderr);
+    )
+    .succeeds();
     for host in HOSTS {
         assert_eq!(
             reboots(host),

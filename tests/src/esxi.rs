@@ -67,8 +67,7 @@ fn assert_configured(lab: &Lab, host: &str) {
 #[test]
 fn the_guide_on_four_hosts_reboots_three_times_then_a_second_run_changes_nothing() {
     let lab = shipped_lab();
-    let first = run(&lab, &[]);
-    assert_eq!(first.code, 0, "{}\n{}", first.stdout, first.stderr);
+    run(&lab, &[]).succeeds();
     for host in HOSTS {
         assert_eq!(
             lab.sim_count(host, &["reboot"]),
@@ -113,8 +112,7 @@ fn the_guide_on_four_hosts_reboots_three_times_then_a_second_run_changes_nothing
     }
     let commands = lab.sim_commands("esx01").len();
 
-    let second = run(&lab, &[]);
-    assert_eq!(second.code, 0, "{}\n{}", second.stdout, second.stderr);
+    run(&lab, &[]).succeeds();
     assert_eq!(lab.runs().len(), 2, "a new run, not a resume");
     for host in HOSTS {
         assert_eq!(
@@ -148,13 +146,8 @@ fn the_guide_on_four_hosts_reboots_three_times_then_a_second_run_changes_nothing
 #[test]
 fn check_mode_on_a_fresh_lab_reports_the_changes_and_three_reboots_and_changes_nothing() {
     let lab = shipped_lab();
-    let check = run(&lab, &["--check"]);
-    assert_eq!(check.code, 0, "{}\n{}", check.stdout, check.stderr);
-    assert!(
-        check.stdout.contains("check (nothing was changed):"),
-        "{}",
-        check.stdout
-    );
+    let check = run(&lab, &["--check"]).succeeds();
+    check.stdout_has("check (nothing was changed):");
     for host in HOSTS {
         let line = check
             .stdout
@@ -185,20 +178,10 @@ fn check_mode_on_a_fresh_lab_reports_the_changes_and_three_reboots_and_changes_n
             1
         );
     }
-    assert!(
-        check.stdout.contains(
-            "mlxconfig::set {\"device\":\"mt4119_pciconf1\",\"values\":{\"SRIOV_EN\":0}}"
-        )
-    );
+    check.stdout_has("mlxconfig::set {\"device\":\"mt4119_pciconf1\",\"values\":{\"SRIOV_EN\":0}}");
     // What only MFT could read says so instead of printing blanks.
-    assert!(
-        check
-            .stdout
-            .contains("ConnectX-5 at 3b:00.0: firmware unknown until MFT is installed"),
-        "{}",
-        check.stdout
-    );
-    assert!(!check.stdout.contains("(PSID )"), "{}", check.stdout);
+    check.stdout_has("ConnectX-5 at 3b:00.0: firmware unknown until MFT is installed");
+    check.stdout_lacks("(PSID )");
     let vcenter = lab.sim_commands("vcenter");
     assert!(
         vcenter
@@ -278,8 +261,7 @@ fn a_connection_dropped_under_mlxconfig_is_settled_on_resume_with_the_same_three
             "{host}: stopped before the third reboot"
         );
     }
-    let resumed = lab.cairn(&["resume"]);
-    assert_eq!(resumed.code, 0, "{}\n{}", resumed.stdout, resumed.stderr);
+    lab.cairn(&["resume"]).succeeds();
     for host in HOSTS {
         assert_eq!(
             lab.sim_count(host, &["reboot"]),
@@ -300,8 +282,7 @@ fn a_firmware_update_rides_on_the_drivers_reboot() {
             "sim:esxi7?reboot_secs=120&clock=virtual&fw_available=16.35.2000",
         );
     lab.write("esxi-4.toml", &inventory);
-    let first = run(&lab, &[]);
-    assert_eq!(first.code, 0, "{}\n{}", first.stdout, first.stderr);
+    run(&lab, &[]).succeeds();
     for host in HOSTS {
         assert_eq!(
             lab.sim_count(host, &["reboot"]),
@@ -319,8 +300,7 @@ fn a_firmware_update_rides_on_the_drivers_reboot() {
         );
         assert_configured(&lab, host);
     }
-    let second = run(&lab, &[]);
-    assert_eq!(second.code, 0, "{}\n{}", second.stdout, second.stderr);
+    run(&lab, &[]).succeeds();
     for host in HOSTS {
         assert_eq!(lab.changes(host), Vec::<String>::new(), "{host}");
     }
@@ -343,18 +323,8 @@ fn firmware_that_ignores_a_staged_link_type_fails_the_host_after_one_reboot_not_
     );
     let first = run(&lab, &[]);
     assert_ne!(first.code, 0, "{}\n{}", first.stdout, first.stderr);
-    assert!(
-        first
-            .stderr
-            .contains("mlxconfig LINK_TYPE_P1 is still ETH(2) after the reboot at"),
-        "{}",
-        first.stderr
-    );
-    assert!(
-        first.stderr.contains("the firmware did not apply it"),
-        "{}",
-        first.stderr
-    );
+    first.stderr_has("mlxconfig LINK_TYPE_P1 is still ETH(2) after the reboot at");
+    first.stderr_has("the firmware did not apply it");
     // The tools' and the driver's reboots, then the link types' one: never a fourth.
     assert_eq!(lab.sim_count("esx01", &["reboot"]), 3);
     for host in &HOSTS[1..] {
@@ -363,6 +333,6 @@ fn firmware_that_ignores_a_staged_link_type_fails_the_host_after_one_reboot_not_
     // A resume checks again and fails again, without another reboot.
     let again = lab.cairn(&["resume"]);
     assert_ne!(again.code, 0, "{}\n{}", again.stdout, again.stderr);
-    assert!(again.stderr.contains("is still ETH(2)"), "{}", again.stderr);
+    again.stderr_has("is still ETH(2)");
     assert_eq!(lab.sim_count("esx01", &["reboot"]), 3, "no reboot loop");
 }

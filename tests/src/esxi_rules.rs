@@ -136,7 +136,7 @@ stage "in and out, then the VM on" on esxi {
 }
 "#,
     );
-    assert_eq!(run.code, 0, "{}\n{}", run.stdout, run.stderr);
+    run.succeeds();
     assert!(!in_maintenance(&lab));
     assert_eq!(
         lab.sim_state("vcenter")["tools"]["vhpc_toolkit"]["vms"]["hpc-vm01"]["powered_on"],
@@ -190,7 +190,7 @@ stage "the driver in maintenance mode" on esxi {{
 "#
     );
     let (lab, run) = run_book(FRESH, &book);
-    assert_eq!(run.code, 0, "{}\n{}", run.stdout, run.stderr);
+    run.succeeds();
     assert!(
         lab.sim_state("esx01")["tools"]["esxcli"]["vibs"]
             .as_array()
@@ -247,7 +247,7 @@ stage "in maintenance mode" on esxi {
 }
 "#,
     );
-    assert_eq!(run.code, 0, "{}\n{}", run.stdout, run.stderr);
+    run.succeeds();
     assert!(
         !lab.sim_state("esx01")["down_until_millis"].is_null(),
         "the host went down"
@@ -263,7 +263,7 @@ stage "reboot" on esxi {
 }
 "#,
     );
-    assert_eq!(run.code, 0, "{}\n{}", run.stdout, run.stderr);
+    run.succeeds();
     assert_eq!(lab.sim_count("esx01", &["reboot"]), 1);
     assert!(!in_maintenance(&lab));
 }
@@ -303,7 +303,6 @@ stage "guest" on guests {{
     assert_eq!(lab.sim_count("compute-01", &["hostname"]), 0);
 
     lab.write("on.rhai", &book("on"));
-    let on = lab.cairn(&["run", "on.rhai", "-i", "lab.toml"]);
-    assert_eq!(on.code, 0, "{}\n{}", on.stdout, on.stderr);
+    lab.cairn(&["run", "on.rhai", "-i", "lab.toml"]).succeeds();
     assert_eq!(lab.sim_count("compute-01", &["hostname"]), 1);
 }

@@ -17,17 +17,18 @@ fn lab() -> Lab {
 #[test]
 fn exec_runs_one_command_on_the_matched_hosts_as_a_journaled_run() {
     let lab = lab();
-    let run = lab.cairn(&[
-        "exec",
-        "-i",
-        "lab.toml",
-        "compute:!node03",
-        "--",
-        "echo",
-        "fw 16.35.2000",
-        "\"q\"",
-    ]);
-    assert_eq!(run.code, 0, "{}\n{}", run.stdout, run.stderr);
+    let run = lab
+        .cairn(&[
+            "exec",
+            "-i",
+            "lab.toml",
+            "compute:!node03",
+            "--",
+            "echo",
+            "fw 16.35.2000",
+            "\"q\"",
+        ])
+        .succeeds();
     for host in ["node01", "node02"] {
         assert_eq!(
             lab.sim_count(host, &["echo", "fw 16.35.2000", "\"q\""]),
@@ -43,10 +44,10 @@ fn exec_runs_one_command_on_the_matched_hosts_as_a_journaled_run() {
         );
     }
     assert!(lab.sim_commands("node03").is_empty(), "node03 was excluded");
-    assert!(run.stdout.contains("2 done, 0 failed"), "{}", run.stdout);
+    run.stdout_has("2 done, 0 failed");
     let runs = lab.cairn(&["runs"]);
     assert_eq!(lab.runs().len(), 1);
-    assert!(runs.stdout.contains("2 host(s)"), "{}", runs.stdout);
+    runs.stdout_has("2 host(s)");
     let journal = lab.journal("node01");
     let intents = records(&journal, "intent");
     assert_eq!(intents.len(), 1);
@@ -57,17 +58,18 @@ fn exec_runs_one_command_on_the_matched_hosts_as_a_journaled_run() {
 #[test]
 fn exec_gives_the_json_events_and_exit_codes_of_a_run() {
     let lab = lab();
-    let json = lab.cairn(&[
-        "exec",
-        "-i",
-        "lab.toml",
-        "node01",
-        "--json",
-        "--read-only",
-        "--",
-        "hostname",
-    ]);
-    assert_eq!(json.code, 0, "{}", json.stderr);
+    let json = lab
+        .cairn(&[
+            "exec",
+            "-i",
+            "lab.toml",
+            "node01",
+            "--json",
+            "--read-only",
+            "--",
+            "hostname",
+        ])
+        .succeeds();
     let last = json.stdout.lines().last().unwrap_or_default();
     let finished: serde_json::Value = serde_json::from_str(last).unwrap_or_default();
     assert_eq!(finished["event"], "run_finished", "{}", json.stdout);
@@ -76,21 +78,17 @@ fn exec_gives_the_json_events_and_exit_codes_of_a_run() {
         lab.changes("node01").is_empty(),
         "--read-only is a query, not a change"
     );
-    let failed = lab.cairn(&["exec", "-i", "lab.toml", "node0[1-2]", "--", "false"]);
-    assert_eq!(failed.code, 1, "{}", failed.stderr);
-    assert!(
-        failed.stderr.contains("`false` exited with 1"),
-        "{}",
-        failed.stderr
+    lab.assert_fails(
+        &["exec", "-i", "lab.toml", "node0[1-2]", "--", "false"],
+        1,
+        &["`false` exited with 1"],
     );
-    let typo = lab.cairn(&["exec", "-i", "lab.toml", "compte", "--", "hostname"]);
-    assert_eq!(typo.code, 2, "{}", typo.stderr);
-    assert!(
-        typo.stderr.contains("did you mean `compute`?"),
-        "{}",
-        typo.stderr
+    lab.assert_fails(
+        &["exec", "-i", "lab.toml", "compte", "--", "hostname"],
+        2,
+        &["did you mean `compute`?"],
     );
     assert_eq!(lab.runs().len(), 2, "the typo created no run");
-    let nothing = lab.cairn(&["exec", "-i", "lab.toml", "compute", "--"]);
-    assert_eq!(nothing.code, 2, "{}", nothing.stderr);
+    lab.cairn(&["exec", "-i", "lab.toml", "compute", "--"])
+        .fails(2);
 }

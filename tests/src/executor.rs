@@ -36,9 +36,10 @@ fn three_stages_and_two_reboots_on_eight_hosts() {
         "lab.toml",
         &inventory("node[01-08]", "reboot_secs=2&clock=virtual"),
     );
-    let run = lab.cairn(&["run", "book.rhai", "-i", "lab.toml"]);
-    assert_eq!(run.code, 0, "{}\n{}", run.stdout, run.stderr);
-    assert!(run.stdout.contains("8 done, 0 failed"), "{}", run.stdout);
+    let run = lab
+        .cairn(&["run", "book.rhai", "-i", "lab.toml"])
+        .succeeds();
+    run.stdout_has("8 done, 0 failed");
     for n in 1..=8 {
         let host = format!("node{n:02}");
         let journal = lab.journal(&host);
@@ -67,13 +68,14 @@ fn the_issue_inventory_works_as_written_with_real_two_second_reboots() {
         "[hosts.\"node[01-08]\"]\naddress = \"sim:linux?reboot_secs=2\"\ngroups = [\"compute\"]\n",
     );
     let started = std::time::Instant::now();
-    let run = lab.cairn(&["run", "book.rhai", "-i", "lab.toml"]);
-    assert_eq!(run.code, 0, "{}\n{}", run.stdout, run.stderr);
+    let run = lab
+        .cairn(&["run", "book.rhai", "-i", "lab.toml"])
+        .succeeds();
     assert!(
         started.elapsed().as_secs() >= 4,
         "two real reboots of two seconds each"
     );
-    assert!(run.stdout.contains("rebooting"), "{}", run.stdout);
+    run.stdout_has("rebooting");
 }
 
 #[test]
@@ -85,22 +87,18 @@ fn a_reboot_that_never_comes_back_fails_only_that_host() {
         &(inventory("node[01-03]", "reboot_secs=2&clock=virtual")
             + "\n[hosts.stuck]\naddress = \"sim:linux?clock=virtual&fault_reboot_hang=true\"\ngroups = [\"compute\"]\n"),
     );
-    let run = lab.cairn(&[
-        "run",
-        "book.rhai",
-        "-i",
-        "lab.toml",
-        "--reboot-timeout",
-        "120",
-    ]);
-    assert_eq!(run.code, 1, "{}\n{}", run.stdout, run.stderr);
-    assert!(run.stdout.contains("3 done, 1 failed"), "{}", run.stdout);
-    assert!(
-        run.stderr
-            .contains("`stuck` did not come back with a new boot id within 120 s"),
-        "{}",
-        run.stderr
-    );
+    let run = lab
+        .cairn(&[
+            "run",
+            "book.rhai",
+            "-i",
+            "lab.toml",
+            "--reboot-timeout",
+            "120",
+        ])
+        .fails(1);
+    run.stdout_has("3 done, 1 failed");
+    run.stderr_has("`stuck` did not come back with a new boot id within 120 s");
     let end = records(&lab.journal("stuck"), "host_end")[0].clone();
     assert_eq!(end["data"]["status"], "failed");
 }
@@ -117,14 +115,9 @@ fn a_failed_host_never_holds_a_barrier() {
         "#,
     );
     lab.write("lab.toml", &inventory("node[01-04]", "clock=virtual"));
-    let run = lab.cairn(&["run", "book.rhai", "-i", "lab.toml"]);
-    assert_eq!(run.code, 1, "{}\n{}", run.stdout, run.stderr);
-    assert!(run.stdout.contains("3 done, 1 failed"), "{}", run.stdout);
-    assert!(
-        run.stderr.contains("`false` exited with 1"),
-        "{}",
-        run.stderr
-    );
+    let run = lab.cairn(&["run", "book.rhai", "-i", "lab.toml"]).fails(1);
+    run.stdout_has("3 done, 1 failed");
+    run.stderr_has("`false` exited with 1");
     assert!(
         run.stderr.contains("book.rhai:2"),
         "the failure points at the runbook line: {}",
@@ -140,29 +133,14 @@ fn a_failed_run_lists_the_changes_it_left_staged_for_the_next_boot_and_the_resum
         "stage \"one\" on all {\n    run([\"true\"], #{ reboot_required: true });\n    run([\"false\"]);\n}\n",
     );
     lab.write("lab.toml", &inventory("node01", "clock=virtual"));
-    let run = lab.cairn(&["run", "book.rhai", "-i", "lab.toml"]);
-    assert_eq!(run.code, 1, "{}", run.stderr);
-    assert!(
-        run.stdout.contains(
-            "left down: node01 with 1 change staged for the next boot (`run` at book.rhai:2)"
-        ),
-        "{}",
-        run.stdout
+    let run = lab.cairn(&["run", "book.rhai", "-i", "lab.toml"]).fails(1);
+    run.stdout_has(
+        "left down: node01 with 1 change staged for the next boot (`run` at book.rhai:2)",
     );
     // Said once, in the list, not again as a reboot still needed.
-    assert!(
-        !run.stdout.contains("still need a reboot"),
-        "{}",
-        run.stdout
-    );
+    run.stdout_lacks("still need a reboot");
     let resumed = lab.cairn(&["resume"]);
-    assert!(
-        resumed
-            .stdout
-            .contains("the run was left with node01 with 1 change staged for the next boot"),
-        "{}",
-        resumed.stdout
-    );
+    resumed.stdout_has("the run was left with node01 with 1 change staged for the next boot");
 }
 
 #[test]
@@ -180,13 +158,10 @@ fn a_run_that_leaves_a_reboot_pending_says_so() {
         &(inventory("node01", "clock=virtual")
             + "\n[hosts.node02]\naddress = \"sim:linux?clock=virtual\"\ngroups = [\"apply\"]\n"),
     );
-    let run = lab.cairn(&["run", "book.rhai", "-i", "lab.toml"]);
-    assert_eq!(run.code, 0, "{}", run.stderr);
-    assert!(
-        run.stdout.contains("still need a reboot: node01 (`run` at"),
-        "{}",
-        run.stdout
-    );
+    let run = lab
+        .cairn(&["run", "book.rhai", "-i", "lab.toml"])
+        .succeeds();
+    run.stdout_has("still need a reboot: node01 (`run` at");
     assert_eq!(lab.sim_count("node01", &["reboot"]), 0);
     assert_eq!(lab.sim_count("node02", &["reboot"]), 1);
     let end = records(&lab.journal("node01"), "host_end")[0].clone();
@@ -209,26 +184,18 @@ fn max_fail_percent_stops_the_others_cleanly() {
         "#,
     );
     lab.write("lab.toml", &inventory("node[01-08]", "clock=virtual"));
-    let run = lab.cairn(&[
-        "run",
-        "book.rhai",
-        "-i",
-        "lab.toml",
-        "--max-fail-percent",
-        "20",
-    ]);
-    assert_eq!(run.code, 1, "{}\n{}", run.stdout, run.stderr);
-    assert!(
-        run.stdout
-            .contains("2 of 8 hosts failed, more than --max-fail-percent 20"),
-        "{}",
-        run.stdout
-    );
-    assert!(
-        run.stdout.contains("0 done, 2 failed, 6 stopped"),
-        "{}",
-        run.stdout
-    );
+    let run = lab
+        .cairn(&[
+            "run",
+            "book.rhai",
+            "-i",
+            "lab.toml",
+            "--max-fail-percent",
+            "20",
+        ])
+        .fails(1);
+    run.stdout_has("2 of 8 hosts failed, more than --max-fail-percent 20");
+    run.stdout_has("0 done, 2 failed, 6 stopped");
     let echoed: usize = (3..=8)
         .map(|n| lab.sim_count(&format!("node{n:02}"), &["echo", "two"]))
         .sum();

@@ -3,6 +3,8 @@
 
 use cairn_tests::Lab;
 
+use crate::crash::{crashed_at, resume_by_id};
+
 const BOOK: &str = r#"
 stage "ports" on fabric {
     ib::wait_active("mlx5_0", 1, 60);
@@ -40,8 +42,9 @@ fn clients(lab: &Lab) -> usize {
 #[test]
 fn a_clean_fabric_passes_and_a_slow_host_fails_by_name() {
     let clean = lab(None);
-    let run = clean.cairn(&["run", "book.rhai", "-i", "lab.toml"]);
-    assert_eq!(run.code, 0, "{}\n{}", run.stdout, run.stderr);
+    let run = clean
+        .cairn(&["run", "book.rhai", "-i", "lab.toml"])
+        .succeeds();
     // Four nodes: three rounds of two pairs, every pair once.
     assert_eq!(clients(&clean), 6);
     let said = format!("{}{}", run.stdout, run.stderr);
@@ -51,20 +54,19 @@ fn a_clean_fabric_passes_and_a_slow_host_fails_by_name() {
     );
     assert!(said.contains("took"), "{said}");
     let slow = lab(Some("node03"));
-    let run = slow.cairn(&["run", "book.rhai", "-i", "lab.toml"]);
-    assert_eq!(run.code, 1, "{}\n{}", run.stdout, run.stderr);
-    assert!(
-        run.stderr.contains(r#"suspect hosts ["node03"]"#),
-        "{}",
-        run.stderr
+    slow.assert_fails(
+        &["run", "book.rhai", "-i", "lab.toml"],
+        1,
+        &[r#"suspect hosts ["node03"]"#],
     );
 }
 
 #[test]
 fn a_crash_in_the_matrix_resumes_without_rerunning_journaled_pairs() {
     let whole = lab(None);
-    let run = whole.cairn(&["run", "book.rhai", "-i", "lab.toml"]);
-    assert_eq!(run.code, 0, "{}", run.stderr);
+    whole
+        .cairn(&["run", "book.rhai", "-i", "lab.toml"])
+        .succeeds();
     let total: usize = NODES
         .iter()
         .chain(&["controller"])
@@ -76,23 +78,16 @@ fn a_crash_in_the_matrix_resumes_without_rerunning_journaled_pairs() {
     for k in first..=total {
         let lab = lab(None);
         let fault = format!("{k}:after");
-        let crashed = lab.cairn_with(
-            &["run", "book.rhai", "-i", "lab.toml"],
-            &[("CAIRN_FAULT_EXIT_AT_WRITE", &fault)],
-        );
-        if crashed.code == 0 {
+        if !crashed_at(&lab, &["run", "book.rhai", "-i", "lab.toml"], &fault) {
             continue;
         }
-        assert_eq!(crashed.code, 137, "crash {fault}: {}", crashed.stderr);
         let journal = lab.journal("controller");
         let in_round = journal
             .last()
             .is_some_and(|r| r["type"] == "progress" && r["data"]["data"]["pair"].is_object());
         crashed_in_a_round += usize::from(in_round);
         // The run may have ended before the crash; resuming it by id then replays it all.
-        let id = lab.runs().pop().unwrap_or_default();
-        let resumed = lab.cairn(&["resume", &id]);
-        assert_eq!(resumed.code, 0, "crash {fault}: {}", resumed.stderr);
+        resume_by_id(&lab, &fault);
         // A round's other pair may have ended unjournaled when the process died: at most one
         // test runs twice, never a journaled one.
         let ran = clients(&lab);

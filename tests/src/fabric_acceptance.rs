@@ -81,8 +81,7 @@ fn the_100_node_fabric_passes_clean_and_fails_naming_a_node_trained_at_1x() {
 
     // The report opens with the verdict naming the link; its heatmaps have a row for every
     // node, node042's greyed with its reason, and are not PASS.
-    let report = degraded.cairn(&["report", "-o", "report.html"]);
-    assert_eq!(report.code, 0, "{}{}", report.stdout, report.stderr);
+    degraded.cairn(&["report", "-o", "report.html"]).succeeds();
     let html = std::fs::read_to_string(degraded.path().join("report.html")).unwrap_or_default();
     // One line heads it, the fabric's findings counted and named (issue 26's wording).
     assert!(

@@ -42,8 +42,9 @@ fn said(run: &cairn_tests::Run) -> String {
 #[test]
 fn a_port_trained_at_1x_shows_in_ibstat_and_fails_all_pairs_naming_its_host() {
     let clean = lab("node02", "");
-    let run = clean.cairn(&["run", "book.rhai", "-i", "lab.toml"]);
-    assert_eq!(run.code, 0, "{}", said(&run));
+    let run = clean
+        .cairn(&["run", "book.rhai", "-i", "lab.toml"])
+        .succeeds();
     assert!(
         said(&run).contains("width 4X rate 100.0 (4X EDR)"),
         "{}",
@@ -51,8 +52,9 @@ fn a_port_trained_at_1x_shows_in_ibstat_and_fails_all_pairs_naming_its_host() {
     );
 
     let degraded = lab("node02", "&link_width=1X");
-    let run = degraded.cairn(&["run", "book.rhai", "-i", "lab.toml"]);
-    assert_eq!(run.code, 1, "{}", said(&run));
+    let run = degraded
+        .cairn(&["run", "book.rhai", "-i", "lab.toml"])
+        .fails(1);
     let text = said(&run);
     assert!(text.contains("width 1X rate 25.0 (1X EDR)"), "{text}");
     assert!(text.contains("ibstat rate 25.0 firmware"), "{text}");
@@ -88,8 +90,9 @@ fn a_port_trained_at_1x_shows_in_ibstat_and_fails_all_pairs_naming_its_host() {
 #[test]
 fn the_wrong_firmware_shows_in_ibstat_on_its_host_only() {
     let lab = lab("node03", "&guest_fw=16.28.2006");
-    let run = lab.cairn(&["run", "book.rhai", "-i", "lab.toml"]);
-    assert_eq!(run.code, 0, "{}", said(&run));
+    let run = lab
+        .cairn(&["run", "book.rhai", "-i", "lab.toml"])
+        .succeeds();
     let text = said(&run);
     assert!(
         text.contains("ibstat rate 100.0 firmware 16.28.2006"),
@@ -106,12 +109,12 @@ fn a_link_width_that_does_not_exist_is_refused_before_anything_runs() {
     let lab = lab("node01", "&link_width=3X");
     let run = lab.cairn(&["run", "book.rhai", "-i", "lab.toml"]);
     assert_ne!(run.code, 0, "{}", said(&run));
-    assert!(run.stderr.contains("`1X`, `2X` or `4X`"), "{}", run.stderr);
+    run.stderr_has("`1X`, `2X` or `4X`");
     assert_eq!(lab.sim_count("node02", &["ibstat"]), 0);
     let typo = self::lab("node01", "&link_widht=1X");
     let run = typo.cairn(&["run", "book.rhai", "-i", "lab.toml"]);
     assert_ne!(run.code, 0, "{}", said(&run));
-    assert!(run.stderr.contains("link_width"), "{}", run.stderr);
+    run.stderr_has("link_width");
 }
 
 #[test]
@@ -187,8 +190,9 @@ fn leaf(host: &str) -> u32 {
 fn an_oversubscribed_leaf_uplink_flags_cross_leaf_pairs_only_and_the_same_each_time() {
     // Non-blocking by default: every pair at the line rate.
     let open = two_leaves("");
-    let run = open.cairn(&["run", "book.rhai", "-i", "lab.toml"]);
-    assert_eq!(run.code, 0, "{}", said(&run));
+    let run = open
+        .cairn(&["run", "book.rhai", "-i", "lab.toml"])
+        .succeeds();
     let clean = pairs(&run);
     assert_eq!(clean.len(), 28, "{}", said(&run));
     assert!(clean.iter().all(|(_, _, flagged)| !flagged), "{clean:?}");
@@ -196,8 +200,9 @@ fn an_oversubscribed_leaf_uplink_flags_cross_leaf_pairs_only_and_the_same_each_t
     // One uplink a leaf: a round's cross-leaf flows in one direction share it.
     let first = {
         let lab = two_leaves("&leaf_uplinks=1");
-        let run = lab.cairn(&["run", "book.rhai", "-i", "lab.toml"]);
-        assert_eq!(run.code, 0, "{}", said(&run));
+        let run = lab
+            .cairn(&["run", "book.rhai", "-i", "lab.toml"])
+            .succeeds();
         pairs(&run)
     };
     assert_eq!(first.len(), 28);
@@ -250,8 +255,9 @@ stage "all pairs" on controller {
 }
 "#,
     );
-    let run = lab.cairn(&["run", "book.rhai", "-i", "lab.toml"]);
-    assert_eq!(run.code, 0, "{}", said(&run));
+    let run = lab
+        .cairn(&["run", "book.rhai", "-i", "lab.toml"])
+        .succeeds();
     let line = run
         .stdout
         .lines()
@@ -265,8 +271,7 @@ stage "all pairs" on controller {
     );
     assert!(!line.contains("bad 0 "), "{line}");
     // The report's heatmap says the same under the matrix.
-    let report = lab.cairn(&["report", "-o", "report.html"]);
-    assert_eq!(report.code, 0, "{}", said(&report));
+    lab.cairn(&["report", "-o", "report.html"]).succeeds();
     let html =
         std::fs::read_to_string(lab.path().join("report.html")).unwrap_or_else(|e| panic!("{e}"));
     assert!(

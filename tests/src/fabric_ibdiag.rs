@@ -83,8 +83,7 @@ fn a_second_master_subnet_manager_fails_naming_both() {
     // Only the ibdiagnet stage failed: the hardware and the pairs passed.
     assert!(said.contains("PASS      send_bw"), "{said}");
     // The report's ibdiagnet section names both masters, one finding each.
-    let report = lab.cairn(&["report", "-o", "report.html"]);
-    assert_eq!(report.code, 0, "{}", report.stderr);
+    lab.cairn(&["report", "-o", "report.html"]).succeeds();
     let html = std::fs::read_to_string(lab.path().join("report.html")).unwrap_or_default();
     let section = html
         .split("<section id=\"ibdiagnet\">")
@@ -116,7 +115,7 @@ fn a_cable_with_symbol_errors_names_its_host() {
     assert!(!said.contains("node03 mlx5_0 port 1: Symbol"), "{said}");
     // A threshold above it lets it pass.
     let lab = lab("node04", "&symbol_errors=250");
-    let run = lab.cairn(&[
+    lab.cairn(&[
         "run",
         RECIPE,
         "-i",
@@ -127,8 +126,8 @@ fn a_cable_with_symbol_errors_names_its_host() {
         "topology=labs/ibdiag-4node.topo",
         "--param",
         "symbol_errors=250",
-    ]);
-    assert_eq!(run.code, 0, "{}{}", run.stdout, run.stderr);
+    ])
+    .succeeds();
 }
 
 #[test]
@@ -181,8 +180,9 @@ fn cairn_parse_reads_a_db_csv_and_points_at_a_bad_cell() {
     let lab = Lab::new();
     let good = "START_NODES\nNodeDesc,NumPorts,NodeType,NodeGUID\n\"node01 mlx5_0\",1,1,0x0c42a10300d4e5f6\nEND_NODES\n\nSTART_SM_INFO\nNodeGUID,PortGUID,PortNumber,SmState,Priority\n0x0c42a10300d4e5f6,0x0c42a10300d4e5f6,1,3,0\nEND_SM_INFO\n";
     let file = lab.write("db.csv", good);
-    let run = lab.cairn(&["parse", "ibdiagnet-db-csv", &file.display().to_string()]);
-    assert_eq!(run.code, 0, "{}", run.stderr);
+    let run = lab
+        .cairn(&["parse", "ibdiagnet-db-csv", &file.display().to_string()])
+        .succeeds();
     let json: serde_json::Value = serde_json::from_str(&run.stdout).unwrap_or_default();
     assert_eq!(
         json["nodes"][0]["description"], "node01 mlx5_0",
@@ -195,13 +195,9 @@ fn cairn_parse_reads_a_db_csv_and_points_at_a_bad_cell() {
         run.stdout
     );
     let file = lab.write("bad.csv", &good.replace(",1,3,0\n", ",1,three,0\n"));
-    let run = lab.cairn(&["parse", "ibdiagnet-db-csv", &file.display().to_string()]);
-    assert_eq!(run.code, 2, "{}", run.stderr);
-    assert!(run.stderr.contains("does not parse"), "{}", run.stderr);
-    assert!(
-        run.stderr.contains("expected a number in SM_INFO"),
-        "{}",
-        run.stderr
+    lab.assert_fails(
+        &["parse", "ibdiagnet-db-csv", &file.display().to_string()],
+        2,
+        &["does not parse", "expected a number in SM_INFO", "three"],
     );
-    assert!(run.stderr.contains("three"), "{}", run.stderr);
 }

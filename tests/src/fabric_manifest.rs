@@ -44,12 +44,14 @@ fn lab(node: &str, extra: &str, manifest: &str) -> Lab {
 #[test]
 fn hosts_that_match_their_class_pass_and_a_degraded_one_is_named_with_its_difference() {
     let clean = lab("node02", "", MANIFEST);
-    let run = clean.cairn(&["run", "book.rhai", "-i", "lab.toml"]);
-    assert_eq!(run.code, 0, "{}{}", run.stdout, run.stderr);
+    clean
+        .cairn(&["run", "book.rhai", "-i", "lab.toml"])
+        .succeeds();
 
     let degraded = lab("node02", "&link_width=1X&guest_fw=16.28.2006", MANIFEST);
-    let run = degraded.cairn(&["run", "book.rhai", "-i", "lab.toml"]);
-    assert_eq!(run.code, 1, "{}{}", run.stdout, run.stderr);
+    let run = degraded
+        .cairn(&["run", "book.rhai", "-i", "lab.toml"])
+        .fails(1);
     let said = format!("{}{}", run.stdout, run.stderr);
     assert!(
         said.contains("node02: mlx5_0 rate 25 Gb/s (1X EDR), expected 100 (4X EDR)"),
@@ -68,11 +70,7 @@ fn a_misspelt_key_or_class_in_the_manifest_is_refused_with_the_right_name() {
     let typo = lab("node01", "", &MANIFEST.replace("rate_text", "rate_txt"));
     let run = typo.cairn(&["run", "book.rhai", "-i", "lab.toml"]);
     assert_ne!(run.code, 0, "{}{}", run.stdout, run.stderr);
-    assert!(
-        run.stderr.contains("unknown field `rate_txt`"),
-        "{}",
-        run.stderr
-    );
+    run.stderr_has("unknown field `rate_txt`");
     let class = lab(
         "node01",
         "",
@@ -82,13 +80,9 @@ fn a_misspelt_key_or_class_in_the_manifest_is_refused_with_the_right_name() {
     );
     let run = class.cairn(&["run", "book.rhai", "-i", "lab.toml"]);
     assert_ne!(run.code, 0, "{}{}", run.stdout, run.stderr);
-    assert!(
-        run.stderr.contains("did you mean `comptue`?"),
-        "{}",
-        run.stderr
-    );
+    run.stderr_has("did you mean `comptue`?");
     // Refused at the call, before the query: no host ran ibstat.
-    assert!(run.stderr.contains("book.rhai:6:21"), "{}", run.stderr);
+    run.stderr_has("book.rhai:6:21");
     assert_eq!(class.sim_count("node01", &["ibstat"]), 0, "{}", run.stderr);
 }
 
@@ -99,8 +93,9 @@ fn a_host_with_another_ofed_version_or_part_number_is_named_and_a_misspelt_new_k
         "hcas = 1\npart_number = \"MCX556A-ECAT\"\nofed = \"23.10-1.1.9.0\"",
     );
     let clean = lab("node02", "", &manifest);
-    let run = clean.cairn(&["run", "book.rhai", "-i", "lab.toml"]);
-    assert_eq!(run.code, 0, "{}{}", run.stdout, run.stderr);
+    clean
+        .cairn(&["run", "book.rhai", "-i", "lab.toml"])
+        .succeeds();
 
     let other = lab("node02", "&part_number=MCX555A-ECAT", &manifest);
     let inventory = std::fs::read_to_string(other.path().join("lab.toml")).unwrap_or_default();

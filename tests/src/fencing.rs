@@ -40,8 +40,8 @@ fn outcome(lab: &Lab, seq: u64) -> Value {
 #[test]
 fn each_changing_command_is_logged_once_under_the_runs_epoch_and_owner() {
     let lab = lab("");
-    let run = lab.cairn(&["run", "book.rhai", "-i", "inv.toml"]);
-    assert_eq!(run.code, 0, "{}\n{}", run.stdout, run.stderr);
+    lab.cairn(&["run", "book.rhai", "-i", "inv.toml"])
+        .succeeds();
     let id = lab.runs().pop().unwrap_or_default();
     let log = fenced_log(&lab);
     let commands: Vec<&str> = log.iter().filter_map(|l| l["command"].as_str()).collect();
@@ -60,8 +60,8 @@ fn each_changing_command_is_logged_once_under_the_runs_epoch_and_owner() {
     assert_eq!(log[0]["epoch"], log[1]["epoch"], "one lease, one epoch");
     assert!(log[0]["epoch"].as_u64().unwrap_or(0) > 0);
     // The next run's lease has a higher epoch, which the host now keeps.
-    let again = lab.cairn(&["run", "book.rhai", "-i", "inv.toml"]);
-    assert_eq!(again.code, 0, "{}", again.stderr);
+    lab.cairn(&["run", "book.rhai", "-i", "inv.toml"])
+        .succeeds();
     let log = fenced_log(&lab);
     assert_eq!(log.len(), 4);
     assert!(
@@ -73,8 +73,8 @@ fn each_changing_command_is_logged_once_under_the_runs_epoch_and_owner() {
 #[test]
 fn fence_false_runs_the_same_commands_unfenced() {
     let lab = lab("&fence=false");
-    let run = lab.cairn(&["run", "book.rhai", "-i", "inv.toml"]);
-    assert_eq!(run.code, 0, "{}", run.stderr);
+    lab.cairn(&["run", "book.rhai", "-i", "inv.toml"])
+        .succeeds();
     assert_eq!(lab.sim_count("n1", &["echo"]), 2);
     assert!(fenced_log(&lab).is_empty());
 }
@@ -82,8 +82,8 @@ fn fence_false_runs_the_same_commands_unfenced() {
 #[test]
 fn a_caller_below_the_hosts_epoch_is_fenced_and_that_host_stops_at_once() {
     let lab = lab("");
-    let first = lab.cairn(&["run", "book.rhai", "-i", "inv.toml"]);
-    assert_eq!(first.code, 0, "{}", first.stderr);
+    lab.cairn(&["run", "book.rhai", "-i", "inv.toml"])
+        .succeeds();
     // Another controller took the host over at a far higher epoch.
     let path = lab.path().join(".cairn/sim/n1/fence.json");
     let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{e}"));
@@ -111,8 +111,7 @@ fn a_change_whose_connection_dropped_is_settled_on_resume_from_the_fence_record(
     let first = lab.cairn(&["run", "book.rhai", "-i", "inv.toml"]);
     assert_ne!(first.code, 0, "the dropped connection stops the host");
     assert_eq!(lab.sim_count("n1", &["echo", "one"]), 1);
-    let resumed = lab.cairn(&["resume"]);
-    assert_eq!(resumed.code, 0, "{}\n{}", resumed.stdout, resumed.stderr);
+    lab.cairn(&["resume"]).succeeds();
     assert_eq!(lab.sim_count("n1", &["echo", "one"]), 1, "not run again");
     assert_eq!(lab.sim_count("n1", &["echo", "two"]), 1);
     assert_eq!(outcome(&lab, 1)["stdout"], "one\n", "the recorded output");
@@ -123,13 +122,7 @@ fn unfenced_the_same_drop_still_needs_a_decision() {
     let lab = lab("&drop_once=echo&fence=false");
     let first = lab.cairn(&["run", "book.rhai", "-i", "inv.toml"]);
     assert_ne!(first.code, 0);
-    let resumed = lab.cairn(&["resume"]);
-    assert_eq!(resumed.code, 2, "{}\n{}", resumed.stdout, resumed.stderr);
-    assert!(
-        resumed.stderr.contains("outcome was not recorded"),
-        "{}",
-        resumed.stderr
-    );
+    lab.assert_fails(&["resume"], 2, &["outcome was not recorded"]);
     assert_eq!(lab.sim_count("n1", &["echo", "one"]), 1);
 }
 
@@ -139,8 +132,9 @@ fn unfenced_the_same_drop_still_needs_a_decision() {
 #[test]
 fn a_resume_after_a_kill_runs_each_command_exactly_once() {
     let whole = lab("");
-    let run = whole.cairn(&["run", "book.rhai", "-i", "inv.toml"]);
-    assert_eq!(run.code, 0, "{}", run.stderr);
+    whole
+        .cairn(&["run", "book.rhai", "-i", "inv.toml"])
+        .succeeds();
     let journal = whole.journal("n1");
     let line_of = |kind: &str| {
         journal
@@ -213,12 +207,8 @@ fn two_working_folders_sharing_cairn_sim_dir_meet_on_one_hosts_lease() {
         &[("CAIRN_SIM_DIR", &sim_dir), ("CAIRN_LEASE_DIR", &leases)],
     );
     let _ = first.wait();
-    assert_eq!(second.code, 2, "{}\n{}", second.stdout, second.stderr);
-    assert!(
-        second.stderr.contains("n1 is held by run"),
-        "{}",
-        second.stderr
-    );
+    let second = second.fails(2);
+    second.stderr_has("n1 is held by run");
     assert!(
         !b.path().join(".cairn/sim/n1").exists(),
         "the shared fleet, not b's own"
@@ -230,14 +220,15 @@ fn a_cairn_sim_dir_that_is_not_a_folder_is_refused_before_anything_runs() {
     let lab = lab("");
     let missing = lab.path().join("no-such-fleet");
     let missing = missing.to_string_lossy().into_owned();
-    let run = lab.cairn_with(
-        &["run", "book.rhai", "-i", "inv.toml"],
-        &[("CAIRN_SIM_DIR", &missing)],
-    );
-    assert_eq!(run.code, 2, "{}\n{}", run.stdout, run.stderr);
-    assert!(run.stderr.contains("CAIRN_SIM_DIR names"), "{}", run.stderr);
-    assert!(run.stderr.contains("no-such-fleet"), "{}", run.stderr);
-    assert!(run.stderr.contains("unset CAIRN_SIM_DIR"), "{}", run.stderr);
+    let run = lab
+        .cairn_with(
+            &["run", "book.rhai", "-i", "inv.toml"],
+            &[("CAIRN_SIM_DIR", &missing)],
+        )
+        .fails(2);
+    run.stderr_has("CAIRN_SIM_DIR names");
+    run.stderr_has("no-such-fleet");
+    run.stderr_has("unset CAIRN_SIM_DIR");
     assert!(!lab.path().join("no-such-fleet").exists(), "no fresh fleet");
     assert!(lab.runs().is_empty(), "no run was created");
 }

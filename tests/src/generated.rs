@@ -17,8 +17,7 @@ fn the_completion_scripts_in_docs_are_current() {
         ("zsh", "_cairn"),
         ("fish", "cairn.fish"),
     ] {
-        let made = lab.cairn(&["completions", shell]);
-        assert_eq!(made.code, 0, "{}", made.stderr);
+        let made = lab.cairn(&["completions", shell]).succeeds();
         // Each names the subcommands.
         assert!(made.stdout.contains("resume"), "{shell}: {}", made.stdout);
         let path = repo(&format!("docs/completions/{file}"));
@@ -29,16 +28,13 @@ fn the_completion_scripts_in_docs_are_current() {
             path.display()
         );
     }
-    let wrong = lab.cairn(&["completions", "tcsh"]);
-    assert_eq!(wrong.code, 2, "{}", wrong.stderr);
-    assert!(wrong.stderr.contains("possible values"), "{}", wrong.stderr);
+    lab.assert_fails(&["completions", "tcsh"], 2, &["possible values"]);
 }
 
 #[test]
 fn the_man_pages_in_docs_are_current_one_per_subcommand() {
     let lab = Lab::new();
-    let made = lab.cairn(&["man", "pages"]);
-    assert_eq!(made.code, 0, "{}", made.stderr);
+    lab.cairn(&["man", "pages"]).succeeds();
     let mut names: Vec<String> = std::fs::read_dir(lab.path().join("pages"))
         .unwrap_or_else(|e| panic!("{e}"))
         .filter_map(|e| e.ok()?.file_name().into_string().ok())

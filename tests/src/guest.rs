@@ -42,8 +42,8 @@ fn guests_get_ofed_once_and_pass_ib_and_roce_tests() {
     lab.write("guest.rhai", GUEST_RUNBOOK);
     lab.copy_lib();
     lab.write("lab.toml", GUEST_LAB);
-    let run = lab.cairn(&["run", "guest.rhai", "-i", "lab.toml"]);
-    assert_eq!(run.code, 0, "{}\n{}", run.stdout, run.stderr);
+    lab.cairn(&["run", "guest.rhai", "-i", "lab.toml"])
+        .succeeds();
     for guest in ["compute-02", "compute-03"] {
         assert_eq!(
             lab.sim_count(guest, &["reboot"]),
@@ -140,8 +140,8 @@ fn guests_get_ofed_once_and_pass_ib_and_roce_tests() {
     );
 
     // A second run finds OFED installed and the interface set: no install, no reboot.
-    let again = lab.cairn(&["run", "guest.rhai", "-i", "lab.toml"]);
-    assert_eq!(again.code, 0, "{}\n{}", again.stdout, again.stderr);
+    lab.cairn(&["run", "guest.rhai", "-i", "lab.toml"])
+        .succeeds();
     for guest in ["compute-02", "compute-03"] {
         assert_eq!(
             lab.sim_count(guest, &["reboot"]),
@@ -202,8 +202,8 @@ fn a_four_node_fabric_is_checked_pairwise() {
     let lab = Lab::new();
     lab.write("fabric.rhai", FABRIC_RUNBOOK);
     lab.write("lab.toml", FABRIC_LAB);
-    let run = lab.cairn(&["run", "fabric.rhai", "-i", "lab.toml"]);
-    assert_eq!(run.code, 0, "{}\n{}", run.stdout, run.stderr);
+    lab.cairn(&["run", "fabric.rhai", "-i", "lab.toml"])
+        .succeeds();
     let node = lab.journal("node139");
     let fabric = results(&node, "ib::netdiscover");
     let cas = fabric
@@ -300,15 +300,15 @@ fn a_wrong_link_type_or_an_unreachable_peer_fails_as_perftest_does() {
         "{output}"
     );
     // A good pair measures line rate at 64 KiB.
-    let run = lab.cairn(&[
+    lab.cairn(&[
         "run",
         "wrong.rhai",
         "-i",
         "lab.toml",
         "--param",
         "server=a-02",
-    ]);
-    assert_eq!(run.code, 0, "{}\n{}", run.stdout, run.stderr);
+    ])
+    .succeeds();
 }
 
 /// The guest lab with `program`'s first run on compute-02 dropped mid-command: the run stops
@@ -326,13 +326,8 @@ fn dropped_once_then_resumed(program: &str) -> Lab {
     lab.write("lab.toml", &inventory);
     let run = lab.cairn(&["run", "guest.rhai", "-i", "lab.toml"]);
     assert_ne!(run.code, 0);
-    assert!(
-        run.stderr.contains("its outcome is unknown"),
-        "{}",
-        run.stderr
-    );
-    let resumed = lab.cairn(&["resume"]);
-    assert_eq!(resumed.code, 0, "{}\n{}", resumed.stdout, resumed.stderr);
+    run.stderr_has("its outcome is unknown");
+    lab.cairn(&["resume"]).succeeds();
     lab
 }
 
@@ -425,8 +420,8 @@ fn every_perftest_wrapper_journals_the_name_old_journals_hold() {
         "[hosts.\"n-[01-02]\"]\naddress = \"sim:rhel8?clock=virtual&ofed=5.4-3.0.3.0\"\ngroups = [\"up\"]\n",
     );
     lab.write("every.rhai", EVERY_PERFTEST);
-    let run = lab.cairn(&["run", "every.rhai", "-i", "lab.toml"]);
-    assert_eq!(run.code, 0, "{}\n{}", run.stdout, run.stderr);
+    lab.cairn(&["run", "every.rhai", "-i", "lab.toml"])
+        .succeeds();
     let names: Vec<String> = records(&lab.journal("controller"), "intent")
         .iter()
         .filter_map(|r| r["data"]["builtin"].as_str().map(str::to_owned))
@@ -455,17 +450,17 @@ fn a_failed_install_command_gets_no_help_about_runs_allow_fail() {
     );
     assert_ne!(inventory, GUEST_LAB);
     lab.write("lab.toml", &inventory);
-    let run = lab.cairn(&["run", "guest.rhai", "-i", "lab.toml"]);
-    assert_eq!(run.code, 1, "{}\n{}", run.stdout, run.stderr);
-    assert!(run.stderr.contains("mlnxofedinstall"), "{}", run.stderr);
-    assert!(!run.stderr.contains("allow_fail"), "{}", run.stderr);
+    let run = lab.assert_fails(
+        &["run", "guest.rhai", "-i", "lab.toml"],
+        1,
+        &["mlnxofedinstall"],
+    );
+    run.stderr_lacks("allow_fail");
     // Under `run` itself, the option is the help.
     lab.write("false.rhai", "stage \"s\" on all { run([\"false\"]); }\n");
-    let run = lab.cairn(&["run", "false.rhai", "-i", "lab.toml"]);
-    assert_eq!(run.code, 1, "{}", run.stderr);
-    assert!(
-        run.stderr.contains("pass #{ allow_fail: true } to `run`"),
-        "{}",
-        run.stderr
+    lab.assert_fails(
+        &["run", "false.rhai", "-i", "lab.toml"],
+        1,
+        &["pass #{ allow_fail: true } to `run`"],
     );
 }

@@ -91,8 +91,8 @@ fn a_journal_that_cannot_be_begun_ends_the_run_with_its_cause() {
         "a journal that cannot be begun",
     );
     assert_ne!(run.code, 0, "{}", run.stdout);
-    assert!(run.stderr.contains("No space left on"), "{}", run.stderr);
-    assert!(run.stderr.contains("second.jsonl"), "{}", run.stderr);
+    run.stderr_has("No space left on");
+    run.stderr_has("second.jsonl");
     assert_eq!(
         lab.sim_count("ok", &["echo"]),
         0,
@@ -118,13 +118,9 @@ fn a_hard_open_file_limit_too_low_for_the_journals_is_named_and_nothing_runs() {
         eprintln!("cannot set the open-file limit to 40 here: not tested");
         return;
     }
-    assert_eq!(low.code, 2, "{}\n{}", low.stdout, low.stderr);
-    assert!(
-        low.stderr.contains("hard limit (RLIMIT_NOFILE) is 40"),
-        "{}",
-        low.stderr
-    );
-    assert!(low.stderr.contains("61 journals"), "{}", low.stderr);
+    let low = low.fails(2);
+    low.stderr_has("hard limit (RLIMIT_NOFILE) is 40");
+    low.stderr_has("61 journals");
     assert!(
         lab.runs().is_empty(),
         "no run was created: {:?}",
@@ -148,13 +144,9 @@ fn a_hard_open_file_limit_too_low_for_the_journals_is_named_and_nothing_runs() {
         lab.command_under_shell("ulimit -Sn 40", &args),
         Duration::from_secs(60),
         "60 hosts under a soft limit of 40",
-    );
-    assert_eq!(raised.code, 0, "{}\n{}", raised.stdout, raised.stderr);
-    assert!(
-        raised.stdout.contains("60 done, 0 failed"),
-        "{}",
-        raised.stdout
-    );
+    )
+    .succeeds();
+    raised.stdout_has("60 done, 0 failed");
 }
 
 #[test]
@@ -179,7 +171,7 @@ fn a_test_between_two_hosts_run_from_both_hosts_own_stages_ends() {
         ]),
         Duration::from_secs(60),
         "sockperf from both hosts' stages",
-    );
-    assert_eq!(run.code, 0, "{}\n{}", run.stdout, run.stderr);
-    assert!(run.stdout.contains("2 done, 0 failed"), "{}", run.stdout);
+    )
+    .succeeds();
+    run.stdout_has("2 done, 0 failed");
 }

@@ -35,26 +35,22 @@ fn limit_runs_only_the_hosts_the_pattern_selects_and_resume_keeps_them() {
     let lab = Lab::new();
     lab.write("lab.toml", LAB);
     lab.write("book.rhai", BOOK);
-    let run = lab.cairn(&[
-        "run",
-        "book.rhai",
-        "-i",
-        "lab.toml",
-        "--limit",
-        "esx0*:node[02-03]:!staging",
-    ]);
-    assert_eq!(run.code, 1, "{}\n{}", run.stdout, run.stderr);
+    let run = lab
+        .cairn(&[
+            "run",
+            "book.rhai",
+            "-i",
+            "lab.toml",
+            "--limit",
+            "esx0*:node[02-03]:!staging",
+        ])
+        .fails(1);
     assert_eq!(ran_on(&lab), ["esx01", "esx02", "node02", "node03"]);
-    assert!(run.stdout.contains("0 done, 4 failed"), "{}", run.stdout);
+    run.stdout_has("0 done, 4 failed");
     // The resume drives the run's four hosts, not the inventory's six.
     lab.write("book.rhai", &BOOK.replace("false", "true"));
-    let resume = lab.cairn(&["resume", "--from-stage", "two"]);
-    assert_eq!(resume.code, 0, "{}\n{}", resume.stdout, resume.stderr);
-    assert!(
-        resume.stdout.contains("4 done, 0 failed"),
-        "{}",
-        resume.stdout
-    );
+    let resume = lab.cairn(&["resume", "--from-stage", "two"]).succeeds();
+    resume.stdout_has("4 done, 0 failed");
     assert_eq!(ran_on(&lab), ["esx01", "esx02", "node02", "node03"]);
 }
 
@@ -63,58 +59,51 @@ fn a_limit_with_a_typo_or_an_empty_match_runs_nothing() {
     let lab = Lab::new();
     lab.write("lab.toml", LAB);
     lab.write("book.rhai", BOOK);
-    let typo = lab.cairn(&[
-        "run",
-        "book.rhai",
-        "-i",
-        "lab.toml",
-        "--limit",
-        "esxi:!stagng",
-    ]);
-    assert_eq!(typo.code, 2, "{}", typo.stderr);
-    assert!(
-        typo.stderr.contains("`stagng` matches no host or group"),
-        "{}",
-        typo.stderr
+    lab.assert_fails(
+        &[
+            "run",
+            "book.rhai",
+            "-i",
+            "lab.toml",
+            "--limit",
+            "esxi:!stagng",
+        ],
+        2,
+        &[
+            "`stagng` matches no host or group",
+            "did you mean `staging`?",
+        ],
     );
-    assert!(
-        typo.stderr.contains("did you mean `staging`?"),
-        "{}",
-        typo.stderr
+    lab.assert_fails(
+        &[
+            "run",
+            "book.rhai",
+            "-i",
+            "lab.toml",
+            "--limit",
+            "compute:&esxi",
+        ],
+        2,
+        &["selects no host"],
     );
-    let empty = lab.cairn(&[
-        "run",
-        "book.rhai",
-        "-i",
-        "lab.toml",
-        "--limit",
-        "compute:&esxi",
-    ]);
-    assert_eq!(empty.code, 2, "{}", empty.stderr);
-    assert!(empty.stderr.contains("selects no host"), "{}", empty.stderr);
     assert!(ran_on(&lab).is_empty());
     assert!(lab.runs().is_empty(), "no run was created");
-    let check = lab.cairn(&["check", "book.rhai", "-i", "lab.toml", "--limit", "nod01"]);
-    assert_eq!(check.code, 2, "{}", check.stderr);
-    assert!(
-        check.stderr.contains("did you mean `node01`?"),
-        "{}",
-        check.stderr
+    lab.assert_fails(
+        &["check", "book.rhai", "-i", "lab.toml", "--limit", "nod01"],
+        2,
+        &["did you mean `node01`?"],
     );
-    let check = lab.cairn(&[
-        "check",
-        "book.rhai",
-        "-i",
-        "lab.toml",
-        "--limit",
-        "staging,node01",
-    ]);
-    assert_eq!(check.code, 0, "{}", check.stderr);
-    assert!(
-        check.stdout.contains("2 host(s): esx03, node01"),
-        "{}",
-        check.stdout
-    );
+    let check = lab
+        .cairn(&[
+            "check",
+            "book.rhai",
+            "-i",
+            "lab.toml",
+            "--limit",
+            "staging,node01",
+        ])
+        .succeeds();
+    check.stdout_has("2 host(s): esx03, node01");
 }
 
 #[test]
@@ -122,26 +111,28 @@ fn a_check_run_honours_the_limit() {
     let lab = Lab::new();
     lab.write("lab.toml", LAB);
     lab.write("book.rhai", BOOK);
-    let run = lab.cairn(&[
-        "run",
-        "book.rhai",
-        "-i",
-        "lab.toml",
-        "--check",
-        "--limit",
-        "node01",
-    ]);
-    assert_eq!(run.code, 0, "{}\n{}", run.stdout, run.stderr);
-    assert!(run.stdout.contains("node01"), "{}", run.stdout);
-    assert!(!run.stdout.contains("esx01"), "{}", run.stdout);
+    let run = lab
+        .cairn(&[
+            "run",
+            "book.rhai",
+            "-i",
+            "lab.toml",
+            "--check",
+            "--limit",
+            "node01",
+        ])
+        .succeeds();
+    run.stdout_has("node01");
+    run.stdout_lacks("esx01");
 }
 
 #[test]
 fn hosts_lists_what_a_pattern_matches_under_its_groups() {
     let lab = Lab::new();
     lab.write("lab.toml", LAB);
-    let listed = lab.cairn(&["hosts", "-i", "lab.toml", "fabric:!esx02,node03"]);
-    assert_eq!(listed.code, 0, "{}", listed.stderr);
+    let listed = lab
+        .cairn(&["hosts", "-i", "lab.toml", "fabric:!esx02,node03"])
+        .succeeds();
     assert_eq!(
         listed.stdout,
         "@all:\n  |--@fabric:\n  |  |--esx01\n  |  |--esx03\n  |--@esxi:\n  |  |--esx01\n  |  |--esx03\n  |--@staging:\n  |  |--esx03\n  |--@compute:\n  |  |--node03\n"
@@ -153,12 +144,10 @@ fn hosts_lists_what_a_pattern_matches_under_its_groups() {
         "{}",
         every.stdout
     );
-    let typo = lab.cairn(&["hosts", "-i", "lab.toml", "esx1*"]);
-    assert_eq!(typo.code, 2);
-    assert!(
-        typo.stderr.contains("`esx1*` matches no host"),
-        "{}",
-        typo.stderr
+    lab.assert_fails(
+        &["hosts", "-i", "lab.toml", "esx1*"],
+        2,
+        &["`esx1*` matches no host"],
     );
 }
 
@@ -168,20 +157,17 @@ fn hosts_lists_what_a_pattern_matches_under_its_groups() {
 #[test]
 fn a_limit_takes_along_the_management_host_a_selected_host_names() {
     let lab = Lab::shipped();
-    let run = lab.cairn(&[
-        "run",
-        "runbooks/esxi-hpc-tuning.rhai",
-        "-i",
-        "runbooks/labs/esxi-4.toml",
-        "--limit",
-        "esx01",
-    ]);
-    assert_eq!(run.code, 0, "{}\n{}", run.stdout, run.stderr);
-    assert!(
-        run.stdout.contains("1 done, 0 failed, 0 stopped"),
-        "{}",
-        run.stdout
-    );
+    let run = lab
+        .cairn(&[
+            "run",
+            "runbooks/esxi-hpc-tuning.rhai",
+            "-i",
+            "runbooks/labs/esxi-4.toml",
+            "--limit",
+            "esx01",
+        ])
+        .succeeds();
+    run.stdout_has("1 done, 0 failed, 0 stopped");
     let powered = |vm: &str| {
         lab.sim_commands("vcenter")
             .iter()

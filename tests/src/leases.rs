@@ -56,9 +56,8 @@ fn a_second_run_on_held_hosts_refuses_before_acting_naming_the_holder() {
     let first = spawn_piped(lab.command(&["run", "a.rhai", "-i", "inv.toml"]));
     until_logged(&lab, "n1", "A-before");
     let second = lab.cairn(&["run", "b.rhai", "-i", "inv.toml"]);
-    let holder = finish(first);
-    assert_eq!(holder.code, 0, "{}\n{}", holder.stdout, holder.stderr);
-    assert_eq!(second.code, 2, "{}\n{}", second.stdout, second.stderr);
+    finish(first).succeeds();
+    let second = second.fails(2);
     let id = lab.runs().pop().unwrap_or_default();
     for host in ["n1", "n2"] {
         let line = format!("{host} is held by run {id} (controller ");
@@ -69,11 +68,7 @@ fn a_second_run_on_held_hosts_refuses_before_acting_naming_the_holder() {
             "{host}: only the first run acted"
         );
     }
-    assert!(
-        second.stderr.contains("wait, or resume that run"),
-        "{}",
-        second.stderr
-    );
+    second.stderr_has("wait, or resume that run");
     assert_eq!(
         lab.runs().len(),
         1,
@@ -87,9 +82,8 @@ fn wait_for_hosts_waits_for_the_holder_then_runs() {
     let first = spawn_piped(lab.command(&["run", "a.rhai", "-i", "inv.toml"]));
     until_logged(&lab, "n1", "A-before");
     let second = lab.cairn(&["run", "b.rhai", "-i", "inv.toml", "--wait-for-hosts"]);
-    let holder = finish(first);
-    assert_eq!(holder.code, 0, "{}", holder.stderr);
-    assert_eq!(second.code, 0, "{}\n{}", second.stdout, second.stderr);
+    finish(first).succeeds();
+    let second = second.succeeds();
     assert!(
         second.stdout.contains("waiting: n1 is held by run"),
         "the wait is shown\n{}",
@@ -117,15 +111,8 @@ fn the_lease_of_a_killed_run_is_taken_over_shown_and_journaled() {
         "b.rhai",
         "stage \"c\" on all { wait_reachable(30); run([\"echo\", \"B\"]); }\n",
     );
-    let second = lab.cairn(&["run", "b.rhai", "-i", "inv.toml"]);
-    assert_eq!(second.code, 0, "{}\n{}", second.stdout, second.stderr);
-    assert!(
-        second
-            .stdout
-            .contains(&format!("took the host over from run {killed}")),
-        "{}",
-        second.stdout
-    );
+    let second = lab.cairn(&["run", "b.rhai", "-i", "inv.toml"]).succeeds();
+    second.stdout_has(&format!("took the host over from run {killed}"));
     let journal = lab.journal("n1");
     let leases = records(&journal, "lease");
     assert_eq!(leases.len(), 1, "journaled");
@@ -154,14 +141,9 @@ fn two_working_folders_on_one_local_host_meet_on_one_lease() {
     let first = spawn_piped(with_leases(&a));
     wait_until("the first run never took h1", LIMIT, || held(&leases));
     let second = cairn_tests::Run::from(with_leases(&b).output().unwrap_or_else(|e| panic!("{e}")));
-    let holder = finish(first);
-    assert_eq!(holder.code, 0, "{}", holder.stderr);
-    assert_eq!(second.code, 2, "{}\n{}", second.stdout, second.stderr);
-    assert!(
-        second.stderr.contains("h1 is held by run"),
-        "{}",
-        second.stderr
-    );
+    finish(first).succeeds();
+    let second = second.fails(2);
+    second.stderr_has("h1 is held by run");
 }
 
 /// Whether some lease file in `dir` names a holder.

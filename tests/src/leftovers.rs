@@ -3,6 +3,8 @@
 
 use cairn_tests::Lab;
 
+use crate::crash::{crashed_at, resume_by_id};
+
 const GUEST_RUNBOOK: &str = include_str!("../../runbooks/guest-ib-roce-validate.rhai");
 const GUEST_LAB: &str = include_str!("../../runbooks/labs/guests-2node.toml");
 
@@ -23,8 +25,8 @@ pub(crate) fn guests_set_up(name: &str, book: &str) -> Lab {
     lab.write(name, book);
     lab.copy_lib();
     lab.write("lab.toml", GUEST_LAB);
-    let run = lab.cairn(&["run", "guest.rhai", "-i", "lab.toml"]);
-    assert_eq!(run.code, 0, "{}", run.stderr);
+    lab.cairn(&["run", "guest.rhai", "-i", "lab.toml"])
+        .succeeds();
     lab
 }
 
@@ -40,8 +42,9 @@ fn a_server_started_right_before_a_kill_is_stopped_on_resume() {
     // The trials' runs need an id of their own (they are per second).
     std::thread::sleep(std::time::Duration::from_millis(1100));
     let whole = template.copy();
-    let run = whole.cairn(&["run", "tests.rhai", "-i", "lab.toml"]);
-    assert_eq!(run.code, 0, "{}", run.stderr);
+    whole
+        .cairn(&["run", "tests.rhai", "-i", "lab.toml"])
+        .succeeds();
     let total: usize = [
         "controller",
         "compute-02",
@@ -59,24 +62,12 @@ fn a_server_started_right_before_a_kill_is_stopped_on_resume() {
         for moment in ["before", "after"] {
             let lab = template.copy();
             let fault = format!("{k}:{moment}");
-            let crashed = lab.cairn_with(
-                &["run", "tests.rhai", "-i", "lab.toml"],
-                &[("CAIRN_FAULT_EXIT_AT_WRITE", &fault)],
-            );
             // Hosts write concurrently, so a `before` point can be passed by.
-            if crashed.code == 0 {
+            if !crashed_at(&lab, &["run", "tests.rhai", "-i", "lab.toml"], &fault) {
                 continue;
             }
-            assert_eq!(crashed.code, 137, "{fault}: {}", crashed.stderr);
             hit += 1;
-            // By id: a kill at the run's very last write leaves it finished, and resuming it replays.
-            let id = lab.runs().pop().unwrap_or_default();
-            let resumed = lab.cairn(&["resume", &id]);
-            assert_eq!(
-                resumed.code, 0,
-                "{fault}: resume\n{}\n{}",
-                resumed.stdout, resumed.stderr
-            );
+            resume_by_id(&lab, &fault);
             assert_eq!(running(&lab, "compute-03"), 0, "{fault}: servers left");
         }
     }

@@ -10,7 +10,10 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
+pub mod cairn_call;
 pub mod stalling_proxy;
+
+pub use cairn_call::CairnCall;
 
 /// The built binary called `name`, beside this test executable's `deps` folder.
 pub fn binary(name: &str) -> PathBuf {
@@ -147,15 +150,8 @@ impl Lab {
     /// A `cairn` command run in the lab.
     pub fn command(&self, args: &[&str]) -> Command {
         let mut command = Command::new(binary("cairn"));
-        command
-            .current_dir(self.path())
-            .args(args)
-            .env_remove("CAIRN_STATE_DIR")
-            .env_remove("CAIRN_SIM_DIR")
-            // The user's own config file (`~/.config/cairn/config.toml`) stays out of tests.
-            .env("XDG_CONFIG_HOME", self.path().join(".config"))
-            // Each lab its own lease folder: labs run in parallel, and `local` is one machine.
-            .env("CAIRN_LEASE_DIR", self.path().join(".leases"));
+        command.args(args);
+        self.in_lab(&mut command);
         command
     }
 
@@ -167,31 +163,31 @@ impl Lab {
             .arg("-c")
             .arg(format!("{script}; exec \"$0\" \"$@\""))
             .arg(binary("cairn"))
-            .args(args)
+            .args(args);
+        self.in_lab(&mut command);
+        command
+    }
+
+    /// Runs `command` in the lab, with only the lab's state, config and leases.
+    fn in_lab(&self, command: &mut Command) {
+        command
             .current_dir(self.path())
             .env_remove("CAIRN_STATE_DIR")
             .env_remove("CAIRN_SIM_DIR")
+            // The user's own config file (`~/.config/cairn/config.toml`) stays out of tests.
             .env("XDG_CONFIG_HOME", self.path().join(".config"))
+            // Each lab its own lease folder: labs run in parallel, and `local` is one machine.
             .env("CAIRN_LEASE_DIR", self.path().join(".leases"));
-        command
     }
 
     /// Runs `cairn ARGS` in the lab.
     pub fn cairn(&self, args: &[&str]) -> Run {
-        self.cairn_with(args, &[])
+        self.call(args).run()
     }
 
     /// Runs `cairn ARGS` with extra environment variables.
     pub fn cairn_with(&self, args: &[&str], env: &[(&str, &str)]) -> Run {
-        let mut command = self.command(args);
-        for (key, value) in env {
-            command.env(key, value);
-        }
-        Run::from(
-            command
-                .output()
-                .unwrap_or_else(|e| panic!("cairn runs: {e}")),
-        )
+        self.call(args).envs(env).run()
     }
 
     /// The run ids, oldest first.
@@ -351,8 +347,6 @@ pub fn files(dir: &Path) -> Vec<PathBuf> {
     found
 }
 
-/// Starts `command` in the background with its output piped, for a test that acts on it while
-/// it runs (a signal, a second run against its hosts).
 /// A number in [0, 1) drawn from `seed` and `key` (FNV-1a, then splitmix64): a bench's seed
 /// always gives the same lab and the same fault times.
 pub fn seeded_unit(seed: u64, key: &str) -> f64 {
@@ -376,6 +370,8 @@ pub fn send_signal(pid: u32, name: &str) {
     assert!(sent, "kill -{name} {pid}");
 }
 
+/// Starts `command` in the background with its output piped, for a test that acts on it while
+/// it runs (a signal, a second run against its hosts).
 pub fn spawn_piped(mut command: Command) -> Child {
     command
         .stdout(Stdio::piped())

@@ -30,8 +30,7 @@ fn the_guest_recipe_installs_doca_ofed_and_passes_as_with_mlnx_ofed() {
         "--param",
         "ofed_source=doca",
     ];
-    let run = lab.cairn(&args);
-    assert_eq!(run.code, 0, "{}\n{}", run.stdout, run.stderr);
+    lab.cairn(&args).succeeds();
     for guest in ["compute-02", "compute-03"] {
         assert_eq!(lab.sim_count(guest, &["rpm", "-i", DOCA]), 1, "{guest}");
         assert_eq!(lab.sim_count(guest, &["dnf", "clean", "all"]), 1, "{guest}");
@@ -60,16 +59,15 @@ fn the_guest_recipe_installs_doca_ofed_and_passes_as_with_mlnx_ofed() {
         .count();
     assert!(bw >= 2, "the IB and RoCE bandwidth tests ran");
     // Again: DOCA-OFED at that release is there, so nothing is installed and no reboot.
-    let again = lab.cairn(&args);
-    assert_eq!(again.code, 0, "{}\n{}", again.stdout, again.stderr);
+    lab.cairn(&args).succeeds();
     for guest in ["compute-02", "compute-03"] {
         assert_eq!(lab.sim_count(guest, &["rpm", "-i", DOCA]), 1, "{guest}");
         assert_eq!(lab.sim_count(guest, &["reboot"]), 1, "{guest}");
     }
     // Back to MLNX_OFED: its installer replaces DOCA-OFED, as the real one removes other OFED
     // packages, and `ofed_info -s` prints the MLNX_OFED form again.
-    let back = lab.cairn(&["run", "guest.rhai", "-i", "lab.toml"]);
-    assert_eq!(back.code, 0, "{}\n{}", back.stdout, back.stderr);
+    lab.cairn(&["run", "guest.rhai", "-i", "lab.toml"])
+        .succeeds();
     for guest in ["compute-02", "compute-03"] {
         assert_eq!(lab.sim_count(guest, &["reboot"]), 2, "{guest}");
         let text = logs(&lab, guest);
@@ -83,21 +81,18 @@ fn a_misspelt_ofed_source_is_refused_before_anything_runs() {
     lab.write("guest.rhai", GUEST_RUNBOOK);
     lab.copy_lib();
     lab.write("lab.toml", GUEST_LAB);
-    let run = lab.cairn(&[
-        "run",
-        "guest.rhai",
-        "-i",
-        "lab.toml",
-        "--param",
-        "ofed_source=dcoa",
-    ]);
-    assert_eq!(run.code, 2, "{}\n{}", run.stdout, run.stderr);
-    assert!(
-        run.stderr.contains("did you mean `doca`?"),
-        "{}",
-        run.stderr
+    lab.assert_fails(
+        &[
+            "run",
+            "guest.rhai",
+            "-i",
+            "lab.toml",
+            "--param",
+            "ofed_source=dcoa",
+        ],
+        2,
+        &["did you mean `doca`?", "`mlnx_ofed`, `doca`"],
     );
-    assert!(run.stderr.contains("`mlnx_ofed`, `doca`"), "{}", run.stderr);
     assert!(lab.runs().is_empty(), "no run was created");
     assert_eq!(
         lab.sim_count("compute-02", &[]),

@@ -62,8 +62,7 @@ fn many_fail_lab() -> Lab {
 #[test]
 fn every_json_event_of_the_whole_guide_matches_the_schema() {
     let lab = Lab::shipped();
-    let run = lab.cairn(&WHOLE_GUIDE);
-    assert_eq!(run.code, 0, "{}", run.stderr);
+    let run = lab.cairn(&WHOLE_GUIDE).succeeds();
     let events = events(&run.stdout);
     assert_valid(&schema(), &events);
     let kind = |name: &str| events.iter().filter(|e| e["event"] == name).count();
@@ -106,8 +105,9 @@ fn a_100_kb_command_output_arrives_whole() {
         "stage \"big\" on compute {\n    let s = \"\";\n    for i in 0..10240 { s += \"0123456789\"; }\n    run([\"echo\", s]);\n}\n",
     );
     lab.write("lab.toml", &inventory("node01", "clock=virtual"));
-    let run = lab.cairn(&["run", "book.rhai", "-i", "lab.toml", "--json"]);
-    assert_eq!(run.code, 0, "{}", run.stderr);
+    let run = lab
+        .cairn(&["run", "book.rhai", "-i", "lab.toml", "--json"])
+        .succeeds();
     let events = events(&run.stdout);
     assert_valid(&schema(), &events);
     let finished = events
@@ -121,8 +121,7 @@ fn a_100_kb_command_output_arrives_whole() {
     assert_eq!(finished["summary"], format!("run echo {whole}"));
     assert!(!run.stdout.contains('…'));
     // The journal and the run list follow the same conventions: whole, one object a line.
-    let journal = lab.cairn(&["journal", "node01", "--json"]);
-    assert_eq!(journal.code, 0, "{}", journal.stderr);
+    let journal = lab.cairn(&["journal", "node01", "--json"]).succeeds();
     let records = self::events(&journal.stdout);
     assert!(
         records
@@ -131,8 +130,7 @@ fn a_100_kb_command_output_arrives_whole() {
         "{}",
         journal.stdout.len()
     );
-    let runs = lab.cairn(&["runs", "--json"]);
-    assert_eq!(runs.code, 0, "{}", runs.stderr);
+    let runs = lab.cairn(&["runs", "--json"]).succeeds();
     let listed = self::events(&runs.stdout);
     assert_eq!(listed.len(), 1, "{}", runs.stdout);
     assert_eq!(listed[0]["schema"], 1);
@@ -145,8 +143,7 @@ fn a_100_kb_command_output_arrives_whole() {
 #[test]
 fn failures_on_one_line_are_printed_once_with_their_hosts_and_every_host_has_a_recap_line() {
     let lab = many_fail_lab();
-    let run = lab.cairn(&["run", "book.rhai", "-i", "lab.toml"]);
-    assert_eq!(run.code, 1, "{}", run.stderr);
+    let run = lab.cairn(&["run", "book.rhai", "-i", "lab.toml"]).fails(1);
     assert_eq!(
         run.stderr
             .matches("22 hosts: node[03-24]: `false` exited with 1")
@@ -183,12 +180,7 @@ fn failures_on_one_line_are_printed_once_with_their_hosts_and_every_host_has_a_r
         node03.contains("failed=1") && node03.contains("rebooted=0"),
         "{node03}"
     );
-    assert!(
-        run.stdout
-            .contains("  22 hosts: node[03-24]  `false` exited with 1"),
-        "{}",
-        run.stdout
-    );
+    run.stdout_has("  22 hosts: node[03-24]  `false` exited with 1");
     let last = run.stdout.lines().last().unwrap_or_default();
     assert!(last.ends_with(": 2 done, 22 failed, 0 stopped"), "{last}");
 }
@@ -201,15 +193,16 @@ fn hosts_stopped_by_max_fail_percent_are_one_line() {
         "stage \"one\" on compute {\n    if host().name == \"node01\" { run([\"false\"]); }\n}\nstage \"two\" on compute { run([\"echo\", \"b\"]); }\n",
     );
     lab.write("lab.toml", &inventory("node[01-08]", "clock=virtual"));
-    let run = lab.cairn(&[
-        "run",
-        "book.rhai",
-        "-i",
-        "lab.toml",
-        "--max-fail-percent",
-        "0",
-    ]);
-    assert_eq!(run.code, 1, "{}", run.stderr);
+    let run = lab
+        .cairn(&[
+            "run",
+            "book.rhai",
+            "-i",
+            "lab.toml",
+            "--max-fail-percent",
+            "0",
+        ])
+        .fails(1);
     let stopped: Vec<&str> = run
         .stdout
         .lines()
@@ -233,13 +226,8 @@ fn check_mode_says_nothing_was_changed_and_is_no_recorded_run() {
         "{}",
         run.stdout
     );
-    assert!(!run.stdout.contains("run 20"), "{}", run.stdout);
-    assert!(
-        run.stdout
-            .contains("recap (check mode: nothing was changed):"),
-        "{}",
-        run.stdout
-    );
+    run.stdout_lacks("run 20");
+    run.stdout_has("recap (check mode: nothing was changed):");
     assert!(lab.runs().is_empty());
     let json = lab.cairn(&["run", "book.rhai", "-i", "lab.toml", "--check", "--json"]);
     let events = events(&json.stdout);
@@ -256,19 +244,19 @@ fn quiet_prints_changes_failures_and_the_recap_and_verbose_adds_commands_and_out
     let verbose = lab.cairn(&["run", "book.rhai", "-i", "lab.toml", "-v"]);
     let all = lab.cairn(&["run", "book.rhai", "-i", "lab.toml", "-vv"]);
     for run in [&quiet, &normal, &verbose, &all] {
-        assert_eq!(run.code, 1, "{}", run.stderr);
+        assert_eq!(run.code, 1, "{}\n{}", run.stdout, run.stderr);
         assert_eq!(
             run.stdout.lines().filter(|l| l.contains(" ok=")).count(),
             24
         );
     }
     // `run true` is a read-only query: ok, unchanged, so -q leaves it out.
-    assert!(!quiet.stdout.contains("run true"), "{}", quiet.stdout);
-    assert!(!quiet.stdout.contains("▸ stage"), "{}", quiet.stdout);
+    quiet.stdout_lacks("run true");
+    quiet.stdout_lacks("▸ stage");
     assert_eq!(quiet.stdout.matches("changed  run echo hello").count(), 24);
     assert_eq!(quiet.stdout.matches("failed   run false").count(), 22);
     assert_eq!(normal.stdout.matches("ok       run true").count(), 24);
-    assert!(!normal.stdout.contains("$ echo hello"));
+    normal.stdout_lacks("$ echo hello");
     assert_eq!(
         verbose.stdout.matches("$ echo hello").count(),
         24,
@@ -277,7 +265,7 @@ fn quiet_prints_changes_failures_and_the_recap_and_verbose_adds_commands_and_out
     );
     assert_eq!(verbose.stdout.matches("$ false  (exit 1)").count(), 22);
     // -v shows the output of failed actions only; -vv all of it.
-    assert!(!verbose.stdout.contains("│ hello"), "{}", verbose.stdout);
+    verbose.stdout_lacks("│ hello");
     assert_eq!(all.stdout.matches("│ hello").count(), 24, "{}", all.stdout);
     assert!(!all.stdout.contains('\x1b'), "no colour into a pipe");
 }
@@ -380,8 +368,7 @@ fn on_a_terminal_a_status_area_colour_and_lines_cut_to_its_width_and_piped_plain
     );
     assert!(forced.contains("\x1b[33mchanged\x1b[0m"), "{forced:?}");
 
-    let piped = lab.cairn(&args);
-    assert_eq!(piped.code, 0, "{}", piped.stderr);
+    let piped = lab.cairn(&args).succeeds();
     assert_eq!(
         piped.stdout.matches(&format!("run echo {long} (")).count(),
         3,
@@ -401,9 +388,8 @@ fn a_divergence_shared_by_twenty_hosts_is_one_report() {
     let book = "param mtu = 1500;\nstage \"one\" on all {\n    run([\"echo\", `${mtu}`]);\n}\nstage \"two\" on all {\n    run([\"false\"]);\n}\n";
     lab.write("book.rhai", book);
     lab.write("lab.toml", &inventory("node[01-20]", "clock=virtual"));
-    assert_eq!(lab.cairn(&["run", "book.rhai", "-i", "lab.toml"]).code, 1);
-    let resume = lab.cairn(&["resume", "--param", "mtu=9000"]);
-    assert_eq!(resume.code, 2, "{}\n{}", resume.stdout, resume.stderr);
+    lab.cairn(&["run", "book.rhai", "-i", "lab.toml"]).fails(1);
+    let resume = lab.cairn(&["resume", "--param", "mtu=9000"]).fails(2);
     let text = &resume.stderr;
     assert_eq!(
         text.matches("the runbook changed at action 1").count(),

@@ -5,7 +5,7 @@
 
 use cairn_tests::Lab;
 
-use crate::pack_trust::{cairn, output, write_pack};
+use crate::pack_trust::{cairn, write_pack};
 
 const DOCUMENTED: &str = r#"// Pings between two hosts.
 
@@ -30,13 +30,12 @@ fn show_prints_the_recipe_s_own_docs_and_json_a_schema_without_the_secret() {
         cairn(&lab, &["recipes", "pack", "src", "-o", "a.cairnpack"]).code,
         0
     );
-    let installed = cairn(
+    cairn(
         &lab,
         &["recipes", "install", "a.cairnpack", "--allow-unsigned"],
-    );
-    assert_eq!(installed.code, 0, "{}", output(&installed));
-    let show = cairn(&lab, &["recipes", "show", "hello"]);
-    assert_eq!(show.code, 0, "{}", output(&show));
+    )
+    .succeeds();
+    let show = cairn(&lab, &["recipes", "show", "hello"]).succeeds();
     for line in [
         "acme/infra:hello 1.0.0",
         "Pings between two hosts.",
@@ -50,9 +49,8 @@ fn show_prints_the_recipe_s_own_docs_and_json_a_schema_without_the_secret() {
     ] {
         assert!(show.stdout.contains(line), "{line}\n{}", show.stdout);
     }
-    assert!(!show.stdout.contains("hunter2"), "{}", show.stdout);
-    let json = cairn(&lab, &["recipes", "show", "acme/infra:hello", "--json"]);
-    assert_eq!(json.code, 0, "{}", output(&json));
+    show.stdout_lacks("hunter2");
+    let json = cairn(&lab, &["recipes", "show", "acme/infra:hello", "--json"]).succeeds();
     let schema: serde_json::Value =
         serde_json::from_str(&json.stdout).unwrap_or_else(|e| panic!("{e}: {}", json.stdout));
     assert_eq!(schema["properties"]["count"]["type"], "integer");
@@ -62,7 +60,7 @@ fn show_prints_the_recipe_s_own_docs_and_json_a_schema_without_the_secret() {
         serde_json::json!(["kernel", "vma"])
     );
     assert_eq!(schema["properties"]["password"]["writeOnly"], true);
-    assert!(!json.stdout.contains("hunter2"), "{}", json.stdout);
+    json.stdout_lacks("hunter2");
     // The `///` lines do not stop the recipe from checking and running.
     let run = cairn(
         &lab,
@@ -74,9 +72,9 @@ fn show_prints_the_recipe_s_own_docs_and_json_a_schema_without_the_secret() {
             "--param",
             "stack=vma",
         ],
-    );
-    assert_eq!(run.code, 0, "{}", output(&run));
-    assert!(run.stdout.contains("3 vma"), "{}", run.stdout);
+    )
+    .succeeds();
+    run.stdout_has("3 vma");
 }
 
 /// docs/recipes.md's tables between its markers are `cairn recipes show --markdown` of each
@@ -104,8 +102,8 @@ fn the_parameter_tables_in_the_docs_are_what_the_recipes_say() {
                 &format!("cairn/connectx:{name}"),
                 "--markdown",
             ],
-        );
-        assert_eq!(table.code, 0, "{}", output(&table));
+        )
+        .succeeds();
         expected.push_str(&format!("\n### `{name}`\n\n{}", table.stdout));
     }
     let docs = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/recipes.md");
@@ -135,24 +133,10 @@ fn diff_says_major_for_a_removed_param_and_refuses_a_version_that_claims_less() 
             .replace("param count = 3;\n", "param rounds = 3;\n")
             .replace("${count}", "${rounds}"),
     );
-    let diff = cairn(&lab, &["recipes", "diff", "v1", "v2"]);
-    assert_eq!(diff.code, 1, "{}", output(&diff));
-    assert!(
-        diff.stdout.contains("major  hello: param `count` removed"),
-        "{}",
-        diff.stdout
-    );
-    assert!(
-        diff.stdout.contains("minor  hello: new param `rounds`"),
-        "{}",
-        diff.stdout
-    );
-    assert!(
-        diff.stdout
-            .contains("need a major version, the numbers take a minor step"),
-        "{}",
-        diff.stdout
-    );
+    let diff = cairn(&lab, &["recipes", "diff", "v1", "v2"]).fails(1);
+    diff.stdout_has("major  hello: param `count` removed");
+    diff.stdout_has("minor  hello: new param `rounds`");
+    diff.stdout_has("need a major version, the numbers take a minor step");
 
     write_pack(&lab, "v3", "acme/infra", "1.1.0", "hi");
     lab.write(
@@ -162,23 +146,11 @@ fn diff_says_major_for_a_removed_param_and_refuses_a_version_that_claims_less() 
             "param count = 3;\nparam extra = true;\n",
         ),
     );
-    let minor = cairn(&lab, &["recipes", "diff", "v1", "v3"]);
-    assert_eq!(minor.code, 0, "{}", output(&minor));
-    assert!(
-        minor.stdout.contains("minor  hello: new param `extra`"),
-        "{}",
-        minor.stdout
-    );
+    let minor = cairn(&lab, &["recipes", "diff", "v1", "v3"]).succeeds();
+    minor.stdout_has("minor  hello: new param `extra`");
     let narrowed = DOCUMENTED.replace("[\"kernel\", \"vma\"]", "[\"kernel\"]");
     write_pack(&lab, "v4", "acme/infra", "2.0.0", "hi");
     lab.write("v4/hello.rhai", &narrowed);
-    let major = cairn(&lab, &["recipes", "diff", "v1", "v4"]);
-    assert_eq!(major.code, 0, "{}", output(&major));
-    assert!(
-        major
-            .stdout
-            .contains("major  hello: param `stack` takes fewer values"),
-        "{}",
-        major.stdout
-    );
+    let major = cairn(&lab, &["recipes", "diff", "v1", "v4"]).succeeds();
+    major.stdout_has("major  hello: param `stack` takes fewer values");
 }

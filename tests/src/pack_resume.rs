@@ -4,7 +4,7 @@
 
 use cairn_tests::Lab;
 
-use crate::pack_trust::{cairn, output, write_pack};
+use crate::pack_trust::{cairn, write_pack};
 
 #[test]
 fn a_resume_after_the_pack_was_upgraded_runs_the_version_the_run_started_with() {
@@ -22,11 +22,11 @@ fn a_resume_after_the_pack_was_upgraded_runs_the_version_the_run_started_with() 
             &format!("{dir}/hello.rhai"),
             "import \"greet\" as greet;\n\nstage \"hello\" on all {\n    run([\"hostname\"]);\n    log(greet::text());\n}\n",
         );
-        let packed = cairn(
+        cairn(
             &lab,
             &["recipes", "pack", &dir, "-o", &format!("{dir}.cairnpack")],
-        );
-        assert_eq!(packed.code, 0, "{}", output(&packed));
+        )
+        .succeeds();
     }
     lab.write(
         "lab.toml",
@@ -35,10 +35,9 @@ fn a_resume_after_the_pack_was_upgraded_runs_the_version_the_run_started_with() 
     let v1 = cairn(
         &lab,
         &["recipes", "install", "v1.0.0.cairnpack", "--allow-unsigned"],
-    );
-    assert_eq!(v1.code, 0, "{}", output(&v1));
-    let first = cairn(&lab, &["run", "hello", "-i", "lab.toml"]);
-    assert_eq!(first.code, 1, "{}", output(&first));
+    )
+    .succeeds();
+    cairn(&lab, &["run", "hello", "-i", "lab.toml"]).fails(1);
     let runs = lab.runs();
     let meta =
         std::fs::read_to_string(lab.path().join(format!(".cairn/runs/{}/run.json", runs[0])))
@@ -56,24 +55,15 @@ fn a_resume_after_the_pack_was_upgraded_runs_the_version_the_run_started_with() 
         v1.stdout
     );
 
-    let v2 = cairn(
+    cairn(
         &lab,
         &["recipes", "install", "v2.0.0.cairnpack", "--allow-unsigned"],
-    );
-    assert_eq!(v2.code, 0, "{}", output(&v2));
-    let resumed = cairn(&lab, &["resume"]);
-    assert_eq!(resumed.code, 0, "{}", output(&resumed));
-    assert!(
-        resumed.stdout.contains("said by 1.0.0"),
-        "{}",
-        output(&resumed)
-    );
-    assert!(
-        !resumed.stdout.contains("said by 2.0.0"),
-        "{}",
-        output(&resumed)
-    );
+    )
+    .succeeds();
+    let resumed = cairn(&lab, &["resume"]).succeeds();
+    resumed.stdout_has("said by 1.0.0");
+    resumed.stdout_lacks("said by 2.0.0");
     // A new run now takes the newest version.
     let fresh = cairn(&lab, &["run", "hello", "-i", "lab.toml"]);
-    assert!(fresh.stdout.contains("said by 2.0.0"), "{}", output(&fresh));
+    fresh.stdout_has("said by 2.0.0");
 }

@@ -8,10 +8,6 @@ use std::process::Command;
 
 use cairn_tests::{Lab, Run};
 
-pub(crate) fn output(run: &Run) -> String {
-    format!("{}\n{}", run.stdout, run.stderr)
-}
-
 /// `cairn ARGS` with the lab's own cairn home (packs and keys folder); its stderr with
 /// miette's line wrapping undone, so a message reads as one line.
 pub(crate) fn cairn(lab: &Lab, args: &[&str]) -> Run {
@@ -98,12 +94,10 @@ fn trust(lab: &Lab, key: &str) {
 
 /// Packs `dir`, signs its FILES with `key` for `name version`, and packs again.
 fn signed_pack(lab: &Lab, dir: &str, key: &str, name: &str, version: &str, out: &str) {
-    let first = cairn(lab, &["recipes", "pack", dir, "-o", out]);
-    assert_eq!(first.code, 0, "{}", output(&first));
+    cairn(lab, &["recipes", "pack", dir, "-o", out]).succeeds();
     sign(lab, dir, key, &format!("cairn-pack {name} {version}"));
-    let second = cairn(lab, &["recipes", "pack", dir, "-o", out]);
-    assert_eq!(second.code, 0, "{}", output(&second));
-    assert!(second.stdout.contains("signed)"), "{}", output(&second));
+    let second = cairn(lab, &["recipes", "pack", dir, "-o", out]).succeeds();
+    second.stdout_has("signed)");
 }
 
 fn read(lab: &Lab, path: &str) -> Vec<u8> {
@@ -116,8 +110,7 @@ fn a_signed_pack_installs_runs_by_name_and_verifies_and_the_archive_is_determini
     write_pack(&lab, "src", "acme/infra", "1.0.0", "hello from acme");
     keypair(&lab, "vendor");
     signed_pack(&lab, "src", "vendor", "acme/infra", "1.0.0", "a.cairnpack");
-    let again = cairn(&lab, &["recipes", "pack", "src", "-o", "b.cairnpack"]);
-    assert_eq!(again.code, 0, "{}", output(&again));
+    let again = cairn(&lab, &["recipes", "pack", "src", "-o", "b.cairnpack"]).succeeds();
     assert_eq!(read(&lab, "a.cairnpack"), read(&lab, "b.cairnpack"));
     // The content id is Go's h1: of FILES, computed here by coreutils and base64.
     let files = read(&lab, "src/FILES");
@@ -133,78 +126,41 @@ fn a_signed_pack_installs_runs_by_name_and_verifies_and_the_archive_is_determini
     assert!(again.stdout.contains(&h1), "{h1}: {}", again.stdout);
     assert!(String::from_utf8_lossy(&files).contains("  lib/greet.rhai\n"));
 
-    let untrusted = cairn(&lab, &["recipes", "install", "a.cairnpack"]);
-    assert_eq!(untrusted.code, 2, "{}", output(&untrusted));
-    assert!(
-        untrusted.stderr.contains("which is not trusted"),
-        "{}",
-        untrusted.stderr
-    );
+    let untrusted = cairn(&lab, &["recipes", "install", "a.cairnpack"]).fails(2);
+    untrusted.stderr_has("which is not trusted");
     trust(&lab, "vendor");
-    let installed = cairn(&lab, &["recipes", "install", "a.cairnpack"]);
-    assert_eq!(installed.code, 0, "{}", output(&installed));
-    assert!(installed.stdout.contains(&h1), "{}", installed.stdout);
-    assert!(
-        installed.stdout.contains("signed by key"),
-        "{}",
-        installed.stdout
-    );
+    let installed = cairn(&lab, &["recipes", "install", "a.cairnpack"]).succeeds();
+    installed.stdout_has(&h1);
+    installed.stdout_has("signed by key");
 
     let list = cairn(&lab, &["recipes", "list"]);
-    assert!(
-        list.stdout.contains("acme/infra 1.0.0 (installed in"),
-        "{}",
-        list.stdout
-    );
-    let run = cairn(&lab, &["run", "hello", "-i", "src/labs/two.toml"]);
-    assert_eq!(run.code, 0, "{}", output(&run));
-    assert!(run.stdout.contains("hello from acme"), "{}", run.stdout);
-    let verify = cairn(&lab, &["recipes", "verify"]);
-    assert_eq!(verify.code, 0, "{}", output(&verify));
-    assert!(
-        verify
-            .stdout
-            .contains(&format!("ok acme/infra 1.0.0 {h1} signed by")),
-        "{}",
-        verify.stdout
-    );
+    list.stdout_has("acme/infra 1.0.0 (installed in");
+    let run = cairn(&lab, &["run", "hello", "-i", "src/labs/two.toml"]).succeeds();
+    run.stdout_has("hello from acme");
+    let verify = cairn(&lab, &["recipes", "verify"]).succeeds();
+    verify.stdout_has(&format!("ok acme/infra 1.0.0 {h1} signed by"));
 }
 
 #[test]
 fn an_unsigned_pack_is_refused_unless_allowed_and_one_changed_byte_is_refused_by_name() {
     let lab = Lab::new();
     write_pack(&lab, "src", "acme/infra", "1.0.0", "hello");
-    let packed = cairn(&lab, &["recipes", "pack", "src", "-o", "a.cairnpack"]);
-    assert_eq!(packed.code, 0, "{}", output(&packed));
-    let refused = cairn(&lab, &["recipes", "install", "a.cairnpack"]);
-    assert_eq!(refused.code, 2, "{}", output(&refused));
-    assert!(
-        refused.stderr.contains("the pack is not signed"),
-        "{}",
-        refused.stderr
-    );
-    assert!(
-        refused.stderr.contains("--allow-unsigned"),
-        "{}",
-        refused.stderr
-    );
+    cairn(&lab, &["recipes", "pack", "src", "-o", "a.cairnpack"]).succeeds();
+    let refused = cairn(&lab, &["recipes", "install", "a.cairnpack"]).fails(2);
+    refused.stderr_has("the pack is not signed");
+    refused.stderr_has("--allow-unsigned");
 
     // One byte of a recipe changed after FILES was written: the folder is refused by name.
     lab.write("src/lib/greet.rhai", "fn text() { \"hellO\" }\n");
-    let tampered = cairn(&lab, &["recipes", "install", "src", "--allow-unsigned"]);
-    assert_eq!(tampered.code, 2, "{}", output(&tampered));
-    assert!(
-        tampered.stderr.contains("`lib/greet.rhai` has changed"),
-        "{}",
-        tampered.stderr
-    );
+    let tampered = cairn(&lab, &["recipes", "install", "src", "--allow-unsigned"]).fails(2);
+    tampered.stderr_has("`lib/greet.rhai` has changed");
 
     let allowed = cairn(
         &lab,
         &["recipes", "install", "a.cairnpack", "--allow-unsigned"],
-    );
-    assert_eq!(allowed.code, 0, "{}", output(&allowed));
-    assert!(allowed.stdout.contains("unsigned"), "{}", allowed.stdout);
+    )
+    .succeeds();
+    allowed.stdout_has("unsigned");
     // A changed byte in the installed copy: `verify` names the file and fails.
     let installed = lab.path().join("home/packs/acme/infra/1.0.0/hello.rhai");
     let mut bytes = std::fs::read(&installed).unwrap_or_else(|e| panic!("{e}"));
@@ -217,13 +173,8 @@ fn an_unsigned_pack_is_refused_unless_allowed_and_one_changed_byte_is_refused_by
     permissions.set_readonly(false);
     std::fs::set_permissions(&installed, permissions).unwrap_or_else(|e| panic!("{e}"));
     std::fs::write(&installed, bytes).unwrap_or_else(|e| panic!("{e}"));
-    let verify = cairn(&lab, &["recipes", "verify"]);
-    assert_eq!(verify.code, 2, "{}", output(&verify));
-    assert!(
-        verify.stderr.contains("`hello.rhai` has changed"),
-        "{}",
-        verify.stderr
-    );
+    let verify = cairn(&lab, &["recipes", "verify"]).fails(2);
+    verify.stderr_has("`hello.rhai` has changed");
 }
 
 #[test]
@@ -233,25 +184,12 @@ fn a_signature_moved_to_another_pack_or_made_for_another_version_is_refused() {
     trust(&lab, "vendor");
     // Signed with the right key, but its trusted comment names another version.
     write_pack(&lab, "one", "acme/infra", "1.0.1", "hello");
-    let first = cairn(&lab, &["recipes", "pack", "one", "-o", "one.cairnpack"]);
-    assert_eq!(first.code, 0, "{}", output(&first));
+    cairn(&lab, &["recipes", "pack", "one", "-o", "one.cairnpack"]).succeeds();
     sign(&lab, "one", "vendor", "cairn-pack acme/infra 1.0.0");
-    let packed = cairn(&lab, &["recipes", "pack", "one", "-o", "one.cairnpack"]);
-    assert_eq!(packed.code, 2, "{}", output(&packed));
-    assert!(
-        packed.stderr.contains("made for another pack or version"),
-        "{}",
-        packed.stderr
-    );
-    let installed = cairn(&lab, &["recipes", "install", "one", "--allow-unsigned"]);
-    assert_eq!(installed.code, 2, "{}", output(&installed));
-    assert!(
-        installed
-            .stderr
-            .contains("not `cairn-pack acme/infra 1.0.1`"),
-        "{}",
-        installed.stderr
-    );
+    let packed = cairn(&lab, &["recipes", "pack", "one", "-o", "one.cairnpack"]).fails(2);
+    packed.stderr_has("made for another pack or version");
+    let installed = cairn(&lab, &["recipes", "install", "one", "--allow-unsigned"]).fails(2);
+    installed.stderr_has("not `cairn-pack acme/infra 1.0.1`");
 
     // A good signature of one pack copied beside another pack's FILES.
     write_pack(&lab, "two", "acme/other", "1.0.0", "other");
@@ -264,20 +202,14 @@ fn a_signature_moved_to_another_pack_or_made_for_another_version_is_refused() {
         "two.cairnpack",
     );
     write_pack(&lab, "three", "acme/third", "1.0.0", "third");
-    let packed = cairn(&lab, &["recipes", "pack", "three", "-o", "three.cairnpack"]);
-    assert_eq!(packed.code, 0, "{}", output(&packed));
+    cairn(&lab, &["recipes", "pack", "three", "-o", "three.cairnpack"]).succeeds();
     std::fs::copy(
         lab.path().join("two/FILES.minisig"),
         lab.path().join("three/FILES.minisig"),
     )
     .unwrap_or_else(|e| panic!("{e}"));
-    let moved = cairn(&lab, &["recipes", "install", "three"]);
-    assert_eq!(moved.code, 2, "{}", output(&moved));
-    assert!(
-        moved.stderr.contains("FILES is not what was signed"),
-        "{}",
-        moved.stderr
-    );
+    let moved = cairn(&lab, &["recipes", "install", "three"]).fails(2);
+    moved.stderr_has("FILES is not what was signed");
     assert!(!lab.path().join("home/packs/acme/third").exists());
 }
 
@@ -288,51 +220,29 @@ fn a_pack_needing_a_newer_cairn_or_a_builtin_this_cairn_lacks_is_refused_at_its_
     let manifest =
         String::from_utf8_lossy(&read(&lab, "new/cairn-pack.toml")).replace(">=0.1.0", ">=9.0.0");
     lab.write("new/cairn-pack.toml", &manifest);
-    let packed = cairn(&lab, &["recipes", "pack", "new", "-o", "new.cairnpack"]);
-    assert_eq!(packed.code, 0, "{}", output(&packed));
+    cairn(&lab, &["recipes", "pack", "new", "-o", "new.cairnpack"]).succeeds();
     let refused = cairn(
         &lab,
         &["recipes", "install", "new.cairnpack", "--allow-unsigned"],
-    );
-    assert_eq!(refused.code, 2, "{}", output(&refused));
-    assert!(
-        refused.stderr.contains("needs cairn >=9.0.0"),
-        "{}",
-        refused.stderr
-    );
-    assert!(
-        refused.stderr.contains("cairn-pack.toml:3:"),
-        "{}",
-        refused.stderr
-    );
+    )
+    .fails(2);
+    refused.stderr_has("needs cairn >=9.0.0");
+    refused.stderr_has("cairn-pack.toml:3:");
 
     write_pack(&lab, "odd", "acme/odd", "1.0.0", "hello");
     lab.write(
         "odd/hello.rhai",
         "// Calls what this cairn does not have.\nstage \"hello\" on all {\n    frobnicate_the_fabric(\"now\");\n}\n",
     );
-    let packed = cairn(&lab, &["recipes", "pack", "odd", "-o", "odd.cairnpack"]);
-    assert_eq!(packed.code, 0, "{}", output(&packed));
+    cairn(&lab, &["recipes", "pack", "odd", "-o", "odd.cairnpack"]).succeeds();
     let refused = cairn(
         &lab,
         &["recipes", "install", "odd.cairnpack", "--allow-unsigned"],
-    );
-    assert_eq!(refused.code, 2, "{}", output(&refused));
-    assert!(
-        refused.stderr.contains("frobnicate_the_fabric"),
-        "{}",
-        refused.stderr
-    );
-    assert!(
-        refused.stderr.contains("hello.rhai:3:"),
-        "{}",
-        refused.stderr
-    );
-    assert!(
-        refused.stderr.contains("checked against this cairn"),
-        "{}",
-        refused.stderr
-    );
+    )
+    .fails(2);
+    refused.stderr_has("frobnicate_the_fabric");
+    refused.stderr_has("hello.rhai:3:");
+    refused.stderr_has("checked against this cairn");
     assert!(!lab.path().join("home/packs/acme/odd").exists());
 }
 
@@ -341,12 +251,12 @@ fn two_packs_with_one_recipe_name_are_refused_listing_both_until_named_with_thei
     let lab = Lab::new();
     for (dir, name) in [("a", "acme/a"), ("b", "acme/b")] {
         write_pack(&lab, dir, name, "1.0.0", &format!("hello from {name}"));
-        let packed = cairn(
+        cairn(
             &lab,
             &["recipes", "pack", dir, "-o", &format!("{dir}.cairnpack")],
-        );
-        assert_eq!(packed.code, 0, "{}", output(&packed));
-        let installed = cairn(
+        )
+        .succeeds();
+        cairn(
             &lab,
             &[
                 "recipes",
@@ -354,25 +264,15 @@ fn two_packs_with_one_recipe_name_are_refused_listing_both_until_named_with_thei
                 &format!("{dir}.cairnpack"),
                 "--allow-unsigned",
             ],
-        );
-        assert_eq!(installed.code, 0, "{}", output(&installed));
+        )
+        .succeeds();
     }
-    let both = cairn(&lab, &["run", "hello", "-i", "a/labs/two.toml"]);
-    assert_eq!(both.code, 2, "{}", output(&both));
-    assert!(
-        both.stderr.contains("acme/a:hello 1.0.0 (installed in"),
-        "{}",
-        both.stderr
-    );
-    assert!(
-        both.stderr.contains("acme/b:hello 1.0.0 (installed in"),
-        "{}",
-        both.stderr
-    );
+    let both = cairn(&lab, &["run", "hello", "-i", "a/labs/two.toml"]).fails(2);
+    both.stderr_has("acme/a:hello 1.0.0 (installed in");
+    both.stderr_has("acme/b:hello 1.0.0 (installed in");
     assert!(lab.runs().is_empty(), "a run started");
-    let one = cairn(&lab, &["run", "acme/b:hello", "-i", "a/labs/two.toml"]);
-    assert_eq!(one.code, 0, "{}", output(&one));
-    assert!(one.stdout.contains("hello from acme/b"), "{}", one.stdout);
+    let one = cairn(&lab, &["run", "acme/b:hello", "-i", "a/labs/two.toml"]).succeeds();
+    one.stdout_has("hello from acme/b");
 }
 
 #[test]
@@ -389,18 +289,16 @@ fn versions_live_side_by_side_and_cairn_lock_pins_the_one_a_run_uses() {
         );
         let out = format!("{dir}.cairnpack");
         assert_eq!(cairn(&lab, &["recipes", "pack", &dir, "-o", &out]).code, 0);
-        let installed = cairn(&lab, &["recipes", "install", &out, "--allow-unsigned"]);
-        assert_eq!(installed.code, 0, "{}", output(&installed));
+        cairn(&lab, &["recipes", "install", &out, "--allow-unsigned"]).succeeds();
     }
     let inventory = "v1.0.0/labs/two.toml";
     let newest = cairn(&lab, &["run", "hello", "-i", inventory]);
-    assert!(newest.stdout.contains("hello 2.0.0"), "{}", output(&newest));
+    newest.stdout_has("hello 2.0.0");
 
     lab.write("cairn.toml", "[packs.require]\n\"acme/infra\" = \"^1.0\"\n");
     let ranged = cairn(&lab, &["run", "hello", "-i", inventory]);
-    assert!(ranged.stdout.contains("hello 1.1.0"), "{}", output(&ranged));
-    let locked = cairn(&lab, &["recipes", "lock"]);
-    assert_eq!(locked.code, 0, "{}", output(&locked));
+    ranged.stdout_has("hello 1.1.0");
+    cairn(&lab, &["recipes", "lock"]).succeeds();
     let lock = String::from_utf8_lossy(&read(&lab, "cairn.lock")).into_owned();
     for field in [
         "name = \"acme/infra\"",
@@ -416,15 +314,8 @@ fn versions_live_side_by_side_and_cairn_lock_pins_the_one_a_run_uses() {
     let lock_path = lab.path().join("cairn.lock");
     let pinned = lock.replace("1.1.0", "1.0.0");
     // The 1.0.0 content id differs: the pinned id must be the installed copy's.
-    let mismatch = cairn_with_lock(&lab, &lock_path, &pinned);
-    assert_eq!(mismatch.code, 2, "{}", output(&mismatch));
-    assert!(
-        mismatch
-            .stderr
-            .contains("cairn.lock pins acme/infra 1.0.0 with content id"),
-        "{}",
-        mismatch.stderr
-    );
+    let mismatch = cairn_with_lock(&lab, &lock_path, &pinned).fails(2);
+    mismatch.stderr_has("cairn.lock pins acme/infra 1.0.0 with content id");
 
     // A pack named like the built-in one is refused: its recipes could not be told apart.
     write_pack(&lab, "own", "cairn/connectx", "9.0.0", "mine");
@@ -435,25 +326,14 @@ fn versions_live_side_by_side_and_cairn_lock_pins_the_one_a_run_uses() {
     let builtin = cairn(
         &lab,
         &["recipes", "install", "own.cairnpack", "--allow-unsigned"],
-    );
-    assert_eq!(builtin.code, 2, "{}", output(&builtin));
-    assert!(
-        builtin
-            .stderr
-            .contains("the name of a pack built into cairn"),
-        "{}",
-        builtin.stderr
-    );
+    )
+    .fails(2);
+    builtin.stderr_has("the name of a pack built into cairn");
 
     let typo = "[packs]\ntrusted_key = []\n";
     lab.write("cairn.toml", typo);
-    let refused = cairn(&lab, &["recipes", "list"]);
-    assert_eq!(refused.code, 2, "{}", output(&refused));
-    assert!(
-        refused.stderr.contains("unknown field `trusted_key`"),
-        "{}",
-        refused.stderr
-    );
+    let refused = cairn(&lab, &["recipes", "list"]).fails(2);
+    refused.stderr_has("unknown field `trusted_key`");
 }
 
 fn cairn_with_lock(lab: &Lab, lock_path: &Path, text: &str) -> Run {

@@ -11,30 +11,26 @@ stage "ports" on guests {
 }
 "#;
 
-fn output(run: &cairn_tests::Run) -> String {
-    format!("{}\n{}", run.stdout, run.stderr)
-}
-
 #[test]
 fn a_site_runbook_importing_the_shipped_guest_module_checks_and_runs() {
     let lab = Lab::shipped();
     lab.write("site/site.rhai", SITE_RUNBOOK);
-    let check = lab.cairn(&["check", "site/site.rhai"]);
-    assert_eq!(check.code, 0, "{}", output(&check));
+    lab.cairn(&["check", "site/site.rhai"]).succeeds();
     // guest.rhai's own `import "report"` resolves beside guest.rhai, not beside site.rhai.
-    let run = lab.cairn(&[
-        "run",
-        "site/site.rhai",
-        "-i",
-        "runbooks/labs/guests-2node.toml",
-    ]);
-    assert_eq!(run.code, 0, "{}", output(&run));
+    let run = lab
+        .cairn(&[
+            "run",
+            "site/site.rhai",
+            "-i",
+            "runbooks/labs/guests-2node.toml",
+        ])
+        .succeeds();
     assert!(
-        !output(&run).contains("Module not found"),
+        !run.output().contains("Module not found"),
         "{}",
-        output(&run)
+        run.output()
     );
-    assert!(run.stdout.contains("ports known: true"), "{}", output(&run));
+    run.stdout_has("ports known: true");
 }
 
 #[test]
@@ -42,22 +38,19 @@ fn lib_and_cairn_path_are_searched_after_the_runbook_s_folder() {
     let lab = Lab::shipped();
     let by_name = SITE_RUNBOOK.replace("../runbooks/lib/guest", "guest");
     lab.write("site/site.rhai", &by_name);
-    let missing = lab.cairn(&["check", "site/site.rhai"]);
-    assert_eq!(missing.code, 2, "{}", output(&missing));
-    assert!(
-        missing.stderr.contains("no module `guest`"),
-        "{}",
-        missing.stderr
+    lab.assert_fails(
+        &["check", "site/site.rhai"],
+        2,
+        &["no module `guest`", "--lib DIR"],
     );
-    assert!(missing.stderr.contains("--lib DIR"), "{}", missing.stderr);
-    let check = lab.cairn(&["check", "site/site.rhai", "--lib", "runbooks/lib"]);
-    assert_eq!(check.code, 0, "{}", output(&check));
+    lab.cairn(&["check", "site/site.rhai", "--lib", "runbooks/lib"])
+        .succeeds();
     let inventory = "runbooks/labs/guests-2node.toml";
-    let run = lab.cairn_with(
+    lab.cairn_with(
         &["run", "site/site.rhai", "-i", inventory],
         &[("CAIRN_PATH", "/nonexistent:runbooks/lib")],
-    );
-    assert_eq!(run.code, 0, "{}", output(&run));
+    )
+    .succeeds();
 }
 
 #[test]
@@ -71,17 +64,10 @@ fn check_refuses_a_missing_import_inside_an_imported_module_at_its_line() {
         "site.rhai",
         "import \"shared/tools\" as tools;\nlet x = tools::hi();\n",
     );
-    let check = lab.cairn(&["check", "site.rhai"]);
-    assert_eq!(check.code, 2, "{}", output(&check));
-    assert!(
-        check.stderr.contains("no module `absent`"),
-        "{}",
-        check.stderr
-    );
-    assert!(
-        check.stderr.contains("shared/tools.rhai:2:8"),
-        "{}",
-        check.stderr
+    lab.assert_fails(
+        &["check", "site.rhai"],
+        2,
+        &["no module `absent`", "shared/tools.rhai:2:8"],
     );
 }
 
@@ -112,19 +98,10 @@ fn the_built_in_recipes_run_from_an_install_prefix_with_the_source_tree_out_of_r
         .env_remove("CAIRN_PATH")
         .output()
         .unwrap_or_else(|e| panic!("unshare: {e}"));
-    let run = cairn_tests::Run::from(finished);
-    assert_eq!(run.code, 0, "{}", output(&run));
-    assert!(
-        run.stdout.contains("cairn/connectx 0.1.0 (built in) h1:"),
-        "{}",
-        run.stdout
-    );
-    assert!(run.stdout.contains("vma-latency"), "{}", run.stdout);
+    let run = cairn_tests::Run::from(finished).succeeds();
+    run.stdout_has("cairn/connectx 0.1.0 (built in) h1:");
+    run.stdout_has("vma-latency");
     let lab = std::fs::read_to_string(work.path().join("lab.toml")).unwrap_or_default();
     assert!(lab.contains("[hosts"), "{lab}");
-    assert!(
-        run.stdout.contains("faster than the kernel's stack"),
-        "{}",
-        run.stdout
-    );
+    run.stdout_has("faster than the kernel's stack");
 }

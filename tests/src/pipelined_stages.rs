@@ -97,8 +97,9 @@ fn ending(lab: &Lab, host: &str) -> Value {
 fn a_vm_starts_on_its_own_esxi_host_before_the_last_one_and_the_tests_keep_their_barrier() {
     let lab = Lab::shipped();
     // One ESXi host at a time (the recipe's default): esx04 finishes long after esx01.
-    let run = lab.cairn(&["run", RECIPE, "-i", INVENTORY, "--json"]);
-    assert_eq!(run.code, 0, "{}\n{}", run.stdout, run.stderr);
+    let run = lab
+        .cairn(&["run", RECIPE, "-i", INVENTORY, "--json"])
+        .succeeds();
     // The status area is told whom a waiting VM waits for, by name.
     let waits: Vec<Value> = run
         .stdout
@@ -223,8 +224,7 @@ fn an_inventory_without_the_var_is_warned_and_waits_as_at_a_barrier() {
         text.contains("4 hosts of `guests` have no such var (compute-01, compute-02, compute-03, compute-04): they wait for every host of the run, as at a barrier"),
         "{text}"
     );
-    let run = lab.cairn(&["run", RECIPE, "-i", "old-lab.toml"]);
-    assert_eq!(run.code, 0, "{}\n{}", run.stdout, run.stderr);
+    lab.cairn(&["run", RECIPE, "-i", "old-lab.toml"]).succeeds();
     for (esx, vm) in PAIRS {
         assert_eq!(ending(&lab, esx), "done", "{esx}");
         assert_eq!(ending(&lab, vm), "done", "{vm}");

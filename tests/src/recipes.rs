@@ -16,10 +16,6 @@ const WHOLE_GUIDE: [&str; 4] = [
 const ESXI: [&str; 4] = ["esx01", "esx02", "esx03", "esx04"];
 const VMS: [&str; 4] = ["compute-01", "compute-02", "compute-03", "compute-04"];
 
-fn output(run: &cairn_tests::Run) -> String {
-    format!("{}\n{}", run.stdout, run.stderr)
-}
-
 fn assert_the_guide_is_done(lab: &Lab) {
     for host in ESXI {
         assert_eq!(lab.sim_count(host, &["reboot"]), 3, "{host} reboots");
@@ -41,8 +37,7 @@ fn assert_the_guide_is_done(lab: &Lab) {
 #[test]
 fn the_whole_guide_on_four_esxi_hosts_and_their_vms_then_a_second_run_changes_nothing() {
     let lab = Lab::shipped();
-    let run = lab.cairn(&WHOLE_GUIDE);
-    assert_eq!(run.code, 0, "{}", output(&run));
+    let run = lab.cairn(&WHOLE_GUIDE).succeeds();
     assert_the_guide_is_done(&lab);
     // The validation table: both pairs at about 96 Gb/s on IB and RoCE, RoCE at MTU 4096.
     for pair in ["compute-01 -> compute-02", "compute-03 -> compute-04"] {
@@ -65,15 +60,11 @@ fn the_whole_guide_on_four_esxi_hosts_and_their_vms_then_a_second_run_changes_no
         assert_eq!(cells.get(5).copied(), Some("4096"), "RoCE MTU: {row}");
     }
     // The VMs' RDMA devices came from their ESXi hosts' passthrough.
-    assert!(
-        run.stdout
-            .contains("compute-01     │ compute-01: mlx5_0 port 1 ACTIVE LinkUp 100.0 Gb/sec (4X EDR) InfiniBand"),
-        "{}",
-        run.stdout
+    run.stdout_has(
+        "compute-01     │ compute-01: mlx5_0 port 1 ACTIVE LinkUp 100.0 Gb/sec (4X EDR) InfiniBand",
     );
 
-    let again = lab.cairn(&WHOLE_GUIDE);
-    assert_eq!(again.code, 0, "{}", output(&again));
+    lab.cairn(&WHOLE_GUIDE).succeeds();
     for host in ESXI.iter().chain(VMS.iter()) {
         assert_eq!(lab.changes(host), Vec::<String>::new(), "{host} changed");
     }
@@ -85,9 +76,8 @@ fn roce_left_at_mtu_1500_fails_the_roce_threshold_naming_hosts_and_numbers() {
     let lab = Lab::shipped();
     let mut args = WHOLE_GUIDE.to_vec();
     args.extend(["--param", "roce_mtu=1500"]);
-    let run = lab.cairn(&args);
-    assert_eq!(run.code, 1, "{}", output(&run));
-    let text = output(&run);
+    let run = lab.cairn(&args).fails(1);
+    let text = run.output();
     assert!(
         text.contains(
             "compute-01 -> compute-02 mlx5_1: RoCE send bandwidth 75.66 Gb/s at 8388608 bytes (MTU 1024), expected at least 90.0 Gb/s"
@@ -118,10 +108,9 @@ fn a_vm_whose_esxi_host_did_not_pass_the_ports_through_has_no_rdma_device() {
         );
     assert_ne!(broken, inventory);
     lab.write("runbooks/labs/vsphere7-4node.toml", &broken);
-    let run = lab.cairn(&WHOLE_GUIDE);
-    assert_eq!(run.code, 1, "{}", output(&run));
+    let run = lab.cairn(&WHOLE_GUIDE).fails(1);
     // Only compute-04 fails, as ibstatus fails on a guest without an RDMA device.
-    let text = output(&run);
+    let text = run.output();
     assert!(
         text.contains("`compute-04`: `ibstatus` exited with 1: Fatal error:  device 'mlx5_0': sys"),
         "{text}"
@@ -147,9 +136,7 @@ fn kill_during_a_reboot_and_resume(lab: &Lab, args: &[&str], hosts: &[&str]) -> 
     child.kill().unwrap_or_else(|e| panic!("SIGKILL: {e}"));
     let _ = child.wait();
     assert!(rebooting(), "killed during a reboot of one of {hosts:?}");
-    let resumed = lab.cairn(&["resume"]);
-    assert_eq!(resumed.code, 0, "{}", output(&resumed));
-    resumed
+    lab.cairn(&["resume"]).succeeds()
 }
 
 /// Rewrites a lab inventory of the shipped lab.
@@ -173,11 +160,7 @@ fn the_whole_guide_killed_during_the_vms_reboot_resumes_to_the_same_end() {
     );
     let resumed = kill_during_a_reboot_and_resume(&lab, &WHOLE_GUIDE, &VMS);
     assert_the_guide_is_done(&lab);
-    assert!(
-        resumed.stdout.contains("| compute-03 -> compute-04 |"),
-        "{}",
-        resumed.stdout
-    );
+    resumed.stdout_has("| compute-03 -> compute-04 |");
 }
 
 const TUNING: [&str; 4] = [
@@ -221,17 +204,10 @@ fn assert_tuned(lab: &Lab) {
 #[test]
 fn the_tuning_recipe_sets_and_checks_every_knob_then_a_second_run_changes_nothing() {
     let lab = Lab::shipped();
-    let run = lab.cairn(&TUNING);
-    assert_eq!(run.code, 0, "{}", output(&run));
+    let run = lab.cairn(&TUNING).succeeds();
     assert_tuned(&lab);
-    assert!(
-        run.stdout
-            .contains("esx03          │ | RSS rings | 4 | 4 |"),
-        "{}",
-        run.stdout
-    );
-    let again = lab.cairn(&TUNING);
-    assert_eq!(again.code, 0, "{}", output(&again));
+    run.stdout_has("esx03          │ | RSS rings | 4 | 4 |");
+    lab.cairn(&TUNING).succeeds();
     for host in ESXI {
         assert_eq!(lab.changes(host), Vec::<String>::new(), "{host} changed");
     }
@@ -239,12 +215,11 @@ fn the_tuning_recipe_sets_and_checks_every_knob_then_a_second_run_changes_nothin
     // A value out of range is refused by esxcli itself, and named.
     let mut args = TUNING.to_vec();
     args.extend(["--param", "numa_io_threshold=300"]);
-    let wrong = lab.cairn(&args);
-    assert_eq!(wrong.code, 1, "{}", output(&wrong));
+    let wrong = lab.cairn(&args).fails(1);
     assert!(
-        output(&wrong).contains("NetNetqNumaIOCpuPinThreshold"),
+        wrong.output().contains("NetNetqNumaIOCpuPinThreshold"),
         "{}",
-        output(&wrong)
+        wrong.output()
     );
 }
 
@@ -271,8 +246,7 @@ const VMA: [&str; 4] = [
 #[test]
 fn the_vma_recipe_compares_kernel_and_vma_latency_as_the_guide_does() {
     let lab = Lab::shipped();
-    let run = lab.cairn(&VMA);
-    assert_eq!(run.code, 0, "{}", output(&run));
+    let run = lab.cairn(&VMA).succeeds();
     let row = run
         .stdout
         .lines()
@@ -285,11 +259,7 @@ fn the_vma_recipe_compares_kernel_and_vma_latency_as_the_guide_does() {
     assert_eq!(cells.len(), 2, "{row}");
     assert!((6.0..7.0).contains(&cells[0]), "kernel: {row}");
     assert!((0.9..1.2).contains(&cells[1]), "VMA: {row}");
-    assert!(
-        run.stdout.contains("| Percentile | Kernel | VMA |"),
-        "{}",
-        run.stdout
-    );
+    run.stdout_has("| Percentile | Kernel | VMA |");
     // The server ran under libvma the second time, as the guide starts it.
     let servers: Vec<Vec<String>> = lab
         .sim_commands("vma-server-03")
@@ -301,25 +271,25 @@ fn the_vma_recipe_compares_kernel_and_vma_latency_as_the_guide_does() {
         servers[1].iter().any(|a| a == "LD_PRELOAD=libvma.so"),
         "{servers:?}"
     );
-    let again = lab.cairn(&VMA);
-    assert_eq!(again.code, 0, "{}", output(&again));
+    lab.cairn(&VMA).succeeds();
     for host in ["vma-server-03", "vma-client-29"] {
         assert_eq!(lab.changes(host), Vec::<String>::new(), "{host} changed");
     }
     // A stricter threshold fails with both numbers.
     let mut args = VMA.to_vec();
     args.extend(["--param", "max_vma_us=0.5"]);
-    let strict = lab.cairn(&args);
-    assert_eq!(strict.code, 1, "{}", output(&strict));
+    let strict = lab.cairn(&args).fails(1);
     assert!(
-        output(&strict).contains("vma-client-29 -> vma-server-03 11.4.3.3: VMA latency 1.0"),
+        strict
+            .output()
+            .contains("vma-client-29 -> vma-server-03 11.4.3.3: VMA latency 1.0"),
         "{}",
-        output(&strict)
+        strict.output()
     );
     assert!(
-        output(&strict).contains("expected at most 0.5 us"),
+        strict.output().contains("expected at most 0.5 us"),
         "{}",
-        output(&strict)
+        strict.output()
     );
 }
 
@@ -335,8 +305,7 @@ const FABRIC: [&str; 4] = [
 /// every host ended, so its records are the run's last writes.
 fn last_controller_outcome_write(args: &[&str], hosts: &[&str]) -> usize {
     let lab = Lab::shipped();
-    let run = lab.cairn(args);
-    assert_eq!(run.code, 0, "{}", output(&run));
+    lab.cairn(args).succeeds();
     let total: usize = hosts.iter().map(|h| lab.journal(h).len()).sum();
     let controller = lab.journal("controller");
     // The report's tables and verdicts come after the tests: the last test is what is cut.
@@ -367,15 +336,13 @@ fn outcome_missing(lab: &Lab, host: &str) -> bool {
 /// (a test's effect done, its outcome not recorded), then resumes the run to its end.
 fn crash_before_write_and_resume(lab: &Lab, args: &[&str], write: usize) -> cairn_tests::Run {
     let point = format!("{write}:before");
-    let crashed = lab.cairn_with(args, &[("CAIRN_FAULT_EXIT_AT_WRITE", point.as_str())]);
-    assert_eq!(crashed.code, 137, "{}", output(&crashed));
+    lab.cairn_with(args, &[("CAIRN_FAULT_EXIT_AT_WRITE", point.as_str())])
+        .fails(137);
     assert!(
         outcome_missing(lab, "controller"),
         "the crash lands in a controller's test"
     );
-    let resumed = lab.cairn(&["resume"]);
-    assert_eq!(resumed.code, 0, "{}", output(&resumed));
-    resumed
+    lab.cairn(&["resume"]).succeeds()
 }
 
 #[test]
@@ -411,11 +378,7 @@ fn the_vma_recipe_crashed_during_a_ping_pong_resumes_to_its_comparison() {
     let lab = Lab::shipped();
     // The VMA ping-pong ran, its outcome is not recorded.
     let resumed = crash_before_write_and_resume(&lab, &VMA, write);
-    assert!(
-        resumed.stdout.contains("| average usec |"),
-        "{}",
-        resumed.stdout
-    );
+    resumed.stdout_has("| average usec |");
     let running = &lab.sim_state("vma-server-03")["tools"]["processes"]["running"];
     assert_eq!(
         running.as_object().map(serde_json::Map::len),
@@ -438,7 +401,7 @@ fn every_shipped_runbook_passes_cairn_check() {
     for book in books {
         let path = format!("runbooks/{book}");
         let run = lab.cairn(&["check", &path]);
-        assert_eq!(run.code, 0, "{path}: {}", output(&run));
+        assert_eq!(run.code, 0, "{path}: {}", run.output());
         assert!(run.stdout.contains(": ok"), "{path}: {}", run.stdout);
     }
 }
@@ -469,10 +432,9 @@ fn maintenance_window(journal: &[serde_json::Value]) -> (u64, u64) {
 #[test]
 fn with_rolling_one_the_esxi_hosts_go_down_one_at_a_time_with_three_reboots_each() {
     let lab = Lab::shipped();
-    let run = lab.cairn(&WHOLE_GUIDE);
-    assert_eq!(run.code, 0, "{}", output(&run));
+    let run = lab.cairn(&WHOLE_GUIDE).succeeds();
     assert_the_guide_is_done(&lab);
-    assert!(run.stdout.contains("batch 4/4: esx04"), "{}", run.stdout);
+    run.stdout_has("batch 4/4: esx04");
     let hosts = ["esx01", "esx02", "esx03", "esx04"];
     let windows: Vec<(u64, u64)> = hosts
         .iter()
@@ -492,8 +454,7 @@ fn with_rolling_one_the_esxi_hosts_go_down_one_at_a_time_with_three_reboots_each
 #[test]
 fn the_tuning_recipe_reboots_one_esxi_host_at_a_time_in_maintenance_mode() {
     let lab = Lab::shipped();
-    let run = lab.cairn(&TUNING);
-    assert_eq!(run.code, 0, "{}", output(&run));
+    lab.cairn(&TUNING).succeeds();
     assert_tuned(&lab);
     let windows: Vec<(u64, u64)> = ESXI
         .iter()
@@ -531,12 +492,8 @@ stage "gates" on esxi {
         "-i",
         "runbooks/labs/esxi-4.toml",
     ]);
-    assert_ne!(run.code, 0, "{}", output(&run));
-    assert!(
-        run.stderr.contains("is poweredOff, not poweredOn"),
-        "{}",
-        output(&run)
-    );
+    assert_ne!(run.code, 0, "{}", run.output());
+    run.stderr_has("is poweredOff, not poweredOn");
 
     lab.write(
         "runbooks/driver.rhai",
@@ -548,10 +505,6 @@ stage "gates" on esxi {
         "-i",
         "runbooks/labs/esxi-4.toml",
     ]);
-    assert_ne!(run.code, 0, "{}", output(&run));
-    assert!(
-        run.stderr.contains("no NIC uses nmlx4_en"),
-        "{}",
-        output(&run)
-    );
+    assert_ne!(run.code, 0, "{}", run.output());
+    run.stderr_has("no NIC uses nmlx4_en");
 }

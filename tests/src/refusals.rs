@@ -28,12 +28,10 @@ pub(crate) fn unwrapped(text: &str) -> String {
 #[test]
 fn forks_zero_is_refused() {
     let lab = lab();
-    let run = lab.cairn(&["run", "book.rhai", "-i", "lab.toml", "--forks", "0"]);
-    assert_eq!(run.code, 2, "{}", run.stdout);
-    assert!(
-        run.stderr.contains("invalid value '0' for '--forks"),
-        "{}",
-        run.stderr
+    lab.assert_fails(
+        &["run", "book.rhai", "-i", "lab.toml", "--forks", "0"],
+        2,
+        &["invalid value '0' for '--forks"],
     );
     assert!(lab.runs().is_empty(), "nothing ran");
 }
@@ -41,49 +39,35 @@ fn forks_zero_is_refused() {
 #[test]
 fn an_unknown_run_id_lists_the_runs_for_resume_and_journal() {
     let lab = lab();
-    assert_eq!(lab.cairn(&["run", "book.rhai", "-i", "lab.toml"]).code, 0);
+    lab.cairn(&["run", "book.rhai", "-i", "lab.toml"])
+        .succeeds();
     let id = lab.runs().pop().unwrap_or_default();
     for args in [&["resume", "2099"][..], &["journal", "2099", "node01"]] {
         let run = lab.cairn(args);
         assert_eq!(run.code, 2, "{args:?}");
-        assert!(run.stderr.contains("no run `2099`"), "{}", run.stderr);
-        assert!(
-            run.stderr.contains(&format!("the runs: {id}")),
-            "{}",
-            run.stderr
-        );
-        assert!(!run.stderr.contains("entity not found"), "{}", run.stderr);
+        run.stderr_has("no run `2099`");
+        run.stderr_has(&format!("the runs: {id}"));
+        run.stderr_lacks("entity not found");
     }
     // One character off: the id it was meant to be.
     let typo = format!("{}x", &id[..id.len() - 1]);
     let run = lab.cairn(&["resume", &typo]);
-    assert!(
-        run.stderr.contains(&format!("did you mean `{id}`?")),
-        "{}",
-        run.stderr
-    );
+    run.stderr_has(&format!("did you mean `{id}`?"));
 }
 
 #[test]
 fn a_host_without_a_journal_lists_the_runs_hosts() {
     let lab = lab();
-    assert_eq!(lab.cairn(&["run", "book.rhai", "-i", "lab.toml"]).code, 0);
-    let run = lab.cairn(&["journal", "node99"]);
-    assert_eq!(run.code, 2);
-    assert!(
-        run.stderr.contains("has no journal for `node99`"),
-        "{}",
-        run.stderr
-    );
-    assert!(
-        run.stderr.contains("did you mean `node01`?"),
-        "{}",
-        run.stderr
-    );
-    assert!(
-        run.stderr.contains("its hosts with a journal: node01"),
-        "{}",
-        run.stderr
+    lab.cairn(&["run", "book.rhai", "-i", "lab.toml"])
+        .succeeds();
+    lab.assert_fails(
+        &["journal", "node99"],
+        2,
+        &[
+            "has no journal for `node99`",
+            "did you mean `node01`?",
+            "its hosts with a journal: node01",
+        ],
     );
 }
 
@@ -96,11 +80,7 @@ fn a_mistyped_runbook_path_gets_the_nearest_runbook() {
     ] {
         let run = lab.cairn(args);
         assert_eq!(run.code, 2, "{args:?}");
-        assert!(
-            run.stderr.contains("did you mean `book.rhai`?"),
-            "{}",
-            run.stderr
-        );
+        run.stderr_has("did you mean `book.rhai`?");
     }
 }
 
@@ -115,37 +95,30 @@ fn a_missing_numbered_host_in_limit_names_the_hosts_like_it() {
         "lab.toml",
         "[hosts.\"esx[01-04]\"]\naddress = \"sim:esxi7\"\ngroups = [\"esxi\"]\n",
     );
-    let run = lab.cairn(&["run", "book.rhai", "-i", "lab.toml", "--limit", "esx5"]);
-    assert_eq!(run.code, 2);
-    assert!(
-        run.stderr.contains("the hosts named `esx...`: esx[01-04]"),
-        "{}",
-        run.stderr
+    let run = lab.assert_fails(
+        &["run", "book.rhai", "-i", "lab.toml", "--limit", "esx5"],
+        2,
+        &["the hosts named `esx...`: esx[01-04]"],
     );
-    assert!(
-        !run.stderr.contains("did you mean `esxi`"),
-        "{}",
-        run.stderr
-    );
+    run.stderr_lacks("did you mean `esxi`");
 }
 
 #[test]
 fn a_simulated_host_made_with_another_model_is_refused_when_the_inventory_is_read() {
     let lab = lab();
-    assert_eq!(lab.cairn(&["run", "book.rhai", "-i", "lab.toml"]).code, 0);
+    lab.cairn(&["run", "book.rhai", "-i", "lab.toml"])
+        .succeeds();
     lab.write("lab.toml", "[hosts.node01]\naddress = \"sim:esxi7\"\n");
     let runs = lab.runs().len();
-    let run = lab.cairn(&["run", "book.rhai", "-i", "lab.toml"]);
-    assert_eq!(run.code, 2, "{}", run.stdout);
+    let run = lab.cairn(&["run", "book.rhai", "-i", "lab.toml"]).fails(2);
     assert!(
         unwrapped(&run.stderr).contains("was created with model `linux`, not `esxi7`"),
         "{}",
         run.stderr
     );
-    assert!(run.stderr.contains("sim/node01"), "{}", run.stderr);
+    run.stderr_has("sim/node01");
     assert_eq!(lab.runs().len(), runs, "no run was created");
-    let hosts = lab.cairn(&["hosts", "-i", "lab.toml"]);
-    assert_eq!(hosts.code, 2, "{}", hosts.stdout);
+    lab.cairn(&["hosts", "-i", "lab.toml"]).fails(2);
 }
 
 #[test]
@@ -159,8 +132,8 @@ fn a_syntax_error_past_column_65535_is_shown_at_its_real_line_and_column() {
     ] {
         let run = lab.cairn(args);
         assert_eq!(run.code, 2, "{args:?}");
-        assert!(run.stderr.contains("long.rhai:2:70015"), "{}", run.stderr);
-        assert!(!run.stderr.contains(":17:"), "{}", run.stderr);
+        run.stderr_has("long.rhai:2:70015");
+        run.stderr_lacks(":17:");
         assert!(
             run.stderr.lines().all(|l| l.len() < 8192),
             "a short window is drawn"
@@ -179,14 +152,11 @@ fn a_nul_in_a_var_on_the_local_transport_says_why_the_command_cannot_start() {
         "lab.toml",
         "[hosts.me]\naddress = \"local\"\nvars = { v = \"a\\u0000b\" }\n",
     );
-    let run = lab.cairn(&["run", "book.rhai", "-i", "lab.toml"]);
-    assert_eq!(run.code, 1, "{}\n{}", run.stdout, run.stderr);
-    assert!(
-        run.stderr.contains("argument 1 holds a NUL byte"),
-        "{}",
-        run.stderr
+    lab.assert_fails(
+        &["run", "book.rhai", "-i", "lab.toml"],
+        1,
+        &["argument 1 holds a NUL byte", "`echo a\\0b`"],
     );
-    assert!(run.stderr.contains("`echo a\\0b`"), "{}", run.stderr);
 }
 
 #[test]
@@ -198,7 +168,7 @@ fn cairn_runs_shows_a_stopped_driver_with_its_pid() {
     );
     lab.write("lab.toml", "[hosts.node01]\naddress = \"sim:linux\"\n");
     let mut listed = String::new();
-    let run = within_after(
+    within_after(
         lab.command(&["run", "book.rhai", "-i", "lab.toml"]),
         Duration::from_secs(30),
         "a stopped driver",
@@ -231,12 +201,12 @@ fn cairn_runs_shows_a_stopped_driver_with_its_pid() {
             );
             assert!(json.contains("\"state\":\"stopped\""), "{json}");
         },
-    );
-    assert_eq!(run.code, 0, "{}", run.stderr);
+    )
+    .succeeds();
     assert!(listed.contains("stopped "), "{listed}");
     assert!(listed.contains("driver pid "), "{listed}");
     assert!(listed.contains("is stopped: `kill -CONT "), "{listed}");
     let done = lab.cairn(&["runs"]);
-    assert!(done.stdout.contains("done "), "{}", done.stdout);
-    assert!(!done.stdout.contains("pid"), "{}", done.stdout);
+    done.stdout_has("done ");
+    done.stdout_lacks("pid");
 }

@@ -1,90 +1,98 @@
 //! The REPL driven as a person would, through a pseudo-terminal.
 
 use cairn_tests::{Lab, binary};
-use rexpect::session::spawn_command;
+use rexpect::session::{PtySession, spawn_command};
 
-fn repl(lab: &Lab) -> rexpect::session::PtySession {
+/// `cairn repl ARGS` in the lab on a pseudo-terminal, at its first `prompt`; each expected text
+/// may take `timeout_ms`.
+fn repl(lab: &Lab, args: &[&str], prompt: &str, timeout_ms: u64) -> PtySession {
     let mut command = std::process::Command::new(binary("cairn"));
     command
         .current_dir(lab.path())
         .env("XDG_STATE_HOME", lab.path())
         .env("TERM", "xterm")
-        .args(["repl", "--sim", "linux?clock=virtual"]);
-    let mut session = spawn_command(command, Some(10_000)).unwrap_or_else(|e| panic!("spawn: {e}"));
+        .arg("repl")
+        .args(args);
+    let mut session =
+        spawn_command(command, Some(timeout_ms)).unwrap_or_else(|e| panic!("spawn: {e}"));
+    expect(&mut session, prompt, "prompt");
     session
-        .exp_string("sim-linux> ")
-        .unwrap_or_else(|e| panic!("prompt: {e}"));
-    session
+}
+
+/// Waits for `text`, failing with `what` when it does not come.
+fn expect(p: &mut PtySession, text: &str, what: &str) {
+    p.exp_string(text).unwrap_or_else(|e| panic!("{what}: {e}"));
+}
+
+/// Leaves the REPL, which must then end.
+fn quit(p: &mut PtySession) {
+    p.send_line(":quit").unwrap_or_default();
+    p.exp_eof().unwrap_or_else(|e| panic!("quit: {e}"));
 }
 
 #[test]
 fn a_person_evaluates_completes_and_sees_errors_with_their_span() {
     let lab = Lab::new();
-    let mut p = repl(&lab);
+    let mut p = repl(
+        &lab,
+        &["--sim", "linux?clock=virtual"],
+        "sim-linux> ",
+        10_000,
+    );
     p.send_line(r#"let r = run(["echo", "hello from the host"]);"#)
         .unwrap_or_default();
-    p.exp_string("sim-linux> ")
-        .unwrap_or_else(|e| panic!("after let: {e}"));
+    expect(&mut p, "sim-linux> ", "after let");
     p.send_line("r.stdout").unwrap_or_default();
-    p.exp_string("hello from the host")
-        .unwrap_or_else(|e| panic!("persistent scope: {e}"));
+    expect(&mut p, "hello from the host", "persistent scope");
 
     // Tab completes a builtin.
     p.send("r.stdout.trimm").unwrap_or_default();
     p.send("\t").unwrap_or_default();
     p.send_line("()").unwrap_or_default();
-    p.exp_string("\"hello from the host\"")
-        .unwrap_or_else(|e| panic!("completed trimmed(): {e}"));
+    expect(&mut p, "\"hello from the host\"", "completed trimmed()");
 
     // An open brace continues the input; the error points into it.
     p.send_line("if true {").unwrap_or_default();
     p.send_line(r#"  run(["false"])"#).unwrap_or_default();
     p.send_line("}").unwrap_or_default();
-    p.exp_string("`false` exited with 1")
-        .unwrap_or_else(|e| panic!("error: {e}"));
-    p.exp_string("input:2:3")
-        .unwrap_or_else(|e| panic!("span: {e}"));
+    expect(&mut p, "`false` exited with 1", "error");
+    expect(&mut p, "input:2:3", "span");
 
     // A list of maps is a table.
     p.send_line(r#"[#{mst: "mt4119_pciconf1", pci: "3b:00.0"}, #{mst: "mt4119_pciconf1.1", pci: "3b:00.1"}]"#)
         .unwrap_or_default();
-    p.exp_string("mt4119_pciconf1.1  3b:00.1")
-        .unwrap_or_else(|e| panic!("table: {e}"));
+    expect(&mut p, "mt4119_pciconf1.1  3b:00.1", "table");
 
     // The session's own journal holds what was done.
     p.send_line(":journal").unwrap_or_default();
-    p.exp_string(r#"run {"argv":["echo","hello from the host"]}"#)
-        .unwrap_or_else(|e| panic!("journal: {e}"));
-    p.send_line(":quit").unwrap_or_default();
-    p.exp_eof().unwrap_or_else(|e| panic!("quit: {e}"));
+    expect(
+        &mut p,
+        r#"run {"argv":["echo","hello from the host"]}"#,
+        "journal",
+    );
+    quit(&mut p);
     assert!(lab.path().join("cairn/history").exists(), "history saved");
 }
 
 #[test]
 fn mft_installs_from_the_repl_with_the_file_names_of_the_builtin_docs() {
     let lab = Lab::new();
-    let mut command = std::process::Command::new(binary("cairn"));
-    command
-        .current_dir(lab.path())
-        .env("XDG_STATE_HOME", lab.path())
-        .env("TERM", "xterm")
-        .args(["repl", "--sim", "esxi7?clock=virtual"]);
-    let mut p = spawn_command(command, Some(20_000)).unwrap_or_else(|e| panic!("spawn: {e}"));
-    p.exp_string("sim-esxi7> ")
-        .unwrap_or_else(|e| panic!("prompt: {e}"));
+    let mut p = repl(
+        &lab,
+        &["--sim", "esxi7?clock=virtual"],
+        "sim-esxi7> ",
+        20_000,
+    );
     p.send_line(r#"esxcli::vib_installed("mft")"#)
         .unwrap_or_default();
-    p.exp_string("false")
-        .unwrap_or_else(|e| panic!("not installed yet: {e}"));
+    expect(&mut p, "false", "not installed yet");
     // The paths of docs/builtins.md, as a person would paste them.
     p.send_line(r#"esxcli::vib_install("/vmfs/volumes/nfs/mellanox/mft-4.22.1.11-10EM-703.0.0.18644231.x86_64.vib").vibs_installed"#)
         .unwrap_or_default();
-    p.exp_string("MEL_bootbank_mft_4.22.1.11-10EM")
-        .unwrap_or_else(|e| panic!("installed: {e}"));
+    expect(&mut p, "MEL_bootbank_mft_4.22.1.11-10EM", "installed");
     p.send_line(r#"esxcli::vib_install("/vmfs/volumes/nfs/mellanox/nmst-4.22.1.11-1OEM.703.0.0.18644231.x86_64.vib", #{ force: true }).changed"#)
         .unwrap_or_default();
-    p.exp_string("true")
-        .unwrap_or_else(|e| panic!("nmst installed: {e}"));
+    expect(&mut p, "true", "nmst installed");
     // Each answer, then the next prompt, then a pause: at a new prompt rustyline asks the
     // terminal where its cursor is and reads the reply for 100 ms; a pseudo-terminal does not
     // reply, so what is typed within that time would be read as the reply.
@@ -107,14 +115,12 @@ fn mft_installs_from_the_repl_with_the_file_names_of_the_builtin_docs() {
     p.send("\t").unwrap_or_default();
     p.send_line(r#"("mt4119_pciconf1").params.SRIOV_EN.current.label"#)
         .unwrap_or_default();
-    p.exp_string("\"True\"")
-        .unwrap_or_else(|e| panic!("mlxconfig::query completed and ran: {e}"));
-    p.send_line(":quit").unwrap_or_default();
-    p.exp_eof().unwrap_or_else(|e| panic!("quit: {e}"));
+    expect(&mut p, "\"True\"", "mlxconfig::query completed and ran");
+    quit(&mut p);
 }
 
 /// Types `text` a key at a time, as a person does.
-fn type_slowly(p: &mut rexpect::session::PtySession, text: &str) {
+fn type_slowly(p: &mut PtySession, text: &str) {
     for c in text.chars() {
         if c == '\r' {
             p.send_line("").unwrap_or_default();
@@ -129,30 +135,36 @@ fn type_slowly(p: &mut rexpect::session::PtySession, text: &str) {
 #[test]
 fn functions_stay_defined_help_has_names_and_completion_lists_only_real_members() {
     let lab = Lab::new();
-    let mut p = repl(&lab);
+    let mut p = repl(
+        &lab,
+        &["--sim", "linux?clock=virtual"],
+        "sim-linux> ",
+        10_000,
+    );
     type_slowly(&mut p, "fn twice(a) { a * 2 }\r");
-    p.exp_string("sim-linux> ")
-        .unwrap_or_else(|e| panic!("fn: {e}"));
+    expect(&mut p, "sim-linux> ", "fn");
     type_slowly(&mut p, "let k = 5; let add = |x| x + k;\r");
-    p.exp_string("sim-linux> ")
-        .unwrap_or_else(|e| panic!("closure: {e}"));
+    expect(&mut p, "sim-linux> ", "closure");
     type_slowly(&mut p, "twice(4) + add.call(1)\r");
-    p.exp_string("14")
-        .unwrap_or_else(|e| panic!("both still defined: {e}"));
+    expect(&mut p, "14", "both still defined");
 
     type_slowly(&mut p, ":help run\r");
-    p.exp_string("run(argv: array, options: map) -> map")
-        .unwrap_or_else(|e| panic!("help signature: {e}"));
-    p.exp_string("Runs a command on the current host.")
-        .unwrap_or_else(|e| panic!("help text: {e}"));
+    expect(
+        &mut p,
+        "run(argv: array, options: map) -> map",
+        "help signature",
+    );
+    expect(&mut p, "Runs a command on the current host.", "help text");
     type_slowly(&mut p, ":help mlxconfig::set\r");
-    p.exp_string("mlxconfig::set(dev: string, values: map) -> map")
-        .unwrap_or_else(|e| panic!("vendor help: {e}"));
+    expect(
+        &mut p,
+        "mlxconfig::set(dev: string, values: map) -> map",
+        "vendor help",
+    );
 
     // An array of maps offers the array's methods, not the maps' keys.
     type_slowly(&mut p, "let devs = [#{pci: \"3b:00.0\"}];\r");
-    p.exp_string("sim-linux> ")
-        .unwrap_or_else(|e| panic!("devs: {e}"));
+    expect(&mut p, "sim-linux> ", "devs");
     type_slowly(&mut p, "devs.p\t\t");
     let (_, listed) = p
         .exp_regex("pad\\s+pop[^\\n]*push")
@@ -161,18 +173,15 @@ fn functions_stay_defined_help_has_names_and_completion_lists_only_real_members(
     p.send_control('u').unwrap_or_default();
     // Tab completes the common prefix of a string's methods, then lists them.
     type_slowly(&mut p, "\rlet s = \" up \";\r");
-    p.exp_string("sim-linux> ")
-        .unwrap_or_else(|e| panic!("s: {e}"));
+    expect(&mut p, "sim-linux> ", "s");
     type_slowly(&mut p, "s.tri\t");
     std::thread::sleep(std::time::Duration::from_millis(200));
     type_slowly(&mut p, "\t");
     p.exp_regex("trim\\s+trimmed")
         .unwrap_or_else(|e| panic!("string methods: {e}"));
     type_slowly(&mut p, "med()\r");
-    p.exp_string("\"up\"")
-        .unwrap_or_else(|e| panic!("trimmed(): {e}"));
-    p.send_line(":quit").unwrap_or_default();
-    p.exp_eof().unwrap_or_else(|e| panic!("quit: {e}"));
+    expect(&mut p, "\"up\"", "trimmed()");
+    quit(&mut p);
 }
 
 #[test]
@@ -182,53 +191,36 @@ fn a_repl_on_an_inventory_sees_its_groups_and_patterns() {
         "lab.toml",
         "[hosts.\"esx[01-02]\"]\naddress = \"sim:esxi7?clock=virtual\"\ngroups = [\"esxi\"]\n\n[hosts.node01]\naddress = \"sim:linux?clock=virtual\"\ngroups = [\"compute\"]\n",
     );
-    let mut command = std::process::Command::new(binary("cairn"));
-    command
-        .current_dir(lab.path())
-        .env("XDG_STATE_HOME", lab.path())
-        .env("TERM", "xterm")
-        .args(["repl", "-i", "lab.toml", "--host", "node01"]);
-    let mut p = spawn_command(command, Some(10_000)).unwrap_or_else(|e| panic!("spawn: {e}"));
-    p.exp_string("node01> ")
-        .unwrap_or_else(|e| panic!("prompt: {e}"));
+    let mut p = repl(
+        &lab,
+        &["-i", "lab.toml", "--host", "node01"],
+        "node01> ",
+        10_000,
+    );
     type_slowly(&mut p, "hosts(\"esxi\").map(|h| h.name)\r");
-    p.exp_string("esx01")
-        .unwrap_or_else(|e| panic!("esx01: {e}"));
-    p.exp_string("esx02")
-        .unwrap_or_else(|e| panic!("esx02: {e}"));
+    expect(&mut p, "esx01", "esx01");
+    expect(&mut p, "esx02", "esx02");
     type_slowly(&mut p, ":hosts esx*:!esx01\r");
     p.exp_regex("esx02\\s+sim:esxi7")
         .unwrap_or_else(|e| panic!(":hosts PATTERN: {e}"));
     type_slowly(&mut p, ":hosts esk01\r");
-    p.exp_string("did you mean `esx01`?")
-        .unwrap_or_else(|e| panic!(":hosts typo: {e}"));
-    p.send_line(":quit").unwrap_or_default();
-    p.exp_eof().unwrap_or_else(|e| panic!("quit: {e}"));
+    expect(&mut p, "did you mean `esx01`?", ":hosts typo");
+    quit(&mut p);
 }
 
 #[test]
 fn ctrl_c_stops_a_running_command_at_once_and_keeps_what_was_typed() {
     let lab = Lab::new();
-    let mut command = std::process::Command::new(binary("cairn"));
-    command
-        .current_dir(lab.path())
-        .env("XDG_STATE_HOME", lab.path())
-        .env("TERM", "xterm")
-        // A real clock: `sleep 30` would take thirty seconds.
-        .args(["repl", "--sim", "linux"]);
-    let mut p = spawn_command(command, Some(10_000)).unwrap_or_else(|e| panic!("spawn: {e}"));
-    p.exp_string("sim-linux> ")
-        .unwrap_or_else(|e| panic!("prompt: {e}"));
+    // A real clock: `sleep 30` would take thirty seconds.
+    let mut p = repl(&lab, &["--sim", "linux"], "sim-linux> ", 10_000);
     p.send_line(r#"run(["sleep", "30"])"#).unwrap_or_default();
     std::thread::sleep(std::time::Duration::from_millis(500));
     // Typed ahead while the command runs.
     type_slowly(&mut p, "40 + 2");
     let pressed = std::time::Instant::now();
     p.send_control('c').unwrap_or_default();
-    p.exp_string("was stopped while it ran")
-        .unwrap_or_else(|e| panic!("stopped: {e}"));
-    p.exp_string("sim-linux> ")
-        .unwrap_or_else(|e| panic!("back: {e}"));
+    expect(&mut p, "was stopped while it ran", "stopped");
+    expect(&mut p, "sim-linux> ", "back");
     assert!(
         pressed.elapsed() < std::time::Duration::from_secs(5),
         "back at the prompt after {:?}",
@@ -237,8 +229,6 @@ fn ctrl_c_stops_a_running_command_at_once_and_keeps_what_was_typed() {
     // (Not a speed target: without the interrupt the command would take thirty seconds.)
     // The line typed during the command is still there: Enter evaluates it.
     p.send_line("").unwrap_or_default();
-    p.exp_string("42")
-        .unwrap_or_else(|e| panic!("type-ahead kept: {e}"));
-    p.send_line(":quit").unwrap_or_default();
-    p.exp_eof().unwrap_or_else(|e| panic!("quit: {e}"));
+    expect(&mut p, "42", "type-ahead kept");
+    quit(&mut p);
 }

@@ -16,10 +16,6 @@ const WHOLE_GUIDE: [&str; 4] = [
     "runbooks/labs/vsphere7-4node.toml",
 ];
 
-fn output(run: &cairn_tests::Run) -> String {
-    format!("{}\n{}", run.stdout, run.stderr)
-}
-
 /// Headless Chromium, or `None` (with a note) outside CI when it is not installed; CI must
 /// have it.
 pub(crate) fn chromium() -> Option<PathBuf> {
@@ -139,10 +135,8 @@ fn recorded_measurements(lab: &Lab) -> Vec<(String, String, String, usize)> {
 #[test]
 fn the_report_of_the_whole_guide_loads_in_headless_chromium_with_a_plot_per_measurement() {
     let lab = Lab::shipped();
-    let run = lab.cairn(&WHOLE_GUIDE);
-    assert_eq!(run.code, 0, "{}", output(&run));
-    let report = lab.cairn(&["report", "-o", "report.html"]);
-    assert_eq!(report.code, 0, "{}", output(&report));
+    let run = lab.cairn(&WHOLE_GUIDE).succeeds();
+    lab.cairn(&["report", "-o", "report.html"]).succeeds();
     let page = lab.path().join("report.html");
     let html = std::fs::read_to_string(&page).unwrap_or_else(|e| panic!("{e}"));
     assert!(!html.contains("<script"), "no JavaScript");
@@ -227,18 +221,16 @@ fn a_failed_threshold_is_shown_once_with_its_runbook_line_and_a_differing_firmwa
     );
     let mut args = WHOLE_GUIDE.to_vec();
     args.extend(["--param", "roce_mtu=1500"]);
-    let run = lab.cairn(&args);
-    assert_eq!(run.code, 1, "{}", output(&run));
+    lab.cairn(&args).fails(1);
     let report = lab.cairn(&["report", "-o", "out/report.html"]);
     assert_eq!(
         report.code,
         2,
         "a missing folder is an error: {}",
-        output(&report)
+        report.output()
     );
     std::fs::create_dir_all(lab.path().join("out")).unwrap_or_else(|e| panic!("{e}"));
-    let report = lab.cairn(&["report", "-o", "out/report.html"]);
-    assert_eq!(report.code, 0, "{}", output(&report));
+    lab.cairn(&["report", "-o", "out/report.html"]).succeeds();
     let html = std::fs::read_to_string(lab.path().join("out/report.html"))
         .unwrap_or_else(|e| panic!("{e}"));
 
@@ -403,30 +395,25 @@ pub(crate) fn escape_like_the_page(text: &str) -> String {
 #[test]
 fn a_mistyped_run_id_is_refused_with_a_did_you_mean_and_writes_nothing() {
     let lab = Lab::shipped();
-    let none = lab.cairn(&["report", "-o", "r.html"]);
-    assert_eq!(none.code, 2, "{}", output(&none));
-    assert!(none.stderr.contains("no runs in"), "{}", none.stderr);
-    let run = lab.cairn(&[
+    lab.assert_fails(&["report", "-o", "r.html"], 2, &["no runs in"]);
+    lab.cairn(&[
         "run",
         "runbooks/vma-latency.rhai",
         "-i",
         "runbooks/labs/vma-2node.toml",
-    ]);
-    assert_eq!(run.code, 0, "{}", output(&run));
+    ])
+    .succeeds();
     let id = lab.runs().pop().unwrap_or_default();
     let typo = format!("{}x", &id[..id.len() - 1]);
-    let wrong = lab.cairn(&["report", &typo, "-o", "r.html"]);
-    assert_eq!(wrong.code, 2, "{}", output(&wrong));
-    assert!(
-        wrong.stderr.contains(&format!("did you mean `{id}`")),
-        "{}",
-        wrong.stderr
+    lab.assert_fails(
+        &["report", &typo, "-o", "r.html"],
+        2,
+        &[&format!("did you mean `{id}`")],
     );
     assert!(!lab.path().join("r.html").exists());
 
     // The VMA recipe's run: one chart of kernel against VMA, both series' points drawn.
-    let right = lab.cairn(&["report", &id, "-o", "r.html"]);
-    assert_eq!(right.code, 0, "{}", output(&right));
+    lab.cairn(&["report", &id, "-o", "r.html"]).succeeds();
     let html = std::fs::read_to_string(lab.path().join("r.html")).unwrap_or_else(|e| panic!("{e}"));
     let journal = lab.journal("controller");
     let percentiles: Vec<usize> = records(&journal, "outcome")

@@ -115,8 +115,7 @@ fn the_report_draws_each_all_pairs_matrix_as_a_heatmap_and_the_manifest_differen
         .sum();
     assert_eq!(recorded_pairs, 28, "8 hosts, 7 rounds of 4 pairs");
 
-    let report = lab.cairn(&["report", "-o", "report.html"]);
-    assert_eq!(report.code, 0, "{}{}", report.stdout, report.stderr);
+    lab.cairn(&["report", "-o", "report.html"]).succeeds();
     let page = lab.path().join("report.html");
     let html = std::fs::read_to_string(&page).unwrap_or_else(|e| panic!("{e}"));
     let dom = match chromium() {

@@ -106,14 +106,11 @@ fn a_resumed_run_keeps_the_first_attempts_failures_on_a_time_axis_with_each_atte
     let lab = Lab::new();
     lab.write("book.rhai", FAILS_THEN_PASSES);
     lab.write("lab.toml", &inventory("node[01-03]", "clock=virtual"));
-    let first = lab.cairn(&["run", "book.rhai", "-i", "lab.toml"]);
-    assert_eq!(first.code, 1, "{}\n{}", first.stdout, first.stderr);
+    lab.cairn(&["run", "book.rhai", "-i", "lab.toml"]).fails(1);
     lab.write("book.rhai", &FAILS_THEN_PASSES.replace("false", "true"));
     // The edited stage runs again from its start.
-    let resumed = lab.cairn(&["resume", "--from-stage", "tune"]);
-    assert_eq!(resumed.code, 0, "{}\n{}", resumed.stdout, resumed.stderr);
-    let report = lab.cairn(&["report", "-o", "report.html"]);
-    assert_eq!(report.code, 0, "{}", report.stderr);
+    let resumed = lab.cairn(&["resume", "--from-stage", "tune"]).succeeds();
+    let report = lab.cairn(&["report", "-o", "report.html"]).succeeds();
     assert!(
         report.stdout.contains(&counted(&resumed.stdout)),
         "one count: {}\n{}",
@@ -182,29 +179,24 @@ fn a_resumed_run_keeps_the_first_attempts_failures_on_a_time_axis_with_each_atte
 #[test]
 fn the_pdf_opens_on_the_verdict_and_its_first_page_renders() {
     let lab = Lab::shipped();
-    let run = lab.cairn(&[
+    lab.cairn(&[
         "run",
         "runbooks/vma-latency.rhai",
         "-i",
         "runbooks/labs/vma-2node.toml",
-    ]);
-    assert_eq!(run.code, 0, "{}\n{}", run.stdout, run.stderr);
+    ])
+    .succeeds();
     let missing = lab.cairn_with(
         &["report", "--pdf", "-o", "report.pdf"],
         &[("CAIRN_CHROMIUM", "/nonexistent/chromium")],
     );
     assert_ne!(missing.code, 0, "{}", missing.stderr);
-    assert!(
-        missing.stderr.contains("did not print"),
-        "{}",
-        missing.stderr
-    );
+    missing.stderr_has("did not print");
     assert!(!lab.path().join("report.pdf").exists());
     if chromium().is_none() || !installed("pdftoppm") {
         return;
     }
-    let pdf = lab.cairn(&["report", "--pdf"]);
-    assert_eq!(pdf.code, 0, "{}\n{}", pdf.stdout, pdf.stderr);
+    lab.cairn(&["report", "--pdf"]).succeeds();
     let path = lab.path().join("report.pdf");
     let bytes = std::fs::read(&path).unwrap_or_else(|e| panic!("{e}"));
     assert!(bytes.starts_with(b"%PDF-"), "a PDF");

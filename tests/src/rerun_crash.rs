@@ -6,6 +6,8 @@ use std::time::{Duration, Instant};
 
 use cairn_tests::{Lab, records};
 
+use crate::crash::{crashed_at, resume_by_id};
+
 const RUNBOOK: &str = "runbooks/vsphere7-ib-roce-passthrough.rhai";
 const INVENTORY: &str = "runbooks/labs/vsphere7-4node.toml";
 const HOSTS: [&str; 9] = [
@@ -61,8 +63,9 @@ fn critical(lab: &Lab) -> Vec<(String, Vec<Vec<String>>)> {
 #[test]
 fn a_kill_at_any_write_of_an_idempotent_rerun_reboots_nothing_on_resume() {
     let template = Lab::shipped();
-    let first = template.cairn(&["run", RUNBOOK, "-i", INVENTORY]);
-    assert_eq!(first.code, 0, "{}", first.stderr);
+    template
+        .cairn(&["run", RUNBOOK, "-i", INVENTORY])
+        .succeeds();
     let set_up = critical(&template);
     assert!(
         set_up.iter().any(|(_, c)| !c.is_empty()),
@@ -71,8 +74,7 @@ fn a_kill_at_any_write_of_an_idempotent_rerun_reboots_nothing_on_resume() {
     // Run ids are per second: the second run must get its own.
     std::thread::sleep(Duration::from_millis(1100));
     let measure = template.copy();
-    let second = measure.cairn(&["run", RUNBOOK, "-i", INVENTORY]);
-    assert_eq!(second.code, 0, "{}", second.stderr);
+    measure.cairn(&["run", RUNBOOK, "-i", INVENTORY]).succeeds();
     assert_eq!(
         critical(&measure),
         set_up,
@@ -94,23 +96,11 @@ fn a_kill_at_any_write_of_an_idempotent_rerun_reboots_nothing_on_resume() {
     for k in (1..=total).step_by(stride) {
         let lab = template.copy();
         let fault = format!("{k}:after");
-        let crashed = lab.cairn_with(
-            &["run", RUNBOOK, "-i", INVENTORY],
-            &[("CAIRN_FAULT_EXIT_AT_WRITE", &fault)],
-        );
-        if crashed.code == 0 {
+        if !crashed_at(&lab, &["run", RUNBOOK, "-i", INVENTORY], &fault) {
             continue;
         }
-        assert_eq!(crashed.code, 137, "crash {fault}: {}", crashed.stderr);
         trials += 1;
-        // By id: a kill at the run's very last write leaves it finished, and resuming it replays.
-        let id = lab.runs().pop().unwrap_or_default();
-        let resumed = lab.cairn(&["resume", &id]);
-        assert_eq!(
-            resumed.code, 0,
-            "{fault}: resume\n{}\n{}",
-            resumed.stdout, resumed.stderr
-        );
+        resume_by_id(&lab, &fault);
         for host in HOSTS {
             let ends = records(&lab.journal(host), "host_end").len();
             assert!(ends >= 1, "{fault}: {host} ended");

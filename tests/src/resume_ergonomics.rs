@@ -33,9 +33,8 @@ fn lab(book: &str) -> Lab {
 #[test]
 fn from_stage_takes_the_number_shown_or_a_unique_prefix_and_lists_the_stages_otherwise() {
     let lab = lab(STAGES);
-    let run = lab.cairn(&["run", "book.rhai", "-i", "lab.toml"]);
-    assert_eq!(run.code, 1, "{}", run.stderr);
-    assert!(run.stdout.contains("stage 3: tune"), "{}", run.stdout);
+    let run = lab.cairn(&["run", "book.rhai", "-i", "lab.toml"]).fails(1);
+    run.stdout_has("stage 3: tune");
     lab.write("book.rhai", &STAGES.replace("false", "true"));
     let before = lab.sim_commands("node01").len();
     for (given, wrong) in [
@@ -63,12 +62,8 @@ fn from_stage_takes_the_number_shown_or_a_unique_prefix_and_lists_the_stages_oth
         );
     }
     assert_eq!(lab.sim_commands("node01").len(), before, "nothing ran");
-    let by_prefix = lab.cairn(&["resume", "--from-stage", "install t"]);
-    assert_eq!(
-        by_prefix.code, 0,
-        "{}\n{}",
-        by_prefix.stdout, by_prefix.stderr
-    );
+    lab.cairn(&["resume", "--from-stage", "install t"])
+        .succeeds();
     assert_eq!(
         lab.sim_count("node01", &["echo", "two"]),
         2,
@@ -77,7 +72,7 @@ fn from_stage_takes_the_number_shown_or_a_unique_prefix_and_lists_the_stages_oth
     assert_eq!(lab.sim_count("node01", &["echo", "one"]), 1);
     let by_number = lab.cairn(&["resume", "--from-stage", "3"]);
     // The run is done: nothing to resume, and the answer says so.
-    assert_eq!(by_number.code, 2, "{}", by_number.stderr);
+    by_number.fails(2);
 }
 
 /// A run killed right before the outcome of its `echo` was written: the command ran, the
@@ -86,11 +81,11 @@ fn crashed_with_an_unknown_outcome() -> Lab {
     let lab = lab(
         "stage \"s\" on all {\n    run([\"echo\", \"once\"]);\n    run([\"echo\", \"after\"]);\n}\n",
     );
-    let crashed = lab.cairn_with(
+    lab.cairn_with(
         &["run", "book.rhai", "-i", "lab.toml"],
         &[("CAIRN_FAULT_EXIT_AT_WRITE", "4:before")],
-    );
-    assert_eq!(crashed.code, 137, "{}", crashed.stderr);
+    )
+    .fails(137);
     assert_eq!(lab.sim_count("node01", &["echo", "once"]), 1);
     lab
 }
@@ -129,16 +124,13 @@ fn resume_on_a_terminal_asks_about_each_unknown_outcome() {
 #[test]
 fn resume_without_a_terminal_stops_and_names_the_assume_to_pass() {
     let lab = crashed_with_an_unknown_outcome();
-    let resume = lab.cairn(&["resume"]);
-    assert_eq!(resume.code, 2, "{}", resume.stderr);
-    assert!(resume.stderr.contains("--assume done"), "{}", resume.stderr);
+    lab.assert_fails(&["resume"], 2, &["--assume done"]);
     assert_eq!(
         lab.sim_count("node01", &["echo", "after"]),
         0,
         "nothing ran"
     );
-    let redo = lab.cairn(&["resume", "--assume", "redo"]);
-    assert_eq!(redo.code, 0, "{}", redo.stderr);
+    lab.cairn(&["resume", "--assume", "redo"]).succeeds();
     assert_eq!(lab.sim_count("node01", &["echo", "once"]), 2);
 }
 
@@ -147,20 +139,16 @@ fn a_moved_runbook_is_accepted_when_its_content_is_the_same() {
     let lab = crashed_with_an_unknown_outcome();
     let text = std::fs::read_to_string(lab.path().join("book.rhai")).unwrap_or_default();
     std::fs::remove_file(lab.path().join("book.rhai")).unwrap_or_default();
-    let gone = lab.cairn(&["resume", "--assume", "done"]);
-    assert_eq!(gone.code, 2, "{}", gone.stderr);
-    assert!(gone.stderr.contains("--runbook PATH"), "{}", gone.stderr);
+    lab.assert_fails(&["resume", "--assume", "done"], 2, &["--runbook PATH"]);
     lab.write("moved/book.rhai", &text.replace("after", "later"));
-    let edited = lab.cairn(&["resume", "--assume", "done", "--runbook", "moved/book.rhai"]);
-    assert_eq!(edited.code, 2, "{}", edited.stderr);
-    assert!(
-        edited.stderr.contains("is not the runbook run"),
-        "{}",
-        edited.stderr
+    lab.assert_fails(
+        &["resume", "--assume", "done", "--runbook", "moved/book.rhai"],
+        2,
+        &["is not the runbook run"],
     );
     lab.write("moved/book.rhai", &text);
-    let moved = lab.cairn(&["resume", "--assume", "done", "--runbook", "moved/book.rhai"]);
-    assert_eq!(moved.code, 0, "{}\n{}", moved.stdout, moved.stderr);
+    lab.cairn(&["resume", "--assume", "done", "--runbook", "moved/book.rhai"])
+        .succeeds();
     assert_eq!(lab.sim_count("node01", &["echo", "after"]), 1);
     let id = lab.runs().pop().unwrap_or_default();
     let meta = std::fs::read_to_string(lab.path().join(format!(".cairn/runs/{id}/run.json")))
@@ -179,24 +167,16 @@ fn a_replayed_result_of_another_shape_is_refused_naming_the_record() {
         "book.rhai",
         "stage \"s\" on all {\n    let nics = esxcli::nic_list();\n    log(`nics: ${nics.len()}`);\n    run([\"false\"]);\n}\n",
     );
-    let first = lab.cairn(&["run", "book.rhai", "-i", "lab.toml"]);
-    assert_eq!(first.code, 1, "{}\n{}", first.stdout, first.stderr);
-    assert!(first.stdout.contains("nics: 4"), "{}", first.stdout);
+    let first = lab.cairn(&["run", "book.rhai", "-i", "lab.toml"]).fails(1);
+    first.stdout_has("nics: 4");
     let (id, _) = crate::typed_results::edit_result(&lab, "esx01", 1, |result| {
         let nics = result.take();
         assert!(nics.is_array(), "{nics}");
         *result = serde_json::json!({ "nics": nics });
     });
 
-    let resumed = lab.cairn(&["resume"]);
-    assert_eq!(resumed.code, 1, "{}\n{}", resumed.stdout, resumed.stderr);
-    assert!(!resumed.stdout.contains("nics: 0"), "{}", resumed.stdout);
+    let resumed = lab.cairn(&["resume"]).fails(1);
+    resumed.stdout_lacks("nics: 0");
     let journal = format!(".cairn/runs/{id}/esx01.jsonl line 3");
-    assert!(
-        resumed.stdout.contains(&format!(
-            "the result of `esxcli::nic_list` (action 1) does not read as esxcli's NIC list: invalid type: map, expected a sequence (journal {journal})"
-        )),
-        "{}",
-        resumed.stdout
-    );
+    resumed.stdout_has(&format!("the result of `esxcli::nic_list` (action 1) does not read as esxcli's NIC list: invalid type: map, expected a sequence (journal {journal})"));
 }

@@ -3,6 +3,7 @@
 
 use cairn_tests::{Lab, records};
 
+use crate::crash::crashed_at;
 use crate::executor::inventory;
 
 /// Fails twice (`false`), then succeeds: `n` counts attempts in the script.
@@ -34,8 +35,9 @@ fn retry_waits(lab: &Lab) -> usize {
 #[test]
 fn retry_runs_the_closure_until_it_succeeds_waiting_on_the_host_clock() {
     let lab = lab(FLAKY);
-    let run = lab.cairn(&["run", "book.rhai", "-i", "lab.toml"]);
-    assert_eq!(run.code, 0, "{}\n{}", run.stdout, run.stderr);
+    let run = lab
+        .cairn(&["run", "book.rhai", "-i", "lab.toml"])
+        .succeeds();
     assert_eq!(lab.sim_count("node01", &["false"]), 2);
     assert_eq!(lab.sim_count("node01", &["echo", "up"]), 1);
     assert_eq!(
@@ -43,7 +45,7 @@ fn retry_runs_the_closure_until_it_succeeds_waiting_on_the_host_clock() {
         2,
         "one journaled wait after each failure"
     );
-    assert!(run.stdout.contains("took 3 attempts"), "{}", run.stdout);
+    run.stdout_has("took 3 attempts");
     // Two waits of 30 s on the virtual clock: the simulated host's time moved a minute.
     let state = lab.sim_state("node01");
     let clock = state["clock_millis"].as_u64().unwrap_or(0);
@@ -59,22 +61,17 @@ fn retry_runs_the_closure_until_it_succeeds_waiting_on_the_host_clock() {
 #[test]
 fn the_error_after_the_last_attempt_says_how_many_were_tried() {
     let lab = lab("stage \"s\" on all {\n    retry(3, 1, || run([\"false\"]));\n}\n");
-    let run = lab.cairn(&["run", "book.rhai", "-i", "lab.toml"]);
-    assert_eq!(run.code, 1, "{}\n{}", run.stdout, run.stderr);
-    assert!(
-        run.stderr
-            .contains("retry: all 3 attempt(s) failed, 1 s apart; the last: `false`"),
-        "{}",
-        run.stderr
+    lab.assert_fails(
+        &["run", "book.rhai", "-i", "lab.toml"],
+        1,
+        &["retry: all 3 attempt(s) failed, 1 s apart; the last: `false`"],
     );
     assert_eq!(lab.sim_count("node01", &["false"]), 3);
     let zero = self::lab("stage \"s\" on all {\n    retry(0, 1, || run([\"true\"]));\n}\n");
-    let refused = zero.cairn(&["run", "book.rhai", "-i", "lab.toml"]);
-    assert_eq!(refused.code, 2, "{}", refused.stderr);
-    assert!(
-        refused.stderr.contains("at least 1 attempt"),
-        "{}",
-        refused.stderr
+    zero.assert_fails(
+        &["run", "book.rhai", "-i", "lab.toml"],
+        2,
+        &["at least 1 attempt"],
     );
 }
 
@@ -83,8 +80,7 @@ fn a_runbook_error_in_the_closure_is_not_retried() {
     let lab = lab(
         "stage \"s\" on all {\n    retry(4, 1, || run([\"true\"], #{ alow_fail: true }));\n}\n",
     );
-    let run = lab.cairn(&["run", "book.rhai", "-i", "lab.toml"]);
-    assert_eq!(run.code, 2, "{}", run.stderr);
+    let run = lab.cairn(&["run", "book.rhai", "-i", "lab.toml"]).fails(2);
     assert_eq!(retry_waits(&lab), 0, "{}", run.stderr);
 }
 
@@ -93,14 +89,9 @@ fn a_resume_after_a_crash_goes_on_counting_attempts() {
     for k in 1..=14 {
         let lab = lab(FLAKY);
         let fault = format!("{k}:after");
-        let crashed = lab.cairn_with(
-            &["run", "book.rhai", "-i", "lab.toml"],
-            &[("CAIRN_FAULT_EXIT_AT_WRITE", &fault)],
-        );
-        if crashed.code == 0 {
+        if !crashed_at(&lab, &["run", "book.rhai", "-i", "lab.toml"], &fault) {
             break;
         }
-        assert_eq!(crashed.code, 137, "{fault}: {}", crashed.stderr);
         // An attempt whose failure is the journal's last record may have been the host's
         // end, so it runs again; every failure the run went on past is replayed as counted.
         let journal = lab.journal("node01");

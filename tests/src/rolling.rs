@@ -60,13 +60,10 @@ fn a_rolling_stage_runs_its_hosts_in_batches_in_inventory_order() {
     let lab = Lab::new();
     lab.write("book.rhai", ROLLING);
     lab.write("lab.toml", &lab_of(5, ""));
-    let run = lab.cairn(&["run", "book.rhai", "-i", "lab.toml"]);
-    assert_eq!(run.code, 0, "{}\n{}", run.stdout, run.stderr);
-    assert!(
-        run.stdout.contains("batch 2/3: 2 hosts: node[03-04]"),
-        "{}",
-        run.stdout
-    );
+    let run = lab
+        .cairn(&["run", "book.rhai", "-i", "lab.toml"])
+        .succeeds();
+    run.stdout_has("batch 2/3: 2 hosts: node[03-04]");
     let expected = [
         (1, "node01"),
         (1, "node02"),
@@ -104,8 +101,8 @@ fn a_percentage_cuts_the_group_as_ansible_does_and_serial_zero_is_all_at_once() 
         &ROLLING.replace("serial size", "serial \"50%\""),
     );
     lab.write("lab.toml", &lab_of(5, ""));
-    let run = lab.cairn(&["run", "book.rhai", "-i", "lab.toml"]);
-    assert_eq!(run.code, 0, "{}\n{}", run.stdout, run.stderr);
+    lab.cairn(&["run", "book.rhai", "-i", "lab.toml"])
+        .succeeds();
     // 50% of 5 is 2.5, rounded down to 2: three batches.
     let last = records(&lab.journal("node05"), "batch")[0]["data"].clone();
     assert_eq!(
@@ -116,8 +113,8 @@ fn a_percentage_cuts_the_group_as_ansible_does_and_serial_zero_is_all_at_once() 
     let all = Lab::new();
     all.write("book.rhai", ROLLING);
     all.write("lab.toml", &lab_of(3, ""));
-    let run = all.cairn(&["run", "book.rhai", "-i", "lab.toml", "--param", "size=0"]);
-    assert_eq!(run.code, 0, "{}\n{}", run.stdout, run.stderr);
+    all.cairn(&["run", "book.rhai", "-i", "lab.toml", "--param", "size=0"])
+        .succeeds();
     let batch = records(&all.journal("node03"), "batch")[0]["data"].clone();
     assert_eq!(
         (batch["batch"].clone(), batch["of"].clone()),
@@ -177,8 +174,7 @@ fn a_resume_continues_with_the_batch_that_was_running() {
         0,
         "batch 3 waited"
     );
-    let second = lab.cairn(&["resume"]);
-    assert_eq!(second.code, 0, "{}\n{}", second.stdout, second.stderr);
+    lab.cairn(&["resume"]).succeeds();
     assert_eq!(
         lab.sim_count("node01", &["echo", "rolling"]),
         1,
@@ -206,23 +202,25 @@ fn a_bad_serial_is_refused_before_anything_runs() {
         "book.rhai",
         &ROLLING.replace("serial size", "serial \"150%\""),
     );
-    let run = lab.cairn(&["run", "book.rhai", "-i", "lab.toml"]);
-    assert_eq!(run.code, 2, "{}\n{}", run.stdout, run.stderr);
-    assert!(run.stderr.contains("`serial \"150%\"`"), "{}", run.stderr);
+    lab.assert_fails(
+        &["run", "book.rhai", "-i", "lab.toml"],
+        2,
+        &["`serial \"150%\"`"],
+    );
     assert_eq!(lab.sim_count("node01", &["echo", "rolling"]), 0);
 
     lab.write("typo.rhai", &ROLLING.replace("serial size", "serail 2"));
-    let run = lab.cairn(&["run", "typo.rhai", "-i", "lab.toml"]);
-    assert_eq!(run.code, 2, "{}\n{}", run.stdout, run.stderr);
-    assert!(
-        run.stderr.contains("did you mean `serial`?"),
-        "{}",
-        run.stderr
+    lab.assert_fails(
+        &["run", "typo.rhai", "-i", "lab.toml"],
+        2,
+        &["did you mean `serial`?"],
     );
 
     lab.write("param.rhai", ROLLING);
-    let run = lab.cairn(&["run", "param.rhai", "-i", "lab.toml", "--param", "size=-2"]);
-    assert_eq!(run.code, 2, "{}\n{}", run.stdout, run.stderr);
-    assert!(run.stderr.contains("serial -2"), "{}", run.stderr);
+    lab.assert_fails(
+        &["run", "param.rhai", "-i", "lab.toml", "--param", "size=-2"],
+        2,
+        &["serial -2"],
+    );
     assert_eq!(lab.sim_count("node01", &["echo", "rolling"]), 0);
 }

@@ -77,15 +77,11 @@ fn acted_in(lab: &Lab, host: &str, stage: &str) -> bool {
         .any(|i| i["data"]["stage"] == stage)
 }
 
-fn output(run: &cairn_tests::Run) -> String {
-    format!("{}\n{}", run.stdout, run.stderr)
-}
-
 #[test]
 fn the_default_roll_stops_at_its_first_failed_host_and_says_what_it_left_down() {
     let lab = faulted_lab("esx02");
     let run = roll(&lab, &[]);
-    let text = output(&run);
+    let text = run.output();
     assert_eq!(run.code, 1, "{text}");
     // esx01's batch went through; the run then stopped at the guests' stage.
     assert_eq!(ending(&lab, "esx01"), "cancelled", "{text}");
@@ -135,11 +131,11 @@ fn the_default_roll_stops_at_its_first_failed_host_and_says_what_it_left_down() 
     // A resume starts by saying where it continues from.
     let resumed = lab.cairn(&["resume"]);
     assert!(
-        output(&resumed).contains(
+        resumed.output().contains(
             "the run was left with esx02 in maintenance mode, VM compute-02 powered off (by esx02): the resume continues from there"
         ),
         "{}",
-        output(&resumed)
+        resumed.output()
     );
 }
 
@@ -147,7 +143,7 @@ fn the_default_roll_stops_at_its_first_failed_host_and_says_what_it_left_down() 
 fn under_a_budget_of_one_a_faulted_host_fails_alone_and_no_vm_goes_down_after_it() {
     let lab = faulted_lab("esx02");
     let run = roll(&lab, &["--param", "rolling=0", "--max-unavailable", "1"]);
-    let text = output(&run);
+    let text = run.output();
     assert_eq!(run.code, 1, "{text}");
     assert_eq!(most_vms_off_at_once(&lab), 1, "{:?}", power_commands(&lab));
     assert_eq!(ending(&lab, "esx02"), "failed", "{text}");
@@ -185,7 +181,7 @@ fn under_a_budget_of_one_a_faulted_host_fails_alone_and_no_vm_goes_down_after_it
 fn under_a_budget_of_two_no_more_than_two_vms_are_off_at_once() {
     let lab = Lab::shipped();
     let run = roll(&lab, &["--param", "rolling=0", "--max-unavailable", "2"]);
-    let text = output(&run);
+    let text = run.output();
     assert_eq!(run.code, 0, "{text}");
     let powered = power_commands(&lab);
     assert_eq!(
@@ -260,7 +256,7 @@ fn ctrl_c_during_a_reboot_says_the_host_is_down_in_maintenance_with_its_vm_off_a
             assert!(sent, "kill -INT");
         },
     );
-    let text = output(&run);
+    let text = run.output();
     assert_eq!(run.code, 130, "{text}");
     assert!(
         run.stdout.contains(
@@ -274,7 +270,7 @@ fn ctrl_c_during_a_reboot_says_the_host_is_down_in_maintenance_with_its_vm_off_a
     assert_eq!(lab.sim_count("esx03", &["reboot"]), 1, "{text}");
 
     let resumed = lab.cairn(&["resume"]);
-    let resumed_text = output(&resumed);
+    let resumed_text = resumed.output();
     assert_eq!(resumed.code, 0, "{resumed_text}");
     assert!(
         resumed.stdout.contains("the run was left with esx03 in maintenance mode, VM compute-03 powered off (by esx03), esx03 rebooting"),

@@ -150,26 +150,25 @@ fn a_run_on_the_store_is_read_back_from_another_folder() {
     };
     let (a, b) = (folder(), Lab::new());
     let fleet = fleet_of(&a);
-    let done = run(
+    run(
         &a,
         &fleet,
         &["run", "book.rhai", "-i", "inv.toml", "--store", &url],
-    );
-    assert_eq!(done.code, 0, "{}\n{}", done.stdout, done.stderr);
+    )
+    .succeeds();
     assert!(
         a.runs().is_empty(),
         "the run's folder is the store's working copy"
     );
-    let runs = run(&b, &fleet, &["runs", "--store", &url]);
-    assert_eq!(runs.code, 0, "{}", runs.stderr);
-    assert!(runs.stdout.contains("done"), "{}", runs.stdout);
+    let runs = run(&b, &fleet, &["runs", "--store", &url]).succeeds();
+    runs.stdout_has("done");
     let id = first_run(&runs.stdout);
     let journal = run(
         &b,
         &fleet,
         &["journal", &id, "n1", "--json", "--store", &url],
-    );
-    assert_eq!(journal.code, 0, "{}", journal.stderr);
+    )
+    .succeeds();
     let kinds: Vec<String> = journal
         .stdout
         .lines()
@@ -190,28 +189,24 @@ fn a_run_on_the_store_is_read_back_from_another_folder() {
     let written = a.path().join(format!(".cairn/store/runs/{id}/n1.jsonl"));
     let read = b.path().join(format!(".cairn/store/runs/{id}/n1.jsonl"));
     assert_eq!(std::fs::read(written).ok(), std::fs::read(read).ok());
-    let report = run(
+    run(
         &b,
         &fleet,
         &["report", &id, "-o", "r.html", "--store", &url],
-    );
-    assert_eq!(report.code, 0, "{}", report.stderr);
+    )
+    .succeeds();
     let page = std::fs::read_to_string(b.path().join("r.html")).unwrap_or_default();
     assert!(page.contains("n2"), "the report shows the run's hosts");
     let refused = b.cairn(&["runs", "--store", "mysql://db/cairn"]);
     assert_ne!(refused.code, 0);
-    assert!(
-        refused.stderr.contains("`mysql://` is not a store"),
-        "{}",
-        refused.stderr
-    );
+    refused.stderr_has("`mysql://` is not a store");
     let secret = b.cairn(&[
         "runs",
         "--store",
         "postgresql://u:hunter2@/none?host=/nonexistent",
     ]);
     assert_ne!(secret.code, 0);
-    assert!(!secret.stderr.contains("hunter2"), "{}", secret.stderr);
+    secret.stderr_lacks("hunter2");
 }
 
 #[test]
@@ -227,20 +222,11 @@ fn a_second_run_needing_a_held_host_is_refused_naming_the_holder() {
         fenced(&fleet, "n1").len() == 1
     });
     let second = run(&b, &fleet, &args);
-    let first = Run::from(first.wait_with_output().unwrap_or_else(|e| panic!("{e}")));
-    assert_eq!(first.code, 0, "{}\n{}", first.stdout, first.stderr);
-    assert_eq!(second.code, 2, "{}\n{}", second.stdout, second.stderr);
-    assert!(
-        second.stderr.contains("n1 is held by run"),
-        "{}",
-        second.stderr
-    );
-    assert!(second.stderr.contains("(controller "), "{}", second.stderr);
-    assert!(
-        second.stderr.contains("wait, or resume that run"),
-        "{}",
-        second.stderr
-    );
+    Run::from(first.wait_with_output().unwrap_or_else(|e| panic!("{e}"))).succeeds();
+    let second = second.fails(2);
+    second.stderr_has("n1 is held by run");
+    second.stderr_has("(controller ");
+    second.stderr_has("wait, or resume that run");
     assert_eq!(
         fenced(&fleet, "n1"),
         ["echo A", "echo B"],
@@ -262,32 +248,14 @@ fn a_killed_controllers_run_is_refused_while_its_session_lives_then_taken_over()
     let runs = run(&b, &fleet, &["runs", "--store", &url]);
     let id = first_run(&runs.stdout);
     let resume = ["resume", &id, "--store", &url, "--lease-ttl", ttl];
-    let refused = run(&b, &fleet, &resume);
-    assert_eq!(refused.code, 2, "{}\n{}", refused.stdout, refused.stderr);
-    assert!(
-        refused
-            .stderr
-            .contains(&format!("run {id} is driven by controller ")),
-        "{}",
-        refused.stderr
-    );
+    let refused = run(&b, &fleet, &resume).fails(2);
+    refused.stderr_has(&format!("run {id} is driven by controller "));
     assert!(refused.stderr.contains(", pid ") && refused.stderr.contains(", since "));
     std::thread::sleep(Duration::from_secs(5));
-    let taken = run(&b, &fleet, &resume);
-    assert_eq!(taken.code, 0, "{}\n{}", taken.stdout, taken.stderr);
-    assert!(
-        taken
-            .stdout
-            .contains(&format!("took run {id} over from controller ")),
-        "{}",
-        taken.stdout
-    );
-    assert!(
-        taken.stdout.contains("took the host over from run"),
-        "{}",
-        taken.stdout
-    );
-    assert!(taken.stdout.contains("2 done"), "{}", taken.stdout);
+    let taken = run(&b, &fleet, &resume).succeeds();
+    taken.stdout_has(&format!("took run {id} over from controller "));
+    taken.stdout_has("took the host over from run");
+    taken.stdout_has("2 done");
     for host in ["n1", "n2"] {
         assert_eq!(
             fenced(&fleet, host),
@@ -341,8 +309,7 @@ fn a_stored_run_resumes_elsewhere_with_the_modules_it_imported_from_lib_folders(
     std::fs::remove_file(mods.path().join("extra.rhai")).unwrap_or_else(|e| panic!("{e}"));
     std::thread::sleep(Duration::from_secs(5));
     let id = first_run(&run(&b, &fleet, &["runs", "--store", &url]).stdout);
-    let taken = run(&b, &fleet, &["resume", &id, "--store", &url]);
-    assert_eq!(taken.code, 0, "{}\n{}", taken.stdout, taken.stderr);
+    run(&b, &fleet, &["resume", &id, "--store", &url]).succeeds();
     for host in ["n1", "n2"] {
         assert_eq!(
             fenced(&fleet, host),
@@ -374,15 +341,9 @@ fn a_restarted_server_stops_the_run_with_its_cause_and_a_resume_at_once_finishes
     server
         .restart_immediate()
         .unwrap_or_else(|e| panic!("restart: {e}"));
-    let stopped = Run::from(first.wait_with_output().unwrap_or_else(|e| panic!("{e}")));
-    assert_eq!(stopped.code, 1, "{}\n{}", stopped.stdout, stopped.stderr);
-    assert!(
-        stopped.stderr.contains("lost the connection to the store"),
-        "{}",
-        stopped.stderr
-    );
-    let resumed = run(&lab, &fleet, &["resume", "--store", &url]);
-    assert_eq!(resumed.code, 0, "{}\n{}", resumed.stdout, resumed.stderr);
+    let stopped = Run::from(first.wait_with_output().unwrap_or_else(|e| panic!("{e}"))).fails(1);
+    stopped.stderr_has("lost the connection to the store");
+    let resumed = run(&lab, &fleet, &["resume", "--store", &url]).succeeds();
     for host in ["n1", "n2"] {
         assert_eq!(
             fenced(&fleet, host),

@@ -59,16 +59,8 @@ fn sigterm_and_sighup_stop_a_run_cleanly_and_resume_needs_no_assume() {
         );
         // A stop is not a failure: CI can tell them apart.
         assert_eq!(run.code, 130, "SIG{name}\n{}\n{}", run.stdout, run.stderr);
-        assert!(
-            run.stderr.contains(&format!("SIG{name}: stopping")),
-            "{}",
-            run.stderr
-        );
-        assert!(
-            run.stdout.contains("0 done, 0 failed, 2 stopped"),
-            "{}",
-            run.stdout
-        );
+        run.stderr_has(&format!("SIG{name}: stopping"));
+        run.stdout_has("0 done, 0 failed, 2 stopped");
         for host in HOSTS {
             let journal = lab.journal(host);
             let ends = records(&journal, "host_end");
@@ -118,8 +110,8 @@ fn a_stop_by_ctrl_c_exits_130_and_run_finished_says_stopped() {
             wait_for_sleeps(&lab);
             send_signal(pid, "INT");
         },
-    );
-    assert_eq!(run.code, 130, "{}\n{}", run.stdout, run.stderr);
+    )
+    .fails(130);
     let last: serde_json::Value = run
         .stdout
         .lines()
@@ -155,12 +147,7 @@ fn a_second_signal_stops_at_once_and_names_the_actions_in_flight() {
         "did not wait for the 30 s sleeps"
     );
     assert_eq!(run.code, 128 + 2, "{}\n{}", run.stdout, run.stderr);
-    assert!(
-        run.stderr
-            .contains("a second signal (SIGINT): stopping at once"),
-        "{}",
-        run.stderr
-    );
+    run.stderr_has("a second signal (SIGINT): stopping at once");
     for host in HOSTS {
         assert!(
             run.stderr.contains(&format!("{host}: run sleep 30")),
@@ -172,15 +159,8 @@ fn a_second_signal_stops_at_once_and_names_the_actions_in_flight() {
         assert!(records(&journal, "outcome").is_empty(), "{host}");
         assert!(records(&journal, "host_end").is_empty(), "{host}");
     }
-    let asked = lab.cairn(&["resume"]);
-    assert_eq!(asked.code, 2, "{}\n{}", asked.stdout, asked.stderr);
-    assert!(
-        asked.stderr.contains("outcome was not recorded"),
-        "{}",
-        asked.stderr
-    );
-    let resumed = lab.cairn(&["resume", "--assume", "done"]);
-    assert_eq!(resumed.code, 0, "{}\n{}", resumed.stdout, resumed.stderr);
+    lab.assert_fails(&["resume"], 2, &["outcome was not recorded"]);
+    lab.cairn(&["resume", "--assume", "done"]).succeeds();
     for host in HOSTS {
         assert_eq!(lab.sim_count(host, &["echo", "after"]), 1, "{host}");
     }

@@ -21,8 +21,7 @@ fn lab() -> Lab {
 #[test]
 fn a_failure_inside_a_module_shows_the_calls_up_to_the_runbook_line() {
     let lab = lab();
-    let run = lab.cairn(&["run", "book.rhai", "-i", "lab.toml"]);
-    assert_eq!(run.code, 1, "{}\n{}", run.stdout, run.stderr);
+    let run = lab.cairn(&["run", "book.rhai", "-i", "lab.toml"]).fails(1);
     let stderr = &run.stderr;
     assert!(
         stderr.contains("lib/helper.rhai:2:"),
@@ -38,14 +37,10 @@ fn a_failure_inside_a_module_shows_the_calls_up_to_the_runbook_line() {
 #[test]
 fn check_modes_prediction_stop_names_the_module_file() {
     let lab = lab();
-    let run = lab.cairn(&["run", "book.rhai", "-i", "lab.toml", "--check"]);
-    assert_eq!(run.code, 0, "{}\n{}", run.stdout, run.stderr);
-    assert!(
-        run.stdout
-            .contains("prediction stopped at lib/helper.rhai:6: cannot predict"),
-        "{}",
-        run.stdout
-    );
+    let run = lab
+        .cairn(&["run", "book.rhai", "-i", "lab.toml", "--check"])
+        .succeeds();
+    run.stdout_has("prediction stopped at lib/helper.rhai:6: cannot predict");
 }
 
 /// The help a failure shows is its error's own: `run`'s `allow_fail` under `run`, however the
@@ -59,19 +54,8 @@ fn runs_allow_fail_help_follows_the_error_not_the_text_at_the_span() {
         "book.rhai",
         "stage \"s\" on all {\n    try { run([\"false\"]); } catch (e) { log(`caught ${e.code}: ${e}`); }\n    let command = Fn(\"run\");\n    command.call([\"false\"]);\n}\n",
     );
-    let run = lab.cairn(&["run", "book.rhai", "-i", "lab.toml"]);
-    assert_eq!(run.code, 1, "{}\n{}", run.stdout, run.stderr);
-    assert!(
-        run.stdout
-            .contains("caught cairn::run_exited: `false` exited with 1"),
-        "{}",
-        run.stdout
-    );
-    assert!(run.stderr.contains("book.rhai:4:"), "{}", run.stderr);
-    assert!(
-        run.stderr
-            .contains("help: pass #{ allow_fail: true } to `run` to accept a non-zero exit"),
-        "{}",
-        run.stderr
-    );
+    let run = lab.cairn(&["run", "book.rhai", "-i", "lab.toml"]).fails(1);
+    run.stdout_has("caught cairn::run_exited: `false` exited with 1");
+    run.stderr_has("book.rhai:4:");
+    run.stderr_has("help: pass #{ allow_fail: true } to `run` to accept a non-zero exit");
 }

@@ -13,6 +13,15 @@ use crate::ssh_lab::{SshLab, available};
 /// hosts keep the wall clock.
 const SIM: &str = "reboot_secs=1";
 
+/// The run of the lab's runbook that the tests make, learning each server's key the first time.
+const RUN: [&str; 5] = [
+    "run",
+    "book.rhai",
+    "-i",
+    "lab.toml",
+    "--accept-new-host-keys",
+];
+
 fn lab(count: usize, runbook: &str) -> SshLab {
     let lab = SshLab::start(count, SIM);
     lab.lab.write("book.rhai", runbook);
@@ -47,15 +56,8 @@ fn three_stages_with_two_reboots_on_sixteen_hosts_over_ssh() {
     ports.sort_unstable();
     ports.dedup();
     assert_eq!(ports.len(), 16, "each sshd has its own port");
-    let run = lab.cairn(&[
-        "run",
-        "book.rhai",
-        "-i",
-        "lab.toml",
-        "--accept-new-host-keys",
-    ]);
-    assert_eq!(run.code, 0, "{}\n{}", run.stdout, run.stderr);
-    assert!(run.stdout.contains("16 done, 0 failed"), "{}", run.stdout);
+    let run = lab.cairn(&RUN).succeeds();
+    run.stdout_has("16 done, 0 failed");
     for host in lab.names() {
         assert_done(&lab, &host, "16 hosts");
         let journal = lab.lab.journal(&host);
@@ -76,13 +78,7 @@ fn the_controller_killed_mid_run_resumes_over_ssh() {
     }
     let lab = lab(4, THREE_STAGES);
     let mut child = lab
-        .command(&[
-            "run",
-            "book.rhai",
-            "-i",
-            "lab.toml",
-            "--accept-new-host-keys",
-        ])
+        .command(&RUN)
         .stdout(Stdio::null())
         .stderr(Stdio::null())
         .spawn()
@@ -103,7 +99,7 @@ fn the_controller_killed_mid_run_resumes_over_ssh() {
     if resumed.code == 2 && resumed.stderr.contains("outcome was not recorded") {
         resumed = lab.cairn(&["resume", "--assume", "redo"]);
     }
-    assert_eq!(resumed.code, 0, "{}\n{}", resumed.stdout, resumed.stderr);
+    resumed.succeeds();
     for host in lab.names() {
         assert_done(&lab, &host, "after SIGKILL");
         assert_eq!(
@@ -135,13 +131,7 @@ stage "two" on compute {
 "#;
     let mut lab = lab(4, book);
     let child = lab
-        .command(&[
-            "run",
-            "book.rhai",
-            "-i",
-            "lab.toml",
-            "--accept-new-host-keys",
-        ])
+        .command(&RUN)
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
@@ -184,33 +174,18 @@ fn an_unknown_or_changed_host_key_is_refused_with_its_fingerprints() {
     }
     let mut lab = lab(1, "stage \"s\" on compute { run([\"hostname\"]); }\n");
     let old = lab.fingerprint("node01");
-    let unknown = lab.cairn(&["run", "book.rhai", "-i", "lab.toml"]);
-    assert_eq!(unknown.code, 1, "{}", unknown.stdout);
-    assert!(unknown.stderr.contains("is not in"), "{}", unknown.stderr);
+    let unknown = lab.cairn(&["run", "book.rhai", "-i", "lab.toml"]).fails(1);
+    unknown.stderr_has("is not in");
     assert!(flat(&unknown.stderr).contains(&old), "{}", unknown.stderr);
     assert_eq!(lab.sim_count("node01", &["hostname"]), 0, "nothing ran");
-    let learned = lab.cairn(&[
-        "run",
-        "book.rhai",
-        "-i",
-        "lab.toml",
-        "--accept-new-host-keys",
-    ]);
-    assert_eq!(learned.code, 0, "{}", learned.stderr);
+    lab.cairn(&RUN).succeeds();
     let again = lab.cairn(&["run", "book.rhai", "-i", "lab.toml"]);
     assert_eq!(again.code, 0, "a known key needs no flag: {}", again.stderr);
     lab.rekey("node01");
     let new = lab.fingerprint("node01");
     assert_ne!(old, new);
-    let changed = lab.cairn(&[
-        "run",
-        "book.rhai",
-        "-i",
-        "lab.toml",
-        "--accept-new-host-keys",
-    ]);
-    assert_eq!(changed.code, 1, "{}", changed.stdout);
-    assert!(changed.stderr.contains("has changed"), "{}", changed.stderr);
+    let changed = lab.cairn(&RUN).fails(1);
+    changed.stderr_has("has changed");
     // The host is refused before its first action, not its runbook's action failing.
     assert!(
         flat(&changed.stderr).contains("refusedbeforeitsfirstaction(cairn::host_refused)"),
@@ -266,14 +241,7 @@ fn hostile_arguments_arrive_as_single_literal_arguments_over_ssh() {
         literal.join(", ")
     );
     let lab = lab(1, &book);
-    let run = lab.cairn(&[
-        "run",
-        "book.rhai",
-        "-i",
-        "lab.toml",
-        "--accept-new-host-keys",
-    ]);
-    assert_eq!(run.code, 0, "{}\n{}", run.stdout, run.stderr);
+    lab.cairn(&RUN).succeeds();
     let mut expected = vec!["echo".to_owned()];
     expected.extend(hostile.iter().map(|h| (*h).to_owned()));
     let echoed: Vec<Vec<String>> = lab
@@ -316,15 +284,8 @@ fn an_encrypted_key_opens_with_the_passphrase_from_the_variable_the_inventory_na
         return;
     }
     let lab = locked_lab("identity_passphrase_env = \"CAIRN_LAB_PASSPHRASE\"");
-    let args = [
-        "run",
-        "book.rhai",
-        "-i",
-        "lab.toml",
-        "--accept-new-host-keys",
-    ];
     let run = |passphrase: Option<&str>| {
-        let mut command = lab.command(&args);
+        let mut command = lab.command(&RUN);
         command
             .stdin(Stdio::null())
             .env_remove("CAIRN_LAB_PASSPHRASE");
@@ -382,13 +343,7 @@ fn a_passphrase_is_asked_once_on_the_terminal_for_every_host_using_the_key() {
         return;
     }
     let lab = locked_lab("become = false");
-    let mut command = lab.command(&[
-        "run",
-        "book.rhai",
-        "-i",
-        "lab.toml",
-        "--accept-new-host-keys",
-    ]);
+    let mut command = lab.command(&RUN);
     command.env_remove("CAIRN_LAB_PASSPHRASE");
     let mut pty = rexpect::session::spawn_command(command, Some(30_000))
         .unwrap_or_else(|e| panic!("spawn on a pty: {e}"));
@@ -430,10 +385,8 @@ fn a_host_behind_a_proxy_jump_is_reached_through_it() {
         lab.cairn(&args)
     };
     // The jump host's key is learned first (OpenSSH's `ssh -W` checks it, in batch mode).
-    let jump = run(&lab, "jump.toml", true);
-    assert_eq!(jump.code, 0, "{}", jump.stderr);
-    let behind = run(&lab, "behind.toml", true);
-    assert_eq!(behind.code, 0, "{}\n{}", behind.stdout, behind.stderr);
+    run(&lab, "jump.toml", true).succeeds();
+    run(&lab, "behind.toml", true).succeeds();
     assert_eq!(lab.sim_count("node02", &["hostname"]), 1);
     assert_eq!(
         lab.sim_count("node01", &["hostname"]),
@@ -442,9 +395,8 @@ fn a_host_behind_a_proxy_jump_is_reached_through_it() {
     );
     // Without the jump host, the host behind it cannot be reached, though its sshd is up.
     lab.stop("node01");
-    let cut = run(&lab, "behind.toml", false);
-    assert_eq!(cut.code, 1, "{}\n{}", cut.stdout, cut.stderr);
-    assert!(cut.stderr.contains("node02"), "{}", cut.stderr);
+    let cut = run(&lab, "behind.toml", false).fails(1);
+    cut.stderr_has("node02");
     assert!(
         mentions(&cut.stderr, "the ProxyJump `ssh -W` said"),
         "{}",
@@ -497,17 +449,17 @@ stage "s" on compute {
             fence.display()
         ),
     );
-    let with = lab.cairn(&[
+    lab.cairn(&[
         "run",
         "book.rhai",
         "-i",
         "sudo.toml",
         "--accept-new-host-keys",
-    ]);
-    assert_eq!(with.code, 0, "{}\n{}", with.stdout, with.stderr);
+    ])
+    .succeeds();
     let without = lab.cairn(&["run", "book.rhai", "-i", "plain.toml"]);
     assert_eq!(without.code, 1, "no sudo, no SUDO_USER: {}", without.stdout);
-    assert!(without.stderr.contains("printenv"), "{}", without.stderr);
+    without.stderr_has("printenv");
 }
 
 /// Every file under `dir`.
@@ -560,8 +512,7 @@ fn a_run_on_a_thousand_ssh_hosts_raises_the_open_file_limit_or_warns() {
     let needed = 1002 * 2 + 1000 * 4 + 64 * 4 + 64;
     if hard.parse::<u64>().is_ok_and(|hard| hard > needed) {
         // Soft 1,024 as on a default system: raised towards the hard limit, no warning.
-        let raised = cairn_under_shell(&lab, "ulimit -Sn 1024", &args);
-        assert_eq!(raised.code, 0, "{}\n{}", raised.stdout, raised.stderr);
+        let raised = cairn_under_shell(&lab, "ulimit -Sn 1024", &args).succeeds();
         let Some(line) = raised.stdout.lines().find(|l| l.contains("soft limit")) else {
             panic!("{}", raised.stdout);
         };
@@ -571,7 +522,7 @@ fn a_run_on_a_thousand_ssh_hosts_raises_the_open_file_limit_or_warns() {
             .and_then(|n| n.trim().parse().ok())
             .unwrap_or(0);
         assert!(soft >= needed, "{line}");
-        assert!(!raised.stdout.contains("warning"), "{}", raised.stdout);
+        raised.stdout_lacks("warning");
     } else {
         eprintln!(
             "the hard open-file limit {hard} leaves no room to raise: only the warning is tested"
@@ -583,7 +534,7 @@ fn a_run_on_a_thousand_ssh_hosts_raises_the_open_file_limit_or_warns() {
         eprintln!("cannot set the open-file limit to 3000 here: the warning is not tested");
         return;
     }
-    assert_eq!(low.code, 0, "{}\n{}", low.stdout, low.stderr);
+    let low = low.succeeds();
     assert!(
         mentions(
             &low.stdout,

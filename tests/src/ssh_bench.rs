@@ -153,14 +153,14 @@ fn learn_keys(lab: &SshLab) {
         "stage \"k\" on compute { run([\"true\"]); }\n",
     );
     lab.lab.write("lab.toml", &lab.inventory());
-    let run = lab.cairn(&[
+    lab.cairn(&[
         "run",
         "learn.rhai",
         "-i",
         "lab.toml",
         "--accept-new-host-keys",
-    ]);
-    assert_eq!(run.code, 0, "{}", run.stderr);
+    ])
+    .succeeds();
 }
 
 fn cairn(lab: &SshLab) -> Outcome {

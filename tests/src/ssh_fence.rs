@@ -92,8 +92,7 @@ fn a_fenced_change_over_ssh_runs_once_and_the_fence_records_it_done() {
         return;
     }
     let (lab, fence, mark) = lab("", "");
-    let first = run(&lab);
-    assert_eq!(first.code, 0, "{}\n{}", first.stdout, first.stderr);
+    run(&lab).succeeds();
     assert_eq!(lines(&mark), 1);
     let done = steps(&fence, "done");
     assert_eq!(done.len(), 2, "one step per changing command: {done:?}");
@@ -118,19 +117,13 @@ fn a_controller_below_the_hosts_epoch_is_fenced_over_ssh_and_runs_nothing() {
         return;
     }
     let (lab, fence, mark) = lab("", "");
-    let first = run(&lab);
-    assert_eq!(first.code, 0, "{}", first.stderr);
+    run(&lab).succeeds();
     // A newer owner took the host over at a far higher epoch.
     std::fs::write(fence.join("epoch"), "9999999999999999 other@jump02:77\n")
         .unwrap_or_else(|e| panic!("{e}"));
-    let stale = run(&lab);
-    assert_eq!(stale.code, 1, "{}\n{}", stale.stdout, stale.stderr);
-    assert!(stale.stderr.contains("fenced: epoch "), "{}", stale.stderr);
-    assert!(
-        stale.stderr.contains("which other@jump02:77 holds"),
-        "{}",
-        stale.stderr
-    );
+    let stale = run(&lab).fails(1);
+    stale.stderr_has("fenced: epoch ");
+    stale.stderr_has("which other@jump02:77 holds");
     assert_eq!(lines(&mark), 1, "the stale run's command never ran");
     let journal = lab.lab.journal("real01");
     assert_eq!(
@@ -185,8 +178,7 @@ fn a_controller_killed_mid_action_is_settled_on_resume_from_the_ssh_hosts_fence(
         0,
         "killed before its outcome"
     );
-    let resumed = lab.cairn(&["resume"]);
-    assert_eq!(resumed.code, 0, "{}\n{}", resumed.stdout, resumed.stderr);
+    lab.cairn(&["resume"]).succeeds();
     assert_eq!(lines(&mark), 1, "answered from the fence, not run again");
     let journal = lab.lab.journal("real01");
     let first: Vec<&Value> = records(&journal, "outcome")
@@ -207,8 +199,7 @@ fn an_esxi_host_without_a_fence_datastore_is_refused_before_its_first_action() {
     }
     let (lab, _, mark) = lab("", "CAIRN_FENCE_SYSTEM=VMkernel");
     write_inventory(&lab, "become = false");
-    let refused = run(&lab);
-    assert_eq!(refused.code, 1, "{}\n{}", refused.stdout, refused.stderr);
+    let refused = run(&lab).fails(1);
     let said = flat(&refused.stderr);
     assert!(said.contains("refusedbeforeitsfirstaction"), "{said}");
     assert!(said.contains("cairn::host_refused"), "{said}");
@@ -232,8 +223,7 @@ fn a_fence_dir_in_memory_is_refused_before_the_first_action() {
     }
     let (lab, _, mark) = lab("", "");
     write_inventory(&lab, "fence_dir = \"/dev/shm/cairn-test-no-such/fence\"");
-    let refused = run(&lab);
-    assert_eq!(refused.code, 1, "{}\n{}", refused.stdout, refused.stderr);
+    let refused = run(&lab).fails(1);
     let said = flat(&refused.stderr);
     assert!(said.contains("refusedbeforeitsfirstaction"), "{said}");
     assert!(said.contains("tmpfs"), "{said}");
@@ -250,8 +240,7 @@ fn fence_false_runs_an_ssh_hosts_changes_unfenced() {
         &lab,
         &format!("fence = false, fence_dir = \"{}\"", fence.display()),
     );
-    let plain = run(&lab);
-    assert_eq!(plain.code, 0, "{}", plain.stderr);
+    run(&lab).succeeds();
     assert_eq!(lines(&mark), 1);
     assert!(!fence.exists(), "no fence was kept");
 }

@@ -189,15 +189,11 @@ impl SshLab {
 
     /// Runs `cairn ARGS`.
     pub(crate) fn cairn(&self, args: &[&str]) -> Run {
-        let output = self
-            .command(args)
-            .output()
-            .unwrap_or_else(|e| panic!("cairn runs: {e}"));
-        Run {
-            code: output.status.code().unwrap_or(-1),
-            stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
-            stdout: String::from_utf8_lossy(&output.stdout).into_owned(),
-        }
+        Run::from(
+            self.command(args)
+                .output()
+                .unwrap_or_else(|e| panic!("cairn runs: {e}")),
+        )
     }
 
     /// The commands host `name` executed, oldest first, from its simulator log.

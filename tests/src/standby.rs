@@ -61,25 +61,18 @@ fn a_standby_leaves_a_live_run_alone_and_finishes_a_killed_controllers_run() {
     let mut controller = spawn_piped(with_fleet(a.command(&run_on_store(&url, TTL)), &fleet));
     wait_until_rebooting(&fleet, &["n1", "n2"]);
     // Alive, its run is not the standby's to take.
-    let alive = ended(standby(&b, &fleet, &url, true));
-    assert_eq!(alive.code, 3, "{}\n{}", alive.stdout, alive.stderr);
-    assert!(
-        alive.stdout.contains("nothing to take over"),
-        "{}",
-        alive.stdout
-    );
+    let alive = ended(standby(&b, &fleet, &url, true)).fails(3);
+    alive.stdout_has("nothing to take over");
     controller
         .kill()
         .unwrap_or_else(|e| panic!("kill the controller: {e}"));
     let _ = controller.wait();
     let id = first_run(&run(&b, &fleet, &["runs", "--store", &url]).stdout);
     // Its session lives for the rest of its TTL: still nothing to take.
-    let early = ended(standby(&b, &fleet, &url, true));
-    assert_eq!(early.code, 3, "{}\n{}", early.stdout, early.stderr);
+    ended(standby(&b, &fleet, &url, true)).fails(3);
 
     std::thread::sleep(Duration::from_secs(5));
-    let taken = ended(standby(&b, &fleet, &url, true));
-    assert_eq!(taken.code, 0, "{}\n{}", taken.stdout, taken.stderr);
+    let taken = ended(standby(&b, &fleet, &url, true)).succeeds();
     assert!(
         taken
             .stdout
@@ -88,11 +81,7 @@ fn a_standby_leaves_a_live_run_alone_and_finishes_a_killed_controllers_run() {
         "{}",
         taken.stdout
     );
-    assert!(
-        taken.stdout.contains("took the host over from run"),
-        "{}",
-        taken.stdout
-    );
+    taken.stdout_has("took the host over from run");
     for host in ["n1", "n2"] {
         assert_eq!(
             fenced(&fleet, host),
@@ -102,8 +91,7 @@ fn a_standby_leaves_a_live_run_alone_and_finishes_a_killed_controllers_run() {
     }
     assert_eq!(done_runs(&b, &fleet, &url), std::slice::from_ref(&id));
     // Done, and its session closed: a second look takes nothing.
-    let again = ended(standby(&b, &fleet, &url, true));
-    assert_eq!(again.code, 3, "{}\n{}", again.stdout, again.stderr);
+    ended(standby(&b, &fleet, &url, true)).fails(3);
 }
 
 #[test]
@@ -144,13 +132,9 @@ fn two_standbys_finish_two_dead_runs_once_each_and_no_host_is_driven_by_both() {
         "the standbys did not finish both runs:\n{listing}\n{outputs:#?}"
     );
     let mut took = Vec::new();
-    for output in &outputs {
-        assert_eq!(output.code, 0, "{}\n{}", output.stdout, output.stderr);
-        assert!(
-            output.stdout.contains("standby: stopped by a signal"),
-            "{}",
-            output.stdout
-        );
+    for output in outputs {
+        let output = output.succeeds();
+        output.stdout_has("standby: stopped by a signal");
         took.extend(
             output
                 .stdout

@@ -51,20 +51,15 @@ fn a_secret_param_reaches_no_file_and_no_output() {
         }
         let run = lab.cairn(&args);
         assert_eq!(run.code, 1, "`false` fails: {}\n{}", run.stdout, run.stderr);
-        assert!(run.stderr.contains("<redacted>"), "{}", run.stderr);
+        run.stderr_has("<redacted>");
         outputs.push(run);
     }
     // Resuming needs the secret again, and replays what ran with it.
     let id = lab.runs().pop().unwrap_or_default();
-    let without = lab.cairn(&["resume", &id]);
-    assert_eq!(without.code, 2, "{}", without.stderr);
-    assert!(
-        without.stderr.contains("give it again"),
-        "{}",
-        without.stderr
-    );
-    let resumed = lab.cairn(&["resume", &id, "--param", &given, "--json"]);
-    assert_eq!(resumed.code, 1, "{}\n{}", resumed.stdout, resumed.stderr);
+    let without = lab.assert_fails(&["resume", &id], 2, &["give it again"]);
+    let resumed = lab
+        .cairn(&["resume", &id, "--param", &given, "--json"])
+        .fails(1);
     assert!(
         !resumed.stderr.contains("no longer matches"),
         "replay compares redacted with redacted: {}",
@@ -148,7 +143,7 @@ fn a_secret_that_holds_another_is_redacted_whole_everywhere() {
         "-v",
     ]);
     assert_eq!(run.code, 1, "`false` fails: {}\n{}", run.stdout, run.stderr);
-    assert!(run.stderr.contains("<redacted>"), "{}", run.stderr);
+    run.stderr_has("<redacted>");
     let json = lab.cairn(&[
         "journal",
         "--json",
@@ -226,13 +221,7 @@ fn a_run_being_driven_refuses_a_second_driver_and_writes_nothing() {
             "{args:?}: {}\n{}",
             second.stdout, second.stderr
         );
-        assert!(
-            second
-                .stderr
-                .contains(&format!("run {id} is being driven by pid {}", first.id())),
-            "{}",
-            second.stderr
-        );
+        second.stderr_has(&format!("run {id} is being driven by pid {}", first.id()));
     }
     let status = first.wait().unwrap_or_else(|e| panic!("wait: {e}"));
     assert!(status.success());
@@ -245,7 +234,7 @@ fn a_run_being_driven_refuses_a_second_driver_and_writes_nothing() {
     assert_eq!(lab.sim_count("node01", &["reboot"]), 1);
     assert_eq!(lab.sim_count("node01", &["echo", "once"]), 1);
     // Once the first has ended, the run can be resumed (it replays to the end).
-    assert_eq!(lab.cairn(&["resume", &id]).code, 0);
+    lab.cairn(&["resume", &id]).succeeds();
 }
 
 #[test]
@@ -311,7 +300,8 @@ fn a_lost_journal_stops_resume_until_the_host_is_restarted() {
         "stage \"one\" on compute {\n    run([\"echo\", \"once\"]);\n}\n",
     );
     lab.write("lab.toml", &inventory("node[01-04]", "clock=virtual"));
-    assert_eq!(lab.cairn(&["run", "book.rhai", "-i", "lab.toml"]).code, 0);
+    lab.cairn(&["run", "book.rhai", "-i", "lab.toml"])
+        .succeeds();
     let write = |host: &str, text: &str| {
         std::fs::write(journal_path(&lab, host), text).unwrap_or_else(|e| panic!("{e}"));
     };
@@ -324,8 +314,7 @@ fn a_lost_journal_stops_resume_until_the_host_is_restarted() {
         .map(|l| format!("{l}\n"))
         .collect();
     write("node03", &headerless.concat());
-    let refused = lab.cairn(&["resume"]);
-    assert_eq!(refused.code, 2, "{}\n{}", refused.stdout, refused.stderr);
+    let refused = lab.cairn(&["resume"]).fails(2);
     for lost in [
         "node01 (missing)",
         "node02 (empty)",
@@ -337,43 +326,32 @@ fn a_lost_journal_stops_resume_until_the_host_is_restarted() {
             refused.stderr
         );
     }
-    assert!(
-        refused.stderr.contains("--restart-host"),
-        "{}",
-        refused.stderr
-    );
-    assert!(!refused.stderr.contains("node04"), "{}", refused.stderr);
-    let partly = lab.cairn(&[
-        "resume",
-        "--restart-host",
-        "node01",
-        "--restart-host",
-        "node02",
-    ]);
-    assert_eq!(partly.code, 2, "{}", partly.stderr);
+    refused.stderr_has("--restart-host");
+    refused.stderr_lacks("node04");
+    let partly = lab
+        .cairn(&[
+            "resume",
+            "--restart-host",
+            "node01",
+            "--restart-host",
+            "node02",
+        ])
+        .fails(2);
     assert!(
         flat(&partly.stderr).contains("node03 (no header record)"),
         "{}",
         partly.stderr
     );
-    assert!(
-        !partly.stderr.contains("node01 (missing)"),
-        "{}",
-        partly.stderr
+    partly.stderr_lacks("node01 (missing)");
+    lab.assert_fails(
+        &["resume", "--restart-host", "node1"],
+        2,
+        &["did you mean `node01`"],
     );
-    let typo = lab.cairn(&["resume", "--restart-host", "node1"]);
-    assert_eq!(typo.code, 2);
-    assert!(
-        typo.stderr.contains("did you mean `node01`"),
-        "{}",
-        typo.stderr
-    );
-    let intact = lab.cairn(&["resume", "--restart-host", "node04"]);
-    assert_eq!(intact.code, 2);
-    assert!(
-        intact.stderr.contains("journal is intact"),
-        "{}",
-        intact.stderr
+    lab.assert_fails(
+        &["resume", "--restart-host", "node04"],
+        2,
+        &["journal is intact"],
     );
     for host in ["node01", "node02", "node03", "node04"] {
         assert_eq!(
@@ -382,7 +360,7 @@ fn a_lost_journal_stops_resume_until_the_host_is_restarted() {
             "{host}: nothing ran"
         );
     }
-    let restarted = lab.cairn(&[
+    lab.cairn(&[
         "resume",
         "--restart-host",
         "node01",
@@ -390,12 +368,8 @@ fn a_lost_journal_stops_resume_until_the_host_is_restarted() {
         "node02",
         "--restart-host",
         "node03",
-    ]);
-    assert_eq!(
-        restarted.code, 0,
-        "{}\n{}",
-        restarted.stdout, restarted.stderr
-    );
+    ])
+    .succeeds();
     for host in ["node01", "node02", "node03"] {
         assert_eq!(
             lab.sim_count(host, &["echo", "once"]),
@@ -429,7 +403,8 @@ fn records_out_of_order_are_an_error_with_their_line() {
         "lab.toml",
         &inventory("node01", "reboot_secs=2&clock=virtual"),
     );
-    assert_eq!(lab.cairn(&["run", "book.rhai", "-i", "lab.toml"]).code, 0);
+    lab.cairn(&["run", "book.rhai", "-i", "lab.toml"])
+        .succeeds();
     let path = journal_path(&lab, "node01");
     let mut lines: Vec<String> = std::fs::read_to_string(&path)
         .unwrap_or_default()
@@ -448,27 +423,20 @@ fn records_out_of_order_are_an_error_with_their_line() {
     };
     lines.swap(intent, outcome);
     std::fs::write(&path, lines.join("\n") + "\n").unwrap_or_else(|e| panic!("{e}"));
-    let resume = lab.cairn(&["resume"]);
-    assert_eq!(resume.code, 2, "{}\n{}", resume.stdout, resume.stderr);
-    assert!(
-        resume
-            .stderr
-            .contains(&format!("line {} is out of order", intent + 1)),
-        "{}",
-        resume.stderr
-    );
-    assert!(
-        resume.stderr.contains("no intent before it"),
-        "{}",
-        resume.stderr
+    lab.assert_fails(
+        &["resume"],
+        2,
+        &[
+            &format!("line {} is out of order", intent + 1),
+            "no intent before it",
+        ],
     );
     assert_eq!(
         lab.sim_count("node01", &["reboot"]),
         2,
         "no reboot was sent again"
     );
-    let shown = lab.cairn(&["journal", "node01"]);
-    assert_eq!(shown.code, 2, "{}", shown.stdout);
+    lab.cairn(&["journal", "node01"]).fails(2);
 }
 
 #[test]
@@ -479,31 +447,21 @@ fn an_unreadable_run_json_is_listed_and_skipped() {
         "stage \"one\" on compute {\n    run([\"false\"]);\n}\n",
     );
     lab.write("lab.toml", &inventory("node01", "clock=virtual"));
-    assert_eq!(lab.cairn(&["run", "fails.rhai", "-i", "lab.toml"]).code, 1);
-    assert_eq!(lab.cairn(&["run", "fails.rhai", "-i", "lab.toml"]).code, 1);
+    lab.cairn(&["run", "fails.rhai", "-i", "lab.toml"]).fails(1);
+    lab.cairn(&["run", "fails.rhai", "-i", "lab.toml"]).fails(1);
     let ids = lab.runs();
     let (older, newer) = (ids[0].clone(), ids[1].clone());
     let broken = lab.path().join(".cairn/runs").join(&newer).join("run.json");
     std::fs::write(&broken, "{ not json").unwrap_or_else(|e| panic!("{e}"));
-    let runs = lab.cairn(&["runs"]);
-    assert_eq!(runs.code, 0, "{}", runs.stderr);
-    assert!(
-        runs.stdout.contains(&format!("{older}  failed")),
-        "{}",
-        runs.stdout
-    );
-    assert!(
-        runs.stdout.contains(&format!("{newer}  unreadable")),
-        "{}",
-        runs.stdout
-    );
+    let runs = lab.cairn(&["runs"]).succeeds();
+    runs.stdout_has(&format!("{older}  failed"));
+    runs.stdout_has(&format!("{newer}  unreadable"));
     assert!(
         runs.stdout.contains("run.json"),
         "the reason: {}",
         runs.stdout
     );
-    let resume = lab.cairn(&["resume"]);
-    assert_eq!(resume.code, 1, "{}\n{}", resume.stdout, resume.stderr);
+    let resume = lab.cairn(&["resume"]).fails(1);
     let said = format!("{}{}", resume.stdout, resume.stderr);
     assert!(said.contains(&format!("run {newer} is skipped")), "{said}");
     assert!(said.contains(&format!("run {older}:")), "{said}");
@@ -523,7 +481,8 @@ fn pending_on_both() -> Lab {
         "lab.toml",
         &inventory("node[01-02]", "clock=virtual&fence=false"),
     );
-    assert_eq!(lab.cairn(&["run", "book.rhai", "-i", "lab.toml"]).code, 0);
+    lab.cairn(&["run", "book.rhai", "-i", "lab.toml"])
+        .succeeds();
     for host in ["node01", "node02"] {
         let path = journal_path(&lab, host);
         let kept: String = std::fs::read_to_string(&path)
@@ -540,16 +499,8 @@ fn pending_on_both() -> Lab {
 #[test]
 fn assume_answers_per_host() {
     let lab = pending_on_both();
-    let asked = lab.cairn(&["resume"]);
-    assert_eq!(asked.code, 2, "{}", asked.stderr);
-    assert!(
-        asked.stderr.contains("--assume HOST=done"),
-        "{}",
-        asked.stderr
-    );
-    let one = lab.cairn(&["resume", "--assume", "node01=done"]);
-    assert_eq!(one.code, 2, "{}", one.stderr);
-    assert!(one.stderr.contains("node02"), "{}", one.stderr);
+    lab.assert_fails(&["resume"], 2, &["--assume HOST=done"]);
+    let one = lab.assert_fails(&["resume", "--assume", "node01=done"], 2, &["node02"]);
     assert!(
         !one.stderr.contains("`node01`"),
         "node01 was answered: {}",
@@ -559,22 +510,18 @@ fn assume_answers_per_host() {
         records(&lab.journal("node01"), "decision").is_empty(),
         "nothing recorded"
     );
-    let typo = lab.cairn(&["resume", "--assume", "nod01=done", "--assume", "redo"]);
-    assert_eq!(typo.code, 2);
-    assert!(
-        typo.stderr.contains("did you mean `node01`"),
-        "{}",
-        typo.stderr
+    lab.assert_fails(
+        &["resume", "--assume", "nod01=done", "--assume", "redo"],
+        2,
+        &["did you mean `node01`"],
     );
-    let bad = lab.cairn(&["resume", "--assume", "node01=maybe"]);
-    assert_eq!(bad.code, 2);
-    assert!(
-        bad.stderr.contains("neither `done` nor `redo`"),
-        "{}",
-        bad.stderr
+    lab.assert_fails(
+        &["resume", "--assume", "node01=maybe"],
+        2,
+        &["neither `done` nor `redo`"],
     );
-    let both = lab.cairn(&["resume", "--assume", "node01=done", "--assume", "redo"]);
-    assert_eq!(both.code, 0, "{}\n{}", both.stdout, both.stderr);
+    lab.cairn(&["resume", "--assume", "node01=done", "--assume", "redo"])
+        .succeeds();
     assert_eq!(
         lab.sim_count("node01", &["echo", "once"]),
         1,
@@ -614,15 +561,13 @@ fn journals_that_hold_only_headers_had_not_started_so_missing_ones_begin() {
     std::fs::write(&meta, text.replace("\"begun\": false", "\"begun\": true"))
         .unwrap_or_else(|e| panic!("{e}"));
     assert!(!journal_path(&lab, "node02").exists());
-    let resumed = lab.cairn(&["resume"]);
-    assert_eq!(resumed.code, 0, "{}\n{}", resumed.stdout, resumed.stderr);
+    lab.cairn(&["resume"]).succeeds();
     for host in ["node01", "node02", "node03"] {
         assert_eq!(lab.sim_count(host, &["echo", "once"]), 1, "{host}");
     }
     // Once a host has gone past its header, a journal that goes missing was lost.
     std::fs::remove_file(journal_path(&lab, "node02")).unwrap_or_else(|e| panic!("{e}"));
-    let refused = lab.cairn(&["resume", &id]);
-    assert_eq!(refused.code, 2, "{}\n{}", refused.stdout, refused.stderr);
+    let refused = lab.cairn(&["resume", &id]).fails(2);
     assert!(
         flat(&refused.stderr).contains("node02 (missing)"),
         "{}",

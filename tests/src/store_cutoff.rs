@@ -39,13 +39,8 @@ fn a_controller_cut_off_from_its_store_stops_by_its_deadline_and_a_resume_finish
     let took = cut.elapsed();
     eprintln!("the cut-off controller ended {took:?} after the cut");
     let _ = first.kill();
-    let stopped = Run::from(first.wait_with_output().unwrap_or_else(|e| panic!("{e}")));
-    assert_eq!(stopped.code, 1, "{}\n{}", stopped.stdout, stopped.stderr);
-    assert!(
-        stopped.stderr.contains("did not answer within"),
-        "{}",
-        stopped.stderr
-    );
+    let stopped = Run::from(first.wait_with_output().unwrap_or_else(|e| panic!("{e}"))).fails(1);
+    stopped.stderr_has("did not answer within");
     // Its hosts' reboots (3 s) ended while it was cut off; it stopped by its session's time
     // (TTL 4 s), not at TCP's, and never ran the step after the reboot.
     assert!(took < Duration::from_secs(15), "it took {took:?} to stop");
@@ -60,12 +55,12 @@ fn a_controller_cut_off_from_its_store_stops_by_its_deadline_and_a_resume_finish
     std::thread::sleep(Duration::from_secs(5));
     let runs = run(&b, &fleet, &["runs", "--store", &direct]);
     let id = first_run(&runs.stdout);
-    let resumed = run(
+    run(
         &b,
         &fleet,
         &["resume", &id, "--store", &direct, "--lease-ttl", ttl],
-    );
-    assert_eq!(resumed.code, 0, "{}\n{}", resumed.stdout, resumed.stderr);
+    )
+    .succeeds();
     for host in ["n1", "n2"] {
         let by = fenced_by(&fleet, host);
         let commands: Vec<&str> = by.iter().map(|(c, _)| c.as_str()).collect();

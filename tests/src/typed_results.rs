@@ -2,7 +2,7 @@
 //! that type, so a journal whose result has a renamed field is refused naming the record
 //! instead of the runbook reading a default.
 
-use cairn_tests::Lab;
+use cairn_tests::{Lab, Run};
 
 /// Edits the journaled result of `host`'s action `seq` in the newest run (a journal written by
 /// another cairn, or by hand), returning the run's id and the 1-based line of the action's
@@ -42,6 +42,15 @@ pub(crate) fn edit_result(
     (id, intent + 1)
 }
 
+/// A lab of one host (`inventory`) whose first run of `book` failed, with that run.
+fn failed_run(inventory: &str, book: &str) -> (Lab, Run) {
+    let lab = Lab::new();
+    lab.write("lab.toml", inventory);
+    lab.write("book.rhai", book);
+    let run = lab.cairn(&["run", "book.rhai", "-i", "lab.toml"]).fails(1);
+    (lab, run)
+}
+
 /// Renames a field of a result map.
 fn rename(result: &mut serde_json::Value, from: &str, to: &str) {
     let result = result.as_object_mut().expect("the result is a map");
@@ -54,32 +63,18 @@ fn rename(result: &mut serde_json::Value, from: &str, to: &str) {
 /// runbook never sees a device without parameters.
 #[test]
 fn a_replayed_mlxconfig_query_with_a_renamed_field_is_refused_naming_the_record() {
-    let lab = Lab::new();
-    lab.write(
-        "lab.toml",
+    let (lab, first) = failed_run(
         "[hosts.esx01]\naddress = \"sim:esxi7?clock=virtual&preset=passthrough\"\n",
-    );
-    lab.write(
-        "book.rhai",
         "stage \"s\" on all {\n    let q = mlxconfig::query(\"mt4119_pciconf1\");\n    log(`params: ${q.params.len()}`);\n    run([\"false\"]);\n}\n",
     );
-    let first = lab.cairn(&["run", "book.rhai", "-i", "lab.toml"]);
-    assert_eq!(first.code, 1, "{}\n{}", first.stdout, first.stderr);
-    assert!(first.stdout.contains("params: "), "{}", first.stdout);
-    assert!(!first.stdout.contains("params: 0"), "{}", first.stdout);
+    first.stdout_has("params: ");
+    first.stdout_lacks("params: 0");
     let (id, _) = edit_result(&lab, "esx01", 1, |r| rename(r, "params", "parameters"));
 
-    let resumed = lab.cairn(&["resume"]);
-    assert_eq!(resumed.code, 1, "{}\n{}", resumed.stdout, resumed.stderr);
-    assert!(!resumed.stdout.contains("params: "), "{}", resumed.stdout);
+    let resumed = lab.cairn(&["resume"]).fails(1);
+    resumed.stdout_lacks("params: ");
     let journal = format!(".cairn/runs/{id}/esx01.jsonl line 3");
-    assert!(
-        resumed.stdout.contains(&format!(
-            "the result of `mlxconfig::query` (action 1) does not read as mlxconfig's device query: missing field `params` (journal {journal})"
-        )),
-        "{}",
-        resumed.stdout
-    );
+    resumed.stdout_has(&format!("the result of `mlxconfig::query` (action 1) does not read as mlxconfig's device query: missing field `params` (journal {journal})"));
 }
 
 /// `flint::query`'s recorded `psid` renamed `board_id`: serde alone would replay the image with
@@ -87,65 +82,33 @@ fn a_replayed_mlxconfig_query_with_a_renamed_field_is_refused_naming_the_record(
 /// image does not.
 #[test]
 fn a_replayed_flint_image_with_a_renamed_optional_field_is_refused_naming_it() {
-    let lab = Lab::new();
-    lab.write(
-        "lab.toml",
+    let (lab, first) = failed_run(
         "[hosts.esx01]\naddress = \"sim:esxi7?clock=virtual&preset=passthrough\"\n",
-    );
-    lab.write(
-        "book.rhai",
         "stage \"s\" on all {\n    let image = flint::query(\"mt4119_pciconf1\");\n    log(`psid: ${image.psid}`);\n    run([\"false\"]);\n}\n",
     );
-    let first = lab.cairn(&["run", "book.rhai", "-i", "lab.toml"]);
-    assert_eq!(first.code, 1, "{}\n{}", first.stdout, first.stderr);
-    assert!(first.stdout.contains("psid: MT_"), "{}", first.stdout);
+    first.stdout_has("psid: MT_");
     let (id, _) = edit_result(&lab, "esx01", 1, |r| rename(r, "psid", "board_id"));
 
-    let resumed = lab.cairn(&["resume"]);
-    assert_eq!(resumed.code, 1, "{}\n{}", resumed.stdout, resumed.stderr);
-    assert!(!resumed.stdout.contains("psid: "), "{}", resumed.stdout);
+    let resumed = lab.cairn(&["resume"]).fails(1);
+    resumed.stdout_lacks("psid: ");
     let journal = format!(".cairn/runs/{id}/esx01.jsonl line 3");
-    assert!(
-        resumed.stdout.contains(&format!(
-            "the result of `flint::query` (action 1) does not read as flint's image query: it has a field `board_id` that flint's image query does not have (journal {journal})"
-        )),
-        "{}",
-        resumed.stdout
-    );
+    resumed.stdout_has(&format!("the result of `flint::query` (action 1) does not read as flint's image query: it has a field `board_id` that flint's image query does not have (journal {journal})"));
 }
 
 /// `ofed::info`'s recorded `version` renamed: the resume refuses the record instead of the
 /// runbook reading a guest without OFED.
 #[test]
 fn a_replayed_ofed_info_with_a_renamed_field_is_refused_naming_the_record() {
-    let lab = Lab::new();
-    lab.write(
-        "lab.toml",
+    let (lab, first) = failed_run(
         "[hosts.g1]\naddress = \"sim:rhel8?clock=virtual&ofed=5.4-3.0.3.0\"\n",
-    );
-    lab.write(
-        "book.rhai",
         "stage \"s\" on all {\n    let ofed = ofed::info();\n    log(`ofed: ${ofed.version}`);\n    run([\"false\"]);\n}\n",
     );
-    let first = lab.cairn(&["run", "book.rhai", "-i", "lab.toml"]);
-    assert_eq!(first.code, 1, "{}\n{}", first.stdout, first.stderr);
-    assert!(
-        first.stdout.contains("ofed: 5.4-3.0.3.0"),
-        "{}",
-        first.stdout
-    );
+    first.stdout_has("ofed: 5.4-3.0.3.0");
     let (id, line) = edit_result(&lab, "g1", 1, |r| rename(r, "version", "ofed_version"));
 
-    let resumed = lab.cairn(&["resume"]);
-    assert_eq!(resumed.code, 1, "{}\n{}", resumed.stdout, resumed.stderr);
-    assert!(!resumed.stdout.contains("ofed: "), "{}", resumed.stdout);
-    assert!(
-        resumed.stdout.contains(&format!(
-            "the result of `ofed::info` (action 1) does not read as ofed_info's installed OFED: missing field `version` (journal .cairn/runs/{id}/g1.jsonl line {line})"
-        )),
-        "{}",
-        resumed.stdout
-    );
+    let resumed = lab.cairn(&["resume"]).fails(1);
+    resumed.stdout_lacks("ofed: ");
+    resumed.stdout_has(&format!("the result of `ofed::info` (action 1) does not read as ofed_info's installed OFED: missing field `version` (journal .cairn/runs/{id}/g1.jsonl line {line})"));
 }
 
 /// A fabric matrix whose journaled verdict has `bad` renamed: `cairn report` draws the matrix
@@ -165,8 +128,8 @@ fn a_fabric_verdict_of_another_shape_is_named_by_the_report_and_refused_by_a_res
         ));
     }
     lab.write("lab.toml", &inventory);
-    let first = lab.cairn(&["run", "book.rhai", "-i", "lab.toml"]);
-    assert_eq!(first.code, 0, "{}\n{}", first.stdout, first.stderr);
+    lab.cairn(&["run", "book.rhai", "-i", "lab.toml"])
+        .succeeds();
     let seq = lab
         .journal("controller")
         .iter()
@@ -179,8 +142,7 @@ fn a_fabric_verdict_of_another_shape_is_named_by_the_report_and_refused_by_a_res
         .expect("the verdict's action");
     let (id, line) = edit_result(&lab, "controller", seq, |r| rename(r, "bad", "bad_pairs"));
 
-    let report = lab.cairn(&["report", "-o", "report.html"]);
-    assert_eq!(report.code, 0, "{}\n{}", report.stdout, report.stderr);
+    lab.cairn(&["report", "-o", "report.html"]).succeeds();
     let html = std::fs::read_to_string(lab.path().join("report.html")).expect("the page");
     assert!(
         html.contains(&format!(
@@ -193,18 +155,7 @@ fn a_fabric_verdict_of_another_shape_is_named_by_the_report_and_refused_by_a_res
         "{html:.4000}"
     );
 
-    let resumed = lab.cairn(&["resume", &id]);
-    assert_eq!(resumed.code, 1, "{}\n{}", resumed.stdout, resumed.stderr);
-    assert!(
-        !resumed.stdout.contains("bad pairs: "),
-        "{}",
-        resumed.stdout
-    );
-    assert!(
-        resumed.stdout.contains(&format!(
-            "the result of `fabric::all_pairs` (action {seq}) does not read as fabric::all_pairs' verdict record: missing field `bad` (journal .cairn/runs/{id}/controller.jsonl line {line})"
-        )),
-        "{}",
-        resumed.stdout
-    );
+    let resumed = lab.cairn(&["resume", &id]).fails(1);
+    resumed.stdout_lacks("bad pairs: ");
+    resumed.stdout_has(&format!("the result of `fabric::all_pairs` (action {seq}) does not read as fabric::all_pairs' verdict record: missing field `bad` (journal .cairn/runs/{id}/controller.jsonl line {line})"));
 }

@@ -2,14 +2,15 @@
 //! keys, `--param` values of the wrong type, unknown `sim:` options, unsafe host names, and
 //! what `cairn check` finds; none of them creates a run.
 
-use cairn_tests::Lab;
+use cairn_tests::{Lab, Run};
 
 use crate::executor::inventory;
 
-/// `run` with `args`, expecting exit 2 before any run folder exists.
-fn refused(lab: &Lab, args: &[&str]) -> String {
-    let run = lab.cairn(args);
-    assert_eq!(run.code, 2, "{}\n{}", run.stdout, run.stderr);
+/// `cairn ARGS`, which must exit 2 saying every one of `needles`, before any run folder exists
+/// and before any host is touched.
+#[track_caller]
+fn refused(lab: &Lab, args: &[&str], needles: &[&str]) -> Run {
+    let run = lab.assert_fails(args, 2, needles);
     assert!(
         lab.runs().is_empty(),
         "no run was created: {:?}",
@@ -19,7 +20,7 @@ fn refused(lab: &Lab, args: &[&str]) -> String {
         !lab.path().join(".cairn/sim").exists(),
         "no host was touched"
     );
-    run.stderr
+    run
 }
 
 #[test]
@@ -30,16 +31,19 @@ fn a_stage_on_an_unknown_group_stops_the_run_with_a_suggestion() {
         "stage \"one\" on compute { run([\"true\"]); }\nstage \"two\" on computee { run([\"true\"]); }\n",
     );
     lab.write("lab.toml", &inventory("node01", "clock=virtual"));
-    let stderr = refused(&lab, &["run", "book.rhai", "-i", "lab.toml"]);
-    assert!(stderr.contains("group `computee`"), "{stderr}");
-    assert!(stderr.contains("did you mean `compute`?"), "{stderr}");
-    assert!(stderr.contains("book.rhai:2:16"), "{stderr}");
-    let check = lab.cairn(&["check", "book.rhai", "-i", "lab.toml"]);
-    assert_eq!(check.code, 2, "{}", check.stderr);
-    assert!(
-        check.stderr.contains("did you mean `compute`?"),
-        "{}",
-        check.stderr
+    refused(
+        &lab,
+        &["run", "book.rhai", "-i", "lab.toml"],
+        &[
+            "group `computee`",
+            "did you mean `compute`?",
+            "book.rhai:2:16",
+        ],
+    );
+    lab.assert_fails(
+        &["check", "book.rhai", "-i", "lab.toml"],
+        2,
+        &["did you mean `compute`?"],
     );
 }
 
@@ -51,19 +55,21 @@ fn hosts_of_an_unknown_group_stops_the_run_instead_of_giving_no_hosts() {
         "stage \"one\" on compute {\n    let peers = hosts(\"computee\");\n    log(`${peers.len()}`);\n}\n",
     );
     lab.write("lab.toml", &inventory("node01", "clock=virtual"));
-    let stderr = refused(&lab, &["run", "book.rhai", "-i", "lab.toml"]);
-    assert!(
-        stderr.contains("`hosts(\"computee\")`: the inventory has no group `computee`"),
-        "{stderr}"
+    refused(
+        &lab,
+        &["run", "book.rhai", "-i", "lab.toml"],
+        &[
+            "`hosts(\"computee\")`: the inventory has no group `computee`",
+            "did you mean `compute`?",
+            "book.rhai:2:23",
+        ],
     );
-    assert!(stderr.contains("did you mean `compute`?"), "{stderr}");
-    assert!(stderr.contains("book.rhai:2:23"), "{stderr}");
     lab.write(
         "book.rhai",
         "stage \"one\" on compute {\n    let peers = hosts(\"compute\");\n    log(`${peers.len()}`);\n}\n",
     );
-    let run = lab.cairn(&["run", "book.rhai", "-i", "lab.toml"]);
-    assert_eq!(run.code, 0, "{}\n{}", run.stdout, run.stderr);
+    lab.cairn(&["run", "book.rhai", "-i", "lab.toml"])
+        .succeeds();
 }
 
 #[test]
@@ -74,8 +80,9 @@ fn a_stage_on_a_group_without_hosts_is_a_warning() {
         "lab.toml",
         &format!("[groups.spare]\n\n{}", inventory("node01", "clock=virtual")),
     );
-    let run = lab.cairn(&["run", "book.rhai", "-i", "lab.toml"]);
-    assert_eq!(run.code, 0, "{}\n{}", run.stdout, run.stderr);
+    let run = lab
+        .cairn(&["run", "book.rhai", "-i", "lab.toml"])
+        .succeeds();
     let output = format!("{}{}", run.stdout, run.stderr);
     assert!(
         output.contains("stage `one` runs on group `spare`, which has no hosts"),
@@ -91,27 +98,24 @@ fn an_unknown_option_key_is_an_error_not_ignored() {
         "stage \"s\" on all { run([\"false\"], #{ allow_failure: true }); }\n",
     );
     lab.write("lab.toml", &inventory("node01", "clock=virtual"));
-    let stderr = refused(&lab, &["run", "literal.rhai", "-i", "lab.toml"]);
-    assert!(
-        stderr.contains("`run` has no option `allow_failure`"),
-        "{stderr}"
-    );
-    assert!(stderr.contains("did you mean `allow_fail`?"), "{stderr}");
-    assert!(
-        stderr.contains("idempotent, read_only, reboot_required"),
-        "{stderr}"
+    refused(
+        &lab,
+        &["run", "literal.rhai", "-i", "lab.toml"],
+        &[
+            "`run` has no option `allow_failure`",
+            "did you mean `allow_fail`?",
+            "idempotent, read_only, reboot_required",
+        ],
     );
     // A map built at run time is checked when the builtin is called: a runbook error, exit 2.
     lab.write(
         "built.rhai",
         "stage \"s\" on all {\n    let options = #{};\n    options.allow_failure = true;\n    run([\"false\"], options);\n}\n",
     );
-    let run = lab.cairn(&["run", "built.rhai", "-i", "lab.toml"]);
-    assert_eq!(run.code, 2, "{}\n{}", run.stdout, run.stderr);
-    assert!(
-        run.stderr.contains("no option `allow_failure`"),
-        "{}",
-        run.stderr
+    lab.assert_fails(
+        &["run", "built.rhai", "-i", "lab.toml"],
+        2,
+        &["no option `allow_failure`"],
     );
     assert_eq!(
         lab.sim_count("node01", &["false"]),
@@ -131,17 +135,13 @@ fn a_misspelt_ofed_force_installs_nothing() {
         "lab.toml",
         "[hosts.vm01]\naddress = \"sim:rhel8?clock=virtual\"\n",
     );
-    let run = lab.cairn(&["run", "book.rhai", "-i", "lab.toml"]);
-    assert_eq!(run.code, 2, "{}\n{}", run.stdout, run.stderr);
-    assert!(
-        run.stderr.contains("`ofed::install` has no option `forse`"),
-        "{}",
-        run.stderr
-    );
-    assert!(
-        run.stderr.contains("did you mean `force`?"),
-        "{}",
-        run.stderr
+    lab.assert_fails(
+        &["run", "book.rhai", "-i", "lab.toml"],
+        2,
+        &[
+            "`ofed::install` has no option `forse`",
+            "did you mean `force`?",
+        ],
     );
     let installs = lab
         .sim_commands("vm01")
@@ -153,9 +153,7 @@ fn a_misspelt_ofed_force_installs_nothing() {
         "literal.rhai",
         "stage \"s\" on all { ofed::install(\"/nfs/MLNX_OFED_LINUX-5.4-3.0.3.0-rhel8.1-x86_64.tgz\", #{ forse: false }); }\n",
     );
-    let check = lab.cairn(&["check", "literal.rhai"]);
-    assert_eq!(check.code, 2, "{}", check.stderr);
-    assert!(check.stderr.contains("literal.rhai:1:"), "{}", check.stderr);
+    lab.assert_fails(&["check", "literal.rhai"], 2, &["literal.rhai:1:"]);
 }
 
 #[test]
@@ -167,17 +165,21 @@ fn a_param_that_does_not_convert_stops_the_run() {
     );
     lab.write("lab.toml", &inventory("node01", "clock=virtual"));
     let base = ["run", "book.rhai", "-i", "lab.toml", "--param"];
-    let stderr = refused(&lab, &[&base[..], &["mtu=jumbo"]].concat());
-    assert!(stderr.contains("`mtu` takes an integer"), "{stderr}");
-    assert!(stderr.contains("command line"), "{stderr}");
+    refused(
+        &lab,
+        &[&base[..], &["mtu=jumbo"]].concat(),
+        &["`mtu` takes an integer", "command line"],
+    );
     for bad in ["max_us=nan", "max_us=inf", "max_us=1e400"] {
-        let stderr = refused(&lab, &[&base[..], &[bad]].concat());
+        let stderr = refused(&lab, &[&base[..], &[bad]].concat(), &[]).stderr;
         assert!(stderr.contains("a finite number"), "{bad}: {stderr}");
     }
-    let stderr = refused(&lab, &[&base[..], &["max_usec=3"]].concat());
-    assert!(stderr.contains("did you mean `max_us`?"), "{stderr}");
-    let run = lab.cairn(&[&base[..], &["max_us=3.0"]].concat());
-    assert_eq!(run.code, 0, "{}\n{}", run.stdout, run.stderr);
+    refused(
+        &lab,
+        &[&base[..], &["max_usec=3"]].concat(),
+        &["did you mean `max_us`?"],
+    );
+    lab.cairn(&[&base[..], &["max_us=3.0"]].concat()).succeeds();
 }
 
 #[test]
@@ -185,17 +187,21 @@ fn an_unknown_sim_option_points_at_the_inventory_line() {
     let lab = Lab::new();
     lab.write("book.rhai", "stage \"s\" on all { run([\"true\"]); }\n");
     lab.write("lab.toml", &inventory("node01", "reboot_sec=2"));
-    let stderr = refused(&lab, &["run", "book.rhai", "-i", "lab.toml"]);
-    assert!(
-        stderr.contains("unknown sim option `reboot_sec`"),
-        "{stderr}"
+    refused(
+        &lab,
+        &["run", "book.rhai", "-i", "lab.toml"],
+        &[
+            "unknown sim option `reboot_sec`",
+            "did you mean `reboot_secs`?",
+            "lab.toml:2:22",
+        ],
     );
-    assert!(stderr.contains("did you mean `reboot_secs`?"), "{stderr}");
-    assert!(stderr.contains("lab.toml:2:22"), "{stderr}");
     lab.write("lab.toml", "[hosts.n1]\naddress = \"sim:linus\"\n");
-    let stderr = refused(&lab, &["run", "book.rhai", "-i", "lab.toml"]);
-    assert!(stderr.contains("no simulator model `linus`"), "{stderr}");
-    assert!(stderr.contains("did you mean `linux`?"), "{stderr}");
+    refused(
+        &lab,
+        &["run", "book.rhai", "-i", "lab.toml"],
+        &["no simulator model `linus`", "did you mean `linux`?"],
+    );
 }
 
 #[test]
@@ -213,15 +219,18 @@ fn host_names_that_are_not_safe_file_names_are_refused() {
             "lab.toml",
             &format!("[hosts.\"{name}\"]\naddress = \"sim:linux?clock=virtual\"\n"),
         );
-        let stderr = refused(&lab, &["run", "book.rhai", "-i", "lab.toml"]);
+        let stderr = refused(&lab, &["run", "book.rhai", "-i", "lab.toml"], &[]).stderr;
         assert!(stderr.contains("invalid host name"), "{name}: {stderr}");
         assert!(stderr.contains(why), "{name}: {stderr}");
         assert!(stderr.contains("lab.toml:1:8"), "{name}: {stderr}");
     }
     // A `/` is refused by the host pattern already, at the character.
     lab.write("lab.toml", "[hosts.\"a/b\"]\naddress = \"local\"\n");
-    let stderr = refused(&lab, &["run", "book.rhai", "-i", "lab.toml"]);
-    assert!(stderr.contains("'/' cannot appear"), "{stderr}");
+    refused(
+        &lab,
+        &["run", "book.rhai", "-i", "lab.toml"],
+        &["'/' cannot appear"],
+    );
 }
 
 #[test]
@@ -233,7 +242,7 @@ fn an_inventory_error_past_column_65535_is_shown_not_a_panic() {
         "lab.toml",
         &format!("[hosts.{key}!]\naddress = \"local\"\n"),
     );
-    let stderr = refused(&lab, &["run", "book.rhai", "-i", "lab.toml"]);
+    let stderr = refused(&lab, &["run", "book.rhai", "-i", "lab.toml"], &[]).stderr;
     assert!(
         stderr.contains("invalid inventory"),
         "{}",
@@ -244,7 +253,7 @@ fn an_inventory_error_past_column_65535_is_shown_not_a_panic() {
         "lab.toml",
         &format!("[hosts.\"n{key}[1-\"]\naddress = \"local\"\n"),
     );
-    let stderr = refused(&lab, &["run", "book.rhai", "-i", "lab.toml"]);
+    let stderr = refused(&lab, &["run", "book.rhai", "-i", "lab.toml"], &[]).stderr;
     assert!(
         stderr.contains("invalid host pattern"),
         "{}",
@@ -272,8 +281,7 @@ stage "a" on all {
 stage "a" on all { log(2); }
 "#,
     );
-    let check = lab.cairn(&["check", "bad.rhai"]);
-    assert_eq!(check.code, 2, "{}", check.stderr);
+    let check = lab.cairn(&["check", "bad.rhai"]).fails(2);
     let stderr = check.stderr;
     for (expected, at) in [
         ("no module `missing`", "bad.rhai:1:8"),
@@ -303,8 +311,11 @@ stage "a" on all { log(2); }
     assert!(stderr.contains("9 problem(s)"), "{stderr}");
     // The same runbook does not start a run.
     lab.write("lab.toml", &inventory("node01", "clock=virtual"));
-    let stderr = refused(&lab, &["run", "bad.rhai", "-i", "lab.toml"]);
-    assert!(stderr.contains("nothing was run"), "{stderr}");
+    refused(
+        &lab,
+        &["run", "bad.rhai", "-i", "lab.toml"],
+        &["nothing was run"],
+    );
 }
 
 #[test]
@@ -325,11 +336,11 @@ fn trim_and_replace_give_their_result() {
 "#,
     );
     lab.write("lab.toml", &inventory("node01", "clock=virtual"));
-    let check = lab.cairn(&["check", "book.rhai"]);
-    assert_eq!(check.code, 0, "{}", check.stderr);
-    let run = lab.cairn(&["run", "book.rhai", "-i", "lab.toml"]);
-    assert_eq!(run.code, 0, "{}\n{}", run.stdout, run.stderr);
-    assert!(run.stdout.contains("node01 ens224"), "{}", run.stdout);
+    lab.cairn(&["check", "book.rhai"]).succeeds();
+    let run = lab
+        .cairn(&["run", "book.rhai", "-i", "lab.toml"])
+        .succeeds();
+    run.stdout_has("node01 ens224");
 }
 
 #[test]
@@ -339,16 +350,14 @@ fn a_call_given_nothing_says_which_call_made_the_nothing() {
         "named.rhai",
         "fn upper(s) { s.make_upper() }\nstage \"s\" on all {\n    let name = upper(\"eth0\");\n    net::set_mtu(name, 9000);\n}\n",
     );
-    let check = lab.cairn(&["check", "named.rhai"]);
-    assert_eq!(check.code, 2, "{}", check.stderr);
-    assert!(
-        check
-            .stderr
-            .contains("`upper(...)`, whose last expression (line 1) is `.make_upper(...)`"),
-        "{}",
-        check.stderr
+    lab.assert_fails(
+        &["check", "named.rhai"],
+        2,
+        &[
+            "`upper(...)`, whose last expression (line 1) is `.make_upper(...)`",
+            "named.rhai:3:16",
+        ],
     );
-    assert!(check.stderr.contains("named.rhai:3:16"), "{}", check.stderr);
     // Through a closure the checker cannot follow it; at run time the error explains the `()`.
     lab.write(
         "closure.rhai",
@@ -358,18 +367,13 @@ fn a_call_given_nothing_says_which_call_made_the_nothing() {
         "lab.toml",
         "[hosts.vm01]\naddress = \"sim:rhel8?clock=virtual\"\n",
     );
-    let run = lab.cairn(&["run", "closure.rhai", "-i", "lab.toml"]);
-    assert_eq!(run.code, 2, "{}\n{}", run.stdout, run.stderr);
-    assert!(
-        run.stderr.contains("net::set_mtu ((), i64)"),
-        "{}",
-        run.stderr
-    );
-    assert!(
-        run.stderr
-            .contains("an argument is `()`, the value of a call that returns nothing"),
-        "{}",
-        run.stderr
+    lab.assert_fails(
+        &["run", "closure.rhai", "-i", "lab.toml"],
+        2,
+        &[
+            "net::set_mtu ((), i64)",
+            "an argument is `()`, the value of a call that returns nothing",
+        ],
     );
 }
 
@@ -380,15 +384,13 @@ fn resume_refuses_a_runbook_edited_into_a_duplicate_stage() {
         "stage \"one\" on all { run([\"true\"]); }\nstage \"two\" on all { run([\"false\"]); }\n";
     lab.write("book.rhai", book);
     lab.write("lab.toml", &inventory("node01", "clock=virtual"));
-    assert_eq!(lab.cairn(&["run", "book.rhai", "-i", "lab.toml"]).code, 1);
+    lab.cairn(&["run", "book.rhai", "-i", "lab.toml"]).fails(1);
     lab.write("book.rhai", &book.replace("\"two\"", "\"one\""));
     let before = lab.sim_commands("node01").len();
-    let resume = lab.cairn(&["resume", "--from-stage", "one"]);
-    assert_eq!(resume.code, 2, "{}", resume.stderr);
-    assert!(
-        resume.stderr.contains("stage `one` is declared twice"),
-        "{}",
-        resume.stderr
+    lab.assert_fails(
+        &["resume", "--from-stage", "one"],
+        2,
+        &["stage `one` is declared twice"],
     );
     assert_eq!(lab.sim_commands("node01").len(), before, "nothing ran");
 }
@@ -401,13 +403,10 @@ fn run_given_a_string_at_run_time_says_to_write_an_array() {
         "stage \"s\" on all {\n    let line = \"ip link\";\n    run(line);\n}\n",
     );
     lab.write("lab.toml", &inventory("node01", "clock=virtual"));
-    let run = lab.cairn(&["run", "book.rhai", "-i", "lab.toml"]);
-    assert_eq!(run.code, 2, "{}\n{}", run.stdout, run.stderr);
-    assert!(
-        run.stderr.contains("write run([\"ip\", \"link\"])"),
-        "{}",
-        run.stderr
+    lab.assert_fails(
+        &["run", "book.rhai", "-i", "lab.toml"],
+        2,
+        &["write run([\"ip\", \"link\"])", "book.rhai:3:5"],
     );
-    assert!(run.stderr.contains("book.rhai:3:5"), "{}", run.stderr);
     assert_eq!(lab.sim_count("node01", &["ip"]), 0);
 }

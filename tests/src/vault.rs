@@ -4,8 +4,7 @@
 
 use std::path::Path;
 
-use cairn_tests::Lab;
-use cairn_tests::files;
+use cairn_tests::{Lab, Run, files};
 
 use crate::executor::inventory;
 
@@ -35,9 +34,8 @@ impl Keys {
     pub(crate) fn new(lab: &Lab) -> Self {
         let outside = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
         let identity = outside.path().join("id.txt").display().to_string();
-        let made = lab.cairn(&["vault", "keygen", &identity]);
-        assert_eq!(made.code, 0, "{}", made.stderr);
-        assert!(made.stderr.contains("public key: age1"), "{}", made.stderr);
+        let made = lab.cairn(&["vault", "keygen", &identity]).succeeds();
+        made.stderr_has("public key: age1");
         Self { outside, identity }
     }
 
@@ -66,18 +64,22 @@ impl Keys {
     }
 
     pub(crate) fn create(&self, lab: &Lab, text: &str) {
+        self.with_editor(lab, "create", text).succeeds();
+    }
+
+    /// `cairn vault VERB site.vault` with an editor that writes `text`.
+    fn with_editor(&self, lab: &Lab, verb: &str, text: &str) -> Run {
         let editor = self.editor(text);
-        let made = lab.cairn_with(
-            &[
-                "vault",
-                "create",
-                "site.vault",
-                "--vault-identity",
-                &self.identity,
-            ],
-            &[("EDITOR", &editor), ("VISUAL", "")],
-        );
-        assert_eq!(made.code, 0, "{}", made.stderr);
+        lab.call(&[
+            "vault",
+            verb,
+            "site.vault",
+            "--vault-identity",
+            &self.identity,
+        ])
+        .env("EDITOR", &editor)
+        .env("VISUAL", "")
+        .run()
     }
 }
 
@@ -126,7 +128,7 @@ fn vault_secrets_reach_the_runbook_and_no_file_or_stream() {
             "the last command fails: {}\n{}",
             run.stdout, run.stderr
         );
-        assert!(run.stderr.contains("<redacted>"), "{}", run.stderr);
+        run.stderr_has("<redacted>");
         streams.push(run.stdout);
         streams.push(run.stderr);
     }
@@ -145,20 +147,17 @@ fn vault_secrets_reach_the_runbook_and_no_file_or_stream() {
     assert!(logged, "{journal:?}");
     // A resume takes the secret from the vault again: nothing to give by hand.
     let id = lab.runs().pop().unwrap_or_default();
-    let resumed = lab.cairn(&[
-        "resume",
-        &id,
-        "--vault",
-        "site.vault",
-        "--vault-identity",
-        &keys.identity,
-    ]);
-    assert_eq!(resumed.code, 1, "{}\n{}", resumed.stdout, resumed.stderr);
-    assert!(
-        !resumed.stderr.contains("give it again"),
-        "{}",
-        resumed.stderr
-    );
+    let resumed = lab
+        .cairn(&[
+            "resume",
+            &id,
+            "--vault",
+            "site.vault",
+            "--vault-identity",
+            &keys.identity,
+        ])
+        .fails(1);
+    resumed.stderr_lacks("give it again");
     streams.push(resumed.stdout);
     streams.push(resumed.stderr);
     for text in &streams {
@@ -187,7 +186,7 @@ fn a_wrong_key_a_changed_vault_or_a_missing_secret_runs_nothing() {
     lab.write("book.rhai", BOOK);
     lab.write("lab.toml", &inventory("node01", "clock=virtual"));
     let other = keys.outside.path().join("other.txt").display().to_string();
-    assert_eq!(lab.cairn(&["vault", "keygen", &other]).code, 0);
+    lab.cairn(&["vault", "keygen", &other]).succeeds();
     let run = |vault: &str, key: &str, inventory: &str| {
         lab.cairn(&[
             "run",
@@ -200,26 +199,16 @@ fn a_wrong_key_a_changed_vault_or_a_missing_secret_runs_nothing() {
             key,
         ])
     };
-    let wrong = run("site.vault", &other, "lab.toml");
-    assert_eq!(wrong.code, 2, "{}", wrong.stderr);
-    assert!(
-        wrong.stderr.contains("vault::wrong_key"),
-        "{}",
-        wrong.stderr
-    );
+    let wrong = run("site.vault", &other, "lab.toml").fails(2);
+    wrong.stderr_has("vault::wrong_key");
 
     let mut sealed = std::fs::read(lab.path().join("site.vault")).unwrap_or_default();
     // A character of the armored payload changed (the last line before the end marker).
     let body = sealed.len() - "\n-----END AGE ENCRYPTED FILE-----\n".len() - 3;
     sealed[body] = if sealed[body] == b'A' { b'B' } else { b'A' };
     std::fs::write(lab.path().join("changed.vault"), &sealed).unwrap_or_else(|e| panic!("{e}"));
-    let changed = run("changed.vault", &keys.identity, "lab.toml");
-    assert_eq!(changed.code, 2, "{}", changed.stderr);
-    assert!(
-        changed.stderr.contains("vault::damaged"),
-        "{}",
-        changed.stderr
-    );
+    let changed = run("changed.vault", &keys.identity, "lab.toml").fails(2);
+    changed.stderr_has("vault::damaged");
 
     lab.write(
         "typo.toml",
@@ -228,8 +217,7 @@ fn a_wrong_key_a_changed_vault_or_a_missing_secret_runs_nothing() {
             inventory("node01", "clock=virtual")
         ),
     );
-    let missing = run("site.vault", &keys.identity, "typo.toml");
-    assert_eq!(missing.code, 2, "{}", missing.stderr);
+    let missing = run("site.vault", &keys.identity, "typo.toml").fails(2);
     let flat = missing
         .stderr
         .split_whitespace()
@@ -253,29 +241,31 @@ fn a_param_file_name_the_runbook_lacks_is_refused_in_the_file() {
     lab.write("book.rhai", BOOK);
     lab.write("lab.toml", &inventory("node01", "clock=virtual"));
     lab.write("params.toml", "retries = 2\nmut = 9000\n");
-    let run = lab.cairn(&[
-        "run",
-        "book.rhai",
-        "-i",
-        "lab.toml",
-        "--param-file",
-        "params.toml",
-    ]);
-    assert_eq!(run.code, 2, "{}", run.stderr);
-    assert!(run.stderr.contains("did you mean `mtu`?"), "{}", run.stderr);
-    assert!(run.stderr.contains("params.toml:2:1"), "{}", run.stderr);
+    lab.assert_fails(
+        &[
+            "run",
+            "book.rhai",
+            "-i",
+            "lab.toml",
+            "--param-file",
+            "params.toml",
+        ],
+        2,
+        &["did you mean `mtu`?", "params.toml:2:1"],
+    );
     lab.write("params.toml", "retries = \"two\"\n");
-    let run = lab.cairn(&[
-        "run",
-        "book.rhai",
-        "-i",
-        "lab.toml",
-        "--param-file",
-        "params.toml",
-    ]);
-    assert_eq!(run.code, 2, "{}", run.stderr);
-    assert!(run.stderr.contains("takes an integer"), "{}", run.stderr);
-    assert!(run.stderr.contains("params.toml:1:11"), "{}", run.stderr);
+    lab.assert_fails(
+        &[
+            "run",
+            "book.rhai",
+            "-i",
+            "lab.toml",
+            "--param-file",
+            "params.toml",
+        ],
+        2,
+        &["takes an integer", "params.toml:1:11"],
+    );
     assert!(lab.runs().is_empty(), "{:?}", lab.runs());
 }
 
@@ -284,19 +274,14 @@ fn an_edit_happens_in_a_private_memory_folder_removed_after() {
     let lab = Lab::new();
     let keys = Keys::new(&lab);
     keys.create(&lab, &secrets_text());
-    let editor = keys.editor(&format!("{}bmc = \"added\"\n", secrets_text()));
-    let edited = lab.cairn_with(
-        &[
-            "vault",
+    let edited = keys
+        .with_editor(
+            &lab,
             "edit",
-            "site.vault",
-            "--vault-identity",
-            &keys.identity,
-        ],
-        &[("EDITOR", &editor), ("VISUAL", "")],
-    );
-    assert_eq!(edited.code, 0, "{}", edited.stderr);
-    assert!(edited.stderr.contains("3 secrets"), "{}", edited.stderr);
+            &format!("{}bmc = \"added\"\n", secrets_text()),
+        )
+        .succeeds();
+    edited.stderr_has("3 secrets");
     let note = keys.note();
     let lines: Vec<&str> = note.lines().collect();
     assert_eq!(
@@ -313,32 +298,18 @@ fn an_edit_happens_in_a_private_memory_folder_removed_after() {
         let folder = folder.trim_start_matches("700 ");
         assert!(!Path::new(folder).exists(), "{folder} was removed");
     }
-    let viewed = lab.cairn(&[
-        "vault",
-        "view",
-        "site.vault",
-        "--vault-identity",
-        &keys.identity,
-    ]);
-    assert_eq!(viewed.code, 0, "{}", viewed.stderr);
-    assert!(
-        viewed.stdout.contains("bmc = \"added\""),
-        "{}",
-        viewed.stdout
-    );
-    // Not TOML strings: refused where it is wrong, without quoting the text, vault unchanged.
-    let editor = keys.editor("pin = 12345678\n");
-    let refused = lab.cairn_with(
-        &[
+    let viewed = lab
+        .cairn(&[
             "vault",
-            "edit",
+            "view",
             "site.vault",
             "--vault-identity",
             &keys.identity,
-        ],
-        &[("EDITOR", &editor), ("VISUAL", "")],
-    );
-    assert_eq!(refused.code, 2, "{}", refused.stderr);
+        ])
+        .succeeds();
+    viewed.stdout_has("bmc = \"added\"");
+    // Not TOML strings: refused where it is wrong, without quoting the text, vault unchanged.
+    let refused = keys.with_editor(&lab, "edit", "pin = 12345678\n").fails(2);
     let flat = refused
         .stderr
         .replace('│', " ")
@@ -349,7 +320,7 @@ fn an_edit_happens_in_a_private_memory_folder_removed_after() {
         flat.contains("`pin` is an integer, not a string (line 1, column 7)"),
         "{flat}"
     );
-    assert!(!refused.stderr.contains("12345678"), "{}", refused.stderr);
+    refused.stderr_lacks("12345678");
     let again = lab.cairn(&[
         "vault",
         "view",
@@ -357,5 +328,5 @@ fn an_edit_happens_in_a_private_memory_folder_removed_after() {
         "--vault-identity",
         &keys.identity,
     ]);
-    assert!(again.stdout.contains("bmc = \"added\""), "{}", again.stdout);
+    again.stdout_has("bmc = \"added\"");
 }
