@@ -197,10 +197,11 @@ mod tests {
     /// the RoCE port of the same guest keeps its 100 Gb/s (4X EDR).
     #[test]
     fn a_port_trained_at_1x_reports_a_quarter_of_its_rate_and_roce_keeps_its_own() {
-        let t = crate::test_support::guest_host::TestHost::new(
+        let t = crate::test_support::TestHost::guests(
             &[("w-02", "ofed=5.4-3.0.3.0&link_width=1X&guest_fw=16.28.2006")],
             "w-02",
-        );
+        )
+        .build();
         let port = t.eval(r#"ib::wait_active("mlx5_0", 1, 10).state"#);
         assert_eq!(port.to_string(), "ACTIVE");
         let texts = t.eval("ib::status().map(|p| `${p.rate_gbps} ${p.rate_text}`)");

@@ -154,12 +154,12 @@ fn ping_pong(
 
 #[cfg(test)]
 mod tests {
-    use crate::test_support::guest_host::TestHost;
+    use crate::test_support::TestHost;
 
     #[test]
     fn vma_beats_the_kernel_as_in_the_guide() {
         let up = "ofed=5.6-0.7.0.0";
-        let t = TestHost::new(&[("vm-03", up), ("vm-04", up)], "controller");
+        let t = TestHost::guests(&[("vm-03", up), ("vm-04", up)], "controller").build();
         for (host, ip) in [("vm-03", "11.4.3.3/24"), ("vm-04", "11.4.3.4/24")] {
             let req = cairn_runtime::ExecRequest::new(["ip", "addr", "add", ip, "dev", "ens224f1"]);
             assert_eq!(

@@ -1,7 +1,8 @@
 //! Helpers for parser unit tests.
 
-pub(crate) mod esxi_host;
-pub(crate) mod guest_host;
+mod test_host;
+
+pub(crate) use test_host::{INSTALL_TOOLS, TestHost};
 
 /// A fixture's output (its `$ command` line dropped) with `\r\n` line ends, without its final
 /// line break, and with one more leading space on every line: each must read as the original.
