@@ -189,8 +189,7 @@ impl SimTool for IbSim {
 
 #[cfg(test)]
 mod tests {
-    use std::collections::BTreeMap;
-    use std::sync::Arc;
+
     use std::time::Duration;
 
     /// A 1X cable: the IB port says 25 Gb/s (1X EDR) in ibstatus, ibstat and ibnetdiscover;
@@ -215,23 +214,12 @@ mod tests {
         assert_eq!(width.to_string(), "1x");
     }
 
-    use cairn_runtime::ExecRequest;
     use cairn_runtime::sim::SimHost;
 
-    use crate::models::rhel8::rhel8;
-
-    fn run(host: &SimHost, argv: &[&str]) -> cairn_runtime::ExecOutput {
-        host.exec(&ExecRequest::new(argv.iter().copied()))
-            .unwrap_or_else(|e| panic!("{e}"))
-    }
+    use crate::test_support::sim_exec as run;
 
     fn open(root: &std::path::Path, name: &str) -> SimHost {
-        let options = BTreeMap::from([
-            ("clock".to_owned(), "virtual".to_owned()),
-            ("ofed".to_owned(), "5.4-3.0.3.0".to_owned()),
-        ]);
-        SimHost::open(name, root.join(name), Arc::new(rhel8()), options)
-            .unwrap_or_else(|e| panic!("{e}"))
+        crate::test_support::rhel8_guest(name, root.join(name), &[("ofed", "5.4-3.0.3.0")])
     }
 
     #[test]

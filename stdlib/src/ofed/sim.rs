@@ -356,29 +356,13 @@ fn openibd(
 
 #[cfg(test)]
 mod tests {
-    use std::collections::BTreeMap;
 
-    use cairn_runtime::ExecRequest;
-    use cairn_runtime::sim::SimHost;
-
-    use crate::models::rhel8::rhel8;
-
-    fn run(host: &SimHost, argv: &[&str]) -> cairn_runtime::ExecOutput {
-        host.exec(&ExecRequest::new(argv.iter().copied()))
-            .unwrap_or_else(|e| panic!("{e}"))
-    }
+    use crate::test_support::{rhel8_guest, sim_exec as run};
 
     #[test]
     fn ofed_is_absent_until_installed_and_rebooted() {
         let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
-        let options = BTreeMap::from([("clock".to_owned(), "virtual".to_owned())]);
-        let host = SimHost::open(
-            "compute-02",
-            dir.path(),
-            std::sync::Arc::new(rhel8()),
-            options,
-        )
-        .unwrap_or_else(|e| panic!("{e}"));
+        let host = rhel8_guest("compute-02", dir.path(), &[]);
         assert_eq!(run(&host, &["ofed_info", "-s"]).code, 127);
         let tgz = "/nfs/MLNX_OFED_LINUX-5.4-3.0.3.0-rhel8.1-x86_64.tgz";
         assert_eq!(run(&host, &["tar", "xf", tgz, "-C", "/tmp"]).code, 0);
@@ -408,17 +392,7 @@ mod tests {
     fn the_installer_updates_firmware_unless_told_not_to_and_its_transcript_parses() {
         use crate::ofed::{FirmwareOutcome, InstallResult, parse_install};
         let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
-        let options = BTreeMap::from([
-            ("clock".to_owned(), "virtual".to_owned()),
-            ("ofed_fw".to_owned(), "16.35.1012".to_owned()),
-        ]);
-        let host = SimHost::open(
-            "compute-03",
-            dir.path(),
-            std::sync::Arc::new(rhel8()),
-            options,
-        )
-        .unwrap_or_else(|e| panic!("{e}"));
+        let host = rhel8_guest("compute-03", dir.path(), &[("ofed_fw", "16.35.1012")]);
         let tgz = "/nfs/MLNX_OFED_LINUX-5.4-3.0.3.0-rhel8.1-x86_64.tgz";
         let installer = "/tmp/MLNX_OFED_LINUX-5.4-3.0.3.0-rhel8.1-x86_64/mlnxofedinstall";
         run(&host, &["tar", "xf", tgz, "-C", "/tmp"]);

@@ -138,30 +138,17 @@ fn install(
 
 #[cfg(test)]
 mod tests {
-    use std::collections::BTreeMap;
 
-    use cairn_runtime::ExecRequest;
-    use cairn_runtime::sim::SimHost;
-
-    use crate::models::rhel8::rhel8;
     use crate::ofed::OfedFlavour;
 
-    fn run(host: &SimHost, argv: &[&str]) -> cairn_runtime::ExecOutput {
-        host.exec(&ExecRequest::new(argv.iter().copied()))
-            .unwrap_or_else(|e| panic!("{e}"))
-    }
+    use crate::test_support::{rhel8_guest, sim_exec as run};
 
     const RPM: &str = "/nfs/doca-host-2.10.0-093000_25.01_rhel95.x86_64.rpm";
 
     #[test]
     fn the_repo_package_then_doca_ofed_then_ofed_info_prints_the_doca_form() {
         let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
-        let options = BTreeMap::from([
-            ("clock".to_owned(), "virtual".to_owned()),
-            ("ofed_fw".to_owned(), "16.35.1012".to_owned()),
-        ]);
-        let host = SimHost::open("g", dir.path(), std::sync::Arc::new(rhel8()), options)
-            .unwrap_or_else(|e| panic!("{e}"));
+        let host = rhel8_guest("g", dir.path(), &[("ofed_fw", "16.35.1012")]);
         let early = run(&host, &["dnf", "-y", "install", "doca-ofed"]);
         assert_eq!(early.code, 1);
         assert!(

@@ -21,10 +21,7 @@ const DESIGN: &str = concat!(
     "/../runbooks/labs/fabric-100node.topo"
 );
 
-fn run(host: &SimHost, argv: &[&str]) -> cairn_runtime::ExecOutput {
-    host.exec(&ExecRequest::new(argv.iter().copied()))
-        .unwrap_or_else(|e| panic!("{e}"))
-}
+use crate::test_support::sim_exec as run;
 
 /// The lines that are not comments (the generation date, who it was initiated from).
 fn body(text: &str) -> Vec<&str> {
