@@ -9,9 +9,9 @@ use super::command::Tarball;
 use super::openibd::sim as openibd_sim;
 use crate::machine::guest::{GuestHw, not_found, out};
 
-/// The OFED tool's state and the adapter firmware the guest tools print: shared with the
+/// The OFED tool's state the guest tools print: shared with the
 /// other guest printers from layer 1.
-pub(crate) use crate::machine::ofed::{OfedState, adapter_firmware};
+pub(crate) use crate::machine::ofed::OfedState;
 
 /// `fault_ignore_staged_ofed`: at boot the installed OFED's drivers do not load, as when its
 /// modules do not fit the running kernel: "the ABI of the new kernel may not be compatible with
@@ -266,20 +266,13 @@ fn install(
         return out(1, text, "");
     }
     let version = tarball.version;
-    let current = adapter_firmware(host, state);
-    let bundled = host
-        .option("ofed_fw")
-        .map_or_else(|| current.clone(), str::to_owned);
-    let plan = super::sim_installer::FirmwarePlan {
-        current: &current,
-        bundled: &bundled,
-    };
+    let plan = super::sim_installer::FirmwarePlan::of(host, state);
     let firmware = (!args.contains(&"--without-fw-update")).then_some(&plan);
     text.push_str(&super::sim_installer::install_body(
         &hw, &version, &logs, firmware,
     ));
-    if firmware.is_some_and(|p| p.updates()) {
-        state.firmware = Some(bundled.clone());
+    if let Some(plan) = firmware {
+        plan.apply(state);
     }
     state.installed = Some(version);
     // The installer removes the other OFED packages, DOCA-OFED's too (its header: "all other

@@ -15,7 +15,7 @@ use cairn_runtime::sim::SimContext;
 
 use super::doca::{DocaPackage, FW_UPDATER, PROFILE};
 use crate::machine::guest::{GuestHw, out};
-use crate::machine::ofed::{OfedState, adapter_firmware};
+use crate::machine::ofed::OfedState;
 
 /// The OFED releases the simulated NFS share has DOCA-Host packages for, with the full version
 /// `ofed_info -s` prints after each, as published: 23.07-0.5.0 (a BlueField-3 host's NCCL
@@ -116,18 +116,9 @@ fn install(
     let mut text = String::from("Dependencies resolved.\n");
     if args.contains(&FW_UPDATER) {
         let hw = GuestHw::of(host);
-        let current = adapter_firmware(host, state);
-        let bundled = host
-            .option("ofed_fw")
-            .map_or_else(|| current.clone(), str::to_owned);
-        let plan = super::sim_installer::FirmwarePlan {
-            current: &current,
-            bundled: &bundled,
-        };
+        let plan = super::sim_installer::FirmwarePlan::of(host, state);
         text.push_str(&super::sim_installer::firmware_step(&hw, &plan, None));
-        if plan.updates() {
-            state.firmware = Some(bundled.clone());
-        }
+        plan.apply(state);
     }
     text.push_str("Complete!\n");
     state.installed = Some(version.to_owned());
