@@ -727,21 +727,15 @@ mod tests {
         );
         assert!(error.contains("Unable to find module"), "{error}");
         let sent = t.commands("esx01");
+        let last = sent.last();
         assert_eq!(
-            sent.last().map(Vec::as_slice),
-            Some(
-                [
-                    "esxcli",
-                    "system",
-                    "module",
-                    "parameters",
-                    "list",
-                    "-m",
-                    hostile
-                ]
-                .map(String::from)
-                .as_slice()
-            )
+            last,
+            Some(&crate::esxcli::command::module_parameters(hostile))
+        );
+        assert_eq!(
+            last.and_then(|argv| argv.last()).map(String::as_str),
+            Some(hostile),
+            "the module name is one argument, as written"
         );
         assert!(
             t.commands("esx01")
