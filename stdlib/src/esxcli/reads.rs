@@ -244,17 +244,8 @@ mod tests {
             option: AdvancedOption {
                 path: "/Power/CpuPolicy".into(),
                 r#type: Some("string".into()),
-                int_value: None,
-                default_int_value: None,
-                min_value: None,
-                max_value: None,
                 string_value: Some("Balanced".into()),
-                default_string_value: None,
-                valid_characters: None,
-                description: None,
-                host_specific: None,
-                impact: None,
-                other: BTreeMap::new(),
+                ..AdvancedOption::default()
             },
             value: serde_json::json!("Balanced"),
         };
