@@ -590,7 +590,7 @@ fn test_pair(
         }
     };
     let (s0, c0) = (server_clock.now_millis(), client_clock.now_millis());
-    let measured = crate::perftest::run::measure_in_round(
+    let measured = crate::perftest::run::measure(
         None,
         shared,
         run,

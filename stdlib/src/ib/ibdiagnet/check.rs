@@ -301,30 +301,22 @@ pub(crate) fn check(db: &DbCsv, expected: &Expected) -> Checked {
                 )
             })
             .collect();
-        for (a, b) in design.difference(&found) {
+        let missing = design
+            .difference(&found)
+            .map(|c| (c, "missing", "design", "fabric"));
+        let unexpected = found
+            .difference(design)
+            .map(|c| (c, "unexpected", "fabric", "design"));
+        for ((a, b), kind, is_in, not_in) in missing.chain(unexpected) {
             findings.push(Finding {
                 check: "topology".into(),
                 node: short_name(&a.0),
                 guid: None,
                 port: Some(a.1),
                 link: Some(short_link(a, b)),
-                found: Some("missing".into()),
+                found: Some(kind.into()),
                 message: format!(
-                    "missing cable: {} port {} to {} port {} is in the design, not in the fabric",
-                    a.0, a.1, b.0, b.1
-                ),
-            });
-        }
-        for (a, b) in found.difference(design) {
-            findings.push(Finding {
-                check: "topology".into(),
-                node: short_name(&a.0),
-                guid: None,
-                port: Some(a.1),
-                link: Some(short_link(a, b)),
-                found: Some("unexpected".into()),
-                message: format!(
-                    "unexpected cable: {} port {} to {} port {} is in the fabric, not in the design",
+                    "{kind} cable: {} port {} to {} port {} is in the {is_in}, not in the {not_in}",
                     a.0, a.1, b.0, b.1
                 ),
             });
