@@ -279,7 +279,7 @@ fn install_vib(ctx: &NativeCallContext, source: &str, options: &Map) -> RhaiResu
             }
         })),
     };
-    let value = change.run_staged(
+    let installed: VibChange = change.run_staged_typed(
         ctx,
         |io| dry_run(io, &source_owned, force),
         |_, dry| {
@@ -308,9 +308,9 @@ fn install_vib(ctx: &NativeCallContext, source: &str, options: &Map) -> RhaiResu
                 value: action::json(&VibChange::of(&result, changed, reboot)),
             })
         },
+        "esxcli::vib_install's result",
         super::staged::vibs_after_boot,
     )?;
-    let installed: VibChange = action::result_typed(ctx, &value, "esxcli::vib_install's result")?;
     action::as_map(&installed)
 }
 

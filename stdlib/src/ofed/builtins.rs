@@ -152,7 +152,7 @@ pub mod ofed_builtins {
                 }))
             })),
         };
-        let value = change.run_staged(
+        let installed: OfedChange = change.run_staged_typed(
             &ctx,
             reads::installed,
             |_, now| {
@@ -208,9 +208,9 @@ pub mod ofed_builtins {
                     value: action::json(&installed),
                 })
             },
+            "ofed::install's result",
             crate::ofed::staged::drivers_after_boot,
         )?;
-        let installed: OfedChange = action::result_typed(&ctx, &value, "ofed::install's result")?;
         action::as_map(&installed).map(Dynamic::from_map)
     }
 
@@ -275,7 +275,7 @@ pub mod ofed_builtins {
             })),
         };
         let package = package.to_owned();
-        let value = change.run_staged(
+        let installed: OfedChange = change.run_staged_typed(
             &ctx,
             reads::installed,
             |_, now| {
@@ -312,10 +312,9 @@ pub mod ofed_builtins {
                 io.run(&super::to_refs(&parsed.install(firmware_update)))?;
                 Ok(planned)
             },
+            "ofed::install_doca's result",
             crate::ofed::staged::drivers_after_boot,
         )?;
-        let installed: OfedChange =
-            action::result_typed(&ctx, &value, "ofed::install_doca's result")?;
         action::as_map(&installed).map(Dynamic::from_map)
     }
 
