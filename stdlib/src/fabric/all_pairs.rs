@@ -10,7 +10,7 @@ use std::sync::{Arc, mpsc};
 use std::time::Duration;
 
 use cairn_runtime::{
-    ActionCall, ActionError, Clock, ExecRequest, HostContext, HostIo, Outcome, Reconcile, RunShared,
+    ActionCall, ActionError, Clock, HostContext, HostIo, Outcome, Reconcile, RunShared,
 };
 use rhai::{Array, Dynamic, Map, NativeCallContext};
 use serde::Serialize;
@@ -102,7 +102,7 @@ pub(crate) fn all_pairs(
     if opts.quick {
         rounds.truncate(1);
     }
-    let rate = line_rate(ctx, &names, &opts)?;
+    let rate = super::reads::line_rate(ctx, &names, &opts)?;
     let per_test = SERVER_START + transfer_time(&opts, rate.unwrap_or(0.0));
     let planned = per_test.as_secs_f64() * rounds.len() as f64;
     let widest = rounds.first().map_or(0, Vec::len);
@@ -192,7 +192,7 @@ pub(crate) fn all_pairs(
     let leaves = if bad.is_empty() {
         BTreeMap::new()
     } else {
-        leaves_of(ctx, &names, &opts)?
+        super::reads::leaves(ctx, &names, &opts)?
     };
     let named = suspects(&tested, &bad, &leaves);
     let took_s = took_ms as f64 / 1000.0;
@@ -358,66 +358,6 @@ fn host_names(host: &HostContext, hosts: Vec<String>) -> Result<Vec<String>, Str
         ));
     }
     Ok(names)
-}
-
-/// The first host's port rate in Gb/s (`ibstat DEV` there), for the plan: a journaled query.
-/// Each host's leaf switch, from `ibnetdiscover` on the first host (journaled as
-/// `fabric::leaves`, redone on resume); empty when it does not run there (a RoCE fabric, no
-/// subnet manager) or is not in its format: the suspects are then hosts and pairs only.
-fn leaves_of(
-    ctx: &NativeCallContext,
-    names: &[String],
-    opts: &AllPairsOptions,
-) -> RhaiResult<BTreeMap<String, String>> {
-    let Some(first) = names.first() else {
-        return Ok(BTreeMap::new());
-    };
-    let host = HostContext::current(ctx)?;
-    let shared = host.shared.clone();
-    let device = opts.perftest.device.clone();
-    let args = json!({ "host": first, "device": device });
-    let value = action::query_as(ctx, "fabric::leaves", args, |io| {
-        if io.checking() {
-            return Ok(Value::Null);
-        }
-        // infiniband-diags' common option `-C <ca_name>` picks the port to discover from.
-        let request = ExecRequest::new(["ibnetdiscover", "-C", device.as_str()]);
-        let output = crate::pair::exec_on(Some(io), &shared, first, &request)?;
-        if output.code != 0 {
-            return Ok(Value::Null);
-        }
-        Ok(crate::ib::ibnetdiscover::parse(&output.stdout)
-            .map(|t| json!(super::leaves::leaves(&t, names)))
-            .unwrap_or(Value::Null))
-    })?;
-    action::result_into(ctx, &value, "each host's leaf switch")
-}
-
-fn line_rate(
-    ctx: &NativeCallContext,
-    names: &[String],
-    opts: &AllPairsOptions,
-) -> RhaiResult<Option<f64>> {
-    let Some(first) = names.first() else {
-        return Ok(None);
-    };
-    let host = HostContext::current(ctx)?;
-    let shared = host.shared.clone();
-    let device = opts.perftest.device.clone();
-    let args = json!({ "host": first, "device": device });
-    let value = action::query_as(ctx, "fabric::line_rate", args, |io| {
-        if io.checking() {
-            return Ok(Value::Null);
-        }
-        let request = ExecRequest::new(["ibstat", device.as_str()]);
-        let output = crate::pair::exec_on(Some(io), &shared, first, &request)?;
-        let rate = crate::ib::ibstat::parse(&output.stdout)
-            .ok()
-            .and_then(|s| s.cas.into_iter().find(|ca| ca.name == device))
-            .and_then(|ca| ca.ports.into_iter().find_map(|p| p.rate_gbps));
-        Ok(json!(rate))
-    })?;
-    Ok(value.as_float().ok())
 }
 
 /// How long one test moves data for at `rate` Gb/s: perftest's `-n` iterations (1000 by
