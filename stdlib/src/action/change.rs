@@ -158,29 +158,6 @@ impl Change<'_> {
         }
         Ok(value)
     }
-
-    /// As [`Change::run_staged`], the value read back as the builtin's result type `R`
-    /// ([`super::result_typed`]: a replayed record of another shape is refused naming it) before
-    /// `probe` reads it.
-    pub(crate) fn run_staged_typed<N, T, R: serde::Serialize + serde::de::DeserializeOwned>(
-        self,
-        ctx: &NativeCallContext,
-        read: impl FnOnce(&mut HostIo<'_>) -> Result<N, ActionError>,
-        compare: impl FnOnce(&HostIo<'_>, N) -> Result<Compared<T>, ActionError>,
-        apply: impl FnOnce(&mut HostIo<'_>, T, Outcome) -> Result<Outcome, ActionError>,
-        expected: &str,
-        probe: impl FnOnce(&R) -> Option<Probe>,
-    ) -> RhaiResult<R> {
-        let value = self.run(ctx, read, compare, apply)?;
-        let typed: R = super::result_typed(ctx, &value, expected)?;
-        let host = HostContext::current(ctx)?;
-        if !host.shared.options().check
-            && let Some(probe) = probe(&typed)
-        {
-            host.check_after_boot(probe.what, probe.check);
-        }
-        Ok(typed)
-    }
 }
 
 /// The reboot-loop breaker's failure: `what` is still `seen` after the reboot that ended
