@@ -1,13 +1,18 @@
 //! A change the journal records (an action whose outcome says `changed`) as before → after
 //! items, read from the result's shape: the `from`/`to` that `mlxfwmanager::update`,
 //! `esxcli::advanced_set`, `esxcli::module_parameters_set` and `vhpc::latency` return, the
-//! per-key `changed` map of `mlxconfig::set`, the VIB IDs of `esxcli::vib_install`, the
-//! `enabled` of `esxcli::pcipassthru_set`, the `version` of `ofed::install`; any other change
-//! shows its arguments, and the `acting` record as its before when there is one.
+//! per-key `changed` map of `mlxconfig::set`, the `enabled` of `esxcli::pcipassthru_set`; the
+//! VIB IDs of `esxcli::vib_install` and the version of `ofed::install` and `ofed::install_doca`
+//! are read through their stdlib types (`VibChange`, `OfedChange`), and a result of another
+//! shape is named in the section (`Unread`), the change shown by its arguments; any other
+//! change shows its arguments, and the `acting` record as its before when there is one.
 
+use cairn_stdlib::esxcli::VibChange;
+use cairn_stdlib::ofed::OfedChange;
 use serde_json::Value;
 
 use crate::host_model::{Action, HostModel};
+use crate::unread::Unread;
 
 /// One before → after.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -36,14 +41,15 @@ const NOT_SET: &str = "(not set)";
 const APPLIED: &str = "applied";
 
 /// The host's change records in sequence order; a reboot is a change of its own kind (the
-/// timeline and the recap show it), so it is not one of them.
-pub(crate) fn changes(host: &HostModel) -> Vec<ChangeRecord> {
+/// timeline and the recap show it), so it is not one of them. A typed result that does not
+/// read as its type is noted in `unread`.
+pub(crate) fn changes(host: &HostModel, unread: &mut Unread) -> Vec<ChangeRecord> {
     host.actions
         .iter()
         .filter(|a| a.ok && a.changed && a.builtin != "reboot")
         .map(|action| ChangeRecord {
             builtin: action.builtin.clone(),
-            items: items(action),
+            items: typed_items(&host.name, action, unread).unwrap_or_else(|| items(action)),
             reboot: match action.reboot_required {
                 false => "none",
                 true if rebooted_after(host, action.seq) => "rebooted",
@@ -59,7 +65,61 @@ fn rebooted_after(host: &HostModel, seq: u64) -> bool {
         .any(|a| a.ok && a.builtin == "reboot" && a.seq > seq)
 }
 
-/// The before → after items of one change.
+/// The items of a change whose result is a stdlib type, read as it: `None` for another
+/// builtin; a result that does not read is noted and shown by its arguments.
+fn typed_items(host: &str, action: &Action, unread: &mut Unread) -> Option<Vec<ChangeItem>> {
+    let read = match action.builtin.as_str() {
+        "esxcli::vib_install" => unread
+            .read_whole::<VibChange>(host, action)
+            .map(|change| vib_change(action, &change)),
+        "ofed::install" | "ofed::install_doca" => unread
+            .read_whole::<OfedChange>(host, action)
+            .map(|change| vec![ofed_change(action, &change)]),
+        _ => return None,
+    };
+    Some(read.unwrap_or_else(|| vec![by_arguments(action)]))
+}
+
+/// The VIBs an install put in, each with the version it removed; an outcome assumed done has
+/// no esxcli record, and shows its arguments.
+fn vib_change(action: &Action, change: &VibChange) -> Vec<ChangeItem> {
+    match &change.record {
+        Some(record) => vibs(&record.vibs_installed, &record.vibs_removed),
+        None => vec![by_arguments(action)],
+    }
+}
+
+/// An OFED install: the version before, from its `acting` record (none: not installed), and
+/// the version it installed.
+fn ofed_change(action: &Action, change: &OfedChange) -> ChangeItem {
+    let before = action.acting.as_ref().map(|acting| &acting["version"]);
+    let before = match before {
+        Some(Value::Null) => Value::String("not installed".into()),
+        Some(before) => before.clone(),
+        None => Value::Null,
+    };
+    ChangeItem {
+        what: subject(action),
+        before: text(&before),
+        after: change.version.clone(),
+    }
+}
+
+/// A change shown by its arguments, with its `acting` record as the before (unless that is
+/// the result itself, which says nothing of before).
+fn by_arguments(action: &Action) -> ChangeItem {
+    let before = action
+        .acting
+        .clone()
+        .filter(|acting| *acting != action.result);
+    ChangeItem {
+        what: subject(action),
+        before: text(&before.unwrap_or(Value::Null)),
+        after: text(&other_args(&action.args)),
+    }
+}
+
+/// The before → after items of one change read by its result's keys.
 fn items(action: &Action) -> Vec<ChangeItem> {
     let result = &action.result;
     let subject = subject(action);
@@ -94,30 +154,10 @@ fn items(action: &Action) -> Vec<ChangeItem> {
         }
         return vec![item(subject, from, to)];
     }
-    if let Some(installed) = result.get("vibs_installed").and_then(Value::as_array) {
-        return vibs(installed, result.get("vibs_removed"));
-    }
     if let Some(enabled) = result.get("enabled").and_then(Value::as_bool) {
         return vec![item(subject, &Value::Bool(!enabled), &Value::Bool(enabled))];
     }
-    let (before, after) = match result.get("version") {
-        // An install: the version before, from its `acting` record (none: not installed).
-        Some(version) => {
-            let before = action.acting.as_ref().map(|acting| &acting["version"]);
-            let before = match before {
-                Some(Value::Null) => Value::String("not installed".into()),
-                Some(before) => before.clone(),
-                None => Value::Null,
-            };
-            (before, version.clone())
-        }
-        None => {
-            // An `acting` record that is the result itself says nothing of before.
-            let before = action.acting.clone().filter(|acting| acting != result);
-            (before.unwrap_or(Value::Null), other_args(&action.args))
-        }
-    };
-    vec![item(subject, &before, &after)]
+    vec![by_arguments(action)]
 }
 
 /// The arguments that name what a change is about.
@@ -169,16 +209,11 @@ fn other_args(args: &Value) -> Value {
 
 /// The installed VIBs (`MEL_bootbank_nmlx5-core_4.21.71.101-1OEM...`: vendor, acceptance,
 /// name, version), each with the version of the same name it removed.
-fn vibs(installed: &[Value], removed: Option<&Value>) -> Vec<ChangeItem> {
-    let removed: Vec<(&str, &str)> = removed
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-        .filter_map(|id| vib_parts(id.as_str()?))
-        .collect();
+fn vibs(installed: &[String], removed: &[String]) -> Vec<ChangeItem> {
+    let removed: Vec<(&str, &str)> = removed.iter().filter_map(|id| vib_parts(id)).collect();
     installed
         .iter()
-        .filter_map(|id| vib_parts(id.as_str()?))
+        .filter_map(|id| vib_parts(id))
         .map(|(name, version)| ChangeItem {
             what: format!("VIB {name}"),
             before: removed
@@ -213,7 +248,115 @@ fn text(value: &Value) -> String {
 
 #[cfg(test)]
 mod tests {
+    use serde_json::json;
+
     use super::*;
+
+    fn action(builtin: &str, args: Value, acting: Option<Value>, result: Value) -> Action {
+        Action {
+            seq: 2,
+            builtin: builtin.into(),
+            args,
+            at: 0,
+            changed: true,
+            reboot_required: true,
+            acting,
+            file: "book.rhai".into(),
+            line: 7,
+            ok: true,
+            error: None,
+            result,
+        }
+    }
+
+    fn item(what: &str, before: &str, after: &str) -> ChangeItem {
+        ChangeItem {
+            what: what.into(),
+            before: before.into(),
+            after: after.into(),
+        }
+    }
+
+    #[test]
+    fn a_vib_install_and_an_ofed_install_read_as_their_stdlib_types() {
+        let mut unread = Unread::of("the changes");
+        let vib = action(
+            "esxcli::vib_install",
+            json!({ "source": "/n/nmlx5.zip", "force": false }),
+            None,
+            json!({
+                "changed": true,
+                "reboot_required": true,
+                "message": "The update completed successfully, but the system needs to be rebooted for the changes to be effective.",
+                "vibs_installed": ["MEL_bootbank_nmlx5-core_4.21.71.101-1OEM.702.0.0.17473468"],
+                "vibs_removed": ["VMW_bootbank_nmlx5-core_4.19.16.10-1vmw.703.0.0.18644231"],
+                "vibs_skipped": []
+            }),
+        );
+        assert_eq!(
+            typed_items("esx01", &vib, &mut unread),
+            Some(vec![item(
+                "VIB nmlx5-core",
+                "4.19.16.10-1vmw.703.0.0.18644231",
+                "4.21.71.101-1OEM.702.0.0.17473468"
+            )])
+        );
+        let ofed = action(
+            "ofed::install",
+            json!({ "tarball": "/nfs/MLNX_OFED_LINUX-5.4-3.0.3.0-rhel8.1-x86_64.tgz" }),
+            Some(json!({ "version": null })),
+            json!({ "version": "5.4-3.0.3.0", "changed": true, "firmware": "not_attempted" }),
+        );
+        assert_eq!(
+            typed_items("g", &ofed, &mut unread),
+            Some(vec![item("ofed::install", "not installed", "5.4-3.0.3.0")])
+        );
+        assert!(unread.is_empty(), "{:?}", unread.line());
+        let other = action("mst::start", json!({}), None, json!({ "version": "1" }));
+        assert_eq!(typed_items("esx01", &other, &mut unread), None);
+    }
+
+    #[test]
+    fn a_result_of_another_shape_is_named_and_shown_by_its_arguments() {
+        let mut unread = Unread::of("the changes");
+        let ofed = action(
+            "ofed::install",
+            json!({ "tarball": "/nfs/ofed.tgz" }),
+            Some(json!({ "version": null })),
+            json!({ "ofed_version": "5.4-3.0.3.0", "changed": true }),
+        );
+        assert_eq!(
+            typed_items("g", &ofed, &mut unread),
+            Some(vec![item(
+                "ofed::install",
+                "{\"version\":null}",
+                "tarball=/nfs/ofed.tgz"
+            )])
+        );
+        let vib = action(
+            "esxcli::vib_install",
+            json!({ "source": "/n/mft.vib" }),
+            None,
+            json!({ "changed": true, "reboot_required": true, "message": "done", "vibs_added": ["MEL_bootbank_mft_4.22.1.11-10EM.703.0.0.18644231"], "vibs_removed": [], "vibs_skipped": [] }),
+        );
+        assert_eq!(
+            typed_items("esx01", &vib, &mut unread),
+            Some(vec![item("esxcli::vib_install", "—", "source=/n/mft.vib")])
+        );
+        let line = unread.line().unwrap_or_default();
+        assert!(
+            line.starts_with("2 results of the changes could not be read: "),
+            "{line}"
+        );
+        assert!(
+            line.contains("missing field `version` (g action 2, book.rhai:7)"),
+            "{line}"
+        );
+        assert!(
+            line.contains("its type does not have (esx01 action 2, book.rhai:7)"),
+            "{line}"
+        );
+    }
 
     #[test]
     fn a_vib_id_is_read_as_name_and_version() {

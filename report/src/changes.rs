@@ -10,6 +10,7 @@ use crate::html::escape;
 use crate::report_error::ReportError;
 use crate::run_model::RunModel;
 use crate::section::Section;
+use crate::unread::Unread;
 
 /// The section.
 pub(crate) struct ChangesSection;
@@ -24,16 +25,24 @@ impl Section for ChangesSection {
     }
 
     fn render(&self, model: &RunModel) -> Result<Option<String>, ReportError> {
-        let records = model
+        let mut unread = Unread::of("the changes");
+        let records: Vec<(ChangeRecord, &str)> = model
             .hosts
             .iter()
-            .flat_map(|host| changes(host).into_iter().map(|c| (c, host.name.as_str())));
+            .flat_map(|host| {
+                changes(host, &mut unread)
+                    .into_iter()
+                    .map(|c| (c, host.name.as_str()))
+            })
+            .collect();
         let rows = fold(records);
         if rows.is_empty() {
             return Ok(None);
         }
         let total: usize = rows.iter().map(|(_, names)| names.len()).sum();
-        let mut html = format!(
+        let mut html = unread.html();
+        let _ = write!(
+            html,
             "<p class=\"note\">{total} change record(s) in the journals, as {} row(s): hosts with the same change are one row.</p><table class=\"changes\" data-records=\"{total}\"><thead><tr><th>hosts</th><th>change</th><th>before</th><th>after</th><th>reboot</th></tr></thead><tbody>",
             rows.len()
         );

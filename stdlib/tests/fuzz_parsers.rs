@@ -38,61 +38,34 @@ fn root() -> PathBuf {
 
 /// Every `.txt` under `dir`, its `$ command` line dropped.
 fn texts_under(dir: &Path, into: &mut Vec<String>) {
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(dir) = stack.pop() {
-        for entry in std::fs::read_dir(&dir).into_iter().flatten().flatten() {
-            let path = entry.path();
-            if path.is_dir() {
-                stack.push(path);
-            } else if path.extension().is_some_and(|ext| ext == "txt")
-                && let Ok(text) = std::fs::read_to_string(&path)
-            {
-                let text = match text.strip_prefix("$ ") {
-                    Some(rest) => rest.split_once('\n').map_or("", |(_, t)| t).to_owned(),
-                    None => text,
-                };
-                into.push(text);
-            }
-        }
-    }
+    into.extend(
+        support::fixtures::texts_under(dir)
+            .into_iter()
+            .map(support::fixtures::output_of),
+    );
 }
 
 /// What the simulated ESXi host and Linux guest print for the commands cairn parses.
 fn simulator_outputs(into: &mut Vec<String>) {
     let registry = cairn_stdlib::sim_models();
-    let commands: [&[&str]; 16] = [
-        &["esxcli", "software", "vib", "list"],
-        &["esxcli", "network", "nic", "list"],
-        &["esxcli", "hardware", "pci", "pcipassthru", "list"],
-        &[
-            "esxcli",
-            "system",
-            "module",
-            "parameters",
-            "list",
-            "-m",
-            "nmlx5_core",
-        ],
-        &[
-            "esxcli",
-            "system",
-            "settings",
-            "advanced",
-            "list",
-            "-o",
-            "/Power/CpuPolicy",
-        ],
-        &["lspci"],
-        &["ibstat"],
-        &["ibstatus"],
-        &["ibv_devinfo", "-v"],
-        &["ibdev2netdev", "-v"],
-        &["ip", "-j", "addr", "show"],
-        &["ip", "addr", "show"],
-        &["ofed_info", "-s"],
-        &["mst", "status", "-v"],
-        &["ibnetdiscover", "-p"],
-        &["mlxfwmanager"],
+    // One command line a row, its words split on spaces.
+    let commands = [
+        "esxcli software vib list",
+        "esxcli network nic list",
+        "esxcli hardware pci pcipassthru list",
+        "esxcli system module parameters list -m nmlx5_core",
+        "esxcli system settings advanced list -o /Power/CpuPolicy",
+        "lspci",
+        "ibstat",
+        "ibstatus",
+        "ibv_devinfo -v",
+        "ibdev2netdev -v",
+        "ip -j addr show",
+        "ip addr show",
+        "ofed_info -s",
+        "mst status -v",
+        "ibnetdiscover -p",
+        "mlxfwmanager",
     ];
     for model in ["esxi7", "rhel8"] {
         let Ok(model) = registry.model(model) else {
@@ -105,8 +78,8 @@ fn simulator_outputs(into: &mut Vec<String>) {
         else {
             continue;
         };
-        for argv in commands {
-            if let Ok(output) = host.exec(&ExecRequest::new(argv.iter().copied()))
+        for line in commands {
+            if let Ok(output) = host.exec(&ExecRequest::new(line.split(' ')))
                 && output.code == 0
                 && !output.stdout.is_empty()
             {

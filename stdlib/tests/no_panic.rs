@@ -1,6 +1,8 @@
 //! No parser panics, whatever it is fed: arbitrary text, and real outputs cut, spliced and
 //! mutated. Only `Ok` or a `ParseError` may come back.
 
+mod support;
+
 use std::path::Path;
 
 use cairn_stdlib::parsers::parsers;
@@ -14,20 +16,7 @@ fn seeds() -> &'static [String] {
 
 fn read_seeds() -> Vec<String> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures");
-    let mut seeds = Vec::new();
-    let mut stack = vec![root];
-    while let Some(dir) = stack.pop() {
-        for entry in std::fs::read_dir(&dir).into_iter().flatten().flatten() {
-            let path = entry.path();
-            if path.is_dir() {
-                stack.push(path);
-            } else if path.extension().is_some_and(|ext| ext == "txt")
-                && let Ok(text) = std::fs::read_to_string(&path)
-            {
-                seeds.push(text);
-            }
-        }
-    }
+    let mut seeds = support::fixtures::texts_under(&root);
     seeds.sort();
     if seeds.is_empty() {
         seeds.push(String::new());

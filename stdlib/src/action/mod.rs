@@ -81,26 +81,6 @@ pub(crate) fn bad_argument(ctx: &NativeCallContext, message: String) -> Box<Eval
     ActionError::Argument(message).raise(ctx.call_position())
 }
 
-/// The result a builtin's action gave, deserialized into the Rust type `T` the builtin reads it
-/// as: `()` (JSON `null`, the builtin's own "none") is the empty `T`, another shape fails naming
-/// the record. A builtin's own result goes through [`result_typed`], which has no "none".
-pub(crate) fn result_into<T: serde::de::DeserializeOwned + Default>(
-    ctx: &NativeCallContext,
-    value: &Dynamic,
-    expected: &str,
-) -> RhaiResult<T> {
-    if value.is_unit() {
-        return Ok(T::default());
-    }
-    rhai::serde::from_dynamic(value).map_err(|error| match HostContext::current(ctx) {
-        Ok(host) => host.fail(
-            host.result_shape_error(ctx.fn_name(), expected, &error),
-            ctx.call_position(),
-        ),
-        Err(error) => error,
-    })
-}
-
 /// A serializable value as JSON (`null` if it cannot be).
 pub(crate) fn json<T: serde::Serialize>(value: &T) -> Value {
     serde_json::to_value(value).unwrap_or(Value::Null)

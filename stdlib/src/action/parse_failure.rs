@@ -88,7 +88,7 @@ mod tests {
 
         const OUTPUT: &str = "CA 'mlx5_0'\n\tCA type: MT4119\n\tthis is not ibstat\n";
         let mut t =
-            crate::test_support::guest_host::TestHost::new(&[("compute-01", "")], "compute-01");
+            crate::test_support::TestHost::guests(&[("compute-01", "")], "compute-01").build();
         t.engine.register_fn(
             "garbled_ibstat",
             |ctx: NativeCallContext| -> crate::action::RhaiResult<()> {

@@ -9,6 +9,7 @@ use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use super::change::{Change, Compared, Probe};
 use super::{RhaiResult, builtin_name, json};
 
 /// Runs a read-only query builtin on the current host as an action (redone on resume),
@@ -144,6 +145,32 @@ where
     T: serde::Deserialize<'de>,
 {
     Option::<T>::deserialize(deserializer)
+}
+
+/// Here, beside [`result_typed`], which it reads with: `change.rs` names nothing of this file.
+impl Change<'_> {
+    /// As [`Change::run_staged`], the value read back as the builtin's result type `R`
+    /// ([`result_typed`]: a replayed record of another shape is refused naming it) before
+    /// `probe` reads it.
+    pub(crate) fn run_staged_typed<N, T, R: serde::Serialize + serde::de::DeserializeOwned>(
+        self,
+        ctx: &NativeCallContext,
+        read: impl FnOnce(&mut HostIo<'_>) -> Result<N, ActionError>,
+        compare: impl FnOnce(&HostIo<'_>, N) -> Result<Compared<T>, ActionError>,
+        apply: impl FnOnce(&mut HostIo<'_>, T, Outcome) -> Result<Outcome, ActionError>,
+        expected: &str,
+        probe: impl FnOnce(&R) -> Option<Probe>,
+    ) -> RhaiResult<R> {
+        let value = self.run(ctx, read, compare, apply)?;
+        let typed: R = result_typed(ctx, &value, expected)?;
+        let host = HostContext::current(ctx)?;
+        if !host.shared.options().check
+            && let Some(probe) = probe(&typed)
+        {
+            host.check_after_boot(probe.what, probe.check);
+        }
+        Ok(typed)
+    }
 }
 
 #[cfg(test)]

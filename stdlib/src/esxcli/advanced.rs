@@ -1,7 +1,5 @@
 //! `esxcli system settings advanced list [-o OPTION]`.
 
-use std::collections::BTreeMap;
-
 use pest::iterators::Pair;
 
 use super::grammar::{self, Rule};
@@ -15,21 +13,7 @@ pub(super) fn parse(text: &str) -> Result<Vec<AdvancedOption>, ParseError> {
     let mut options = Vec::new();
     let records = grammar::parse(TOOL, Rule::advanced_list, text)?;
     for record in records.filter(|p| p.as_rule() == Rule::advanced_option) {
-        let mut option = AdvancedOption {
-            path: String::new(),
-            r#type: None,
-            int_value: None,
-            default_int_value: None,
-            min_value: None,
-            max_value: None,
-            string_value: None,
-            default_string_value: None,
-            valid_characters: None,
-            description: None,
-            host_specific: None,
-            impact: None,
-            other: BTreeMap::new(),
-        };
+        let mut option = AdvancedOption::default();
         for part in record.into_inner() {
             match part.as_rule() {
                 Rule::option_path => option.path = part.as_str().to_owned(),
@@ -43,12 +27,7 @@ pub(super) fn parse(text: &str) -> Result<Vec<AdvancedOption>, ParseError> {
 }
 
 fn field(text: &str, pair: Pair<'_, Rule>, option: &mut AdvancedOption) -> Result<(), ParseError> {
-    let mut inner = pair.clone().into_inner();
-    let label = inner
-        .next()
-        .map(|l| l.as_str().trim_end())
-        .unwrap_or_default();
-    let value = inner.next().map(|v| v.as_str().to_owned());
+    let (label, value) = crate::grammar::label_value(pair.clone());
     let integer = |value: Option<String>| -> Result<Option<i64>, ParseError> {
         value
             .map(|v| {

@@ -279,7 +279,7 @@ fn install_vib(ctx: &NativeCallContext, source: &str, options: &Map) -> RhaiResu
             }
         })),
     };
-    let value = change.run_staged(
+    let installed: VibChange = change.run_staged_typed(
         ctx,
         |io| dry_run(io, &source_owned, force),
         |_, dry| {
@@ -308,9 +308,9 @@ fn install_vib(ctx: &NativeCallContext, source: &str, options: &Map) -> RhaiResu
                 value: action::json(&VibChange::of(&result, changed, reboot)),
             })
         },
+        "esxcli::vib_install's result",
         super::staged::vibs_after_boot,
     )?;
-    let installed: VibChange = action::result_typed(ctx, &value, "esxcli::vib_install's result")?;
     action::as_map(&installed)
 }
 
@@ -563,11 +563,11 @@ fn set_maintenance(ctx: &NativeCallContext, on: bool) -> RhaiResult<Map> {
 
 #[cfg(test)]
 mod tests {
-    use crate::test_support::esxi_host::{INSTALL_TOOLS, TestHost};
+    use crate::test_support::{INSTALL_TOOLS, TestHost};
 
     #[test]
     fn vib_install_is_idempotent_and_the_tools_come_after_the_reboot() {
-        let t = TestHost::new("", false);
+        let t = TestHost::esxi("").build();
         assert!(
             !t.eval(r#"esxcli::vib_installed("mft")"#)
                 .as_bool()
@@ -593,7 +593,7 @@ mod tests {
 
     #[test]
     fn module_parameters_clear_once_and_owe_a_reboot() {
-        let t = TestHost::new("", false);
+        let t = TestHost::esxi("").build();
         let before = t.eval(
             r#"esxcli::module_parameters("nmlx5_core").filter(|p| p.value != ()).map(|p| p.name)"#,
         );
@@ -620,7 +620,7 @@ mod tests {
 
     #[test]
     fn advanced_passthrough_and_maintenance_change_only_what_differs() {
-        let t = TestHost::new("", false);
+        let t = TestHost::esxi("").build();
         assert_eq!(
             t.eval(r#"esxcli::advanced_get("/Power/CpuPolicy").value"#)
                 .to_string(),
@@ -691,7 +691,7 @@ mod tests {
 
     #[test]
     fn check_mode_reports_and_changes_nothing() {
-        let t = TestHost::new("", true);
+        let t = TestHost::esxi("").check(true).build();
         t.run(r#"
             esxcli::vib_install("/n/mft-4.22.1.11-10EM-703.0.0.18644231.x86_64.vib", #{force: true});
             esxcli::module_parameters_set("nmlx5_core", "");
@@ -720,28 +720,22 @@ mod tests {
 
     #[test]
     fn hostile_values_arrive_as_one_literal_argument() {
-        let t = TestHost::new("", false);
+        let t = TestHost::esxi("").build();
         let hostile = "nmlx5_core; reboot $(reboot) `id` \"q\" 'q'\nsecond";
         let error = t.error(
             r#"esxcli::module_parameters("nmlx5_core; reboot $(reboot) `id` \"q\" 'q'\nsecond")"#,
         );
         assert!(error.contains("Unable to find module"), "{error}");
         let sent = t.commands("esx01");
+        let last = sent.last();
         assert_eq!(
-            sent.last().map(Vec::as_slice),
-            Some(
-                [
-                    "esxcli",
-                    "system",
-                    "module",
-                    "parameters",
-                    "list",
-                    "-m",
-                    hostile
-                ]
-                .map(String::from)
-                .as_slice()
-            )
+            last,
+            Some(&crate::esxcli::command::module_parameters(hostile))
+        );
+        assert_eq!(
+            last.and_then(|argv| argv.last()).map(String::as_str),
+            Some(hostile),
+            "the module name is one argument, as written"
         );
         assert!(
             t.commands("esx01")
@@ -752,7 +746,7 @@ mod tests {
 
     #[test]
     fn maintenance_mode_reads_back_and_is_set_only_when_it_differs() {
-        let t = TestHost::new("", false);
+        let t = TestHost::esxi("").build();
         assert_eq!(t.eval("esxcli::maintenance_mode()").to_string(), "false");
         let set = t.eval("esxcli::maintenance_mode_set(true).changed");
         assert_eq!(set.to_string(), "true");

@@ -178,7 +178,7 @@ mod tests {
     use serde_json::json;
 
     use super::*;
-    use crate::test_support::esxi_host::TestHost;
+    use crate::test_support::TestHost;
     use crate::test_support::{journal_of, shape_error};
 
     const MFT: &str = "/n/mft-4.22.1.11-10EM-703.0.0.18644231.x86_64.vib";
@@ -217,7 +217,9 @@ mod tests {
     fn a_replayed_vib_install_of_another_shape_is_refused_naming_the_record() {
         let args = json!({ "source": MFT, "force": true });
         let renamed = json!({ "changed": true, "message": null, "reboot_required": true, "installed": ["MEL_bootbank_mft_4.22.1.11-10EM.703.0.0.18644231"], "vibs_removed": [], "vibs_skipped": [] });
-        let t = TestHost::replaying("", journal_of("esxcli::vib_install", args, renamed));
+        let t = TestHost::esxi("")
+            .replaying(journal_of("esxcli::vib_install", args, renamed))
+            .build();
         let error = t.error(&format!(
             "esxcli::vib_install(\"{MFT}\", #{{ force: true }})"
         ));
@@ -242,17 +244,8 @@ mod tests {
             option: AdvancedOption {
                 path: "/Power/CpuPolicy".into(),
                 r#type: Some("string".into()),
-                int_value: None,
-                default_int_value: None,
-                min_value: None,
-                max_value: None,
                 string_value: Some("Balanced".into()),
-                default_string_value: None,
-                valid_characters: None,
-                description: None,
-                host_specific: None,
-                impact: None,
-                other: BTreeMap::new(),
+                ..AdvancedOption::default()
             },
             value: serde_json::json!("Balanced"),
         };

@@ -628,8 +628,8 @@ mod tests {
     use cairn_runtime::sim::SimTransport;
     use cairn_runtime::{ExecRequest, Transport};
 
-    fn exec(host: &mut SimTransport, argv: &[&str]) -> cairn_runtime::ExecOutput {
-        host.exec(&ExecRequest::new(argv.iter().copied()))
+    fn exec(host: &mut SimTransport, argv: &[impl AsRef<str>]) -> cairn_runtime::ExecOutput {
+        host.exec(&ExecRequest::new(argv.iter().map(AsRef::as_ref)))
             .unwrap_or_else(|e| panic!("{e}"))
     }
 
@@ -667,15 +667,7 @@ mod tests {
         assert_eq!(again.vibs_skipped.len(), 1);
         let params = exec(
             &mut host,
-            &[
-                "esxcli",
-                "system",
-                "module",
-                "parameters",
-                "list",
-                "-m",
-                "nmlx5_core",
-            ],
+            &crate::esxcli::command::module_parameters("nmlx5_core"),
         );
         let params = crate::esxcli::parse_module_parameters(&params.stdout)
             .unwrap_or_else(|e| panic!("{e}"));

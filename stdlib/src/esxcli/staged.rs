@@ -6,22 +6,23 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use serde_json::Value;
-
-use super::reads;
+use super::reads::{self, VibChange};
 use crate::action::{self, Probe};
 
 /// After `esxcli::vib_install`'s reboot: each VIB it installed (`vibs_installed` in its
-/// result, `MEL_bootbank_mft_4.22.1.11-10EM.703.0.0.18644231`) is in `vib list` at that
-/// version. `None` when it installed nothing or esxcli said no reboot is required.
-pub(super) fn vibs_after_boot(result: &Value) -> Option<Probe> {
-    if result["reboot_required"] != true {
+/// record, `MEL_bootbank_mft_4.22.1.11-10EM.703.0.0.18644231`) is in `vib list` at that
+/// version. `None` when it installed nothing, esxcli said no reboot is required, or the
+/// outcome was assumed done (no record).
+pub(super) fn vibs_after_boot(change: &VibChange) -> Option<Probe> {
+    if !change.reboot_required {
         return None;
     }
-    let wanted: Vec<(String, String)> = result["vibs_installed"]
-        .as_array()?
+    let wanted: Vec<(String, String)> = change
+        .record
+        .as_ref()?
+        .vibs_installed
         .iter()
-        .filter_map(|id| id.as_str().and_then(name_and_version))
+        .filter_map(|id| name_and_version(id))
         .collect();
     if wanted.is_empty() {
         return None;

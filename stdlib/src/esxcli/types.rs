@@ -79,7 +79,7 @@ pub struct PciPassthru {
 }
 
 /// One option of `esxcli system settings advanced list [-o OPTION]`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct AdvancedOption {
     /// `Path` (`/Net/NetNetqNumaIOCpuPinThreshold`).
     pub path: String,

@@ -13,15 +13,8 @@ pub(super) fn parse(text: &str) -> Result<VibInstall, ParseError> {
         match pair.as_rule() {
             Rule::installation_result => {
                 for field in pair.into_inner() {
-                    let mut inner = field.clone().into_inner();
-                    let label = inner
-                        .next()
-                        .map(|l| l.as_str().trim_end())
-                        .unwrap_or_default();
-                    let value = inner
-                        .next()
-                        .map(|v| v.as_str().to_owned())
-                        .unwrap_or_default();
+                    let (label, value) = crate::grammar::label_value(field.clone());
+                    let value = value.unwrap_or_default();
                     match label {
                         "Message" => result.message = Some(value),
                         "Reboot Required" => {

@@ -10,7 +10,7 @@ use std::sync::{Arc, mpsc};
 use std::time::Duration;
 
 use cairn_runtime::{
-    ActionCall, ActionError, Clock, ExecRequest, HostContext, HostIo, Outcome, Reconcile, RunShared,
+    ActionCall, ActionError, Clock, HostContext, HostIo, Outcome, Reconcile, RunShared,
 };
 use rhai::{Array, Dynamic, Map, NativeCallContext};
 use serde::Serialize;
@@ -75,52 +75,12 @@ pub(crate) fn all_pairs(
     options: &Map,
 ) -> RhaiResult<Dynamic> {
     let host = HostContext::current(ctx)?;
-    if let Some((stage, var)) = host.pipelined_stage() {
-        return Err(refuse(
-            ctx,
-            &host,
-            format!(
-                "`fabric::all_pairs` in stage `{stage}`, which is pipelined (`after {var}`): its peers may still be in an earlier stage; drop `after {var}` to keep the stage's barrier"
-            ),
-        ));
-    }
-    crate::action::check_options(ctx, &ALL_PAIRS_OPTIONS, options)?;
-    let opts = AllPairsOptions::from_json(&action::options_json(options)?)
-        .map_err(|m| refuse(ctx, &host, format!("fabric::all_pairs: {m}")))?;
-    let (names, excluded) = select(&host, listed).map_err(|m| refuse(ctx, &host, m))?;
-    for e in &excluded {
-        log(
-            &host,
-            format!(
-                "fabric::all_pairs {}: {} is not tested: {}",
-                opts.test, e.host, e.reason
-            ),
-        )?;
-    }
-    let names = host_names(&host, names).map_err(|m| refuse(ctx, &host, m))?;
+    let (opts, names, excluded) = asked(ctx, &host, listed, options)?;
     let mut rounds = circle(&names);
     if opts.quick {
         rounds.truncate(1);
     }
-    let rate = line_rate(ctx, &names, &opts)?;
-    let per_test = SERVER_START + transfer_time(&opts, rate.unwrap_or(0.0));
-    let planned = per_test.as_secs_f64() * rounds.len() as f64;
-    let widest = rounds.first().map_or(0, Vec::len);
-    log(
-        &host,
-        format!(
-            "fabric::all_pairs {}: {} hosts in {} round(s) of {widest} pairs at once; planned {planned:.1} s \
-             ({:.3} s a round{}), then retests of flagged pairs",
-            opts.test,
-            names.len(),
-            rounds.len(),
-            per_test.as_secs_f64(),
-            match rate {
-                Some(r) => format!(", {r} Gb/s ports"),
-                None => ", port rate unknown: the transfer time is not counted".into(),
-            }
-        ),
-    )?;
+    let planned = plan(ctx, &host, &names, &rounds, &opts)?;
     let mut took_ms: u64 = 0;
     let mut matrix: Vec<PairResult> = Vec::new();
     for (i, pairs) in rounds.iter().enumerate() {
@@ -134,57 +94,16 @@ pub(crate) fn all_pairs(
         max_latency_factor: opts.max_latency_factor,
     };
     let reference = tolerance.reference(&matrix);
-    let mut verdicts: Vec<PairVerdict> = matrix
-        .iter()
-        .map(|r| {
-            let flagged = tolerance.flagged(reference, r);
-            PairVerdict {
-                server: r.server.clone(),
-                client: r.client.clone(),
-                ok: r.ok,
-                error: r.error.clone(),
-                value: value(&tolerance, r),
-                flagged,
-                bad: flagged,
-                retests: Vec::new(),
-            }
-        })
-        .collect();
-    let mut retest_rounds = 0;
-    let mut k = 1;
-    loop {
-        let budget = if opts.retest {
-            retest_budget(names.len(), k)
-        } else {
-            0
-        };
-        let candidates = retest_order(&verdicts);
-        let pairs = disjoint(&candidates, budget);
-        if pairs.is_empty() {
-            break;
-        }
-        let done = round(
-            ctx,
-            &host,
-            "retest",
-            usize::try_from(k).unwrap_or(0),
-            &pairs,
-            &opts,
-        )?;
-        took_ms += done.iter().map(|r| r.elapsed_ms).max().unwrap_or(0);
-        for r in &done {
-            if let Some(v) = verdicts
-                .iter_mut()
-                .find(|v| v.server == r.server && v.client == r.client)
-            {
-                v.retests.push(value(&tolerance, r));
-                // A pair within the tolerance on a retest was a passing disturbance.
-                v.bad = v.bad && tolerance.flagged(reference, r);
-            }
-        }
-        retest_rounds += 1;
-        k += 1;
-    }
+    let mut verdicts = judged(&matrix, &tolerance, reference);
+    let (retest_rounds, retest_ms) = retests(
+        ctx,
+        &host,
+        names.len(),
+        &opts,
+        (&tolerance, reference),
+        &mut verdicts,
+    )?;
+    took_ms += retest_ms;
     let pair_of = |v: &PairVerdict| (v.server.clone(), v.client.clone());
     let tested: Vec<HostPair> = verdicts.iter().map(pair_of).collect();
     let flagged: Vec<HostPair> = verdicts.iter().filter(|v| v.flagged).map(pair_of).collect();
@@ -192,7 +111,7 @@ pub(crate) fn all_pairs(
     let leaves = if bad.is_empty() {
         BTreeMap::new()
     } else {
-        leaves_of(ctx, &names, &opts)?
+        super::reads::leaves(ctx, &names, &opts)?
     };
     let named = suspects(&tested, &bad, &leaves);
     let took_s = took_ms as f64 / 1000.0;
@@ -360,64 +279,135 @@ fn host_names(host: &HostContext, hosts: Vec<String>) -> Result<Vec<String>, Str
     Ok(names)
 }
 
-/// The first host's port rate in Gb/s (`ibstat DEV` there), for the plan: a journaled query.
-/// Each host's leaf switch, from `ibnetdiscover` on the first host (journaled as
-/// `fabric::leaves`, redone on resume); empty when it does not run there (a RoCE fabric, no
-/// subnet manager) or is not in its format: the suspects are then hosts and pairs only.
-fn leaves_of(
+/// The call's options and hosts, checked: the hosts to test, in order, and those asked for
+/// that are not tested (each logged with why).
+fn asked(
     ctx: &NativeCallContext,
-    names: &[String],
-    opts: &AllPairsOptions,
-) -> RhaiResult<BTreeMap<String, String>> {
-    let Some(first) = names.first() else {
-        return Ok(BTreeMap::new());
-    };
-    let host = HostContext::current(ctx)?;
-    let shared = host.shared.clone();
-    let device = opts.perftest.device.clone();
-    let args = json!({ "host": first, "device": device });
-    let value = action::query_as(ctx, "fabric::leaves", args, |io| {
-        if io.checking() {
-            return Ok(Value::Null);
-        }
-        // infiniband-diags' common option `-C <ca_name>` picks the port to discover from.
-        let request = ExecRequest::new(["ibnetdiscover", "-C", device.as_str()]);
-        let output = crate::pair::exec_on(Some(io), &shared, first, &request)?;
-        if output.code != 0 {
-            return Ok(Value::Null);
-        }
-        Ok(crate::ib::ibnetdiscover::parse(&output.stdout)
-            .map(|t| json!(super::leaves::leaves(&t, names)))
-            .unwrap_or(Value::Null))
-    })?;
-    action::result_into(ctx, &value, "each host's leaf switch")
+    host: &HostContext,
+    listed: Listed,
+    options: &Map,
+) -> RhaiResult<(AllPairsOptions, Vec<String>, Vec<Excluded>)> {
+    if let Some((stage, var)) = host.pipelined_stage() {
+        return Err(refuse(
+            ctx,
+            host,
+            format!(
+                "`fabric::all_pairs` in stage `{stage}`, which is pipelined (`after {var}`): its peers may still be in an earlier stage; drop `after {var}` to keep the stage's barrier"
+            ),
+        ));
+    }
+    crate::action::check_options(ctx, &ALL_PAIRS_OPTIONS, options)?;
+    let opts = AllPairsOptions::from_json(&action::options_json(options)?)
+        .map_err(|m| refuse(ctx, host, format!("fabric::all_pairs: {m}")))?;
+    let (names, excluded) = select(host, listed).map_err(|m| refuse(ctx, host, m))?;
+    for e in &excluded {
+        log(
+            host,
+            format!(
+                "fabric::all_pairs {}: {} is not tested: {}",
+                opts.test, e.host, e.reason
+            ),
+        )?;
+    }
+    let names = host_names(host, names).map_err(|m| refuse(ctx, host, m))?;
+    Ok((opts, names, excluded))
 }
 
-fn line_rate(
+/// The planned time of the rounds, from the first host's port rate, logged with the plan.
+fn plan(
     ctx: &NativeCallContext,
+    host: &HostContext,
     names: &[String],
+    rounds: &[Vec<HostPair>],
     opts: &AllPairsOptions,
-) -> RhaiResult<Option<f64>> {
-    let Some(first) = names.first() else {
-        return Ok(None);
-    };
-    let host = HostContext::current(ctx)?;
-    let shared = host.shared.clone();
-    let device = opts.perftest.device.clone();
-    let args = json!({ "host": first, "device": device });
-    let value = action::query_as(ctx, "fabric::line_rate", args, |io| {
-        if io.checking() {
-            return Ok(Value::Null);
+) -> RhaiResult<f64> {
+    let rate = super::reads::line_rate(ctx, names, opts)?;
+    let per_test = SERVER_START + transfer_time(opts, rate.unwrap_or(0.0));
+    let planned = per_test.as_secs_f64() * rounds.len() as f64;
+    let widest = rounds.first().map_or(0, Vec::len);
+    log(
+        host,
+        format!(
+            "fabric::all_pairs {}: {} hosts in {} round(s) of {widest} pairs at once; planned {planned:.1} s \
+             ({:.3} s a round{}), then retests of flagged pairs",
+            opts.test,
+            names.len(),
+            rounds.len(),
+            per_test.as_secs_f64(),
+            match rate {
+                Some(r) => format!(", {r} Gb/s ports"),
+                None => ", port rate unknown: the transfer time is not counted".into(),
+            }
+        ),
+    )?;
+    Ok(planned)
+}
+
+/// Each pair of the matrix against the tolerance: flagged (and so bad until a retest passes)
+/// when outside it.
+fn judged(
+    matrix: &[PairResult],
+    tolerance: &Tolerance,
+    reference: Option<f64>,
+) -> Vec<PairVerdict> {
+    matrix
+        .iter()
+        .map(|r| {
+            let flagged = tolerance.flagged(reference, r);
+            PairVerdict {
+                server: r.server.clone(),
+                client: r.client.clone(),
+                ok: r.ok,
+                error: r.error.clone(),
+                value: value(tolerance, r),
+                flagged,
+                bad: flagged,
+                retests: Vec::new(),
+            }
+        })
+        .collect()
+}
+
+/// Retest rounds of the bad pairs, each of a halving budget, until none is left to retest: a
+/// pair within the tolerance on a retest was a passing disturbance. The rounds run and the
+/// time they took.
+fn retests(
+    ctx: &NativeCallContext,
+    host: &Arc<HostContext>,
+    hosts: usize,
+    opts: &AllPairsOptions,
+    (tolerance, reference): (&Tolerance, Option<f64>),
+    verdicts: &mut [PairVerdict],
+) -> RhaiResult<(usize, u64)> {
+    let (mut rounds, mut took_ms) = (0, 0);
+    let mut k = 1;
+    loop {
+        let budget = if opts.retest {
+            retest_budget(hosts, k)
+        } else {
+            0
+        };
+        let candidates = retest_order(verdicts);
+        let pairs = disjoint(&candidates, budget);
+        if pairs.is_empty() {
+            break;
         }
-        let request = ExecRequest::new(["ibstat", device.as_str()]);
-        let output = crate::pair::exec_on(Some(io), &shared, first, &request)?;
-        let rate = crate::ib::ibstat::parse(&output.stdout)
-            .ok()
-            .and_then(|s| s.cas.into_iter().find(|ca| ca.name == device))
-            .and_then(|ca| ca.ports.into_iter().find_map(|p| p.rate_gbps));
-        Ok(json!(rate))
-    })?;
-    Ok(value.as_float().ok())
+        let index = usize::try_from(k).unwrap_or(0);
+        let done = round(ctx, host, "retest", index, &pairs, opts)?;
+        took_ms += done.iter().map(|r| r.elapsed_ms).max().unwrap_or(0);
+        for r in &done {
+            if let Some(v) = verdicts
+                .iter_mut()
+                .find(|v| v.server == r.server && v.client == r.client)
+            {
+                v.retests.push(value(tolerance, r));
+                v.bad = v.bad && tolerance.flagged(reference, r);
+            }
+        }
+        rounds += 1;
+        k += 1;
+    }
+    Ok((rounds, took_ms))
 }
 
 /// How long one test moves data for at `rate` Gb/s: perftest's `-n` iterations (1000 by
@@ -590,7 +580,7 @@ fn test_pair(
         }
     };
     let (s0, c0) = (server_clock.now_millis(), client_clock.now_millis());
-    let measured = crate::perftest::run::measure_in_round(
+    let measured = crate::perftest::run::measure(
         None,
         shared,
         run,

@@ -1,6 +1,6 @@
 //! `fabric::all_pairs` against simulated guests.
 
-use crate::test_support::guest_host::TestHost;
+use crate::test_support::TestHost;
 
 const NDR: &str = "ofed=5.4-3.0.3.0&rate=200&ports=ib";
 const EDR: &str = "ofed=5.4-3.0.3.0&rate=100&ports=ib";
@@ -11,7 +11,7 @@ fn lab(slow: Option<&str>) -> TestHost {
         .iter()
         .map(|n| (*n, if Some(*n) == slow { EDR } else { NDR }))
         .collect();
-    let t = TestHost::new(&guests, "controller");
+    let t = TestHost::guests(&guests, "controller").build();
     for n in names {
         t.sleep(n, 3);
     }

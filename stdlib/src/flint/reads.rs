@@ -51,12 +51,12 @@ mod tests {
     use serde_json::json;
 
     use super::*;
-    use crate::test_support::esxi_host::{INSTALL_TOOLS, TestHost};
+    use crate::test_support::{INSTALL_TOOLS, TestHost};
     use crate::test_support::{journal_of, shape_error};
 
     #[test]
     fn an_image_journals_as_flint_printed_it_and_reads_back() {
-        let t = TestHost::new("", false);
+        let t = TestHost::esxi("").build();
         t.run(INSTALL_TOOLS);
         let live = t.eval(r#"flint::query("3b:00.0")"#);
         let journaled: serde_json::Value = rhai::serde::from_dynamic(&live).expect("json");
@@ -72,7 +72,9 @@ mod tests {
     fn a_replayed_image_of_another_shape_is_refused_naming_the_record() {
         let args = json!({ "device": "3b:00.0" });
         let image = json!({ "image_type": "FS4", "rom_info": "PXE" });
-        let t = TestHost::replaying("", journal_of("flint::query", args, image));
+        let t = TestHost::esxi("")
+            .replaying(journal_of("flint::query", args, image))
+            .build();
         let error = t.error(r#"flint::query("3b:00.0")"#);
         let expected = shape_error("flint::query", "flint's image query");
         assert!(error.contains(&expected), "{error}");

@@ -5,10 +5,12 @@ pub(crate) mod column_cursor;
 pub(crate) mod esxcli;
 pub(crate) mod mlxfwmanager;
 mod number;
+mod pairs;
 mod parse_error;
 pub(crate) mod transcript;
 
 pub(crate) use number::{Misfit, named_number, number, read, read_radix};
+pub(crate) use pairs::{file_message, label_value};
 pub use parse_error::ParseError;
 pub(crate) use parse_error::quote;
 pub use transcript::{Message, ToolError};

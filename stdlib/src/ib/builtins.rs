@@ -197,17 +197,18 @@ pub mod ib_builtins {
 
 #[cfg(test)]
 mod tests {
-    use crate::test_support::guest_host::TestHost;
+    use crate::test_support::TestHost;
 
     #[test]
     fn ports_fabric_and_waiting_for_active() {
-        let t = TestHost::new(
+        let t = TestHost::guests(
             &[
                 ("ibb-02", "ofed=5.4-3.0.3.0"),
                 ("ibb-03", "ofed=5.4-3.0.3.0"),
             ],
             "ibb-02",
-        );
+        )
+        .build();
         assert_eq!(t.eval("ib::status()[0].state").to_string(), "INIT");
         let port = t.eval(r#"ib::wait_active("mlx5_0", 1, 10)"#);
         let port = port.try_cast::<rhai::Map>().unwrap_or_default();
@@ -234,7 +235,7 @@ mod tests {
 
     #[test]
     fn without_a_subnet_manager_the_port_stays_in_init() {
-        let t = TestHost::new(&[("g", "ofed=5.4-3.0.3.0&subnet_manager=false")], "g");
+        let t = TestHost::guests(&[("g", "ofed=5.4-3.0.3.0&subnet_manager=false")], "g").build();
         let error = t.error(r#"ib::wait_active("mlx5_0", 1, 5)"#);
         assert!(
             error.contains("port mlx5_0:1 is INIT (LinkUp), not ACTIVE, after 5 s"),
@@ -244,7 +245,7 @@ mod tests {
             t.error(r#"ib::wait_active("mlx5_0; x", 1, 5)"#)
                 .contains("not an RDMA device")
         );
-        let t = TestHost::new(&[("bare", "")], "bare");
+        let t = TestHost::guests(&[("bare", "")], "bare").build();
         assert!(t.error("ib::status()").contains("exited with 127"));
     }
 }

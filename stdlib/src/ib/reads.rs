@@ -61,13 +61,15 @@ pub(super) fn fabric(io: &mut HostIo<'_>) -> Result<Topology, ActionError> {
 mod tests {
     use serde_json::json;
 
-    use crate::test_support::guest_host::TestHost;
+    use crate::test_support::TestHost;
     use crate::test_support::{journal_of, shape_error};
 
     const GUEST: &[(&str, &str)] = &[("g", "ofed=5.4-3.0.3.0")];
 
     fn refused(call: &str, builtin: &str, result: serde_json::Value, expected: &str) -> String {
-        let t = TestHost::replaying(GUEST, "g", journal_of(builtin, json!({}), result));
+        let t = TestHost::guests(GUEST, "g")
+            .replaying(journal_of(builtin, json!({}), result))
+            .build();
         let error = t.error(call);
         assert!(error.contains(&shape_error(builtin, expected)), "{error}");
         assert!(error.contains("(journal test.jsonl line 3)"), "{error}");
@@ -105,7 +107,7 @@ mod tests {
 
     #[test]
     fn a_port_with_a_renamed_field_is_refused_naming_it() {
-        let t = TestHost::new(GUEST, "g");
+        let t = TestHost::guests(GUEST, "g").build();
         let live = t.eval("ib::status()");
         let mut ports: serde_json::Value = rhai::serde::from_dynamic(&live).expect("json");
         let state = ports[0]["state"].take();

@@ -189,18 +189,18 @@ impl SimTool for IbSim {
 
 #[cfg(test)]
 mod tests {
-    use std::collections::BTreeMap;
-    use std::sync::Arc;
+
     use std::time::Duration;
 
     /// A 1X cable: the IB port says 25 Gb/s (1X EDR) in ibstatus, ibstat and ibnetdiscover;
     /// the RoCE port of the same guest keeps its 100 Gb/s (4X EDR).
     #[test]
     fn a_port_trained_at_1x_reports_a_quarter_of_its_rate_and_roce_keeps_its_own() {
-        let t = crate::test_support::guest_host::TestHost::new(
+        let t = crate::test_support::TestHost::guests(
             &[("w-02", "ofed=5.4-3.0.3.0&link_width=1X&guest_fw=16.28.2006")],
             "w-02",
-        );
+        )
+        .build();
         let port = t.eval(r#"ib::wait_active("mlx5_0", 1, 10).state"#);
         assert_eq!(port.to_string(), "ACTIVE");
         let texts = t.eval("ib::status().map(|p| `${p.rate_gbps} ${p.rate_text}`)");
@@ -214,23 +214,12 @@ mod tests {
         assert_eq!(width.to_string(), "1x");
     }
 
-    use cairn_runtime::ExecRequest;
     use cairn_runtime::sim::SimHost;
 
-    use crate::models::rhel8::rhel8;
-
-    fn run(host: &SimHost, argv: &[&str]) -> cairn_runtime::ExecOutput {
-        host.exec(&ExecRequest::new(argv.iter().copied()))
-            .unwrap_or_else(|e| panic!("{e}"))
-    }
+    use crate::test_support::sim_exec as run;
 
     fn open(root: &std::path::Path, name: &str) -> SimHost {
-        let options = BTreeMap::from([
-            ("clock".to_owned(), "virtual".to_owned()),
-            ("ofed".to_owned(), "5.4-3.0.3.0".to_owned()),
-        ]);
-        SimHost::open(name, root.join(name), Arc::new(rhel8()), options)
-            .unwrap_or_else(|e| panic!("{e}"))
+        crate::test_support::rhel8_guest(name, root.join(name), &[("ofed", "5.4-3.0.3.0")])
     }
 
     #[test]

@@ -172,7 +172,7 @@ mod tests {
     use cairn_runtime::ExecRequest;
     use cairn_runtime::sim::SimHost;
 
-    use crate::test_support::esxi_host::{INSTALL_TOOLS, TestHost};
+    use crate::test_support::{INSTALL_TOOLS, TestHost};
 
     /// The guest `compute-01`, the VM `hpc-vm01` on `esx01`, in the test host's sim folder.
     fn guest(t: &TestHost) -> SimHost {
@@ -217,7 +217,7 @@ mod tests {
 
     #[test]
     fn the_guest_has_the_ports_its_esxi_host_passes_through_with_their_link_types() {
-        let t = TestHost::new("", false);
+        let t = TestHost::esxi("").build();
         let vm = guest(&t);
         // A fresh host: both ConnectX-5 ports in Ethernet, nothing passed through.
         assert!(link_layers(&vm).is_empty(), "{}", rdma_devices(&vm));
@@ -271,7 +271,7 @@ mod tests {
 
     #[test]
     fn a_preset_lab_starts_where_the_guides_guest_half_starts() {
-        let t = TestHost::new("preset=passthrough", false);
+        let t = TestHost::esxi("preset=passthrough").build();
         let manager = SimHost::open(
             "vcenter",
             t.sim_dir("vcenter-2"),

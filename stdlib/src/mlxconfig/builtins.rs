@@ -356,11 +356,11 @@ mod tests {
 
 #[cfg(test)]
 mod engine_tests {
-    use crate::test_support::esxi_host::{INSTALL_TOOLS, TestHost};
+    use crate::test_support::{INSTALL_TOOLS, TestHost};
 
     #[test]
     fn set_is_idempotent_by_name_or_number_and_owes_a_reboot_until_one() {
-        let t = TestHost::new("", false);
+        let t = TestHost::esxi("").build();
         t.run(INSTALL_TOOLS);
         let q = t.eval(r#"let q = mlxconfig::query("mt4119_pciconf1"); [q.params.LINK_TYPE_P1.current.label, q.params.SRIOV_EN.current.number, q.device_type]"#);
         assert_eq!(q.to_string(), r#"["ETH", 1, "ConnectX5"]"#);
@@ -406,7 +406,7 @@ mod engine_tests {
 
     #[test]
     fn check_mode_before_mft_predicts_every_key() {
-        let t = TestHost::new("", true);
+        let t = TestHost::esxi("").check(true).build();
         let set = t.eval(r#"mlxconfig::set("mt4119_pciconf1", #{ SRIOV_EN: 0 })"#);
         assert!(set.to_string().contains(r#""predicted": true"#), "{set}");
         assert!(t.reboot_pending());

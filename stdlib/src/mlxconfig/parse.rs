@@ -189,15 +189,8 @@ fn header_part(
             header.number = Some(number);
         }
         Rule::device_field => {
-            let mut inner = part.into_inner();
-            let label = inner
-                .next()
-                .map(|l| l.as_str().trim_end())
-                .unwrap_or_default();
-            let value = inner
-                .next()
-                .map(|v| v.as_str().to_owned())
-                .unwrap_or_default();
+            let (label, value) = crate::grammar::label_value(part);
+            let value = value.unwrap_or_default();
             match label {
                 "Device type" => header.device_type = Some(value),
                 "Name" => header.name = Some(value),
@@ -376,17 +369,12 @@ fn config_value(
 
 /// Files a `-E-`, `-W-` or `-I-` line.
 fn message(pair: Pair<'_, Rule>, messages: &mut Messages) {
-    let kind = pair.as_str().trim_start().get(..3).unwrap_or_default();
-    let line = pair
-        .into_inner()
-        .next()
-        .map(|t| t.as_str().to_owned())
-        .unwrap_or_default();
-    match kind {
-        "-E-" => messages.errors.push(line),
-        "-W-" => messages.warnings.push(line),
-        _ => messages.info.push(line),
-    }
+    let Messages {
+        errors,
+        warnings,
+        info,
+    } = messages;
+    crate::grammar::file_message(pair, errors, warnings, info);
 }
 
 #[cfg(test)]

@@ -78,12 +78,12 @@ pub(super) fn errors_of(errors: &[String]) -> String {
 mod tests {
     use serde_json::json;
 
-    use crate::test_support::esxi_host::{INSTALL_TOOLS, TestHost};
+    use crate::test_support::{INSTALL_TOOLS, TestHost};
     use crate::test_support::{journal_of, shape_error};
 
     #[test]
     fn a_replayed_query_or_set_of_another_shape_is_refused_naming_the_record() {
-        let t = TestHost::new("", false);
+        let t = TestHost::esxi("").build();
         t.run(INSTALL_TOOLS);
         let live = t.eval(r#"mlxconfig::query("mt4119_pciconf1")"#);
         let mut query: serde_json::Value = rhai::serde::from_dynamic(&live).expect("json");
@@ -93,7 +93,9 @@ mod tests {
             map.remove("psid");
         }
         let args = json!({ "device": "mt4119_pciconf1" });
-        let t = TestHost::replaying("", journal_of("mlxconfig::query", args, query));
+        let t = TestHost::esxi("")
+            .replaying(journal_of("mlxconfig::query", args, query))
+            .build();
         let error = t.error(r#"mlxconfig::query("mt4119_pciconf1")"#);
         let expected = shape_error("mlxconfig::query", "mlxconfig's device query");
         assert!(error.contains(&expected), "{error}");
@@ -101,7 +103,9 @@ mod tests {
 
         let args = json!({ "device": "mt4119_pciconf1", "values": { "LINK_TYPE_P1": "IB" } });
         let set = json!({ "device": "mt4119_pciconf1", "changed": { "LINK_TYPE_P1": "IB" }, "reboot_required": true });
-        let t = TestHost::replaying("", journal_of("mlxconfig::set", args, set));
+        let t = TestHost::esxi("")
+            .replaying(journal_of("mlxconfig::set", args, set))
+            .build();
         let error = t.error(r#"mlxconfig::set("mt4119_pciconf1", #{ LINK_TYPE_P1: "IB" })"#);
         let expected = shape_error("mlxconfig::set", "mlxconfig::set's result");
         assert!(error.contains(&expected), "{error}");

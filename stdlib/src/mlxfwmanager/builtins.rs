@@ -140,11 +140,11 @@ pub mod mlxfwmanager_builtins {
 
 #[cfg(test)]
 mod tests {
-    use crate::test_support::esxi_host::{INSTALL_TOOLS, TestHost};
+    use crate::test_support::{INSTALL_TOOLS, TestHost};
 
     #[test]
     fn the_guides_device_has_no_update() {
-        let t = TestHost::new("", false);
+        let t = TestHost::esxi("").build();
         t.run(INSTALL_TOOLS);
         let fw = t.eval(r#"let f = mlxfwmanager::query("3b:00.0"); [f.psid, f.fw, f.fw_available, f.update_available, f.part_number]"#);
         assert_eq!(
@@ -164,7 +164,7 @@ mod tests {
 
     #[test]
     fn an_available_image_is_burnt_once_and_owes_a_reboot() {
-        let t = TestHost::new("fw_available=16.35.2000", false);
+        let t = TestHost::esxi("fw_available=16.35.2000").build();
         t.run(INSTALL_TOOLS);
         assert!(
             t.eval(r#"mlxfwmanager::query("mt4119_pciconf1").update_available"#)

@@ -184,11 +184,13 @@ mod tests {
 
     #[test]
     fn a_replayed_update_of_another_shape_is_refused_naming_the_record() {
-        use crate::test_support::esxi_host::TestHost;
+        use crate::test_support::TestHost;
         use crate::test_support::{journal_of, shape_error};
         let args = serde_json::json!({ "device": "3b:00.0", "online": true });
         let update = serde_json::json!({ "changed": true, "from": "16.32.1010", "firmware": "16.35.2000", "reboot_required": true });
-        let t = TestHost::replaying("", journal_of("mlxfwmanager::update", args, update));
+        let t = TestHost::esxi("")
+            .replaying(journal_of("mlxfwmanager::update", args, update))
+            .build();
         let error = t.error(r#"mlxfwmanager::update("3b:00.0", #{ online: true })"#);
         let expected = shape_error("mlxfwmanager::update", "mlxfwmanager::update's result");
         assert!(error.contains(&expected), "{error}");

@@ -219,7 +219,7 @@ mod tests {
     use serde_json::json;
 
     use super::*;
-    use crate::test_support::esxi_host::TestHost;
+    use crate::test_support::TestHost;
     use crate::test_support::{journal_of, shape_error};
 
     /// The shapes `mlxfwreset::query` journaled as JSON built by hand, before it was typed.
@@ -250,7 +250,7 @@ mod tests {
         let back: ResetLevels = serde_json::from_value(before).expect("reads back");
         assert_eq!(back, installed);
 
-        let t = TestHost::new("", false);
+        let t = TestHost::esxi("").build();
         let live = t.eval(r#"mlxfwreset::query("3b:00.0")"#);
         let journaled: serde_json::Value = rhai::serde::from_dynamic(&live).expect("json");
         assert_eq!(
@@ -279,7 +279,9 @@ mod tests {
                 "`pending`",
             ),
         ] {
-            let t = TestHost::replaying("", journal_of(builtin, args.clone(), result));
+            let t = TestHost::esxi("")
+                .replaying(journal_of(builtin, args.clone(), result))
+                .build();
             let error = t.error(call);
             assert!(error.contains(&shape_error(builtin, expected)), "{error}");
             assert!(error.contains(names), "{error}");
@@ -287,7 +289,9 @@ mod tests {
         }
         let args = json!({ "device": "3b:00.0", "level": 3 });
         let done = json!({ "device": "3b:00.0", "level": 3, "done": true, "reasons": [] });
-        let t = TestHost::replaying("", journal_of("mlxfwreset::reset", args, done));
+        let t = TestHost::esxi("")
+            .replaying(journal_of("mlxfwreset::reset", args, done))
+            .build();
         let error = t.error(r#"mlxfwreset::reset("3b:00.0", 3)"#);
         let expected = shape_error("mlxfwreset::reset", "mlxfwreset::reset's result");
         assert!(error.contains(&expected), "{error}");

@@ -131,23 +131,13 @@ fn sysfs(interfaces: &[Iface], path: &str) -> Option<String> {
 
 #[cfg(test)]
 mod tests {
-    use std::collections::BTreeMap;
 
-    use cairn_runtime::ExecRequest;
-    use cairn_runtime::sim::SimHost;
-
-    fn run(host: &SimHost, argv: &[&str]) -> cairn_runtime::ExecOutput {
-        host.exec(&ExecRequest::new(argv.iter().copied()))
-            .unwrap_or_else(|e| panic!("{e}"))
-    }
+    use crate::test_support::sim_exec as run;
 
     #[test]
     fn the_everyday_commands_answer_and_the_others_say_they_are_not_simulated() {
         let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
-        let options = BTreeMap::from([("clock".to_owned(), "virtual".to_owned())]);
-        let model = std::sync::Arc::new(crate::models::rhel8::rhel8());
-        let host = SimHost::open("compute-02", dir.path(), model, options)
-            .unwrap_or_else(|e| panic!("{e}"));
+        let host = crate::test_support::rhel8_guest("compute-02", dir.path(), &[]);
         assert_eq!(
             run(&host, &["uname", "-r"]).stdout,
             "4.18.0-147.el8.x86_64\n"

@@ -121,7 +121,6 @@ mod tests {
     use std::collections::BTreeMap;
     use std::sync::Arc;
 
-    use cairn_runtime::ExecRequest;
     use cairn_runtime::sim::SimHost;
 
     use super::*;
@@ -136,10 +135,7 @@ mod tests {
             .map_err(|e| e.to_string())
     }
 
-    fn run(host: &SimHost, argv: &[&str]) -> ExecOutput {
-        host.exec(&ExecRequest::new(argv.iter().copied()))
-            .unwrap_or_else(|e| panic!("{e}"))
-    }
+    use crate::test_support::sim_exec as run;
 
     fn link_layers(host: &SimHost) -> Vec<String> {
         let text = run(host, &["ibstatus"]).stdout;

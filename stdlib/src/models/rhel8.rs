@@ -267,32 +267,19 @@ fn collect(host: &mut SimContext<'_>, pid: &str, process: &Process) -> String {
 #[cfg(test)]
 mod tests {
     use std::collections::BTreeMap;
-    use std::sync::Arc;
-
-    use cairn_runtime::ExecRequest;
-    use cairn_runtime::sim::SimHost;
 
     use super::*;
 
-    fn run(host: &SimHost, argv: &[&str]) -> ExecOutput {
-        host.exec(&ExecRequest::new(argv.iter().copied()))
-            .unwrap_or_else(|e| panic!("{e}"))
-    }
+    use crate::test_support::sim_exec as run;
 
     #[test]
     fn the_passed_through_ports_show_in_lspci_and_the_hardware_follows_the_options() {
         let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
-        let options = BTreeMap::from([
-            ("clock".to_owned(), "virtual".to_owned()),
-            ("ports".to_owned(), "ib,eth".to_owned()),
-        ]);
-        let host = SimHost::open(
+        let host = crate::test_support::rhel8_guest(
             "hw-02",
             dir.path().join("hw-02"),
-            Arc::new(rhel8()),
-            options,
-        )
-        .unwrap_or_else(|e| panic!("{e}"));
+            &[("ports", "ib,eth")],
+        );
         let lspci = run(&host, &["lspci"]);
         let parsed = crate::lspci::parse(&lspci.stdout).unwrap_or_else(|e| panic!("{e}"));
         let mellanox: Vec<_> = parsed
@@ -358,14 +345,7 @@ mod tests {
     #[test]
     fn unknown_background_commands_are_refused() {
         let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
-        let options = BTreeMap::from([("clock".to_owned(), "virtual".to_owned())]);
-        let host = SimHost::open(
-            "bg-01",
-            dir.path().join("bg-01"),
-            Arc::new(rhel8()),
-            options,
-        )
-        .unwrap_or_else(|e| panic!("{e}"));
+        let host = crate::test_support::rhel8_guest("bg-01", dir.path().join("bg-01"), &[]);
         assert_eq!(run(&host, &["sh", "-c", "rm -rf /"]).code, 2);
         assert_eq!(run(&host, &["kill", "99"]).code, 1);
         // Without OFED, a background perftest server is "not found" in its log.

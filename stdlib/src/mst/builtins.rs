@@ -108,11 +108,11 @@ struct Started {
 
 #[cfg(test)]
 mod engine_tests {
-    use crate::test_support::esxi_host::{INSTALL_TOOLS, TestHost};
+    use crate::test_support::{INSTALL_TOOLS, TestHost};
 
     #[test]
     fn status_lists_the_guides_ports_once_started() {
-        let t = TestHost::new("", false);
+        let t = TestHost::esxi("").build();
         assert!(t.error("mst::start()").contains("not installed"));
         t.run(INSTALL_TOOLS);
         assert_eq!(
@@ -134,7 +134,7 @@ mod engine_tests {
 
     #[test]
     fn check_mode_predicts_the_ports_from_the_nic_list() {
-        let t = TestHost::new("", true);
+        let t = TestHost::esxi("").check(true).build();
         assert!(t.eval("mst::start().changed").as_bool().unwrap_or(false));
         let ports =
             t.eval(r#"mst::status().map(|d| `${d.type} ${d.mst} ${d.pci} ${d.predicted}`)"#);
@@ -157,7 +157,7 @@ mod engine_tests {
             serde_json::json!({}),
             serde_json::json!({ "started": true }),
         );
-        let t = TestHost::replaying("", journal);
+        let t = TestHost::esxi("").replaying(journal).build();
         let error = t.error("mst::start()");
         assert!(
             error.contains(&shape_error("mst::start", "mst::start's result")),

@@ -132,7 +132,7 @@ mod tests {
     use serde_json::json;
 
     use super::*;
-    use crate::test_support::esxi_host::TestHost;
+    use crate::test_support::TestHost;
     use crate::test_support::{journal_of, shape_error};
 
     #[test]
@@ -171,7 +171,9 @@ mod tests {
             (json!({ "ports": [row] }), "a sequence"),
             (json!([renamed]), "`port`"),
         ] {
-            let t = TestHost::replaying("", journal_of("mst::status", json!({}), result));
+            let t = TestHost::esxi("")
+                .replaying(journal_of("mst::status", json!({}), result))
+                .build();
             let error = t.error("mst::status()");
             assert!(error.contains(&expected), "{error}");
             assert!(error.contains(names), "{error}");

@@ -164,11 +164,11 @@ fn run(io: &mut HostIo<'_>, argv: &[String]) -> Result<(), ActionError> {
 
 #[cfg(test)]
 mod tests {
-    use crate::test_support::guest_host::TestHost;
+    use crate::test_support::TestHost;
 
     #[test]
     fn mtu_and_address_change_once() {
-        let t = TestHost::new(&[("compute-02", "ofed=5.4-3.0.3.0")], "compute-02");
+        let t = TestHost::guests(&[("compute-02", "ofed=5.4-3.0.3.0")], "compute-02").build();
         assert_eq!(
             t.eval(r#"net::ifname_for("mlx5_1", 1)"#).to_string(),
             "ens224f1"

@@ -48,7 +48,7 @@ pub(super) fn netdev_of(
 mod tests {
     use serde_json::json;
 
-    use crate::test_support::guest_host::TestHost;
+    use crate::test_support::TestHost;
     use crate::test_support::{journal_of, shape_error};
 
     const GUEST: &[(&str, &str)] = &[("g", "ofed=5.4-3.0.3.0")];
@@ -60,7 +60,9 @@ mod tests {
         result: serde_json::Value,
         expected: &str,
     ) {
-        let t = TestHost::replaying(GUEST, "g", journal_of(builtin, args, result));
+        let t = TestHost::guests(GUEST, "g")
+            .replaying(journal_of(builtin, args, result))
+            .build();
         let error = t.error(call);
         assert!(error.contains(&shape_error(builtin, expected)), "{error}");
         assert!(error.contains("(journal test.jsonl line 3)"), "{error}");
@@ -103,7 +105,7 @@ mod tests {
 
     #[test]
     fn a_link_journals_as_ip_printed_it_and_reads_back() {
-        let t = TestHost::new(GUEST, "g");
+        let t = TestHost::guests(GUEST, "g").build();
         let live = t.eval("net::links()");
         let journaled: serde_json::Value = rhai::serde::from_dynamic(&live).expect("json");
         let back: Vec<super::IpInterface> =

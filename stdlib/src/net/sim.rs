@@ -323,28 +323,13 @@ impl SimTool for Ibdev2netdevSim {
 
 #[cfg(test)]
 mod tests {
-    use std::collections::BTreeMap;
-    use std::sync::Arc;
 
-    use cairn_runtime::ExecRequest;
-    use cairn_runtime::sim::SimHost;
-
-    use crate::models::rhel8::rhel8;
-
-    fn run(host: &SimHost, argv: &[&str]) -> cairn_runtime::ExecOutput {
-        host.exec(&ExecRequest::new(argv.iter().copied()))
-            .unwrap_or_else(|e| panic!("{e}"))
-    }
+    use crate::test_support::{rhel8_guest, sim_exec as run};
 
     #[test]
     fn mtu_and_addresses_parse_and_last_until_reboot() {
         let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
-        let options = BTreeMap::from([
-            ("clock".to_owned(), "virtual".to_owned()),
-            ("ofed".to_owned(), "5.4-3.0.3.0".to_owned()),
-        ]);
-        let host = SimHost::open("compute-02", dir.path(), Arc::new(rhel8()), options)
-            .unwrap_or_else(|e| panic!("{e}"));
+        let host = rhel8_guest("compute-02", dir.path(), &[("ofed", "5.4-3.0.3.0")]);
         assert_eq!(
             run(&host, &["ip", "link", "set", "ens224f1", "mtu", "9000"]).code,
             0

@@ -152,7 +152,7 @@ pub mod ofed_builtins {
                 }))
             })),
         };
-        let value = change.run_staged(
+        let installed: OfedChange = change.run_staged_typed(
             &ctx,
             reads::installed,
             |_, now| {
@@ -208,9 +208,9 @@ pub mod ofed_builtins {
                     value: action::json(&installed),
                 })
             },
+            "ofed::install's result",
             crate::ofed::staged::drivers_after_boot,
         )?;
-        let installed: OfedChange = action::result_typed(&ctx, &value, "ofed::install's result")?;
         action::as_map(&installed).map(Dynamic::from_map)
     }
 
@@ -275,7 +275,7 @@ pub mod ofed_builtins {
             })),
         };
         let package = package.to_owned();
-        let value = change.run_staged(
+        let installed: OfedChange = change.run_staged_typed(
             &ctx,
             reads::installed,
             |_, now| {
@@ -312,10 +312,9 @@ pub mod ofed_builtins {
                 io.run(&super::to_refs(&parsed.install(firmware_update)))?;
                 Ok(planned)
             },
+            "ofed::install_doca's result",
             crate::ofed::staged::drivers_after_boot,
         )?;
-        let installed: OfedChange =
-            action::result_typed(&ctx, &value, "ofed::install_doca's result")?;
         action::as_map(&installed).map(Dynamic::from_map)
     }
 
@@ -396,13 +395,13 @@ fn to_refs(argv: &[String]) -> Vec<&str> {
 
 #[cfg(test)]
 mod tests {
-    use crate::test_support::guest_host::TestHost;
+    use crate::test_support::TestHost;
 
     const TGZ: &str = "/nfs/MLNX_OFED_LINUX-5.4-3.0.3.0-rhel8.1-x86_64.tgz";
 
     #[test]
     fn install_marks_a_reboot_and_is_skipped_when_the_version_is_there() {
-        let t = TestHost::new(&[("compute-02", "")], "compute-02");
+        let t = TestHost::guests(&[("compute-02", "")], "compute-02").build();
         assert_eq!(t.eval("ofed::info().installed").as_bool().ok(), Some(false));
         let first = t.eval(&format!("ofed::install(\"{TGZ}\").changed"));
         assert_eq!(first.as_bool().ok(), Some(true));
@@ -426,7 +425,7 @@ mod tests {
     /// words and the command it says to run once the issue is resolved.
     #[test]
     fn a_restart_refused_by_an_application_names_it_and_the_next_step() {
-        let t = TestHost::new(&[("c", "ofed=5.4-3.0.3.0&openibd_held_by=opensm")], "c");
+        let t = TestHost::guests(&[("c", "ofed=5.4-3.0.3.0&openibd_held_by=opensm")], "c").build();
         let refused = t.error("ofed::restart()");
         assert!(
             refused.contains("(blocked)")
@@ -437,20 +436,20 @@ mod tests {
             refused.contains("/etc/init.d/openibd force-restart"),
             "{refused}"
         );
-        let ok = TestHost::new(&[("d", "ofed=5.4-3.0.3.0")], "d");
+        let ok = TestHost::guests(&[("d", "ofed=5.4-3.0.3.0")], "d").build();
         assert_eq!(ok.eval("ofed::restart().ok").as_bool().ok(), Some(true));
     }
 
     #[test]
     fn centos_needs_tk_and_a_missing_prerequisite_fails_the_install() {
-        let t = TestHost::new(&[("c", "distro=centos")], "c");
+        let t = TestHost::guests(&[("c", "distro=centos")], "c").build();
         assert_eq!(
             t.eval(&format!("ofed::install(\"{TGZ}\").changed"))
                 .as_bool()
                 .ok(),
             Some(true)
         );
-        let t = TestHost::new(&[("r", "")], "r");
+        let t = TestHost::guests(&[("r", "")], "r").build();
         let error = t.error(&format!(
             "ofed::install(\"{TGZ}\", #{{ distro_packages: [] }})"
         ));
@@ -462,7 +461,7 @@ mod tests {
 
     #[test]
     fn install_leaves_firmware_to_the_firmware_step_unless_asked() {
-        let t = TestHost::new(&[("g", "ofed_fw=16.35.1012")], "g");
+        let t = TestHost::guests(&[("g", "ofed_fw=16.35.1012")], "g").build();
         let plain = t.eval(&format!("ofed::install(\"{TGZ}\").firmware"));
         assert_eq!(plain.to_string(), "not_attempted");
         let log = cairn_runtime::sim::SimHost::command_log(&t.dir.path().join("sim").join("g"));
@@ -471,7 +470,7 @@ mod tests {
                 .any(|argv| argv.iter().any(|a| a == "--without-fw-update")),
             "{log:?}"
         );
-        let t = TestHost::new(&[("g", "ofed_fw=16.35.1012")], "g");
+        let t = TestHost::guests(&[("g", "ofed_fw=16.35.1012")], "g").build();
         let burned = t.eval(&format!(
             "ofed::install(\"{TGZ}\", #{{ firmware_update: true }}).firmware"
         ));
@@ -486,7 +485,7 @@ mod tests {
 
     #[test]
     fn install_doca_adds_the_repo_installs_the_profile_and_is_skipped_once_there() {
-        let t = TestHost::new(&[("g", "ofed_fw=16.35.1012")], "g");
+        let t = TestHost::guests(&[("g", "ofed_fw=16.35.1012")], "g").build();
         let first = t.eval(&format!("ofed::install_doca(\"{DOCA}\")"));
         let first = first.cast::<rhai::Map>();
         assert_eq!(
@@ -527,7 +526,7 @@ mod tests {
 
     #[test]
     fn install_doca_refuses_over_mlnx_ofed_and_updates_firmware_only_when_asked() {
-        let t = TestHost::new(&[("g", "")], "g");
+        let t = TestHost::guests(&[("g", "")], "g").build();
         assert_eq!(
             t.eval(&format!("ofed::install(\"{TGZ}\").changed"))
                 .as_bool()
@@ -540,7 +539,7 @@ mod tests {
             "{error}"
         );
         assert!(error.contains("ofed_uninstall.sh"), "{error}");
-        let t = TestHost::new(&[("g", "ofed_fw=16.35.1012")], "g");
+        let t = TestHost::guests(&[("g", "ofed_fw=16.35.1012")], "g").build();
         let done = t.eval(&format!(
             "ofed::install_doca(\"{DOCA}\", #{{ firmware_update: true }}).changed"
         ));

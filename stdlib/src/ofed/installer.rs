@@ -34,6 +34,7 @@ enum Section {
 
 /// Parses the transcript of `mlnxofedinstall` (or MLNX_EN's `install`).
 pub(super) fn parse_install(text: &str) -> Result<OfedInstall, ParseError> {
+    // Why long: one walk over the transcript's lines in the installer's order, each line kind a branch that also knows what came before it (the firmware step, the result).
     let mut out = OfedInstall {
         product: None,
         logs_dir: None,

@@ -84,7 +84,7 @@ mod tests {
     use serde_json::json;
 
     use super::*;
-    use crate::test_support::guest_host::TestHost;
+    use crate::test_support::TestHost;
     use crate::test_support::{journal_of, shape_error};
 
     const TGZ: &str = "/nfs/MLNX_OFED_LINUX-5.4-3.0.3.0-rhel8.1-x86_64.tgz";
@@ -133,11 +133,9 @@ mod tests {
     #[test]
     fn a_replayed_info_or_install_of_another_shape_is_refused_naming_the_record() {
         let renamed = json!({ "installed": true, "distribution": "MLNX_OFED_LINUX", "flavour": "mlnx_ofed", "ofed_version": "5.4-3.0.3.0" });
-        let t = TestHost::replaying(
-            &[("g", "")],
-            "g",
-            journal_of("ofed::info", json!({}), renamed),
-        );
+        let t = TestHost::guests(&[("g", "")], "g")
+            .replaying(journal_of("ofed::info", json!({}), renamed))
+            .build();
         let error = t.error("ofed::info()");
         assert!(
             error.contains(&shape_error("ofed::info", "ofed_info's installed OFED")),
@@ -148,11 +146,9 @@ mod tests {
 
         let args = json!({ "tarball": TGZ, "force": true, "firmware_update": false, "dir": "/tmp", "distro_packages": null });
         let install = json!({ "version": "5.4-3.0.3.0", "changed": true, "fw": "updated" });
-        let t = TestHost::replaying(
-            &[("g", "")],
-            "g",
-            journal_of("ofed::install", args, install),
-        );
+        let t = TestHost::guests(&[("g", "")], "g")
+            .replaying(journal_of("ofed::install", args, install))
+            .build();
         let error = t.error(&format!("ofed::install(\"{TGZ}\")"));
         assert!(
             error.contains(&shape_error("ofed::install", "ofed::install's result")),

@@ -9,9 +9,9 @@ use super::command::Tarball;
 use super::openibd::sim as openibd_sim;
 use crate::machine::guest::{GuestHw, not_found, out};
 
-/// The OFED tool's state and the adapter firmware the guest tools print: shared with the
+/// The OFED tool's state the guest tools print: shared with the
 /// other guest printers from layer 1.
-pub(crate) use crate::machine::ofed::{OfedState, adapter_firmware};
+pub(crate) use crate::machine::ofed::OfedState;
 
 /// `fault_ignore_staged_ofed`: at boot the installed OFED's drivers do not load, as when its
 /// modules do not fit the running kernel: "the ABI of the new kernel may not be compatible with
@@ -266,20 +266,13 @@ fn install(
         return out(1, text, "");
     }
     let version = tarball.version;
-    let current = adapter_firmware(host, state);
-    let bundled = host
-        .option("ofed_fw")
-        .map_or_else(|| current.clone(), str::to_owned);
-    let plan = super::sim_installer::FirmwarePlan {
-        current: &current,
-        bundled: &bundled,
-    };
+    let plan = super::sim_installer::FirmwarePlan::of(host, state);
     let firmware = (!args.contains(&"--without-fw-update")).then_some(&plan);
     text.push_str(&super::sim_installer::install_body(
         &hw, &version, &logs, firmware,
     ));
-    if firmware.is_some_and(|p| p.updates()) {
-        state.firmware = Some(bundled.clone());
+    if let Some(plan) = firmware {
+        plan.apply(state);
     }
     state.installed = Some(version);
     // The installer removes the other OFED packages, DOCA-OFED's too (its header: "all other
@@ -356,29 +349,13 @@ fn openibd(
 
 #[cfg(test)]
 mod tests {
-    use std::collections::BTreeMap;
 
-    use cairn_runtime::ExecRequest;
-    use cairn_runtime::sim::SimHost;
-
-    use crate::models::rhel8::rhel8;
-
-    fn run(host: &SimHost, argv: &[&str]) -> cairn_runtime::ExecOutput {
-        host.exec(&ExecRequest::new(argv.iter().copied()))
-            .unwrap_or_else(|e| panic!("{e}"))
-    }
+    use crate::test_support::{rhel8_guest, sim_exec as run};
 
     #[test]
     fn ofed_is_absent_until_installed_and_rebooted() {
         let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
-        let options = BTreeMap::from([("clock".to_owned(), "virtual".to_owned())]);
-        let host = SimHost::open(
-            "compute-02",
-            dir.path(),
-            std::sync::Arc::new(rhel8()),
-            options,
-        )
-        .unwrap_or_else(|e| panic!("{e}"));
+        let host = rhel8_guest("compute-02", dir.path(), &[]);
         assert_eq!(run(&host, &["ofed_info", "-s"]).code, 127);
         let tgz = "/nfs/MLNX_OFED_LINUX-5.4-3.0.3.0-rhel8.1-x86_64.tgz";
         assert_eq!(run(&host, &["tar", "xf", tgz, "-C", "/tmp"]).code, 0);
@@ -408,17 +385,7 @@ mod tests {
     fn the_installer_updates_firmware_unless_told_not_to_and_its_transcript_parses() {
         use crate::ofed::{FirmwareOutcome, InstallResult, parse_install};
         let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
-        let options = BTreeMap::from([
-            ("clock".to_owned(), "virtual".to_owned()),
-            ("ofed_fw".to_owned(), "16.35.1012".to_owned()),
-        ]);
-        let host = SimHost::open(
-            "compute-03",
-            dir.path(),
-            std::sync::Arc::new(rhel8()),
-            options,
-        )
-        .unwrap_or_else(|e| panic!("{e}"));
+        let host = rhel8_guest("compute-03", dir.path(), &[("ofed_fw", "16.35.1012")]);
         let tgz = "/nfs/MLNX_OFED_LINUX-5.4-3.0.3.0-rhel8.1-x86_64.tgz";
         let installer = "/tmp/MLNX_OFED_LINUX-5.4-3.0.3.0-rhel8.1-x86_64/mlnxofedinstall";
         run(&host, &["tar", "xf", tgz, "-C", "/tmp"]);

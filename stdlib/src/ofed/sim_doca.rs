@@ -15,7 +15,7 @@ use cairn_runtime::sim::SimContext;
 
 use super::doca::{DocaPackage, FW_UPDATER, PROFILE};
 use crate::machine::guest::{GuestHw, out};
-use crate::machine::ofed::{OfedState, adapter_firmware};
+use crate::machine::ofed::OfedState;
 
 /// The OFED releases the simulated NFS share has DOCA-Host packages for, with the full version
 /// `ofed_info -s` prints after each, as published: 23.07-0.5.0 (a BlueField-3 host's NCCL
@@ -116,18 +116,9 @@ fn install(
     let mut text = String::from("Dependencies resolved.\n");
     if args.contains(&FW_UPDATER) {
         let hw = GuestHw::of(host);
-        let current = adapter_firmware(host, state);
-        let bundled = host
-            .option("ofed_fw")
-            .map_or_else(|| current.clone(), str::to_owned);
-        let plan = super::sim_installer::FirmwarePlan {
-            current: &current,
-            bundled: &bundled,
-        };
+        let plan = super::sim_installer::FirmwarePlan::of(host, state);
         text.push_str(&super::sim_installer::firmware_step(&hw, &plan, None));
-        if plan.updates() {
-            state.firmware = Some(bundled.clone());
-        }
+        plan.apply(state);
     }
     text.push_str("Complete!\n");
     state.installed = Some(version.to_owned());
@@ -138,30 +129,17 @@ fn install(
 
 #[cfg(test)]
 mod tests {
-    use std::collections::BTreeMap;
 
-    use cairn_runtime::ExecRequest;
-    use cairn_runtime::sim::SimHost;
-
-    use crate::models::rhel8::rhel8;
     use crate::ofed::OfedFlavour;
 
-    fn run(host: &SimHost, argv: &[&str]) -> cairn_runtime::ExecOutput {
-        host.exec(&ExecRequest::new(argv.iter().copied()))
-            .unwrap_or_else(|e| panic!("{e}"))
-    }
+    use crate::test_support::{rhel8_guest, sim_exec as run};
 
     const RPM: &str = "/nfs/doca-host-2.10.0-093000_25.01_rhel95.x86_64.rpm";
 
     #[test]
     fn the_repo_package_then_doca_ofed_then_ofed_info_prints_the_doca_form() {
         let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
-        let options = BTreeMap::from([
-            ("clock".to_owned(), "virtual".to_owned()),
-            ("ofed_fw".to_owned(), "16.35.1012".to_owned()),
-        ]);
-        let host = SimHost::open("g", dir.path(), std::sync::Arc::new(rhel8()), options)
-            .unwrap_or_else(|e| panic!("{e}"));
+        let host = rhel8_guest("g", dir.path(), &[("ofed_fw", "16.35.1012")]);
         let early = run(&host, &["dnf", "-y", "install", "doca-ofed"]);
         assert_eq!(early.code, 1);
         assert!(

@@ -4,7 +4,10 @@
 //! `--without-fw-update`, the `Device (ADDR):` PCIe link report, the result and the next step).
 //! Every transcript it makes parses with [`crate::ofed::parse_install`].
 
+use cairn_runtime::sim::SimContext;
+
 use crate::machine::guest::{GuestHw, LinkLayer};
+use crate::machine::ofed::{OfedState, adapter_firmware};
 
 /// The packages the simulated installer lists and installs. Only those whose version is the
 /// OFED release's own (`ofed-scripts-5.4`, as `Installing ofed-scripts-5.6...` in OFED 5.6's
@@ -19,18 +22,34 @@ const PACKAGES: &[&str] = &[
 ];
 
 /// The firmware the installer finds and what it does about it.
-pub(crate) struct FirmwarePlan<'a> {
+pub(crate) struct FirmwarePlan {
     /// The firmware on the adapter now.
-    pub(crate) current: &'a str,
+    pub(crate) current: String,
     /// The firmware the OFED bundle carries.
-    pub(crate) bundled: &'a str,
+    pub(crate) bundled: String,
 }
 
-impl FirmwarePlan<'_> {
+impl FirmwarePlan {
+    /// The adapter's firmware now, and the bundle's: the `ofed_fw` option, else the same.
+    pub(crate) fn of(host: &SimContext<'_>, state: &OfedState) -> Self {
+        let current = adapter_firmware(host, state);
+        let bundled = host
+            .option("ofed_fw")
+            .map_or_else(|| current.clone(), str::to_owned);
+        Self { current, bundled }
+    }
+
+    /// After the step: the adapter runs the bundle's image when it was burned.
+    pub(crate) fn apply(&self, state: &mut OfedState) {
+        if self.updates() {
+            state.firmware = Some(self.bundled.clone());
+        }
+    }
+
     /// The bundle's image is newer: the installer burns it (it never downgrades, as the real
     /// `mlxfwmanager` reports `Up to date` for an older image).
     pub(crate) fn updates(&self) -> bool {
-        newer(self.bundled, self.current)
+        newer(&self.bundled, &self.current)
     }
 }
 
@@ -65,7 +84,7 @@ pub(crate) fn install_body(
     hw: &GuestHw,
     version: &str,
     logs: &str,
-    firmware: Option<&FirmwarePlan<'_>>,
+    firmware: Option<&FirmwarePlan>,
 ) -> String {
     let release = version.split('-').next().unwrap_or(version);
     let mut text = String::from(
@@ -101,7 +120,7 @@ pub(crate) fn install_body(
 /// `Attempting to perform Firmware update...` and `mlxfwmanager`'s query and update, one
 /// device per passed-through function; the installer adds its `Log File:` line, DOCA's
 /// `mlnx-fw-updater` prints none (NVIDIA's DGX Spark Aerial guide).
-pub(crate) fn firmware_step(hw: &GuestHw, plan: &FirmwarePlan<'_>, logs: Option<&str>) -> String {
+pub(crate) fn firmware_step(hw: &GuestHw, plan: &FirmwarePlan, logs: Option<&str>) -> String {
     let mut text = String::from(
         "Attempting to perform Firmware update...\nQuerying Mellanox devices firmware ...\n",
     );
@@ -111,7 +130,7 @@ pub(crate) fn firmware_step(hw: &GuestHw, plan: &FirmwarePlan<'_>, logs: Option<
     } else {
         "Up to date"
     };
-    let available = if update { plan.bundled } else { plan.current };
+    let available = if update { &plan.bundled } else { &plan.current };
     let mut count = 0;
     for (index, port) in hw.ports.iter().enumerate() {
         let address = port.pci.trim_start_matches("0000:");
@@ -127,7 +146,7 @@ pub(crate) fn firmware_step(hw: &GuestHw, plan: &FirmwarePlan<'_>, logs: Option<
             index + 1,
             &adapter,
             address,
-            plan.current,
+            &plan.current,
             Some(available),
             status,
         ));

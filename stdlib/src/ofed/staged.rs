@@ -5,19 +5,17 @@
 
 use std::sync::Arc;
 
-use cairn_runtime::ExecRequest;
-use serde_json::Value;
-
 use crate::action::{self, Probe};
-use crate::ofed::command;
+use crate::ofed::{OfedChange, command};
+use cairn_runtime::ExecRequest;
 
-/// After the install's reboot, the drivers of `result["version"]` are loaded; `None` when
+/// After the install's reboot, the drivers of the installed version are loaded; `None` when
 /// nothing was installed (the drivers load only at the boot after an install).
-pub(super) fn drivers_after_boot(result: &Value) -> Option<Probe> {
-    if result["changed"] != true {
+pub(super) fn drivers_after_boot(change: &OfedChange) -> Option<Probe> {
+    if !change.changed {
         return None;
     }
-    let version = result["version"].as_str()?.to_owned();
+    let version = change.version.clone();
     Some(Probe {
         what: format!("ofed {version} drivers"),
         check: Arc::new(move |io| {

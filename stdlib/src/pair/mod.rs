@@ -10,7 +10,9 @@ pub(crate) mod background;
 use std::sync::{Arc, Barrier};
 use std::time::Duration;
 
-use cairn_runtime::{ActionError, ExecOutput, ExecRequest, HostIo, RunShared};
+use cairn_runtime::{
+    ActionCall, ActionError, ExecOutput, ExecRequest, HostIo, Reconcile, RunShared,
+};
 
 use background as command;
 
@@ -171,6 +173,26 @@ pub(crate) fn pidfile(run: &str, port: i64) -> String {
         })
         .collect();
     format!("/tmp/cairn-{run}-port{port}.pid")
+}
+
+/// The action of a test of `builtin` between `server` and `client` with `options`, its
+/// journaled arguments; a resume probes it with [`stop_stale`].
+pub(crate) fn action_call(
+    builtin: String,
+    server: &str,
+    client: &str,
+    options: &impl serde::Serialize,
+    shared: &Arc<RunShared>,
+) -> ActionCall<'static> {
+    let shared = shared.clone();
+    ActionCall {
+        args: serde_json::json!({ "server": server, "client": client, "options": options }),
+        assumed: serde_json::Value::Null,
+        builtin,
+        reconcile: Reconcile::Probe(Box::new(move |io, progress| {
+            stop_stale(io, &shared, progress)
+        })),
+    }
 }
 
 /// A probe for a test whose outcome was not recorded: stops the servers it had started (their

@@ -231,7 +231,7 @@ pub mod perftest_builtins {
 
 #[cfg(test)]
 mod tests {
-    use crate::test_support::guest_host::TestHost;
+    use crate::test_support::TestHost;
 
     const UP: &str = "ofed=5.4-3.0.3.0";
 
@@ -242,7 +242,7 @@ mod tests {
     #[test]
     fn ndr200_from_the_controller_and_edr_from_a_guest() {
         let ndr = "ofed=5.4-3.0.3.0&rate=200&ports=ib";
-        let t = TestHost::new(&[("node139", ndr), ("node099", ndr)], "controller");
+        let t = TestHost::guests(&[("node139", ndr), ("node099", ndr)], "controller").build();
         t.sleep("node139", 3);
         t.sleep("node099", 3);
         let _ = t.eval(r#"perftest::send_bw("node099", "node139", #{ all_sizes: true })"#);
@@ -251,7 +251,7 @@ mod tests {
             r#"perftest::send_bw("node099", "node139", #{ all_sizes: true }).avg_gbps"#,
         );
         assert!((195.0..=197.5).contains(&avg), "{avg}");
-        let t = TestHost::new(&[("pt-02", UP), ("pt-03", UP)], "pt-02");
+        let t = TestHost::guests(&[("pt-02", UP), ("pt-03", UP)], "pt-02").build();
         t.sleep("pt-02", 3);
         t.sleep("pt-03", 3);
         let r =
@@ -283,7 +283,7 @@ mod tests {
 
     #[test]
     fn roce_needs_addresses_and_loses_bandwidth_at_mtu_1500() {
-        let t = TestHost::new(&[("ra", UP), ("rb", UP)], "controller");
+        let t = TestHost::guests(&[("ra", UP), ("rb", UP)], "controller").build();
         let error = t.error(r#"perftest::send_bw("rb", "ra", #{ device: "mlx5_1" })"#);
         assert!(
             error.contains("failed (qp_state): Failed to modify QP"),
@@ -334,7 +334,7 @@ mod tests {
 
     #[test]
     fn bad_pairs_fail_and_the_server_is_always_stopped() {
-        let t = TestHost::new(&[("ba", UP), ("bb", UP), ("bare", "")], "controller");
+        let t = TestHost::guests(&[("ba", UP), ("bb", UP), ("bare", "")], "controller").build();
         assert!(
             t.error(r#"perftest::send_bw("ba", "ba", #{})"#)
                 .contains("a test needs two hosts")

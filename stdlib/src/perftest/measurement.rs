@@ -130,7 +130,7 @@ mod tests {
     use serde_json::json;
 
     use super::*;
-    use crate::test_support::guest_host::TestHost;
+    use crate::test_support::TestHost;
     use crate::test_support::{journal_of, shape_error};
 
     const EDR: &str = "ofed=5.4-3.0.3.0&rate=100&ports=ib";
@@ -139,7 +139,7 @@ mod tests {
     /// then the summary, the pair, the program, its command, the table and the server side.
     #[test]
     fn a_measurement_journals_as_before_and_reads_back() {
-        let t = TestHost::new(&[("s1", EDR), ("c1", EDR)], "controller");
+        let t = TestHost::guests(&[("s1", EDR), ("c1", EDR)], "controller").build();
         t.sleep("s1", 3);
         t.sleep("c1", 3);
         let live = t.eval(r#"perftest::send_bw("s1", "c1")"#);
@@ -181,7 +181,7 @@ mod tests {
         let guests = [("s1", EDR), ("c1", EDR)];
         let options = super::super::command::TestOptions::from_json(&json!({})).expect("defaults");
         let args = json!({ "server": "s1", "client": "c1", "options": options });
-        let t = TestHost::new(&guests, "controller");
+        let t = TestHost::guests(&guests, "controller").build();
         t.sleep("s1", 3);
         t.sleep("c1", 3);
         let live = t.eval(r#"perftest::send_bw("s1", "c1")"#);
@@ -191,11 +191,9 @@ mod tests {
         if let Some(map) = result.as_object_mut() {
             map.remove("avg_gbps");
         }
-        let t = TestHost::replaying(
-            &guests,
-            "controller",
-            journal_of("perftest::send_bw", args, result),
-        );
+        let t = TestHost::guests(&guests, "controller")
+            .replaying(journal_of("perftest::send_bw", args, result))
+            .build();
         let error = t.error(r#"perftest::send_bw("s1", "c1")"#);
         let expected = shape_error("perftest::send_bw", "a perftest measurement");
         assert!(error.contains(&expected), "{error}");

@@ -505,19 +505,24 @@ fn snake_case(key: &str) -> String {
     out.trim_end_matches('_').to_owned()
 }
 
+/// The error for `value`, which does not read as what `message` says, at its place.
+fn misread(text: &str, value: &Pair<'_, Rule>, message: String) -> ParseError {
+    ParseError::at(
+        TOOL,
+        text,
+        value.as_span().start(),
+        value.as_str().len(),
+        message,
+    )
+}
+
 /// A numeric setting, with a `[B]` unit suffix allowed (`4096[B]`).
 fn setting_number(text: &str, value: &Pair<'_, Rule>) -> Result<u32, ParseError> {
     let raw = value.as_str();
     let digits = raw.strip_suffix("[B]").unwrap_or(raw);
-    digits.parse().map_err(|_| {
-        ParseError::at(
-            TOOL,
-            text,
-            value.as_span().start(),
-            raw.len(),
-            format!("setting `{raw}` is not a number"),
-        )
-    })
+    digits
+        .parse()
+        .map_err(|_| misread(text, value, format!("setting `{raw}` is not a number")))
 }
 
 /// A LID as perftest prints it: hex, with or without `0x` (`0x14`, `0000`).
@@ -527,25 +532,16 @@ fn hex_lid(text: &str, value: &Pair<'_, Rule>) -> Result<u32, ParseError> {
         .strip_prefix("0x")
         .or_else(|| raw.strip_prefix("0X"))
         .unwrap_or(raw);
-    u32::from_str_radix(digits, 16).map_err(|_| {
-        ParseError::at(
-            TOOL,
-            text,
-            value.as_span().start(),
-            raw.len(),
-            format!("LID `{raw}` is not a hex number"),
-        )
-    })
+    u32::from_str_radix(digits, 16)
+        .map_err(|_| misread(text, value, format!("LID `{raw}` is not a hex number")))
 }
 
 fn integer<T: std::str::FromStr>(text: &str, value: &Pair<'_, Rule>) -> Result<T, ParseError> {
     value.as_str().parse().map_err(|_| {
         let raw = value.as_str();
-        ParseError::at(
-            TOOL,
+        misread(
             text,
-            value.as_span().start(),
-            raw.len(),
+            value,
             format!("`{raw}` is not a whole number in range"),
         )
     })
@@ -554,13 +550,7 @@ fn integer<T: std::str::FromStr>(text: &str, value: &Pair<'_, Rule>) -> Result<T
 fn decimal(text: &str, value: &Pair<'_, Rule>) -> Result<f64, ParseError> {
     value.as_str().parse().map_err(|_| {
         let raw = value.as_str();
-        ParseError::at(
-            TOOL,
-            text,
-            value.as_span().start(),
-            raw.len(),
-            format!("`{raw}` is not a number"),
-        )
+        misread(text, value, format!("`{raw}` is not a number"))
     })
 }
 

@@ -8,9 +8,9 @@ use cairn_runtime::{ActionCall, ActionError, HostContext, HostIo, Outcome, Recon
 use rhai::{Array, Map, NativeCallContext};
 use serde_json::{Value, json};
 
-use super::PairedRun;
 use super::command::{MATRIX_OPTIONS, PAIR_OPTIONS, TOOLS, TestOptions};
 use super::measurement::{Checked, MatrixEntry, Measurement, PairOutcome, Summary};
+use super::{PairedRun, PerftestRun};
 use crate::action::{self, RhaiResult};
 use crate::pair::{self, Pair};
 
@@ -39,21 +39,22 @@ pub(crate) fn pair(
         program(test).ok_or_else(|| action::bad_argument(ctx, format!("no perftest `{test}`")))?;
     let shared = host.shared.clone();
     let run = host.run_id();
-    let probe_shared = shared.clone();
-    let call = ActionCall {
-        args: json!({ "server": server, "client": client, "options": opts }),
-        assumed: Value::Null,
-        builtin: declared.builtin.to_owned(),
-        reconcile: Reconcile::Probe(Box::new(move |io, progress| {
-            pair::stop_stale(io, &probe_shared, progress)
-        })),
-    };
+    let call = pair::action_call(declared.builtin.to_owned(), server, client, &opts, &shared);
     let value = action::act(ctx, call, |io| {
         let outcome = if io.checking() {
             // A measurement changes nothing, but loads the fabric: check mode does not run it.
             PairOutcome::Checked(Checked { checked: true })
         } else {
-            let measured = measure(Some(io), &shared, &run, program, server, client, &opts)?;
+            let measured = measure(
+                Some(io),
+                &shared,
+                &run,
+                program,
+                server,
+                client,
+                &opts,
+                None,
+            )?;
             PairOutcome::Measured(Box::new(measured))
         };
         Ok(Outcome::unchanged(action::json(&outcome)))
@@ -62,22 +63,10 @@ pub(crate) fn pair(
     action::as_map(&outcome)
 }
 
-/// Runs one test and summarizes it.
-pub(crate) fn measure(
-    io: Option<&mut HostIo<'_>>,
-    shared: &Arc<RunShared>,
-    run: &str,
-    program: &str,
-    server: &str,
-    client: &str,
-    opts: &TestOptions,
-) -> Result<Measurement, ActionError> {
-    measure_in_round(io, shared, run, program, server, client, opts, None)
-}
-
-/// [`measure`] as one pair of a round (`pair::run_in_round`).
+/// Runs one test and summarizes it; in a round (`pair::run_in_round`), the pair meets the
+/// round's others at `round`.
 #[allow(clippy::too_many_arguments)]
-pub(crate) fn measure_in_round(
+pub(crate) fn measure(
     io: Option<&mut HostIo<'_>>,
     shared: &Arc<RunShared>,
     run: &str,
@@ -111,6 +100,33 @@ pub(crate) fn measure_in_round(
             ));
         }
     }
+    let command = format!("{} (on {client})", pair.client_argv.join(" "));
+    let parsed = succeeded(program, (server, client), &command, &text, &output)?;
+    let server_side = crate::perftest::parse(&output.server.stdout).ok();
+    let summary = summary(&parsed);
+    Ok(Measurement {
+        paired: PairedRun {
+            run: parsed,
+            server: server.to_owned(),
+            client: client.to_owned(),
+            program: program.to_owned(),
+            command: pair.client_argv.join(" "),
+        },
+        summary,
+        table: table(&output.client.stdout),
+        server_side,
+    })
+}
+
+/// The client's output `text` parsed, when the test succeeded; else what failed: the server
+/// (its own error explains a client that could not reach it), the client's run, or its exit.
+fn succeeded(
+    program: &str,
+    (server, client): (&str, &str),
+    command: &str,
+    text: &str,
+    output: &pair::PairOutput,
+) -> Result<PerftestRun, ActionError> {
     // The server's own error explains a client that could not reach it (which only says so),
     // unless both failed the same way (a QP that neither side could move to RTR).
     // A server the shell could not start (`sh: ib_send_bw: command not found`) printed the
@@ -124,18 +140,15 @@ pub(crate) fn measure_in_round(
                 .iter()
                 .any(|l| l.contains(": command not found"))
         });
-    let command = format!("{} (on {client})", pair.client_argv.join(" "));
-    let parsed = match crate::perftest::parse(&text) {
+    let failed = |stderr: String| ActionError::CommandFailed {
+        code: output.client.code,
+        command: command.to_owned(),
+        stderr,
+    };
+    let parsed = match crate::perftest::parse(text) {
         Ok(parsed) => parsed,
-        Err(error) if output.client.code != 0 => {
-            let _ = error;
-            return Err(ActionError::CommandFailed {
-                code: output.client.code,
-                command,
-                stderr: output.client.stderr,
-            });
-        }
-        Err(error) => return Err(action::parse_failure(program, &error, &text)),
+        Err(_) if output.client.code != 0 => return Err(failed(output.client.stderr.clone())),
+        Err(error) => return Err(action::parse_failure(program, &error, text)),
     };
     if let Some(error) = &served
         && parsed
@@ -162,19 +175,19 @@ pub(crate) fn measure_in_round(
         )));
     }
     if output.client.code != 0 || parsed.rows.is_empty() {
-        return Err(ActionError::CommandFailed {
-            code: output.client.code,
-            command,
-            stderr: if output.client.stderr.is_empty() {
-                "no results".into()
-            } else {
-                output.client.stderr
-            },
-        });
+        return Err(failed(if output.client.stderr.is_empty() {
+            "no results".into()
+        } else {
+            output.client.stderr.clone()
+        }));
     }
-    let server_side = crate::perftest::parse(&output.server.stdout).ok();
+    Ok(parsed)
+}
+
+/// A latency test's figures at its smallest size, a bandwidth test's at its largest.
+fn summary(parsed: &PerftestRun) -> Summary {
     let rows = &parsed.rows;
-    let summary = if parsed.kind.as_deref() == Some("lat") {
+    if parsed.kind.as_deref() == Some("lat") {
         let first = rows.iter().min_by_key(|r| r.bytes);
         Summary::Latency {
             typical_us: first.and_then(|r| r.t_typical_usec),
@@ -189,19 +202,7 @@ pub(crate) fn measure_in_round(
             avg_gbps: last.and_then(|r| gbps(r.bw_average_gbps, r.bw_average_mbps)),
             msg_rate_mpps: last.and_then(|r| r.msg_rate_mpps),
         }
-    };
-    Ok(Measurement {
-        paired: PairedRun {
-            run: parsed,
-            server: server.to_owned(),
-            client: client.to_owned(),
-            program: program.to_owned(),
-            command: pair.client_argv.join(" "),
-        },
-        summary,
-        table: table(&output.client.stdout),
-        server_side,
-    })
+    }
 }
 
 /// The results table as printed: the titles line and the rows.
@@ -312,7 +313,7 @@ pub(crate) fn matrix(ctx: &NativeCallContext, hosts: Array, options: &Map) -> Rh
         let mut results = Vec::new();
         if concurrency == 1 || pairs.iter().any(|(s, c)| *s == own || *c == own) {
             for (s, c) in &pairs {
-                let measured = measure(Some(io), &shared, &run, program, s, c, &opts);
+                let measured = measure(Some(io), &shared, &run, program, s, c, &opts, None);
                 results.push(MatrixEntry::of(s, c, measured));
             }
         } else {
@@ -322,8 +323,9 @@ pub(crate) fn matrix(ctx: &NativeCallContext, hosts: Array, options: &Map) -> Rh
                         .iter()
                         .map(|(s, c)| {
                             let (shared, opts, run) = (&shared, &opts, &run);
-                            let handle = scope
-                                .spawn(move || measure(None, shared, run, program, s, c, opts));
+                            let handle = scope.spawn(move || {
+                                measure(None, shared, run, program, s, c, opts, None)
+                            });
                             (s, c, handle)
                         })
                         .collect();

@@ -309,36 +309,22 @@ fn client(host: &mut SimContext<'_>, args: &Args, server_name: &str) -> ExecOutp
     } else {
         1.0
     };
+    // The run's noise at a size and on a figure: the same for the same host, peer and run.
+    let noise = |s: u64, w: &str| {
+        unit(&[
+            &seed,
+            &hw.host,
+            &peer,
+            &args.program,
+            &run,
+            &s.to_string(),
+            w,
+        ])
+    };
     let table = if lat {
-        latency_table(&sizes, iterations, rate, roce, active_mtu, &|s, w| {
-            unit(&[
-                &seed,
-                &hw.host,
-                &peer,
-                &args.program,
-                &run,
-                &s.to_string(),
-                w,
-            ])
-        })
+        latency_table(&sizes, iterations, rate, roce, active_mtu, &noise)
     } else {
-        bandwidth_table(
-            &sizes,
-            iterations,
-            rate * eth_penalty,
-            active_mtu,
-            &|s, w| {
-                unit(&[
-                    &seed,
-                    &hw.host,
-                    &peer,
-                    &args.program,
-                    &run,
-                    &s.to_string(),
-                    w,
-                ])
-            },
-        )
+        bandwidth_table(&sizes, iterations, rate * eth_penalty, active_mtu, &noise)
     };
     // The test takes its time on the client's clock: `-n` iterations of each size.
     host.sleep(run_time(

@@ -1,7 +1,7 @@
 //! What a simulated perftest server prints once collected, after its client has talked to many
 //! servers.
 
-use crate::test_support::guest_host::TestHost;
+use crate::test_support::TestHost;
 
 const EDR: &str = "ofed=5.4-3.0.3.0&rate=100&ports=ib";
 
@@ -12,7 +12,7 @@ fn a_server_collects_its_output_after_its_client_served_sixteen_others() {
     let names: Vec<String> = (1..=18).map(|n| format!("s{n:02}")).collect();
     let mut guests: Vec<(&str, &str)> = names.iter().map(|n| (n.as_str(), EDR)).collect();
     guests.push(("client", EDR));
-    let t = TestHost::new(&guests, "controller");
+    let t = TestHost::guests(&guests, "controller").build();
     for (name, _) in &guests {
         t.sleep(name, 3);
     }
@@ -33,10 +33,11 @@ fn a_server_collects_its_output_after_its_client_served_sixteen_others() {
 /// server's words and perftest's own advice, not the client's consequence.
 #[test]
 fn a_server_that_cannot_register_its_gpu_buffer_fails_the_test_with_its_words() {
-    let t = TestHost::new(
+    let t = TestHost::guests(
         &[("s1", &format!("{EDR}&perftest_cuda_fail")), ("c1", EDR)],
         "controller",
-    );
+    )
+    .build();
     for name in ["s1", "c1"] {
         t.sleep(name, 3);
     }

@@ -50,7 +50,7 @@ pub mod sockperf_builtins {
 
 use std::time::Duration;
 
-use cairn_runtime::{ActionCall, ActionError, HostContext, Outcome, Reconcile};
+use cairn_runtime::{ActionError, HostContext, Outcome};
 use rhai::{Dynamic, Map, NativeCallContext};
 use serde_json::{Value, json};
 
@@ -84,15 +84,8 @@ fn ping_pong(
     let opts = PingPongOptions::from_json(&options).map_err(|m| action::bad_argument(ctx, m))?;
     let shared = host.shared.clone();
     let run = host.run_id();
-    let probe_shared = shared.clone();
-    let call = ActionCall {
-        args: json!({ "server": server, "client": client, "options": opts }),
-        assumed: Value::Null,
-        builtin: action::builtin_name(ctx, super::NAMESPACE),
-        reconcile: Reconcile::Probe(Box::new(move |io, progress| {
-            pair::stop_stale(io, &probe_shared, progress)
-        })),
-    };
+    let builtin = action::builtin_name(ctx, super::NAMESPACE);
+    let call = pair::action_call(builtin, server, client, &opts, &shared);
     action::act(ctx, call, |io| {
         if io.checking() {
             return Ok(Outcome::unchanged(json!({ "checked": true })));
@@ -154,12 +147,12 @@ fn ping_pong(
 
 #[cfg(test)]
 mod tests {
-    use crate::test_support::guest_host::TestHost;
+    use crate::test_support::TestHost;
 
     #[test]
     fn vma_beats_the_kernel_as_in_the_guide() {
         let up = "ofed=5.6-0.7.0.0";
-        let t = TestHost::new(&[("vm-03", up), ("vm-04", up)], "controller");
+        let t = TestHost::guests(&[("vm-03", up), ("vm-04", up)], "controller").build();
         for (host, ip) in [("vm-03", "11.4.3.3/24"), ("vm-04", "11.4.3.4/24")] {
             let req = cairn_runtime::ExecRequest::new(["ip", "addr", "add", ip, "dev", "ens224f1"]);
             assert_eq!(

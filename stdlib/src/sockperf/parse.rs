@@ -183,6 +183,7 @@ fn address(text: &str, record: Pair<'_, Rule>) -> Result<SockperfAddress, ParseE
 }
 
 fn message(text: &str, out: &mut SockperfOutput, body: Pair<'_, Rule>) -> Result<(), ParseError> {
+    // Why long: one table from the grammar's message rules to the output's fields.
     match body.as_rule() {
         Rule::version => out.version = body.into_inner().next().map(|p| p.as_str().to_owned()),
         Rule::listen_on => out.role = Some("server".to_owned()),

@@ -302,30 +302,14 @@ fn ping_pong(
 
 #[cfg(test)]
 mod tests {
-    use std::collections::BTreeMap;
-    use std::sync::Arc;
 
-    use cairn_runtime::ExecRequest;
-    use cairn_runtime::sim::SimHost;
-
-    use crate::models::rhel8::rhel8;
-
-    fn run(host: &SimHost, argv: &[&str]) -> cairn_runtime::ExecOutput {
-        host.exec(&ExecRequest::new(argv.iter().copied()))
-            .unwrap_or_else(|e| panic!("{e}"))
-    }
+    use crate::test_support::{rhel8_guest, sim_exec as run};
 
     #[test]
     fn kernel_and_vma_latency_parse_as_the_guide_prints_them() {
         let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
-        let open = |name: &str| {
-            let options = BTreeMap::from([
-                ("clock".to_owned(), "virtual".to_owned()),
-                ("ofed".to_owned(), "5.6-0.7.0.0".to_owned()),
-            ]);
-            SimHost::open(name, dir.path().join(name), Arc::new(rhel8()), options)
-                .unwrap_or_else(|e| panic!("{e}"))
-        };
+        let open =
+            |name: &str| rhel8_guest(name, dir.path().join(name), &[("ofed", "5.6-0.7.0.0")]);
         let (server, client) = (open("sp-03"), open("sp-04"));
         run(
             &server,

@@ -1,7 +1,8 @@
 //! Helpers for parser unit tests.
 
-pub(crate) mod esxi_host;
-pub(crate) mod guest_host;
+mod test_host;
+
+pub(crate) use test_host::{INSTALL_TOOLS, TestHost};
 
 /// A fixture's output (its `$ command` line dropped) with `\r\n` line ends, without its final
 /// line break, and with one more leading space on every line: each must read as the original.
@@ -63,4 +64,38 @@ pub(crate) fn journal_of(
 /// The error a journal-shape refusal of `builtin`'s action 1 starts with.
 pub(crate) fn shape_error(builtin: &str, expected: &str) -> String {
     format!("the result of `{builtin}` (action 1) does not read as {expected}: ")
+}
+
+/// Opens a simulated host of `model` named `name`, its state in `dir`, with `sim:` options
+/// (`clock=virtual` added, which an option may override).
+pub(crate) fn sim_host(
+    model: cairn_runtime::sim::SimModel,
+    name: &str,
+    dir: impl Into<std::path::PathBuf>,
+    options: &[(&str, &str)],
+) -> cairn_runtime::sim::SimHost {
+    let mut map = std::collections::BTreeMap::from([("clock".to_owned(), "virtual".to_owned())]);
+    for (key, value) in options {
+        map.insert((*key).to_owned(), (*value).to_owned());
+    }
+    cairn_runtime::sim::SimHost::open(name, dir, std::sync::Arc::new(model), map)
+        .unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// A simulated `rhel8` guest (see [`sim_host`]).
+pub(crate) fn rhel8_guest(
+    name: &str,
+    dir: impl Into<std::path::PathBuf>,
+    options: &[(&str, &str)],
+) -> cairn_runtime::sim::SimHost {
+    sim_host(crate::models::rhel8::rhel8(), name, dir, options)
+}
+
+/// Runs `argv` on a simulated host; panics when the simulator cannot.
+pub(crate) fn sim_exec(
+    host: &cairn_runtime::sim::SimHost,
+    argv: &[&str],
+) -> cairn_runtime::ExecOutput {
+    host.exec(&cairn_runtime::ExecRequest::new(argv.iter().copied()))
+        .unwrap_or_else(|e| panic!("{e}"))
 }

@@ -278,11 +278,11 @@ fn change(
 
 #[cfg(test)]
 mod tests {
-    use crate::test_support::esxi_host::TestHost;
+    use crate::test_support::TestHost;
 
     #[test]
     fn passthrough_latency_and_reservations_through_the_management_host() {
-        let t = TestHost::new("", false);
+        let t = TestHost::esxi("").build();
         assert!(
             t.eval(r#"vhpc::passthru_add("hpc-vm01", "0000:3B:00.0").changed"#)
                 .as_bool()
@@ -350,7 +350,7 @@ mod tests {
 
     #[test]
     fn check_mode_only_looks() {
-        let t = TestHost::new("", true);
+        let t = TestHost::esxi("").check(true).build();
         t.run(
             r#"vhpc::passthru_add("hpc-vm01", "0000:3B:00.0"); vhpc::latency("hpc-vm01", "high");"#,
         );
@@ -364,7 +364,7 @@ mod tests {
 
     #[test]
     fn check_mode_predicts_a_power_on_after_a_predicted_power_off_as_a_change() {
-        let t = TestHost::new("", true);
+        let t = TestHost::esxi("").check(true).build();
         // hpc-vm01 is off: powering it on, then off again, then on, is three predicted changes,
         // each seen by the next, and vCenter is only looked at.
         let changed = t.eval(
@@ -385,7 +385,7 @@ mod tests {
 
     #[test]
     fn power_changes_only_what_differs_and_refuses_an_unknown_state() {
-        let t = TestHost::new("", false);
+        let t = TestHost::esxi("").build();
         let first = t.eval(r#"let p = vhpc::power("hpc-vm01", "on"); [p.from, p.to, p.changed]"#);
         assert_eq!(first.to_string(), r#"["poweredOff", "poweredOn", true]"#);
         let again = t.eval(r#"vhpc::power("hpc-vm01", "ON").changed"#);

@@ -52,7 +52,7 @@ pub(super) fn view_of(management: &Management, vm: &str) -> Result<VmView, Actio
 mod tests {
     use serde_json::json;
 
-    use crate::test_support::esxi_host::TestHost;
+    use crate::test_support::TestHost;
     use crate::test_support::{journal_of, shape_error};
 
     #[test]
@@ -78,7 +78,9 @@ mod tests {
                 "invalid type",
             ),
         ] {
-            let t = TestHost::replaying("", journal_of(builtin, args, result));
+            let t = TestHost::esxi("")
+                .replaying(journal_of(builtin, args, result))
+                .build();
             let error = t.error(call);
             assert!(error.contains(&shape_error(builtin, expected)), "{error}");
             assert!(error.contains(names), "{error}");

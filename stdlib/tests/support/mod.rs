@@ -1,3 +1,4 @@
 //! Helpers shared by the stdlib's integration tests and benches.
 
+pub mod fixtures;
 pub mod hostile;

@@ -282,17 +282,7 @@ fn merge_update(updates: &mut Vec<DeviceUpdate>, update: DeviceUpdate) {
 }
 
 fn message(pair: Pair<'_, Rule>, out: &mut Mlxfwmanager) {
-    let kind = pair.as_str().trim_start().get(..3).unwrap_or_default();
-    let line = pair
-        .into_inner()
-        .next()
-        .map(|t| t.as_str().to_owned())
-        .unwrap_or_default();
-    match kind {
-        "-E-" => out.errors.push(line),
-        "-W-" => out.warnings.push(line),
-        _ => out.info.push(line),
-    }
+    crate::grammar::file_message(pair, &mut out.errors, &mut out.warnings, &mut out.info);
 }
 
 #[cfg(test)]

@@ -89,32 +89,92 @@ pub(crate) fn short_name(description: &str) -> String {
         .to_owned()
 }
 
+/// The fabric's nodes by GUID: their descriptions and kinds.
+struct Nodes<'a> {
+    desc: BTreeMap<&'a str, &'a str>,
+    kind: BTreeMap<&'a str, &'a str>,
+    db: &'a DbCsv,
+}
+
+impl<'a> Nodes<'a> {
+    fn of(db: &'a DbCsv) -> Self {
+        Self {
+            desc: db
+                .nodes
+                .iter()
+                .map(|n| (n.guid.as_str(), n.description.as_str()))
+                .collect(),
+            kind: db
+                .nodes
+                .iter()
+                .map(|n| (n.guid.as_str(), n.kind.as_str()))
+                .collect(),
+            db,
+        }
+    }
+
+    /// A node's description, or its GUID when the fabric does not describe it.
+    fn describe(&self, guid: &str) -> String {
+        self.desc
+            .get(guid)
+            .map_or_else(|| format!("0x{guid}"), |d| (*d).to_owned())
+    }
+
+    /// A node's short name (`node042`).
+    fn name(&self, guid: &str) -> String {
+        short_name(&self.describe(guid))
+    }
+
+    /// The cable a port is on, by short names, the port's own end first.
+    fn link_of(&self, guid: &str, port: u32) -> Option<String> {
+        self.db.links.iter().find_map(|l| {
+            let (here, there) = if (l.node_guid1.as_str(), l.port1) == (guid, port) {
+                ((&l.node_guid1, l.port1), (&l.node_guid2, l.port2))
+            } else if (l.node_guid2.as_str(), l.port2) == (guid, port) {
+                ((&l.node_guid2, l.port2), (&l.node_guid1, l.port1))
+            } else {
+                return None;
+            };
+            Some(format!(
+                "{} port {} to {} port {}",
+                self.name(here.0),
+                here.1,
+                self.name(there.0),
+                there.1
+            ))
+        })
+    }
+}
+
 /// Runs every check.
 pub(crate) fn check(db: &DbCsv, expected: &Expected) -> Checked {
-    let desc: BTreeMap<&str, &str> = db
-        .nodes
-        .iter()
-        .map(|n| (n.guid.as_str(), n.description.as_str()))
-        .collect();
-    let kind: BTreeMap<&str, &str> = db
-        .nodes
-        .iter()
-        .map(|n| (n.guid.as_str(), n.kind.as_str()))
-        .collect();
-    let describe = |guid: &str| {
-        desc.get(guid)
-            .map_or_else(|| format!("0x{guid}"), |d| (*d).to_owned())
-    };
-    let name = |guid: &str| short_name(&describe(guid));
+    let names = Nodes::of(db);
     let mut findings = Vec::new();
+    let (managers, masters) = subnet_managers(&names, &mut findings);
+    width_and_speed(&names, expected, &mut findings);
+    counters(&names, expected, &mut findings);
+    if let Some(design) = &expected.design {
+        topology(&names, design, &mut findings);
+    }
+    Checked {
+        findings,
+        subnet_managers: managers,
+        masters,
+        switches: db.nodes.iter().filter(|n| n.kind == "Switch").count(),
+        channel_adapters: db.nodes.iter().filter(|n| n.kind == "CA").count(),
+        links: db.links.len(),
+    }
+}
 
-    // Subnet managers: exactly one master.
+/// Subnet managers: exactly one master. Every manager, and the masters.
+fn subnet_managers(names: &Nodes<'_>, findings: &mut Vec<Finding>) -> (Vec<Manager>, Vec<Manager>) {
+    let db = names.db;
     let managers: Vec<Manager> = db
         .subnet_managers
         .iter()
         .map(|sm| Manager {
-            node: name(&sm.node_guid),
-            description: describe(&sm.node_guid),
+            node: names.name(&sm.node_guid),
+            description: names.describe(&sm.node_guid),
             guid: format!("0x{}", sm.node_guid),
             port: sm.port,
             state: sm.state.clone(),
@@ -162,8 +222,13 @@ pub(crate) fn check(db: &DbCsv, expected: &Expected) -> Checked {
             }
         }
     }
+    (managers, masters)
+}
 
-    // Width and speed, once per cable, naming the host end first.
+/// Width and speed, once per cable, naming the host end first.
+fn width_and_speed(names: &Nodes<'_>, expected: &Expected, findings: &mut Vec<Finding>) {
+    let db = names.db;
+    let kind = &names.kind;
     let ports: BTreeMap<(&str, u32), &super::types::Port> = db
         .ports
         .iter()
@@ -186,12 +251,18 @@ pub(crate) fn check(db: &DbCsv, expected: &Expected) -> Checked {
         let pb = ports.get(&(b.0.as_str(), b.1));
         let cable = format!(
             "{} port {} to {} port {}",
-            describe(a.0),
+            names.describe(a.0),
             a.1,
-            describe(b.0),
+            names.describe(b.0),
             b.1
         );
-        let link_name = format!("{} port {} to {} port {}", name(a.0), a.1, name(b.0), b.1);
+        let link_name = format!(
+            "{} port {} to {} port {}",
+            names.name(a.0),
+            a.1,
+            names.name(b.0),
+            b.1
+        );
         let widths: Vec<&str> = [pa, pb]
             .into_iter()
             .flatten()
@@ -206,14 +277,14 @@ pub(crate) fn check(db: &DbCsv, expected: &Expected) -> Checked {
         {
             findings.push(Finding {
                 check: "width".into(),
-                node: name(a.0),
+                node: names.name(a.0),
                 guid: Some(format!("0x{}", a.0)),
                 port: Some(a.1),
                 link: Some(link_name.clone()),
                 found: Some((*text).to_owned()),
                 message: format!(
                     "{} port {}: link trained at {text}, expected {} (cable {cable})",
-                    name(a.0),
+                    names.name(a.0),
                     a.1,
                     expected.width.as_deref().unwrap_or_default()
                 ),
@@ -230,14 +301,14 @@ pub(crate) fn check(db: &DbCsv, expected: &Expected) -> Checked {
         {
             findings.push(Finding {
                 check: "speed".into(),
-                node: name(a.0),
+                node: names.name(a.0),
                 guid: Some(format!("0x{}", a.0)),
                 port: Some(a.1),
                 link: Some(link_name.clone()),
                 found: Some(SPEEDS[got].to_owned()),
                 message: format!(
                     "{} port {}: link runs at {}, expected {} (cable {cable})",
-                    name(a.0),
+                    names.name(a.0),
                     a.1,
                     SPEEDS[got],
                     SPEEDS[want]
@@ -245,99 +316,65 @@ pub(crate) fn check(db: &DbCsv, expected: &Expected) -> Checked {
             });
         }
     }
+}
 
-    // The cable a port is on, by short names, the port's own end first.
-    let link_of = |guid: &str, port: u32| {
-        db.links.iter().find_map(|l| {
-            let (here, there) = if (l.node_guid1.as_str(), l.port1) == (guid, port) {
-                ((&l.node_guid1, l.port1), (&l.node_guid2, l.port2))
-            } else if (l.node_guid2.as_str(), l.port2) == (guid, port) {
-                ((&l.node_guid2, l.port2), (&l.node_guid1, l.port1))
-            } else {
-                return None;
-            };
-            Some(format!(
-                "{} port {} to {} port {}",
-                name(here.0),
-                here.1,
-                name(there.0),
-                there.1
-            ))
-        })
-    };
-
-    // Counters above their thresholds.
-    for c in &db.counters {
+/// Counters above their thresholds.
+fn counters(names: &Nodes<'_>, expected: &Expected, findings: &mut Vec<Finding>) {
+    for c in &names.db.counters {
         for (counter, limit) in &expected.thresholds {
             if let Some(value) = c.values.get(counter)
                 && value > limit
             {
                 findings.push(Finding {
                     check: "counter".into(),
-                    node: name(&c.node_guid),
+                    node: names.name(&c.node_guid),
                     guid: Some(format!("0x{}", c.node_guid)),
                     port: Some(c.port),
-                    link: link_of(&c.node_guid, c.port),
+                    link: names.link_of(&c.node_guid, c.port),
                     found: Some(format!("{counter} {value}")),
                     message: format!(
                         "{} port {}: {counter} {value}, over the threshold {limit}",
-                        describe(&c.node_guid),
+                        names.describe(&c.node_guid),
                         c.port
                     ),
                 });
             }
         }
     }
+}
 
-    // The cabling against the design, by node description and port.
-    if let Some(design) = &expected.design {
-        let found: BTreeSet<(End, End)> = db
-            .links
-            .iter()
-            .map(|l| {
-                cable(
-                    (describe(&l.node_guid1), l.port1),
-                    (describe(&l.node_guid2), l.port2),
-                )
-            })
-            .collect();
-        for (a, b) in design.difference(&found) {
-            findings.push(Finding {
-                check: "topology".into(),
-                node: short_name(&a.0),
-                guid: None,
-                port: Some(a.1),
-                link: Some(short_link(a, b)),
-                found: Some("missing".into()),
-                message: format!(
-                    "missing cable: {} port {} to {} port {} is in the design, not in the fabric",
-                    a.0, a.1, b.0, b.1
-                ),
-            });
-        }
-        for (a, b) in found.difference(design) {
-            findings.push(Finding {
-                check: "topology".into(),
-                node: short_name(&a.0),
-                guid: None,
-                port: Some(a.1),
-                link: Some(short_link(a, b)),
-                found: Some("unexpected".into()),
-                message: format!(
-                    "unexpected cable: {} port {} to {} port {} is in the fabric, not in the design",
-                    a.0, a.1, b.0, b.1
-                ),
-            });
-        }
-    }
-
-    Checked {
-        findings,
-        subnet_managers: managers,
-        masters,
-        switches: db.nodes.iter().filter(|n| n.kind == "Switch").count(),
-        channel_adapters: db.nodes.iter().filter(|n| n.kind == "CA").count(),
-        links: db.links.len(),
+/// The cabling against the design, by node description and port.
+fn topology(names: &Nodes<'_>, design: &BTreeSet<(End, End)>, findings: &mut Vec<Finding>) {
+    let found: BTreeSet<(End, End)> = names
+        .db
+        .links
+        .iter()
+        .map(|l| {
+            cable(
+                (names.describe(&l.node_guid1), l.port1),
+                (names.describe(&l.node_guid2), l.port2),
+            )
+        })
+        .collect();
+    let missing = design
+        .difference(&found)
+        .map(|c| (c, "missing", "design", "fabric"));
+    let unexpected = found
+        .difference(design)
+        .map(|c| (c, "unexpected", "fabric", "design"));
+    for ((a, b), kind, is_in, not_in) in missing.chain(unexpected) {
+        findings.push(Finding {
+            check: "topology".into(),
+            node: short_name(&a.0),
+            guid: None,
+            port: Some(a.1),
+            link: Some(short_link(a, b)),
+            found: Some(kind.into()),
+            message: format!(
+                "{kind} cable: {} port {} to {} port {} is in the {is_in}, not in the {not_in}",
+                a.0, a.1, b.0, b.1
+            ),
+        });
     }
 }
 

@@ -62,6 +62,7 @@ fn cell(line: &str, start: usize, end: usize, offset: usize) -> Cell<'_> {
 
 /// Reads a whole `ibdiagnet2.db_csv`.
 pub fn parse(text: &str) -> Result<DbCsv, ParseError> {
+    // Why long: one state machine over the file's lines (outside a section, its header, its rows, its END_), each state's error at its line.
     let mut sections: BTreeMap<&str, Section<'_>> = BTreeMap::new();
     let mut names = Vec::new();
     // The open section: its name, where START_ was, and what it has so far.

@@ -1,7 +1,7 @@
 //! The db_csv reader on text built from the published header rows (no whole db_csv file is
 //! published), its errors, and `ib::ibdiagnet` against simulated fabrics.
 
-use crate::test_support::guest_host::TestHost;
+use crate::test_support::TestHost;
 
 /// NODES, PORTS and LINKS with the published header rows; SM_INFO and PM_INFO with the
 /// published column names and an extra column a newer ibdiagnet might add.
@@ -126,7 +126,7 @@ fn lab(extra: &str) -> TestHost {
         ("n3", n3),
     ];
     let refs: Vec<(&str, &str)> = guests.iter().map(|(n, o)| (*n, o.as_str())).collect();
-    let t = TestHost::new(&refs, "n1");
+    let t = TestHost::guests(&refs, "n1").build();
     for n in ["n1", "n2", "n3"] {
         t.sleep(n, 3);
         // Each guest's hardware summary is in its state once a tool ran there.
@@ -240,7 +240,7 @@ fn unknown_keys_counters_and_speeds_are_refused_with_the_nearest() {
 
 #[test]
 fn a_guest_without_an_active_port_cannot_scan() {
-    let t = TestHost::new(&[("g", "ofed=5.4-3.0.3.0&subnet_manager=false")], "g");
+    let t = TestHost::guests(&[("g", "ofed=5.4-3.0.3.0&subnet_manager=false")], "g").build();
     t.sleep("g", 3);
     let e = t.error("ib::ibdiagnet()");
     assert!(e.contains("no active InfiniBand port"), "{e}");
@@ -312,7 +312,9 @@ fn a_replayed_verdict_of_another_shape_is_refused_naming_the_record() {
             .expect("options");
     let args = serde_json::json!({ "options": crate::action::json(&options) });
     let guests = [("n1", EDR)];
-    let t = TestHost::replaying(&guests, "n1", journal_of("ib::ibdiagnet", args, verdict));
+    let t = TestHost::guests(&guests, "n1")
+        .replaying(journal_of("ib::ibdiagnet", args, verdict))
+        .build();
     let error = t.error(r#"ib::ibdiagnet(#{ width: "4X" })"#);
     assert!(
         error.contains(&shape_error("ib::ibdiagnet", "ibdiagnet's verdict")),

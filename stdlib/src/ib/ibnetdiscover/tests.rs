@@ -9,7 +9,7 @@ use cairn_runtime::inventory::{Address, Inventory};
 use cairn_runtime::sim::SimHost;
 use cairn_runtime::{Cancel, ExecRequest};
 
-use crate::test_support::guest_host::TestHost;
+use crate::test_support::TestHost;
 
 /// The 100-node lab and its design topology, from the project root.
 const LAB: &str = concat!(
@@ -21,10 +21,7 @@ const DESIGN: &str = concat!(
     "/../runbooks/labs/fabric-100node.topo"
 );
 
-fn run(host: &SimHost, argv: &[&str]) -> cairn_runtime::ExecOutput {
-    host.exec(&ExecRequest::new(argv.iter().copied()))
-        .unwrap_or_else(|e| panic!("{e}"))
-}
+use crate::test_support::sim_exec as run;
 
 /// The lines that are not comments (the generation date, who it was initiated from).
 fn body(text: &str) -> Vec<&str> {
@@ -109,7 +106,7 @@ fn across_the_spine_every_leaf_and_guest_is_listed_and_is_ibdiagnets_design() {
         ),
     ];
     let refs: Vec<(&str, &str)> = guests.iter().map(|(n, o)| (*n, o.as_str())).collect();
-    let t = TestHost::new(&refs, "n1");
+    let t = TestHost::guests(&refs, "n1").build();
     let exec = |n: &str, argv: &[&str]| {
         t.host
             .shared

@@ -120,6 +120,16 @@ fn own_entry(line: &str) -> (String, String) {
     }
 }
 
+/// A decimal field, as `phys_port_cnt` or `sm_lid`.
+fn decimal(text: &str, at: &Pair<'_, Rule>) -> Result<u32, ParseError> {
+    crate::grammar::read_radix(TOOL, text, at, 10, Misfit::NotANumber)
+}
+
+/// A hexadecimal field, as `port_lmc` (`0x00`).
+fn hex(text: &str, at: &Pair<'_, Rule>) -> Result<u32, ParseError> {
+    crate::grammar::read_radix(TOOL, text, at, 16, Misfit::NotANumber)
+}
+
 fn joined(value: &str, more: &[&str]) -> String {
     let mut all: Vec<&str> = Vec::new();
     if !value.is_empty() {
@@ -172,26 +182,10 @@ fn device(text: &str, block: Pair<'_, Rule>) -> Result<IbvDevice, ParseError> {
             "node_guid" => device.node_guid = Some(value.to_owned()),
             "sys_image_guid" => device.sys_image_guid = Some(value.to_owned()),
             "vendor_id" => device.vendor_id = Some(value.to_owned()),
-            "vendor_part_id" => {
-                device.vendor_part_id = Some(crate::grammar::read_radix(
-                    TOOL,
-                    text,
-                    &field.value,
-                    10,
-                    Misfit::NotANumber,
-                )?)
-            }
+            "vendor_part_id" => device.vendor_part_id = Some(decimal(text, &field.value)?),
             "hw_ver" => device.hw_ver = Some(value.to_owned()),
             "board_id" => device.board_id = Some(value.to_owned()),
-            "phys_port_cnt" => {
-                device.phys_port_cnt = Some(crate::grammar::read_radix(
-                    TOOL,
-                    text,
-                    &field.value,
-                    10,
-                    Misfit::NotANumber,
-                )?)
-            }
+            "phys_port_cnt" => device.phys_port_cnt = Some(decimal(text, &field.value)?),
             key => {
                 device.extra.insert(key.to_owned(), joined(value, &more));
             }
@@ -219,8 +213,7 @@ fn port(text: &str, block: Pair<'_, Rule>) -> Result<IbvPort, ParseError> {
     for pair in block.into_inner() {
         if pair.as_rule() == Rule::port_line {
             if let Some(number_pair) = pair.into_inner().next() {
-                port.port =
-                    crate::grammar::read_radix(TOOL, text, &number_pair, 10, Misfit::NotANumber)?;
+                port.port = decimal(text, &number_pair)?;
             }
         } else {
             port_fields.push(pair);
@@ -243,33 +236,9 @@ fn port(text: &str, block: Pair<'_, Rule>) -> Result<IbvPort, ParseError> {
                 let (bytes, code) = mtu(text, &field.value)?;
                 (port.active_mtu_bytes, port.active_mtu_code) = (bytes, code);
             }
-            "sm_lid" => {
-                port.sm_lid = Some(crate::grammar::read_radix(
-                    TOOL,
-                    text,
-                    &field.value,
-                    10,
-                    Misfit::NotANumber,
-                )?)
-            }
-            "port_lid" => {
-                port.port_lid = Some(crate::grammar::read_radix(
-                    TOOL,
-                    text,
-                    &field.value,
-                    10,
-                    Misfit::NotANumber,
-                )?)
-            }
-            "port_lmc" => {
-                port.port_lmc = Some(crate::grammar::read_radix(
-                    TOOL,
-                    text,
-                    &field.value,
-                    16,
-                    Misfit::NotANumber,
-                )?)
-            }
+            "sm_lid" => port.sm_lid = Some(decimal(text, &field.value)?),
+            "port_lid" => port.port_lid = Some(decimal(text, &field.value)?),
+            "port_lmc" => port.port_lmc = Some(hex(text, &field.value)?),
             "link_layer" => port.link_layer = Some(value.to_owned()),
             key => {
                 port.extra.insert(key.to_owned(), joined(value, &more));
