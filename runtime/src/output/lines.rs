@@ -163,25 +163,44 @@ impl LineRenderer {
                 host,
                 reboot_pending,
                 status,
-            } => match status {
-                HostStatus::Done => {
-                    if let Some(reason) = reboot_pending {
-                        let text = format!("done, but a reboot is still pending ({reason})");
-                        out.push(self.host_line(host, "", &text, Palette::ok));
-                    }
-                }
-                HostStatus::Failed => {
-                    let text = format!("FAILED: {}", error.as_deref().unwrap_or("unknown error"));
-                    let line = self.host_line(host, "", &text, Palette::ok);
-                    out.push(if self.palette.is_on() {
-                        self.palette.failed(&line)
-                    } else {
-                        line
-                    });
-                }
-                HostStatus::Cancelled => self.stopped.push(host.clone()),
-            },
+            } => self.host_finished(
+                host,
+                *status,
+                error.as_deref(),
+                reboot_pending.as_deref(),
+                out,
+            ),
             _ => self.progress(event, out),
+        }
+    }
+
+    /// A host's last line: a reboot still pending, its failure; a stopped host is held back
+    /// for [`Self::finish`].
+    fn host_finished(
+        &mut self,
+        host: &str,
+        status: HostStatus,
+        error: Option<&str>,
+        reboot_pending: Option<&str>,
+        out: &mut Vec<String>,
+    ) {
+        match status {
+            HostStatus::Done => {
+                if let Some(reason) = reboot_pending {
+                    let text = format!("done, but a reboot is still pending ({reason})");
+                    out.push(self.host_line(host, "", &text, Palette::ok));
+                }
+            }
+            HostStatus::Failed => {
+                let text = format!("FAILED: {}", error.unwrap_or("unknown error"));
+                let line = self.host_line(host, "", &text, Palette::ok);
+                out.push(if self.palette.is_on() {
+                    self.palette.failed(&line)
+                } else {
+                    line
+                });
+            }
+            HostStatus::Cancelled => self.stopped.push(host.to_owned()),
         }
     }
 
