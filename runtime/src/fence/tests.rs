@@ -1,6 +1,6 @@
 //! The fence script run for real, under dash and under BusyBox ash, in temporary folders.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::time::{Duration, Instant};
 
@@ -9,6 +9,15 @@ use super::*;
 /// The shells the fence must work under: Debian's `sh` and BusyBox's (ESXi's shell is
 /// BusyBox ash).
 const SHELLS: [&[&str]; 2] = [&["dash"], &["busybox", "sh"]];
+
+/// Each shell with a fresh temporary folder (kept while it is used) and the fence folder in it.
+fn each_shell() -> impl Iterator<Item = (&'static [&'static str], tempfile::TempDir, PathBuf)> {
+    SHELLS.into_iter().map(|which| {
+        let temp = tempfile::tempdir().unwrap();
+        let dir = temp.path().join("fence");
+        (which, temp, dir)
+    })
+}
 
 fn shell(which: &[&str]) -> Command {
     let mut command = Command::new(which[0]);
@@ -48,9 +57,7 @@ fn query(which: &[&str], dir: &Path, step: &str) -> StepRecord {
 
 #[test]
 fn a_higher_epoch_is_kept_and_a_lower_one_is_fenced() {
-    for which in SHELLS {
-        let temp = tempfile::tempdir().unwrap();
-        let dir = temp.path().join("fence");
+    for (which, _temp, dir) in each_shell() {
         assert_eq!(
             verdict(&run(which, &dir, 3, "s1", "a", "true")),
             FenceVerdict::Ran(0)
@@ -101,9 +108,7 @@ fn a_higher_epoch_is_kept_and_a_lower_one_is_fenced() {
 
 #[test]
 fn a_step_records_started_then_done_with_its_exit_code_and_output_and_runs_once() {
-    for which in SHELLS {
-        let temp = tempfile::tempdir().unwrap();
-        let dir = temp.path().join("fence");
+    for (which, temp, dir) in each_shell() {
         let count = temp.path().join("count");
         let command = format!(
             "echo ran >> {}; echo out; echo err >&2; exit 7",
@@ -160,9 +165,7 @@ fn a_step_records_started_then_done_with_its_exit_code_and_output_and_runs_once(
 
 #[test]
 fn two_callers_at_once_are_serialised() {
-    for which in SHELLS {
-        let temp = tempfile::tempdir().unwrap();
-        let dir = temp.path().join("fence");
+    for (which, temp, dir) in each_shell() {
         let log = temp.path().join("log");
         let command = |name: &str| {
             format!(
@@ -212,9 +215,7 @@ fn two_callers_at_once_are_serialised() {
 
 #[test]
 fn the_lock_of_a_killed_caller_is_recovered_once_its_command_has_ended() {
-    for which in SHELLS {
-        let temp = tempfile::tempdir().unwrap();
-        let dir = temp.path().join("fence");
+    for (which, _temp, dir) in each_shell() {
         let mut killed = shell(which)
             .arg("-c")
             .arg(FENCE_SCRIPT)
@@ -350,9 +351,7 @@ fn a_fence_exit_code_without_its_line_is_the_command_own() {
 
 #[test]
 fn a_fenced_command_reads_the_callers_standard_input() {
-    for which in SHELLS {
-        let temp = tempfile::tempdir().unwrap();
-        let dir = temp.path().join("fence");
+    for (which, _temp, dir) in each_shell() {
         let mut child = shell(which)
             .arg("-c")
             .arg(FENCE_SCRIPT)
