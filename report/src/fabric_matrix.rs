@@ -901,26 +901,15 @@ mod tests {
     fn section_of(actions: &[crate::test_journals::Act]) -> String {
         use cairn_runtime::RunStore;
 
-        use crate::test_journals::{run_meta, write_journal};
+        use crate::test_journals::{new_run, write_controller};
 
         let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
         let store = RunStore::new(dir.path());
-        let (id, lock) = store.claim().unwrap_or_else(|e| panic!("{e}"));
-        drop(lock);
         let hosts: Vec<String> = ["node001", "node002", "node003"]
             .map(str::to_owned)
             .to_vec();
-        store
-            .create(&run_meta(&id, hosts.clone()))
-            .unwrap_or_else(|e| panic!("{e}"));
-        write_journal(
-            &store,
-            &id,
-            ("controller", &hosts),
-            "controller",
-            37,
-            actions,
-        );
+        let id = new_run(&store, &hosts);
+        write_controller(&store, &id, &hosts, actions);
         let model = RunModel::load(&store, Some(&id)).unwrap_or_else(|e| panic!("{e}"));
         FabricMatrixSection
             .render(&model)

@@ -392,7 +392,7 @@ mod tests {
 
     use crate::run_model::RunModel;
     use crate::section::Section;
-    use crate::test_journals::{Act, run_meta, write_journal};
+    use crate::test_journals::{Act, new_run, write_journal};
 
     fn port(device: &str, layer: &str) -> serde_json::Value {
         let port = IbStatusPort {
@@ -421,12 +421,8 @@ mod tests {
     fn a_result_of_another_shape_is_named_in_the_section_not_skipped() {
         let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
         let store = RunStore::new(dir.path());
-        let (id, lock) = store.claim().unwrap_or_else(|e| panic!("{e}"));
-        drop(lock);
         let hosts = vec!["vm001".to_owned(), "vm002".to_owned()];
-        store
-            .create(&run_meta(&id, hosts.clone()))
-            .unwrap_or_else(|e| panic!("{e}"));
+        let id = new_run(&store, &hosts);
         let mut renamed = port("mlx5_0", "InfiniBand");
         let layer = renamed[0]["link_layer"].take();
         renamed[0]["layer"] = layer;
@@ -461,12 +457,8 @@ mod tests {
     fn ofed_and_vib_installs_read_as_their_types_and_a_renamed_field_is_named() {
         let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
         let store = RunStore::new(dir.path());
-        let (id, lock) = store.claim().unwrap_or_else(|e| panic!("{e}"));
-        drop(lock);
         let hosts = vec!["g1".to_owned(), "g2".to_owned(), "esx01".to_owned()];
-        store
-            .create(&run_meta(&id, hosts.clone()))
-            .unwrap_or_else(|e| panic!("{e}"));
+        let id = new_run(&store, &hosts);
         let info = json!({ "installed": true, "distribution": "MLNX_OFED_LINUX", "flavour": "mlnx_ofed", "version": "5.4-3.0.3.0" });
         let renamed = json!({ "installed": true, "distribution": "MLNX_OFED_LINUX", "flavour": "mlnx_ofed", "ofed_version": "5.4-3.0.3.0" });
         let install =
