@@ -271,8 +271,7 @@ impl<'a> InventoryBuilder<'a> {
     }
 
     fn toml_error(&self, error: &toml::de::Error) -> InventoryError {
-        let span: SourceSpan = error.span().unwrap_or(0..0).into();
-        let message = error.message().trim_end().to_owned();
+        let (message, span) = crate::source_fold::toml_message(error);
         let unknown = message
             .strip_prefix("unknown field `")
             .and_then(|rest| rest.split_once('`'))
@@ -303,8 +302,7 @@ impl<'a> InventoryBuilder<'a> {
     }
 
     fn src(&self) -> NamedSource<crate::source_fold::LongLines> {
-        NamedSource::new(self.name, crate::source_fold::LongLines::new(self.text))
-            .with_language("toml")
+        crate::source_fold::toml_source(self.name, self.text)
     }
 }
 
