@@ -25,14 +25,19 @@ fn shell(which: &[&str]) -> Command {
     command
 }
 
-fn fence(which: &[&str], args: &[&str]) -> Output {
-    shell(which)
+/// The fence script under `which` with `args` (`run DIR EPOCH OWNER STEP COMMAND`, ...).
+fn fence_command(which: &[&str], args: &[&str]) -> Command {
+    let mut command = shell(which);
+    command
         .arg("-c")
         .arg(FENCE_SCRIPT)
         .arg("cairn-fence")
-        .args(args)
-        .output()
-        .expect("the shell runs")
+        .args(args);
+    command
+}
+
+fn fence(which: &[&str], args: &[&str]) -> Output {
+    fence_command(which, args).output().expect("the shell runs")
 }
 
 fn run(which: &[&str], dir: &Path, epoch: u64, owner: &str, step: &str, command: &str) -> Output {
@@ -178,17 +183,7 @@ fn two_callers_at_once_are_serialised() {
             .into_iter()
             .map(|name| {
                 let epoch = "1".to_owned();
-                shell(which)
-                    .arg("-c")
-                    .arg(FENCE_SCRIPT)
-                    .args([
-                        "cairn-fence",
-                        "run",
-                        dir.to_str().unwrap(),
-                        &epoch,
-                        "s1",
-                        name,
-                    ])
+                fence_command(which, &["run", dir.to_str().unwrap(), &epoch, "s1", name])
                     .arg(command(name))
                     .spawn()
                     .unwrap()
@@ -216,20 +211,12 @@ fn two_callers_at_once_are_serialised() {
 #[test]
 fn the_lock_of_a_killed_caller_is_recovered_once_its_command_has_ended() {
     for (which, _temp, dir) in each_shell() {
-        let mut killed = shell(which)
-            .arg("-c")
-            .arg(FENCE_SCRIPT)
-            .args([
-                "cairn-fence",
-                "run",
-                dir.to_str().unwrap(),
-                "1",
-                "s1",
-                "1",
-                "sleep 2",
-            ])
-            .spawn()
-            .unwrap();
+        let mut killed = fence_command(
+            which,
+            &["run", dir.to_str().unwrap(), "1", "s1", "1", "sleep 2"],
+        )
+        .spawn()
+        .unwrap();
         let deadline = Instant::now() + Duration::from_secs(5);
         while !dir.join("lock/child").exists() && Instant::now() < deadline {
             std::thread::sleep(Duration::from_millis(20));
@@ -264,21 +251,13 @@ fn the_lock_of_a_killed_caller_is_recovered_once_its_command_has_ended() {
 #[test]
 fn an_esxi_folder_off_a_datastore_is_refused() {
     for which in SHELLS {
-        let output = shell(which)
-            .env("CAIRN_FENCE_SYSTEM", "VMkernel")
-            .arg("-c")
-            .arg(FENCE_SCRIPT)
-            .args([
-                "cairn-fence",
-                "run",
-                "/var/lib/cairn/fence",
-                "1",
-                "s1",
-                "1",
-                "true",
-            ])
-            .output()
-            .unwrap();
+        let output = fence_command(
+            which,
+            &["run", "/var/lib/cairn/fence", "1", "s1", "1", "true"],
+        )
+        .env("CAIRN_FENCE_SYSTEM", "VMkernel")
+        .output()
+        .unwrap();
         match verdict(&output) {
             FenceVerdict::Volatile(said) => assert!(said.contains("in-memory"), "{said}"),
             other => panic!("{which:?}: {other:?}"),
@@ -352,10 +331,7 @@ fn a_fence_exit_code_without_its_line_is_the_command_own() {
 #[test]
 fn a_fenced_command_reads_the_callers_standard_input() {
     for (which, _temp, dir) in each_shell() {
-        let mut child = shell(which)
-            .arg("-c")
-            .arg(FENCE_SCRIPT)
-            .args(["cairn-fence", "run", dir.to_str().unwrap(), "1", "s1", "a"])
+        let mut child = fence_command(which, &["run", dir.to_str().unwrap(), "1", "s1", "a"])
             .arg("tr a-z A-Z")
             .stdin(std::process::Stdio::piped())
             .stdout(std::process::Stdio::piped())
