@@ -2,14 +2,14 @@
 //! VMs, the controller's 4 perftest runs for each of 50 pairs: 200 plots), journals written
 //! here with the runtime's record types; prints the time to read them and write the page.
 
-use std::time::Instant;
-
 use cairn_runtime::RunStore;
 use serde_json::{Value, json};
 use support::{Act, write_journal};
 
 #[path = "../src/test_journals.rs"]
 mod support;
+#[path = "shared/timed_write.rs"]
+mod timed_write;
 
 const ESXI: usize = 100;
 const VMS: usize = 100;
@@ -17,12 +17,9 @@ const VMS: usize = 100;
 fn main() {
     let dir = tempfile::tempdir().expect("temporary folder");
     let store = RunStore::new(dir.path());
-    let (id, _lock) = store.claim().expect("claim a run");
     let mut hosts: Vec<String> = (1..=ESXI).map(|i| format!("esx{i:03}")).collect();
     hosts.extend((1..=VMS).map(|i| format!("vm{i:03}")));
-    store
-        .create(&support::run_meta(&id, hosts.clone()))
-        .expect("run.json");
+    let id = support::new_run(&store, &hosts);
     for (index, host) in hosts.iter().enumerate() {
         let esxi = index < ESXI;
         let actions: Vec<(&'static str, Value, Value)> = if esxi {
@@ -93,24 +90,10 @@ fn main() {
         }
     }
     let count = tests.len();
-    write_journal(
-        &store,
-        &id,
-        ("controller", &hosts),
-        "controller",
-        37,
-        &queries(tests),
-    );
+    support::write_controller(&store, &id, &hosts, &queries(tests));
 
     let out = dir.path().join("report.html");
-    let mut times = Vec::new();
-    for _ in 0..3 {
-        let start = Instant::now();
-        let model = cairn_report::RunModel::load(&store, Some(&id)).expect("read the run");
-        cairn_report::write(&model, &out).expect("write the report");
-        times.push(start.elapsed().as_secs_f64());
-    }
-    times.sort_by(f64::total_cmp);
+    let times = timed_write::three_writes(&store, &id, &out);
     let size = std::fs::metadata(&out).map_or(0, |m| m.len());
     println!("| benchmark | median of 3 | best | target |");
     println!("| --- | --- | --- | --- |");

@@ -7,7 +7,6 @@
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::time::Instant;
 
 use cairn_runtime::RunStore;
 use serde_json::{Value, json};
@@ -15,6 +14,8 @@ use support::{Act, write_journal};
 
 #[path = "../src/test_journals.rs"]
 mod support;
+#[path = "shared/timed_write.rs"]
+mod timed_write;
 
 const SIZES: [usize; 2] = [100, 1000];
 
@@ -28,14 +29,7 @@ fn main() {
         let dir = tempfile::tempdir().expect("temporary folder");
         let (store, id) = run_of(dir.path(), hosts);
         let out = dir.path().join("report.html");
-        let mut times = Vec::new();
-        for _ in 0..3 {
-            let start = Instant::now();
-            let model = cairn_report::RunModel::load(&store, Some(&id)).expect("read the run");
-            cairn_report::write(&model, &out).expect("write the report");
-            times.push(start.elapsed().as_secs_f64());
-        }
-        times.sort_by(f64::total_cmp);
+        let times = timed_write::three_writes(&store, &id, &out);
         let html = std::fs::read_to_string(&out).expect("the page");
         let section = |id: &str| {
             html.split(&format!("<section id=\"{id}\">"))
@@ -80,12 +74,8 @@ fn visible_inside(timeline: &str) -> usize {
 /// Run `bench` with `hosts` hosts and the controller.
 fn run_of(dir: &Path, hosts: usize) -> (RunStore, String) {
     let store = RunStore::new(dir);
-    let (id, lock) = store.claim().expect("claim a run");
-    drop(lock);
     let names: Vec<String> = (1..=hosts).map(|i| format!("node{i:04}")).collect();
-    store
-        .create(&support::run_meta(&id, names.clone()))
-        .expect("run.json");
+    let id = support::new_run(&store, &names);
     for (index, name) in names.iter().enumerate() {
         let step = if index % 50 == 49 { 45 } else { 37 };
         write_journal(
@@ -113,14 +103,7 @@ fn run_of(dir: &Path, hosts: usize) -> (RunStore, String) {
             Value::Bool(true),
         ),
     ];
-    write_journal(
-        &store,
-        &id,
-        ("controller", &names),
-        "controller",
-        37,
-        &controller,
-    );
+    support::write_controller(&store, &id, &names, &controller);
     (store, id)
 }
 

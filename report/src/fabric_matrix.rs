@@ -315,19 +315,9 @@ fn label_room(hosts: &[String]) -> usize {
 /// The heatmap's `<svg>`: rows are the later host of a pair in the call's order, columns the
 /// earlier, so every pair is one cell of the lower triangle.
 pub(crate) fn svg(m: &Matrix) -> String {
-    let n = m.hosts.len();
-    let (cell, every) = layout(n);
-    let side = cell * n;
-    let room = label_room(&m.hosts);
-    let left = room;
-    let (width, height) = (left + side + 8, MARGIN_TOP + side + room);
-    let index: BTreeMap<&str, usize> = m
-        .hosts
-        .iter()
-        .enumerate()
-        .map(|(i, h)| (h.as_str(), i))
-        .collect();
-    let domain = Domain::of(m);
+    let grid = Grid::of(m);
+    let (left, side) = (grid.left, grid.side);
+    let (width, height) = (left + side + 8, MARGIN_TOP + side + grid.room);
     let mut out = String::new();
     let _ = write!(
         out,
@@ -338,10 +328,61 @@ pub(crate) fn svg(m: &Matrix) -> String {
         out,
         "<rect x=\"{left}\" y=\"{MARGIN_TOP}\" width=\"{side}\" height=\"{side}\" fill=\"#f4f4f6\"/>"
     );
+    cells(&mut out, m, &grid);
+    excluded(&mut out, m, &grid);
+    labels(&mut out, m, &grid);
+    out.push_str("</svg>");
+    out
+}
+
+/// Where the heatmap's parts go.
+struct Grid<'a> {
+    /// A cell's side in pixels.
+    cell: usize,
+    /// Every how many hosts a label is drawn.
+    every: usize,
+    /// Each host's row and column.
+    index: BTreeMap<&'a str, usize>,
+    /// The grid's left edge: the row labels' room.
+    left: usize,
+    /// The room for labels under the grid and left of it.
+    room: usize,
+    /// The grid's side in pixels.
+    side: usize,
+}
+
+impl<'a> Grid<'a> {
+    fn of(m: &'a Matrix) -> Self {
+        let n = m.hosts.len();
+        let (cell, every) = layout(n);
+        let room = label_room(&m.hosts);
+        let index = m
+            .hosts
+            .iter()
+            .enumerate()
+            .map(|(i, h)| (h.as_str(), i))
+            .collect();
+        Self {
+            cell,
+            every,
+            index,
+            left: room,
+            room,
+            side: cell * n,
+        }
+    }
+}
+
+/// Every tested pair's cell, coloured by its value, then the marks of those not ok.
+fn cells(out: &mut String, m: &Matrix, grid: &Grid<'_>) {
+    let (cell, left) = (grid.cell, grid.left);
+    let domain = Domain::of(m);
     let mut marks = String::new();
     for c in &m.cells {
-        let (Some(&a), Some(&b)) = (index.get(c.server.as_str()), index.get(c.client.as_str()))
-        else {
+        let (Some(&a), Some(&b)) = (
+            grid.index.get(c.server.as_str()),
+            grid.index.get(c.client.as_str()),
+        ) else {
             continue;
         };
         let (row, col) = (a.max(b), a.min(b));
@@ -355,34 +396,12 @@ pub(crate) fn svg(m: &Matrix) -> String {
             (false, false, true) => "flagged",
             _ => "ok",
         };
-        let value = c.value.map_or_else(
-            || "failed".to_owned(),
-            |v| format!("{} {}", num(v), m.unit()),
-        );
-        let retests = if c.retests.is_empty() {
-            String::new()
-        } else {
-            let values: Vec<String> = c
-                .retests
-                .iter()
-                .map(|v| v.map_or_else(|| "failed".into(), num))
-                .collect();
-            format!("; retests {}", values.join(", "))
-        };
-        let error = c
-            .error
-            .as_deref()
-            .map_or_else(String::new, |e| format!(": {e}"));
         let _ = write!(
             out,
-            "<rect class=\"cell {state}\" data-server=\"{}\" data-client=\"{}\" x=\"{x}\" y=\"{y}\" width=\"{cell}\" height=\"{cell}\" fill=\"{fill}\"><title>{} → {}: {}{}{} ({state})</title></rect>",
+            "<rect class=\"cell {state}\" data-server=\"{}\" data-client=\"{}\" x=\"{x}\" y=\"{y}\" width=\"{cell}\" height=\"{cell}\" fill=\"{fill}\"><title>{} ({state})</title></rect>",
             escape(&c.server),
             escape(&c.client),
-            escape(&c.client),
-            escape(&c.server),
-            escape(&value),
-            escape(&retests),
-            escape(&error),
+            cell_title(m, c),
         );
         if state != "ok" {
             // Drawn after every cell so no neighbour covers the outline.
@@ -390,9 +409,43 @@ pub(crate) fn svg(m: &Matrix) -> String {
         }
     }
     out.push_str(&marks);
-    // A host not tested: its row and column greyed, the reason on hover.
+}
+
+/// A cell's hover text, escaped: the pair, its value, its retests, its error.
+fn cell_title(m: &Matrix, c: &Cell) -> String {
+    let value = c.value.map_or_else(
+        || "failed".to_owned(),
+        |v| format!("{} {}", num(v), m.unit()),
+    );
+    let retests = if c.retests.is_empty() {
+        String::new()
+    } else {
+        let values: Vec<String> = c
+            .retests
+            .iter()
+            .map(|v| v.map_or_else(|| "failed".into(), num))
+            .collect();
+        format!("; retests {}", values.join(", "))
+    };
+    let error = c
+        .error
+        .as_deref()
+        .map_or_else(String::new, |e| format!(": {e}"));
+    format!(
+        "{} → {}: {}{}{}",
+        escape(&c.client),
+        escape(&c.server),
+        escape(&value),
+        escape(&retests),
+        escape(&error),
+    )
+}
+
+/// A host not tested: its row and column greyed, the reason on hover.
+fn excluded(out: &mut String, m: &Matrix, grid: &Grid<'_>) {
+    let (cell, left, side) = (grid.cell, grid.left, grid.side);
     for (host, reason) in &m.excluded {
-        let Some(&i) = index.get(host.as_str()) else {
+        let Some(&i) = grid.index.get(host.as_str()) else {
             continue;
         };
         let title = format!(
@@ -408,9 +461,13 @@ pub(crate) fn svg(m: &Matrix) -> String {
             left + i * cell,
         );
     }
-    // Labels: the suspects (in red) first, then every `every`-th host, none closer than
-    // `every` rows to another, on both axes.
-    let labelled = labelled(m, every);
+}
+
+/// Labels: the suspects (in red) first, then every `every`-th host, none closer than `every`
+/// rows to another, on both axes.
+fn labels(out: &mut String, m: &Matrix, grid: &Grid<'_>) {
+    let (cell, left, side) = (grid.cell, grid.left, grid.side);
+    let labelled = labelled(m, grid.every);
     for (i, host) in m.hosts.iter().enumerate() {
         let suspect = m.suspect_hosts.contains(host);
         if !labelled.contains(&i) {
@@ -435,8 +492,6 @@ pub(crate) fn svg(m: &Matrix) -> String {
             escape(host)
         );
     }
-    out.push_str("</svg>");
-    out
 }
 
 /// A flagged cell's mark: large cells are outlined in red and, still bad, crossed; cells under
@@ -846,26 +901,15 @@ mod tests {
     fn section_of(actions: &[crate::test_journals::Act]) -> String {
         use cairn_runtime::RunStore;
 
-        use crate::test_journals::{run_meta, write_journal};
+        use crate::test_journals::{new_run, write_controller};
 
         let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
         let store = RunStore::new(dir.path());
-        let (id, lock) = store.claim().unwrap_or_else(|e| panic!("{e}"));
-        drop(lock);
         let hosts: Vec<String> = ["node001", "node002", "node003"]
             .map(str::to_owned)
             .to_vec();
-        store
-            .create(&run_meta(&id, hosts.clone()))
-            .unwrap_or_else(|e| panic!("{e}"));
-        write_journal(
-            &store,
-            &id,
-            ("controller", &hosts),
-            "controller",
-            37,
-            actions,
-        );
+        let id = new_run(&store, &hosts);
+        write_controller(&store, &id, &hosts, actions);
         let model = RunModel::load(&store, Some(&id)).unwrap_or_else(|e| panic!("{e}"));
         FabricMatrixSection
             .render(&model)

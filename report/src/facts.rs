@@ -19,7 +19,7 @@ use cairn_stdlib::mlxfwmanager::{FirmwareQuery, FirmwareUpdate};
 use cairn_stdlib::ofed::{InstalledOfed, OfedChange};
 use serde_json::Value;
 
-use crate::host_model::HostModel;
+use crate::host_model::{Action, HostModel};
 use crate::html::escape;
 use crate::report_error::ReportError;
 use crate::run_model::RunModel;
@@ -71,183 +71,209 @@ impl Seen {
 /// A host's facts: one text per column, empty when nothing in the journal tells; a result of
 /// another shape than its builtin's type is noted in `unread`, not skipped silently.
 pub(crate) fn host_facts(host: &HostModel, unread: &mut Unread) -> [String; 6] {
-    let mut adapters: BTreeMap<String, Adapter> = BTreeMap::new();
-    let mut link_types: BTreeMap<String, String> = BTreeMap::new();
-    let mut drivers: BTreeMap<String, String> = BTreeMap::new();
-    let mut ofed = String::new();
+    let mut facts = Facts::default();
     for action in host.actions.iter().filter(|a| a.ok) {
-        let arg = |key: &str| action.args.get(key).and_then(Value::as_str);
+        facts.read(&host.name, action, unread);
+    }
+    facts.columns()
+}
+
+/// What a host's results told so far, latest last.
+#[derive(Default)]
+struct Facts {
+    adapters: BTreeMap<String, Adapter>,
+    drivers: BTreeMap<String, String>,
+    link_types: BTreeMap<String, String>,
+    ofed: String,
+}
+
+impl Facts {
+    /// Takes what `action` tells, its result read as its builtin's type.
+    fn read(&mut self, host: &str, action: &Action, unread: &mut Unread) {
+        let device = action.args.get("device").and_then(Value::as_str);
         match action.builtin.as_str() {
             "mlxfwmanager::query" => {
-                let Some(query) = unread.read_whole::<FirmwareQuery>(&host.name, action) else {
-                    continue;
-                };
-                let (key, seen) = match &query {
-                    FirmwareQuery::Found(found) => (
-                        found.device.pci_device_name.clone(),
-                        Seen {
-                            part: found.device.part_number.clone(),
-                            kind: found.device.device_type.clone(),
-                            psid: found.device.psid.clone(),
-                            firmware: found.fw.clone(),
-                        },
-                    ),
-                    FirmwareQuery::Predicted(predicted) => (
-                        None,
-                        Seen {
-                            part: Some(predicted.part_number.clone()),
-                            kind: None,
-                            psid: Some(predicted.psid.clone()),
-                            firmware: Some(predicted.fw.clone()),
-                        },
-                    ),
-                };
-                let key = key.or_else(|| arg("device").map(str::to_owned));
-                seen.update(&mut adapters, key);
+                if let Some(query) = unread.read_whole(host, action) {
+                    self.firmware_query(query, device);
+                }
             }
             "flint::query" => {
-                let Some(image) = unread.read_whole::<FlashImage>(&host.name, action) else {
-                    continue;
-                };
-                let FlashImage::Found(image) = image else {
-                    continue;
-                };
-                let seen = Seen {
-                    part: image.part_number.clone(),
-                    kind: None,
-                    psid: image.psid.clone(),
-                    firmware: image.fw_version.clone(),
-                };
-                let key = arg("device").map(str::to_owned);
-                seen.update(&mut adapters, key);
+                if let Some(FlashImage::Found(image)) = unread.read_whole(host, action) {
+                    let seen = Seen {
+                        part: image.part_number.clone(),
+                        kind: None,
+                        psid: image.psid.clone(),
+                        firmware: image.fw_version.clone(),
+                    };
+                    seen.update(&mut self.adapters, device.map(str::to_owned));
+                }
             }
             "mlxfwmanager::update" => {
-                let Some(update) = unread.read_whole::<FirmwareUpdate>(&host.name, action) else {
-                    continue;
-                };
-                let to = update.versions.and_then(|v| v.to);
-                if let (Some(device), Some(to)) = (arg("device"), to) {
-                    adapters.entry(device.to_owned()).or_default().firmware = Some(to);
+                if let Some(update) = unread.read_whole::<FirmwareUpdate>(host, action) {
+                    let to = update.versions.and_then(|v| v.to);
+                    if let (Some(device), Some(to)) = (device, to) {
+                        self.adapters.entry(device.to_owned()).or_default().firmware = Some(to);
+                    }
                 }
             }
             "ib::devinfo" => {
-                let Some(devices) = unread.read_whole::<Vec<IbvDevice>>(&host.name, action) else {
-                    continue;
-                };
-                for device in devices {
-                    let adapter = adapters.entry(device.hca_id.clone()).or_default();
-                    adapter.name = Some(device.hca_id.clone());
-                    adapter.psid = device.board_id;
-                    adapter.firmware = device.fw_ver;
-                    for port in device.ports {
+                if let Some(devices) = unread.read_whole(host, action) {
+                    self.devices(devices);
+                }
+            }
+            "ib::status" => {
+                if let Some(ports) = unread.read_whole::<Vec<IbStatusPort>>(host, action) {
+                    for port in ports {
                         if let Some(layer) = port.link_layer {
-                            link_types.insert(format!("{}:{}", device.hca_id, port.port), layer);
+                            let at = format!("{}:{}", port.device, port.port);
+                            self.link_types.insert(at, layer);
                         }
                     }
                 }
             }
-            "ib::status" => {
-                let Some(ports) = unread.read_whole::<Vec<IbStatusPort>>(&host.name, action) else {
-                    continue;
-                };
-                for port in ports {
-                    if let Some(layer) = port.link_layer {
-                        link_types.insert(format!("{}:{}", port.device, port.port), layer);
-                    }
-                }
-            }
             "mlxconfig::query" => {
-                let Some(query) = unread.read_whole::<DeviceQuery>(&host.name, action) else {
-                    continue;
-                };
-                let device = arg("device").unwrap_or_default();
-                for config in &query.device.configurations {
-                    if let Some(port) = config.name.strip_prefix("LINK_TYPE_") {
-                        let value = config
-                            .current
-                            .as_ref()
-                            .map(|c| c.label.clone().unwrap_or_else(|| c.text.clone()))
-                            .unwrap_or_default();
-                        link_types.insert(format!("{device} {port}"), value);
-                    }
+                if let Some(query) = unread.read_whole(host, action) {
+                    self.configured_link_types(&query, device.unwrap_or_default());
                 }
             }
             "esxcli::vib_list" => {
-                let Some(vibs) = unread.read_whole::<Vec<Vib>>(&host.name, action) else {
-                    continue;
-                };
-                for vib in vibs.into_iter().filter(|v| v.name.starts_with("nmlx")) {
-                    drivers.insert(vib.name, vib.version);
-                }
-            }
-            "esxcli::vib_install" => {
-                let Some(change) = unread.read_whole::<VibChange>(&host.name, action) else {
-                    continue;
-                };
-                // An outcome assumed done has no record: it names no VIB.
-                let Some(record) = change.record else {
-                    continue;
-                };
-                for id in record.vibs_installed.iter().chain(&record.vibs_skipped) {
-                    if let Some((name, version)) = vib_id(id)
-                        && name.starts_with("nmlx")
-                    {
-                        drivers.insert(name.to_owned(), version.to_owned());
+                if let Some(vibs) = unread.read_whole::<Vec<Vib>>(host, action) {
+                    for vib in vibs.into_iter().filter(|v| v.name.starts_with("nmlx")) {
+                        self.drivers.insert(vib.name, vib.version);
                     }
                 }
             }
+            "esxcli::vib_install" => {
+                if let Some(change) = unread.read_whole(host, action) {
+                    self.installed_vibs(change);
+                }
+            }
             "ofed::info" => {
-                let Some(info) = unread.read_whole::<InstalledOfed>(&host.name, action) else {
-                    continue;
-                };
-                if let Some(version) = info.version {
-                    ofed = match info.distribution {
+                if let Some(info) = unread.read_whole::<InstalledOfed>(host, action)
+                    && let Some(version) = info.version
+                {
+                    self.ofed = match info.distribution {
                         Some(distribution) => format!("{distribution}-{version}"),
                         None => version,
                     };
                 }
             }
             "ofed::install" => {
-                let Some(installed) = unread.read_whole::<OfedChange>(&host.name, action) else {
-                    continue;
-                };
-                ofed = installed.version;
+                if let Some(installed) = unread.read_whole::<OfedChange>(host, action) {
+                    self.ofed = installed.version;
+                }
             }
             _ => {}
         }
     }
-    let join = |values: Vec<String>| {
-        let mut seen: Vec<String> = Vec::new();
-        for value in values.into_iter().filter(|v| !v.is_empty()) {
-            if !seen.contains(&value) {
-                seen.push(value);
+
+    /// `mlxfwmanager::query`'s adapter, found or predicted (check mode).
+    fn firmware_query(&mut self, query: FirmwareQuery, device: Option<&str>) {
+        let (key, seen) = match &query {
+            FirmwareQuery::Found(found) => (
+                found.device.pci_device_name.clone(),
+                Seen {
+                    part: found.device.part_number.clone(),
+                    kind: found.device.device_type.clone(),
+                    psid: found.device.psid.clone(),
+                    firmware: found.fw.clone(),
+                },
+            ),
+            FirmwareQuery::Predicted(predicted) => (
+                None,
+                Seen {
+                    part: Some(predicted.part_number.clone()),
+                    kind: None,
+                    psid: Some(predicted.psid.clone()),
+                    firmware: Some(predicted.fw.clone()),
+                },
+            ),
+        };
+        let key = key.or_else(|| device.map(str::to_owned));
+        seen.update(&mut self.adapters, key);
+    }
+
+    /// `ib::devinfo`'s RDMA devices and their ports' link layers.
+    fn devices(&mut self, devices: Vec<IbvDevice>) {
+        for device in devices {
+            let adapter = self.adapters.entry(device.hca_id.clone()).or_default();
+            adapter.name = Some(device.hca_id.clone());
+            adapter.psid = device.board_id;
+            adapter.firmware = device.fw_ver;
+            for port in device.ports {
+                if let Some(layer) = port.link_layer {
+                    let at = format!("{}:{}", device.hca_id, port.port);
+                    self.link_types.insert(at, layer);
+                }
             }
         }
-        seen.join(", ")
-    };
-    [
-        join(adapters.values().filter_map(|a| a.name.clone()).collect()),
-        join(adapters.values().filter_map(|a| a.psid.clone()).collect()),
-        join(
-            adapters
-                .values()
-                .filter_map(|a| a.firmware.clone())
-                .collect(),
-        ),
-        join(
-            link_types
-                .iter()
-                .map(|(at, layer)| format!("{at} {layer}"))
-                .collect(),
-        ),
-        join(
-            drivers
-                .iter()
-                .map(|(name, v)| format!("{name} {v}"))
-                .collect(),
-        ),
-        ofed,
-    ]
+    }
+
+    /// `mlxconfig::query`'s `LINK_TYPE_P1`, `_P2` of `device`.
+    fn configured_link_types(&mut self, query: &DeviceQuery, device: &str) {
+        for config in &query.device.configurations {
+            if let Some(port) = config.name.strip_prefix("LINK_TYPE_") {
+                let value = config
+                    .current
+                    .as_ref()
+                    .map(|c| c.label.clone().unwrap_or_else(|| c.text.clone()))
+                    .unwrap_or_default();
+                self.link_types.insert(format!("{device} {port}"), value);
+            }
+        }
+    }
+
+    /// The `nmlx` driver VIBs `esxcli::vib_install` installed or found installed.
+    fn installed_vibs(&mut self, change: VibChange) {
+        // An outcome assumed done has no record: it names no VIB.
+        let Some(record) = change.record else {
+            return;
+        };
+        for id in record.vibs_installed.iter().chain(&record.vibs_skipped) {
+            if let Some((name, version)) = vib_id(id)
+                && name.starts_with("nmlx")
+            {
+                self.drivers.insert(name.to_owned(), version.to_owned());
+            }
+        }
+    }
+
+    /// The columns' texts, each value once, in order.
+    fn columns(self) -> [String; 6] {
+        let join = |values: Vec<String>| {
+            let mut seen: Vec<String> = Vec::new();
+            for value in values.into_iter().filter(|v| !v.is_empty()) {
+                if !seen.contains(&value) {
+                    seen.push(value);
+                }
+            }
+            seen.join(", ")
+        };
+        let adapters = &self.adapters;
+        [
+            join(adapters.values().filter_map(|a| a.name.clone()).collect()),
+            join(adapters.values().filter_map(|a| a.psid.clone()).collect()),
+            join(
+                adapters
+                    .values()
+                    .filter_map(|a| a.firmware.clone())
+                    .collect(),
+            ),
+            join(
+                self.link_types
+                    .iter()
+                    .map(|(at, layer)| format!("{at} {layer}"))
+                    .collect(),
+            ),
+            join(
+                self.drivers
+                    .iter()
+                    .map(|(name, v)| format!("{name} {v}"))
+                    .collect(),
+            ),
+            self.ofed,
+        ]
+    }
 }
 
 /// A VIB ID (`MEL_bootbank_mft_4.18.1.14-0`, as `esxcli software vib install` prints it under
@@ -366,7 +392,7 @@ mod tests {
 
     use crate::run_model::RunModel;
     use crate::section::Section;
-    use crate::test_journals::{Act, run_meta, write_journal};
+    use crate::test_journals::{Act, new_run, write_journal};
 
     fn port(device: &str, layer: &str) -> serde_json::Value {
         let port = IbStatusPort {
@@ -395,12 +421,8 @@ mod tests {
     fn a_result_of_another_shape_is_named_in_the_section_not_skipped() {
         let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
         let store = RunStore::new(dir.path());
-        let (id, lock) = store.claim().unwrap_or_else(|e| panic!("{e}"));
-        drop(lock);
         let hosts = vec!["vm001".to_owned(), "vm002".to_owned()];
-        store
-            .create(&run_meta(&id, hosts.clone()))
-            .unwrap_or_else(|e| panic!("{e}"));
+        let id = new_run(&store, &hosts);
         let mut renamed = port("mlx5_0", "InfiniBand");
         let layer = renamed[0]["link_layer"].take();
         renamed[0]["layer"] = layer;
@@ -435,12 +457,8 @@ mod tests {
     fn ofed_and_vib_installs_read_as_their_types_and_a_renamed_field_is_named() {
         let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
         let store = RunStore::new(dir.path());
-        let (id, lock) = store.claim().unwrap_or_else(|e| panic!("{e}"));
-        drop(lock);
         let hosts = vec!["g1".to_owned(), "g2".to_owned(), "esx01".to_owned()];
-        store
-            .create(&run_meta(&id, hosts.clone()))
-            .unwrap_or_else(|e| panic!("{e}"));
+        let id = new_run(&store, &hosts);
         let info = json!({ "installed": true, "distribution": "MLNX_OFED_LINUX", "flavour": "mlnx_ofed", "version": "5.4-3.0.3.0" });
         let renamed = json!({ "installed": true, "distribution": "MLNX_OFED_LINUX", "flavour": "mlnx_ofed", "ofed_version": "5.4-3.0.3.0" });
         let install =

@@ -92,7 +92,7 @@ mod tests {
 
     use crate::run_model::RunModel;
     use crate::section::Section;
-    use crate::test_journals::{Act, run_meta, write_journal};
+    use crate::test_journals::{Act, new_run, write_journal};
 
     fn verdict(from: &str) -> serde_json::Value {
         let master = Manager {
@@ -125,12 +125,8 @@ mod tests {
     fn a_scan_of_another_shape_is_named_not_skipped() {
         let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
         let store = RunStore::new(dir.path());
-        let (id, lock) = store.claim().unwrap_or_else(|e| panic!("{e}"));
-        drop(lock);
         let hosts = vec!["n1".to_owned()];
-        store
-            .create(&run_meta(&id, hosts.clone()))
-            .unwrap_or_else(|e| panic!("{e}"));
+        let id = new_run(&store, &hosts);
         let mut renamed = verdict("n1");
         let masters = renamed["masters"].take();
         renamed["master"] = masters;

@@ -37,7 +37,7 @@ mod verdict;
 use std::path::Path;
 
 pub use host_model::{Counts, HostModel};
-pub use pdf::write_pdf;
+pub use pdf::{HEADLESS_FLAGS, write_pdf};
 pub use recap::host_counts;
 pub use report_error::ReportError;
 pub use run_model::RunModel;

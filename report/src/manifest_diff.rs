@@ -129,7 +129,7 @@ mod tests {
 
     use crate::run_model::RunModel;
     use crate::section::Section;
-    use crate::test_journals::{Act, run_meta, write_journal};
+    use crate::test_journals::{Act, new_run, write_journal};
 
     /// Two hosts' checks, one journaled with `differences` renamed `diffs`: the section shows
     /// the difference it could read and names the check it could not, instead of counting that
@@ -138,12 +138,8 @@ mod tests {
     fn a_check_of_another_shape_is_named_not_taken_for_a_match() {
         let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
         let store = RunStore::new(dir.path());
-        let (id, lock) = store.claim().unwrap_or_else(|e| panic!("{e}"));
-        drop(lock);
         let hosts = vec!["c041".to_owned(), "c042".to_owned()];
-        store
-            .create(&run_meta(&id, hosts.clone()))
-            .unwrap_or_else(|e| panic!("{e}"));
+        let id = new_run(&store, &hosts);
         let checked = |host: &str| ManifestCheck {
             host: host.into(),
             class: "compute".into(),

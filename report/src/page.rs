@@ -102,17 +102,14 @@ mod tests {
 
     use super::*;
 
-    use crate::test_journals::{Act, write_journal};
+    use crate::test_journals::{Act, new_run, write_controller, write_journal};
 
     /// A 100-host run: every host installs a VIB, sets LINK_TYPE_P1 and updates its firmware
     /// (one from older firmware), one host in fifty is slower.
     fn hundred_hosts(dir: &std::path::Path) -> RunModel {
         let store = RunStore::new(dir);
-        let (id, lock) = store.claim().unwrap_or_else(|e| panic!("{e}"));
-        drop(lock);
         let names: Vec<String> = (1..=100).map(|i| format!("node{i:03}")).collect();
-        let meta = crate::test_journals::run_meta(&id, names.clone());
-        store.create(&meta).unwrap_or_else(|e| panic!("{e}"));
+        let id = new_run(&store, &names);
         for (index, name) in names.iter().enumerate() {
             let from = if index == 7 {
                 "16.31.1014"
@@ -143,14 +140,7 @@ mod tests {
             json!({"ok": true, "text": "all 50 pairs reached 90 Gb/s"}),
             json!(true),
         );
-        write_journal(
-            &store,
-            &id,
-            ("controller", &names),
-            "controller",
-            37,
-            &[verdict],
-        );
+        write_controller(&store, &id, &names, &[verdict]);
         RunModel::load(&store, Some(&id)).unwrap_or_else(|e| panic!("{e}"))
     }
 

@@ -65,6 +65,18 @@ fn browser() -> Result<PathBuf, ReportError> {
         })
 }
 
+/// Chromium's flags for a headless run that reaches nothing: no sandbox or GPU (a container,
+/// CI), no first-run page or extensions, and every host name resolving to nothing, so a page
+/// that loaded anything would fail to.
+pub const HEADLESS_FLAGS: [&str; 6] = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--no-first-run",
+    "--disable-extensions",
+    "--host-resolver-rules=MAP * ~NOTFOUND",
+];
+
 /// Runs the browser on `page` until it has printed `pdf`, or the timeout; what it says goes
 /// to `log` (a file, so a talkative browser never blocks on a full pipe).
 fn print(
@@ -82,15 +94,8 @@ fn print(
     let absolute = std::fs::canonicalize(page).map_err(|e| failed(e.to_string()))?;
     let said = std::fs::File::create(log).map_err(|e| failed(e.to_string()))?;
     let mut child = Command::new(browser)
-        .args([
-            "--headless",
-            "--no-sandbox",
-            "--disable-gpu",
-            "--no-first-run",
-            "--disable-extensions",
-            "--no-pdf-header-footer",
-            "--host-resolver-rules=MAP * ~NOTFOUND",
-        ])
+        .args(HEADLESS_FLAGS)
+        .arg("--no-pdf-header-footer")
         .arg(format!("--user-data-dir={}", profile.display()))
         .arg(format!("--print-to-pdf={}", pdf.display()))
         .arg(format!("file://{}", absolute.display()))

@@ -31,6 +31,16 @@ pub(crate) fn run_meta(id: &str, hosts: Vec<String>) -> RunMeta {
     }
 }
 
+/// A run on `hosts` claimed in `store` (its lock given back) with its `run.json`: its id.
+pub(crate) fn new_run(store: &RunStore, hosts: &[String]) -> String {
+    let (id, lock) = store.claim().unwrap_or_else(|e| panic!("claim a run: {e}"));
+    drop(lock);
+    store
+        .create(&run_meta(&id, hosts.to_vec()))
+        .unwrap_or_else(|e| panic!("run.json: {e}"));
+    id
+}
+
 /// One recorded action.
 pub(crate) struct Act {
     pub(crate) builtin: &'static str,
@@ -144,4 +154,10 @@ pub(crate) fn write_journal(
         .map(|event| serde_json::to_string(event).expect("a record") + "\n")
         .collect();
     std::fs::write(store.journal_path(id, host), text).expect("write a journal");
+}
+
+/// Writes the controller's journal of run `id` on `hosts`: `actions` in its `controller`
+/// group, 37 ms apart.
+pub(crate) fn write_controller(store: &RunStore, id: &str, hosts: &[String], actions: &[Act]) {
+    write_journal(store, id, ("controller", hosts), "controller", 37, actions);
 }

@@ -128,7 +128,7 @@ mod tests {
 
     use crate::run_model::RunModel;
     use crate::section::Section;
-    use crate::test_journals::{Act, run_meta, write_journal};
+    use crate::test_journals::{Act, new_run, write_controller};
 
     /// A real `ib_send_bw` client's output, read by the stdlib's parser.
     const SEND_BW: &str = include_str!(concat!(
@@ -155,12 +155,8 @@ mod tests {
     fn a_result_with_a_renamed_field_is_named_in_its_section_not_skipped() {
         let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
         let store = RunStore::new(dir.path());
-        let (id, lock) = store.claim().unwrap_or_else(|e| panic!("{e}"));
-        drop(lock);
         let hosts = vec!["vm001".to_owned(), "vm002".to_owned()];
-        store
-            .create(&run_meta(&id, hosts.clone()))
-            .unwrap_or_else(|e| panic!("{e}"));
+        let id = new_run(&store, &hosts);
         let args = json!({"client": "vm001", "server": "vm002"});
         let good = send_bw_result();
         let mut renamed = good.clone();
@@ -174,14 +170,7 @@ mod tests {
             Act::query("perftest::send_bw", args.clone(), renamed),
             Act::query("perftest::send_bw", args, json!({"checked": true})),
         ];
-        write_journal(
-            &store,
-            &id,
-            ("controller", &hosts),
-            "controller",
-            37,
-            &actions,
-        );
+        write_controller(&store, &id, &hosts, &actions);
         let model = RunModel::load(&store, Some(&id)).unwrap_or_else(|e| panic!("{e}"));
 
         let html = crate::perftest::PerftestSection

@@ -18,6 +18,9 @@ use cairn_runtime::{
 };
 use serde_json::json;
 
+#[path = "../tests/support/run_request.rs"]
+mod run_request;
+
 fn main() {
     let scratch = tempfile::tempdir().expect("scratch dir");
     println!("| benchmark | result | target |");
@@ -152,21 +155,13 @@ fn resume_10k(scratch: &Path) -> (Duration, Duration) {
         Duration::ZERO
     });
     let request = RunRequest {
-        assume: None,
-        from_stage: None,
-        helpers: Vec::new(),
         hosts: vec![RunHost {
             info: info("node01"),
             transport: Ok(sim_host("node01", scratch, "clock=virtual")),
         }],
         inventory: "bench".into(),
-        libraries: Vec::new(),
-        options: RunOptions::default(),
-        params: BTreeMap::new(),
         resume: true,
-        run_dir: dir,
-        run_id: "bench".into(),
-        runbook,
+        ..run_request::fresh(runbook, dir, "bench")
     };
     let report = execute(request, Cancel::default(), EventSink::new(sender)).expect("resume");
     let total = started.elapsed();
@@ -249,21 +244,17 @@ fn fleet(scratch: &Path, count: usize) -> (Duration, f64) {
         })
         .collect();
     let request = RunRequest {
-        assume: None,
-        from_stage: None,
-        helpers: Vec::new(),
         hosts,
         inventory: "bench".into(),
-        libraries: Vec::new(),
         options: RunOptions {
             forks: 256,
             ..RunOptions::default()
         },
-        params: BTreeMap::new(),
-        resume: false,
-        run_dir: dir.join("run"),
-        run_id: "fleet".into(),
-        runbook: Runbook::load(&path).expect("runbook"),
+        ..run_request::fresh(
+            Runbook::load(&path).expect("runbook"),
+            dir.join("run"),
+            "fleet",
+        )
     };
     let started = Instant::now();
     let report = execute(request, Cancel::default(), EventSink::none()).expect("fleet run");

@@ -6,7 +6,7 @@
 //! the line's real number and the window's real column: the diagnostic names the true place
 //! (`book.rhai:2:70015`) and draws a short line. Short lines are shown with their context.
 
-use miette::{MietteError, MietteSpanContents, SourceCode, SourceSpan, SpanContents};
+use miette::{MietteError, MietteSpanContents, NamedSource, SourceCode, SourceSpan, SpanContents};
 
 /// The longest line a diagnostic shows whole, in bytes.
 pub(crate) const FOLD_AT: usize = 4096;
@@ -28,6 +28,18 @@ impl LongLines {
     pub fn text(&self) -> &str {
         &self.0
     }
+}
+
+/// A TOML file's text (an inventory, a config file) as the source its errors point into.
+pub(crate) fn toml_source(name: impl AsRef<str>, text: &str) -> NamedSource<LongLines> {
+    NamedSource::new(name, LongLines::new(text)).with_language("toml")
+}
+
+/// A TOML reader's error as a message and the span it points at (the file's start when it
+/// names none).
+pub(crate) fn toml_message(error: &toml::de::Error) -> (String, SourceSpan) {
+    let span = error.span().unwrap_or(0..0).into();
+    (error.message().trim_end().to_owned(), span)
 }
 
 impl SourceCode for LongLines {

@@ -30,6 +30,7 @@ mod host_patterns;
 mod import_circles;
 mod leases;
 mod leftovers;
+mod long_functions;
 mod lsp;
 mod ofed_source;
 mod output;

@@ -86,15 +86,7 @@ pub fn keygen(path: &Path) -> Result<String, VaultError> {
 }
 
 fn open_existing(path: &Path, key: &KeySource) -> Result<(VaultKey, SecretString), VaultError> {
-    if !path.exists() {
-        return Err(VaultError::File {
-            message: format!("no vault `{}`", path.display()),
-            help: Some(format!(
-                "make one with `cairn vault create {}`",
-                path.display()
-            )),
-        });
-    }
+    VaultError::must_exist(path)?;
     let key = key.key(path, false)?;
     let plaintext = sealed_file::open(path, &key)?;
     Ok((key, plaintext))

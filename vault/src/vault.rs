@@ -37,15 +37,7 @@ impl Vault {
 
     /// Opens `path` with the key `source` gives.
     pub fn open_with(path: &Path, source: &KeySource) -> Result<Self, VaultError> {
-        if !path.exists() {
-            return Err(VaultError::File {
-                message: format!("no vault `{}`", path.display()),
-                help: Some(format!(
-                    "make one with `cairn vault create {}`",
-                    path.display()
-                )),
-            });
-        }
+        VaultError::must_exist(path)?;
         Self::open(path, &source.key(path, false)?)
     }
 

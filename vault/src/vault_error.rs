@@ -106,4 +106,18 @@ impl VaultError {
             source,
         }
     }
+
+    /// Refuses a vault file that is not there, saying how to make one.
+    pub(crate) fn must_exist(path: &std::path::Path) -> Result<(), Self> {
+        if path.exists() {
+            return Ok(());
+        }
+        Err(Self::File {
+            message: format!("no vault `{}`", path.display()),
+            help: Some(format!(
+                "make one with `cairn vault create {}`",
+                path.display()
+            )),
+        })
+    }
 }

@@ -126,19 +126,16 @@ impl ConfigFile {
     }
 
     fn syntax(&self, error: &toml::de::Error) -> ConfigError {
+        let (message, span) = crate::source_fold::toml_message(error);
         ConfigError::Syntax {
-            message: error.message().trim_end().to_owned(),
+            message,
             src: self.source(),
-            span: error.span().unwrap_or(0..0).into(),
+            span,
         }
     }
 
     fn source(&self) -> miette::NamedSource<crate::source_fold::LongLines> {
-        miette::NamedSource::new(
-            self.path.display().to_string(),
-            crate::source_fold::LongLines::new(&self.text),
-        )
-        .with_language("toml")
+        crate::source_fold::toml_source(self.path.display().to_string(), &self.text)
     }
 }
 

@@ -269,6 +269,14 @@ mod tests {
 
     use super::*;
 
+    /// A folder holding `text` as `book.rhai`, and the run folder beside it.
+    fn runbook_dir(text: &str) -> tempfile::TempDir {
+        let dir = tempfile::tempdir().expect("dir");
+        std::fs::create_dir_all(dir.path().join("run")).expect("run dir");
+        std::fs::write(dir.path().join("book.rhai"), text).expect("write");
+        dir
+    }
+
     fn run(dir: &Path, debugger: Option<Arc<Debugger>>, resume: bool) -> RunReport {
         let request = RunRequest {
             assume: None,
@@ -304,15 +312,11 @@ mod tests {
 
     #[test]
     fn a_skipped_action_replays_with_the_given_value_on_resume() {
-        let dir = tempfile::tempdir().expect("dir");
-        std::fs::create_dir_all(dir.path().join("run")).expect("run dir");
         // Host `b` fails; its `run` is skipped with code 7, which the next action's arguments
         // carry: a resume that replayed anything else would diverge.
-        std::fs::write(
-            dir.path().join("book.rhai"),
+        let dir = runbook_dir(
             "stage \"one\" on all {\n    let r = run([\"test\", host().name, \"=\", \"a\"]);\n    run([\"echo\", `${r.code}`]);\n}\n",
-        )
-        .expect("write");
+        );
         let (sender, pauses) = channel();
         let debugger = Arc::new(Debugger::on_failure(sender));
         let prompt = std::thread::spawn(move || {
@@ -365,13 +369,7 @@ mod tests {
 
     #[test]
     fn without_a_prompt_a_failure_aborts() {
-        let dir = tempfile::tempdir().expect("dir");
-        std::fs::create_dir_all(dir.path().join("run")).expect("run dir");
-        std::fs::write(
-            dir.path().join("book.rhai"),
-            "stage \"one\" on all {\n    run([\"false\"]);\n}\n",
-        )
-        .expect("write");
+        let dir = runbook_dir("stage \"one\" on all {\n    run([\"false\"]);\n}\n");
         let (sender, pauses) = channel();
         drop(pauses);
         let report = run(

@@ -1,6 +1,6 @@
 //! The fence script run for real, under dash and under BusyBox ash, in temporary folders.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::time::{Duration, Instant};
 
@@ -10,20 +10,34 @@ use super::*;
 /// BusyBox ash).
 const SHELLS: [&[&str]; 2] = [&["dash"], &["busybox", "sh"]];
 
+/// Each shell with a fresh temporary folder (kept while it is used) and the fence folder in it.
+fn each_shell() -> impl Iterator<Item = (&'static [&'static str], tempfile::TempDir, PathBuf)> {
+    SHELLS.into_iter().map(|which| {
+        let temp = tempfile::tempdir().unwrap();
+        let dir = temp.path().join("fence");
+        (which, temp, dir)
+    })
+}
+
 fn shell(which: &[&str]) -> Command {
     let mut command = Command::new(which[0]);
     command.args(&which[1..]);
     command
 }
 
-fn fence(which: &[&str], args: &[&str]) -> Output {
-    shell(which)
+/// The fence script under `which` with `args` (`run DIR EPOCH OWNER STEP COMMAND`, ...).
+fn fence_command(which: &[&str], args: &[&str]) -> Command {
+    let mut command = shell(which);
+    command
         .arg("-c")
         .arg(FENCE_SCRIPT)
         .arg("cairn-fence")
-        .args(args)
-        .output()
-        .expect("the shell runs")
+        .args(args);
+    command
+}
+
+fn fence(which: &[&str], args: &[&str]) -> Output {
+    fence_command(which, args).output().expect("the shell runs")
 }
 
 fn run(which: &[&str], dir: &Path, epoch: u64, owner: &str, step: &str, command: &str) -> Output {
@@ -48,9 +62,7 @@ fn query(which: &[&str], dir: &Path, step: &str) -> StepRecord {
 
 #[test]
 fn a_higher_epoch_is_kept_and_a_lower_one_is_fenced() {
-    for which in SHELLS {
-        let temp = tempfile::tempdir().unwrap();
-        let dir = temp.path().join("fence");
+    for (which, _temp, dir) in each_shell() {
         assert_eq!(
             verdict(&run(which, &dir, 3, "s1", "a", "true")),
             FenceVerdict::Ran(0)
@@ -101,9 +113,7 @@ fn a_higher_epoch_is_kept_and_a_lower_one_is_fenced() {
 
 #[test]
 fn a_step_records_started_then_done_with_its_exit_code_and_output_and_runs_once() {
-    for which in SHELLS {
-        let temp = tempfile::tempdir().unwrap();
-        let dir = temp.path().join("fence");
+    for (which, temp, dir) in each_shell() {
         let count = temp.path().join("count");
         let command = format!(
             "echo ran >> {}; echo out; echo err >&2; exit 7",
@@ -160,9 +170,7 @@ fn a_step_records_started_then_done_with_its_exit_code_and_output_and_runs_once(
 
 #[test]
 fn two_callers_at_once_are_serialised() {
-    for which in SHELLS {
-        let temp = tempfile::tempdir().unwrap();
-        let dir = temp.path().join("fence");
+    for (which, temp, dir) in each_shell() {
         let log = temp.path().join("log");
         let command = |name: &str| {
             format!(
@@ -175,17 +183,7 @@ fn two_callers_at_once_are_serialised() {
             .into_iter()
             .map(|name| {
                 let epoch = "1".to_owned();
-                shell(which)
-                    .arg("-c")
-                    .arg(FENCE_SCRIPT)
-                    .args([
-                        "cairn-fence",
-                        "run",
-                        dir.to_str().unwrap(),
-                        &epoch,
-                        "s1",
-                        name,
-                    ])
+                fence_command(which, &["run", dir.to_str().unwrap(), &epoch, "s1", name])
                     .arg(command(name))
                     .spawn()
                     .unwrap()
@@ -212,23 +210,13 @@ fn two_callers_at_once_are_serialised() {
 
 #[test]
 fn the_lock_of_a_killed_caller_is_recovered_once_its_command_has_ended() {
-    for which in SHELLS {
-        let temp = tempfile::tempdir().unwrap();
-        let dir = temp.path().join("fence");
-        let mut killed = shell(which)
-            .arg("-c")
-            .arg(FENCE_SCRIPT)
-            .args([
-                "cairn-fence",
-                "run",
-                dir.to_str().unwrap(),
-                "1",
-                "s1",
-                "1",
-                "sleep 2",
-            ])
-            .spawn()
-            .unwrap();
+    for (which, _temp, dir) in each_shell() {
+        let mut killed = fence_command(
+            which,
+            &["run", dir.to_str().unwrap(), "1", "s1", "1", "sleep 2"],
+        )
+        .spawn()
+        .unwrap();
         let deadline = Instant::now() + Duration::from_secs(5);
         while !dir.join("lock/child").exists() && Instant::now() < deadline {
             std::thread::sleep(Duration::from_millis(20));
@@ -263,21 +251,13 @@ fn the_lock_of_a_killed_caller_is_recovered_once_its_command_has_ended() {
 #[test]
 fn an_esxi_folder_off_a_datastore_is_refused() {
     for which in SHELLS {
-        let output = shell(which)
-            .env("CAIRN_FENCE_SYSTEM", "VMkernel")
-            .arg("-c")
-            .arg(FENCE_SCRIPT)
-            .args([
-                "cairn-fence",
-                "run",
-                "/var/lib/cairn/fence",
-                "1",
-                "s1",
-                "1",
-                "true",
-            ])
-            .output()
-            .unwrap();
+        let output = fence_command(
+            which,
+            &["run", "/var/lib/cairn/fence", "1", "s1", "1", "true"],
+        )
+        .env("CAIRN_FENCE_SYSTEM", "VMkernel")
+        .output()
+        .unwrap();
         match verdict(&output) {
             FenceVerdict::Volatile(said) => assert!(said.contains("in-memory"), "{said}"),
             other => panic!("{which:?}: {other:?}"),
@@ -350,13 +330,8 @@ fn a_fence_exit_code_without_its_line_is_the_command_own() {
 
 #[test]
 fn a_fenced_command_reads_the_callers_standard_input() {
-    for which in SHELLS {
-        let temp = tempfile::tempdir().unwrap();
-        let dir = temp.path().join("fence");
-        let mut child = shell(which)
-            .arg("-c")
-            .arg(FENCE_SCRIPT)
-            .args(["cairn-fence", "run", dir.to_str().unwrap(), "1", "s1", "a"])
+    for (which, _temp, dir) in each_shell() {
+        let mut child = fence_command(which, &["run", dir.to_str().unwrap(), "1", "s1", "a"])
             .arg("tr a-z A-Z")
             .stdin(std::process::Stdio::piped())
             .stdout(std::process::Stdio::piped())

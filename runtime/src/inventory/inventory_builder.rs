@@ -8,7 +8,7 @@ use miette::{NamedSource, SourceSpan};
 use toml::Spanned;
 
 use super::group_graph::{ALL, CONTROLLER, GroupGraph};
-use super::raw_inventory::RawInventory;
+use super::raw_inventory::{RawHost, RawInventory};
 use super::string_span::string_span;
 use super::suggest::closest;
 use super::toml_json::to_json;
@@ -39,11 +39,20 @@ impl<'a> InventoryBuilder<'a> {
         Self { check, name, text }
     }
 
-    /// The hosts in file order and the group names in declaration order. Long by design: one
-    /// pass over the file, each check with its span where the value is read.
+    /// The hosts in file order and the group names in declaration order; each check with its
+    /// span where the value is read.
     pub(crate) fn build(&self) -> Result<(Vec<HostSpec>, Vec<String>), InventoryError> {
         let raw: RawInventory = toml::from_str(self.text).map_err(|e| self.toml_error(&e))?;
         let mut graph = GroupGraph::default();
+        self.add_groups(&raw, &mut graph)?;
+        let pending = self.pending_hosts(&raw, &mut graph)?;
+        self.add_children(&raw, &mut graph)?;
+        let hosts = resolved(pending, &raw, &graph);
+        Ok((hosts, graph.names().to_vec()))
+    }
+
+    /// Checks every `[groups.NAME]` and records it.
+    fn add_groups(&self, raw: &RawInventory, graph: &mut GroupGraph) -> Result<(), InventoryError> {
         for (key, group) in &raw.groups {
             self.check_name("group", key)?;
             if key.get_ref() == CONTROLLER {
@@ -54,6 +63,15 @@ impl<'a> InventoryBuilder<'a> {
             }
             graph.add(key.get_ref());
         }
+        Ok(())
+    }
+
+    /// Every host of every `[hosts]` pattern, in file order, with its groups recorded.
+    fn pending_hosts<'r>(
+        &self,
+        raw: &'r RawInventory,
+        graph: &mut GroupGraph,
+    ) -> Result<Vec<PendingHost<'r>>, InventoryError> {
         let mut pending = Vec::new();
         let mut defined: BTreeMap<String, Range<usize>> = BTreeMap::new();
         for (key, host) in &raw.hosts {
@@ -73,85 +91,69 @@ impl<'a> InventoryBuilder<'a> {
                 graph.add(group.get_ref());
             }
             for name in names {
-                if let Err(reason) = host_name::check(&name) {
-                    return Err(InventoryError::BadHostName {
-                        name: host_name::shown(&name),
-                        reason,
-                        span: key.span().into(),
-                        src: self.src(),
-                    });
-                }
-                if let Some(first) = defined.get(&name) {
-                    return Err(InventoryError::DuplicateHost {
-                        first: first.clone().into(),
-                        name,
-                        second: key.span().into(),
-                        src: self.src(),
-                    });
-                }
-                defined.insert(name.clone(), key.span());
-                let address = match &host.address {
-                    Some(address) => Address::parse_for(address.get_ref(), Some(&name))
-                        .map_err(|e| self.address_error(address, &e))?,
-                    None => Address::ssh(name.clone()),
-                };
-                if let (Some(check), Some(written)) = (self.check, &host.address)
-                    && let Err(problem) = check(&address)
-                {
-                    let value = written.get_ref();
-                    let range = value
-                        .find(&problem.part)
-                        .map_or(0..value.len(), |at| at..at + problem.part.len());
-                    return Err(InventoryError::UnusableAddress {
-                        help: problem.help,
-                        reason: problem.reason,
-                        span: self.within(written, range),
-                        src: self.src(),
-                    });
-                }
+                self.check_new_host(key, &name, &mut defined)?;
                 let direct_groups = host.groups.iter().map(|g| g.get_ref().clone()).collect();
                 pending.push(PendingHost {
-                    address,
+                    address: self.address_of(host, &name)?,
                     direct_groups,
                     name,
                     vars: &host.vars,
                 });
             }
         }
-        self.add_children(&raw, &mut graph)?;
-        let group_vars: BTreeMap<&str, &BTreeMap<String, toml::Value>> = raw
-            .groups
-            .iter()
-            .map(|(key, group)| (key.get_ref().as_str(), &group.get_ref().vars))
-            .collect();
-        let hosts = pending
-            .into_iter()
-            .map(|host| {
-                let groups = graph.closure(&host.direct_groups);
-                let mut vars = BTreeMap::new();
-                let layers = std::iter::once(&raw.vars)
-                    .chain(
-                        groups
-                            .iter()
-                            .filter_map(|group| group_vars.get(group.as_str()).copied()),
-                    )
-                    .chain(std::iter::once(host.vars));
-                for layer in layers {
-                    vars.extend(
-                        layer
-                            .iter()
-                            .map(|(key, value)| (key.clone(), to_json(value.clone()))),
-                    );
-                }
-                HostSpec {
-                    address: host.address,
-                    groups,
-                    name: host.name,
-                    vars,
-                }
-            })
-            .collect();
-        Ok((hosts, graph.names().to_vec()))
+        Ok(pending)
+    }
+
+    /// Checks the name `key` expanded to: valid, and not defined before (recorded in `defined`).
+    fn check_new_host(
+        &self,
+        key: &Spanned<String>,
+        name: &str,
+        defined: &mut BTreeMap<String, Range<usize>>,
+    ) -> Result<(), InventoryError> {
+        if let Err(reason) = host_name::check(name) {
+            return Err(InventoryError::BadHostName {
+                name: host_name::shown(name),
+                reason,
+                span: key.span().into(),
+                src: self.src(),
+            });
+        }
+        if let Some(first) = defined.get(name) {
+            return Err(InventoryError::DuplicateHost {
+                first: first.clone().into(),
+                name: name.to_owned(),
+                second: key.span().into(),
+                src: self.src(),
+            });
+        }
+        defined.insert(name.to_owned(), key.span());
+        Ok(())
+    }
+
+    /// The host's `address` (by default SSH to its name), parsed and, when the inventory is
+    /// given a check, checked beyond its syntax.
+    fn address_of(&self, host: &RawHost, name: &str) -> Result<Address, InventoryError> {
+        let address = match &host.address {
+            Some(address) => Address::parse_for(address.get_ref(), Some(name))
+                .map_err(|e| self.address_error(address, &e))?,
+            None => Address::ssh(name.to_owned()),
+        };
+        if let (Some(check), Some(written)) = (self.check, &host.address)
+            && let Err(problem) = check(&address)
+        {
+            let value = written.get_ref();
+            let range = value
+                .find(&problem.part)
+                .map_or(0..value.len(), |at| at..at + problem.part.len());
+            return Err(InventoryError::UnusableAddress {
+                help: problem.help,
+                reason: problem.reason,
+                span: self.within(written, range),
+                src: self.src(),
+            });
+        }
+        Ok(address)
     }
 
     /// Checks every group's `children` and records them; then that they form no cycle.
@@ -269,8 +271,7 @@ impl<'a> InventoryBuilder<'a> {
     }
 
     fn toml_error(&self, error: &toml::de::Error) -> InventoryError {
-        let span: SourceSpan = error.span().unwrap_or(0..0).into();
-        let message = error.message().trim_end().to_owned();
+        let (message, span) = crate::source_fold::toml_message(error);
         let unknown = message
             .strip_prefix("unknown field `")
             .and_then(|rest| rest.split_once('`'))
@@ -301,7 +302,47 @@ impl<'a> InventoryBuilder<'a> {
     }
 
     fn src(&self) -> NamedSource<crate::source_fold::LongLines> {
-        NamedSource::new(self.name, crate::source_fold::LongLines::new(self.text))
-            .with_language("toml")
+        crate::source_fold::toml_source(self.name, self.text)
     }
+}
+
+/// The pending hosts with their groups closed over their parents and their vars merged: the
+/// inventory's, then each group's, then the host's own.
+fn resolved(
+    pending: Vec<PendingHost<'_>>,
+    raw: &RawInventory,
+    graph: &GroupGraph,
+) -> Vec<HostSpec> {
+    let group_vars: BTreeMap<&str, &BTreeMap<String, toml::Value>> = raw
+        .groups
+        .iter()
+        .map(|(key, group)| (key.get_ref().as_str(), &group.get_ref().vars))
+        .collect();
+    pending
+        .into_iter()
+        .map(|host| {
+            let groups = graph.closure(&host.direct_groups);
+            let mut vars = BTreeMap::new();
+            let layers = std::iter::once(&raw.vars)
+                .chain(
+                    groups
+                        .iter()
+                        .filter_map(|group| group_vars.get(group.as_str()).copied()),
+                )
+                .chain(std::iter::once(host.vars));
+            for layer in layers {
+                vars.extend(
+                    layer
+                        .iter()
+                        .map(|(key, value)| (key.clone(), to_json(value.clone()))),
+                );
+            }
+            HostSpec {
+                address: host.address,
+                groups,
+                name: host.name,
+                vars,
+            }
+        })
+        .collect()
 }

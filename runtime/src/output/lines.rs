@@ -76,19 +76,12 @@ impl LineRenderer {
         self.palette.dim(&cut_to_width(&line, self.width))
     }
 
-    /// Appends the lines for `event` to `out`. Long by design: one arm per event kind, each a
-    /// few lines, read side by side with docs/events.md.
+    /// Appends the lines for `event` to `out`: here an action's and a host's ending, the rest
+    /// in [`Self::progress`]; one arm per event kind, read side by side with docs/events.md.
     pub fn render(&mut self, event: &RunEvent, out: &mut Vec<String>) {
         let quiet = self.verbosity == Verbosity::Quiet;
         match event {
             RunEvent::RunStarted { check, .. } => self.check = *check,
-            // Each stage's heading once, though every host enters it.
-            RunEvent::StageStarted { index, name, .. }
-                if self.seen_stages.insert(*index) && !quiet =>
-            {
-                let line = format!("▸ stage {index}: {name}");
-                out.push(self.palette.bold(&cut_to_width(&line, self.width)));
-            }
             RunEvent::Command {
                 argv,
                 code,
@@ -165,6 +158,64 @@ impl LineRenderer {
                     out.extend(output.unwrap_or_default());
                 }
             }
+            RunEvent::HostFinished {
+                error,
+                host,
+                reboot_pending,
+                status,
+            } => self.host_finished(
+                host,
+                *status,
+                error.as_deref(),
+                reboot_pending.as_deref(),
+                out,
+            ),
+            _ => self.progress(event, out),
+        }
+    }
+
+    /// A host's last line: a reboot still pending, its failure; a stopped host is held back
+    /// for [`Self::finish`].
+    fn host_finished(
+        &mut self,
+        host: &str,
+        status: HostStatus,
+        error: Option<&str>,
+        reboot_pending: Option<&str>,
+        out: &mut Vec<String>,
+    ) {
+        match status {
+            HostStatus::Done => {
+                if let Some(reason) = reboot_pending {
+                    let text = format!("done, but a reboot is still pending ({reason})");
+                    out.push(self.host_line(host, "", &text, Palette::ok));
+                }
+            }
+            HostStatus::Failed => {
+                let text = format!("FAILED: {}", error.unwrap_or("unknown error"));
+                let line = self.host_line(host, "", &text, Palette::ok);
+                out.push(if self.palette.is_on() {
+                    self.palette.failed(&line)
+                } else {
+                    line
+                });
+            }
+            HostStatus::Cancelled => self.stopped.push(host.to_owned()),
+        }
+    }
+
+    /// The lines of a run's progress: stage and batch headings, logs, warnings, reboots and
+    /// waits.
+    fn progress(&mut self, event: &RunEvent, out: &mut Vec<String>) {
+        let quiet = self.verbosity == Verbosity::Quiet;
+        match event {
+            // Each stage's heading once, though every host enters it.
+            RunEvent::StageStarted { index, name, .. }
+                if self.seen_stages.insert(*index) && !quiet =>
+            {
+                let line = format!("▸ stage {index}: {name}");
+                out.push(self.palette.bold(&cut_to_width(&line, self.width)));
+            }
             RunEvent::Log { host, message } if !quiet => {
                 // Every line of a table logged at once keeps the host's column.
                 for line in message.lines() {
@@ -212,29 +263,6 @@ impl LineRenderer {
                 );
                 out.push(self.palette.bold(&cut_to_width(&line, self.width)));
             }
-            RunEvent::HostFinished {
-                error,
-                host,
-                reboot_pending,
-                status,
-            } => match status {
-                HostStatus::Done => {
-                    if let Some(reason) = reboot_pending {
-                        let text = format!("done, but a reboot is still pending ({reason})");
-                        out.push(self.host_line(host, "", &text, Palette::ok));
-                    }
-                }
-                HostStatus::Failed => {
-                    let text = format!("FAILED: {}", error.as_deref().unwrap_or("unknown error"));
-                    let line = self.host_line(host, "", &text, Palette::ok);
-                    out.push(if self.palette.is_on() {
-                        self.palette.failed(&line)
-                    } else {
-                        line
-                    });
-                }
-                HostStatus::Cancelled => self.stopped.push(host.clone()),
-            },
             _ => {}
         }
     }

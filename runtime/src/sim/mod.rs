@@ -23,9 +23,11 @@
 mod boot_marker;
 mod exchange;
 mod generic_commands;
+mod json_log;
 mod sim_address_check;
 mod sim_boot;
 mod sim_context;
+mod sim_dir;
 mod sim_error;
 mod sim_fence;
 mod sim_host;
@@ -40,12 +42,14 @@ mod sim_transport;
 mod tests;
 
 pub use boot_marker::BootMarker;
+pub use json_log::COMMAND_LOG;
 pub use sim_address_check::check_address;
 pub use sim_boot::SimBoot;
 pub use sim_context::SimContext;
+pub use sim_dir::SIM_DIR_VAR;
 pub use sim_error::SimError;
 pub use sim_fence::{FENCED_LOG, FencedLine, read_fenced_log};
-pub use sim_host::{COMMAND_LOG, LOCK_FILE, SIM_DIR_VAR, STATE_FILE, SimHost};
+pub use sim_host::{LOCK_FILE, STATE_FILE, SimHost};
 pub use sim_model::SimModel;
 pub use sim_registry::SimRegistry;
 pub use sim_state::read_whole as read_state;

@@ -93,3 +93,26 @@ pub enum SimError {
         key: String,
     },
 }
+
+/// A simulated host's failure as the transport error its command fails with.
+pub(crate) fn transport_error(error: SimError) -> crate::TransportError {
+    match error {
+        SimError::Io {
+            action,
+            path,
+            source,
+        } => crate::TransportError::HostState {
+            // The reason goes in the message too: a host's failure keeps only its one line, and
+            // "No space left on device" is the point.
+            context: format!("cannot {action} `{}`: {source}", path.display()),
+            source,
+        },
+        other => {
+            let context = other.to_string();
+            crate::TransportError::Io {
+                source: std::io::Error::other(context.clone()),
+                context,
+            }
+        }
+    }
+}

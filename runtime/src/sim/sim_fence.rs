@@ -14,10 +14,9 @@
 //! Each changing command it runs is appended to [`FENCED_LOG`] in the host's folder.
 
 use std::collections::BTreeMap;
-use std::io::Write;
 use std::path::Path;
 
-use super::SimError;
+use super::{SimError, json_log};
 use crate::ExecOutput;
 use crate::fence::{FENCED_EXIT, FenceStep, StepRecord, UNFINISHED_EXIT};
 
@@ -227,12 +226,6 @@ fn refuse(code: i32, said: &str) -> Admission {
 
 /// Appends the changing command `argv` of `step` to the host's [`FENCED_LOG`] in `dir`.
 pub(crate) fn log_fenced(dir: &Path, step: &FenceStep, argv: &[String]) -> Result<(), SimError> {
-    let path = dir.join(FENCED_LOG);
-    let io = |action, source| SimError::Io {
-        action,
-        path: path.clone(),
-        source,
-    };
     let command: Vec<String> = argv.iter().map(|a| crate::secrets::redact(a)).collect();
     let line = FencedLine {
         step: step.step.clone(),
@@ -240,24 +233,40 @@ pub(crate) fn log_fenced(dir: &Path, step: &FenceStep, argv: &[String]) -> Resul
         owner: step.owner.clone(),
         command: command.join(" "),
     };
-    let mut text = serde_json::to_string(&line).map_err(|e| io("log to", e.into()))?;
-    text.push('\n');
-    let mut log = crate::private_files::options()
-        .create(true)
-        .append(true)
-        .open(&path)
-        .map_err(|e| io("open", e))?;
-    log.write_all(text.as_bytes())
-        .map_err(|e| io("append to", e))
+    json_log::append(&dir.join(FENCED_LOG), &line)
 }
 
 /// The lines of the [`FENCED_LOG`] in `dir`, oldest first; a torn last line is left out.
 pub fn read_fenced_log(dir: &Path) -> Vec<FencedLine> {
-    std::fs::read_to_string(dir.join(FENCED_LOG))
-        .unwrap_or_default()
-        .lines()
-        .filter_map(|line| serde_json::from_str(line).ok())
-        .collect()
+    json_log::read(&dir.join(FENCED_LOG))
+}
+
+/// Passes a changing command through the fence in `dir`: `Some` answer (a refusal, or a done
+/// step's recorded result) instead of running it; `None` to run it, recorded started and
+/// logged to [`FENCED_LOG`]. The fence is saved either way (the epoch it raised).
+pub(crate) fn admit_in(
+    dir: &Path,
+    step: &FenceStep,
+    argv: &[String],
+) -> Result<Option<ExecOutput>, SimError> {
+    let mut fence = SimFence::load(dir)?;
+    let admission = fence.admit(step);
+    fence.save(dir)?;
+    match admission {
+        Admission::Answer(answer) => Ok(Some(answer)),
+        Admission::Run => {
+            log_fenced(dir, step, argv)?;
+            Ok(None)
+        }
+    }
+}
+
+/// Records a fenced command done with its output in the fence in `dir`, after its effect was
+/// saved.
+pub(crate) fn finish_in(dir: &Path, step: &FenceStep, output: &ExecOutput) -> Result<(), SimError> {
+    let mut fence = SimFence::load(dir)?;
+    fence.finish(step, output);
+    fence.save(dir)
 }
 
 #[cfg(test)]

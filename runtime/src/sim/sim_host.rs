@@ -8,14 +8,15 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs::File;
-use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
 
 use super::generic_commands::GenericCommands;
+use super::json_log::{self, COMMAND_LOG};
 use super::sim_context::SimContextParts;
-use super::sim_fence::{Admission, SimFence, log_fenced};
+use super::sim_error::transport_error;
+use super::sim_fence::{admit_in, finish_in};
 use super::sim_model::base_name;
 use super::sim_options::SimOptions;
 use super::sim_state::{SimState, clock_name};
@@ -25,10 +26,6 @@ use crate::{Clock, ExecOutput, ExecRequest, TransportError};
 
 /// The state file in a host's directory.
 pub const STATE_FILE: &str = "state.json";
-/// The log of executed commands in a host's directory: one JSON array (argv) per line.
-pub const COMMAND_LOG: &str = "commands.log";
-/// The variable naming the folder of simulated hosts' states, shared by every working folder.
-pub const SIM_DIR_VAR: &str = "CAIRN_SIM_DIR";
 /// The lock file that serialises commands on one host across threads and processes.
 pub const LOCK_FILE: &str = "state.lock";
 
@@ -75,41 +72,6 @@ impl SimHost {
         Ok(host)
     }
 
-    /// Refuses a state directory made for another model than `model` (`esxi7` where the state
-    /// says `linux`) before anything opens it; a missing state is fine (it will be created).
-    pub fn check_model(dir: &Path, model: &str) -> Result<(), SimError> {
-        match SimState::load(&dir.join(STATE_FILE))? {
-            Some(state) if state.model != model => Err(SimError::StateMismatch {
-                field: "model",
-                found: state.model,
-                path: dir.to_owned(),
-                wanted: model.to_owned(),
-            }),
-            _ => Ok(()),
-        }
-    }
-
-    /// Refuses a [`SIM_DIR_VAR`] that names no folder, before any run starts.
-    pub fn check_sim_dir() -> Result<(), SimError> {
-        match std::env::var_os(SIM_DIR_VAR).filter(|dir| !dir.is_empty()) {
-            Some(dir) if !Path::new(&dir).is_dir() => Err(SimError::SimDirMissing {
-                var: SIM_DIR_VAR,
-                path: PathBuf::from(dir),
-            }),
-            _ => Ok(()),
-        }
-    }
-
-    /// The state directory of `host`: `$CAIRN_SIM_DIR/<host>` when [`SIM_DIR_VAR`] names a
-    /// folder (so that controllers in two working folders reach one simulated fleet), else
-    /// `<state_dir>/sim/<host>`, so `.cairn/sim/<host>` with the default state folder `.cairn`.
-    pub fn default_dir(state_dir: &Path, host: &str) -> PathBuf {
-        match std::env::var_os(SIM_DIR_VAR).filter(|dir| !dir.is_empty()) {
-            Some(dir) => PathBuf::from(dir).join(host),
-            None => state_dir.join("sim").join(host),
-        }
-    }
-
     /// The host's clock: virtual (persisted in the state) with `clock=virtual`, else real.
     pub fn clock(&self) -> Clock {
         self.clock.clone()
@@ -138,9 +100,30 @@ impl SimHost {
                 source: std::io::Error::other("empty argument list"),
             });
         };
-        let command = request.argv.join(" ");
         let _lock = self.lock().map_err(transport_error)?;
         let mut state = self.load_or_create().map_err(transport_error)?;
+        let parts = self.context_parts(Some(request));
+        self.check_answers(&mut state, &parts)?;
+        if let Some(answer) = self.fence_admits(request)? {
+            return Ok(answer);
+        }
+        self.append_to_log(&request.argv).map_err(transport_error)?;
+        let ran = self.run_program(&mut state, &parts, request, program);
+        let dropped = self.save_after(&mut state, program, ran.reboot)?;
+        // Done only once its effect is saved, as fence.sh records it after the command.
+        if !(ran.timed_out || ran.interrupted) {
+            self.fence_finishes(request, &ran.output)?;
+        }
+        self.answer(request, ran, dropped)
+    }
+
+    /// `Err(Unreachable)` while the host does not answer (a fault, a hung reboot, a reboot
+    /// under way, a tool's reason, a boot after a power-on); a boot that is due happens here.
+    fn check_answers(
+        &self,
+        state: &mut SimState,
+        parts: &SimContextParts<'_>,
+    ) -> Result<(), TransportError> {
         let now = self.clock.now_millis();
         if self.options.fault_unreachable {
             return Err(self.unreachable("it does not answer (`fault_unreachable`)"));
@@ -154,86 +137,102 @@ impl SimHost {
             if now < up {
                 return Err(self.unreachable("it is rebooting"));
             }
-            self.boot(&mut state, up);
+            self.boot(state, up);
         }
-        let parts = self.context_parts(Some(request));
         if let Some(reason) = self.model.tools.iter().find_map(|tool| {
-            let context = SimContext::new(&parts, &mut state, tool.name());
+            let context = SimContext::new(parts, state, tool.name());
             tool.unreachable(&context)
         }) {
             return Err(self.unreachable(&reason));
         }
-        if self.power_cycle_boots(&mut state, now)? {
+        if self.power_cycle_boots(state, now)? {
             return Err(self.unreachable("it is booting after its power-on"));
         }
-        if let Some(answer) = self.fence_admits(request)? {
-            return Ok(answer);
-        }
-        self.append_to_log(&request.argv).map_err(transport_error)?;
-        let (output, reboot, timed_out, interrupted) =
-            if fault_fires(&mut state, &self.options.fail_once, "fail_once", program) {
-                let failure = "injected failure\n".to_owned();
-                (
-                    ExecOutput {
-                        code: 1,
-                        stderr: failure,
-                        stdout: String::new(),
-                    },
-                    false,
-                    false,
-                    false,
-                )
-            } else {
-                let tool: &dyn SimTool = self
-                    .model
-                    .tool_for(program)
-                    .map_or(&GenericCommands, |tool| tool.as_ref());
-                let mut context = SimContext::new(&parts, &mut state, tool.name());
-                let output = tool.run(&mut context, &request.argv);
-                (
-                    output,
-                    context.reboot_requested,
-                    context.timed_out,
-                    context.interrupted,
-                )
+        Ok(())
+    }
+
+    /// Runs `program` with its tool (the generic commands when no tool has it), or fails it
+    /// with a `fail_once` fault that fires now.
+    fn run_program(
+        &self,
+        state: &mut SimState,
+        parts: &SimContextParts<'_>,
+        request: &ExecRequest,
+        program: &str,
+    ) -> Ran {
+        if fault_fires(state, &self.options.fail_once, "fail_once", program) {
+            return Ran {
+                interrupted: false,
+                output: ExecOutput {
+                    code: 1,
+                    stderr: "injected failure\n".to_owned(),
+                    stdout: String::new(),
+                },
+                reboot: false,
+                timed_out: false,
             };
+        }
+        let tool: &dyn SimTool = self
+            .model
+            .tool_for(program)
+            .map_or(&GenericCommands, |tool| tool.as_ref());
+        let mut context = SimContext::new(parts, state, tool.name());
+        let output = tool.run(&mut context, &request.argv);
+        Ran {
+            interrupted: context.interrupted,
+            output,
+            reboot: context.reboot_requested,
+            timed_out: context.timed_out,
+        }
+    }
+
+    /// Saves the state after a command: the clock, the boot last seen, a reboot it asked for;
+    /// whether a `drop_once` fault fires, so the answer is lost though the effect is saved.
+    fn save_after(
+        &self,
+        state: &mut SimState,
+        program: &str,
+        reboot: bool,
+    ) -> Result<bool, TransportError> {
         let after = self.clock.now_millis();
         state.clock_millis = after;
         if let Some(boot) = state.boots.last_mut() {
             boot.last_seen_millis = boot.last_seen_millis.max(after);
         }
         if reboot {
-            self.start_reboot(&mut state, after);
+            self.start_reboot(state, after);
         }
-        let dropped = fault_fires(&mut state, &self.options.drop_once, "drop_once", program);
+        let dropped = fault_fires(state, &self.options.drop_once, "drop_once", program);
         state
             .save(&self.dir.join(STATE_FILE))
             .map_err(transport_error)?;
-        // Done only once its effect is saved, as fence.sh records it after the command.
-        if !(timed_out || interrupted) {
-            self.fence_finishes(request, &output)?;
+        Ok(dropped)
+    }
+
+    /// What the caller hears of a command that ran: stopped, timed out, lost, or its output.
+    fn answer(
+        &self,
+        request: &ExecRequest,
+        ran: Ran,
+        dropped: bool,
+    ) -> Result<ExecOutput, TransportError> {
+        let command = request.argv.join(" ");
+        let host = self.name.clone();
+        if ran.interrupted {
+            return Err(TransportError::Stopped { command, host });
         }
-        if interrupted {
-            return Err(TransportError::Stopped {
-                command,
-                host: self.name.clone(),
-            });
-        }
-        if timed_out {
+        if ran.timed_out {
             let seconds = request.timeout.map_or(0, |limit| limit.as_secs());
             return Err(TransportError::TimedOut {
                 command,
-                host: self.name.clone(),
+                host,
                 seconds,
             });
         }
         if dropped {
-            return Err(TransportError::Interrupted {
-                command,
-                host: self.name.clone(),
-            });
+            return Err(TransportError::Interrupted { command, host });
         }
-        Ok(output)
+        Ok(ran.output)
     }
 
     /// Every boot so far, oldest first.
@@ -278,11 +277,7 @@ impl SimHost {
     /// The commands run on the host whose state is in `dir`, oldest first; lines that do not
     /// parse (a torn last line) are left out.
     pub fn command_log(dir: &Path) -> Vec<Vec<String>> {
-        std::fs::read_to_string(dir.join(COMMAND_LOG))
-            .unwrap_or_default()
-            .lines()
-            .filter_map(|line| serde_json::from_str(line).ok())
-            .collect()
+        json_log::read(&dir.join(COMMAND_LOG))
     }
 
     fn read_state(&self) -> Result<SimState, SimError> {
@@ -432,22 +427,11 @@ impl SimHost {
     }
 
     /// Passes a changing command through the host's fence (`sim_fence.rs`): `Some` answer
-    /// (a refusal, or a done step's recorded result) instead of running it; `None` to run it,
-    /// recorded started and logged to `fenced.log`. The fence is saved either way (the epoch
-    /// it raised).
+    /// instead of running it, `None` to run it; nothing with `fence=false`.
     fn fence_admits(&self, request: &ExecRequest) -> Result<Option<ExecOutput>, TransportError> {
-        let Some(step) = request.fence.as_ref().filter(|_| self.options.fence) else {
-            return Ok(None);
-        };
-        let mut fence = SimFence::load(&self.dir).map_err(transport_error)?;
-        let admission = fence.admit(step);
-        fence.save(&self.dir).map_err(transport_error)?;
-        match admission {
-            Admission::Answer(answer) => Ok(Some(answer)),
-            Admission::Run => {
-                log_fenced(&self.dir, step, &request.argv).map_err(transport_error)?;
-                Ok(None)
-            }
+        match request.fence.as_ref().filter(|_| self.options.fence) {
+            Some(step) => admit_in(&self.dir, step, &request.argv).map_err(transport_error),
+            None => Ok(None),
         }
     }
 
@@ -457,32 +441,16 @@ impl SimHost {
         request: &ExecRequest,
         output: &ExecOutput,
     ) -> Result<(), TransportError> {
-        let Some(step) = request.fence.as_ref().filter(|_| self.options.fence) else {
-            return Ok(());
-        };
-        let mut fence = SimFence::load(&self.dir).map_err(transport_error)?;
-        fence.finish(step, output);
-        fence.save(&self.dir).map_err(transport_error)
+        match request.fence.as_ref().filter(|_| self.options.fence) {
+            Some(step) => finish_in(&self.dir, step, output).map_err(transport_error),
+            None => Ok(()),
+        }
     }
 
     fn append_to_log(&self, argv: &[String]) -> Result<(), SimError> {
-        let path = self.dir.join(COMMAND_LOG);
-        let io = |action, source| SimError::Io {
-            action,
-            path: path.clone(),
-            source,
-        };
         // The log is the operator's record of the host, kept in the state folder: no secrets.
         let argv: Vec<String> = argv.iter().map(|a| crate::secrets::redact(a)).collect();
-        let mut line = serde_json::to_string(&argv).map_err(|e| io("log to", e.into()))?;
-        line.push('\n');
-        let mut log = crate::private_files::options()
-            .create(true)
-            .append(true)
-            .open(&path)
-            .map_err(|e| io("open", e))?;
-        log.write_all(line.as_bytes())
-            .map_err(|e| io("append to", e))
+        json_log::append(&self.dir.join(COMMAND_LOG), &argv)
     }
 
     fn context_parts<'a>(&'a self, request: Option<&'a ExecRequest>) -> SimContextParts<'a> {
@@ -506,6 +474,14 @@ impl SimHost {
     }
 }
 
+/// A command's run: its output, and what its tool's context said of it.
+struct Ran {
+    interrupted: bool,
+    output: ExecOutput,
+    reboot: bool,
+    timed_out: bool,
+}
+
 /// Whether a one-shot fault for `program` fires now; records that it fired.
 fn fault_fires(state: &mut SimState, names: &BTreeSet<String>, kind: &str, program: &str) -> bool {
     let Some(name) = names
@@ -515,26 +491,4 @@ fn fault_fires(state: &mut SimState, names: &BTreeSet<String>, kind: &str, progr
         return false;
     };
     state.faults_fired.insert(format!("{kind}:{name}"))
-}
-
-fn transport_error(error: SimError) -> TransportError {
-    match error {
-        SimError::Io {
-            action,
-            path,
-            source,
-        } => TransportError::HostState {
-            // The reason goes in the message too: a host's failure keeps only its one line, and
-            // "No space left on device" is the point.
-            context: format!("cannot {action} `{}`: {source}", path.display()),
-            source,
-        },
-        other => {
-            let context = other.to_string();
-            TransportError::Io {
-                source: std::io::Error::other(context.clone()),
-                context,
-            }
-        }
-    }
 }

@@ -12,6 +12,7 @@ mod login_secret;
 mod private_key;
 mod proxy_jump;
 mod sim_serve;
+mod ssh_channel;
 mod ssh_connect;
 mod ssh_error;
 mod ssh_fence;

@@ -258,6 +258,23 @@ mod tests {
         words.iter().map(|w| (*w).to_owned()).collect()
     }
 
+    /// `line` served to the `linux` host `n1` whose state is in `dir`, with `options` after
+    /// the others.
+    fn serve_n1(
+        dir: &std::path::Path,
+        registry: &SimRegistry,
+        options: &[&str],
+        line: &str,
+    ) -> ExecOutput {
+        let state = dir.display().to_string();
+        let mut args = vec!["--state", &state, "--host", "n1", "--model", "linux"];
+        args.extend_from_slice(options);
+        match SimServe::parse(&strings(&args), Some(line)) {
+            Ok(SimRequest::Command(serve)) => serve.serve(registry, None),
+            other => panic!("{other:?}"),
+        }
+    }
+
     #[test]
     fn the_original_command_is_unquoted_into_literal_arguments() {
         let args = strings(&[
@@ -295,20 +312,12 @@ mod tests {
         let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
         let registry = SimRegistry::with_builtin_models();
         let serve = |line: &str| {
-            let args = strings(&[
-                "--state",
-                &dir.path().display().to_string(),
-                "--host",
-                "n1",
-                "--model",
-                "linux",
-                "--options",
-                "reboot_secs=60",
-            ]);
-            match SimServe::parse(&args, Some(line)) {
-                Ok(SimRequest::Command(serve)) => serve.serve(&registry, None),
-                other => panic!("{other:?}"),
-            }
+            serve_n1(
+                dir.path(),
+                &registry,
+                &["--options", "reboot_secs=60"],
+                line,
+            )
         };
         assert_eq!(serve("hostname").stdout, "n1\n");
         assert_eq!(serve("reboot").code, 0);
@@ -327,20 +336,7 @@ mod tests {
         let registry = SimRegistry::with_builtin_models();
         let fence = crate::fence::Fence::new(crate::fence::FencePlace::linux(), 7, "r1@c:1")
             .unwrap_or_else(|e| panic!("{e}"));
-        let serve = |line: &str| {
-            let args = strings(&[
-                "--state",
-                &dir.path().display().to_string(),
-                "--host",
-                "n1",
-                "--model",
-                "linux",
-            ]);
-            match SimServe::parse(&args, Some(line)) {
-                Ok(SimRequest::Command(serve)) => serve.serve(&registry, None),
-                other => panic!("{other:?}"),
-            }
-        };
+        let serve = |line: &str| serve_n1(dir.path(), &registry, &[], line);
         let wrapped = fence
             .wrap("r1.1.5.1", "echo 'a b'")
             .unwrap_or_else(|e| panic!("{e}"));

@@ -165,30 +165,108 @@ fn authenticate(
 }
 
 /// Key files (the configured ones, else the default ones), the agent, then a password; each
-/// libssh2 result passes through `noted`. Long by design: the methods in the order a
-/// login tries them, as one sequence read top to bottom.
+/// libssh2 result passes through `noted`.
 fn offer_credentials(
     session: &Session,
     target: &SshTarget,
     options: &SshOptions,
     noted: &dyn Fn(Result<(), ssh2::Error>) -> Result<(), ssh2::Error>,
 ) -> Result<(), SshError> {
-    let user = target.user.as_str();
-    let mut tried: Vec<String> = Vec::new();
-    let try_key = |path: &Path, tried: &mut Vec<String>| {
-        let Ok(text) = std::fs::read_to_string(path) else {
-            tried.push(format!("key {}: cannot read it", path.display()));
-            return;
-        };
-        if !private_key::is_encrypted(&text) {
-            if let Err(e) = noted(session.userauth_pubkey_file(user, None, path, None)) {
-                tried.push(format!("key {}: {}", path.display(), e.message()));
+    let mut login = Login {
+        noted,
+        options,
+        session,
+        target,
+        tried: Vec::new(),
+    };
+    login.configured_keys();
+    login.agent();
+    login.default_keys();
+    login.vault_password();
+    login.asked_password();
+    login.outcome()
+}
+
+/// One login: each method a way to authenticate, offered in the order a login tries them until
+/// one is taken, and what each was refused with.
+struct Login<'a> {
+    noted: &'a dyn Fn(Result<(), ssh2::Error>) -> Result<(), ssh2::Error>,
+    options: &'a SshOptions,
+    session: &'a Session,
+    target: &'a SshTarget,
+    tried: Vec<String>,
+}
+
+impl Login<'_> {
+    fn user(&self) -> &str {
+        self.target.user.as_str()
+    }
+
+    /// The inventory's or `~/.ssh/config`'s key files.
+    fn configured_keys(&mut self) {
+        for file in &self.target.identity_files {
+            if self.session.authenticated() {
+                break;
             }
+            if file.exists() {
+                self.key(file);
+            } else {
+                self.tried
+                    .push(format!("key {}: no such file", file.display()));
+            }
+        }
+    }
+
+    fn agent(&mut self) {
+        if !self.session.authenticated()
+            && std::env::var_os("SSH_AUTH_SOCK").is_some()
+            && let Err(e) = (self.noted)(self.session.userauth_agent(self.user()))
+        {
+            self.tried.push(format!("agent: {}", e.message()));
+        }
+    }
+
+    /// OpenSSH's default key files, when none is configured.
+    fn default_keys(&mut self) {
+        if self.session.authenticated() || !self.target.identity_files.is_empty() {
             return;
         }
-        if let Some(secret) = &options.vault_passphrase {
+        for name in ["id_ed25519", "id_ecdsa", "id_rsa"] {
+            if self.session.authenticated() {
+                break;
+            }
+            let path: PathBuf = home_dir().join(".ssh").join(name);
+            if path.exists() {
+                self.key(&path);
+            }
+        }
+    }
+
+    fn key(&mut self, path: &Path) {
+        let Ok(text) = std::fs::read_to_string(path) else {
+            self.tried
+                .push(format!("key {}: cannot read it", path.display()));
+            return;
+        };
+        if private_key::is_encrypted(&text) {
+            self.encrypted_key(path);
+        } else if let Err(e) =
+            (self.noted)(
+                self.session
+                    .userauth_pubkey_file(self.user(), None, path, None),
+            )
+        {
+            self.tried
+                .push(format!("key {}: {}", path.display(), e.message()));
+        }
+    }
+
+    /// An encrypted key, with the vault's passphrase, else one asked once and cached.
+    fn encrypted_key(&mut self, path: &Path) {
+        let (session, user) = (self.session, self.user());
+        if let Some(secret) = &self.options.vault_passphrase {
             if let Err(e) = session.userauth_pubkey_file(user, None, path, Some(&secret.value)) {
-                tried.push(format!(
+                self.tried.push(format!(
                     "key {} (encrypted, passphrase `{}` from the vault): {}",
                     path.display(),
                     secret.name,
@@ -200,97 +278,83 @@ fn offer_credentials(
         let request = SecretRequest {
             key: format!("passphrase:{}", path.display()),
             prompt: format!("cairn: passphrase for key {}: ", path.display()),
-            variable: options.identity_passphrase_env.clone(),
+            variable: self.options.identity_passphrase_env.clone(),
         };
         let cache = SecretCache::global();
         match cache.get(&request, &Terminal) {
             Ok(passphrase) => {
                 if let Err(e) =
-                    noted(session.userauth_pubkey_file(user, None, path, Some(&passphrase)))
+                    (self.noted)(session.userauth_pubkey_file(user, None, path, Some(&passphrase)))
                 {
                     cache.forget(&request.key);
-                    tried.push(format!(
+                    self.tried.push(format!(
                         "key {} (encrypted): {}",
                         path.display(),
                         e.message()
                     ));
                 }
             }
-            Err(reason) => tried.push(format!(
+            Err(reason) => self.tried.push(format!(
                 "key {} is encrypted and has no passphrase: {reason}",
                 path.display()
             )),
         }
-    };
-    for file in &target.identity_files {
-        if session.authenticated() {
-            break;
-        }
-        if file.exists() {
-            try_key(file, &mut tried);
-        } else {
-            tried.push(format!("key {}: no such file", file.display()));
-        }
     }
-    if !session.authenticated()
-        && std::env::var_os("SSH_AUTH_SOCK").is_some()
-        && let Err(e) = noted(session.userauth_agent(user))
-    {
-        tried.push(format!("agent: {}", e.message()));
-    }
-    if !session.authenticated() && target.identity_files.is_empty() {
-        for name in ["id_ed25519", "id_ecdsa", "id_rsa"] {
-            if session.authenticated() {
-                break;
-            }
-            let path: PathBuf = home_dir().join(".ssh").join(name);
-            if path.exists() {
-                try_key(&path, &mut tried);
-            }
+
+    fn vault_password(&mut self) {
+        if !self.session.authenticated()
+            && let Some(secret) = &self.options.vault_password
+            && let Err(e) = self.session.userauth_password(self.user(), &secret.value)
+        {
+            self.tried.push(format!(
+                "password `{}` from the vault: {}",
+                secret.name,
+                e.message()
+            ));
         }
     }
-    if !session.authenticated()
-        && let Some(secret) = &options.vault_password
-        && let Err(e) = session.userauth_password(user, &secret.value)
-    {
-        tried.push(format!(
-            "password `{}` from the vault: {}",
-            secret.name,
-            e.message()
-        ));
-    }
-    if !session.authenticated()
-        && options.vault_password.is_none()
-        && let Some(request) = password_request(target, options)
-    {
+
+    /// A password from `password_env` or the terminal, when the vault holds none.
+    fn asked_password(&mut self) {
+        if self.session.authenticated() || self.options.vault_password.is_some() {
+            return;
+        }
+        let Some(request) = password_request(self.target, self.options) else {
+            return;
+        };
         let cache = SecretCache::global();
         match cache.get(&request, &Terminal) {
             Ok(password) => {
-                if let Err(e) = noted(session.userauth_password(user, &password)) {
+                if let Err(e) = (self.noted)(self.session.userauth_password(self.user(), &password))
+                {
                     cache.forget(&request.key);
-                    let from = match &options.password_env {
+                    let from = match &self.options.password_env {
                         Some(variable) if std::env::var_os(variable).is_some() => {
                             format!("password from ${variable}")
                         }
                         _ => "password asked on the terminal".to_owned(),
                     };
-                    tried.push(format!("{from}: {}", e.message()));
+                    self.tried.push(format!("{from}: {}", e.message()));
                 }
             }
-            Err(reason) => tried.push(format!("password: {reason}")),
+            Err(reason) => self.tried.push(format!("password: {reason}")),
         }
     }
-    if session.authenticated() {
-        return Ok(());
+
+    /// Logged in, or refused with every method tried.
+    fn outcome(mut self) -> Result<(), SshError> {
+        if self.session.authenticated() {
+            return Ok(());
+        }
+        if self.tried.is_empty() {
+            self.tried.push("no key, agent or password to offer".into());
+        }
+        Err(SshError::AuthFailed {
+            host: self.target.host_name.clone(),
+            tried: self.tried.join("; "),
+            user: self.target.user.clone(),
+        })
     }
-    if tried.is_empty() {
-        tried.push("no key, agent or password to offer".into());
-    }
-    Err(SshError::AuthFailed {
-        host: target.host_name.clone(),
-        tried: tried.join("; "),
-        user: user.to_owned(),
-    })
 }
 
 /// Where the password comes from: the variable `password_env` names, else the terminal, once

@@ -1,22 +1,18 @@
 //! The `ssh` transport: one session per host, kept open and reused, a channel per command.
 
-use std::io::{ErrorKind, Read, Write};
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use ssh2::{Channel, Session};
+use ssh2::Session;
 
 use super::sim_serve::{SIMHOST_INTERRUPTED, SIMHOST_UNREACHABLE, SIMHOST_UNREACHABLE_CODE};
-use super::ssh_connect::{ConnectError, connect, millis};
+use super::ssh_channel::{Failure, run};
+use super::ssh_connect::{ConnectError, connect};
 use super::ssh_fence::parse_query;
 use super::ssh_upload::upload;
 use super::{SshOptions, SshTarget};
 use crate::fence::StepRecord;
 use crate::{Clock, ExecOutput, ExecRequest, Transport, TransportError};
-
-/// How long one blocking read waits before the command's deadline is looked at again and
-/// standard error is drained (so a command that fills it cannot stall).
-const READ_SLICE: Duration = Duration::from_millis(200);
 
 /// Reaches one host over SSH.
 pub struct SshTransport {
@@ -40,18 +36,6 @@ impl std::fmt::Debug for SshTransport {
             .field("connected", &self.session.is_some())
             .finish_non_exhaustive()
     }
-}
-
-/// Why one command on an open session did not give an answer.
-enum Failure {
-    /// The command was not sent: the session is stale; a new one may run it.
-    NotStarted(String),
-    /// The command was sent and the connection failed: its outcome is unknown.
-    Interrupted,
-    /// The deadline passed.
-    TimedOut,
-    /// The operator stopped it (the REPL's Ctrl-C); dropping the session closes its channel.
-    Stopped,
 }
 
 impl SshTransport {
@@ -139,132 +123,6 @@ impl SshTransport {
             reason,
         }
     }
-
-    /// Runs `line` on the open session.
-    fn run(
-        session: &Session,
-        line: &str,
-        request: &ExecRequest,
-        idle: Duration,
-        keepalive: Duration,
-    ) -> Result<ExecOutput, Failure> {
-        let deadline = request.timeout.map(|limit| Instant::now() + limit);
-        let remaining = || deadline.map(|d| d.saturating_duration_since(Instant::now()));
-        session.set_timeout(millis(remaining().unwrap_or(Duration::from_secs(60))));
-        if idle >= keepalive {
-            // A session idle for long may have died quietly (a reboot); find out before sending.
-            session
-                .keepalive_send()
-                .map_err(|e| Failure::NotStarted(e.to_string()))?;
-        }
-        let mut channel = session
-            .channel_session()
-            .map_err(|e| Failure::NotStarted(e.to_string()))?;
-        channel.exec(line).map_err(|_| Failure::Interrupted)?;
-        if let Some(input) = &request.stdin {
-            channel
-                .write_all(input.as_bytes())
-                .map_err(|_| Failure::Interrupted)?;
-        }
-        channel.send_eof().map_err(|_| Failure::Interrupted)?;
-        let (stdout, stderr) =
-            read_all(session, &mut channel, deadline, request.interrupt.as_ref())?;
-        session.set_timeout(millis(remaining().unwrap_or(Duration::from_secs(60))));
-        channel.wait_close().map_err(|e| classify(&e.into()))?;
-        let signal = channel.exit_signal().ok().and_then(|s| s.exit_signal);
-        let code = match signal {
-            Some(name) => 128 + signal_number(&name),
-            None => i64::from(channel.exit_status().map_err(|_| Failure::Interrupted)?),
-        };
-        Ok(ExecOutput {
-            code,
-            stderr: String::from_utf8_lossy(&stderr).into_owned(),
-            stdout: String::from_utf8_lossy(&stdout).into_owned(),
-        })
-    }
-}
-
-/// Reads standard output to its end, draining standard error whenever output is idle, then
-/// standard error to its end; all before `deadline`.
-fn read_all(
-    session: &Session,
-    channel: &mut Channel,
-    deadline: Option<Instant>,
-    interrupt: Option<&crate::Cancel>,
-) -> Result<(Vec<u8>, Vec<u8>), Failure> {
-    let mut stdout = Vec::new();
-    let mut stderr = Vec::new();
-    let mut buffer = vec![0_u8; 32 * 1024];
-    let slice = |limit: Duration| {
-        let left = deadline.map_or(limit, |d| d.saturating_duration_since(Instant::now()));
-        if left.is_zero() {
-            return Err(Failure::TimedOut);
-        }
-        session.set_timeout(millis(left.min(limit)));
-        Ok(())
-    };
-    loop {
-        if interrupt.is_some_and(crate::Cancel::is_cancelled) {
-            return Err(Failure::Stopped);
-        }
-        slice(READ_SLICE)?;
-        match channel.read(&mut buffer) {
-            Ok(0) => break,
-            Ok(n) => stdout.extend_from_slice(buffer.get(..n).unwrap_or_default()),
-            Err(e) if e.kind() == ErrorKind::TimedOut || e.kind() == ErrorKind::WouldBlock => {
-                session.set_timeout(1);
-                let mut errors = channel.stderr();
-                while let Ok(n) = errors.read(&mut buffer) {
-                    if n == 0 {
-                        break;
-                    }
-                    stderr.extend_from_slice(buffer.get(..n).unwrap_or_default());
-                }
-            }
-            Err(e) => return Err(classify(&e)),
-        }
-    }
-    let mut errors = channel.stderr();
-    loop {
-        if interrupt.is_some_and(crate::Cancel::is_cancelled) {
-            return Err(Failure::Stopped);
-        }
-        slice(READ_SLICE)?;
-        match errors.read(&mut buffer) {
-            Ok(0) => break,
-            Ok(n) => stderr.extend_from_slice(buffer.get(..n).unwrap_or_default()),
-            Err(e) if e.kind() == ErrorKind::TimedOut || e.kind() == ErrorKind::WouldBlock => {}
-            Err(e) => return Err(classify(&e)),
-        }
-    }
-    Ok((stdout, stderr))
-}
-
-fn classify(error: &std::io::Error) -> Failure {
-    if error.kind() == ErrorKind::TimedOut {
-        Failure::TimedOut
-    } else {
-        Failure::Interrupted
-    }
-}
-
-/// The number of a signal named as SSH names them (`KILL`, `TERM`, ...).
-fn signal_number(name: &str) -> i64 {
-    match name.trim_start_matches("SIG") {
-        "HUP" => 1,
-        "INT" => 2,
-        "QUIT" => 3,
-        "ILL" => 4,
-        "ABRT" => 6,
-        "FPE" => 8,
-        "KILL" => 9,
-        "USR1" => 10,
-        "SEGV" => 11,
-        "USR2" => 12,
-        "PIPE" => 13,
-        "ALRM" => 14,
-        _ => 15,
-    }
 }
 
 /// Attempts at opening a session whose connection or handshake timed out, and the pause
@@ -309,7 +167,7 @@ impl SshTransport {
             let idle = self.idle_since.elapsed();
             let keepalive = self.target.keepalive;
             let session = self.session()?;
-            let result = Self::run(session, &line, request, idle, keepalive);
+            let result = run(session, &line, request, idle, keepalive);
             self.idle_since = Instant::now();
             match result {
                 Ok(output) => return self.sim_host_answer(output, command),
@@ -419,7 +277,7 @@ impl Transport for SshTransport {
             ..ExecRequest::new(["cairn-fence", "query", step])
         };
         let answer = match held.as_ref() {
-            Some(session) => Self::run(session, &line, &request, Duration::ZERO, Duration::MAX),
+            Some(session) => run(session, &line, &request, Duration::ZERO, Duration::MAX),
             None => Err(Failure::NotStarted("no session".into())),
         };
         match answer {

@@ -2,6 +2,8 @@
 
 #![allow(dead_code, unreachable_pub)]
 
+pub(crate) mod run_request;
+
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
@@ -71,12 +73,7 @@ impl Lab {
             })
             .collect();
         let request = RunRequest {
-            assume: None,
-            from_stage: None,
-            helpers: Vec::new(),
             hosts,
-            inventory: "inline".into(),
-            libraries: Vec::new(),
             options: RunOptions {
                 forks: 4,
                 max_operations: 100_000,
@@ -88,9 +85,11 @@ impl Lab {
                 .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
                 .collect(),
             resume,
-            run_dir: self.run_dir(),
-            run_id: "test".into(),
-            runbook: Runbook::load(&path).expect("runbook"),
+            ..run_request::fresh(
+                Runbook::load(&path).expect("runbook"),
+                self.run_dir(),
+                "test",
+            )
         };
         execute(request, Cancel::default(), EventSink::none())
     }

@@ -8,10 +8,11 @@ use super::*;
 use crate::journal::DebugChoice;
 use crate::{LocalTransport, PauseReason};
 
-fn load(dir: &Path, text: &str) -> DebugRun {
+/// The request for `text` on this machine as host `local`, journaled in `dir`.
+fn request(dir: &Path, text: &str) -> DebugRequest {
     let path = dir.join("book.rhai");
     std::fs::write(&path, text).expect("write runbook");
-    let request = DebugRequest {
+    DebugRequest {
         events: EventSink::none(),
         info: HostInfo {
             groups: vec!["all".into()],
@@ -24,8 +25,11 @@ fn load(dir: &Path, text: &str) -> DebugRun {
         runbook: Runbook::load(&path).expect("runbook"),
         transport: Arc::new(Mutex::new(Box::new(LocalTransport))),
         helpers: Vec::new(),
-    };
-    DebugRun::load(request).expect("loads")
+    }
+}
+
+fn load(dir: &Path, text: &str) -> DebugRun {
+    DebugRun::load(request(dir, text)).expect("loads")
 }
 
 fn paused_line(run: &DebugRun) -> u32 {
@@ -177,21 +181,9 @@ fn skip_records_the_value_given_and_abort_fails_the_host() {
 #[test]
 fn unknown_params_are_refused_on_load() {
     let dir = tempfile::tempdir().expect("dir");
-    let path = dir.path().join("book.rhai");
-    std::fs::write(&path, "param mtu = 9000;\n").expect("write");
     let request = DebugRequest {
-        events: EventSink::none(),
-        info: HostInfo {
-            groups: vec!["all".into()],
-            name: "local".into(),
-            vars: BTreeMap::new(),
-        },
-        journal: dir.path().join("debug.jsonl"),
-        libraries: Vec::new(),
         params: BTreeMap::from([("mut".to_owned(), "1".to_owned())]),
-        runbook: Runbook::load(&path).expect("runbook"),
-        transport: Arc::new(Mutex::new(Box::new(LocalTransport))),
-        helpers: Vec::new(),
+        ..request(dir.path(), "param mtu = 9000;\n")
     };
     let error = DebugRun::load(request).err().expect("refused");
     assert!(

@@ -1,0 +1,42 @@
+//! The simulated host's logs in its folder, [`COMMAND_LOG`] and the fence's `fenced.log`: one
+//! JSON value a line, appended, secrets redacted by the caller, read back without a torn last
+//! line.
+
+use std::io::Write;
+use std::path::Path;
+
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+
+use super::SimError;
+
+/// The log of executed commands in a host's directory: one JSON array (argv) per line.
+pub const COMMAND_LOG: &str = "commands.log";
+
+/// Appends `value` as one JSON line to the log at `path`.
+pub(crate) fn append(path: &Path, value: &impl Serialize) -> Result<(), SimError> {
+    let io = |action, source| SimError::Io {
+        action,
+        path: path.to_owned(),
+        source,
+    };
+    let mut line = serde_json::to_string(value).map_err(|e| io("log to", e.into()))?;
+    line.push('\n');
+    let mut log = crate::private_files::options()
+        .create(true)
+        .append(true)
+        .open(path)
+        .map_err(|e| io("open", e))?;
+    log.write_all(line.as_bytes())
+        .map_err(|e| io("append to", e))
+}
+
+/// The lines of the log at `path`, oldest first; lines that do not parse (a torn last line)
+/// are left out.
+pub(crate) fn read<T: DeserializeOwned>(path: &Path) -> Vec<T> {
+    std::fs::read_to_string(path)
+        .unwrap_or_default()
+        .lines()
+        .filter_map(|line| serde_json::from_str(line).ok())
+        .collect()
+}
