@@ -74,6 +74,23 @@ pub(crate) struct CommonRunArgs {
     pub(crate) drive: DriveArgs,
 }
 
+impl CommonRunArgs {
+    /// A resume that keeps the run's own params and options (a standby's, a join's): nothing
+    /// changed, nobody at the terminal to debug a failure, and `drive` as its way of driving.
+    pub(crate) fn run_own(drive: DriveArgs) -> Self {
+        Self {
+            params: Vec::new(),
+            param_file: None,
+            forks: None,
+            max_fail_percent: None,
+            max_unavailable: None,
+            reboot_timeout: None,
+            debug_on_failure: false,
+            drive,
+        }
+    }
+}
+
 /// How this controller drives a run, not what the run does: secrets, SSH keys, held hosts and
 /// the display; `run`, `resume` and `standby` share them.
 #[derive(Debug, Clone, Args)]

@@ -214,16 +214,25 @@ mod tests {
 
     use super::*;
 
-    #[test]
-    fn a_host_that_leaves_does_not_hold_the_others() {
-        let barrier = Arc::new(StageBarrier::new(3));
-        let cancel = Cancel::default();
-        let waiters: Vec<_> = (0..2)
+    /// `hosts` threads arriving at stage 1 of `barrier`.
+    fn arriving(
+        barrier: &Arc<StageBarrier>,
+        cancel: &Cancel,
+        hosts: usize,
+    ) -> Vec<std::thread::JoinHandle<Result<(), Cancelled>>> {
+        (0..hosts)
             .map(|_| {
                 let (barrier, cancel) = (barrier.clone(), cancel.clone());
                 std::thread::spawn(move || barrier.arrive(1, &cancel))
             })
-            .collect();
+            .collect()
+    }
+
+    #[test]
+    fn a_host_that_leaves_does_not_hold_the_others() {
+        let barrier = Arc::new(StageBarrier::new(3));
+        let cancel = Cancel::default();
+        let waiters = arriving(&barrier, &cancel, 2);
         std::thread::sleep(Duration::from_millis(50));
         barrier.leave();
         for waiter in waiters {
@@ -284,12 +293,7 @@ mod tests {
             "r".into(),
         ));
         let cancel = Cancel::default();
-        let waiters: Vec<_> = (0..2)
-            .map(|_| {
-                let (barrier, cancel) = (barrier.clone(), cancel.clone());
-                std::thread::spawn(move || barrier.arrive(1, &cancel))
-            })
-            .collect();
+        let waiters = arriving(&barrier, &cancel, 2);
         std::thread::sleep(Duration::from_millis(600));
         assert!(
             waiters.iter().all(|w| !w.is_finished()),

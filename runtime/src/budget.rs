@@ -365,12 +365,7 @@ impl DisruptionBudget {
                     continue;
                 }
                 if !ahead {
-                    let entry = state.holders.entry(host.to_owned()).or_default();
-                    match why {
-                        Disruption::Declared => entry.declared = true,
-                        Disruption::Reboot => entry.rebooting = true,
-                        Disruption::Maintenance => entry.maintenance = true,
-                    }
+                    hold(&mut state, host, why);
                     break Ok(());
                 }
                 state.order.enter(host, why.rank());
@@ -383,26 +378,10 @@ impl DisruptionBudget {
                 };
                 continue;
             };
-            let label = pool.label();
-            let holders: Holders = state
-                .holders
-                .iter()
-                .filter(|(name, h)| h.holds() && pool.covers(name))
-                .map(|(name, h)| (name.clone(), h.reason().to_owned()))
-                .collect();
-            if holders.iter().all(|(name, _)| state.gone.contains(name)) {
-                break Err(ActionError::Failed(format!(
-                    "--max-unavailable {label}: {} unavailable, held by hosts that left the run ({}): nothing will give a place back",
-                    holders.len(),
-                    describe(&holders)
-                )));
-            }
-            if let Some(waits) = deadlock(&state, host, &holders) {
-                break Err(ActionError::Failed(format!(
-                    "--max-unavailable {label}: {host} waits for a place held by {} while they wait {waits} for {host}: none gives its place back before {host} gets one (a deadlock). Leave maintenance mode in the stage that entered it, or raise --max-unavailable",
-                    describe(&holders)
-                )));
-            }
+            let holders = match waited_for(&state, host, pool) {
+                Ok(holders) => holders,
+                Err(hopeless) => break Err(hopeless),
+            };
             state.order.enter(host, why.rank());
             if !told {
                 waiting(&Full {
@@ -530,6 +509,42 @@ impl DisruptionBudget {
                 .maintenance = true;
         }
     }
+}
+
+/// `host` holds a place for `why`.
+fn hold(state: &mut BudgetState, host: &str, why: Disruption) {
+    let entry = state.holders.entry(host.to_owned()).or_default();
+    match why {
+        Disruption::Declared => entry.declared = true,
+        Disruption::Reboot => entry.rebooting = true,
+        Disruption::Maintenance => entry.maintenance = true,
+    }
+}
+
+/// The hosts that fill `pool`, which `host` waits for; or why no wait would end: every one of
+/// them left the run, or they wait for `host` (a deadlock).
+fn waited_for(state: &BudgetState, host: &str, pool: &Pool) -> Result<Holders, ActionError> {
+    let label = pool.label();
+    let holders: Holders = state
+        .holders
+        .iter()
+        .filter(|(name, h)| h.holds() && pool.covers(name))
+        .map(|(name, h)| (name.clone(), h.reason().to_owned()))
+        .collect();
+    if holders.iter().all(|(name, _)| state.gone.contains(name)) {
+        return Err(ActionError::Failed(format!(
+            "--max-unavailable {label}: {} unavailable, held by hosts that left the run ({}): nothing will give a place back",
+            holders.len(),
+            describe(&holders)
+        )));
+    }
+    if let Some(waits) = deadlock(state, host, &holders) {
+        return Err(ActionError::Failed(format!(
+            "--max-unavailable {label}: {host} waits for a place held by {} while they wait {waits} for {host}: none gives its place back before {host} gets one (a deadlock). Leave maintenance mode in the stage that entered it, or raise --max-unavailable",
+            describe(&holders)
+        )));
+    }
+    Ok(holders)
 }
 
 /// Where the holders wait, when every one of them (those that left aside) waits at a place

@@ -114,6 +114,30 @@ impl PgShared {
     }
 }
 
+impl PgShared {
+    /// Stores run `run_id` whole, from its `run.json` bytes `meta`, with the `modules` it
+    /// imports, and keeps `meta` with it.
+    fn store_whole(
+        &self,
+        run_id: &str,
+        meta: &[u8],
+        modules: &RunModules,
+    ) -> Result<(), JournalError> {
+        let parsed: RunMeta =
+            serde_json::from_slice(meta).map_err(|error| JournalError::Header {
+                path: format!("run.json of {run_id}"),
+                reason: error.to_string(),
+            })?;
+        let record = Self::whole_run(&parsed, modules)?;
+        let (id, bytes) = (run_id.to_owned(), meta.to_vec());
+        self.bounded("store a run", move |store, session| {
+            store.save_run(session, &record)?;
+            store.set_meta(session, &id, &bytes)
+        })?;
+        Ok(())
+    }
+}
+
 fn store_failed(error: StoreError) -> JournalError {
     JournalError::Store {
         reason: error.to_string(),
@@ -141,17 +165,7 @@ impl SharedStore for PgShared {
                     reason: format!("run id {run_id} of a share is another run's already"),
                 });
             }
-            let parsed: RunMeta =
-                serde_json::from_slice(meta).map_err(|error| JournalError::Header {
-                    path: format!("run.json of {run_id}"),
-                    reason: error.to_string(),
-                })?;
-            let record = Self::whole_run(&parsed, modules)?;
-            let (id, bytes) = (run_id.clone(), meta.clone());
-            self.bounded("store a share of a shared run", move |store, session| {
-                store.save_run(session, &record)?;
-                store.set_meta(session, &id, &bytes)
-            })?;
+            self.store_whole(run_id, meta, modules)?;
         }
         let (first, others): (String, Vec<(String, usize)>) = (
             first.to_owned(),
@@ -202,17 +216,6 @@ impl SharedStore for PgShared {
             return Ok(());
         }
         // The run's first: it is stored whole, so that another controller needs no checkout.
-        let parsed: RunMeta =
-            serde_json::from_slice(meta).map_err(|error| JournalError::Header {
-                path: format!("run.json of {run_id}"),
-                reason: error.to_string(),
-            })?;
-        let record = Self::whole_run(&parsed, modules)?;
-        let (id, bytes) = (run_id.to_owned(), meta.to_vec());
-        self.bounded("store a run", move |store, session| {
-            store.save_run(session, &record)?;
-            store.set_meta(session, &id, &bytes)
-        })?;
-        Ok(())
+        self.store_whole(run_id, meta, modules)
     }
 }

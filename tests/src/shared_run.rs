@@ -63,6 +63,34 @@ fn down(journal: &[Value]) -> (u64, u64) {
     (sent, ended)
 }
 
+/// The barrier and the budget held across the shares: stage two began nowhere before stage one
+/// ended everywhere, and no two hosts were down at once, whichever controller drove them (down
+/// from the reboot's first progress, sent once it had its place, to its end).
+fn barrier_and_budget_held(journals: &[Vec<Value>]) {
+    let one_ended = journals
+        .iter()
+        .map(|j| span(j, "reboot", None).1)
+        .max()
+        .unwrap_or_default();
+    let two_began = journals
+        .iter()
+        .map(|j| span(j, "run", Some("two")).0)
+        .min()
+        .unwrap_or_default();
+    assert!(
+        one_ended <= two_began,
+        "stage two began at {two_began}, before stage one ended at {one_ended}"
+    );
+    let mut reboots: Vec<(u64, u64)> = journals.iter().map(|j| down(j)).collect();
+    reboots.sort_unstable();
+    for pair in reboots.windows(2) {
+        assert!(
+            pair[0].1 <= pair[1].0,
+            "two hosts down at once: {reboots:?}"
+        );
+    }
+}
+
 #[test]
 fn two_controllers_share_a_run_its_barriers_and_its_budget() {
     let Some((_server, url)) = store("two_controllers_share_a_run") else {
@@ -94,13 +122,9 @@ fn two_controllers_share_a_run_its_barriers_and_its_budget() {
             .wait_with_output()
             .unwrap_or_else(|e| panic!("wait: {e}")),
     );
-    assert_eq!(first.code, 0, "{}\n{}", first.stdout, first.stderr);
-    assert_eq!(joined.code, 0, "{}\n{}", joined.stdout, joined.stderr);
-    assert!(
-        joined.stdout.contains("join: driving share 2 of 2 of run"),
-        "{}",
-        joined.stdout
-    );
+    first.succeeds();
+    let joined = joined.succeeds();
+    joined.stdout_has("join: driving share 2 of 2 of run");
     let hosts = ["n1", "n2", "n3", "n4"];
     let journals: Vec<Vec<Value>> = hosts.iter().map(|h| journal(&[&a, &b], h)).collect();
     // Each host once, by the share it belongs to.
@@ -115,39 +139,11 @@ fn two_controllers_share_a_run_its_barriers_and_its_budget() {
             "{host} in {run_id}"
         );
     }
-    // The barrier spans both shares: stage two begins nowhere before stage one ended everywhere.
-    let one_ended = journals
-        .iter()
-        .map(|j| span(j, "reboot", None).1)
-        .max()
-        .unwrap_or_default();
-    let two_began = journals
-        .iter()
-        .map(|j| span(j, "run", Some("two")).0)
-        .min()
-        .unwrap_or_default();
-    assert!(
-        one_ended <= two_began,
-        "stage two began at {two_began}, before stage one ended at {one_ended}"
-    );
-    // The budget spans both shares: no two hosts are down at once, whichever controller drove
-    // them (down from the reboot's first progress, sent once it has its place, to its end).
-    let mut reboots: Vec<(u64, u64)> = journals.iter().map(|j| down(j)).collect();
-    reboots.sort_unstable();
-    for pair in reboots.windows(2) {
-        assert!(
-            pair[0].1 <= pair[1].0,
-            "two hosts down at once: {reboots:?}"
-        );
-    }
+    barrier_and_budget_held(&journals);
     // Nothing is left to join.
     let none = run(&b, &fleet, &["join", "--store", &url]);
-    assert_eq!(none.code, 3, "{}\n{}", none.stdout, none.stderr);
-    assert!(
-        none.stdout.contains("no shared run has a share left"),
-        "{}",
-        none.stdout
-    );
+    let none = none.fails(3);
+    none.stdout_has("no shared run has a share left");
 }
 
 #[test]
@@ -156,14 +152,8 @@ fn a_run_is_shared_only_through_a_store_and_without_controller_stages() {
     lab.write("book.rhai", BOOK);
     lab.write("inv.toml", INVENTORY);
     let refused = lab.cairn(&["run", "book.rhai", "-i", "inv.toml", "--controllers", "2"]);
-    assert_eq!(refused.code, 2, "{}\n{}", refused.stdout, refused.stderr);
-    assert!(
-        refused
-            .stderr
-            .contains("--controllers 2: a run shared between controllers lives"),
-        "{}",
-        refused.stderr
-    );
+    let refused = refused.fails(2);
+    refused.stderr_has("--controllers 2: a run shared between controllers lives");
     assert!(lab.runs().is_empty(), "nothing was created");
     let Some((_server, url)) = store("a_run_with_controller_stages_is_not_shared") else {
         return;
@@ -184,12 +174,8 @@ fn a_run_is_shared_only_through_a_store_and_without_controller_stages() {
         "2",
     ];
     let refused = run(&lab, &fleet, &args);
-    assert_eq!(refused.code, 2, "{}\n{}", refused.stdout, refused.stderr);
-    assert!(
-        refused.stderr.contains("`on controller` stages"),
-        "{}",
-        refused.stderr
-    );
+    let refused = refused.fails(2);
+    refused.stderr_has("`on controller` stages");
     let too_many = [
         "run",
         "book.rhai",
@@ -201,12 +187,8 @@ fn a_run_is_shared_only_through_a_store_and_without_controller_stages() {
         "5",
     ];
     let refused = run(&lab, &fleet, &too_many);
-    assert_eq!(refused.code, 2, "{}\n{}", refused.stdout, refused.stderr);
-    assert!(
-        refused.stderr.contains("fewer than the controllers"),
-        "{}",
-        refused.stderr
-    );
+    let refused = refused.fails(2);
+    refused.stderr_has("fewer than the controllers");
 }
 
 #[test]
@@ -245,18 +227,14 @@ fn a_standby_takes_over_the_share_of_a_controller_killed_mid_reboot() {
     let mut standby = vec!["standby", "--store", &url, "--once", "--poll", "1"];
     standby.extend(ttl);
     let standby = run(&c, &fleet, &standby);
-    assert_eq!(standby.code, 0, "{}\n{}", standby.stdout, standby.stderr);
-    assert!(
-        standby.stdout.contains(".2 over from"),
-        "{}",
-        standby.stdout
-    );
+    let standby = standby.succeeds();
+    standby.stdout_has(".2 over from");
     let first = Run::from(
         first
             .wait_with_output()
             .unwrap_or_else(|e| panic!("wait: {e}")),
     );
-    assert_eq!(first.code, 0, "{}\n{}", first.stdout, first.stderr);
+    first.succeeds();
     let hosts = ["n1", "n2", "n3", "n4"];
     for host in hosts {
         let commands = crate::shared_store::fenced(&fleet, host);
@@ -268,18 +246,5 @@ fn a_standby_takes_over_the_share_of_a_controller_killed_mid_reboot() {
     }
     // The standby's working copy holds the second share's whole journals.
     let journals: Vec<Vec<Value>> = hosts.iter().map(|h| journal(&[&a, &c], h)).collect();
-    let one_ended = journals.iter().map(|j| span(j, "reboot", None).1).max();
-    let two_began = journals.iter().map(|j| span(j, "run", Some("two")).0).min();
-    assert!(
-        one_ended <= two_began,
-        "stage two began before stage one ended"
-    );
-    let mut reboots: Vec<(u64, u64)> = journals.iter().map(|j| down(j)).collect();
-    reboots.sort_unstable();
-    for pair in reboots.windows(2) {
-        assert!(
-            pair[0].1 <= pair[1].0,
-            "two hosts down at once: {reboots:?}"
-        );
-    }
+    barrier_and_budget_held(&journals);
 }

@@ -58,16 +58,7 @@ impl JoinArgs {
             share.fleet_run,
             share.run_id
         );
-        let common = CommonRunArgs {
-            params: Vec::new(),
-            param_file: None,
-            forks: None,
-            max_fail_percent: None,
-            max_unavailable: None,
-            reboot_timeout: None,
-            debug_on_failure: false,
-            drive: self.drive,
-        };
+        let common = CommonRunArgs::run_own(self.drive);
         ResumeArgs::for_standby(share.run_id, common, self.store).execute_on(context, Some(opened))
     }
 }

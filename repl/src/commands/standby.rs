@@ -128,8 +128,11 @@ impl StandbyArgs {
             orphan.driver.describe(),
             orphan.hosts_held
         );
-        let resume =
-            ResumeArgs::for_standby(orphan.id.clone(), self.resume_options(), self.store.clone());
+        let resume = ResumeArgs::for_standby(
+            orphan.id.clone(),
+            CommonRunArgs::run_own(self.drive.clone()),
+            self.store.clone(),
+        );
         match resume.execute_on(context, Some(opened)) {
             Ok(code) => Ok(Some(code)),
             Err(report) => {
@@ -141,21 +144,6 @@ impl StandbyArgs {
                 );
                 Ok(Some(ExitCode::FAILURE))
             }
-        }
-    }
-
-    /// What a resume of the standby's is given: the run's own params and options (none
-    /// changed), nobody at the terminal, and the standby's way of driving.
-    fn resume_options(&self) -> CommonRunArgs {
-        CommonRunArgs {
-            params: Vec::new(),
-            param_file: None,
-            forks: None,
-            max_fail_percent: None,
-            max_unavailable: None,
-            reboot_timeout: None,
-            debug_on_failure: false,
-            drive: self.drive.clone(),
         }
     }
 }

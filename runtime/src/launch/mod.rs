@@ -82,13 +82,7 @@ impl Launcher {
         crate::vault_use::fill_secret_params(&outline, &mut new.params, vault);
         check_params(&ast, &new.params)?;
         let secrets = secret_params(&outline);
-        let hosts: Vec<String> = match &new.limit {
-            Some(limit) => limit.select(&inventory)?,
-            None => inventory.hosts().iter().collect(),
-        }
-        .into_iter()
-        .map(|h| h.name.clone())
-        .collect();
+        let hosts = selected(&inventory, new.limit.as_ref())?;
         crate::vault_use::check_credentials(&inventory, &hosts, vault).map_err(vault_error)?;
         check_budget_groups(new.options.max_unavailable.as_ref(), &inventory)?;
         shares::check(new.controllers, &new.options, &outline, hosts.len())?;
@@ -100,16 +94,7 @@ impl Launcher {
             .map_or_else(Vec::new, |(_, hosts)| hosts);
         let lease_files = options.shared_store.is_none();
         prepare_fds(&inventory, &driven, options, lease_files, &events)?;
-        // A check changes nothing and leaves no run to resume, so it claims no folder.
-        let (run_id, _lock) = if new.options.check {
-            (self.store.new_run_id(), None)
-        } else {
-            let shared = new.options.shared_store.as_ref();
-            let (id, lock) = self
-                .store
-                .claim_where(|id| shared.map_or(Ok(true), |store| store.reserve_run_id(id)))?;
-            (id, Some(lock))
-        };
+        let (run_id, _lock) = self.claim_run_id(&new.options)?;
         let (hosts, fleet) =
             match shares::cut(&run_id, &hosts, new.controllers, &inventory, &new.options)? {
                 Some((first, plan)) => (first, Some(plan)),
@@ -162,6 +147,22 @@ impl Launcher {
             runbook,
         };
         Ok(execute(request, cancel, events)?)
+    }
+
+    /// A new run's id, and the lock of its folder (reserved in the shared store too, when
+    /// there is one). A check changes nothing and leaves no run to resume, so it claims none.
+    fn claim_run_id(
+        &self,
+        options: &RunOptions,
+    ) -> Result<(String, Option<crate::run::lock::RunLock>), LaunchError> {
+        if options.check {
+            return Ok((self.store.new_run_id(), None));
+        }
+        let shared = options.shared_store.as_ref();
+        let (id, lock) = self
+            .store
+            .claim_where(|id| shared.map_or(Ok(true), |store| store.reserve_run_id(id)))?;
+        Ok((id, Some(lock)))
     }
 
     /// Loads an inventory, checking its `sim:` addresses against the simulator's models, and
@@ -291,6 +292,18 @@ impl Launcher {
             }
         }
     }
+}
+
+/// The names of the hosts `--limit` selects, in inventory order (every host without it).
+fn selected(
+    inventory: &Inventory,
+    limit: Option<&HostPattern>,
+) -> Result<Vec<String>, LaunchError> {
+    let specs: Vec<&HostSpec> = match limit {
+        Some(limit) => limit.select(inventory)?,
+        None => inventory.hosts().iter().collect(),
+    };
+    Ok(specs.into_iter().map(|h| h.name.clone()).collect())
 }
 
 /// A group `--max-unavailable` names must be one of the inventory's: a typo would leave that
