@@ -4,7 +4,7 @@ use std::collections::BTreeMap;
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::Duration;
 
-use crate::{Cancel, Cancelled, EventSink, FleetSync, RunEvent};
+use crate::{Cancel, Cancelled, FleetSync};
 
 /// How often a share whose hosts are all at a barrier asks the store whether the other
 /// shares' are too (`fleet.rs`).
@@ -22,13 +22,21 @@ pub(crate) struct StageBarrier {
     fleet: Option<FleetBarrier>,
 }
 
-/// What a barrier needs to span the shares of a shared run: the store, and where to say that
-/// it waits for them (with the shared run's id, for the `cairn join` it may be waiting for).
-#[derive(Debug)]
+/// What a barrier needs to span the shares of a shared run: the store, and how to tell the
+/// operator once that it waits for them (a line naming what it waits for).
 struct FleetBarrier {
     sync: Arc<dyn FleetSync>,
-    events: EventSink,
+    tell: Box<dyn Fn(String) + Send + Sync>,
     run: String,
+}
+
+impl std::fmt::Debug for FleetBarrier {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("FleetBarrier")
+            .field("sync", &self.sync)
+            .field("run", &self.run)
+            .finish_non_exhaustive()
+    }
 }
 
 #[derive(Debug)]
@@ -55,15 +63,15 @@ impl StageBarrier {
         }
     }
 
-    /// This barrier, spanning the other shares of shared run `run` through `sync`; a wait for
-    /// them is told on `events`.
+    /// This barrier, spanning the other shares of shared run `run` through `sync`; `tell`
+    /// says once that a stage waits for them.
     pub(crate) fn with_fleet(
         mut self,
         sync: Arc<dyn FleetSync>,
-        events: EventSink,
+        tell: Box<dyn Fn(String) + Send + Sync>,
         run: String,
     ) -> Self {
-        self.fleet = Some(FleetBarrier { sync, events, run });
+        self.fleet = Some(FleetBarrier { sync, tell, run });
         self
     }
 
@@ -122,13 +130,10 @@ impl StageBarrier {
                             fleet.run
                         ),
                     };
-                    fleet.events.send(RunEvent::Warning {
-                        host: "controller".into(),
-                        message: format!(
-                            "stage {index} waits for {} other share(s) of run {}{joined}",
-                            behind.shares, fleet.run
-                        ),
-                    });
+                    (fleet.tell)(format!(
+                        "stage {index} waits for {} other share(s) of run {}{joined}",
+                        behind.shares, fleet.run
+                    ));
                 }
                 _ => {}
             }
@@ -287,11 +292,8 @@ mod tests {
     #[test]
     fn a_share_whose_hosts_are_all_there_waits_for_the_other_shares() {
         let others = Arc::new(OtherShares::default());
-        let barrier = Arc::new(StageBarrier::new(2).with_fleet(
-            others.clone(),
-            EventSink::none(),
-            "r".into(),
-        ));
+        let barrier =
+            Arc::new(StageBarrier::new(2).with_fleet(others.clone(), Box::new(|_| {}), "r".into()));
         let cancel = Cancel::default();
         let waiters = arriving(&barrier, &cancel, 2);
         std::thread::sleep(Duration::from_millis(600));

@@ -119,7 +119,15 @@ impl RunShared {
             Some(fleet) => (
                 StageBarrier::new(participants).with_fleet(
                     fleet.sync.clone(),
-                    events.clone(),
+                    Box::new({
+                        let events = events.clone();
+                        move |message| {
+                            events.send(crate::RunEvent::Warning {
+                                host: "controller".into(),
+                                message,
+                            });
+                        }
+                    }),
                     fleet.share.run.clone(),
                 ),
                 crate::DisruptionBudget::for_hosts(budgets, &fleet.hosts)
