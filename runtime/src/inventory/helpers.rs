@@ -6,19 +6,20 @@
 use super::HostSpec;
 
 /// The hosts of `hosts` outside `selected` that a selected host's string var names, in
-/// inventory order.
+/// inventory order. Sets, not scans: a share of a 10,000-host run selects 2,500 of them, and a
+/// scan of every host's vars for each other host took minutes.
 pub fn helpers(hosts: &[HostSpec], selected: &[String]) -> Vec<String> {
-    let named = |name: &str| {
-        hosts
-            .iter()
-            .filter(|host| selected.contains(&host.name))
-            .flat_map(|host| host.vars.values())
-            .any(|value| value.as_str() == Some(name))
-    };
+    let selected: std::collections::HashSet<&str> = selected.iter().map(String::as_str).collect();
+    let named: std::collections::HashSet<&str> = hosts
+        .iter()
+        .filter(|host| selected.contains(host.name.as_str()))
+        .flat_map(|host| host.vars.values())
+        .filter_map(|value| value.as_str())
+        .collect();
     hosts
         .iter()
         .map(|host| host.name.clone())
-        .filter(|name| !selected.contains(name) && named(name))
+        .filter(|name| !selected.contains(name.as_str()) && named.contains(name.as_str()))
         .collect()
 }
 

@@ -236,22 +236,17 @@ impl Launcher {
         accept_new_host_keys: bool,
         vault: Option<&Vault>,
     ) -> (Vec<RunHost>, Vec<RunHost>) {
-        let helpers = crate::inventory::helpers(inventory.hosts(), selected);
-        self.hosts(inventory, accept_new_host_keys, vault)
-            .into_iter()
-            .filter(|host| selected.contains(&host.info.name) || helpers.contains(&host.info.name))
-            .partition(|host| selected.contains(&host.info.name))
-    }
-
-    fn hosts(
-        &self,
-        inventory: &Inventory,
-        accept_new_host_keys: bool,
-        vault: Option<&Vault>,
-    ) -> Vec<RunHost> {
+        let helpers: std::collections::HashSet<String> =
+            crate::inventory::helpers(inventory.hosts(), selected)
+                .into_iter()
+                .collect();
+        let selected: std::collections::HashSet<&String> = selected.iter().collect();
+        // Only these hosts' transports are opened: a share leaves the others' to their own
+        // controllers.
         inventory
             .hosts()
             .iter()
+            .filter(|spec| selected.contains(&spec.name) || helpers.contains(&spec.name))
             .map(|spec| RunHost {
                 info: HostInfo {
                     groups: spec.groups.clone(),
@@ -260,7 +255,7 @@ impl Launcher {
                 },
                 transport: self.open(spec, accept_new_host_keys, vault),
             })
-            .collect()
+            .partition(|host| selected.contains(&host.info.name))
     }
 
     /// The transport for one inventory host; `vault` holds the credentials its vars name.
