@@ -22,7 +22,7 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use crate::ib::ibstat::IbStat;
+use crate::ib::ibstat::{IbStat, IbStatCa};
 use crate::ib::ibstatus::IbStatusPort;
 use crate::ib::ibv_devinfo::IbvDevice;
 
@@ -164,22 +164,53 @@ pub(crate) fn diff(
     stat: &IbStat,
     devices: &[IbvDevice],
 ) -> Vec<Difference> {
-    let mut out = Vec::new();
-    let mut add =
-        |device: Option<&str>, field: &str, found: String, expected: String, what: String| {
-            let prefix = device.map_or_else(String::new, |d| format!("{d} "));
-            out.push(Difference {
-                device: device.map(str::to_owned),
-                field: field.to_owned(),
-                found,
-                expected,
-                message: format!("{host}: {prefix}{what}"),
-            });
-        };
+    let mut found = Differences {
+        host,
+        out: Vec::new(),
+    };
     if let Some(hcas) = class.hcas {
+        found.hca_count(hcas, stat);
+    }
+    for ca in &stat.cas {
+        found.device(class, ca, devices);
+    }
+    for spec in &class.port {
+        found.port(spec, status);
+    }
+    found.out
+}
+
+/// The differences found so far on `host`, each line naming it.
+struct Differences<'a> {
+    host: &'a str,
+    out: Vec<Difference>,
+}
+
+impl Differences<'_> {
+    /// One difference; its line is `host: [device ]what`.
+    fn add(
+        &mut self,
+        device: Option<&str>,
+        field: &str,
+        found: String,
+        expected: String,
+        what: String,
+    ) {
+        let prefix = device.map_or_else(String::new, |d| format!("{d} "));
+        self.out.push(Difference {
+            device: device.map(str::to_owned),
+            field: field.to_owned(),
+            found,
+            expected,
+            message: format!("{}: {prefix}{what}", self.host),
+        });
+    }
+
+    /// How many RDMA devices ibstat lists, against `hcas`.
+    fn hca_count(&mut self, hcas: u32, stat: &IbStat) {
         let found = u32::try_from(stat.cas.len()).unwrap_or(u32::MAX);
         if found != hcas {
-            add(
+            self.add(
                 None,
                 "hcas",
                 found.to_string(),
@@ -188,12 +219,15 @@ pub(crate) fn diff(
             );
         }
     }
-    for ca in &stat.cas {
+
+    /// One device's firmware (ibstat's) and PSID (ibv_devinfo's board id), where the class
+    /// names them.
+    fn device(&mut self, class: &HostClass, ca: &IbStatCa, devices: &[IbvDevice]) {
         let name = Some(ca.name.as_str());
         if let Some(expected) = &class.firmware {
             let found = ca.firmware_version.clone().unwrap_or_default();
             if &found != expected {
-                add(
+                self.add(
                     name,
                     "firmware",
                     found.clone(),
@@ -209,7 +243,7 @@ pub(crate) fn diff(
                 .and_then(|d| d.board_id.clone())
                 .unwrap_or_default();
             if &found != expected {
-                add(
+                self.add(
                     name,
                     "psid",
                     found.clone(),
@@ -219,22 +253,25 @@ pub(crate) fn diff(
             }
         }
     }
-    for spec in &class.port {
+
+    /// One expected port against ibstatus: there at all, its link layer, and its rate and
+    /// width as one difference (either off shows both, the unnamed one as found).
+    fn port(&mut self, spec: &PortSpec, status: &[IbStatusPort]) {
         let device = Some(spec.device.as_str());
         let Some(port) = status.iter().find(|p| p.device == spec.device) else {
-            add(
+            self.add(
                 device,
                 "present",
                 "absent".into(),
                 "present".into(),
                 "absent, expected".to_owned(),
             );
-            continue;
+            return;
         };
         if let Some(expected) = &spec.link_layer {
             let found = port.link_layer.clone().unwrap_or_default();
             if &found != expected {
-                add(
+                self.add(
                     device,
                     "link_layer",
                     found.clone(),
@@ -252,7 +289,7 @@ pub(crate) fn diff(
         if rate_off || text_off {
             let expected_rate = spec.rate_gbps.map_or(found_rate, |r| r);
             let expected_text = spec.rate_text.clone().unwrap_or_else(|| found_text.clone());
-            add(
+            self.add(
                 device,
                 "rate",
                 format!("{} ({found_text})", gbps(found_rate)),
@@ -265,7 +302,6 @@ pub(crate) fn diff(
             );
         }
     }
-    out
 }
 
 #[cfg(test)]

@@ -177,6 +177,33 @@ fn plan(
 }
 
 fn set_values(ctx: &NativeCallContext, dev: &str, values: &Map) -> RhaiResult<Map> {
+    let (requested, wanted) = wanted_values(ctx, values)?;
+    let change = Change {
+        namespace: crate::mlxconfig::NAMESPACE,
+        args: json!({ "device": dev, "values": requested }),
+        assumed: json!({ "device": dev, "changed": {}, "reboot_required": true }),
+        reconcile: settled_by_next_boot(dev.to_owned(), wanted.clone()),
+    };
+    let value = change.run_staged(
+        ctx,
+        |io| query_device(io, dev),
+        |io, device| match device {
+            Some(device) => compare(&device, &wanted, dev),
+            None if io.checking() => Ok(predicted(&wanted, dev)),
+            None => Err(action::not_installed("mlxconfig", io.host())),
+        },
+        |io, pairs, planned| apply(io, dev, &pairs, planned),
+        |value| reboot_probe(value, &wanted, dev),
+    )?;
+    let set: SetResult = action::result_typed(ctx, &value, "mlxconfig::set's result")?;
+    action::as_map(&set)
+}
+
+/// The values a script asked for, as JSON (the action's arguments) and read; at least one.
+fn wanted_values(
+    ctx: &NativeCallContext,
+    values: &Map,
+) -> RhaiResult<(Value, Vec<(String, Wanted)>)> {
     let requested = action::from_dynamic(&Dynamic::from_map(values.clone()))?;
     let mut wanted = Vec::new();
     for (key, value) in requested.as_object().into_iter().flatten() {
@@ -190,118 +217,125 @@ fn set_values(ctx: &NativeCallContext, dev: &str, values: &Map) -> RhaiResult<Ma
             "mlxconfig::set needs at least one KEY: value".into(),
         ));
     }
-    let dev_owned = dev.to_owned();
-    let probe_wanted = wanted.clone();
-    let change = Change {
-        namespace: crate::mlxconfig::NAMESPACE,
-        args: json!({ "device": dev, "values": requested }),
-        assumed: json!({ "device": dev, "changed": {}, "reboot_required": true }),
-        // Settled by the next-boot values: all as asked means the set happened (if it got as
-        // far as recording what differed).
-        reconcile: Reconcile::Marked(Box::new(move |io, _| {
-            let Some(device) = query_device(io, &dev_owned)? else {
-                return Ok(None);
-            };
-            let (differ, reboot) = plan(&device, &probe_wanted, &dev_owned)?;
-            Ok(differ.is_empty().then(|| Outcome {
-                changed: true,
-                reboot_required: reboot,
-                value: json!({ "device": dev_owned, "changed": {}, "reboot_required": reboot }),
-            }))
-        })),
-    };
-    let value = change.run_staged(
-        ctx,
-        |io| query_device(io, dev),
-        |io, device| {
-            let Some(device) = device else {
-                if !io.checking() {
-                    return Err(action::not_installed("mlxconfig", io.host()));
-                }
-                let changed = wanted
-                    .iter()
-                    .map(|(k, w)| {
-                        (
-                            k.clone(),
-                            ParamChange {
-                                from: None,
-                                to: w.arg(),
-                            },
-                        )
-                    })
-                    .collect();
-                let value = action::json(&SetResult {
-                    device: dev.to_owned(),
-                    changed,
-                    reboot_required: true,
-                    predicted: true,
-                });
-                return Ok(Compared::differs(value, true, Value::Null, Vec::new()));
-            };
-            let (differ, reboot) = plan(&device, &wanted, dev)?;
-            let changed = wanted
-                .iter()
-                .filter_map(|(key, want)| {
-                    let (_, from) = differ.iter().find(|(d, _)| d == key)?;
-                    let from = from.as_str().map(str::to_owned);
-                    Some((
-                        key.clone(),
-                        ParamChange {
-                            from,
-                            to: want.arg(),
-                        },
-                    ))
-                })
-                .collect();
-            let acting = action::json(&changed);
-            let value = action::json(&SetResult {
-                device: dev.to_owned(),
-                changed,
-                reboot_required: reboot,
-                predicted: false,
-            });
-            if differ.is_empty() {
-                // Nothing to set; a reboot may still be owed for values set before.
-                return Ok(if reboot {
-                    Compared::Owed(value)
-                } else {
-                    Compared::Same(value)
-                });
-            }
-            let pairs: Vec<(String, String)> = wanted
-                .iter()
-                .filter(|(k, _)| differ.iter().any(|(d, _)| d == k))
-                .map(|(k, w)| (k.clone(), w.arg()))
-                .collect();
-            Ok(Compared::differs(value, reboot, acting, pairs))
-        },
-        |io, pairs, planned| {
-            if pairs.is_empty() {
-                return Ok(planned);
-            }
-            let argv = command::set(dev, &pairs);
-            let result = action::run_parsed(io, &argv, crate::mlxconfig::parse_set)?;
-            if !result.messages.errors.is_empty() || result.applying.as_deref() != Some("Done!") {
-                return Err(ActionError::ToolSaid {
-                    command: argv.join(" "),
-                    said: format!("did not apply{}", reads::errors_of(&result.messages.errors)),
-                });
-            }
-            Ok(planned)
-        },
-        |value| {
-            if value["reboot_required"] != true {
-                return None;
-            }
-            let names: Vec<&str> = wanted.iter().map(|(k, _)| k.as_str()).collect();
-            Some(Probe {
-                what: format!("mlxconfig {} {}", dev, names.join(" ")),
-                check: applied_after_boot(dev.to_owned(), wanted.clone()),
-            })
-        },
-    )?;
-    let set: SetResult = action::result_typed(ctx, &value, "mlxconfig::set's result")?;
-    action::as_map(&set)
+    Ok((requested, wanted))
+}
+
+/// An interrupted set is settled by the next-boot values: all as asked means the set happened
+/// (if it got as far as recording what differed).
+fn settled_by_next_boot(dev: String, wanted: Vec<(String, Wanted)>) -> Reconcile<'static> {
+    Reconcile::Marked(Box::new(move |io, _| {
+        let Some(device) = query_device(io, &dev)? else {
+            return Ok(None);
+        };
+        let (differ, reboot) = plan(&device, &wanted, &dev)?;
+        Ok(differ.is_empty().then(|| Outcome {
+            changed: true,
+            reboot_required: reboot,
+            value: json!({ "device": dev, "changed": {}, "reboot_required": reboot }),
+        }))
+    }))
+}
+
+/// In check mode before MFT is installed: every value asked for would be set, from a value not
+/// known, and a reboot is owed.
+fn predicted(wanted: &[(String, Wanted)], dev: &str) -> Compared<Vec<(String, String)>> {
+    let changed = wanted
+        .iter()
+        .map(|(k, w)| {
+            (
+                k.clone(),
+                ParamChange {
+                    from: None,
+                    to: w.arg(),
+                },
+            )
+        })
+        .collect();
+    let value = action::json(&SetResult {
+        device: dev.to_owned(),
+        changed,
+        reboot_required: true,
+        predicted: true,
+    });
+    Compared::differs(value, true, Value::Null, Vec::new())
+}
+
+/// The device's values against those asked for: the ones whose next-boot value differs are
+/// set (`KEY=VALUE` pairs, their next-boot values marked before); none differing, a reboot
+/// may still be owed for values set before.
+fn compare(
+    device: &Value,
+    wanted: &[(String, Wanted)],
+    dev: &str,
+) -> Result<Compared<Vec<(String, String)>>, ActionError> {
+    let (differ, reboot) = plan(device, wanted, dev)?;
+    let changed = wanted
+        .iter()
+        .filter_map(|(key, want)| {
+            let (_, from) = differ.iter().find(|(d, _)| d == key)?;
+            let from = from.as_str().map(str::to_owned);
+            Some((
+                key.clone(),
+                ParamChange {
+                    from,
+                    to: want.arg(),
+                },
+            ))
+        })
+        .collect();
+    let acting = action::json(&changed);
+    let value = action::json(&SetResult {
+        device: dev.to_owned(),
+        changed,
+        reboot_required: reboot,
+        predicted: false,
+    });
+    if differ.is_empty() {
+        return Ok(if reboot {
+            Compared::Owed(value)
+        } else {
+            Compared::Same(value)
+        });
+    }
+    let pairs: Vec<(String, String)> = wanted
+        .iter()
+        .filter(|(k, _)| differ.iter().any(|(d, _)| d == k))
+        .map(|(k, w)| (k.clone(), w.arg()))
+        .collect();
+    Ok(Compared::differs(value, reboot, acting, pairs))
+}
+
+/// Sets the differing `pairs` with `mlxconfig -y set`, which must say `Done!` and no error.
+fn apply(
+    io: &mut HostIo<'_>,
+    dev: &str,
+    pairs: &[(String, String)],
+    planned: Outcome,
+) -> Result<Outcome, ActionError> {
+    if pairs.is_empty() {
+        return Ok(planned);
+    }
+    let argv = command::set(dev, pairs);
+    let result = action::run_parsed(io, &argv, crate::mlxconfig::parse_set)?;
+    if !result.messages.errors.is_empty() || result.applying.as_deref() != Some("Done!") {
+        return Err(ActionError::ToolSaid {
+            command: argv.join(" "),
+            said: format!("did not apply{}", reads::errors_of(&result.messages.errors)),
+        });
+    }
+    Ok(planned)
+}
+
+/// When the set owes a reboot: the check after it that every value took.
+fn reboot_probe(value: &Value, wanted: &[(String, Wanted)], dev: &str) -> Option<Probe> {
+    if value["reboot_required"] != true {
+        return None;
+    }
+    let names: Vec<&str> = wanted.iter().map(|(k, _)| k.as_str()).collect();
+    Some(Probe {
+        what: format!("mlxconfig {} {}", dev, names.join(" ")),
+        check: applied_after_boot(dev.to_owned(), wanted.to_vec()),
+    })
 }
 
 /// The reboot-loop breaker's check for `mlxconfig::set`: after the reboot every value asked

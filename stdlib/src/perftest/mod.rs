@@ -17,6 +17,8 @@ mod port_state;
 pub(crate) mod programs;
 pub(crate) mod run;
 pub(crate) mod sim;
+mod sim_figures;
+mod sim_served;
 mod types;
 
 pub use types::{PairedRun, PerftestError, PerftestHeader, PerftestRow, PerftestRun, QpAddress};

@@ -17,6 +17,8 @@ use cairn_runtime::sim::{SimContext, SimTool};
 use serde_json::Value;
 
 use super::programs::PROGRAMS;
+use super::sim_figures::{bandwidth_table, latency_table, run_time};
+use super::sim_served::{note_served, served_note};
 use crate::machine::guest::{
     GuestHw, LinkLayer, hash, not_found, out, peer_tools, sibling_hosts, unit,
 };
@@ -165,31 +167,100 @@ fn resolve(host: &SimContext<'_>, name: &str) -> Option<String> {
     })
 }
 
+/// The server a client reaches: the peer guest (its hardware and ports) and the perftest
+/// listening there (its pid and command line).
+struct Server {
+    peer: String,
+    hw: GuestHw,
+    ports: Vec<PortView>,
+    pid: String,
+    args: Args,
+}
+
 fn client(host: &mut SimContext<'_>, args: &Args, server_name: &str) -> ExecOutput {
     let hw = GuestHw::of(host);
     let device = args.device.clone().unwrap_or_else(|| "mlx5_0".into());
-    let mine = own_ports(host);
-    let Some(local) = mine.iter().find(|p| p.hw.device == device).cloned() else {
-        return out(
+    let local = match local_port(host, &device) {
+        Ok(local) => local,
+        Err(refusal) => return refusal,
+    };
+    let Some(server) = listening_server(host, args, server_name) else {
+        return connect_error(server_name, args.port);
+    };
+    let mut state: PerftestState = host.load_state().unwrap_or_default();
+    state.runs += 1;
+    let test = Test::new(args, hw, device, local, server, state.runs);
+    if let Some(error) = test.link_failure() {
+        let server_text = format!(
+            "{}{DASHES}\n{}{DASHES}\n{error}",
+            waiting_box(),
+            test.banner
+        );
+        note_served(host, &test.key);
+        state.served.insert(test.key.clone(), server_text);
+        let _ = host.save_state(&state);
+        return out(1, format!("{DASHES}\n{}{DASHES}\n", test.banner), error);
+    }
+    let Some(remote) = test.remote.clone() else {
+        return connect_error(server_name, args.port);
+    };
+    // A server whose port is not active refused it at start and exited: nobody listens.
+    if !remote.active {
+        return connect_error(server_name, args.port);
+    }
+    let table = test.measure(host, &remote);
+    let client_text = format!(
+        "{DASHES}\n{}{DASHES}\n{}{}{DASHES}\n{table}{DASHES}\n",
+        test.banner,
+        test.address(&test.local, "local"),
+        test.address(&remote, "remote")
+    );
+    let server_table = if args.program.starts_with("ib_send") {
+        format!("{table}{DASHES}\n")
+    } else {
+        String::new()
+    };
+    let server_text = format!(
+        "{}{DASHES}\n{}{DASHES}\n{}{}{DASHES}\n{server_table}",
+        waiting_box(),
+        test.banner,
+        test.address(&remote, "local"),
+        test.address(&test.local, "remote")
+    );
+    note_served(host, &test.key);
+    keep_recent(&mut state, &test.key);
+    state.served.insert(test.key, server_text);
+    let _ = host.save_state(&state);
+    out(0, client_text, "")
+}
+
+/// The client's own port on `device`, or what perftest prints when it has none or the port is
+/// not active: perftest checks its own port before it connects (see `port_state`); each
+/// simulated device has one port, 1.
+fn local_port(host: &SimContext<'_>, device: &str) -> Result<PortView, ExecOutput> {
+    let Some(local) = own_ports(host).into_iter().find(|p| p.hw.device == device) else {
+        return Err(out(
             1,
             "",
             format!(" IB device {device} not found\n Unable to find the Infiniband/RoCE device\n"),
-        );
+        ));
     };
-    // perftest checks its own port before it connects (see `port_state`); each simulated
-    // device has one port, 1.
     if !local.active {
         let infiniband = local.hw.link_layer == LinkLayer::InfiniBand;
-        return super::port_state::refusal(1, super::port_state::state_name(false, infiniband));
+        return Err(super::port_state::refusal(
+            1,
+            super::port_state::state_name(false, infiniband),
+        ));
     }
-    let Some(peer) = resolve(host, server_name) else {
-        return connect_error(server_name, args.port);
-    };
-    let Some((peer_hw, peer_ports_list, peer_state)) = peer_ports(host, &peer) else {
-        return connect_error(server_name, args.port);
-    };
-    // The server: a perftest of the same program listening on the port.
-    let listening = peer_state
+    Ok(local)
+}
+
+/// The peer `server_name` names and the server listening there: a perftest of the same
+/// program on the port, started without a server name of its own.
+fn listening_server(host: &SimContext<'_>, args: &Args, server_name: &str) -> Option<Server> {
+    let peer = resolve(host, server_name)?;
+    let (hw, ports, state) = peer_ports(host, &peer)?;
+    let (pid, server_args) = state
         .get("processes")
         .and_then(|p| p.get("running"))
         .and_then(Value::as_object)
@@ -202,50 +273,129 @@ fn client(host: &mut SimContext<'_>, args: &Args, server_name: &str) -> ExecOutp
                     && server.server.is_none())
                 .then(|| (pid.clone(), server))
             })
-        });
-    let Some((pid, server_args)) = listening else {
-        return connect_error(server_name, args.port);
-    };
-    let mut state: PerftestState = host.load_state().unwrap_or_default();
-    state.runs += 1;
-    let run = state.runs.to_string();
-    let seed = hw.seed.to_string();
-    let n = |what: &str| hash(&[&seed, &hw.host, &peer, &args.program, &run, what]);
-    let server_device = server_args
-        .device
-        .clone()
-        .unwrap_or_else(|| "mlx5_0".into());
-    let remote = peer_ports_list
-        .iter()
-        .find(|p| p.hw.device == server_device)
-        .cloned();
-    let roce = local.hw.link_layer == LinkLayer::Ethernet;
-    let gid_index = args
-        .gid_index
-        .unwrap_or(if roce && local.ipv4.is_some() { 3 } else { 0 });
-    let lat = args.program.ends_with("_lat");
-    let active_mtu = remote
-        .as_ref()
-        .map_or(local.active_mtu, |r| r.active_mtu.min(local.active_mtu));
-    let banner = banner(args, &device, roce, gid_index, active_mtu, lat);
-    let qpn = |who: &str| format!("0x{:04x}", 0x40 + n(who) % 0x200);
-    let psn = |who: &str| format!("0x{:x}", n(&format!("{who}psn")) % 0x100_0000);
-    let address = |p: &PortView, who: &str| {
-        let mut line = if roce {
-            format!(
-                " {who} address: LID 0000 QPN {} PSN {}\n",
-                qpn(who),
-                psn(who)
-            )
-        } else {
-            format!(
-                " {who} address: LID {:#04x} QPN {} PSN {}\n",
-                p.lid,
-                qpn(who),
-                psn(who)
-            )
+        })?;
+    Some(Server {
+        peer,
+        hw,
+        ports,
+        pid,
+        args: server_args,
+    })
+}
+
+/// Only the last 16 servers' texts are kept; never the one just served, which its server
+/// collects next (the smallest key first would drop `node001:…` at once).
+fn keep_recent(state: &mut PerftestState, key: &str) {
+    while state.served.len() >= 16 {
+        let Some(first) = state.served.keys().find(|k| *k != key).cloned() else {
+            break;
         };
-        if roce {
+        state.served.remove(&first);
+    }
+}
+
+/// One client run against a listening server: both ends' ports, what the run's noise is drawn
+/// from, and the banner both ends print.
+struct Test<'a> {
+    args: &'a Args,
+    hw: GuestHw,
+    peer: String,
+    peer_hw: GuestHw,
+    local: PortView,
+    /// The server's port on its device, if it has that device.
+    remote: Option<PortView>,
+    server_device: String,
+    seed: String,
+    run: String,
+    roce: bool,
+    lat: bool,
+    active_mtu: u32,
+    banner: String,
+    /// The server as `server:pid`, the key its text is kept under.
+    key: String,
+}
+
+impl<'a> Test<'a> {
+    fn new(
+        args: &'a Args,
+        hw: GuestHw,
+        device: String,
+        local: PortView,
+        server: Server,
+        runs: u64,
+    ) -> Self {
+        let server_device = server
+            .args
+            .device
+            .clone()
+            .unwrap_or_else(|| "mlx5_0".into());
+        let remote = server
+            .ports
+            .iter()
+            .find(|p| p.hw.device == server_device)
+            .cloned();
+        let roce = local.hw.link_layer == LinkLayer::Ethernet;
+        let gid_index = args
+            .gid_index
+            .unwrap_or(if roce && local.ipv4.is_some() { 3 } else { 0 });
+        let lat = args.program.ends_with("_lat");
+        let active_mtu = remote
+            .as_ref()
+            .map_or(local.active_mtu, |r| r.active_mtu.min(local.active_mtu));
+        let banner = banner(args, &device, roce, gid_index, active_mtu, lat);
+        Test {
+            args,
+            seed: hw.seed.to_string(),
+            hw,
+            key: format!("{}:{}", server.peer, server.pid),
+            peer: server.peer,
+            peer_hw: server.hw,
+            local,
+            remote,
+            server_device,
+            run: runs.to_string(),
+            roce,
+            lat,
+            active_mtu,
+            banner,
+        }
+    }
+
+    /// The run's hash on `what`: the same for the same host, peer and run.
+    fn n(&self, what: &str) -> u64 {
+        hash(&[
+            &self.seed,
+            &self.hw.host,
+            &self.peer,
+            &self.args.program,
+            &self.run,
+            what,
+        ])
+    }
+
+    /// The run's noise at a size and on a figure: the same for the same host, peer and run.
+    fn noise(&self, size: u64, what: &str) -> f64 {
+        unit(&[
+            &self.seed,
+            &self.hw.host,
+            &self.peer,
+            &self.args.program,
+            &self.run,
+            &size.to_string(),
+            what,
+        ])
+    }
+
+    /// The address line `who` (`local` or `remote`) prints for port `p`, with its GID on RoCE.
+    fn address(&self, p: &PortView, who: &str) -> String {
+        let qpn = format!("0x{:04x}", 0x40 + self.n(who) % 0x200);
+        let psn = format!("0x{:x}", self.n(&format!("{who}psn")) % 0x100_0000);
+        let mut line = if self.roce {
+            format!(" {who} address: LID 0000 QPN {qpn} PSN {psn}\n")
+        } else {
+            format!(" {who} address: LID {:#04x} QPN {qpn} PSN {psn}\n", p.lid)
+        };
+        if self.roce {
             let ip = p.ipv4.clone().unwrap_or_default();
             let octets: Vec<String> = ip
                 .split('.')
@@ -257,112 +407,78 @@ fn client(host: &mut SimContext<'_>, args: &Args, server_name: &str) -> ExecOutp
             ));
         }
         line
-    };
-    let key = format!("{peer}:{pid}");
-    // Can the two ports talk?
-    let broken = match &remote {
-        None => Some(format!(
-            " IB device {server_device} not found\n Unable to find the Infiniband/RoCE device\n"
-        )),
-        Some(r) => {
-            let same_layer = r.hw.link_layer == local.hw.link_layer;
-            let same_switch = match local.hw.link_layer {
-                LinkLayer::InfiniBand => crate::machine::guest::ib_reachable(&hw, &peer_hw),
-                LinkLayer::Ethernet => peer_hw.eth_switch == hw.eth_switch,
-            };
-            let addressed = !roce || (local.ipv4.is_some() && r.ipv4.is_some());
-            (!(same_layer && same_switch && addressed && r.active && local.active)).then(|| {
-                format!("Failed to modify QP {} to RTR\n Unable to Connect the HCA's through the link\n", n("qp") % 2000 + 100)
-            })
-        }
-    };
-    if let Some(error) = broken {
-        let server_text = format!("{}{DASHES}\n{banner}{DASHES}\n{error}", waiting_box());
-        note_served(host, &key);
-        state.served.insert(key, server_text);
-        let _ = host.save_state(&state);
-        return out(1, format!("{DASHES}\n{banner}{DASHES}\n"), error);
     }
-    let Some(remote) = remote else {
-        return connect_error(server_name, args.port);
-    };
-    // A server whose port is not active refused it at start and exited: nobody listens.
-    if !remote.active {
-        return connect_error(server_name, args.port);
-    }
-    let sizes: Vec<u64> = if args.all {
-        (1..=23).map(|p| 1u64 << p).collect()
-    } else {
-        vec![args.size.unwrap_or(if lat { 2 } else { 65536 })]
-    };
-    let iterations = args.iterations.unwrap_or(1000);
-    // The slower of the two ports' active rates: a port trained at 1X carries a quarter.
-    let rate = f64::from(local.rate_gbps.min(remote.rate_gbps));
-    // Across leaves, the share of the uplinks the round's concurrent flows leave this one.
-    let rate = if lat || roce {
-        rate
-    } else {
-        rate * super::oversubscription::share(host, &hw, &peer_hw)
-    };
-    let eth_penalty = if roce && !(hw.pfc && peer_hw.pfc) {
-        0.8
-    } else {
-        1.0
-    };
-    // The run's noise at a size and on a figure: the same for the same host, peer and run.
-    let noise = |s: u64, w: &str| {
-        unit(&[
-            &seed,
-            &hw.host,
-            &peer,
-            &args.program,
-            &run,
-            &s.to_string(),
-            w,
-        ])
-    };
-    let table = if lat {
-        latency_table(&sizes, iterations, rate, roce, active_mtu, &noise)
-    } else {
-        bandwidth_table(&sizes, iterations, rate * eth_penalty, active_mtu, &noise)
-    };
-    // The test takes its time on the client's clock: `-n` iterations of each size.
-    host.sleep(run_time(
-        &sizes,
-        iterations,
-        rate * eth_penalty,
-        active_mtu,
-        lat,
-        roce,
-    ));
-    let client_text = format!(
-        "{DASHES}\n{banner}{DASHES}\n{}{}{DASHES}\n{table}{DASHES}\n",
-        address(&local, "local"),
-        address(&remote, "remote")
-    );
-    let server_table = if args.program.starts_with("ib_send") {
-        format!("{table}{DASHES}\n")
-    } else {
-        String::new()
-    };
-    let server_text = format!(
-        "{}{DASHES}\n{banner}{DASHES}\n{}{}{DASHES}\n{server_table}",
-        waiting_box(),
-        address(&remote, "local"),
-        address(&local, "remote")
-    );
-    note_served(host, &key);
-    // Only the last 16 servers' texts are kept; never the one just served, which its server
-    // collects next (the smallest key first would drop `node001:…` at once).
-    while state.served.len() >= 16 {
-        let Some(first) = state.served.keys().find(|k| **k != key).cloned() else {
-            break;
+
+    /// What both ends print when the two ports cannot talk: the server has no such device,
+    /// or the ports differ in link layer, are on different switches, lack an address on
+    /// RoCE, or are not both active.
+    fn link_failure(&self) -> Option<String> {
+        let local = &self.local;
+        let Some(r) = &self.remote else {
+            return Some(format!(
+                " IB device {} not found\n Unable to find the Infiniband/RoCE device\n",
+                self.server_device
+            ));
         };
-        state.served.remove(&first);
+        let same_layer = r.hw.link_layer == local.hw.link_layer;
+        let same_switch = match local.hw.link_layer {
+            LinkLayer::InfiniBand => crate::machine::guest::ib_reachable(&self.hw, &self.peer_hw),
+            LinkLayer::Ethernet => self.peer_hw.eth_switch == self.hw.eth_switch,
+        };
+        let addressed = !self.roce || (local.ipv4.is_some() && r.ipv4.is_some());
+        (!(same_layer && same_switch && addressed && r.active && local.active)).then(|| {
+            format!(
+                "Failed to modify QP {} to RTR\n Unable to Connect the HCA's through the link\n",
+                self.n("qp") % 2000 + 100
+            )
+        })
     }
-    state.served.insert(key, server_text);
-    let _ = host.save_state(&state);
-    out(0, client_text, "")
+
+    /// Runs the test against `remote`: its table, and the time it takes on the client's clock
+    /// (`-n` iterations of each size).
+    fn measure(&self, host: &mut SimContext<'_>, remote: &PortView) -> String {
+        let args = self.args;
+        let sizes: Vec<u64> = if args.all {
+            (1..=23).map(|p| 1u64 << p).collect()
+        } else {
+            vec![args.size.unwrap_or(if self.lat { 2 } else { 65536 })]
+        };
+        let iterations = args.iterations.unwrap_or(1000);
+        // The slower of the two ports' active rates: a port trained at 1X carries a quarter.
+        let rate = f64::from(self.local.rate_gbps.min(remote.rate_gbps));
+        // Across leaves, the share of the uplinks the round's concurrent flows leave this one.
+        let rate = if self.lat || self.roce {
+            rate
+        } else {
+            rate * super::oversubscription::share(host, &self.hw, &self.peer_hw)
+        };
+        let eth_penalty = if self.roce && !(self.hw.pfc && self.peer_hw.pfc) {
+            0.8
+        } else {
+            1.0
+        };
+        let noise = |size: u64, what: &str| self.noise(size, what);
+        let table = if self.lat {
+            latency_table(&sizes, iterations, rate, self.roce, self.active_mtu, &noise)
+        } else {
+            bandwidth_table(
+                &sizes,
+                iterations,
+                rate * eth_penalty,
+                self.active_mtu,
+                &noise,
+            )
+        };
+        host.sleep(run_time(
+            &sizes,
+            iterations,
+            rate * eth_penalty,
+            self.active_mtu,
+            self.lat,
+            self.roce,
+        ));
+        table
+    }
 }
 
 fn banner(args: &Args, device: &str, roce: bool, gid_index: u32, mtu: u32, lat: bool) -> String {
@@ -394,102 +510,6 @@ fn banner(args: &Args, device: &str, roce: bool, gid_index: u32, mtu: u32, lat: 
     text.push_str(&format!(
         " Max inline data : {inline}[B] \n rdma_cm QPs     : OFF \n Data ex. method : Ethernet \n"
     ));
-    text
-}
-
-/// Bandwidth in Gb/s at a message size: the smaller of the line's payload rate and the message
-/// rate's, blended (a p-norm), as measured rows show.
-fn bandwidth_at(size: u64, rate: f64, active_mtu: u32) -> f64 {
-    // Payload efficiency of the link at 4096-byte packets: 96.2% of EDR, 98.3% of NDR200.
-    let efficiency = if rate >= 200.0 { 0.983 } else { 0.962 };
-    // Smaller packets cost headers and a packet-rate limit of about 10 Mpps per QP.
-    let mtu = f64::from(active_mtu.max(256));
-    let packet_cap = 10.0e6 * mtu * 8.0 / 1e9 * (mtu / (mtu + 82.0));
-    let line = (rate * efficiency).min(packet_cap);
-    #[allow(clippy::cast_precision_loss)]
-    let message_rate = size as f64 * 8.0 * 7.0e6 / 1e9;
-    (line.powf(-3.0) + message_rate.powf(-3.0)).powf(-1.0 / 3.0)
-}
-
-/// How long a test moves data for: each size's iterations at its bandwidth, or for latency
-/// tests a round trip per iteration.
-fn run_time(
-    sizes: &[u64],
-    iterations: u64,
-    rate: f64,
-    mtu: u32,
-    lat: bool,
-    roce: bool,
-) -> std::time::Duration {
-    #[allow(clippy::cast_precision_loss)]
-    let seconds: f64 = sizes
-        .iter()
-        .map(|&size| {
-            let wire = size as f64 * 8.0
-                / (bandwidth_at(size.max(if lat { 65536 } else { 1 }), rate, mtu).max(1.0) * 1e9);
-            let one = if lat {
-                2.0 * ((if roce { 1.93 } else { 1.06 }) * 1e-6 + wire)
-            } else {
-                wire
-            };
-            one * iterations as f64
-        })
-        .sum();
-    std::time::Duration::from_secs_f64(seconds)
-}
-
-fn bandwidth_table(
-    sizes: &[u64],
-    iterations: u64,
-    rate: f64,
-    active_mtu: u32,
-    noise: &dyn Fn(u64, &str) -> f64,
-) -> String {
-    let mut text =
-        " #bytes   #iterations  BW peak[Gb/sec]  BW average[Gb/sec]  MsgRate[Mpps] \n".to_owned();
-    for &size in sizes {
-        let average = bandwidth_at(size, rate, active_mtu) * (1.0 - 0.004 * noise(size, "avg"));
-        let peak = average * (1.0 + 0.002 * noise(size, "peak"));
-        #[allow(clippy::cast_precision_loss)]
-        let mpps = average * 1e9 / 8.0 / size as f64 / 1e6;
-        text.push_str(&format!(
-            " {size:<8} {iterations:<12} {peak:<16.2} {average:<19.2} {mpps:.6} \n"
-        ));
-    }
-    text
-}
-
-fn latency_table(
-    sizes: &[u64],
-    iterations: u64,
-    rate: f64,
-    roce: bool,
-    active_mtu: u32,
-    noise: &dyn Fn(u64, &str) -> f64,
-) -> String {
-    let mut text = " #bytes   #iterations  t_min[usec]  t_max[usec]  t_typical[usec] t_avg[usec] t_stdev[usec] 99%[usec]  99.9%[usec] \n".to_owned();
-    let base = if roce { 1.93 } else { 1.06 };
-    for &size in sizes {
-        let inline_penalty = if size > 236 {
-            0.45
-        } else if size >= 64 {
-            0.13
-        } else {
-            0.0
-        };
-        let line = bandwidth_at(size.max(65536), rate, active_mtu).max(1.0);
-        #[allow(clippy::cast_precision_loss)]
-        let wire = size as f64 * 8.0 / (line * 1000.0);
-        let typical = base + inline_penalty + wire + 0.02 * noise(size, "typ");
-        let min = typical - 0.04 - 0.02 * noise(size, "min");
-        let avg = typical + 0.01 + 0.02 * noise(size, "avg");
-        let stdev = 0.08 + 0.06 * noise(size, "sd") + typical * 0.001;
-        let p99 = typical + 0.14 + 0.2 * noise(size, "p99");
-        let max = typical + 2.0 + 3.0 * noise(size, "max");
-        text.push_str(&format!(
-            " {size:<8} {iterations:<12} {min:<12.2} {max:<12.2} {typical:<15.2} {avg:<11.2} {stdev:<13.2} {p99:<10.2} {max:.2} \n"
-        ));
-    }
     text
 }
 
@@ -532,49 +552,4 @@ pub(crate) fn server_output(host: &mut SimContext<'_>, pid: &str, process: &Proc
             .find_map(|peer| served(peer))
     });
     text.unwrap_or_else(waiting_box)
-}
-
-/// Where a client notes which host it is for the server `key` (`server:pid`) it talked to: a
-/// file `<sim root>/.served/<server>` holding the key and the client's name, beside the hosts'
-/// directories and in none of them (a client never writes its peer's state). One file a server
-/// host, overwritten in place and never removed: a note created and deleted for each test made
-/// the file system's inode allocation the cost of a fabric's matrix. Only a shortcut: the text
-/// itself is in the client's state, and without the note (or with one for another server) the
-/// server looks through every peer's, as many reads as there are hosts.
-fn served_note(host: &SimContext<'_>, key: &str) -> Option<std::path::PathBuf> {
-    let server = key.split_once(':').map_or(key, |(server, _)| server);
-    crate::machine::guest::sim_root(host).map(|root| root.join(".served").join(server))
-}
-
-/// Notes that this host talked to the server `key` (see [`served_note`]).
-fn note_served(host: &SimContext<'_>, key: &str) {
-    use std::io::Write;
-    use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
-    let Some(path) = served_note(host, key) else {
-        return;
-    };
-    // Private like the hosts' own folders and files.
-    let written = path
-        .parent()
-        .map_or(Ok(()), |dir| {
-            std::fs::DirBuilder::new()
-                .recursive(true)
-                .mode(0o700)
-                .create(dir)
-        })
-        .and_then(|()| {
-            std::fs::OpenOptions::new()
-                .write(true)
-                .create(true)
-                .truncate(false)
-                .mode(0o600)
-                .open(&path)
-        })
-        .and_then(|mut file| {
-            let note = format!("{key} {}\n", host.host_name());
-            file.write_all(note.as_bytes())?;
-            file.set_len(note.len() as u64)
-        });
-    // A note that cannot be written costs the server a longer search, nothing else.
-    let _ = written;
 }

@@ -9,7 +9,7 @@ use cairn_runtime::sim::{SimContext, SimTool};
 use serde_json::Value;
 
 use crate::machine::guest::{GuestHw, hash, not_found, out, sibling_hosts, unit};
-use crate::machine::interfaces::{interfaces, own_interfaces};
+use crate::machine::interfaces::{Iface, interfaces, own_interfaces};
 use crate::machine::ports::peer_ports;
 use crate::machine::processes::{Process, program_of};
 
@@ -140,7 +140,7 @@ pub(crate) fn run(
     let banner = vma_banner(host, vars, argv);
     match args.mode.as_str() {
         "server" | "sr" => out(0, server_lines(host, &banner, &args), ""),
-        "ping-pong" | "pp" => ping_pong(host, vars, &banner, &args),
+        "ping-pong" | "pp" => ping_pong(host, &banner, &args),
         other => out(1, "", format!("sockperf: unknown command '{other}'\n")),
     }
 }
@@ -172,24 +172,12 @@ fn same_subnet(a: &str, b: &str) -> bool {
     net(a).is_some() && net(a) == net(b)
 }
 
-fn ping_pong(
-    host: &mut SimContext<'_>,
-    vars: &[(String, String)],
-    banner: &str,
-    args: &Args,
-) -> ExecOutput {
+fn ping_pong(host: &mut SimContext<'_>, banner: &str, args: &Args) -> ExecOutput {
     let ip = args.ip.clone().unwrap_or_default();
     let head = format!(
         "{banner}sockperf: == version #{VERSION} ==\nsockperf[CLIENT] send on:sockperf: using recvfrom() to block on socket(s)\n\n{}",
         address_line(&ip, args.port, args.tcp)
     );
-    let refused = |head: &str| {
-        out(
-            1,
-            format!("{head}sockperf: Warmup stage (sending a few dummy messages)...\n"),
-            "sockperf: ERROR: No messages were received from the server. Is the server down?\n",
-        )
-    };
     let mine = own_interfaces(host);
     let Some(local) = mine
         .iter()
@@ -201,103 +189,129 @@ fn ping_pong(
             "sockperf: ERROR: sendto() failed (errno=101 Network is unreachable)\n",
         );
     };
-    // The guest that has the address, with a sockperf server listening on it.
-    let me = host.host_name().to_owned();
-    let server = sibling_hosts(host)
-        .into_iter()
-        .filter(|p| *p != me)
-        .find_map(|peer| {
-            let (hw, _, tools) = peer_ports(host, &peer)?;
-            let ifaces = interfaces(&hw, tools.get("ofed"), tools.get("ip"));
-            let iface = ifaces
-                .into_iter()
-                .find(|i| i.addrs.iter().any(|(a, _)| *a == ip))?;
-            let running = tools.get("processes")?.get("running")?.as_object()?;
-            let listening = running.values().any(|p| {
-                serde_json::from_value::<Process>(p.clone()).is_ok_and(|p| {
-                    let s = parse_args(&p.argv);
-                    program_of(&p.argv) == "sockperf"
-                        && matches!(s.mode.as_str(), "server" | "sr")
-                        && s.ip.as_deref() == Some(ip.as_str())
-                        && s.port == args.port
-                        && s.tcp == args.tcp
-                })
-            });
-            listening.then_some((hw, iface))
-        });
-    let Some((server_hw, server_iface)) = server else {
-        return refused(&head);
+    let Some((server_hw, server_iface)) = listening_server(host, args, &ip) else {
+        return out(
+            1,
+            format!("{head}sockperf: Warmup stage (sending a few dummy messages)...\n"),
+            "sockperf: ERROR: No messages were received from the server. Is the server down?\n",
+        );
     };
     let fast = local.rdma.is_some() && server_iface.rdma.is_some();
     let vma = !banner.is_empty() && fast;
-    let base = match (fast, vma) {
-        (true, true) => 1.056,
-        (true, false) => 6.488,
-        _ => 25.3,
-    };
-    let tcp_extra = match (args.tcp, vma) {
-        (true, true) => 0.35,
-        (true, false) => 1.9,
-        _ => 0.0,
-    };
     let hw = GuestHw::of(host);
     let seed = hw.seed.to_string();
+    let me = host.host_name();
     let n = |what: &str| {
         unit(&[
             &seed,
-            &me,
+            me,
             &server_hw.host,
             &ip,
             if vma { "vma" } else { "kernel" },
             what,
         ])
     };
-    let avg = (base + tcp_extra) * (1.0 + 0.02 * (n("avg") - 0.5));
-    let ratios: [(&str, f64, f64); 10] = if vma {
-        [
-            ("<MAX> observation", 3.955, 0.0),
-            ("percentile 99.999", 1.552, 0.0),
-            ("percentile 99.990", 1.470, 0.0),
-            ("percentile 99.900", 1.418, 0.0),
-            ("percentile 99.000", 1.236, 0.0),
-            ("percentile 90.000", 1.116, 0.0),
-            ("percentile 75.000", 0.998, 0.0),
-            ("percentile 50.000", 0.976, 0.0),
-            ("percentile 25.000", 0.961, 0.0),
-            ("<MIN> observation", 0.903, 0.0),
-        ]
-    } else {
-        [
-            ("<MAX> observation", 3.157, 0.0),
-            ("percentile 99.999", 2.733, 0.0),
-            ("percentile 99.990", 1.443, 0.0),
-            ("percentile 99.900", 1.309, 0.0),
-            ("percentile 99.000", 1.227, 0.0),
-            ("percentile 90.000", 1.075, 0.0),
-            ("percentile 75.000", 1.053, 0.0),
-            ("percentile 50.000", 0.972, 0.0),
-            ("percentile 25.000", 0.957, 0.0),
-            ("<MIN> observation", 0.907, 0.0),
-        ]
+    let avg = mean_latency(fast, vma, args.tcp) * (1.0 + 0.02 * (n("avg") - 0.5));
+    let mut text = format!("{head}{}", statistics(avg, vma, args.duration));
+    for (label, ratio) in percentile_ratios(vma) {
+        let value = avg * ratio * (1.0 + 0.01 * (n(label) - 0.5));
+        text.push_str(&format!("sockperf: ---> {label} = {value:>8.3}\n"));
+    }
+    out(0, text, "")
+}
+
+/// The guest other than this one that has the address `ip`, with a sockperf server listening
+/// on it (the port and protocol of the client's): its hardware and the interface.
+fn listening_server(host: &SimContext<'_>, args: &Args, ip: &str) -> Option<(GuestHw, Iface)> {
+    let me = host.host_name();
+    sibling_hosts(host)
+        .into_iter()
+        .filter(|p| p != me)
+        .find_map(|peer| {
+            let (hw, _, tools) = peer_ports(host, &peer)?;
+            let ifaces = interfaces(&hw, tools.get("ofed"), tools.get("ip"));
+            let iface = ifaces
+                .into_iter()
+                .find(|i| i.addrs.iter().any(|(a, _)| a == ip))?;
+            let running = tools.get("processes")?.get("running")?.as_object()?;
+            let listening = running.values().any(|p| {
+                serde_json::from_value::<Process>(p.clone()).is_ok_and(|p| {
+                    let s = parse_args(&p.argv);
+                    program_of(&p.argv) == "sockperf"
+                        && matches!(s.mode.as_str(), "server" | "sr")
+                        && s.ip.as_deref() == Some(ip)
+                        && s.port == args.port
+                        && s.tcp == args.tcp
+                })
+            });
+            listening.then_some((hw, iface))
+        })
+}
+
+/// The path's mean latency in microseconds, before noise: through VMA when both ends'
+/// ports are ConnectX (`fast`) and the client preloads it, else through the kernel, or the
+/// virtual management NIC's; TCP costs more.
+fn mean_latency(fast: bool, vma: bool, tcp: bool) -> f64 {
+    let base = match (fast, vma) {
+        (true, true) => 1.056,
+        (true, false) => 6.488,
+        _ => 25.3,
     };
+    let tcp_extra = match (tcp, vma) {
+        (true, true) => 0.35,
+        (true, false) => 1.9,
+        _ => 0.0,
+    };
+    base + tcp_extra
+}
+
+/// The run's lines from the warm-up to the percentiles' header: its message counts over
+/// `duration` seconds (at least 1, the first 0.45 a warm-up) and the mean `avg`.
+fn statistics(avg: f64, vma: bool, duration: f64) -> String {
     let std_dev = avg * if vma { 0.070 } else { 0.061 };
-    let duration = args.duration.max(1.0);
+    let duration = duration.max(1.0);
     let valid = duration - 0.45;
     let rate = 1e6 / (2.0 * avg);
     #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
     let (sent, valid_sent) = ((duration * rate) as u64, (valid * rate) as u64);
     #[allow(clippy::cast_precision_loss)]
     let per = valid_sent as f64 / 100.0;
-    let mut text = format!(
-        "{head}sockperf: Warmup stage (sending a few dummy messages)...\nsockperf: Starting test...\nsockperf: Test end (interrupted by timer)\nsockperf: Test ended\nsockperf: [Total Run] RunTime={duration:.3} sec; Warm up time=400 msec; SentMessages={sent}; ReceivedMessages={}\nsockperf: ========= Printing statistics for Server No: 0\nsockperf: [Valid Duration] RunTime={valid:.3} sec; SentMessages={valid_sent}; ReceivedMessages={valid_sent}\nsockperf: ====> avg-lat={avg:>7.3} (std-dev={std_dev:.3})\nsockperf: # dropped messages = 0; # duplicated messages = 0; # out-of-order messages = 0\nsockperf: Summary: Latency is {avg:.3} usec\nsockperf: Total {valid_sent} observations; each percentile contains {per:.2} observations\n",
+    format!(
+        "sockperf: Warmup stage (sending a few dummy messages)...\nsockperf: Starting test...\nsockperf: Test end (interrupted by timer)\nsockperf: Test ended\nsockperf: [Total Run] RunTime={duration:.3} sec; Warm up time=400 msec; SentMessages={sent}; ReceivedMessages={}\nsockperf: ========= Printing statistics for Server No: 0\nsockperf: [Valid Duration] RunTime={valid:.3} sec; SentMessages={valid_sent}; ReceivedMessages={valid_sent}\nsockperf: ====> avg-lat={avg:>7.3} (std-dev={std_dev:.3})\nsockperf: # dropped messages = 0; # duplicated messages = 0; # out-of-order messages = 0\nsockperf: Summary: Latency is {avg:.3} usec\nsockperf: Total {valid_sent} observations; each percentile contains {per:.2} observations\n",
         sent.saturating_sub(1)
-    );
-    for (label, ratio, _) in ratios {
-        let value = avg * ratio * (1.0 + 0.01 * (n(label) - 0.5));
-        text.push_str(&format!("sockperf: ---> {label} = {value:>8.3}\n"));
+    )
+}
+
+/// Each percentile line's label and its ratio to the mean, as measured runs with and without
+/// VMA show them.
+fn percentile_ratios(vma: bool) -> [(&'static str, f64); 10] {
+    if vma {
+        [
+            ("<MAX> observation", 3.955),
+            ("percentile 99.999", 1.552),
+            ("percentile 99.990", 1.470),
+            ("percentile 99.900", 1.418),
+            ("percentile 99.000", 1.236),
+            ("percentile 90.000", 1.116),
+            ("percentile 75.000", 0.998),
+            ("percentile 50.000", 0.976),
+            ("percentile 25.000", 0.961),
+            ("<MIN> observation", 0.903),
+        ]
+    } else {
+        [
+            ("<MAX> observation", 3.157),
+            ("percentile 99.999", 2.733),
+            ("percentile 99.990", 1.443),
+            ("percentile 99.900", 1.309),
+            ("percentile 99.000", 1.227),
+            ("percentile 90.000", 1.075),
+            ("percentile 75.000", 1.053),
+            ("percentile 50.000", 0.972),
+            ("percentile 25.000", 0.957),
+            ("<MIN> observation", 0.907),
+        ]
     }
-    let _ = vars;
-    out(0, text, "")
 }
 
 #[cfg(test)]

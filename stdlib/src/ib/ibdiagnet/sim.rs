@@ -155,47 +155,81 @@ fn speed_code(speed: &str) -> u32 {
     }
 }
 
+/// A guest up on the fabric: its hardware, device, port GUID and LID.
+type Member = (GuestHw, String, String, u32);
+
 /// The fabric as `hw`'s port sees it; `None` without an active IB port.
 fn scan(host: &SimContext<'_>, hw: &GuestHw) -> Option<Fabric> {
     let mine = own_ports(host)
         .into_iter()
         .find(|p| p.hw.link_layer == LinkLayer::InfiniBand && p.active)?;
-    // (hardware, device, port GUID, lid) of every guest up on the fabric, by node number.
-    let mut members: Vec<(GuestHw, String, String, u32)> = fabric_members(host, hw, &mine)
+    // Every guest up on the fabric, by node number.
+    let mut members: Vec<Member> = fabric_members(host, hw, &mine)
         .into_iter()
         .map(|m| (m.hw, m.device, m.guid, m.lid))
         .collect();
     members.sort_by(|a, b| (a.0.node, &a.0.host).cmp(&(b.0.node, &b.0.host)));
     let mut fabric = Fabric::default();
     // The leaves, in name order, each with its members.
-    let mut leaves: BTreeMap<String, Vec<usize>> = BTreeMap::new();
-    for (i, m) in members.iter().enumerate() {
-        leaves.entry(m.0.ib_switch.clone()).or_default().push(i);
+    let mut leaves: BTreeMap<String, Vec<&Member>> = BTreeMap::new();
+    for m in &members {
+        leaves.entry(m.0.ib_switch.clone()).or_default().push(m);
     }
-    let spine = hw.ib_spine.clone();
-    let mut spine_guid = None;
-    if let Some(name) = &spine {
+    let spine_guid = hw
+        .ib_spine
+        .as_ref()
+        .map(|name| fabric.add_spine(hw, name, leaves.len()));
+    for (index, on_leaf) in leaves.values().enumerate() {
+        fabric.add_leaf(index, on_leaf, spine_guid.as_ref());
+    }
+    if let Some(spine_guid) = &spine_guid
+        && hw.subnet_manager
+    {
+        fabric.managers.push((spine_guid.clone(), 0, 3, 15));
+    }
+    for member in &members {
+        fabric.add_adapter(member);
+    }
+    // Switch ports first, then the adapters', as a scan from the switches lists them.
+    fabric.ports.sort_by_key(|p| {
+        let ca = fabric.nodes.iter().any(|n| n.guid == p.node && n.kind == 1);
+        (ca, p.node.clone(), p.port)
+    });
+    Some(fabric)
+}
+
+impl Fabric {
+    /// The spine `name` the host's leaf is uplinked to: LID 1, with a port for each of the
+    /// `leaves` at least. Returns its GUID.
+    fn add_spine(&mut self, hw: &GuestHw, name: &str, leaves: usize) -> String {
         let mut as_spine = hw.clone();
-        as_spine.ib_switch.clone_from(name);
+        as_spine.ib_switch = name.to_owned();
         let (guid, desc, devid, count) = switch_of(&as_spine);
-        fabric.nodes.push(FabricNode {
+        self.nodes.push(FabricNode {
             guid: guid.clone(),
             description: desc,
             kind: 2,
-            port_count: count.max(u32::try_from(leaves.len()).unwrap_or(u32::MAX)),
+            port_count: count.max(u32::try_from(leaves).unwrap_or(u32::MAX)),
             device_id: devid,
             lid: 1,
         });
-        spine_guid = Some(guid);
+        guid
     }
-    for (index, (_, idx)) in leaves.iter().enumerate() {
-        let leaf_hw = &members[idx[0]].0;
+
+    /// The leaf at `index` in name order with its members' ports and cables; with a spine, its
+    /// uplink (the port after its last, and after the switch model's own) on the spine's port
+    /// `index + 1`; without one, its own subnet manager if it runs one.
+    fn add_leaf(&mut self, index: usize, on_leaf: &[&Member], spine_guid: Option<&String>) {
+        let Some(first) = on_leaf.first() else {
+            return;
+        };
+        let leaf_hw = &first.0;
         let (guid, desc, devid, count) = switch_of(leaf_hw);
-        let highest = idx.iter().map(|i| members[*i].0.node).max().unwrap_or(0);
+        let highest = on_leaf.iter().map(|m| m.0.node).max().unwrap_or(0);
         let uplink = count.max(highest) + 1;
         let lid = 2 + u32::try_from(index).unwrap_or(0);
         let (lanes, speed) = leaf_hw.nominal();
-        fabric.nodes.push(FabricNode {
+        self.nodes.push(FabricNode {
             guid: guid.clone(),
             description: desc,
             kind: 2,
@@ -207,10 +241,9 @@ fn scan(host: &SimContext<'_>, hw: &GuestHw) -> Option<Fabric> {
             device_id: devid,
             lid,
         });
-        for i in idx {
-            let (mhw, _, port_guid, _) = &members[*i];
+        for (mhw, _, port_guid, _) in on_leaf {
             let (_, speed) = mhw.nominal();
-            fabric.ports.push(FabricPort {
+            self.ports.push(FabricPort {
                 node: guid.clone(),
                 port: mhw.node,
                 lid,
@@ -218,14 +251,13 @@ fn scan(host: &SimContext<'_>, hw: &GuestHw) -> Option<Fabric> {
                 speed,
                 symbol_errors: 0,
             });
-            fabric
-                .links
+            self.links
                 .push((port_guid.clone(), 1, guid.clone(), mhw.node));
         }
-        if let Some(spine_guid) = &spine_guid {
+        if let Some(spine_guid) = spine_guid {
             let spine_port = u32::try_from(index).unwrap_or(0) + 1;
             for (node, port, lid) in [(&guid, uplink, lid), (spine_guid, spine_port, 1)] {
-                fabric.ports.push(FabricPort {
+                self.ports.push(FabricPort {
                     node: node.clone(),
                     port,
                     lid,
@@ -234,22 +266,19 @@ fn scan(host: &SimContext<'_>, hw: &GuestHw) -> Option<Fabric> {
                     symbol_errors: 0,
                 });
             }
-            fabric
-                .links
+            self.links
                 .push((guid.clone(), uplink, spine_guid.clone(), spine_port));
         }
         if leaf_hw.subnet_manager && spine_guid.is_none() {
-            fabric.managers.push((guid.clone(), 0, 3, 15));
+            self.managers.push((guid, 0, 3, 15));
         }
     }
-    if let Some(spine_guid) = &spine_guid
-        && hw.subnet_manager
-    {
-        fabric.managers.push((spine_guid.clone(), 0, 3, 15));
-    }
-    for (mhw, device, port_guid, lid) in &members {
+
+    /// A guest's adapter: its node, its port (with the symbol errors the inventory injects)
+    /// and the subnet manager it runs, if any.
+    fn add_adapter(&mut self, (mhw, device, port_guid, lid): &Member) {
         let (_, speed) = mhw.nominal();
-        fabric.nodes.push(FabricNode {
+        self.nodes.push(FabricNode {
             guid: port_guid.clone(),
             description: format!("{} {device}", mhw.host),
             kind: 1,
@@ -257,7 +286,7 @@ fn scan(host: &SimContext<'_>, hw: &GuestHw) -> Option<Fabric> {
             device_id: "0x1017",
             lid: *lid,
         });
-        fabric.ports.push(FabricPort {
+        self.ports.push(FabricPort {
             node: port_guid.clone(),
             port: 1,
             lid: *lid,
@@ -266,17 +295,11 @@ fn scan(host: &SimContext<'_>, hw: &GuestHw) -> Option<Fabric> {
             symbol_errors: mhw.symbol_errors,
         });
         match mhw.opensm.as_deref() {
-            Some("master") => fabric.managers.push((port_guid.clone(), 1, 3, 0)),
-            Some("standby") => fabric.managers.push((port_guid.clone(), 1, 2, 0)),
+            Some("master") => self.managers.push((port_guid.clone(), 1, 3, 0)),
+            Some("standby") => self.managers.push((port_guid.clone(), 1, 2, 0)),
             _ => {}
         }
     }
-    // Switch ports first, then the adapters', as a scan from the switches lists them.
-    fabric.ports.sort_by_key(|p| {
-        let ca = fabric.nodes.iter().any(|n| n.guid == p.node && n.kind == 1);
-        (ca, p.node.clone(), p.port)
-    });
-    Some(fabric)
 }
 
 /// The db_csv text of a scanned fabric.

@@ -62,25 +62,68 @@ fn switch_header(s: &Switch) -> String {
     )
 }
 
+/// A leaf switch of the fabric with its uplink port (with a spine) and its members, in node
+/// order.
+struct Leaf<'a> {
+    switch: Switch,
+    uplink: Option<u32>,
+    members: &'a [&'a Member],
+}
+
 /// `ibnetdiscover` on a guest whose IB ports are `ports`.
 pub(crate) fn run(host: &SimContext<'_>, ports: &[PortView], hw: &GuestHw) -> ExecOutput {
+    let mine = match own_port(ports) {
+        Ok(mine) => mine,
+        Err(failure) => return failure,
+    };
+    let members = members(host, hw, mine);
+    // The leaves in name order, each with its members (in node order).
+    let mut by_leaf: BTreeMap<String, Vec<&Member>> = BTreeMap::new();
+    for m in &members {
+        by_leaf.entry(m.hw.ib_switch.clone()).or_default().push(m);
+    }
+    let spine = spine_switch(hw, by_leaf.len());
+    let leaves = leaf_switches(&by_leaf, spine.is_some());
+    let date = date_line(host.now_millis());
+    let mut text = format!(
+        "#\n# Topology file: generated on {date}\n#\n# Initiated from node {g} port {g}\n",
+        g = mine.hw.guid
+    );
+    for leaf in &leaves {
+        text.push_str(&leaf_lines(leaf, spine.as_ref()));
+    }
+    if let Some(spine) = &spine {
+        text.push_str(&spine_lines(spine, &leaves));
+    }
+    text.push_str(&adapter_lines(&members, &leaves));
+    out(0, text, "")
+}
+
+/// The host's IB port ibnetdiscover discovers from, or its failure when there is none or the
+/// port is not up.
+fn own_port(ports: &[PortView]) -> Result<&PortView, ExecOutput> {
     let Some(mine) = ports
         .iter()
         .find(|p| p.hw.link_layer == LinkLayer::InfiniBand)
     else {
-        return out(
+        return Err(out(
             1,
             "",
             "ibwarn: [4321] mad_rpc_open_port: can't open UMAD port ((null):0)\nibnetdiscover: iberror: failed: discover failed\n",
-        );
+        ));
     };
     if !mine.active {
-        return out(
+        return Err(out(
             1,
             "",
             "ibwarn: [4321] _do_madrpc: recv failed: Connection timed out\nibnetdiscover: iberror: failed: discover failed\n",
-        );
+        ));
     }
+    Ok(mine)
+}
+
+/// The guests the port reaches, in node order (then by host name).
+fn members(host: &SimContext<'_>, hw: &GuestHw, mine: &PortView) -> Vec<Member> {
     let mut members: Vec<Member> = fabric_members(host, hw, mine)
         .into_iter()
         .map(|m| Member {
@@ -91,12 +134,13 @@ pub(crate) fn run(host: &SimContext<'_>, ports: &[PortView], hw: &GuestHw) -> Ex
         })
         .collect();
     members.sort_by(|a, b| (a.hw.node, &a.hw.host).cmp(&(b.hw.node, &b.hw.host)));
-    // The leaves in name order, each with its members (in node order).
-    let mut leaves: BTreeMap<String, Vec<&Member>> = BTreeMap::new();
-    for m in &members {
-        leaves.entry(m.hw.ib_switch.clone()).or_default().push(m);
-    }
-    let spine = hw.ib_spine.as_ref().map(|name| {
+    members
+}
+
+/// The spine the host's leaf is uplinked to, if any: LID 1, with a port for each of the
+/// `leaves` at least.
+fn spine_switch(hw: &GuestHw, leaves: usize) -> Option<Switch> {
+    hw.ib_spine.as_ref().map(|name| {
         let mut as_spine = hw.clone();
         as_spine.ib_switch.clone_from(name);
         let (guid, desc, devid, count) = switch_of(&as_spine);
@@ -104,29 +148,34 @@ pub(crate) fn run(host: &SimContext<'_>, ports: &[PortView], hw: &GuestHw) -> Ex
             guid,
             desc,
             devid,
-            ports: count.max(u32::try_from(leaves.len()).unwrap_or(u32::MAX)),
+            ports: count.max(u32::try_from(leaves).unwrap_or(u32::MAX)),
             lid: 1,
         }
-    });
-    // Each leaf with its uplink port (with a spine).
-    let mut switches: Vec<(Switch, Option<u32>, &Vec<&Member>)> = Vec::new();
-    for (index, on_leaf) in leaves.values().enumerate() {
+    })
+}
+
+/// The leaves in name order: with a spine, each has an uplink port after its last (and after
+/// the switch model's own ports) and the LIDs from 2; without, the LIDs from 1.
+fn leaf_switches<'a>(by_leaf: &'a BTreeMap<String, Vec<&'a Member>>, spine: bool) -> Vec<Leaf<'a>> {
+    let mut leaves = Vec::new();
+    for (index, on_leaf) in by_leaf.values().enumerate() {
         let Some(first) = on_leaf.first() else {
             continue;
         };
         let (guid, desc, devid, count) = switch_of(&first.hw);
         let highest = on_leaf.iter().map(|m| m.hw.node).max().unwrap_or(0);
         let index = u32::try_from(index).unwrap_or(0);
-        let (ports, uplink, lid) = match spine {
-            Some(_) => (
+        let (ports, uplink, lid) = if spine {
+            (
                 count.max(highest) + 1,
                 Some(count.max(highest) + 1),
                 2 + index,
-            ),
-            None => (count.max(highest), None, 1 + index),
+            )
+        } else {
+            (count.max(highest), None, 1 + index)
         };
-        switches.push((
-            Switch {
+        leaves.push(Leaf {
+            switch: Switch {
                 guid,
                 desc,
                 devid,
@@ -134,57 +183,70 @@ pub(crate) fn run(host: &SimContext<'_>, ports: &[PortView], hw: &GuestHw) -> Ex
                 lid,
             },
             uplink,
-            on_leaf,
+            members: on_leaf,
+        });
+    }
+    leaves
+}
+
+/// A leaf's block: its header, a line for each member's port, and its uplink to the spine.
+fn leaf_lines(leaf: &Leaf<'_>, spine: Option<&Switch>) -> String {
+    let mut text = switch_header(&leaf.switch);
+    for m in leaf.members {
+        text.push_str(&format!(
+            "[{}]\t\"H-{g}\"[1]({})\t\t# \"{}\" lid {} {}\n",
+            m.hw.node,
+            short(&m.guid),
+            m.name,
+            m.lid,
+            speed(&m.hw),
+            g = m.guid
         ));
     }
-    let date = date_line(host.now_millis());
-    let mut text = format!(
-        "#\n# Topology file: generated on {date}\n#\n# Initiated from node {g} port {g}\n",
-        g = mine.hw.guid
-    );
+    if let (Some(spine), Some(uplink), Some(first)) = (spine, leaf.uplink, leaf.members.first()) {
+        let spine_port = leaf.switch.lid - 1;
+        text.push_str(&format!(
+            "[{uplink}]\t\"S-{}\"[{spine_port}]\t\t# \"{}\" lid {} {}\n",
+            spine.guid,
+            spine.desc,
+            spine.lid,
+            first.hw.nominal_rate_text().replace("X ", "x")
+        ));
+    }
+    text
+}
+
+/// The spine's block: its header and a line for each leaf's uplink, on the spine's port of
+/// the leaf's place in name order.
+fn spine_lines(spine: &Switch, leaves: &[Leaf<'_>]) -> String {
+    let mut text = switch_header(spine);
+    for leaf in leaves {
+        let (Some(uplink), Some(first)) = (leaf.uplink, leaf.members.first()) else {
+            continue;
+        };
+        text.push_str(&format!(
+            "[{}]\t\"S-{}\"[{uplink}]\t\t# \"{}\" lid {} {}\n",
+            leaf.switch.lid - 1,
+            leaf.switch.guid,
+            leaf.switch.desc,
+            leaf.switch.lid,
+            first.hw.nominal_rate_text().replace("X ", "x")
+        ));
+    }
+    text
+}
+
+/// Every channel adapter's block, in node order: its header and the line of its port, cabled
+/// to its leaf.
+fn adapter_lines(members: &[Member], leaves: &[Leaf<'_>]) -> String {
     let mut leaf_of: BTreeMap<&str, &Switch> = BTreeMap::new();
-    for (leaf, uplink, on_leaf) in &switches {
-        text.push_str(&switch_header(leaf));
-        for m in on_leaf.iter() {
-            leaf_of.insert(&m.guid, leaf);
-            text.push_str(&format!(
-                "[{}]\t\"H-{g}\"[1]({})\t\t# \"{}\" lid {} {}\n",
-                m.hw.node,
-                short(&m.guid),
-                m.name,
-                m.lid,
-                speed(&m.hw),
-                g = m.guid
-            ));
-        }
-        if let (Some(spine), Some(uplink), Some(first)) = (&spine, uplink, on_leaf.first()) {
-            let spine_port = leaf.lid - 1;
-            text.push_str(&format!(
-                "[{uplink}]\t\"S-{}\"[{spine_port}]\t\t# \"{}\" lid {} {}\n",
-                spine.guid,
-                spine.desc,
-                spine.lid,
-                first.hw.nominal_rate_text().replace("X ", "x")
-            ));
+    for leaf in leaves {
+        for m in leaf.members {
+            leaf_of.insert(&m.guid, &leaf.switch);
         }
     }
-    if let Some(spine) = &spine {
-        text.push_str(&switch_header(spine));
-        for (leaf, uplink, on_leaf) in &switches {
-            let (Some(uplink), Some(first)) = (uplink, on_leaf.first()) else {
-                continue;
-            };
-            text.push_str(&format!(
-                "[{}]\t\"S-{}\"[{uplink}]\t\t# \"{}\" lid {} {}\n",
-                leaf.lid - 1,
-                leaf.guid,
-                leaf.desc,
-                leaf.lid,
-                first.hw.nominal_rate_text().replace("X ", "x")
-            ));
-        }
-    }
-    for m in &members {
+    let mut text = String::new();
+    for m in members {
         let Some(leaf) = leaf_of.get(m.guid.as_str()) else {
             continue;
         };
@@ -201,7 +263,7 @@ pub(crate) fn run(host: &SimContext<'_>, ports: &[PortView], hw: &GuestHw) -> Ex
             g = m.guid
         ));
     }
-    out(0, text, "")
+    text
 }
 
 /// `Mon Nov 30 05:00:00 2026` for a clock reading (virtual or Unix epoch milliseconds).
