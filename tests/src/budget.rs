@@ -1,7 +1,7 @@
 //! The disruption budget, `--max-unavailable`: reboots and maintenance mode wait for room,
 //! failed hosts count, the wait is shown and journaled, and it survives a resume.
 
-use cairn_tests::{Lab, records};
+use cairn_tests::{Lab, records, run_book_args};
 use serde_json::Value;
 
 const REBOOT_ALL: &str = r#"
@@ -13,6 +13,11 @@ stage "reboot" on compute {
     reboot();
 }
 "#;
+
+/// A lab rebooting `count` Linux hosts (node01 with the sim options `node01` as well).
+fn reboot_all_lab(count: usize, node01: &str) -> Lab {
+    Lab::with_book(REBOOT_ALL, &linux_lab(count, node01))
+}
 
 fn linux_lab(count: usize, node01: &str) -> String {
     (1..=count)
@@ -42,31 +47,26 @@ fn reboot_span(journal: &[Value]) -> (u64, u64) {
     (at("progress"), at("outcome"))
 }
 
-#[test]
-fn with_a_budget_of_one_no_two_hosts_reboot_at_once_and_the_waits_say_who_holds_it() {
-    let lab = Lab::new();
-    lab.write("book.rhai", REBOOT_ALL);
-    lab.write("lab.toml", &linux_lab(4, ""));
-    let run = lab
-        .cairn(&[
-            "run",
-            "book.rhai",
-            "-i",
-            "lab.toml",
-            "--max-unavailable",
-            "1",
-        ])
-        .succeeds();
-    run.stdout_has("waits: 1 of 1 unavailable: node");
-    run.stdout_has(" rebooting");
-    let spans: Vec<(u64, u64)> = (1..=4)
-        .map(|n| reboot_span(&lab.journal(&format!("node{n:02}"))))
-        .collect();
+/// Checks that no two of the reboot `spans` overlap.
+#[track_caller]
+fn one_at_a_time(spans: &[(u64, u64)]) {
     for (i, a) in spans.iter().enumerate() {
         for b in &spans[i + 1..] {
             assert!(a.1 <= b.0 || b.1 <= a.0, "reboots overlap: {a:?} {b:?}");
         }
     }
+}
+
+#[test]
+fn with_a_budget_of_one_no_two_hosts_reboot_at_once_and_the_waits_say_who_holds_it() {
+    let lab = reboot_all_lab(4, "");
+    let run = lab.run_book(&["--max-unavailable", "1"]).succeeds();
+    run.stdout_has("waits: 1 of 1 unavailable: node");
+    run.stdout_has(" rebooting");
+    let spans: Vec<(u64, u64)> = (1..=4)
+        .map(|n| reboot_span(&lab.journal(&format!("node{n:02}"))))
+        .collect();
+    one_at_a_time(&spans);
     let waits: usize = (1..=4)
         .map(|n| records(&lab.journal(&format!("node{n:02}")), "wait").len())
         .sum();
@@ -87,18 +87,8 @@ fn with_a_budget_of_one_no_two_hosts_reboot_at_once_and_the_waits_say_who_holds_
 
 #[test]
 fn a_host_that_fails_while_up_halts_the_roll_and_holds_no_place_in_the_budget() {
-    let lab = Lab::new();
-    lab.write("book.rhai", REBOOT_ALL);
-    lab.write("lab.toml", &linux_lab(3, "fail_once=echo"));
-    let budget = [
-        "run",
-        "book.rhai",
-        "-i",
-        "lab.toml",
-        "--max-unavailable",
-        "1",
-    ];
-    let run = lab.cairn(&budget).fails(1);
+    let lab = reboot_all_lab(3, "fail_once=echo");
+    let run = lab.run_book(&["--max-unavailable", "1"]).fails(1);
     run.stdout_has("the roll stopped at the first failed host (node01 failed)");
     run.stdout_has("1 failed, 2 stopped");
     for host in ["node02", "node03"] {
@@ -111,38 +101,24 @@ fn a_host_that_fails_while_up_halts_the_roll_and_holds_no_place_in_the_budget() 
 
     // Going on past failures explicitly: node01 failed while up, so it takes nothing away and
     // the two others reboot, one at a time, instead of waiting for it for ever.
-    let lab = Lab::new();
-    lab.write("book.rhai", REBOOT_ALL);
-    lab.write("lab.toml", &linux_lab(3, "fail_once=echo"));
-    let mut on = budget.to_vec();
-    on.extend(["--max-fail-percent", "100"]);
-    let run = lab.cairn(&on).fails(1);
+    let lab = reboot_all_lab(3, "fail_once=echo");
+    let run = lab
+        .run_book(&["--max-unavailable", "1", "--max-fail-percent", "100"])
+        .fails(1);
     run.stdout_has("2 done, 1 failed");
     run.stderr_lacks("held by hosts that left");
     let spans: Vec<(u64, u64)> = ["node02", "node03"]
         .iter()
         .map(|host| reboot_span(&lab.journal(host)))
         .collect();
-    assert!(
-        spans[0].1 <= spans[1].0 || spans[1].1 <= spans[0].0,
-        "reboots overlap: {spans:?}"
-    );
+    one_at_a_time(&spans);
 }
 
 #[test]
 fn a_bad_budget_is_refused_before_anything_runs() {
-    let lab = Lab::new();
-    lab.write("book.rhai", REBOOT_ALL);
-    lab.write("lab.toml", &linux_lab(2, ""));
+    let lab = reboot_all_lab(2, "");
     lab.assert_fails(
-        &[
-            "run",
-            "book.rhai",
-            "-i",
-            "lab.toml",
-            "--max-unavailable",
-            "0%",
-        ],
+        &run_book_args(&["--max-unavailable", "0%"]),
         2,
         &["a percentage from 1% to 100%"],
     );
@@ -178,16 +154,7 @@ stage "work" on esxi {
         "[hosts.esx01]\naddress = \"sim:esxi7?reboot_secs=1\"\ngroups = [\"esxi\", \"first\"]\n\
          [hosts.esx02]\naddress = \"sim:esxi7?clock=virtual&reboot_secs=60&fail_once=hostname\"\ngroups = [\"esxi\"]\n",
     );
-    let first = lab.cairn(&[
-        "run",
-        "book.rhai",
-        "-i",
-        "lab.toml",
-        "--max-unavailable",
-        "1",
-        "--max-fail-percent",
-        "0",
-    ]);
+    let first = lab.run_book(&["--max-unavailable", "1", "--max-fail-percent", "0"]);
     assert_ne!(first.code, 0, "{}\n{}", first.stdout, first.stderr);
     let resume = lab.cairn(&["resume"]).succeeds();
     assert!(
@@ -219,23 +186,17 @@ stage "work" on esxi {
 
 /// Two ESXi hosts whose maintenance mode spans a stage barrier (or a batch turn), with room for
 /// one: the host that holds the place waits for the other at the barrier, which waits for the
-/// place. Without a check both wait for ever; the run must end, naming the deadlock.
-fn deadlocked(book: &str, lab_text: &str) -> cairn_tests::Run {
-    let lab = Lab::new();
-    lab.write("book.rhai", book);
-    lab.write("lab.toml", lab_text);
-    crate::hangs::within(
-        lab.command(&[
-            "run",
-            "book.rhai",
-            "-i",
-            "lab.toml",
-            "--max-unavailable",
-            "1",
-        ]),
+/// place. Without a check both wait for ever; the run must end, failed: what it printed.
+fn deadlocked(book: &str, lab_text: &str) -> String {
+    let lab = Lab::with_book(book, lab_text);
+    let run = crate::hangs::within(
+        lab.command(&run_book_args(&["--max-unavailable", "1"])),
         std::time::Duration::from_secs(60),
         "a budget held across a barrier",
-    )
+    );
+    let out = run.output();
+    assert_ne!(run.code, 0, "{out}");
+    out
 }
 
 const TWO_ESXI: &str = "[hosts.esx01]\naddress = \"sim:esxi7?clock=virtual\"\ngroups = [\"esxi\"]\n\
@@ -243,7 +204,7 @@ const TWO_ESXI: &str = "[hosts.esx01]\naddress = \"sim:esxi7?clock=virtual\"\ngr
 
 #[test]
 fn maintenance_mode_held_across_a_barrier_ends_the_run_as_a_deadlock_instead_of_hanging() {
-    let run = deadlocked(
+    let out = deadlocked(
         r#"
 stage "enter" on esxi {
     esxcli::maintenance_mode_set(true);
@@ -255,8 +216,6 @@ stage "leave" on esxi {
 "#,
         TWO_ESXI,
     );
-    let out = format!("{}\n{}", run.stdout, run.stderr);
-    assert_ne!(run.code, 0, "{out}");
     assert!(out.contains("a deadlock"), "{out}");
     assert!(
         out.contains("while they wait at the start of stage 2"),
@@ -266,7 +225,7 @@ stage "leave" on esxi {
 
 #[test]
 fn a_holder_waiting_for_its_batch_behind_the_waiter_ends_the_run_as_a_deadlock() {
-    let run = deadlocked(
+    let out = deadlocked(
         r#"
 stage "enter" on second {
     esxcli::maintenance_mode_set(true);
@@ -279,8 +238,6 @@ stage "roll" on esxi serial 1 {
 "#,
         TWO_ESXI,
     );
-    let out = format!("{}\n{}", run.stdout, run.stderr);
-    assert_ne!(run.code, 0, "{out}");
     assert!(out.contains("for their batch of stage 2"), "{out}");
 }
 
@@ -319,17 +276,11 @@ fn waits_of(lab: &Lab, host: &str) -> Vec<(u64, Vec<String>)> {
 
 /// Every host of [`two_group_lab`] reboots once under `--max-unavailable limits`.
 fn reboot_all_under(limits: &str) -> (Lab, cairn_tests::Run) {
-    let lab = Lab::new();
-    lab.write("book.rhai", "stage \"reboot\" on all {\n    reboot();\n}\n");
-    lab.write("lab.toml", &two_group_lab());
-    let run = lab.cairn(&[
-        "run",
-        "book.rhai",
-        "-i",
-        "lab.toml",
-        "--max-unavailable",
-        limits,
-    ]);
+    let lab = Lab::with_book(
+        "stage \"reboot\" on all {\n    reboot();\n}\n",
+        &two_group_lab(),
+    );
+    let run = lab.run_book(&["--max-unavailable", limits]);
     (lab, run)
 }
 

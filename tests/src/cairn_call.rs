@@ -42,7 +42,29 @@ impl CairnCall {
     }
 }
 
+/// The run of the runbook and inventory a lab made by [`Lab::with_book`] holds.
+pub const RUN_BOOK: [&str; 4] = ["run", "book.rhai", "-i", "lab.toml"];
+
+/// [`RUN_BOOK`] and then `extra`.
+pub fn run_book_args<'a>(extra: &[&'a str]) -> Vec<&'a str> {
+    [&RUN_BOOK[..], extra].concat()
+}
+
 impl Lab {
+    /// A lab holding the runbook `book` as `book.rhai` and the inventory `inventory` as
+    /// `lab.toml`.
+    pub fn with_book(book: &str, inventory: &str) -> Self {
+        let lab = Self::new();
+        lab.write("book.rhai", book);
+        lab.write("lab.toml", inventory);
+        lab
+    }
+
+    /// Runs `cairn run book.rhai -i lab.toml EXTRA` (see [`run_book_args`]).
+    pub fn run_book(&self, extra: &[&str]) -> Run {
+        self.cairn(&run_book_args(extra))
+    }
+
     /// A `cairn ARGS` call in the lab, to give environment variables or a folder before `run`.
     pub fn call(&self, args: &[&str]) -> CairnCall {
         CairnCall {

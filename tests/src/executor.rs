@@ -30,15 +30,11 @@ pub(crate) fn inventory(hosts: &str, options: &str) -> String {
 
 #[test]
 fn three_stages_and_two_reboots_on_eight_hosts() {
-    let lab = Lab::new();
-    lab.write("book.rhai", THREE_STAGES);
-    lab.write(
-        "lab.toml",
+    let lab = Lab::with_book(
+        THREE_STAGES,
         &inventory("node[01-08]", "reboot_secs=2&clock=virtual"),
     );
-    let run = lab
-        .cairn(&["run", "book.rhai", "-i", "lab.toml"])
-        .succeeds();
+    let run = lab.run_book(&[]).succeeds();
     run.stdout_has("8 done, 0 failed");
     for n in 1..=8 {
         let host = format!("node{n:02}");
@@ -61,16 +57,12 @@ fn three_stages_and_two_reboots_on_eight_hosts() {
 
 #[test]
 fn the_issue_inventory_works_as_written_with_real_two_second_reboots() {
-    let lab = Lab::new();
-    lab.write("book.rhai", THREE_STAGES);
-    lab.write(
-        "lab.toml",
+    let lab = Lab::with_book(
+        THREE_STAGES,
         "[hosts.\"node[01-08]\"]\naddress = \"sim:linux?reboot_secs=2\"\ngroups = [\"compute\"]\n",
     );
     let started = std::time::Instant::now();
-    let run = lab
-        .cairn(&["run", "book.rhai", "-i", "lab.toml"])
-        .succeeds();
+    let run = lab.run_book(&[]).succeeds();
     assert!(
         started.elapsed().as_secs() >= 4,
         "two real reboots of two seconds each"
@@ -80,23 +72,12 @@ fn the_issue_inventory_works_as_written_with_real_two_second_reboots() {
 
 #[test]
 fn a_reboot_that_never_comes_back_fails_only_that_host() {
-    let lab = Lab::new();
-    lab.write("book.rhai", THREE_STAGES);
-    lab.write(
-        "lab.toml",
+    let lab = Lab::with_book(
+        THREE_STAGES,
         &(inventory("node[01-03]", "reboot_secs=2&clock=virtual")
             + "\n[hosts.stuck]\naddress = \"sim:linux?clock=virtual&fault_reboot_hang=true\"\ngroups = [\"compute\"]\n"),
     );
-    let run = lab
-        .cairn(&[
-            "run",
-            "book.rhai",
-            "-i",
-            "lab.toml",
-            "--reboot-timeout",
-            "120",
-        ])
-        .fails(1);
+    let run = lab.run_book(&["--reboot-timeout", "120"]).fails(1);
     run.stdout_has("3 done, 1 failed");
     run.stderr_has("`stuck` did not come back with a new boot id within 120 s");
     let end = records(&lab.journal("stuck"), "host_end")[0].clone();
@@ -105,17 +86,15 @@ fn a_reboot_that_never_comes_back_fails_only_that_host() {
 
 #[test]
 fn a_failed_host_never_holds_a_barrier() {
-    let lab = Lab::new();
-    lab.write(
-        "book.rhai",
+    let lab = Lab::with_book(
         r#"
         stage "one" on all { if host().name == "node02" { run(["false"]); } }
         stage "two" on all { run(["true"]); }
         stage "three" on all { run(["true"]); }
         "#,
+        &inventory("node[01-04]", "clock=virtual"),
     );
-    lab.write("lab.toml", &inventory("node[01-04]", "clock=virtual"));
-    let run = lab.cairn(&["run", "book.rhai", "-i", "lab.toml"]).fails(1);
+    let run = lab.run_book(&[]).fails(1);
     run.stdout_has("3 done, 1 failed");
     run.stderr_has("`false` exited with 1");
     assert!(
@@ -127,13 +106,11 @@ fn a_failed_host_never_holds_a_barrier() {
 
 #[test]
 fn a_failed_run_lists_the_changes_it_left_staged_for_the_next_boot_and_the_resume_says_so() {
-    let lab = Lab::new();
-    lab.write(
-        "book.rhai",
+    let lab = Lab::with_book(
         "stage \"one\" on all {\n    run([\"true\"], #{ reboot_required: true });\n    run([\"false\"]);\n}\n",
+        &inventory("node01", "clock=virtual"),
     );
-    lab.write("lab.toml", &inventory("node01", "clock=virtual"));
-    let run = lab.cairn(&["run", "book.rhai", "-i", "lab.toml"]).fails(1);
+    let run = lab.run_book(&[]).fails(1);
     run.stdout_has(
         "left down: node01 with 1 change staged for the next boot (`run` at book.rhai:2)",
     );
@@ -145,22 +122,15 @@ fn a_failed_run_lists_the_changes_it_left_staged_for_the_next_boot_and_the_resum
 
 #[test]
 fn a_run_that_leaves_a_reboot_pending_says_so() {
-    let lab = Lab::new();
-    lab.write(
-        "book.rhai",
+    let lab = Lab::with_book(
         r#"
         stage "stage a change" on all { run(["true"], #{ reboot_required: true }); }
         stage "apply it" on apply { reboot_if_pending(); }
         "#,
-    );
-    lab.write(
-        "lab.toml",
         &(inventory("node01", "clock=virtual")
             + "\n[hosts.node02]\naddress = \"sim:linux?clock=virtual\"\ngroups = [\"apply\"]\n"),
     );
-    let run = lab
-        .cairn(&["run", "book.rhai", "-i", "lab.toml"])
-        .succeeds();
+    let run = lab.run_book(&[]).succeeds();
     run.stdout_has("still need a reboot: node01 (`run` at");
     assert_eq!(lab.sim_count("node01", &["reboot"]), 0);
     assert_eq!(lab.sim_count("node02", &["reboot"]), 1);
@@ -175,25 +145,14 @@ fn a_run_that_leaves_a_reboot_pending_says_so() {
 
 #[test]
 fn max_fail_percent_stops_the_others_cleanly() {
-    let lab = Lab::new();
-    lab.write(
-        "book.rhai",
+    let lab = Lab::with_book(
         r#"
         stage "one" on all { if host().name <= "node02" { run(["false"]); } }
         stage "two" on all { run(["echo", "two"]); }
         "#,
+        &inventory("node[01-08]", "clock=virtual"),
     );
-    lab.write("lab.toml", &inventory("node[01-08]", "clock=virtual"));
-    let run = lab
-        .cairn(&[
-            "run",
-            "book.rhai",
-            "-i",
-            "lab.toml",
-            "--max-fail-percent",
-            "20",
-        ])
-        .fails(1);
+    let run = lab.run_book(&["--max-fail-percent", "20"]).fails(1);
     run.stdout_has("2 of 8 hosts failed, more than --max-fail-percent 20");
     run.stdout_has("0 done, 2 failed, 6 stopped");
     let echoed: usize = (3..=8)

@@ -1,6 +1,6 @@
 //! `--limit` patterns on `run`, `check` and `cairn hosts`; a resume keeps the run's hosts.
 
-use cairn_tests::Lab;
+use cairn_tests::{Lab, run_book_args};
 
 /// Two ESXi hosts (one also in `staging`) and three Linux guests, all virtual-clocked.
 const LAB: &str = r#"
@@ -32,18 +32,9 @@ fn ran_on(lab: &Lab) -> Vec<&'static str> {
 
 #[test]
 fn limit_runs_only_the_hosts_the_pattern_selects_and_resume_keeps_them() {
-    let lab = Lab::new();
-    lab.write("lab.toml", LAB);
-    lab.write("book.rhai", BOOK);
+    let lab = Lab::with_book(BOOK, LAB);
     let run = lab
-        .cairn(&[
-            "run",
-            "book.rhai",
-            "-i",
-            "lab.toml",
-            "--limit",
-            "esx0*:node[02-03]:!staging",
-        ])
+        .run_book(&["--limit", "esx0*:node[02-03]:!staging"])
         .fails(1);
     assert_eq!(ran_on(&lab), ["esx01", "esx02", "node02", "node03"]);
     run.stdout_has("0 done, 4 failed");
@@ -56,18 +47,9 @@ fn limit_runs_only_the_hosts_the_pattern_selects_and_resume_keeps_them() {
 
 #[test]
 fn a_limit_with_a_typo_or_an_empty_match_runs_nothing() {
-    let lab = Lab::new();
-    lab.write("lab.toml", LAB);
-    lab.write("book.rhai", BOOK);
+    let lab = Lab::with_book(BOOK, LAB);
     lab.assert_fails(
-        &[
-            "run",
-            "book.rhai",
-            "-i",
-            "lab.toml",
-            "--limit",
-            "esxi:!stagng",
-        ],
+        &run_book_args(&["--limit", "esxi:!stagng"]),
         2,
         &[
             "`stagng` matches no host or group",
@@ -75,14 +57,7 @@ fn a_limit_with_a_typo_or_an_empty_match_runs_nothing() {
         ],
     );
     lab.assert_fails(
-        &[
-            "run",
-            "book.rhai",
-            "-i",
-            "lab.toml",
-            "--limit",
-            "compute:&esxi",
-        ],
+        &run_book_args(&["--limit", "compute:&esxi"]),
         2,
         &["selects no host"],
     );
@@ -108,20 +83,8 @@ fn a_limit_with_a_typo_or_an_empty_match_runs_nothing() {
 
 #[test]
 fn a_check_run_honours_the_limit() {
-    let lab = Lab::new();
-    lab.write("lab.toml", LAB);
-    lab.write("book.rhai", BOOK);
-    let run = lab
-        .cairn(&[
-            "run",
-            "book.rhai",
-            "-i",
-            "lab.toml",
-            "--check",
-            "--limit",
-            "node01",
-        ])
-        .succeeds();
+    let lab = Lab::with_book(BOOK, LAB);
+    let run = lab.run_book(&["--check", "--limit", "node01"]).succeeds();
     run.stdout_has("node01");
     run.stdout_lacks("esx01");
 }

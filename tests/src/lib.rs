@@ -13,7 +13,7 @@ use serde_json::Value;
 pub mod cairn_call;
 pub mod stalling_proxy;
 
-pub use cairn_call::CairnCall;
+pub use cairn_call::{CairnCall, RUN_BOOK, run_book_args};
 
 /// The built binary called `name`, beside this test executable's `deps` folder.
 pub fn binary(name: &str) -> PathBuf {

@@ -3,7 +3,7 @@
 
 use std::process::Command;
 
-use cairn_tests::{Lab, binary};
+use cairn_tests::{Lab, binary, run_book_args};
 use serde_json::Value;
 
 use crate::executor::inventory;
@@ -50,13 +50,10 @@ fn assert_valid(validator: &jsonschema::Validator, events: &[Value]) {
 }
 
 fn many_fail_lab() -> Lab {
-    let lab = Lab::new();
-    lab.write("book.rhai", MANY_FAIL);
-    lab.write(
-        "lab.toml",
+    Lab::with_book(
+        MANY_FAIL,
         &inventory("node[01-24]", "reboot_secs=2&clock=virtual"),
-    );
-    lab
+    )
 }
 
 #[test]
@@ -99,15 +96,11 @@ fn every_json_event_of_the_whole_guide_matches_the_schema() {
 
 #[test]
 fn a_100_kb_command_output_arrives_whole() {
-    let lab = Lab::new();
-    lab.write(
-        "book.rhai",
+    let lab = Lab::with_book(
         "stage \"big\" on compute {\n    let s = \"\";\n    for i in 0..10240 { s += \"0123456789\"; }\n    run([\"echo\", s]);\n}\n",
+        &inventory("node01", "clock=virtual"),
     );
-    lab.write("lab.toml", &inventory("node01", "clock=virtual"));
-    let run = lab
-        .cairn(&["run", "book.rhai", "-i", "lab.toml", "--json"])
-        .succeeds();
+    let run = lab.run_book(&["--json"]).succeeds();
     let events = events(&run.stdout);
     assert_valid(&schema(), &events);
     let finished = events
@@ -143,7 +136,7 @@ fn a_100_kb_command_output_arrives_whole() {
 #[test]
 fn failures_on_one_line_are_printed_once_with_their_hosts_and_every_host_has_a_recap_line() {
     let lab = many_fail_lab();
-    let run = lab.cairn(&["run", "book.rhai", "-i", "lab.toml"]).fails(1);
+    let run = lab.run_book(&[]).fails(1);
     assert_eq!(
         run.stderr
             .matches("22 hosts: node[03-24]: `false` exited with 1")
@@ -187,22 +180,11 @@ fn failures_on_one_line_are_printed_once_with_their_hosts_and_every_host_has_a_r
 
 #[test]
 fn hosts_stopped_by_max_fail_percent_are_one_line() {
-    let lab = Lab::new();
-    lab.write(
-        "book.rhai",
+    let lab = Lab::with_book(
         "stage \"one\" on compute {\n    if host().name == \"node01\" { run([\"false\"]); }\n}\nstage \"two\" on compute { run([\"echo\", \"b\"]); }\n",
+        &inventory("node[01-08]", "clock=virtual"),
     );
-    lab.write("lab.toml", &inventory("node[01-08]", "clock=virtual"));
-    let run = lab
-        .cairn(&[
-            "run",
-            "book.rhai",
-            "-i",
-            "lab.toml",
-            "--max-fail-percent",
-            "0",
-        ])
-        .fails(1);
+    let run = lab.run_book(&["--max-fail-percent", "0"]).fails(1);
     let stopped: Vec<&str> = run
         .stdout
         .lines()
@@ -219,7 +201,7 @@ fn hosts_stopped_by_max_fail_percent_are_one_line() {
 #[test]
 fn check_mode_says_nothing_was_changed_and_is_no_recorded_run() {
     let lab = many_fail_lab();
-    let run = lab.cairn(&["run", "book.rhai", "-i", "lab.toml", "--check"]);
+    let run = lab.run_book(&["--check"]);
     let last = run.stdout.lines().last().unwrap_or_default();
     assert!(
         last.starts_with("check: ") && last.ends_with("(check mode: nothing was changed)"),
@@ -229,7 +211,7 @@ fn check_mode_says_nothing_was_changed_and_is_no_recorded_run() {
     run.stdout_lacks("run 20");
     run.stdout_has("recap (check mode: nothing was changed):");
     assert!(lab.runs().is_empty());
-    let json = lab.cairn(&["run", "book.rhai", "-i", "lab.toml", "--check", "--json"]);
+    let json = lab.run_book(&["--check", "--json"]);
     let events = events(&json.stdout);
     assert_valid(&schema(), &events);
     assert_eq!(events[0]["check"], true);
@@ -239,10 +221,10 @@ fn check_mode_says_nothing_was_changed_and_is_no_recorded_run() {
 #[test]
 fn quiet_prints_changes_failures_and_the_recap_and_verbose_adds_commands_and_output() {
     let lab = many_fail_lab();
-    let quiet = lab.cairn(&["run", "book.rhai", "-i", "lab.toml", "-q"]);
-    let normal = lab.cairn(&["run", "book.rhai", "-i", "lab.toml"]);
-    let verbose = lab.cairn(&["run", "book.rhai", "-i", "lab.toml", "-v"]);
-    let all = lab.cairn(&["run", "book.rhai", "-i", "lab.toml", "-vv"]);
+    let quiet = lab.run_book(&["-q"]);
+    let normal = lab.run_book(&[]);
+    let verbose = lab.run_book(&["-v"]);
+    let all = lab.run_book(&["-vv"]);
     for run in [&quiet, &normal, &verbose, &all] {
         assert_eq!(run.code, 1, "{}\n{}", run.stdout, run.stderr);
         assert_eq!(
@@ -384,11 +366,9 @@ fn on_a_terminal_a_status_area_colour_and_lines_cut_to_its_width_and_piped_plain
 
 #[test]
 fn a_divergence_shared_by_twenty_hosts_is_one_report() {
-    let lab = Lab::new();
     let book = "param mtu = 1500;\nstage \"one\" on all {\n    run([\"echo\", `${mtu}`]);\n}\nstage \"two\" on all {\n    run([\"false\"]);\n}\n";
-    lab.write("book.rhai", book);
-    lab.write("lab.toml", &inventory("node[01-20]", "clock=virtual"));
-    lab.cairn(&["run", "book.rhai", "-i", "lab.toml"]).fails(1);
+    let lab = Lab::with_book(book, &inventory("node[01-20]", "clock=virtual"));
+    lab.run_book(&[]).fails(1);
     let resume = lab.cairn(&["resume", "--param", "mtu=9000"]).fails(2);
     let text = &resume.stderr;
     assert_eq!(
@@ -410,19 +390,17 @@ fn a_divergence_shared_by_twenty_hosts_is_one_report() {
 
 #[test]
 fn after_a_first_ctrl_c_the_status_area_counts_the_actions_the_stop_waits_for() {
-    let lab = Lab::new();
     // A simulated `sleep` is one action that runs to its end, as a real command would.
-    lab.write(
-        "book.rhai",
+    let lab = Lab::with_book(
         "stage \"one\" on compute {\n    run([\"sleep\", \"4\"]);\n}\nstage \"two\" on compute {\n    run([\"echo\", \"never\"]);\n}\n",
+        &inventory("node[01-02]", "reboot_secs=1"),
     );
-    lab.write("lab.toml", &inventory("node[01-02]", "reboot_secs=1"));
     let mut command = Command::new("sh");
     command
         .arg("-c")
         .arg("stty cols 200 rows 30; exec \"$0\" \"$@\"")
         .arg(binary("cairn"))
-        .args(["run", "book.rhai", "-i", "lab.toml", "--color", "never"])
+        .args(run_book_args(&["--color", "never"]))
         .current_dir(lab.path())
         .env_remove("CAIRN_STATE_DIR");
     let mut session = rexpect::session::spawn_command(command, Some(30_000))

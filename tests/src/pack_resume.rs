@@ -4,20 +4,13 @@
 
 use cairn_tests::Lab;
 
-use crate::pack_trust::{cairn, write_pack};
+use crate::pack_trust::{cairn, infra_pack};
 
 #[test]
 fn a_resume_after_the_pack_was_upgraded_runs_the_version_the_run_started_with() {
     let lab = Lab::new();
     for version in ["1.0.0", "2.0.0"] {
-        let dir = format!("v{version}");
-        write_pack(
-            &lab,
-            &dir,
-            "acme/infra",
-            version,
-            &format!("said by {version}"),
-        );
+        let dir = infra_pack(&lab, version, &format!("said by {version}"));
         lab.write(
             &format!("{dir}/hello.rhai"),
             "import \"greet\" as greet;\n\nstage \"hello\" on all {\n    run([\"hostname\"]);\n    log(greet::text());\n}\n",

@@ -45,6 +45,14 @@ pub(crate) fn write_pack(lab: &Lab, dir: &str, name: &str, version: &str, said: 
     );
 }
 
+/// The pack `acme/infra` at `version` (see [`write_pack`]) in the lab's folder `v{version}`,
+/// which it returns.
+pub(crate) fn infra_pack(lab: &Lab, version: &str, said: &str) -> String {
+    let dir = format!("v{version}");
+    write_pack(lab, &dir, "acme/infra", version, said);
+    dir
+}
+
 /// Runs Debian's `minisign` in the lab.
 fn minisign(lab: &Lab, args: &[&str]) {
     let done = Command::new("minisign")
@@ -279,14 +287,7 @@ fn two_packs_with_one_recipe_name_are_refused_listing_both_until_named_with_thei
 fn versions_live_side_by_side_and_cairn_lock_pins_the_one_a_run_uses() {
     let lab = Lab::new();
     for version in ["1.0.0", "1.1.0", "2.0.0"] {
-        let dir = format!("v{version}");
-        write_pack(
-            &lab,
-            &dir,
-            "acme/infra",
-            version,
-            &format!("hello {version}"),
-        );
+        let dir = infra_pack(&lab, version, &format!("hello {version}"));
         let out = format!("{dir}.cairnpack");
         assert_eq!(cairn(&lab, &["recipes", "pack", &dir, "-o", &out]).code, 0);
         cairn(&lab, &["recipes", "install", &out, "--allow-unsigned"]).succeeds();

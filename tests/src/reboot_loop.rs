@@ -151,16 +151,21 @@ fn firmware_the_adapter_does_not_load_fails_after_one_reboot() {
     );
 }
 
-#[test]
-fn ofed_drivers_the_kernel_does_not_load_fail_after_one_reboot() {
-    let lab = lab(
+/// A RHEL guest `compute-01` whose kernel does not load the OFED drivers installed for the
+/// next boot, looping on `install` until its drivers load.
+fn guest_ignoring_staged_ofed(install: &str) -> Lab {
+    lab(
         "compute-01",
         "guests",
         "sim:rhel8?clock=virtual&reboot_secs=60&fault_ignore_staged_ofed=true",
-        &looping(
-            "guests",
-            r#"ofed::install("/nfs/MLNX_OFED_LINUX-5.4-3.0.3.0-rhel8.1-x86_64.tgz")"#,
-        ),
+        &looping("guests", install),
+    )
+}
+
+#[test]
+fn ofed_drivers_the_kernel_does_not_load_fail_after_one_reboot() {
+    let lab = guest_ignoring_staged_ofed(
+        r#"ofed::install("/nfs/MLNX_OFED_LINUX-5.4-3.0.3.0-rhel8.1-x86_64.tgz")"#,
     );
     fails_after_one_reboot(
         &lab,
@@ -176,14 +181,8 @@ fn ofed_drivers_the_kernel_does_not_load_fail_after_one_reboot() {
 
 #[test]
 fn doca_drivers_the_kernel_does_not_load_fail_after_one_reboot() {
-    let lab = lab(
-        "compute-01",
-        "guests",
-        "sim:rhel8?clock=virtual&reboot_secs=60&fault_ignore_staged_ofed=true",
-        &looping(
-            "guests",
-            r#"ofed::install_doca("/nfs/doca-host-2.10.0-093000_25.01_rhel95.x86_64.rpm")"#,
-        ),
+    let lab = guest_ignoring_staged_ofed(
+        r#"ofed::install_doca("/nfs/doca-host-2.10.0-093000_25.01_rhel95.x86_64.rpm")"#,
     );
     fails_after_one_reboot(
         &lab,

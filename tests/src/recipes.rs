@@ -236,7 +236,8 @@ fn the_tuning_recipe_killed_during_the_reboot_resumes_with_one_reboot_per_host()
     assert_tuned(&lab);
 }
 
-const VMA: [&str; 4] = [
+/// The shipped VMA comparison on its lab, as the guide runs it.
+pub(crate) const VMA: [&str; 4] = [
     "run",
     "runbooks/vma-latency.rhai",
     "-i",

@@ -19,9 +19,21 @@ fn repl(lab: &Lab, args: &[&str], prompt: &str, timeout_ms: u64) -> PtySession {
     session
 }
 
+/// `cairn repl --sim SIM` in the lab, at its prompt `sim-MODEL> `.
+fn sim_repl(lab: &Lab, sim: &str, timeout_ms: u64) -> PtySession {
+    let model = sim.split('?').next().unwrap_or_default();
+    repl(lab, &["--sim", sim], &format!("sim-{model}> "), timeout_ms)
+}
+
 /// Waits for `text`, failing with `what` when it does not come.
 fn expect(p: &mut PtySession, text: &str, what: &str) {
     p.exp_string(text).unwrap_or_else(|e| panic!("{what}: {e}"));
+}
+
+/// Waits for a text matching `regex`, failing with `what` when none comes; returns the match.
+fn expect_regex(p: &mut PtySession, regex: &str, what: &str) -> String {
+    let (_, matched) = p.exp_regex(regex).unwrap_or_else(|e| panic!("{what}: {e}"));
+    matched
 }
 
 /// Leaves the REPL, which must then end.
@@ -33,12 +45,7 @@ fn quit(p: &mut PtySession) {
 #[test]
 fn a_person_evaluates_completes_and_sees_errors_with_their_span() {
     let lab = Lab::new();
-    let mut p = repl(
-        &lab,
-        &["--sim", "linux?clock=virtual"],
-        "sim-linux> ",
-        10_000,
-    );
+    let mut p = sim_repl(&lab, "linux?clock=virtual", 10_000);
     p.send_line(r#"let r = run(["echo", "hello from the host"]);"#)
         .unwrap_or_default();
     expect(&mut p, "sim-linux> ", "after let");
@@ -77,12 +84,7 @@ fn a_person_evaluates_completes_and_sees_errors_with_their_span() {
 #[test]
 fn mft_installs_from_the_repl_with_the_file_names_of_the_builtin_docs() {
     let lab = Lab::new();
-    let mut p = repl(
-        &lab,
-        &["--sim", "esxi7?clock=virtual"],
-        "sim-esxi7> ",
-        20_000,
-    );
+    let mut p = sim_repl(&lab, "esxi7?clock=virtual", 20_000);
     p.send_line(r#"esxcli::vib_installed("mft")"#)
         .unwrap_or_default();
     expect(&mut p, "false", "not installed yet");
@@ -135,12 +137,7 @@ fn type_slowly(p: &mut PtySession, text: &str) {
 #[test]
 fn functions_stay_defined_help_has_names_and_completion_lists_only_real_members() {
     let lab = Lab::new();
-    let mut p = repl(
-        &lab,
-        &["--sim", "linux?clock=virtual"],
-        "sim-linux> ",
-        10_000,
-    );
+    let mut p = sim_repl(&lab, "linux?clock=virtual", 10_000);
     type_slowly(&mut p, "fn twice(a) { a * 2 }\r");
     expect(&mut p, "sim-linux> ", "fn");
     type_slowly(&mut p, "let k = 5; let add = |x| x + k;\r");
@@ -166,9 +163,7 @@ fn functions_stay_defined_help_has_names_and_completion_lists_only_real_members(
     type_slowly(&mut p, "let devs = [#{pci: \"3b:00.0\"}];\r");
     expect(&mut p, "sim-linux> ", "devs");
     type_slowly(&mut p, "devs.p\t\t");
-    let (_, listed) = p
-        .exp_regex("pad\\s+pop[^\\n]*push")
-        .unwrap_or_else(|e| panic!("second Tab lists: {e}"));
+    let listed = expect_regex(&mut p, "pad\\s+pop[^\\n]*push", "second Tab lists");
     assert!(!listed.contains("pci"), "{listed}");
     p.send_control('u').unwrap_or_default();
     // Tab completes the common prefix of a string's methods, then lists them.
@@ -177,8 +172,7 @@ fn functions_stay_defined_help_has_names_and_completion_lists_only_real_members(
     type_slowly(&mut p, "s.tri\t");
     std::thread::sleep(std::time::Duration::from_millis(200));
     type_slowly(&mut p, "\t");
-    p.exp_regex("trim\\s+trimmed")
-        .unwrap_or_else(|e| panic!("string methods: {e}"));
+    expect_regex(&mut p, "trim\\s+trimmed", "string methods");
     type_slowly(&mut p, "med()\r");
     expect(&mut p, "\"up\"", "trimmed()");
     quit(&mut p);
@@ -201,8 +195,7 @@ fn a_repl_on_an_inventory_sees_its_groups_and_patterns() {
     expect(&mut p, "esx01", "esx01");
     expect(&mut p, "esx02", "esx02");
     type_slowly(&mut p, ":hosts esx*:!esx01\r");
-    p.exp_regex("esx02\\s+sim:esxi7")
-        .unwrap_or_else(|e| panic!(":hosts PATTERN: {e}"));
+    expect_regex(&mut p, "esx02\\s+sim:esxi7", ":hosts PATTERN");
     type_slowly(&mut p, ":hosts esk01\r");
     expect(&mut p, "did you mean `esx01`?", ":hosts typo");
     quit(&mut p);
@@ -212,7 +205,7 @@ fn a_repl_on_an_inventory_sees_its_groups_and_patterns() {
 fn ctrl_c_stops_a_running_command_at_once_and_keeps_what_was_typed() {
     let lab = Lab::new();
     // A real clock: `sleep 30` would take thirty seconds.
-    let mut p = repl(&lab, &["--sim", "linux"], "sim-linux> ", 10_000);
+    let mut p = sim_repl(&lab, "linux", 10_000);
     p.send_line(r#"run(["sleep", "30"])"#).unwrap_or_default();
     std::thread::sleep(std::time::Duration::from_millis(500));
     // Typed ahead while the command runs.

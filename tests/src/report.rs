@@ -396,13 +396,7 @@ pub(crate) fn escape_like_the_page(text: &str) -> String {
 fn a_mistyped_run_id_is_refused_with_a_did_you_mean_and_writes_nothing() {
     let lab = Lab::shipped();
     lab.assert_fails(&["report", "-o", "r.html"], 2, &["no runs in"]);
-    lab.cairn(&[
-        "run",
-        "runbooks/vma-latency.rhai",
-        "-i",
-        "runbooks/labs/vma-2node.toml",
-    ])
-    .succeeds();
+    lab.cairn(&crate::recipes::VMA).succeeds();
     let id = lab.runs().pop().unwrap_or_default();
     let typo = format!("{}x", &id[..id.len() - 1]);
     lab.assert_fails(

@@ -143,11 +143,8 @@ fn a_resumed_run_keeps_the_first_attempts_failures_on_a_time_axis_with_each_atte
     let attempts = section(&dom, "attempts");
     let rows: Vec<&str> = attempts.split("<tr class=").skip(1).collect();
     assert_eq!(rows.len(), 2, "{attempts}");
-    assert!(
-        rows[0].starts_with("\"failed\" data-attempt=\"1\" data-failures=\"3\""),
-        "{}",
-        rows[0]
-    );
+    let starts = |row: &str, prefix: &str| assert!(row.starts_with(prefix), "{row}");
+    starts(rows[0], "\"failed\" data-attempt=\"1\" data-failures=\"3\"");
     assert!(
         rows[0].contains("node[01-03]</b>"),
         "the three hosts' failure is one line: {}",
@@ -158,11 +155,7 @@ fn a_resumed_run_keeps_the_first_attempts_failures_on_a_time_axis_with_each_atte
         "{}",
         rows[0]
     );
-    assert!(
-        rows[1].starts_with("\"ok\" data-attempt=\"2\" data-failures=\"0\""),
-        "{}",
-        rows[1]
-    );
+    starts(rows[1], "\"ok\" data-attempt=\"2\" data-failures=\"0\"");
     let timeline = section(&dom, "timeline");
     assert_eq!(
         timeline.matches("class=\"span attempt ").count(),
@@ -179,13 +172,7 @@ fn a_resumed_run_keeps_the_first_attempts_failures_on_a_time_axis_with_each_atte
 #[test]
 fn the_pdf_opens_on_the_verdict_and_its_first_page_renders() {
     let lab = Lab::shipped();
-    lab.cairn(&[
-        "run",
-        "runbooks/vma-latency.rhai",
-        "-i",
-        "runbooks/labs/vma-2node.toml",
-    ])
-    .succeeds();
+    lab.cairn(&crate::recipes::VMA).succeeds();
     let missing = lab.cairn_with(
         &["report", "--pdf", "-o", "report.pdf"],
         &[("CAIRN_CHROMIUM", "/nonexistent/chromium")],

@@ -6,13 +6,37 @@
 
 use serde_json::Value;
 
-use cairn_tests::{Lab, Run, spawn_piped};
+use cairn_tests::{Lab, spawn_piped};
 
-use crate::shared_store::{fleet_of, run, store, with_fleet};
+use crate::shared_store::{each_change_once, ended, fleet_of, run, store, with_fleet};
 
 /// Two stages, the first rebooting every host.
 const BOOK: &str = "stage \"one\" on all {\n    run([\"echo\", \"one\"]);\n    reboot();\n}\nstage \"two\" on all {\n    run([\"echo\", \"two\"]);\n}\n";
 const INVENTORY: &str = "[hosts.\"n[1-4]\"]\naddress = \"sim:linux?reboot_secs=2\"\n";
+const HOSTS: [&str; 4] = ["n1", "n2", "n3", "n4"];
+
+/// A working folder with the runbook and inventory.
+fn folder() -> Lab {
+    let lab = Lab::new();
+    lab.write("book.rhai", BOOK);
+    lab.write("inv.toml", INVENTORY);
+    lab
+}
+
+/// `cairn run` of `book` and the folder's inventory on the store at `url`, shared between
+/// `controllers` controllers.
+fn shared<'a>(book: &'a str, url: &'a str, controllers: &'a str) -> Vec<&'a str> {
+    vec![
+        "run",
+        book,
+        "-i",
+        "inv.toml",
+        "--store",
+        url,
+        "--controllers",
+        controllers,
+    ]
+}
 
 /// Each host's journal records of the shared run, from the working copies of both folders.
 fn journal(labs: &[&Lab], host: &str) -> Vec<Value> {
@@ -96,41 +120,22 @@ fn two_controllers_share_a_run_its_barriers_and_its_budget() {
     let Some((_server, url)) = store("two_controllers_share_a_run") else {
         return;
     };
-    let (a, b) = (Lab::new(), Lab::new());
-    a.write("book.rhai", BOOK);
-    a.write("inv.toml", INVENTORY);
+    let (a, b) = (folder(), Lab::new());
     let fleet = fleet_of(&a);
-    let args = [
-        "run",
-        "book.rhai",
-        "-i",
-        "inv.toml",
-        "--store",
-        &url,
-        "--controllers",
-        "2",
-        "--max-unavailable",
-        "1",
-    ];
+    let mut args = shared("book.rhai", &url, "2");
+    args.extend(["--max-unavailable", "1"]);
     let first = spawn_piped(with_fleet(a.command(&args), &fleet));
     // The second controller joins a moment later, from a folder with no runbook or inventory:
     // the first share's hosts wait at stage two's barrier for the second share's.
     std::thread::sleep(std::time::Duration::from_secs(1));
     let joined = run(&b, &fleet, &["join", "--store", &url]);
-    let first = Run::from(
-        first
-            .wait_with_output()
-            .unwrap_or_else(|e| panic!("wait: {e}")),
-    );
-    first.succeeds();
+    ended(first).succeeds();
     let joined = joined.succeeds();
     joined.stdout_has("join: driving share 2 of 2 of run");
-    let hosts = ["n1", "n2", "n3", "n4"];
-    let journals: Vec<Vec<Value>> = hosts.iter().map(|h| journal(&[&a, &b], h)).collect();
+    let journals: Vec<Vec<Value>> = HOSTS.iter().map(|h| journal(&[&a, &b], h)).collect();
     // Each host once, by the share it belongs to.
-    for (host, journal) in hosts.iter().zip(&journals) {
-        let commands = crate::shared_store::fenced(&fleet, host);
-        assert_eq!(commands, ["echo one", "echo two"], "{host}");
+    each_change_once(&fleet, &HOSTS, &["echo one", "echo two"]);
+    for (host, journal) in HOSTS.iter().zip(&journals) {
         let header = journal.first().unwrap_or_else(|| panic!("{host}: empty"));
         let run_id = header["data"]["run_id"].as_str().unwrap_or_default();
         assert_eq!(
@@ -148,9 +153,7 @@ fn two_controllers_share_a_run_its_barriers_and_its_budget() {
 
 #[test]
 fn a_run_is_shared_only_through_a_store_and_without_controller_stages() {
-    let lab = Lab::new();
-    lab.write("book.rhai", BOOK);
-    lab.write("inv.toml", INVENTORY);
+    let lab = folder();
     let refused = lab.cairn(&["run", "book.rhai", "-i", "inv.toml", "--controllers", "2"]);
     let refused = refused.fails(2);
     refused.stderr_has("--controllers 2: a run shared between controllers lives");
@@ -163,30 +166,10 @@ fn a_run_is_shared_only_through_a_store_and_without_controller_stages() {
         "stage \"s\" on all {\n    run([\"true\"]);\n}\nstage \"c\" on controller {\n    run([\"true\"]);\n}\n",
     );
     let fleet = fleet_of(&lab);
-    let args = [
-        "run",
-        "fabric.rhai",
-        "-i",
-        "inv.toml",
-        "--store",
-        &url,
-        "--controllers",
-        "2",
-    ];
-    let refused = run(&lab, &fleet, &args);
+    let refused = run(&lab, &fleet, &shared("fabric.rhai", &url, "2"));
     let refused = refused.fails(2);
     refused.stderr_has("`on controller` stages");
-    let too_many = [
-        "run",
-        "book.rhai",
-        "-i",
-        "inv.toml",
-        "--store",
-        &url,
-        "--controllers",
-        "5",
-    ];
-    let refused = run(&lab, &fleet, &too_many);
+    let refused = run(&lab, &fleet, &shared("book.rhai", &url, "5"));
     let refused = refused.fails(2);
     refused.stderr_has("fewer than the controllers");
 }
@@ -196,23 +179,11 @@ fn a_standby_takes_over_the_share_of_a_controller_killed_mid_reboot() {
     let Some((_server, url)) = store("a_standby_takes_over_a_share") else {
         return;
     };
-    let (a, b, c) = (Lab::new(), Lab::new(), Lab::new());
-    a.write("book.rhai", BOOK);
-    a.write("inv.toml", INVENTORY);
+    let (a, b, c) = (folder(), Lab::new(), Lab::new());
     let fleet = fleet_of(&a);
     let ttl = ["--lease-ttl", "4"];
-    let mut args = vec![
-        "run",
-        "book.rhai",
-        "-i",
-        "inv.toml",
-        "--store",
-        &url,
-        "--controllers",
-        "2",
-        "--max-unavailable",
-        "1",
-    ];
+    let mut args = shared("book.rhai", &url, "2");
+    args.extend(["--max-unavailable", "1"]);
     args.extend(ttl);
     let first = spawn_piped(with_fleet(a.command(&args), &fleet));
     std::thread::sleep(std::time::Duration::from_secs(1));
@@ -229,22 +200,9 @@ fn a_standby_takes_over_the_share_of_a_controller_killed_mid_reboot() {
     let standby = run(&c, &fleet, &standby);
     let standby = standby.succeeds();
     standby.stdout_has(".2 over from");
-    let first = Run::from(
-        first
-            .wait_with_output()
-            .unwrap_or_else(|e| panic!("wait: {e}")),
-    );
-    first.succeeds();
-    let hosts = ["n1", "n2", "n3", "n4"];
-    for host in hosts {
-        let commands = crate::shared_store::fenced(&fleet, host);
-        assert_eq!(
-            commands,
-            ["echo one", "echo two"],
-            "{host}: each command once"
-        );
-    }
+    ended(first).succeeds();
+    each_change_once(&fleet, &HOSTS, &["echo one", "echo two"]);
     // The standby's working copy holds the second share's whole journals.
-    let journals: Vec<Vec<Value>> = hosts.iter().map(|h| journal(&[&a, &c], h)).collect();
+    let journals: Vec<Vec<Value>> = HOSTS.iter().map(|h| journal(&[&a, &c], h)).collect();
     barrier_and_budget_held(&journals);
 }

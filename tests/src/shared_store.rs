@@ -57,6 +57,23 @@ pub(crate) fn run(lab: &Lab, fleet: &str, args: &[&str]) -> Run {
     lab.cairn_with(args, &[("CAIRN_SIM_DIR", fleet)])
 }
 
+/// The run of a controller started with [`spawn_piped`], once it has ended.
+pub(crate) fn ended(child: std::process::Child) -> Run {
+    Run::from(
+        child
+            .wait_with_output()
+            .unwrap_or_else(|e| panic!("wait: {e}")),
+    )
+}
+
+/// Checks that each of `hosts` of the shared fleet ran `commands` under its fence, each once.
+#[track_caller]
+pub(crate) fn each_change_once(fleet: &str, hosts: &[&str], commands: &[&str]) {
+    for host in hosts {
+        assert_eq!(fenced(fleet, host), commands, "{host}: each change once");
+    }
+}
+
 /// The runbook's `echo`es the shared fleet's `host` ran under its fence (`fenced.log`; the
 /// reboot's own commands left out).
 pub(crate) fn fenced(fleet: &str, host: &str) -> Vec<String> {
@@ -222,7 +239,7 @@ fn a_second_run_needing_a_held_host_is_refused_naming_the_holder() {
         fenced(&fleet, "n1").len() == 1
     });
     let second = run(&b, &fleet, &args);
-    Run::from(first.wait_with_output().unwrap_or_else(|e| panic!("{e}"))).succeeds();
+    ended(first).succeeds();
     let second = second.fails(2);
     second.stderr_has("n1 is held by run");
     second.stderr_has("(controller ");
@@ -256,13 +273,7 @@ fn a_killed_controllers_run_is_refused_while_its_session_lives_then_taken_over()
     taken.stdout_has(&format!("took run {id} over from controller "));
     taken.stdout_has("took the host over from run");
     taken.stdout_has("2 done");
-    for host in ["n1", "n2"] {
-        assert_eq!(
-            fenced(&fleet, host),
-            ["echo A", "echo B"],
-            "{host}: each change once"
-        );
-    }
+    each_change_once(&fleet, &["n1", "n2"], &["echo A", "echo B"]);
 }
 
 #[test]
@@ -310,13 +321,7 @@ fn a_stored_run_resumes_elsewhere_with_the_modules_it_imported_from_lib_folders(
     std::thread::sleep(Duration::from_secs(5));
     let id = first_run(&run(&b, &fleet, &["runs", "--store", &url]).stdout);
     run(&b, &fleet, &["resume", &id, "--store", &url]).succeeds();
-    for host in ["n1", "n2"] {
-        assert_eq!(
-            fenced(&fleet, host),
-            ["echo A", "echo B"],
-            "{host}: each change once"
-        );
-    }
+    each_change_once(&fleet, &["n1", "n2"], &["echo A", "echo B"]);
     let source = b.path().join(format!(".cairn/store/runs/{id}/source"));
     for module in ["lib/steps.rhai", "lib/inner.rhai", ".search/0/extra.rhai"] {
         assert!(
@@ -341,15 +346,11 @@ fn a_restarted_server_stops_the_run_with_its_cause_and_a_resume_at_once_finishes
     server
         .restart_immediate()
         .unwrap_or_else(|e| panic!("restart: {e}"));
-    let stopped = Run::from(first.wait_with_output().unwrap_or_else(|e| panic!("{e}"))).fails(1);
+    let stopped = ended(first).fails(1);
     stopped.stderr_has("lost the connection to the store");
     let resumed = run(&lab, &fleet, &["resume", "--store", &url]).succeeds();
+    each_change_once(&fleet, &["n1", "n2"], &["echo A", "echo B"]);
     for host in ["n1", "n2"] {
-        assert_eq!(
-            fenced(&fleet, host),
-            ["echo A", "echo B"],
-            "{host}: each change once"
-        );
         let log = std::fs::read_to_string(format!("{fleet}/{host}/fenced.log")).unwrap_or_default();
         let reboots = log.matches("\"command\":\"reboot\"").count();
         assert_eq!(

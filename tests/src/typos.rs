@@ -2,7 +2,7 @@
 //! keys, `--param` values of the wrong type, unknown `sim:` options, unsafe host names, and
 //! what `cairn check` finds; none of them creates a run.
 
-use cairn_tests::{Lab, Run};
+use cairn_tests::{Lab, RUN_BOOK, Run, run_book_args};
 
 use crate::executor::inventory;
 
@@ -23,17 +23,19 @@ fn refused(lab: &Lab, args: &[&str], needles: &[&str]) -> Run {
     run
 }
 
+/// A lab holding `book` as `book.rhai` and one virtual-clocked host `node01` in `compute`.
+fn node01_lab(book: &str) -> Lab {
+    Lab::with_book(book, &inventory("node01", "clock=virtual"))
+}
+
 #[test]
 fn a_stage_on_an_unknown_group_stops_the_run_with_a_suggestion() {
-    let lab = Lab::new();
-    lab.write(
-        "book.rhai",
+    let lab = node01_lab(
         "stage \"one\" on compute { run([\"true\"]); }\nstage \"two\" on computee { run([\"true\"]); }\n",
     );
-    lab.write("lab.toml", &inventory("node01", "clock=virtual"));
     refused(
         &lab,
-        &["run", "book.rhai", "-i", "lab.toml"],
+        &RUN_BOOK,
         &[
             "group `computee`",
             "did you mean `compute`?",
@@ -49,15 +51,12 @@ fn a_stage_on_an_unknown_group_stops_the_run_with_a_suggestion() {
 
 #[test]
 fn hosts_of_an_unknown_group_stops_the_run_instead_of_giving_no_hosts() {
-    let lab = Lab::new();
-    lab.write(
-        "book.rhai",
+    let lab = node01_lab(
         "stage \"one\" on compute {\n    let peers = hosts(\"computee\");\n    log(`${peers.len()}`);\n}\n",
     );
-    lab.write("lab.toml", &inventory("node01", "clock=virtual"));
     refused(
         &lab,
-        &["run", "book.rhai", "-i", "lab.toml"],
+        &RUN_BOOK,
         &[
             "`hosts(\"computee\")`: the inventory has no group `computee`",
             "did you mean `compute`?",
@@ -68,8 +67,7 @@ fn hosts_of_an_unknown_group_stops_the_run_instead_of_giving_no_hosts() {
         "book.rhai",
         "stage \"one\" on compute {\n    let peers = hosts(\"compute\");\n    log(`${peers.len()}`);\n}\n",
     );
-    lab.cairn(&["run", "book.rhai", "-i", "lab.toml"])
-        .succeeds();
+    lab.run_book(&[]).succeeds();
 }
 
 #[test]
@@ -80,9 +78,7 @@ fn a_stage_on_a_group_without_hosts_is_a_warning() {
         "lab.toml",
         &format!("[groups.spare]\n\n{}", inventory("node01", "clock=virtual")),
     );
-    let run = lab
-        .cairn(&["run", "book.rhai", "-i", "lab.toml"])
-        .succeeds();
+    let run = lab.run_book(&[]).succeeds();
     let output = format!("{}{}", run.stdout, run.stderr);
     assert!(
         output.contains("stage `one` runs on group `spare`, which has no hosts"),
@@ -136,7 +132,7 @@ fn a_misspelt_ofed_force_installs_nothing() {
         "[hosts.vm01]\naddress = \"sim:rhel8?clock=virtual\"\n",
     );
     lab.assert_fails(
-        &["run", "book.rhai", "-i", "lab.toml"],
+        &RUN_BOOK,
         2,
         &[
             "`ofed::install` has no option `forse`",
@@ -158,28 +154,24 @@ fn a_misspelt_ofed_force_installs_nothing() {
 
 #[test]
 fn a_param_that_does_not_convert_stops_the_run() {
-    let lab = Lab::new();
-    lab.write(
-        "book.rhai",
+    let lab = node01_lab(
         "param mtu = 9000;\nparam max_us = 1.5;\nstage \"s\" on all { expect(2.0 < max_us, \"fast enough\"); }\n",
     );
-    lab.write("lab.toml", &inventory("node01", "clock=virtual"));
-    let base = ["run", "book.rhai", "-i", "lab.toml", "--param"];
     refused(
         &lab,
-        &[&base[..], &["mtu=jumbo"]].concat(),
+        &run_book_args(&["--param", "mtu=jumbo"]),
         &["`mtu` takes an integer", "command line"],
     );
     for bad in ["max_us=nan", "max_us=inf", "max_us=1e400"] {
-        let stderr = refused(&lab, &[&base[..], &[bad]].concat(), &[]).stderr;
+        let stderr = refused(&lab, &run_book_args(&["--param", bad]), &[]).stderr;
         assert!(stderr.contains("a finite number"), "{bad}: {stderr}");
     }
     refused(
         &lab,
-        &[&base[..], &["max_usec=3"]].concat(),
+        &run_book_args(&["--param", "max_usec=3"]),
         &["did you mean `max_us`?"],
     );
-    lab.cairn(&[&base[..], &["max_us=3.0"]].concat()).succeeds();
+    lab.run_book(&["--param", "max_us=3.0"]).succeeds();
 }
 
 #[test]
@@ -189,7 +181,7 @@ fn an_unknown_sim_option_points_at_the_inventory_line() {
     lab.write("lab.toml", &inventory("node01", "reboot_sec=2"));
     refused(
         &lab,
-        &["run", "book.rhai", "-i", "lab.toml"],
+        &RUN_BOOK,
         &[
             "unknown sim option `reboot_sec`",
             "did you mean `reboot_secs`?",
@@ -199,7 +191,7 @@ fn an_unknown_sim_option_points_at_the_inventory_line() {
     lab.write("lab.toml", "[hosts.n1]\naddress = \"sim:linus\"\n");
     refused(
         &lab,
-        &["run", "book.rhai", "-i", "lab.toml"],
+        &RUN_BOOK,
         &["no simulator model `linus`", "did you mean `linux`?"],
     );
 }
@@ -219,18 +211,14 @@ fn host_names_that_are_not_safe_file_names_are_refused() {
             "lab.toml",
             &format!("[hosts.\"{name}\"]\naddress = \"sim:linux?clock=virtual\"\n"),
         );
-        let stderr = refused(&lab, &["run", "book.rhai", "-i", "lab.toml"], &[]).stderr;
+        let stderr = refused(&lab, &RUN_BOOK, &[]).stderr;
         assert!(stderr.contains("invalid host name"), "{name}: {stderr}");
         assert!(stderr.contains(why), "{name}: {stderr}");
         assert!(stderr.contains("lab.toml:1:8"), "{name}: {stderr}");
     }
     // A `/` is refused by the host pattern already, at the character.
     lab.write("lab.toml", "[hosts.\"a/b\"]\naddress = \"local\"\n");
-    refused(
-        &lab,
-        &["run", "book.rhai", "-i", "lab.toml"],
-        &["'/' cannot appear"],
-    );
+    refused(&lab, &RUN_BOOK, &["'/' cannot appear"]);
 }
 
 #[test]
@@ -242,7 +230,7 @@ fn an_inventory_error_past_column_65535_is_shown_not_a_panic() {
         "lab.toml",
         &format!("[hosts.{key}!]\naddress = \"local\"\n"),
     );
-    let stderr = refused(&lab, &["run", "book.rhai", "-i", "lab.toml"], &[]).stderr;
+    let stderr = refused(&lab, &RUN_BOOK, &[]).stderr;
     assert!(
         stderr.contains("invalid inventory"),
         "{}",
@@ -253,7 +241,7 @@ fn an_inventory_error_past_column_65535_is_shown_not_a_panic() {
         "lab.toml",
         &format!("[hosts.\"n{key}[1-\"]\naddress = \"local\"\n"),
     );
-    let stderr = refused(&lab, &["run", "book.rhai", "-i", "lab.toml"], &[]).stderr;
+    let stderr = refused(&lab, &RUN_BOOK, &[]).stderr;
     assert!(
         stderr.contains("invalid host pattern"),
         "{}",
@@ -320,9 +308,7 @@ stage "a" on all { log(2); }
 
 #[test]
 fn trim_and_replace_give_their_result() {
-    let lab = Lab::new();
-    lab.write(
-        "book.rhai",
+    let lab = node01_lab(
         r#"stage "s" on all {
     let name = run(["echo", "  node01  "]).stdout.trim();
     expect(name == "node01", `trimmed: '${name}'`);
@@ -335,11 +321,8 @@ fn trim_and_replace_give_their_result() {
 }
 "#,
     );
-    lab.write("lab.toml", &inventory("node01", "clock=virtual"));
     lab.cairn(&["check", "book.rhai"]).succeeds();
-    let run = lab
-        .cairn(&["run", "book.rhai", "-i", "lab.toml"])
-        .succeeds();
+    let run = lab.run_book(&[]).succeeds();
     run.stdout_has("node01 ens224");
 }
 
@@ -379,12 +362,10 @@ fn a_call_given_nothing_says_which_call_made_the_nothing() {
 
 #[test]
 fn resume_refuses_a_runbook_edited_into_a_duplicate_stage() {
-    let lab = Lab::new();
     let book =
         "stage \"one\" on all { run([\"true\"]); }\nstage \"two\" on all { run([\"false\"]); }\n";
-    lab.write("book.rhai", book);
-    lab.write("lab.toml", &inventory("node01", "clock=virtual"));
-    lab.cairn(&["run", "book.rhai", "-i", "lab.toml"]).fails(1);
+    let lab = node01_lab(book);
+    lab.run_book(&[]).fails(1);
     lab.write("book.rhai", &book.replace("\"two\"", "\"one\""));
     let before = lab.sim_commands("node01").len();
     lab.assert_fails(
@@ -397,14 +378,9 @@ fn resume_refuses_a_runbook_edited_into_a_duplicate_stage() {
 
 #[test]
 fn run_given_a_string_at_run_time_says_to_write_an_array() {
-    let lab = Lab::new();
-    lab.write(
-        "book.rhai",
-        "stage \"s\" on all {\n    let line = \"ip link\";\n    run(line);\n}\n",
-    );
-    lab.write("lab.toml", &inventory("node01", "clock=virtual"));
+    let lab = node01_lab("stage \"s\" on all {\n    let line = \"ip link\";\n    run(line);\n}\n");
     lab.assert_fails(
-        &["run", "book.rhai", "-i", "lab.toml"],
+        &RUN_BOOK,
         2,
         &["write run([\"ip\", \"link\"])", "book.rhai:3:5"],
     );

@@ -4,7 +4,7 @@
 
 use std::path::Path;
 
-use cairn_tests::{Lab, Run, files};
+use cairn_tests::{Lab, Run, files, run_book_args};
 
 use crate::executor::inventory;
 
@@ -237,35 +237,12 @@ fn a_wrong_key_a_changed_vault_or_a_missing_secret_runs_nothing() {
 
 #[test]
 fn a_param_file_name_the_runbook_lacks_is_refused_in_the_file() {
-    let lab = Lab::new();
-    lab.write("book.rhai", BOOK);
-    lab.write("lab.toml", &inventory("node01", "clock=virtual"));
+    let lab = Lab::with_book(BOOK, &inventory("node01", "clock=virtual"));
+    let with_file = run_book_args(&["--param-file", "params.toml"]);
     lab.write("params.toml", "retries = 2\nmut = 9000\n");
-    lab.assert_fails(
-        &[
-            "run",
-            "book.rhai",
-            "-i",
-            "lab.toml",
-            "--param-file",
-            "params.toml",
-        ],
-        2,
-        &["did you mean `mtu`?", "params.toml:2:1"],
-    );
+    lab.assert_fails(&with_file, 2, &["did you mean `mtu`?", "params.toml:2:1"]);
     lab.write("params.toml", "retries = \"two\"\n");
-    lab.assert_fails(
-        &[
-            "run",
-            "book.rhai",
-            "-i",
-            "lab.toml",
-            "--param-file",
-            "params.toml",
-        ],
-        2,
-        &["takes an integer", "params.toml:1:11"],
-    );
+    lab.assert_fails(&with_file, 2, &["takes an integer", "params.toml:1:11"]);
     assert!(lab.runs().is_empty(), "{:?}", lab.runs());
 }
 
@@ -298,15 +275,14 @@ fn an_edit_happens_in_a_private_memory_folder_removed_after() {
         let folder = folder.trim_start_matches("700 ");
         assert!(!Path::new(folder).exists(), "{folder} was removed");
     }
-    let viewed = lab
-        .cairn(&[
-            "vault",
-            "view",
-            "site.vault",
-            "--vault-identity",
-            &keys.identity,
-        ])
-        .succeeds();
+    let view = [
+        "vault",
+        "view",
+        "site.vault",
+        "--vault-identity",
+        &keys.identity,
+    ];
+    let viewed = lab.cairn(&view).succeeds();
     viewed.stdout_has("bmc = \"added\"");
     // Not TOML strings: refused where it is wrong, without quoting the text, vault unchanged.
     let refused = keys.with_editor(&lab, "edit", "pin = 12345678\n").fails(2);
@@ -321,12 +297,6 @@ fn an_edit_happens_in_a_private_memory_folder_removed_after() {
         "{flat}"
     );
     refused.stderr_lacks("12345678");
-    let again = lab.cairn(&[
-        "vault",
-        "view",
-        "site.vault",
-        "--vault-identity",
-        &keys.identity,
-    ]);
+    let again = lab.cairn(&view);
     again.stdout_has("bmc = \"added\"");
 }
