@@ -124,3 +124,56 @@ fn the_composer_still_composes() {
         "a namespace names `{COMPOSER}`: {edges:?}"
     );
 }
+
+/// Folders at the top of `stdlib/src` that are no namespace: layer 1, the assembly's, and
+/// `builtins_doc/` (the text beside `builtins_doc.rs`).
+fn not_namespaces() -> BTreeSet<&'static str> {
+    SHARED
+        .iter()
+        .chain(ASSEMBLY)
+        .copied()
+        .chain(["builtins_doc"])
+        .collect()
+}
+
+/// The README's list of namespaces is checked against the folders, both ways: a namespace added
+/// without its README entry fails, and so does an entry whose folder is gone.
+#[test]
+fn the_readme_lists_every_namespace_folder_and_no_other() {
+    let readme = std::fs::read_to_string(src().join("README.md"))
+        .unwrap_or_else(|e| panic!("stdlib/src/README.md: {e}"));
+    let row = readme
+        .lines()
+        .find(|line| line.starts_with("| 2, one folder per builtin namespace |"))
+        .unwrap_or_else(|| panic!("stdlib/src/README.md has no layer-2 row"));
+    let cell = row.split(" | ").nth(1).unwrap_or_default();
+    let listed: BTreeSet<String> = cell
+        .split('`')
+        .skip(1)
+        .step_by(2)
+        .filter_map(|token| token.strip_suffix('/'))
+        .map(str::to_owned)
+        .collect();
+    let skip = not_namespaces();
+    let folders: BTreeSet<String> = std::fs::read_dir(src())
+        .unwrap_or_else(|e| panic!("stdlib/src: {e}"))
+        .flatten()
+        .filter(|entry| entry.path().is_dir())
+        .filter_map(|entry| entry.file_name().into_string().ok())
+        .filter(|name| !skip.contains(name.as_str()))
+        .collect();
+    let missing: Vec<&String> = folders.difference(&listed).collect();
+    assert!(
+        missing.is_empty(),
+        "stdlib/src/README.md's layer-2 row lacks {missing:?}"
+    );
+    // A listed name is a namespace folder or a program's folder inside one (`ofed/openibd/`).
+    for name in &listed {
+        let found =
+            folders.contains(name) || folders.iter().any(|ns| src().join(ns).join(name).is_dir());
+        assert!(
+            found,
+            "stdlib/src/README.md lists `{name}/`, which is no folder"
+        );
+    }
+}
