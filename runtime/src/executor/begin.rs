@@ -134,12 +134,19 @@ pub(super) fn share(
 }
 
 /// Whether a journal leaves its host down for the budget's place in the store: in a reboot
-/// it never saw end, or having declared itself unavailable (`unavailable()`, `available()`).
+/// it sent (its progress records the boot id it left) and never saw end, or having declared
+/// itself unavailable (`unavailable()`, `available()`). A reboot journaled and still waiting
+/// for its place was never sent: that host is up, and must not hold a place it would then
+/// find already its own.
 fn left_down(journal: &HostJournal) -> bool {
     let mut down = false;
     for action in journal.actions.values() {
         match action.intent.builtin.as_str() {
-            "reboot" | "reboot_if_pending" if action.outcome.is_none() => down = true,
+            "reboot" | "reboot_if_pending"
+                if action.outcome.is_none() && !action.progress.is_empty() =>
+            {
+                down = true;
+            }
             "unavailable" => down = true,
             "available" => down = false,
             _ => {}
