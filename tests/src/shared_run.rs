@@ -87,6 +87,15 @@ fn down(journal: &[Value]) -> (u64, u64) {
     (sent, ended)
 }
 
+/// The run id a journal's header names.
+fn header_run_id(journal: &[Value]) -> String {
+    journal
+        .first()
+        .and_then(|header| header["data"]["run_id"].as_str())
+        .unwrap_or_default()
+        .to_owned()
+}
+
 /// The barrier and the budget held across the shares: stage two began nowhere before stage one
 /// ended everywhere, and no two hosts were down at once, whichever controller drove them (down
 /// from the reboot's first progress, sent once it had its place, to its end).
@@ -145,6 +154,15 @@ fn two_controllers_share_a_run_its_barriers_and_its_budget() {
         );
     }
     barrier_and_budget_held(&journals);
+    // A mistyped run id is refused with the nearest one; a right one with nothing left says so.
+    let id = header_run_id(&journals[0]);
+    let typo = format!("{id}x");
+    run(&b, &fleet, &["join", "--store", &url, &typo])
+        .fails(2)
+        .stderr_has("did you mean");
+    run(&b, &fleet, &["join", "--store", &url, &id])
+        .fails(3)
+        .stdout_has("has no share left to drive");
     // Nothing is left to join.
     let none = run(&b, &fleet, &["join", "--store", &url]);
     let none = none.fails(3);

@@ -42,6 +42,15 @@ impl JoinArgs {
             .shared
             .with(|store| store.claim_share(&session, self.run_id.as_deref()))?;
         let Some(share) = claimed else {
+            // A mistyped run id is refused as every command refuses one, not told "nothing left".
+            if let Some(id) = &self.run_id {
+                let ids = opened.shared.with(|store| store.run_ids())?;
+                if !ids.contains(id) {
+                    opened.finish();
+                    let what = format!("no run `{id}` in the store; nothing was done");
+                    return Err(cairn_runtime::UnknownName::new(what, id, &ids, "its runs").into());
+                }
+            }
             opened.finish();
             match &self.run_id {
                 Some(id) => say!(
