@@ -8,7 +8,7 @@
 //! The journal name is the builtin's registration: its namespace (the one `install()`
 //! registers) and the name the script called it by, so it is never typed a second time.
 
-use cairn_runtime::{ActionCall, ActionError, AfterBoot, HostContext, HostIo, Outcome, Reconcile};
+use cairn_runtime::{ActionCall, ActionError, AfterBoot, HostIo, Outcome, Reconcile};
 use rhai::{Dynamic, NativeCallContext};
 use serde_json::Value;
 
@@ -135,28 +135,6 @@ impl Change<'_> {
             }
             apply(io, differs.todo, planned)
         })
-    }
-
-    /// As [`Change::run`], and leaves `probe`'s check for after the next reboot when `probe`
-    /// finds, in the value the script gets (replayed or live), that the change waits for it:
-    /// a change that did not take then fails the host instead of being staged again.
-    pub(crate) fn run_staged<N, T>(
-        self,
-        ctx: &NativeCallContext,
-        read: impl FnOnce(&mut HostIo<'_>) -> Result<N, ActionError>,
-        compare: impl FnOnce(&HostIo<'_>, N) -> Result<Compared<T>, ActionError>,
-        apply: impl FnOnce(&mut HostIo<'_>, T, Outcome) -> Result<Outcome, ActionError>,
-        probe: impl FnOnce(&Value) -> Option<Probe>,
-    ) -> RhaiResult<Dynamic> {
-        let value = self.run(ctx, read, compare, apply)?;
-        let host = HostContext::current(ctx)?;
-        if !host.shared.options().check {
-            let seen = rhai::serde::from_dynamic::<Value>(&value).unwrap_or(Value::Null);
-            if let Some(probe) = probe(&seen) {
-                host.check_after_boot(probe.what, probe.check);
-            }
-        }
-        Ok(value)
     }
 }
 

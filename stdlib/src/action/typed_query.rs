@@ -149,10 +149,12 @@ where
 
 /// Here, beside [`result_typed`], which it reads with: `change.rs` names nothing of this file.
 impl Change<'_> {
-    /// As [`Change::run_staged`], the value read back as the builtin's result type `R`
-    /// ([`result_typed`]: a replayed record of another shape is refused naming it) before
-    /// `probe` reads it.
-    pub(crate) fn run_staged_typed<N, T, R: serde::Serialize + serde::de::DeserializeOwned>(
+    /// As [`Change::run`], the value (replayed or live) read back as the builtin's result
+    /// type `R` ([`result_typed`]: a replayed record of another shape is refused naming it);
+    /// when `probe` finds in it that the change waits for the next reboot, its check is left
+    /// for after that reboot: a change that did not take then fails the host instead of
+    /// being staged again.
+    pub(crate) fn run_staged<N, T, R: serde::Serialize + serde::de::DeserializeOwned>(
         self,
         ctx: &NativeCallContext,
         read: impl FnOnce(&mut HostIo<'_>) -> Result<N, ActionError>,

@@ -8,7 +8,7 @@ use rhai::plugin::*;
 use rhai::{Array, Dynamic, Map, NativeCallContext};
 use serde_json::{Value, json};
 
-use super::reads::{self, AdvancedSetting, VibChange};
+use super::reads::{self, AdvancedSetting, ParametersChange, VibChange};
 use super::{PciPassthru, VibInstall, command};
 use crate::action::{self, Change, Compared, RhaiResult, full_pci};
 
@@ -279,7 +279,7 @@ fn install_vib(ctx: &NativeCallContext, source: &str, options: &Map) -> RhaiResu
             }
         })),
     };
-    let installed: VibChange = change.run_staged_typed(
+    let installed: VibChange = change.run_staged(
         ctx,
         |io| dry_run(io, &source_owned, force),
         |_, dry| {
@@ -362,19 +362,25 @@ fn set_parameters(ctx: &NativeCallContext, module: &str, params: &Dynamic) -> Rh
         namespace: crate::esxcli::NAMESPACE,
         args: json!({ "module": module, "params": text }),
         assumed: json!({ "changed": true }),
+        // Settled by the parameters the module has now; `from` is what the set recorded
+        // before it acted, when that reads as a parameter map.
         reconcile: Reconcile::Marked(Box::new(move |io, progress| {
             let now = reads::parameters_set(&reads::module_parameters(io, &probe_module)?);
             let from = cairn_runtime::acted(progress)
-                .cloned()
-                .unwrap_or(Value::Null);
+                .and_then(|v| serde_json::from_value::<BTreeMap<String, String>>(v.clone()).ok());
+            let set = ParametersChange {
+                changed: true,
+                from,
+                to: Some(probe_wanted.clone()),
+            };
             Ok((now == probe_wanted).then(|| Outcome {
                 changed: true,
                 reboot_required: true,
-                value: json!({ "changed": true, "from": from, "to": probe_wanted }),
+                value: action::json(&set),
             }))
         })),
     };
-    let value = change.run_staged(
+    let set: ParametersChange = change.run_staged(
         ctx,
         |io| {
             Ok(reads::parameters_set(&reads::module_parameters(
@@ -382,23 +388,29 @@ fn set_parameters(ctx: &NativeCallContext, module: &str, params: &Dynamic) -> Rh
             )?))
         },
         |_, now| {
-            let value = json!({ "changed": now != wanted, "from": now, "to": wanted });
-            if now == wanted {
-                return Ok(Compared::Same(value));
+            let acting = json!(now);
+            let set = ParametersChange {
+                changed: now != wanted,
+                from: Some(now),
+                to: Some(wanted.clone()),
+            };
+            if !set.changed {
+                return Ok(Compared::Same(action::json(&set)));
             }
-            Ok(Compared::differs(value, true, json!(now), ()))
+            Ok(Compared::differs(action::json(&set), true, acting, ()))
         },
         |io, (), planned| {
             action::run(io, &command::module_parameters_set(module, &text))?;
             Ok(planned)
         },
-        |value| {
+        "esxcli::module_parameters_set's result",
+        |set: &ParametersChange| {
             // The driver reads its parameters when it loads: a change waits for the reboot.
-            (value["changed"] == true)
+            set.changed
                 .then(|| super::staged::parameters_after_boot(module.to_owned(), wanted.clone()))
         },
     )?;
-    to_map(value)
+    action::as_map(&set)
 }
 
 fn same_advanced(current: &Value, wanted: &Value) -> bool {

@@ -61,6 +61,22 @@ pub struct VibChange {
     pub record: Option<VibRecord>,
 }
 
+/// What `esxcli::module_parameters_set` returns: whether it changed the module's parameters,
+/// and the `name` → value maps before and after. An outcome the operator assumed done has
+/// neither map; one settled on resume has no `from` when the journal did not record it. A
+/// missing map is written `null`, as journals before this type hold it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub(crate) struct ParametersChange {
+    /// Whether the call set the parameters (they differed).
+    pub changed: bool,
+    /// The parameters set before.
+    #[serde(default)]
+    pub from: Option<BTreeMap<String, String>>,
+    /// The parameters asked for.
+    #[serde(default)]
+    pub to: Option<BTreeMap<String, String>>,
+}
+
 /// The fields of esxcli's `Installation Result` a `vib_install` returns.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct VibRecord {
@@ -226,6 +242,34 @@ mod tests {
         let expected = shape_error("esxcli::vib_install", "esxcli::vib_install's result");
         assert!(error.contains(&expected), "{error}");
         assert!(error.contains("(journal test.jsonl line 3)"), "{error}");
+    }
+
+    /// A parameter set as journals before its type hold it (a settled one with `from: null`)
+    /// replays; one whose map was renamed is refused naming the record.
+    #[test]
+    fn a_replayed_parameter_set_reads_back_or_is_refused_naming_the_record() {
+        let args = json!({ "module": "nmlx5_core", "params": "" });
+        let settled = json!({ "changed": true, "from": null, "to": {} });
+        let t = TestHost::esxi("")
+            .replaying(journal_of(
+                "esxcli::module_parameters_set",
+                args.clone(),
+                settled,
+            ))
+            .build();
+        let set = t.eval(r#"esxcli::module_parameters_set("nmlx5_core", "")"#);
+        assert!(set.to_string().contains(r#""changed": true"#), "{set}");
+        let renamed = json!({ "changed": true, "before": {}, "to": {} });
+        let t = TestHost::esxi("")
+            .replaying(journal_of("esxcli::module_parameters_set", args, renamed))
+            .build();
+        let error = t.error(r#"esxcli::module_parameters_set("nmlx5_core", "")"#);
+        let expected = shape_error(
+            "esxcli::module_parameters_set",
+            "esxcli::module_parameters_set's result",
+        );
+        assert!(error.contains(&expected), "{error}");
+        assert!(error.contains("`before`"), "{error}");
     }
 
     /// The table layout of `module_parameters.rs`' test (esxcli's dash columns).

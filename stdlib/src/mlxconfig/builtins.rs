@@ -10,7 +10,7 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use super::{command, reads};
+use super::{ConfigValue, ParamValues, command, reads};
 use crate::action::{self, Change, Compared, Probe, RhaiResult};
 
 /// The `mlxconfig::` module.
@@ -62,12 +62,6 @@ pub mod mlxconfig_builtins {
     }
 }
 
-/// The device's query as JSON for [`plan`] and the after-boot check; `None` when mlxconfig is
-/// not installed.
-fn query_device(io: &mut HostIo<'_>, dev: &str) -> Result<Option<Value>, ActionError> {
-    Ok(reads::device(io, dev)?.map(|device| action::json(&device)))
-}
-
 /// What `mlxconfig::set` returns: each value it set with the next-boot value it had, and
 /// whether a reboot is owed; `predicted` in check mode before MFT is installed.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -116,18 +110,20 @@ impl Wanted {
         }
     }
 
-    /// Whether a printed value (`{text, label, number}`) is this one.
-    fn matches(&self, value: &Value) -> bool {
+    /// Whether a printed value is this one; a column the tool did not print is none.
+    fn matches(&self, value: Option<&ConfigValue>) -> bool {
+        let Some(value) = value else {
+            return false;
+        };
         match self {
-            Self::Number(n) => value["number"].as_u64() == Some(*n),
+            Self::Number(n) => value.number == Some(*n),
             Self::Label(label) => {
-                value["label"]
-                    .as_str()
+                value
+                    .label
+                    .as_deref()
                     .is_some_and(|l| l.eq_ignore_ascii_case(label))
-                    || value["text"]
-                        .as_str()
-                        .is_some_and(|t| t.eq_ignore_ascii_case(label))
-                    || known_number(label).is_some_and(|n| value["number"].as_u64() == Some(n))
+                    || value.text.eq_ignore_ascii_case(label)
+                    || known_number(label).is_some_and(|n| value.number == Some(n))
             }
         }
     }
@@ -151,29 +147,38 @@ fn known_number(label: &str) -> Option<u64> {
     }
 }
 
-/// Which requested keys differ from the next-boot values, and whether any differs from the
-/// current value (then a reboot is owed).
+/// What a set must do to a device's parameters.
+#[derive(Debug, PartialEq)]
+struct Plan {
+    /// The requested keys whose next-boot value differs, with the next-boot text they had.
+    differ: Vec<(String, Option<String>)>,
+    /// Whether a requested value differs from the current one: a reboot is owed.
+    reboot: bool,
+}
+
+/// What a set of `wanted` values must do to `params`.
 fn plan(
-    device: &Value,
+    params: &BTreeMap<String, ParamValues>,
     wanted: &[(String, Wanted)],
     dev: &str,
-) -> Result<(Vec<(String, Value)>, bool), ActionError> {
+) -> Result<Plan, ActionError> {
     let mut differ = Vec::new();
     let mut reboot = false;
     for (key, want) in wanted {
-        let Some(param) = device["params"].get(key) else {
+        let Some(param) = params.get(key) else {
             return Err(ActionError::Failed(format!(
                 "`{dev}` has no firmware parameter `{key}` (mlxconfig -d {dev} -e query lists its parameters)"
             )));
         };
-        if !want.matches(&param["next_boot"]) {
-            differ.push((key.clone(), param["next_boot"]["text"].clone()));
+        if !want.matches(param.next_boot.as_ref()) {
+            let from = param.next_boot.as_ref().map(|v| v.text.clone());
+            differ.push((key.clone(), from));
         }
-        if !want.matches(&param["current"]) {
+        if !want.matches(param.current.as_ref()) {
             reboot = true;
         }
     }
-    Ok((differ, reboot))
+    Ok(Plan { differ, reboot })
 }
 
 fn set_values(ctx: &NativeCallContext, dev: &str, values: &Map) -> RhaiResult<Map> {
@@ -184,18 +189,18 @@ fn set_values(ctx: &NativeCallContext, dev: &str, values: &Map) -> RhaiResult<Ma
         assumed: json!({ "device": dev, "changed": {}, "reboot_required": true }),
         reconcile: settled_by_next_boot(dev.to_owned(), wanted.clone()),
     };
-    let value = change.run_staged(
+    let set: SetResult = change.run_staged(
         ctx,
-        |io| query_device(io, dev),
+        |io| reads::device(io, dev),
         |io, device| match device {
-            Some(device) => compare(&device, &wanted, dev),
+            Some(device) => compare(&device.params, &wanted, dev),
             None if io.checking() => Ok(predicted(&wanted, dev)),
             None => Err(action::not_installed("mlxconfig", io.host())),
         },
         |io, pairs, planned| apply(io, dev, &pairs, planned),
-        |value| reboot_probe(value, &wanted, dev),
+        "mlxconfig::set's result",
+        |set| reboot_probe(set, &wanted, dev),
     )?;
-    let set: SetResult = action::result_typed(ctx, &value, "mlxconfig::set's result")?;
     action::as_map(&set)
 }
 
@@ -224,10 +229,10 @@ fn wanted_values(
 /// (if it got as far as recording what differed).
 fn settled_by_next_boot(dev: String, wanted: Vec<(String, Wanted)>) -> Reconcile<'static> {
     Reconcile::Marked(Box::new(move |io, _| {
-        let Some(device) = query_device(io, &dev)? else {
+        let Some(device) = reads::device(io, &dev)? else {
             return Ok(None);
         };
-        let (differ, reboot) = plan(&device, &wanted, &dev)?;
+        let Plan { differ, reboot } = plan(&device.params, &wanted, &dev)?;
         Ok(differ.is_empty().then(|| Outcome {
             changed: true,
             reboot_required: reboot,
@@ -264,20 +269,19 @@ fn predicted(wanted: &[(String, Wanted)], dev: &str) -> Compared<Vec<(String, St
 /// set (`KEY=VALUE` pairs, their next-boot values marked before); none differing, a reboot
 /// may still be owed for values set before.
 fn compare(
-    device: &Value,
+    params: &BTreeMap<String, ParamValues>,
     wanted: &[(String, Wanted)],
     dev: &str,
 ) -> Result<Compared<Vec<(String, String)>>, ActionError> {
-    let (differ, reboot) = plan(device, wanted, dev)?;
+    let Plan { differ, reboot } = plan(params, wanted, dev)?;
     let changed = wanted
         .iter()
         .filter_map(|(key, want)| {
             let (_, from) = differ.iter().find(|(d, _)| d == key)?;
-            let from = from.as_str().map(str::to_owned);
             Some((
                 key.clone(),
                 ParamChange {
-                    from,
+                    from: from.clone(),
                     to: want.arg(),
                 },
             ))
@@ -327,8 +331,8 @@ fn apply(
 }
 
 /// When the set owes a reboot: the check after it that every value took.
-fn reboot_probe(value: &Value, wanted: &[(String, Wanted)], dev: &str) -> Option<Probe> {
-    if value["reboot_required"] != true {
+fn reboot_probe(set: &SetResult, wanted: &[(String, Wanted)], dev: &str) -> Option<Probe> {
+    if !set.reboot_required {
         return None;
     }
     let names: Vec<&str> = wanted.iter().map(|(k, _)| k.as_str()).collect();
@@ -343,15 +347,13 @@ fn reboot_probe(value: &Value, wanted: &[(String, Wanted)], dev: &str) -> Option
 /// and staging it again would only reboot the host again.
 fn applied_after_boot(dev: String, wanted: Vec<(String, Wanted)>) -> cairn_runtime::AfterBoot {
     std::sync::Arc::new(move |io| {
-        let Some(device) = query_device(io, &dev)? else {
+        let Some(device) = reads::device(io, &dev)? else {
             return Err(action::not_installed("mlxconfig", io.host()));
         };
         for (key, want) in &wanted {
-            let current = &device["params"][key]["current"];
+            let current = device.params.get(key).and_then(|p| p.current.as_ref());
             if !want.matches(current) {
-                let seen = current["text"]
-                    .as_str()
-                    .map_or_else(|| current.to_string(), str::to_owned);
+                let seen = current.map_or_else(|| "not printed".to_owned(), |v| v.text.clone());
                 return Ok(Some(action::not_applied(
                     io,
                     format!("mlxconfig {key}"),
@@ -368,23 +370,49 @@ fn applied_after_boot(dev: String, wanted: Vec<(String, Wanted)>) -> cairn_runti
 mod tests {
     use super::*;
 
+    fn value(text: &str, label: &str, number: u64) -> ConfigValue {
+        ConfigValue {
+            text: text.into(),
+            label: Some(label.into()),
+            number: Some(number),
+        }
+    }
+
     #[test]
     fn names_and_numbers_are_the_same_value() {
-        let ib = json!({ "text": "IB(1)", "label": "IB", "number": 1 });
-        assert!(Wanted::from_json(&json!("IB")).is_ok_and(|w| w.matches(&ib)));
-        assert!(Wanted::from_json(&json!(1)).is_ok_and(|w| w.matches(&ib)));
-        assert!(Wanted::from_json(&json!("1")).is_ok_and(|w| w.matches(&ib)));
-        assert!(Wanted::from_json(&json!("ETH")).is_ok_and(|w| !w.matches(&ib)));
+        let ib = value("IB(1)", "IB", 1);
+        let is_ib = |asked: Value| Wanted::from_json(&asked).is_ok_and(|w| w.matches(Some(&ib)));
+        assert!(is_ib(json!("IB")) && is_ib(json!("ib")) && is_ib(json!(1)) && is_ib(json!("1")));
+        assert!(!is_ib(json!("ETH")) && !is_ib(json!(2)));
         assert!(Wanted::from_json(&json!("a=b")).is_err());
-        let device = json!({ "params": { "LINK_TYPE_P1": { "current": { "text": "ETH(2)", "label": "ETH", "number": 2 }, "next_boot": ib } } });
+        assert!(!Wanted::Number(1).matches(None), "a column not printed");
+        let params = BTreeMap::from([(
+            "LINK_TYPE_P1".to_owned(),
+            ParamValues {
+                default: None,
+                current: Some(value("ETH(2)", "ETH", 2)),
+                next_boot: Some(ib.clone()),
+                modified: true,
+            },
+        )]);
         let wanted = vec![("LINK_TYPE_P1".to_owned(), Wanted::Number(1))];
-        let (differ, reboot) = plan(&device, &wanted, "d").unwrap_or_else(|e| panic!("{e}"));
+        let set = plan(&params, &wanted, "d").unwrap_or_else(|e| panic!("{e}"));
         assert!(
-            differ.is_empty() && reboot,
+            set.differ.is_empty() && set.reboot,
             "already set for the next boot, reboot owed"
         );
+        let eth = vec![("LINK_TYPE_P1".to_owned(), Wanted::Label("ETH".into()))];
+        let set = plan(&params, &eth, "d").unwrap_or_else(|e| panic!("{e}"));
+        let was_ib = vec![("LINK_TYPE_P1".to_owned(), Some("IB(1)".to_owned()))];
+        assert_eq!(
+            set,
+            Plan {
+                differ: was_ib,
+                reboot: false
+            }
+        );
         let missing = vec![("NOPE".to_owned(), Wanted::Number(1))];
-        assert!(plan(&device, &missing, "d").is_err());
+        assert!(plan(&params, &missing, "d").is_err());
     }
 }
 

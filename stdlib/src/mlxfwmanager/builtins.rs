@@ -17,7 +17,7 @@ use rhai::{Map, NativeCallContext};
 use serde_json::json;
 
 use super::command;
-use super::reads::{self, FirmwareQuery, FirmwareUpdate, PredictedFirmware};
+use super::reads::{self, FirmwareQuery, FirmwareUpdate, PredictedFirmware, Versions};
 use crate::action::{self, Change, Compared, RhaiResult};
 
 /// The `mlxfwmanager::` module.
@@ -76,64 +76,70 @@ pub mod mlxfwmanager_builtins {
             args: json!({ "device": dev, "online": online }),
             assumed: json!({ "changed": true, "reboot_required": true }),
             // Settled by the flashed version: burnt if the device now runs the image the update
-            // recorded it was burning (no image at all is not a burn).
+            // recorded it was burning (no image at all is not a burn). A record that does not
+            // read as the versions it journals settles nothing: the resume asks.
             reconcile: Reconcile::Marked(Box::new(move |io, progress| {
-                let Some(before) = cairn_runtime::acted(progress) else {
+                let Some(before) = cairn_runtime::acted(progress)
+                    .and_then(|v| serde_json::from_value::<Versions>(v.clone()).ok())
+                else {
                     return Ok(None);
                 };
                 let Some(device) = reads::device_firmware(io, &probe_dev)? else {
                     return Ok(None);
                 };
-                let burnt = before["to"]
-                    .as_str()
-                    .is_some_and(|to| device.fw.as_deref() == Some(to));
+                let burnt = before.to.is_some() && device.fw == before.to;
                 Ok(burnt.then(|| Outcome {
                     changed: true,
                     reboot_required: true,
-                    value: json!({ "changed": true, "from": before["from"], "to": device.fw, "reboot_required": true }),
+                    value: action::json(&FirmwareUpdate::burnt(before.from, device.fw, true)),
                 }))
             })),
         };
-        let value = change.run_staged(
+        let update: FirmwareUpdate = change.run_staged(
             &ctx,
             |io| reads::device_firmware(io, &dev),
             |io, device| {
                 let Some(device) = device else {
                     if io.checking() {
-                        return Ok(Compared::Same(json!({ "changed": false, "predicted": true })));
+                        return Ok(Compared::Same(action::json(&FirmwareUpdate::predicted())));
                     }
                     return Err(action::not_installed("mlxfwmanager", io.host()));
                 };
                 let (from, to) = (device.fw, device.fw_available);
                 if !device.update_available {
-                    return Ok(Compared::Same(
-                        json!({ "changed": false, "from": from, "to": from, "reboot_required": false }),
-                    ));
+                    let same = FirmwareUpdate::unchanged(from);
+                    return Ok(Compared::Same(action::json(&same)));
                 }
-                let value =
-                    json!({ "changed": true, "from": from, "to": to, "reboot_required": true });
-                Ok(Compared::differs(value, true, json!({ "from": from, "to": to }), ()))
+                let burning = Versions {
+                    from: from.clone(),
+                    to: to.clone(),
+                };
+                let value = action::json(&FirmwareUpdate::burnt(from, to, true));
+                Ok(Compared::differs(
+                    value,
+                    true,
+                    action::json(&burning),
+                    burning,
+                ))
             },
-            |io, (), mut planned| {
+            |io, burning, mut planned| {
                 let argv = command::update(&dev, online);
                 let parsed = action::run_parsed(io, &argv, crate::mlxfwmanager::parse)?;
                 if !parsed.errors.is_empty() || parsed.updates.iter().any(|u| !u.done) {
                     return Err(ActionError::ToolSaid {
                         command: argv.join(" "),
-                        said: format!(
-                            "did not finish: {}",
-                            parsed.errors.join(" / ")
-                        ),
+                        said: format!("did not finish: {}", parsed.errors.join(" / ")),
                     });
                 }
+                // mlxfwmanager says whether the new image needs a restart to run.
+                let burnt = FirmwareUpdate::burnt(burning.from, burning.to, parsed.restart_needed);
                 planned.reboot_required = parsed.restart_needed;
-                planned.value["reboot_required"] = json!(parsed.restart_needed);
+                planned.value = action::json(&burnt);
                 Ok(planned)
             },
-            |value| crate::mlxfwmanager::staged::firmware_after_boot(&dev, value),
+            "mlxfwmanager::update's result",
+            |update| crate::mlxfwmanager::staged::firmware_after_boot(&dev, update),
         )?;
-        let update: FirmwareUpdate =
-            action::result_typed(&ctx, &value, "mlxfwmanager::update's result")?;
         action::as_map(&update)
     }
 }

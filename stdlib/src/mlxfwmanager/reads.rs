@@ -97,6 +97,41 @@ pub struct FirmwareUpdate {
     pub predicted: Option<bool>,
 }
 
+impl FirmwareUpdate {
+    /// An image burnt from `from` to `to`.
+    pub(super) fn burnt(from: Option<String>, to: Option<String>, reboot_required: bool) -> Self {
+        Self {
+            changed: true,
+            versions: Some(Versions { from, to }),
+            reboot_required: Some(reboot_required),
+            predicted: None,
+        }
+    }
+
+    /// No image to burn: the device stays at `fw`.
+    pub(super) fn unchanged(fw: Option<String>) -> Self {
+        Self {
+            changed: false,
+            versions: Some(Versions {
+                from: fw.clone(),
+                to: fw,
+            }),
+            reboot_required: Some(false),
+            predicted: None,
+        }
+    }
+
+    /// Check mode before MFT is installed: nothing known, nothing burnt.
+    pub(super) fn predicted() -> Self {
+        Self {
+            changed: false,
+            versions: None,
+            reboot_required: None,
+            predicted: Some(true),
+        }
+    }
+}
+
 /// The firmware before and after an update (the same when there was none to burn).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Versions {

@@ -5,18 +5,16 @@
 
 use std::sync::Arc;
 
-use serde_json::Value;
-
-use super::reads;
+use super::reads::{self, FirmwareUpdate};
 use crate::action::{self, Probe};
 
-/// After the update's reboot, `dev` runs `result["to"]`; `None` when nothing was burnt or
-/// no restart is needed.
-pub(super) fn firmware_after_boot(dev: &str, result: &Value) -> Option<Probe> {
-    if result["reboot_required"] != true {
+/// After the update's reboot, `dev` runs the version it burnt; `None` when nothing was burnt,
+/// no restart is needed, or the outcome was assumed done (no versions).
+pub(super) fn firmware_after_boot(dev: &str, update: &FirmwareUpdate) -> Option<Probe> {
+    if update.reboot_required != Some(true) {
         return None;
     }
-    let burnt = result["to"].as_str()?.to_owned();
+    let burnt = update.versions.as_ref()?.to.clone()?;
     let dev = dev.to_owned();
     Some(Probe {
         what: format!("mlxfwmanager {dev} firmware {burnt}"),

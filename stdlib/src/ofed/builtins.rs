@@ -152,7 +152,7 @@ pub mod ofed_builtins {
                 }))
             })),
         };
-        let installed: OfedChange = change.run_staged_typed(
+        let installed: OfedChange = change.run_staged(
             &ctx,
             reads::installed,
             |_, now| {
@@ -275,7 +275,7 @@ pub mod ofed_builtins {
             })),
         };
         let package = package.to_owned();
-        let installed: OfedChange = change.run_staged_typed(
+        let installed: OfedChange = change.run_staged(
             &ctx,
             reads::installed,
             |_, now| {
