@@ -61,11 +61,24 @@ impl PgStore {
         let url = self.url.clone();
         let fail = |error| crate::connection_fail(&url, action, error);
         let holder_json = serde_json::to_value(holder).unwrap_or(serde_json::Value::Null);
+        // Prepared once per connection: parsed per host, they were half of a take's round trips.
+        let statements = TakeStatements {
+            ensure: self.prepared(ENSURE_LEASE).map_err(fail)?,
+            read: self.prepared(READ_LEASE).map_err(fail)?,
+            take: self.prepared(TAKE_LEASE).map_err(fail)?,
+        };
         let mut transaction = self.client.transaction().map_err(fail)?;
         let mut taken = Vec::with_capacity(hosts.len());
         for host in hosts {
-            let take =
-                take_in(&mut transaction, session, host, holder, &holder_json).map_err(fail)?;
+            let take = take_in(
+                &mut transaction,
+                &statements,
+                session,
+                host,
+                holder,
+                &holder_json,
+            )
+            .map_err(fail)?;
             let Some(take) = take else {
                 return Err(StoreError::SessionExpired {
                     session: session.id(),
@@ -86,12 +99,11 @@ impl PgStore {
         epoch: i64,
     ) -> Result<bool, StoreError> {
         let released = self
-            .client
-            .execute(
-                "UPDATE cairn_lease SET session = NULL, run_id = NULL, holder = NULL \
-                 WHERE host = $1 AND session = $2 AND epoch = $3",
-                &[&host, &session.id(), &epoch],
-            )
+            .prepared(RELEASE_LEASE)
+            .and_then(|statement| {
+                self.client
+                    .execute(&statement, &[&host, &session.id(), &epoch])
+            })
             .map_err(|error| self.fail("give a host lease back", error))?;
         Ok(released == 1)
     }
@@ -100,36 +112,54 @@ impl PgStore {
     /// never taken.
     pub fn lease_of(&mut self, host: &str) -> Result<Option<(Option<i64>, i64)>, StoreError> {
         let row = self
-            .client
-            .query_opt(
-                "SELECT session, epoch FROM cairn_lease WHERE host = $1",
-                &[&host],
-            )
+            .prepared("SELECT session, epoch FROM cairn_lease WHERE host = $1")
+            .and_then(|statement| self.client.query_opt(&statement, &[&host]))
             .map_err(|error| self.fail("read a host lease", error))?;
         Ok(row.map(|row| (row.get(0), row.get(1))))
     }
+}
+
+/// A host's lease row, made when it was never taken.
+const ENSURE_LEASE: &str =
+    "INSERT INTO cairn_lease (host) VALUES ($1) ON CONFLICT (host) DO NOTHING";
+
+/// A host's lease and whether its holder's session lives, locked for the take's decision.
+const READ_LEASE: &str = "\
+SELECT l.session, l.epoch, l.run_id, l.holder, coalesce(s.expires_at > now(), false)
+FROM cairn_lease l LEFT JOIN cairn_session s ON s.id = l.session
+WHERE l.host = $1 FOR UPDATE OF l";
+
+/// The take: the epoch raised, if the taking session lives.
+const TAKE_LEASE: &str = "\
+UPDATE cairn_lease SET session = $2, epoch = GREATEST(epoch + 1, cairn_epoch_now()), run_id = $3,
+    holder = $4, since = now()
+WHERE host = $1 AND EXISTS (SELECT 1 FROM cairn_session WHERE id = $2 AND expires_at > now())
+RETURNING epoch";
+
+/// The lease given back, if this session holds it at that epoch; the epoch stays.
+const RELEASE_LEASE: &str = "\
+UPDATE cairn_lease SET session = NULL, run_id = NULL, holder = NULL
+WHERE host = $1 AND session = $2 AND epoch = $3";
+
+/// A take's statements, prepared.
+struct TakeStatements {
+    ensure: postgres::Statement,
+    read: postgres::Statement,
+    take: postgres::Statement,
 }
 
 /// One host's take inside `transaction`; `None` when the session is no longer alive (an
 /// expired session must not come back).
 fn take_in(
     transaction: &mut postgres::Transaction<'_>,
+    statements: &TakeStatements,
     session: &Session,
     host: &str,
     holder: &Holder,
     holder_json: &serde_json::Value,
 ) -> Result<Option<HostTake>, postgres::Error> {
-    transaction.execute(
-        "INSERT INTO cairn_lease (host) VALUES ($1) ON CONFLICT (host) DO NOTHING",
-        &[&host],
-    )?;
-    let row = transaction.query_one(
-        "SELECT l.session, l.epoch, l.run_id, l.holder, \
-                coalesce(s.expires_at > now(), false) \
-         FROM cairn_lease l LEFT JOIN cairn_session s ON s.id = l.session \
-         WHERE l.host = $1 FOR UPDATE OF l",
-        &[&host],
-    )?;
+    transaction.execute(&statements.ensure, &[&host])?;
+    let row = transaction.query_one(&statements.read, &[&host])?;
     let owner: Option<i64> = row.get(0);
     let epoch: i64 = row.get(1);
     let run_id: Option<String> = row.get(2);
@@ -150,11 +180,7 @@ fn take_in(
         _ => {}
     }
     let taken = transaction.query_opt(
-        "UPDATE cairn_lease SET session = $2, epoch = GREATEST(epoch + 1, cairn_epoch_now()), run_id = $3, \
-                holder = $4, since = now() \
-         WHERE host = $1 \
-           AND EXISTS (SELECT 1 FROM cairn_session WHERE id = $2 AND expires_at > now()) \
-         RETURNING epoch",
+        &statements.take,
         &[&host, &session.id(), &holder.run_id, holder_json],
     )?;
     Ok(taken.map(|row| {
