@@ -140,6 +140,21 @@ pub enum StoreError {
         waited_secs: u64,
     },
 
+    /// A journal append sent in one statement with other hosts' appends, which failed as a
+    /// whole: nothing of it was written, or, when the connection was lost, it is not known.
+    #[error(
+        "the store failed a journal append sent with {others} other host(s)' appends: {reason}"
+    )]
+    #[diagnostic(code(cairn::store::batch))]
+    Batch {
+        /// How many other appends were in the statement.
+        others: usize,
+        /// The statement's error.
+        reason: String,
+        /// Whether the connection was lost.
+        lost: bool,
+    },
+
     /// No connection of the appends' pool could be had (all busy past the wait, or none could
     /// be opened).
     #[error("no connection to the store {url} for a journal append: {reason}")]
@@ -170,7 +185,10 @@ impl StoreError {
     pub fn is_lost(&self) -> bool {
         matches!(
             self,
-            Self::Lost { .. } | Self::Connect { .. } | Self::NoConnection { .. }
+            Self::Lost { .. }
+                | Self::Connect { .. }
+                | Self::NoConnection { .. }
+                | Self::Batch { lost: true, .. }
         )
     }
 }

@@ -17,6 +17,40 @@ WHERE EXISTS (
     FOR SHARE OF l)
 RETURNING seq";
 
+/// Several hosts' fenced appends in one statement, so one round trip and one commit: each row
+/// is fenced by its own lease exactly as [`FENCED_APPEND`] fences one, and a row whose lease
+/// moved is not inserted while the others are. The rows come sorted by lease host, so the
+/// `FOR SHARE` locks are taken in the order a run's takes lock leases (identity order): a
+/// batch and a take that waits for it cannot wait for each other in a circle.
+const FENCED_BATCH: &str = "\
+INSERT INTO cairn_journal (run_id, host, epoch, session, record)
+SELECT a.run_id, a.journal, a.epoch, a.session, a.record
+FROM unnest($1::text[], $2::text[], $3::int8[], $4::int8[], $5::bytea[], $6::text[])
+    AS a(run_id, journal, epoch, session, record, lease_host)
+WHERE EXISTS (
+    SELECT 1 FROM cairn_lease l JOIN cairn_session s ON s.id = l.session
+    WHERE l.host = a.lease_host AND l.session = a.session AND l.epoch = a.epoch
+        AND s.expires_at > now()
+    FOR SHARE OF l)
+RETURNING run_id, host, seq";
+
+/// One record of a batch: where it goes and the lease that fences it.
+#[derive(Debug, Clone)]
+pub struct LeasedRecord {
+    /// The appending controller's session id.
+    pub session: i64,
+    /// The run.
+    pub run_id: String,
+    /// The journal's name: the host's name in the run's inventory.
+    pub journal: String,
+    /// The identity of the host whose lease fences it.
+    pub host: String,
+    /// The epoch of that lease the session holds.
+    pub epoch: i64,
+    /// The journal line, with its newline.
+    pub record: Vec<u8>,
+}
+
 /// A record no host lease covers (the `controller` journal): appended while the session lives.
 const SESSION_APPEND: &str = "\
 INSERT INTO cairn_journal (run_id, host, epoch, session, record)
@@ -60,11 +94,60 @@ impl PgStore {
                 )
             })
             .map_err(|error| self.fail("append to a journal", error))?;
-        if let Some(row) = row {
-            return Ok(row.get(0));
+        match row {
+            Some(row) => Ok(row.get(0)),
+            None => Err(self.fenced(session.id(), host, epoch)),
         }
+    }
+
+    /// Appends each of `records` (at most one per journal) as [`PgStore::append_leased`]
+    /// does, all in one statement; the answers in their order: each record's sequence number,
+    /// or [`StoreError::Fenced`] for one whose lease moved (nothing of it was written). The
+    /// outer error is the statement's: then none was written, or, for a lost connection, it is
+    /// not known whether all were.
+    pub fn append_batch(
+        &mut self,
+        records: &[LeasedRecord],
+    ) -> Result<Vec<Result<i64, StoreError>>, StoreError> {
+        let column =
+            |f: fn(&LeasedRecord) -> &str| -> Vec<&str> { records.iter().map(f).collect() };
+        let (runs, journals, hosts) = (
+            column(|r| &r.run_id),
+            column(|r| &r.journal),
+            column(|r| &r.host),
+        );
+        let epochs: Vec<i64> = records.iter().map(|r| r.epoch).collect();
+        let sessions: Vec<i64> = records.iter().map(|r| r.session).collect();
+        let lines: Vec<&[u8]> = records.iter().map(|r| r.record.as_slice()).collect();
+        let rows = self
+            .prepared(FENCED_BATCH)
+            .and_then(|statement| {
+                self.client.query(
+                    &statement,
+                    &[&runs, &journals, &epochs, &sessions, &lines, &hosts],
+                )
+            })
+            .map_err(|error| self.fail("append to a journal", error))?;
+        let written: std::collections::HashMap<(String, String), i64> = rows
+            .into_iter()
+            .map(|row| ((row.get(0), row.get(1)), row.get(2)))
+            .collect();
+        Ok(records
+            .iter()
+            .map(
+                |r| match written.get(&(r.run_id.clone(), r.journal.clone())) {
+                    Some(seq) => Ok(*seq),
+                    None => Err(self.fenced(r.session, &r.host, r.epoch)),
+                },
+            )
+            .collect())
+    }
+
+    /// The refusal of an append by `session` fenced by `host`'s lease at `epoch`, saying who
+    /// holds the host now.
+    fn fenced(&mut self, session: i64, host: &str, epoch: i64) -> StoreError {
         let now = match self.lease_of(host) {
-            Ok(Some((Some(owner), now_epoch))) if owner != session.id() || now_epoch != epoch => {
+            Ok(Some((Some(owner), now_epoch))) if owner != session || now_epoch != epoch => {
                 format!("session {owner} holds it at epoch {now_epoch}")
             }
             Ok(Some((Some(_), _))) => "this controller's session expired".into(),
@@ -72,11 +155,11 @@ impl PgStore {
             Ok(None) => "it was never taken".into(),
             Err(_) => "the store could not say who holds it now".into(),
         };
-        Err(StoreError::Fenced {
+        StoreError::Fenced {
             host: host.to_owned(),
             epoch,
             now,
-        })
+        }
     }
 
     /// Appends `record` to `journal` of `run_id` if `session` is alive by the database's clock

@@ -5,7 +5,7 @@
 use cairn_runtime::journal::{JournalError, RecordSink};
 
 use crate::append_pool::AppendPool;
-use crate::{Session, StoreError};
+use crate::{LeasedRecord, Session, StoreError};
 
 /// One journal of one run, appended to the store.
 #[derive(Debug)]
@@ -39,25 +39,30 @@ impl RecordSink for PgJournalSink {
                 host: self.journal.clone(),
             });
         }
-        let session = self.session.clone();
-        let (run_id, journal, lease) = (
-            self.run_id.clone(),
-            self.journal.clone(),
-            self.lease.clone(),
-        );
-        let line = line.to_vec();
-        self.pool
-            .within(
-                self.session.answer_limit(),
-                "append to a journal",
-                move |store| match &lease {
-                    Some((host, epoch)) => {
-                        store.append_leased(&session, &run_id, &journal, host, *epoch, &line)
-                    }
-                    None => store.append_in_session(&session, &run_id, &journal, &line),
+        let limit = self.session.answer_limit();
+        let appended = match &self.lease {
+            Some((host, epoch)) => self.pool.append(
+                limit,
+                LeasedRecord {
+                    session: self.session.id(),
+                    run_id: self.run_id.clone(),
+                    journal: self.journal.clone(),
+                    host: host.clone(),
+                    epoch: *epoch,
+                    record: line.to_vec(),
                 },
-            )
-            .map_err(|error| self.refused(error))?;
+            ),
+            None => {
+                let session = self.session.clone();
+                let (run_id, journal) = (self.run_id.clone(), self.journal.clone());
+                let line = line.to_vec();
+                self.pool
+                    .within(limit, "append to a journal", move |store| {
+                        store.append_in_session(&session, &run_id, &journal, &line)
+                    })
+            }
+        };
+        appended.map_err(|error| self.refused(error))?;
         // An append that took the store past this controller's deadline begins nothing either:
         // the intent is journaled, and a resume finds from the host's fence that it never ran.
         if begins_action && !self.session.may_act() {

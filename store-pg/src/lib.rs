@@ -40,6 +40,7 @@ pub use error::StoreError;
 pub use fleet_share::ClaimedShare;
 pub use heartbeat::Heartbeat;
 pub use host_lease::HostTake;
+pub use journal::LeasedRecord;
 pub use orphaned_run::OrphanedRun;
 pub use pg_leases::PgLeases;
 pub use pg_shared::PgShared;

@@ -7,7 +7,9 @@ use std::time::Duration;
 
 use cairn_runtime::lease::{Holder, LeaseStore, Taken};
 use cairn_store_pg::scratch_server::ScratchServer;
-use cairn_store_pg::{HostTake, PgLeases, PgStore, RunRecord, Session, StoreError, StoreUrl};
+use cairn_store_pg::{
+    HostTake, LeasedRecord, PgLeases, PgStore, RunRecord, Session, StoreError, StoreUrl,
+};
 
 fn holder(run_id: &str) -> Holder {
     Holder {
@@ -201,6 +203,46 @@ fn an_append_after_the_lease_moved_inserts_nothing_and_says_fenced() {
             b"{\"type\":\"resume\"}".to_vec()
         ]
     );
+}
+
+#[test]
+fn appends_sent_together_are_each_fenced_by_their_own_lease() {
+    let Some(server) = ScratchServer::start_or_skip("appends_sent_together") else {
+        return;
+    };
+    let url = server.new_database();
+    let mut store = connect(&url);
+    let session = session(&mut store, 30_000);
+    let mut epoch_of = |host: &str| match store.take_host(&session, host, &holder("r1")).unwrap() {
+        HostTake::Free { epoch } => epoch,
+        other => panic!("a new host is free: {other:?}"),
+    };
+    let (one, two) = (epoch_of("esx01"), epoch_of("esx02"));
+    let leased = |journal: &str, host: &str, epoch: i64, record: &[u8]| LeasedRecord {
+        session: session.id(),
+        run_id: "r1".into(),
+        journal: journal.into(),
+        host: host.into(),
+        epoch,
+        record: record.to_vec(),
+    };
+    let answers = store
+        .append_batch(&[
+            // A journal named apart from its host's identity (two inventories, one host).
+            leased("n1", "esx01", one, b"one"),
+            // An epoch this session does not hold: fenced, alone.
+            leased("esx02", "esx02", two + 1, b"stale"),
+        ])
+        .expect("the statement runs");
+    assert!(matches!(answers[0], Ok(_)), "{:?}", answers[0]);
+    match &answers[1] {
+        Err(StoreError::Fenced { host, epoch, .. }) => {
+            assert_eq!((host.as_str(), *epoch), ("esx02", two + 1));
+        }
+        other => panic!("a stale epoch appended: {other:?}"),
+    }
+    assert_eq!(store.records("r1", "n1").unwrap(), vec![b"one".to_vec()]);
+    assert!(store.records("r1", "esx02").unwrap().is_empty());
 }
 
 #[test]
