@@ -1,7 +1,10 @@
 //! One connection to the store, and how its failures are told apart.
 
+use std::time::Duration;
+
 use postgres::{Client, NoTls};
 
+use crate::answer_within::answer_within;
 use crate::{StoreError, StoreUrl};
 
 /// A connection to the shared store, migrated to this cairn's schema.
@@ -102,13 +105,32 @@ pub(crate) fn connection_fail(
     }
 }
 
+/// How long opening a connection may take when the URL sets no `connect_timeout`.
+const CONNECT_LIMIT: Duration = Duration::from_secs(30);
+
+/// Opens a connection, waiting at most the URL's `connect_timeout` (libpq's parameter, default
+/// [`CONNECT_LIMIT`]) for the whole of it. The driver's own `connect_timeout` bounds only the
+/// socket's connect, and a store that takes the socket and then answers nothing (a proxy or a
+/// pooler that stopped forwarding, a hung server) would hold the start of a command for ever.
 fn open(url: &StoreUrl) -> Result<Client, StoreError> {
-    url.config()
-        .connect(NoTls)
-        .map_err(|source| StoreError::Connect {
+    let limit = url
+        .config()
+        .get_connect_timeout()
+        .copied()
+        .unwrap_or(CONNECT_LIMIT);
+    let config = url.config().clone();
+    let answer = answer_within(limit, move || config.connect(NoTls));
+    match answer {
+        Some(Ok(client)) => Ok(client),
+        Some(Err(source)) => Err(StoreError::Connect {
             url: url.redacted(),
             source,
-        })
+        }),
+        None => Err(StoreError::ConnectTimeout {
+            url: url.redacted(),
+            waited_secs: limit.as_secs_f64().ceil() as u64,
+        }),
+    }
 }
 
 /// A closed socket, an I/O failure, or the server ending the connection (SQLSTATE class 57:

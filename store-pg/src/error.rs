@@ -16,6 +16,24 @@ pub enum StoreError {
         reason: String,
     },
 
+    /// The store took the connection and answered nothing within the connect limit (a proxy
+    /// or a pooler that stopped forwarding, a hung server): nothing was done.
+    #[error(
+        "the store {url} did not answer within {waited_secs} s while connecting; nothing was done"
+    )]
+    #[diagnostic(
+        code(cairn::store::connect_timeout),
+        help(
+            "is the server, or a proxy or pooler in front of it, hung? `connect_timeout=SECS` in the URL's query sets how long to wait (default 30)"
+        )
+    )]
+    ConnectTimeout {
+        /// The URL, without its password.
+        url: String,
+        /// How long it waited.
+        waited_secs: u64,
+    },
+
     /// The server could not be reached or refused the login.
     #[error("cannot connect to the store {url}: {}", reason(.source))]
     #[diagnostic(
@@ -187,6 +205,7 @@ impl StoreError {
             self,
             Self::Lost { .. }
                 | Self::Connect { .. }
+                | Self::ConnectTimeout { .. }
                 | Self::NoConnection { .. }
                 | Self::Batch { lost: true, .. }
         )

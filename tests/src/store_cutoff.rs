@@ -10,7 +10,7 @@ use cairn_tests::stalling_proxy::StallingProxy;
 use cairn_tests::{Lab, Run, spawn_piped};
 
 use crate::shared_store::{
-    fenced_by, first_run, fleet_of, folder, run, run_on_store, store, wait_until_rebooting,
+    ended, fenced_by, first_run, fleet_of, folder, run, run_on_store, store, wait_until_rebooting,
     with_fleet,
 };
 
@@ -72,5 +72,42 @@ fn a_controller_cut_off_from_its_store_stops_by_its_deadline_and_a_resume_finish
             1,
             "{host}: its reboot settled by boot id, not sent again"
         );
+    }
+}
+
+#[test]
+fn a_command_whose_store_answers_nothing_from_the_start_stops_by_the_connect_limit() {
+    let Some((server, direct)) = store("a_command_whose_store_answers_nothing") else {
+        return;
+    };
+    let proxy = StallingProxy::to(server.socket_dir());
+    proxy.stall();
+    let (base, _) = direct
+        .split_once("?host=")
+        .unwrap_or_else(|| panic!("a socket-folder URL: {direct}"));
+    let silent = format!("{base}?host={}&connect_timeout=2", proxy.dir().display());
+    let a = folder();
+    let fleet = fleet_of(&a);
+    for args in [
+        &run_on_store(&silent, "4")[..],
+        &["runs", "--store", &silent],
+    ] {
+        let started = Instant::now();
+        let mut command = spawn_piped(with_fleet(a.command(args), &fleet));
+        // Killed past 30 s, so that a start that hangs fails the test instead of hanging it.
+        while command.try_wait().ok().flatten().is_none()
+            && started.elapsed() < Duration::from_secs(30)
+        {
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        let took = started.elapsed();
+        let _ = command.kill();
+        let refused = ended(command).fails(2);
+        refused.stderr_has("cairn::store::connect_timeout");
+        refused.stderr_has("did not answer within 2 s while");
+        assert!(took < Duration::from_secs(10), "{args:?} took {took:?}");
+    }
+    for host in ["n1", "n2"] {
+        assert!(fenced_by(&fleet, host).is_empty(), "{host}: nothing ran");
     }
 }
