@@ -273,8 +273,8 @@ fn copy_dir(from: &Path, to: &Path) {
     }
 }
 
-/// Builds `cairn` in the calling bench's profile, so a bench's numbers are never a stale or
-/// debug binary's.
+/// Builds `cairn` and `cairn-simhost` (the SSH lab's simulated host) in the calling bench's
+/// profile, so a bench's numbers are never a stale or debug binary's.
 pub fn build_cairn_for_bench() {
     let exe = std::env::current_exe().unwrap_or_else(|e| panic!("current_exe: {e}"));
     let profile_dir = exe.parent().and_then(Path::parent);
@@ -285,15 +285,7 @@ pub fn build_cairn_for_bench() {
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
     let mut command = Command::new(cargo);
     command
-        .args([
-            "build",
-            "--quiet",
-            "-p",
-            "cairn",
-            "--bin",
-            "cairn",
-            "--target-dir",
-        ])
+        .args(["build", "--quiet", "-p", "cairn", "--bins", "--target-dir"])
         .arg(target_dir);
     if profile_dir.file_name().is_none_or(|name| name != "debug") {
         command.arg("--release");

@@ -51,7 +51,7 @@ fn main() {
         eprintln!("SKIPPED ssh bench: {} is absent", ssh_lab::SSHD);
         return;
     }
-    build_binaries();
+    cairn_tests::build_cairn_for_bench();
     per_command_table();
     println!();
     let sizes: Vec<usize> = std::env::args()
@@ -95,41 +95,6 @@ fn median(mut samples: Vec<Sample>) -> Sample {
     samples.sort_by_key(|sample| sample.wall);
     let middle = samples.len() / 2;
     samples.swap_remove(middle)
-}
-
-/// Builds `cairn` and `cairn-simhost` in this bench's own profile folder (`target/release` for
-/// `cargo bench`), so the lab never runs a stale or debug `cairn-simhost`.
-fn build_binaries() {
-    let exe = std::env::current_exe().unwrap_or_else(|e| panic!("current_exe: {e}"));
-    let Some(profile_dir) = exe.parent().and_then(Path::parent) else {
-        panic!("{} is not in a profile folder", exe.display());
-    };
-    let Some(target_dir) = profile_dir.parent() else {
-        panic!("{} is not in a target folder", profile_dir.display());
-    };
-    let profile = profile_dir
-        .file_name()
-        .and_then(|name| name.to_str())
-        .unwrap_or("release");
-    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-    let mut command = Command::new(cargo);
-    command
-        .args(["build", "--quiet", "-p", "cairn", "--bins", "--target-dir"])
-        .arg(target_dir);
-    if profile != "debug" {
-        command.arg("--release");
-    }
-    let status = command
-        .status()
-        .unwrap_or_else(|e| panic!("cargo build: {e}"));
-    assert!(
-        status.success(),
-        "cargo build of cairn and cairn-simhost failed"
-    );
-    eprintln!(
-        "binaries: {} ({profile} profile)",
-        profile_dir.join("cairn-simhost").display()
-    );
 }
 
 /// Runs `way` on a fresh lab of `n` hosts whose keys are known already.
