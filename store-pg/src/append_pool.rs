@@ -24,7 +24,7 @@ use std::time::Duration;
 use crate::{LeasedRecord, PgStore, StoreError, StoreUrl};
 
 /// Workers, so connections, a run's appends may use at once.
-const APPEND_WORKERS: usize = 8;
+const APPEND_WORKERS: usize = 2;
 
 /// The most fenced appends one statement carries.
 const MOST_IN_BATCH: usize = 256;

@@ -39,8 +39,9 @@ impl PgStore {
     }
 
     /// Connects to `url` whose schema this controller already checked on its session's
-    /// connection: a run's append workers open theirs so, since each check is a transaction
-    /// under one lock, and eight at a run's first appends queued behind one another.
+    /// connection: a run's append workers and its heartbeat open theirs so, since each check
+    /// is a transaction under one lock, and the workers' at a run's first appends queued
+    /// behind one another.
     pub(crate) fn connect_checked(url: &StoreUrl) -> Result<Self, StoreError> {
         Ok(Self {
             url: url.clone(),

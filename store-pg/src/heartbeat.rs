@@ -25,7 +25,8 @@ impl Heartbeat {
         session: &Session,
         interval: Duration,
     ) -> Result<Self, StoreError> {
-        let mut store = PgStore::connect(url)?;
+        // The session was opened on a connection that checked the schema.
+        let mut store = PgStore::connect_checked(url)?;
         let id = session.id();
         let session = session.clone();
         let (stop, stopped) = channel::<()>();
