@@ -29,6 +29,20 @@ pub fn step_id(run: &str, seq: u64, intent_at: u64, command: u64) -> String {
     format!("{run}.{seq}.{intent_at}.{command}")
 }
 
+/// The step of a takeover's claim, `true` run under the fence at the new `epoch` before the
+/// host's first action (`claim.EPOCH`). A claim is no action of the runbook: the previous
+/// owner's open intent, which the takeover settles from the fence's records right after it,
+/// must keep its record.
+pub fn claim_step(epoch: u64) -> String {
+    format!("claim.{epoch}")
+}
+
+/// Whether `step` is a takeover's claim ([`claim_step`]); a runbook's steps start with the run
+/// id, which starts with a digit.
+pub fn is_claim(step: &str) -> bool {
+    step.starts_with("claim.")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

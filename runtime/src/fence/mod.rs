@@ -15,7 +15,7 @@ mod fence_verdict;
 mod tests;
 
 pub use fence_place::{FencePlace, FencePlaceError};
-pub use fence_step::{FenceStep, step_id};
+pub use fence_step::{FenceStep, claim_step, is_claim, step_id};
 pub use fence_verdict::{FenceVerdict, StepRecord};
 
 /// The fence script, as it is sent to a host.

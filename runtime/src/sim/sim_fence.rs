@@ -159,9 +159,13 @@ impl SimFence {
             }
             None => {}
         }
-        // Only the latest action's records are kept: a takeover settles one open intent.
-        let action = action_of(&step.step);
-        self.steps.retain(|id, _| action_of(id) == action);
+        // Only the latest action's records are kept: a takeover settles one open intent. Its
+        // claim (over SSH, a step of its own) is no action: the open intent it is about to
+        // settle keeps its record, as fence.sh keeps every step's.
+        if !crate::fence::is_claim(&step.step) {
+            let action = action_of(&step.step);
+            self.steps.retain(|id, _| action_of(id) == action);
+        }
         self.steps.insert(
             step.step.clone(),
             SimStep {
@@ -368,5 +372,24 @@ mod tests {
             Admission::Run
         ));
         assert_eq!(fence.steps.len(), 1);
+    }
+
+    #[test]
+    fn a_takeovers_claim_over_ssh_keeps_the_open_intents_record_it_settles() {
+        // The old owner's command ran to its end; its outcome never reached the journal.
+        let mut fence = SimFence::default();
+        let open = step(10, "r@old:1", "r.3.7.1");
+        assert!(matches!(fence.admit(&open), Admission::Run));
+        fence.finish(&open, &ran(0));
+        // The takeover claims the host as a step of its own (what cairn-simhost is sent), then
+        // asks what the open intent's step did: done, so it is not run again.
+        let claim = step(11, "r@new:2", &crate::fence::claim_step(11));
+        assert!(matches!(fence.admit(&claim), Admission::Run));
+        fence.finish(&claim, &ran(0));
+        assert!(
+            matches!(record_of(Some(&fence), "r.3.7.1"), StepRecord::Done { .. }),
+            "{:?}",
+            record_of(Some(&fence), "r.3.7.1")
+        );
     }
 }

@@ -328,7 +328,7 @@ impl Transport for SshTransport {
             fence: Some(crate::fence::FenceStep {
                 epoch,
                 owner: owner.to_owned(),
-                step: format!("claim.{epoch}"),
+                step: crate::fence::claim_step(epoch),
             }),
             timeout: Some(Duration::from_secs(60)),
             ..ExecRequest::new(["true"])
