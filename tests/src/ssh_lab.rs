@@ -432,11 +432,19 @@ fn free_port() -> u16 {
 }
 
 /// Waits until sshd on `port` sends its `SSH-2.0` banner; false if it exited or never did.
+///
+/// The banner must come from `child` itself: labs start side by side, and a free port picked
+/// by one may be taken by another lab's sshd before this one binds it; its banner would then
+/// send this lab's hosts to the other lab's (seen as a command run twice on one host).
 fn wait_for_banner(port: u16, child: &mut Child) -> bool {
     let deadline = Instant::now() + Duration::from_secs(10);
     while Instant::now() < deadline {
         if matches!(child.try_wait(), Ok(Some(_))) {
             return false;
+        }
+        if !listens_on(child.id(), port) {
+            std::thread::sleep(Duration::from_millis(20));
+            continue;
         }
         if let Ok(stream) = TcpStream::connect(("127.0.0.1", port)) {
             let _ = stream.set_read_timeout(Some(Duration::from_secs(2)));
@@ -448,4 +456,30 @@ fn wait_for_banner(port: u16, child: &mut Child) -> bool {
         std::thread::sleep(Duration::from_millis(20));
     }
     false
+}
+
+/// Whether process `pid` holds the socket listening on 127.0.0.1:`port` (from
+/// `/proc/net/tcp`, whose listening rows are state `0A`, and the process's descriptors).
+fn listens_on(pid: u32, port: u16) -> bool {
+    let table = std::fs::read_to_string("/proc/net/tcp").unwrap_or_default();
+    let local = format!("0100007F:{port:04X}");
+    let inodes: Vec<String> = table
+        .lines()
+        .skip(1)
+        .filter_map(|row| {
+            let fields: Vec<&str> = row.split_whitespace().collect();
+            let listening = fields.get(1) == Some(&local.as_str()) && fields.get(3) == Some(&"0A");
+            listening.then(|| fields.get(9).map(|inode| format!("socket:[{inode}]")))?
+        })
+        .collect();
+    std::fs::read_dir(format!("/proc/{pid}/fd"))
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter_map(|fd| std::fs::read_link(fd.path()).ok())
+        .any(|target| {
+            inodes
+                .iter()
+                .any(|inode| target.as_os_str() == inode.as_str())
+        })
 }

@@ -216,7 +216,11 @@ fn trial_on_its_database(plan: &Plan, server: &ScratchServer, n: u64) -> Trial {
     let delay = FAULT_WINDOW * cairn_tests::seeded_unit(plan.seed, &format!("{n}"));
     let store = (url.as_str(), socket_dir.as_path());
     // A skew trial swaps the two clocks every other time.
-    let clocks = if n.is_multiple_of(2) { [SKEW[1], SKEW[0]] } else { SKEW };
+    let clocks = if n.is_multiple_of(2) {
+        [SKEW[1], SKEW[0]]
+    } else {
+        SKEW
+    };
     run_trial(plan, store, own.as_mut(), delay, clocks)
 }
 
@@ -424,6 +428,20 @@ fn run_trial(
         }
     }
     trial.check = fleet.check(trial.asked);
+    let check = &trial.check;
+    if check.duplicates + check.missing + check.disorder + trial.stale + trial.early > 0 {
+        eprintln!(
+            "a trial went wrong: {check:?}, stale {}, early {}; controller pid {controller_pid}, \
+             fault {delay:.2} s after the first command; the fences:\n{}",
+            trial.stale,
+            trial.early,
+            fleet.describe()
+        );
+        for (who, lab) in [("standby", &standby_lab), ("controller", &controller_lab)] {
+            let said = std::fs::read_to_string(lab.path().join("out.log")).unwrap_or_default();
+            eprintln!("{who} said:\n{said}");
+        }
+    }
     trial
 }
 

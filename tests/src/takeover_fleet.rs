@@ -144,6 +144,22 @@ impl Fleet {
             .sum()
     }
 
+    /// Each host's fence log, a line a command (step, epoch, caller's pid, command), for a
+    /// trial that found something wrong.
+    pub(crate) fn describe(&self) -> String {
+        let mut text = String::new();
+        for host in &self.hosts {
+            text.push_str(&format!("{host}:\n"));
+            for line in self.fenced(host) {
+                text.push_str(&format!(
+                    "  {} epoch {} pid {} {}\n",
+                    line.step, line.epoch, line.pid, line.command
+                ));
+            }
+        }
+        text
+    }
+
     /// Each runbook command once per host, no step twice, epochs never down.
     pub(crate) fn check(&self, asked: bool) -> FleetCheck {
         let mut check = FleetCheck::default();
