@@ -39,7 +39,9 @@ pub(crate) fn reconcile(
     };
     let old = old.to_owned();
     match boot_id(io) {
-        Ok(now) if now == old => issue(io, &old).map(Some),
+        // Never sent, or not taken: the action runs again, its reboot under the host's fence
+        // as any action's command. Sent from here, a probe's, it went outside the fence.
+        Ok(now) if now == old => Ok(None),
         Ok(now) => Ok(Some(came_back(io, &old, now, 0))),
         Err(ActionError::Transport(TransportError::Unreachable { .. })) => {
             wait_for_new_boot(io, &old).map(Some)
