@@ -53,6 +53,11 @@ impl Assumptions {
     pub fn for_host(&self, host: &str) -> Option<Assume> {
         self.hosts.get(host).copied().or(self.all)
     }
+
+    /// The answer given for `host` by name (`HOST=done`), not the bare one.
+    pub fn named(&self, host: &str) -> Option<Assume> {
+        self.hosts.get(host).copied()
+    }
 }
 
 #[cfg(test)]

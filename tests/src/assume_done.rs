@@ -103,8 +103,10 @@ fn done_for_an_interrupted_action_whose_output_the_runbook_reads_is_refused_and_
         0,
         "a clean run sets nothing"
     );
-    // The query ran on the host; its outcome (its output) was lost with the controller.
+    // The query ran on the host; its outcome (its output) was lost with the controller, which
+    // died while the fence saw the command running.
     cut_after_intent(&lab, "node01", false);
+    fence_saw_first_intent_start(&lab, "node01");
     let journal = run_dir(&lab).join("node01.jsonl");
     let before = std::fs::read(&journal).unwrap_or_else(|e| panic!("{e}"));
     let refused = lab.cairn(&["resume", "--assume", "done"]).fails(2);
@@ -145,4 +147,81 @@ fn done_for_an_interrupted_action_whose_output_nothing_reads_is_recorded() {
         1,
         "not run again"
     );
+}
+
+#[test]
+fn a_bare_done_is_for_the_hosts_that_ask_not_for_an_action_the_fence_knows_never_ran() {
+    let lab = Lab::new();
+    lab.write(
+        "book.rhai",
+        "stage \"s\" on all { run([\"echo\", \"a\"]); }\n",
+    );
+    lab.write(
+        "lab.toml",
+        &crate::executor::inventory("node[01-02]", "clock=virtual"),
+    );
+    lab.cairn(&["run", "book.rhai", "-i", "lab.toml"])
+        .succeeds();
+    // Both controllers' journals end at the intent. node01's fence saw the command start and
+    // never finish (only an operator can say); node02's never saw it start: it never ran.
+    for host in ["node01", "node02"] {
+        cut_after_intent(&lab, host, false);
+    }
+    edit_fence(&lab, "node01", |step| {
+        step["done"] = serde_json::Value::Null
+    });
+    edit_fence(&lab, "node02", |step| *step = serde_json::Value::Null);
+    lab.cairn(&["resume", "--assume", "done"]).succeeds();
+    assert_eq!(records(&lab.journal("node01"), "decision").len(), 1);
+    assert_eq!(lab.sim_count("node01", &["echo", "a"]), 1, "node01: done");
+    assert!(
+        records(&lab.journal("node02"), "decision").is_empty(),
+        "node02 needed no answer"
+    );
+    assert_eq!(
+        lab.sim_count("node02", &["echo", "a"]),
+        2,
+        "node02: run, since it never ran"
+    );
+}
+
+/// Edits the one step record of `host`'s simulated fence with `edit` (`null` removes it).
+fn edit_fence(lab: &Lab, host: &str, edit: impl Fn(&mut serde_json::Value)) {
+    let path = lab.path().join(".cairn/sim").join(host).join("fence.json");
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{e}"));
+    let mut fence: serde_json::Value =
+        serde_json::from_str(&text).unwrap_or_else(|e| panic!("{e}"));
+    let Some(steps) = fence["steps"].as_object_mut() else {
+        panic!("{host}: no steps in {text}");
+    };
+    assert_eq!(steps.len(), 1, "{host}: one step");
+    for step in steps.values_mut() {
+        edit(step);
+    }
+    steps.retain(|_, step| !step.is_null());
+    std::fs::write(&path, fence.to_string()).unwrap_or_else(|e| panic!("{e}"));
+}
+
+/// Makes `host`'s simulated fence hold what a controller that died in its journal's first
+/// action leaves: that action the latest, its first command started and never finished.
+fn fence_saw_first_intent_start(lab: &Lab, host: &str) {
+    let journal = lab.journal(host);
+    let header = records(&journal, "header");
+    let intent = records(&journal, "intent");
+    let (Some(header), Some(intent)) = (header.first(), intent.first()) else {
+        panic!("{host}: no header or intent");
+    };
+    let step = format!(
+        "{}.{}.{}.1",
+        header["data"]["run_id"].as_str().unwrap_or_default(),
+        intent["data"]["seq"],
+        intent["data"]["at"]
+    );
+    let path = lab.path().join(".cairn/sim").join(host).join("fence.json");
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{e}"));
+    let mut fence: serde_json::Value =
+        serde_json::from_str(&text).unwrap_or_else(|e| panic!("{e}"));
+    let started = serde_json::json!({ "epoch": fence["epoch"], "owner": fence["owner"] });
+    fence["steps"] = serde_json::json!({ step: started });
+    std::fs::write(&path, fence.to_string()).unwrap_or_else(|e| panic!("{e}"));
 }

@@ -7,6 +7,7 @@ use std::sync::{Arc, Mutex};
 
 use super::{Participant, Plan, RunError, Unreachable};
 use crate::ending::failure::HostFailure;
+use crate::fence::StepRecord;
 use crate::journal::{
     Assume, DecisionRecord, HostJournal, JournalEvent, JournalSet, RewindRecord, now_millis,
 };
@@ -48,7 +49,7 @@ impl Resuming<'_> {
             .filter(|(info, ..)| !self.options.check || recorded.contains_key(&info.name))
             .map(|(info, ..)| (info.name.clone(), plan.journal_path(&info.name)));
         let mut journals = JournalSet::open_all(writable)?;
-        settle_before_start(
+        let answered = settle_before_start(
             self.engine,
             &mut recorded,
             &mut journals,
@@ -57,13 +58,13 @@ impl Resuming<'_> {
             plan,
             participants,
         )?;
-        for (host, journal) in recorded.iter_mut() {
-            if let Some(assume) = self.assume.for_host(host) {
-                for action in journal.actions.values_mut() {
-                    if action.outcome.is_none() && action.intent.reconcile == "ask" {
-                        action.decision = Some(assume);
-                    }
-                }
+        // The hosts' instances replay the answers just journaled, and only those.
+        for (host, seq, assume) in answered {
+            let action = recorded
+                .get_mut(&host)
+                .and_then(|journal| journal.actions.get_mut(&seq));
+            if let Some(action) = action {
+                action.decision = Some(assume);
             }
         }
         // A resume with other `--param` values can diverge as an edit can: both are verified
@@ -108,7 +109,7 @@ fn read_journals(
 }
 
 /// What a resume settles in the journals before any host starts: `--from-stage`'s rewind and
-/// the answers to unknown outcomes.
+/// the answers to unknown outcomes, which it returns (host, action, answer).
 fn settle_before_start(
     engine: &rhai::Engine,
     recorded: &mut BTreeMap<String, HostJournal>,
@@ -117,32 +118,26 @@ fn settle_before_start(
     assume: &Assumptions,
     plan: &Plan,
     participants: &[Participant],
-) -> Result<(), RunError> {
+) -> Result<Vec<(String, u64, Assume)>, RunError> {
     if let Some(stage) = from_stage {
         rewind(recorded, journals, stage)?;
     }
     settle_unknown_outcomes(engine, recorded, journals, assume, plan, participants)
 }
 
-/// Whether `host`'s fence knows what became of the interrupted `action`: its first command
-/// never started, or is done. The host's instance then settles it without asking
-/// (`host_context/fence_settle.rs`); a command started and never finished is still asked there.
-fn fence_settles(
+/// What `host`'s fence recorded of the interrupted `action`'s first command; `None` when the
+/// host keeps no fence or cannot say. Never started or done, the host's instance settles the
+/// action without asking (`host_context/fence_settle.rs`); a command started and never
+/// finished is still asked there.
+fn first_step_record(
     participants: &[Participant],
     plan: &Plan,
     host: &str,
     action: &crate::journal::RecordedAction,
-) -> bool {
-    let Some((_, _, transport)) = participants.iter().find(|(info, ..)| info.name == host) else {
-        return false;
-    };
+) -> Option<StepRecord> {
+    let (_, _, transport) = participants.iter().find(|(info, ..)| info.name == host)?;
     let first = crate::fence::step_id(&plan.run_id, action.intent.seq, action.intent.at, 1);
-    matches!(
-        transport.fence_record(&first),
-        Ok(Some(
-            crate::fence::StepRecord::None | crate::fence::StepRecord::Done { .. }
-        ))
-    )
+    transport.fence_record(&first).ok().flatten()
 }
 
 /// A resume starts by saying what the run it continues left down.
@@ -207,8 +202,8 @@ fn rewind(
     }
 }
 
-/// Actions recorded without an outcome that only the operator can settle: record the answer, or
-/// refuse to start.
+/// Actions recorded without an outcome that only the operator can settle: record the answers
+/// and return them, or refuse to start.
 fn settle_unknown_outcomes(
     engine: &rhai::Engine,
     recorded: &BTreeMap<String, HostJournal>,
@@ -216,7 +211,7 @@ fn settle_unknown_outcomes(
     assume: &Assumptions,
     plan: &Plan,
     participants: &[Participant],
-) -> Result<(), RunError> {
+) -> Result<Vec<(String, u64, Assume)>, RunError> {
     let mut waiting = Vec::new();
     let mut unknown_results = Vec::new();
     let mut answered = Vec::new();
@@ -226,7 +221,21 @@ fn settle_unknown_outcomes(
             .filter(|action| action.intent.reconcile == "ask" && action.decision.is_none())
         {
             let intent = &action.intent;
-            match assume.for_host(host) {
+            // A bare answer covers the hosts not named, but not an action whose first command
+            // the fence never saw start: it never ran, and a bare `done` would skip it.
+            let answer = match assume.named(host) {
+                Some(answer) => Some(answer),
+                None => match (
+                    first_step_record(participants, plan, host, action),
+                    assume.for_host(host),
+                ) {
+                    (Some(StepRecord::None), _) | (Some(StepRecord::Done { .. }), None) => {
+                        continue;
+                    }
+                    (_, bare) => bare,
+                },
+            };
+            match answer {
                 Some(Assume::Done)
                     if crate::check::result_is_read(
                         engine,
@@ -242,7 +251,6 @@ fn settle_unknown_outcomes(
                     ));
                 }
                 Some(assume) => answered.push((host, intent.seq, assume)),
-                None if fence_settles(participants, plan, host, action) => {}
                 None => waiting.push(HostFailure::needs_decision(
                     host,
                     &plan.journal_path(host),
@@ -263,17 +271,20 @@ fn settle_unknown_outcomes(
             unknown_results,
         )));
     }
-    for (host, seq, assume) in answered {
+    for (host, seq, assume) in &answered {
         let record = DecisionRecord {
-            assume,
+            assume: *assume,
             at: now_millis(),
-            seq,
+            seq: *seq,
         };
         if let Some(writer) = journals.get(host) {
             writer.append(&JournalEvent::Decision(record), true)?;
         }
     }
-    Ok(())
+    Ok(answered
+        .into_iter()
+        .map(|(host, seq, assume)| (host.clone(), seq, assume))
+        .collect())
 }
 
 /// Replays every host's journal against the edited runbook, touching no host, and refuses to
