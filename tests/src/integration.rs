@@ -64,6 +64,7 @@ mod ssh_lab;
 mod standby;
 mod stdlib_layers;
 mod store;
+mod store_crash;
 mod store_cutoff;
 mod typed_results;
 mod typos;
