@@ -29,6 +29,22 @@ fn cut_after_intent(lab: &Lab, host: &str, last: bool) {
     std::fs::write(&path, lines[..=end].join("\n") + "\n").unwrap_or_else(|e| panic!("{e}"));
 }
 
+/// A lab whose two hosts ran one `run(["echo", "a"])` to its end.
+fn echo_on_two_hosts_run() -> Lab {
+    let lab = Lab::new();
+    lab.write(
+        "book.rhai",
+        "stage \"s\" on all { run([\"echo\", \"a\"]); }\n",
+    );
+    lab.write(
+        "lab.toml",
+        &crate::executor::inventory("node[01-02]", "clock=virtual"),
+    );
+    lab.cairn(&["run", "book.rhai", "-i", "lab.toml"])
+        .succeeds();
+    lab
+}
+
 /// A lab whose one host ran `QUERY_THEN_SET` to its end.
 fn query_then_set_run() -> Lab {
     let lab = Lab::new();
@@ -44,17 +60,7 @@ fn query_then_set_run() -> Lab {
 
 #[test]
 fn a_resume_that_cannot_write_one_journal_writes_its_answer_to_none() {
-    let lab = Lab::new();
-    lab.write(
-        "book.rhai",
-        "stage \"s\" on all { run([\"echo\", \"a\"]); }\n",
-    );
-    lab.write(
-        "lab.toml",
-        &crate::executor::inventory("node[01-02]", "clock=virtual"),
-    );
-    lab.cairn(&["run", "book.rhai", "-i", "lab.toml"])
-        .succeeds();
+    let lab = echo_on_two_hosts_run();
     for host in ["node01", "node02"] {
         cut_after_intent(&lab, host, false);
     }
@@ -151,17 +157,7 @@ fn done_for_an_interrupted_action_whose_output_nothing_reads_is_recorded() {
 
 #[test]
 fn a_bare_done_is_for_the_hosts_that_ask_not_for_an_action_the_fence_knows_never_ran() {
-    let lab = Lab::new();
-    lab.write(
-        "book.rhai",
-        "stage \"s\" on all { run([\"echo\", \"a\"]); }\n",
-    );
-    lab.write(
-        "lab.toml",
-        &crate::executor::inventory("node[01-02]", "clock=virtual"),
-    );
-    lab.cairn(&["run", "book.rhai", "-i", "lab.toml"])
-        .succeeds();
+    let lab = echo_on_two_hosts_run();
     // Both controllers' journals end at the intent. node01's fence saw the command start and
     // never finish (only an operator can say); node02's never saw it start: it never ran.
     for host in ["node01", "node02"] {
