@@ -250,7 +250,7 @@ fn settle_unknown_outcomes(
                         action,
                     ));
                 }
-                Some(assume) => answered.push((host, intent.seq, assume)),
+                Some(assume) => answered.push((host.clone(), intent.seq, assume)),
                 None => waiting.push(HostFailure::needs_decision(
                     host,
                     &plan.journal_path(host),
@@ -281,10 +281,7 @@ fn settle_unknown_outcomes(
             writer.append(&JournalEvent::Decision(record), true)?;
         }
     }
-    Ok(answered
-        .into_iter()
-        .map(|(host, seq, assume)| (host.clone(), seq, assume))
-        .collect())
+    Ok(answered)
 }
 
 /// Replays every host's journal against the edited runbook, touching no host, and refuses to
