@@ -13,8 +13,8 @@ use super::SimError;
 /// The log of executed commands in a host's directory: one JSON array (argv) per line.
 pub const COMMAND_LOG: &str = "commands.log";
 
-/// Appends `value` as one JSON line to the log at `path`.
-pub(crate) fn append(path: &Path, value: &impl Serialize) -> Result<(), SimError> {
+/// Appends `value` as one JSON line to the log at `path`; the log's length after it.
+pub(crate) fn append(path: &Path, value: &impl Serialize) -> Result<u64, SimError> {
     let io = |action, source| SimError::Io {
         action,
         path: path.to_owned(),
@@ -28,7 +28,26 @@ pub(crate) fn append(path: &Path, value: &impl Serialize) -> Result<(), SimError
         .open(path)
         .map_err(|e| io("open", e))?;
     log.write_all(line.as_bytes())
-        .map_err(|e| io("append to", e))
+        .map_err(|e| io("append to", e))?;
+    log.metadata().map(|m| m.len()).map_err(|e| io("read", e))
+}
+
+/// Cuts the log at `path` back to its first `len` bytes, when it is longer.
+pub(crate) fn truncate(path: &Path, len: u64) -> Result<(), SimError> {
+    let io = |action, source| SimError::Io {
+        action,
+        path: path.to_owned(),
+        source,
+    };
+    let log = match std::fs::OpenOptions::new().write(true).open(path) {
+        Ok(log) => log,
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(()),
+        Err(error) => return Err(io("open", error)),
+    };
+    if log.metadata().map_err(|e| io("read", e))?.len() > len {
+        log.set_len(len).map_err(|e| io("truncate", e))?;
+    }
+    Ok(())
 }
 
 /// The lines of the log at `path`, oldest first; lines that do not parse (a torn last line)

@@ -237,7 +237,7 @@ pub(crate) fn log_fenced(dir: &Path, step: &FenceStep, argv: &[String]) -> Resul
         owner: step.owner.clone(),
         command: command.join(" "),
     };
-    json_log::append(&dir.join(FENCED_LOG), &line)
+    json_log::append(&dir.join(FENCED_LOG), &line).map(drop)
 }
 
 /// The lines of the [`FENCED_LOG`] in `dir`, oldest first; a torn last line is left out.

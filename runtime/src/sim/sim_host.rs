@@ -102,12 +102,15 @@ impl SimHost {
         };
         let _lock = self.lock().map_err(transport_error)?;
         let mut state = self.load_or_create().map_err(transport_error)?;
+        if let Some(len) = state.log_bytes {
+            json_log::truncate(&self.dir.join(COMMAND_LOG), len).map_err(transport_error)?;
+        }
         let parts = self.context_parts(Some(request));
         self.check_answers(&mut state, &parts)?;
         if let Some(answer) = self.fence_admits(request)? {
             return Ok(answer);
         }
-        self.append_to_log(&request.argv).map_err(transport_error)?;
+        state.log_bytes = Some(self.append_to_log(&request.argv).map_err(transport_error)?);
         let ran = self.run_program(&mut state, &parts, request, program);
         let dropped = self.save_after(&mut state, program, ran.reboot)?;
         // Done only once its effect is saved, as fence.sh records it after the command.
@@ -447,7 +450,7 @@ impl SimHost {
         }
     }
 
-    fn append_to_log(&self, argv: &[String]) -> Result<(), SimError> {
+    fn append_to_log(&self, argv: &[String]) -> Result<u64, SimError> {
         // The log is the operator's record of the host, kept in the state folder: no secrets.
         let argv: Vec<String> = argv.iter().map(|a| crate::secrets::redact(a)).collect();
         json_log::append(&self.dir.join(COMMAND_LOG), &argv)

@@ -33,6 +33,11 @@ pub(crate) struct SimState {
     pub(crate) format: u32,
     /// The host's name.
     pub(crate) host: String,
+    /// The command log's length when the last command's effect was saved. The host runs in
+    /// its controller's process (or under its SSH session): a longer log ends in a command cut
+    /// off with its controller before it took effect, which the next command drops.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) log_bytes: Option<u64>,
     /// A reboot that will never come back (`fault_reboot_hang`) is under way.
     #[serde(default)]
     pub(crate) hung: bool,
@@ -59,6 +64,7 @@ impl SimState {
             format: STATE_FORMAT,
             host: host.into(),
             hung: false,
+            log_bytes: None,
             marks: BTreeSet::new(),
             model: model.into(),
             tools: BTreeMap::new(),

@@ -438,3 +438,24 @@ fn a_corrupt_state_file_is_an_error_not_a_panic() {
     let result = SimTransport::new("node01", dir.path(), linux(), BTreeMap::new());
     assert!(matches!(result, Err(SimError::CorruptState { .. })));
 }
+
+#[test]
+fn a_command_logged_but_cut_off_before_its_effect_was_saved_is_dropped_from_the_log() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut host = open(dir.path(), linux(), &[("clock", "virtual")]);
+    let first = boot_id(&mut host);
+    // The controller died after the host logged `reboot` and before the reboot was saved: the
+    // host runs in the controller's process, so the reboot never happened.
+    let log = dir.path().join(COMMAND_LOG);
+    let mut text = std::fs::read_to_string(&log).unwrap();
+    text.push_str("[\"reboot\"]\n");
+    std::fs::write(&log, text).unwrap();
+    assert_eq!(boot_id(&mut host), first, "no reboot took effect");
+    let argv: Vec<Vec<String>> = SimHost::command_log(dir.path());
+    let cat = vec!["cat".to_owned(), BootMarker::BOOT_ID_PATH.to_owned()];
+    assert_eq!(
+        argv,
+        [cat.clone(), cat],
+        "the cut-off `reboot` is not in the log"
+    );
+}
