@@ -7,7 +7,7 @@ use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
 
-use cairn_runtime::{Driver, RunStore};
+use cairn_runtime::RunStore;
 use cairn_store_pg::{Heartbeat, PgShared, PgStore, StoreUrl};
 use clap::Args;
 
@@ -49,11 +49,13 @@ impl StoreArgs {
         let Some(url) = self.url()? else {
             return Ok(None);
         };
-        let mut store = PgStore::connect(&url)?;
         let ttl = Duration::from_secs(self.lease_ttl);
         let margin = cairn_store_pg::default_margin(ttl);
         let controller = cairn_runtime::lease::Holder::this_process("", Path::new(".")).controller;
-        let session = store.open_session(&controller, std::process::id(), ttl, margin)?;
+        let (store, session) = PgStore::connect(&url)?
+            .call("open a controller session", move |store| {
+                store.open_session(&controller, std::process::id(), ttl, margin)
+            })?;
         let heartbeat = Heartbeat::start(&url, &session, margin)?;
         Ok(Some(Opened {
             shared: Arc::new(PgShared::new(store, session)),
@@ -70,35 +72,19 @@ impl StoreArgs {
     }
 
     /// The runs a command reads: the working copies of the store's runs (copied from it now:
-    /// every run, or only `only`), or this folder's runs.
-    pub(crate) fn runs(&self, state: &Path, only: Option<&str>) -> miette::Result<RunStore> {
-        let Some(mut store) = self.connect()? else {
-            return Ok(RunStore::new(state));
+    /// every run, or only `only`), or this folder's runs; with the store's connection.
+    pub(crate) fn runs(
+        &self,
+        state: &Path,
+        only: Option<&str>,
+    ) -> miette::Result<(RunStore, Option<PgStore>)> {
+        let Some(store) = self.connect()? else {
+            return Ok((RunStore::new(state), None));
         };
         let runs = RunStore::shared_copy(state);
-        copy_runs(&mut store, &runs, only)?;
-        Ok(runs)
+        let store = store.copy_runs(&runs, only)?;
+        Ok((runs, Some(store)))
     }
-}
-
-/// Writes the working copy of each stored run (or of `only`), except one a process of this
-/// machine drives now: its copy is the one being written.
-pub(crate) fn copy_runs(
-    store: &mut PgStore,
-    runs: &RunStore,
-    only: Option<&str>,
-) -> miette::Result<()> {
-    let ids = match only {
-        Some(id) => vec![id.to_owned()],
-        None => store.run_ids()?,
-    };
-    for id in ids {
-        let dir = runs.run_dir(&id);
-        if Driver::of(&dir).is_none() {
-            store.write_working_copy(&id, &dir)?;
-        }
-    }
-    Ok(())
 }
 
 /// This controller's session on the store, and its heartbeat.
@@ -129,11 +115,10 @@ pub(crate) fn take_over(
     given: Option<String>,
 ) -> miette::Result<Option<String>> {
     let runs = RunStore::shared_copy(state);
-    let session = opened.shared.session().clone();
     let id = match given {
         Some(id) => id,
         None => {
-            opened.shared.with(|store| copy_runs(store, &runs, None))?;
+            opened.shared.copy_runs(&runs, None)?;
             match runs.latest_resumable().0 {
                 Some(id) => id,
                 // The launcher says there is none, as without a store.
@@ -141,7 +126,12 @@ pub(crate) fn take_over(
             }
         }
     };
-    let taken = opened.shared.with(|store| store.take_run(&session, &id))?;
+    let taking = id.clone();
+    let taken = opened
+        .shared
+        .call("take a run over", move |store, session| {
+            store.take_run(session, &taking)
+        })?;
     match taken {
         // Not in the store: the launcher names the runs there are.
         None => return Ok(Some(id)),
@@ -162,8 +152,6 @@ pub(crate) fn take_over(
         }
         Some(cairn_store_pg::RunTake::Taken { from: None }) => {}
     }
-    opened
-        .shared
-        .with(|store| copy_runs(store, &runs, Some(&id)))?;
+    opened.shared.copy_runs(&runs, Some(&id))?;
     Ok(Some(id))
 }

@@ -1,7 +1,5 @@
 //! One connection to the store, and how its failures are told apart.
 
-use std::time::Duration;
-
 use postgres::{Client, NoTls};
 
 use crate::answer_within::answer_within;
@@ -26,16 +24,17 @@ impl std::fmt::Debug for PgStore {
 }
 
 impl PgStore {
-    /// Connects to `url` and creates or migrates the schema.
+    /// Connects to `url` and creates or migrates the schema, waiting at most the URL's connect
+    /// limit ([`StoreUrl::connect_limit`]) for the whole of it: the schema check is a read too,
+    /// and a store gone silent after taking the connection would hold it for ever.
     pub fn connect(url: &StoreUrl) -> Result<Self, StoreError> {
-        let client = open(url)?;
-        let mut store = Self {
-            url: url.clone(),
-            client,
-            prepared: std::collections::HashMap::new(),
-        };
-        store.migrate()?;
-        Ok(store)
+        let owned = url.clone();
+        let answer = answer_within(url.connect_limit(), move || {
+            let mut store = Self::on(&owned, open_client(&owned)?);
+            store.migrate()?;
+            Ok(store)
+        });
+        answer.unwrap_or_else(|| Err(connect_timeout(url)))
     }
 
     /// Connects to `url` whose schema this controller already checked on its session's
@@ -43,18 +42,41 @@ impl PgStore {
     /// is a transaction under one lock, and the workers' at a run's first appends queued
     /// behind one another.
     pub(crate) fn connect_checked(url: &StoreUrl) -> Result<Self, StoreError> {
-        Ok(Self {
+        let owned = url.clone();
+        let answer = answer_within(url.connect_limit(), move || open_client(&owned));
+        let client = answer.unwrap_or_else(|| Err(connect_timeout(url)))?;
+        Ok(Self::on(url, client))
+    }
+
+    fn on(url: &StoreUrl, client: Client) -> Self {
+        Self {
             url: url.clone(),
-            client: open(url)?,
+            client,
             prepared: std::collections::HashMap::new(),
-        })
+        }
     }
 
     /// Replaces a lost connection with a new one (the schema is checked again).
     pub fn reconnect(&mut self) -> Result<(), StoreError> {
-        self.client = open(&self.url)?;
-        self.prepared.clear();
-        self.migrate()
+        *self = Self::connect(&self.url)?;
+        Ok(())
+    }
+
+    /// Runs `f` on this connection on a thread of its own, waiting for the store's answer at
+    /// most the connect limit, and gives the connection back with the answer: for the reads a
+    /// command makes before it acts (the runs to list or resume, a standby's look for orphans),
+    /// which would otherwise wait for ever on a store that went silent after the connection
+    /// opened. Without an answer the connection is left behind: reconnect to go on.
+    pub fn call<T: Send + 'static>(
+        self,
+        action: &'static str,
+        f: impl FnOnce(&mut Self) -> Result<T, StoreError> + Send + 'static,
+    ) -> Result<(Self, T), StoreError> {
+        let url = self.url.clone();
+        let limit = url.connect_limit();
+        let mut store = self;
+        let answer = answer_within(limit, move || f(&mut store).map(|answer| (store, answer)));
+        answer.unwrap_or_else(|| Err(StoreError::unanswered(&url, action, limit)))
     }
 
     /// `sql` prepared on this connection, once.
@@ -106,31 +128,23 @@ pub(crate) fn connection_fail(
     }
 }
 
-/// How long opening a connection may take when the URL sets no `connect_timeout`.
-const CONNECT_LIMIT: Duration = Duration::from_secs(30);
-
-/// Opens a connection, waiting at most the URL's `connect_timeout` (libpq's parameter, default
-/// [`CONNECT_LIMIT`]) for the whole of it. The driver's own `connect_timeout` bounds only the
-/// socket's connect, and a store that takes the socket and then answers nothing (a proxy or a
-/// pooler that stopped forwarding, a hung server) would hold the start of a command for ever.
-fn open(url: &StoreUrl) -> Result<Client, StoreError> {
-    let limit = url
-        .config()
-        .get_connect_timeout()
-        .copied()
-        .unwrap_or(CONNECT_LIMIT);
-    let config = url.config().clone();
-    let answer = answer_within(limit, move || config.connect(NoTls));
-    match answer {
-        Some(Ok(client)) => Ok(client),
-        Some(Err(source)) => Err(StoreError::Connect {
+/// Opens a connection. The driver's own `connect_timeout` bounds only the socket's connect:
+/// the callers bound the whole of it (socket, startup, login) with [`answer_within`], since a
+/// store that takes the socket and then answers nothing (a proxy or a pooler that stopped
+/// forwarding, a hung server) would hold the start of a command for ever.
+fn open_client(url: &StoreUrl) -> Result<Client, StoreError> {
+    url.config()
+        .connect(NoTls)
+        .map_err(|source| StoreError::Connect {
             url: url.redacted(),
             source,
-        }),
-        None => Err(StoreError::ConnectTimeout {
-            url: url.redacted(),
-            waited_secs: limit.as_secs_f64().ceil() as u64,
-        }),
+        })
+}
+
+fn connect_timeout(url: &StoreUrl) -> StoreError {
+    StoreError::ConnectTimeout {
+        url: url.redacted(),
+        waited_secs: url.connect_limit().as_secs_f64().ceil() as u64,
     }
 }
 

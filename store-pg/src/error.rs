@@ -34,6 +34,26 @@ pub enum StoreError {
         waited_secs: u64,
     },
 
+    /// The store answered nothing within the connect limit to a read made before the command
+    /// acted on any host (the runs to list or resume, a standby's look for orphans).
+    #[error(
+        "the store {url} did not answer within {waited_secs} s while trying to {action}; no host was touched"
+    )]
+    #[diagnostic(
+        code(cairn::store::unanswered),
+        help(
+            "is the server, or a proxy or pooler in front of it, hung? `connect_timeout=SECS` in the URL's query sets how long to wait (default 30)"
+        )
+    )]
+    Unanswered {
+        /// The URL, without its password.
+        url: String,
+        /// What was being done.
+        action: &'static str,
+        /// How long it waited.
+        waited_secs: u64,
+    },
+
     /// The server could not be reached or refused the login.
     #[error("cannot connect to the store {url}: {}", reason(.source))]
     #[diagnostic(
@@ -199,6 +219,19 @@ impl StoreError {
         }
     }
 
+    /// The store at `url` did not answer within `limit` to a read before acting, `action`.
+    pub(crate) fn unanswered(
+        url: &crate::StoreUrl,
+        action: &'static str,
+        limit: std::time::Duration,
+    ) -> Self {
+        Self::Unanswered {
+            url: url.redacted(),
+            action,
+            waited_secs: limit.as_secs_f64().ceil() as u64,
+        }
+    }
+
     /// Whether the connection is gone (reconnecting may help), as opposed to a refusal.
     pub fn is_lost(&self) -> bool {
         matches!(
@@ -206,6 +239,7 @@ impl StoreError {
             Self::Lost { .. }
                 | Self::Connect { .. }
                 | Self::ConnectTimeout { .. }
+                | Self::Unanswered { .. }
                 | Self::NoConnection { .. }
                 | Self::Batch { lost: true, .. }
         )

@@ -41,9 +41,20 @@ impl PgShared {
         &self.session
     }
 
-    /// Runs `f` on the connection.
-    pub fn with<T>(&self, f: impl FnOnce(&mut PgStore) -> T) -> T {
-        f(&mut self.store.lock())
+    /// Runs `f` on the connection, waiting for the store's answer only until the session
+    /// would expire ([`SharedConnection::call`]): for the calls a command makes before it acts
+    /// (taking a run over, claiming a share or an orphaned run), which would otherwise wait for
+    /// ever on a store gone silent.
+    pub fn call<T: Send + 'static>(
+        &self,
+        action: &'static str,
+        f: impl FnOnce(&mut PgStore, &Session) -> Result<T, StoreError> + Send + 'static,
+    ) -> Result<T, StoreError> {
+        let session = self.session.clone();
+        self.store
+            .call(self.session.answer_limit(), action, move |store| {
+                f(store, &session)
+            })
     }
 
     /// Ends the session at once, giving back whatever it still holds. A run stopped by a lost
@@ -72,19 +83,13 @@ impl PgShared {
         })
     }
 
-    /// Runs `f` on the connection, waiting for the store's answer only so long
-    /// ([`SharedConnection::call`]).
+    /// [`PgShared::call`], failing as a journal does.
     pub(crate) fn bounded<T: Send + 'static>(
         &self,
         action: &'static str,
         f: impl FnOnce(&mut PgStore, &Session) -> Result<T, StoreError> + Send + 'static,
     ) -> Result<T, JournalError> {
-        let session = self.session.clone();
-        self.store
-            .call(self.session.answer_limit(), action, move |store| {
-                f(store, &session)
-            })
-            .map_err(store_failed)
+        self.call(action, f).map_err(store_failed)
     }
 
     /// The run as the store keeps it, whole, from its `run.json` (`meta`): its runbook, the

@@ -1,6 +1,8 @@
 //! Which controller drives a run in the shared store, and a resume taking a run over once that
 //! controller's session has expired (`cairn resume --store URL RUN`, docs/fleet.md).
 
+use std::collections::BTreeMap;
+
 use crate::{PgStore, Session, StoreError};
 
 /// The controller session a run belongs to.
@@ -74,6 +76,22 @@ impl PgStore {
             .query_opt(DRIVER, &[&id])
             .map_err(|error| self.fail("read who drives a run", error))?;
         Ok(row.as_ref().map(driver_of))
+    }
+
+    /// The drivers of the runs `ids` whose session is alive by the database's clock, read in
+    /// one call that waits at most the connect limit ([`PgStore::call`]). A run whose driver
+    /// cannot be read is left out: `cairn runs` still lists it, from its working copy.
+    pub fn live_drivers(self, ids: Vec<String>) -> Result<BTreeMap<String, RunDriver>, StoreError> {
+        let (_, live) = self.call("read who drives the runs", move |store| {
+            Ok(ids
+                .into_iter()
+                .filter_map(|id| {
+                    let driver = store.run_driver(&id).ok().flatten()?;
+                    driver.alive.then_some((id, driver))
+                })
+                .collect())
+        })?;
+        Ok(live)
     }
 
     /// Makes `session` the driver of run `id`, unless another live session drives it. The run's

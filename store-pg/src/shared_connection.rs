@@ -27,8 +27,8 @@ impl SharedConnection {
         })
     }
 
-    /// The connection itself, for calls made before a run acts on anything.
-    pub(crate) fn lock(&self) -> MutexGuard<'_, PgStore> {
+    /// The connection itself, for the call that holds it.
+    fn lock(&self) -> MutexGuard<'_, PgStore> {
         // A panic while holding the connection leaves it usable or closed; either is reported
         // by the next call.
         self.store

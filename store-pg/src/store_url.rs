@@ -1,8 +1,12 @@
 //! The store's address, as `--store` or `CAIRN_STORE` gives it.
 
 use std::str::FromStr;
+use std::time::Duration;
 
 use crate::StoreError;
+
+/// How long opening a connection may take when the URL sets no `connect_timeout`.
+const CONNECT_LIMIT: Duration = Duration::from_secs(30);
 
 /// A PostgreSQL connection URL, checked before anything connects, and shown without its
 /// password.
@@ -52,6 +56,15 @@ impl StoreUrl {
     /// The connection settings.
     pub(crate) fn config(&self) -> &postgres::Config {
         &self.config
+    }
+
+    /// How long a connection's opening, or a read before a command acts, waits for the store:
+    /// the URL's `connect_timeout` (libpq's parameter), else [`CONNECT_LIMIT`].
+    pub fn connect_limit(&self) -> Duration {
+        self.config
+            .get_connect_timeout()
+            .copied()
+            .unwrap_or(CONNECT_LIMIT)
     }
 
     /// The URL with any password replaced by `***`, for messages.

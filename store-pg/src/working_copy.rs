@@ -3,13 +3,29 @@
 //! folder run. Its runbook, modules and inventory are written beside it (`source/`), and its
 //! `run.json` names them, so a resume on another machine needs no checkout.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
-use cairn_runtime::{RunMeta, SEARCH_MODULES};
+use cairn_runtime::{Driver, RunMeta, RunStore, SEARCH_MODULES};
 
-use crate::{PgStore, StoreError};
+use crate::{PgShared, PgStore, StoreError};
 
 impl PgStore {
+    /// Writes the working copy of each stored run, or only of `only`, into `runs`: for the
+    /// commands that read runs without a session (`runs`, `journal`, `report`). Each read
+    /// waits for the store's answer at most the connect limit ([`PgStore::call`]).
+    pub fn copy_runs(self, runs: &RunStore, only: Option<&str>) -> Result<Self, StoreError> {
+        let (mut store, ids) = match only {
+            Some(id) => (self, vec![id.to_owned()]),
+            None => self.call("list the stored runs", |store| store.run_ids())?,
+        };
+        for (id, dir) in not_driven_here(runs, ids) {
+            (store, _) = store.call("copy a stored run", move |store| {
+                store.write_working_copy(&id, &dir)
+            })?;
+        }
+        Ok(store)
+    }
+
     /// Writes run `id` into the folder `dir`; false when the store has no run `id` (or has it
     /// but its controller has not yet written its `run.json`).
     pub fn write_working_copy(&mut self, id: &str, dir: &Path) -> Result<bool, StoreError> {
@@ -70,6 +86,35 @@ impl PgStore {
         write(&dir.join("run.json"), text.as_bytes())?;
         Ok(true)
     }
+}
+
+impl PgShared {
+    /// [`PgStore::copy_runs`] on this session's connection, for a resume choosing and taking
+    /// its run: each read waits for the store's answer only so long ([`PgShared::call`]).
+    pub fn copy_runs(&self, runs: &RunStore, only: Option<&str>) -> Result<(), StoreError> {
+        let ids = match only {
+            Some(id) => vec![id.to_owned()],
+            None => self.call("list the stored runs", |store, _| store.run_ids())?,
+        };
+        for (id, dir) in not_driven_here(runs, ids) {
+            self.call("copy a stored run", move |store, _| {
+                store.write_working_copy(&id, &dir)
+            })?;
+        }
+        Ok(())
+    }
+}
+
+/// Each of `ids` with its working copy's folder, but for a run a process of this machine
+/// drives now: its copy is the one being written.
+fn not_driven_here(runs: &RunStore, ids: Vec<String>) -> Vec<(String, PathBuf)> {
+    ids.into_iter()
+        .map(|id| {
+            let dir = runs.run_dir(&id);
+            (id, dir)
+        })
+        .filter(|(_, dir)| Driver::of(dir).is_none())
+        .collect()
 }
 
 /// Whether a stored name is a relative path that stays inside its folder.

@@ -1,6 +1,7 @@
 //! A proxy in front of a PostgreSQL server's Unix socket that can stop forwarding while it
 //! keeps every socket open, as a hung pooler or a half-dead network path does: the store
-//! then answers nothing and no connection breaks.
+//! then answers nothing and no connection breaks. It can also stall at a given statement, so
+//! that the store goes silent after a connection's login, midway through a command.
 
 use std::io::{Read, Write};
 use std::net::Shutdown;
@@ -25,6 +26,8 @@ pub struct StallingProxy {
 struct ProxyState {
     stalled: AtomicBool,
     closed: AtomicBool,
+    /// Stall when a client sends a message holding these bytes (a statement's text).
+    stall_at: Mutex<Option<Vec<u8>>>,
     /// Every socket the proxy opened or accepted, to shut down when dropped.
     sockets: Mutex<Vec<UnixStream>>,
 }
@@ -53,11 +56,12 @@ impl StallingProxy {
                 let Ok(server) = UnixStream::connect(&upstream) else {
                     continue;
                 };
-                for (from, to) in [(&client, &server), (&server, &client)] {
+                for (from, to, from_client) in [(&client, &server, true), (&server, &client, false)]
+                {
                     let (from, to) = (from.try_clone(), to.try_clone());
                     if let (Ok(from), Ok(to)) = (from, to) {
                         let shared = Arc::clone(&shared);
-                        std::thread::spawn(move || pump(from, to, &shared));
+                        std::thread::spawn(move || pump(from, to, from_client, &shared));
                     }
                 }
                 let mut sockets = shared.sockets.lock().unwrap_or_else(|e| e.into_inner());
@@ -76,6 +80,32 @@ impl StallingProxy {
     pub fn stall(&self) {
         self.state.stalled.store(true, Ordering::SeqCst);
     }
+
+    /// Stalls, as [`StallingProxy::stall`] does, when a client sends a statement holding
+    /// `text`; that statement is not forwarded. Connections open and log in until then.
+    pub fn stall_at_statement(&self, text: &str) {
+        let mut stall_at = self
+            .state
+            .stall_at
+            .lock()
+            .unwrap_or_else(|e| e.into_inner());
+        *stall_at = Some(text.as_bytes().to_vec());
+    }
+}
+
+impl ProxyState {
+    /// Whether `bytes` from a client hold the statement to stall at; stalled from then on.
+    fn stalls_at(&self, bytes: &[u8]) -> bool {
+        let stall_at = self.stall_at.lock().unwrap_or_else(|e| e.into_inner());
+        let Some(text) = stall_at.as_deref().filter(|text| !text.is_empty()) else {
+            return false;
+        };
+        let holds = bytes.windows(text.len()).any(|window| window == text);
+        if holds {
+            self.stalled.store(true, Ordering::SeqCst);
+        }
+        holds
+    }
 }
 
 impl Drop for StallingProxy {
@@ -92,7 +122,7 @@ impl Drop for StallingProxy {
 
 /// Copies `from` to `to` until the proxy stalls; then holds both, reading nothing, until the
 /// proxy is dropped.
-fn pump(mut from: UnixStream, mut to: UnixStream, state: &ProxyState) {
+fn pump(mut from: UnixStream, mut to: UnixStream, from_client: bool, state: &ProxyState) {
     let _ = from.set_read_timeout(Some(Duration::from_millis(20)));
     let mut buffer = [0u8; 16 * 1024];
     while !state.closed.load(Ordering::SeqCst) {
@@ -103,6 +133,9 @@ fn pump(mut from: UnixStream, mut to: UnixStream, state: &ProxyState) {
         match from.read(&mut buffer) {
             Ok(0) => return,
             Ok(n) => {
+                if from_client && state.stalls_at(&buffer[..n]) {
+                    continue;
+                }
                 if to.write_all(&buffer[..n]).is_err() {
                     return;
                 }

@@ -111,3 +111,69 @@ fn a_command_whose_store_answers_nothing_from_the_start_stops_by_the_connect_lim
         assert!(fenced_by(&fleet, host).is_empty(), "{host}: nothing ran");
     }
 }
+
+#[test]
+fn a_command_whose_store_goes_silent_after_the_login_stops_by_its_limit_touching_no_host() {
+    let Some((server, direct)) = store("a_command_whose_store_goes_silent_after_the_login") else {
+        return;
+    };
+    let (base, _) = direct
+        .split_once("?host=")
+        .unwrap_or_else(|| panic!("a socket-folder URL: {direct}"));
+    let a = folder();
+    let fleet = fleet_of(&a);
+    // Each command logs in through a proxy that stalls at one of its first statements: the
+    // schema check, the session's opening, the listing of the runs, a standby's look.
+    let cases: [(&[&str], &str, &str); 5] = [
+        (
+            &["runs"],
+            "pg_advisory_xact_lock",
+            "cairn::store::connect_timeout",
+        ),
+        (
+            &["run", "book.rhai", "-i", "inv.toml", "--lease-ttl", "4"],
+            "INSERT INTO cairn_session",
+            "cairn::store::unanswered",
+        ),
+        (
+            &["runs"],
+            "SELECT id FROM cairn_run ORDER BY",
+            "cairn::store::unanswered",
+        ),
+        (
+            &["standby", "--once", "--poll", "1"],
+            "WHERE s.expires_at <= now()",
+            "cairn::store::unanswered",
+        ),
+        (
+            &["resume", "--lease-ttl", "4"],
+            "SELECT id FROM cairn_run ORDER BY",
+            "cairn::store::no_answer",
+        ),
+    ];
+    for (args, statement, code) in cases {
+        let proxy = StallingProxy::to(server.socket_dir());
+        proxy.stall_at_statement(statement);
+        let silent = format!("{base}?host={}&connect_timeout=2", proxy.dir().display());
+        let mut args = args.to_vec();
+        args.extend(["--store", &silent]);
+        let started = Instant::now();
+        let mut command = spawn_piped(with_fleet(a.command(&args), &fleet));
+        // Killed past 30 s, so that a command that hangs fails the test instead of hanging it.
+        while command.try_wait().ok().flatten().is_none()
+            && started.elapsed() < Duration::from_secs(30)
+        {
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        let took = started.elapsed();
+        let _ = command.kill();
+        let refused = ended(command);
+        assert_ne!(refused.code, 0, "{args:?}: {}", refused.stderr);
+        refused.stderr_has(code);
+        refused.stderr_has("did not answer within");
+        assert!(took < Duration::from_secs(10), "{args:?} took {took:?}");
+    }
+    for host in ["n1", "n2"] {
+        assert!(fenced_by(&fleet, host).is_empty(), "{host}: nothing ran");
+    }
+}

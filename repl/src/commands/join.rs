@@ -37,14 +37,18 @@ impl JoinArgs {
                 "a run shared between controllers lives in a shared store, and none was given; nothing was done"
             ));
         };
-        let session = opened.shared.session().clone();
+        let wanted = self.run_id.clone();
         let claimed = opened
             .shared
-            .with(|store| store.claim_share(&session, self.run_id.as_deref()))?;
+            .call("claim a share of a run", move |store, session| {
+                store.claim_share(session, wanted.as_deref())
+            })?;
         let Some(share) = claimed else {
             // A mistyped run id is refused as every command refuses one, not told "nothing left".
             if let Some(id) = &self.run_id {
-                let ids = opened.shared.with(|store| store.run_ids())?;
+                let ids = opened
+                    .shared
+                    .call("list the stored runs", |store, _| store.run_ids())?;
                 if !ids.contains(id) {
                     opened.finish();
                     let what = format!("no run `{id}` in the store; nothing was done");

@@ -28,7 +28,7 @@ impl JournalArgs {
         // clap gives one or two values: the last is the host.
         let host = self.run_and_host.pop().unwrap_or_default();
         let run_id = self.run_and_host.pop();
-        let store = self.store.runs(&context.state, run_id.as_deref())?;
+        let (store, _) = self.store.runs(&context.state, run_id.as_deref())?;
         journal(&store, &context.state, run_id, &host, self.json)
     }
 }

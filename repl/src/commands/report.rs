@@ -27,7 +27,7 @@ pub(crate) struct ReportArgs {
 
 impl ReportArgs {
     pub(crate) fn execute(self, context: &Context) -> miette::Result<ExitCode> {
-        let store = self.store.runs(&context.state, self.run_id.as_deref())?;
+        let (store, _) = self.store.runs(&context.state, self.run_id.as_deref())?;
         report(&store, self.run_id.as_deref(), self.output, self.pdf)
     }
 }

@@ -1,9 +1,11 @@
 //! `cairn runs`: the runs in the state folder and their state.
 
+use std::collections::BTreeMap;
 use std::path::Path;
 use std::process::ExitCode;
 
 use cairn_runtime::{Driver, EVENTS_SCHEMA_VERSION, RunState, RunStore};
+use cairn_store_pg::RunDriver;
 use clap::Args;
 
 use super::Context;
@@ -20,9 +22,12 @@ pub(crate) struct RunsArgs {
 
 impl RunsArgs {
     pub(crate) fn execute(self, context: &Context) -> miette::Result<ExitCode> {
-        let mut drivers = self.store.connect()?;
-        let store = self.store.runs(&context.state, None)?;
-        runs(&store, &context.state, self.json, drivers.as_mut())
+        let (store, connection) = self.store.runs(&context.state, None)?;
+        let live = match connection {
+            Some(connection) => connection.live_drivers(store.ids())?,
+            None => BTreeMap::new(),
+        };
+        runs(&store, &context.state, self.json, &live)
     }
 }
 
@@ -33,7 +38,7 @@ fn runs(
     store: &RunStore,
     state: &Path,
     json: bool,
-    mut shared: Option<&mut cairn_store_pg::PgStore>,
+    live: &BTreeMap<String, RunDriver>,
 ) -> miette::Result<ExitCode> {
     let ids = store.ids();
     if ids.is_empty() && !json {
@@ -57,10 +62,7 @@ fn runs(
         };
         let driver = Driver::of(&store.run_dir(&id));
         // On a shared store the driver may be on another machine: its live session says so.
-        let remote = shared
-            .as_deref_mut()
-            .and_then(|pg| pg.run_driver(&id).ok().flatten())
-            .filter(|driver| driver.alive);
+        let remote = live.get(&id);
         let status = match (store.state(&id), &driver) {
             (_, Some(driver)) if driver.stopped => "stopped",
             (_, Some(_)) => "running",

@@ -7,6 +7,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
+use cairn_store_pg::{OrphanedRun, PgStore, StoreError, StoreUrl};
 use clap::Args;
 use miette::IntoDiagnostic;
 
@@ -37,7 +38,7 @@ pub(crate) struct StandbyArgs {
 
 impl StandbyArgs {
     pub(crate) fn execute(self, context: &Context) -> miette::Result<ExitCode> {
-        let Some(mut watcher) = self.store.connect()? else {
+        let Some(watcher) = self.store.connect()? else {
             return Err(miette::miette!(
                 code = "cairn::standby_without_store",
                 help =
@@ -51,6 +52,8 @@ impl StandbyArgs {
             watcher.url().redacted(),
             self.poll
         );
+        let url = watcher.url().clone();
+        let mut watcher = Some(watcher);
         let mut taken = 0;
         let mut all_ok = true;
         loop {
@@ -58,12 +61,20 @@ impl StandbyArgs {
                 say!("standby: stopped by a signal");
                 break;
             }
-            let orphans = watcher.orphaned_runs().or_else(|error| {
-                // The store may be restarting: look again at the next poll.
-                say!("standby: {error}; looking again in {} s", self.poll);
-                watcher.reconnect().map(|()| Vec::new())
-            });
-            let took = if orphans.unwrap_or_default().is_empty() {
+            let orphans = match look_for_orphans(watcher.take(), &url) {
+                Ok((store, orphans)) => {
+                    watcher = Some(store);
+                    orphans
+                }
+                Err(error) if self.once => return Err(error.into()),
+                // The store may be restarting, or silent: look again, on a new connection, at
+                // the next poll.
+                Err(error) => {
+                    say!("standby: {error}; looking again in {} s", self.poll);
+                    Vec::new()
+                }
+            };
+            let took = if orphans.is_empty() {
                 None
             } else {
                 match self.take_one(context) {
@@ -114,10 +125,11 @@ impl StandbyArgs {
         let Some(opened) = self.store.open()? else {
             return Ok(None);
         };
-        let session = opened.shared.session().clone();
         let Some(orphan) = opened
             .shared
-            .with(|store| store.claim_orphaned_run(&session))?
+            .call("claim an orphaned run", |store, session| {
+                store.claim_orphaned_run(session)
+            })?
         else {
             opened.finish();
             return Ok(None);
@@ -185,4 +197,19 @@ fn sleep_unless_stopped(total: Duration, stop: &AtomicBool) {
     while Instant::now() < until && !stop.load(Ordering::SeqCst) {
         std::thread::sleep(Duration::from_millis(100));
     }
+}
+
+/// The runs whose controller died holding hosts, on `watcher` (a new connection to `url` when
+/// the last look lost it), waiting for the store's answer only so long ([`PgStore::call`]).
+fn look_for_orphans(
+    watcher: Option<PgStore>,
+    url: &StoreUrl,
+) -> Result<(PgStore, Vec<OrphanedRun>), StoreError> {
+    let store = match watcher {
+        Some(store) => store,
+        None => PgStore::connect(url)?,
+    };
+    store.call("look for runs whose controller died", |store| {
+        store.orphaned_runs()
+    })
 }
