@@ -98,6 +98,16 @@ pub trait Transport: Send {
         Ok(())
     }
 
+    /// Removes run `run`'s step records from the host's fence (`fence.sh prune`) at `epoch` by
+    /// `owner`, once the host's part of the run ended done and journaled: every outcome is in
+    /// the journal, so no resume will ask the fence about them. Answers how many steps went; a
+    /// refusal (another owner holds the host now) removes nothing. Unfenced transports do
+    /// nothing.
+    fn fence_prune(&mut self, epoch: u64, owner: &str, run: &str) -> Result<u64, TransportError> {
+        let _ = (epoch, owner, run);
+        Ok(0)
+    }
+
     /// Copies the local file `local` to the absolute path `remote` on the host, unless the host
     /// already has a file there with the same SHA-256: `Ok(true)` when copied, `Ok(false)` when
     /// skipped. Transports that cannot copy files say so.

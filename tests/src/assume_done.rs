@@ -63,6 +63,7 @@ fn a_resume_that_cannot_write_one_journal_writes_its_answer_to_none() {
     let lab = echo_on_two_hosts_run();
     for host in ["node01", "node02"] {
         cut_after_intent(&lab, host, false);
+        fence_saw(&lab, host, false, FenceSaw::Done("a\n"));
     }
     let first = run_dir(&lab).join("node01.jsonl");
     let before = std::fs::read(&first).unwrap_or_else(|e| panic!("{e}"));
@@ -112,7 +113,7 @@ fn done_for_an_interrupted_action_whose_output_the_runbook_reads_is_refused_and_
     // The query ran on the host; its outcome (its output) was lost with the controller, which
     // died while the fence saw the command running.
     cut_after_intent(&lab, "node01", false);
-    fence_saw_first_intent_start(&lab, "node01");
+    fence_saw(&lab, "node01", false, FenceSaw::Started);
     let journal = run_dir(&lab).join("node01.jsonl");
     let before = std::fs::read(&journal).unwrap_or_else(|e| panic!("{e}"));
     let refused = lab.cairn(&["resume", "--assume", "done"]).fails(2);
@@ -146,6 +147,7 @@ fn done_for_an_interrupted_action_whose_output_nothing_reads_is_recorded() {
     let lab = query_then_set_run();
     // The last action, `run(["echo", "last"]);`, is a statement of its own.
     cut_after_intent(&lab, "node01", true);
+    fence_saw(&lab, "node01", true, FenceSaw::Done("last\n"));
     lab.cairn(&["resume", "--assume", "done"]).succeeds();
     assert_eq!(records(&lab.journal("node01"), "decision").len(), 1);
     assert_eq!(
@@ -163,10 +165,8 @@ fn a_bare_done_is_for_the_hosts_that_ask_not_for_an_action_the_fence_knows_never
     for host in ["node01", "node02"] {
         cut_after_intent(&lab, host, false);
     }
-    edit_fence(&lab, "node01", |step| {
-        step["done"] = serde_json::Value::Null
-    });
-    edit_fence(&lab, "node02", |step| *step = serde_json::Value::Null);
+    fence_saw(&lab, "node01", false, FenceSaw::Started);
+    fence_saw_nothing(&lab, "node02");
     lab.cairn(&["resume", "--assume", "done"]).succeeds();
     assert_eq!(records(&lab.journal("node01"), "decision").len(), 1);
     assert_eq!(lab.sim_count("node01", &["echo", "a"]), 1, "node01: done");
@@ -181,30 +181,27 @@ fn a_bare_done_is_for_the_hosts_that_ask_not_for_an_action_the_fence_knows_never
     );
 }
 
-/// Edits the one step record of `host`'s simulated fence with `edit` (`null` removes it).
-fn edit_fence(lab: &Lab, host: &str, edit: impl Fn(&mut serde_json::Value)) {
-    let path = lab.path().join(".cairn/sim").join(host).join("fence.json");
-    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{e}"));
-    let mut fence: serde_json::Value =
-        serde_json::from_str(&text).unwrap_or_else(|e| panic!("{e}"));
-    let Some(steps) = fence["steps"].as_object_mut() else {
-        panic!("{host}: no steps in {text}");
-    };
-    assert_eq!(steps.len(), 1, "{host}: one step");
-    for step in steps.values_mut() {
-        edit(step);
-    }
-    steps.retain(|_, step| !step.is_null());
-    std::fs::write(&path, fence.to_string()).unwrap_or_else(|e| panic!("{e}"));
+/// What a host's fence saw of an action's first command.
+enum FenceSaw {
+    /// Started and never finished: only an operator can say what became of it.
+    Started,
+    /// Done, exit 0, with this output.
+    Done(&'static str),
 }
 
 /// Makes `host`'s simulated fence hold what a controller that died in its journal's first
-/// action leaves: that action the latest, its first command started and never finished.
-fn fence_saw_first_intent_start(lab: &Lab, host: &str) {
+/// (or last) action leaves: that action the latest, its first command as `saw` says. A run
+/// that ended done pruned its records, so a journal cut after an intent needs them back.
+fn fence_saw(lab: &Lab, host: &str, last: bool, saw: FenceSaw) {
     let journal = lab.journal(host);
     let header = records(&journal, "header");
-    let intent = records(&journal, "intent");
-    let (Some(header), Some(intent)) = (header.first(), intent.first()) else {
+    let intents = records(&journal, "intent");
+    let intent = if last {
+        intents.last()
+    } else {
+        intents.first()
+    };
+    let (Some(header), Some(intent)) = (header.first(), intent) else {
         panic!("{host}: no header or intent");
     };
     let step = format!(
@@ -217,7 +214,20 @@ fn fence_saw_first_intent_start(lab: &Lab, host: &str) {
     let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{e}"));
     let mut fence: serde_json::Value =
         serde_json::from_str(&text).unwrap_or_else(|e| panic!("{e}"));
-    let started = serde_json::json!({ "epoch": fence["epoch"], "owner": fence["owner"] });
-    fence["steps"] = serde_json::json!({ step: started });
+    let mut record = serde_json::json!({ "epoch": fence["epoch"], "owner": fence["owner"] });
+    if let FenceSaw::Done(stdout) = saw {
+        record["done"] = serde_json::json!({ "code": 0, "stdout": stdout, "stderr": "" });
+    }
+    fence["steps"] = serde_json::json!({ step: record });
+    std::fs::write(&path, fence.to_string()).unwrap_or_else(|e| panic!("{e}"));
+}
+
+/// Empties `host`'s simulated fence of step records: the action never started there.
+fn fence_saw_nothing(lab: &Lab, host: &str) {
+    let path = lab.path().join(".cairn/sim").join(host).join("fence.json");
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{e}"));
+    let mut fence: serde_json::Value =
+        serde_json::from_str(&text).unwrap_or_else(|e| panic!("{e}"));
+    fence["steps"] = serde_json::json!({});
     std::fs::write(&path, fence.to_string()).unwrap_or_else(|e| panic!("{e}"));
 }

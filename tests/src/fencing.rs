@@ -232,3 +232,42 @@ fn a_cairn_sim_dir_that_is_not_a_folder_is_refused_before_anything_runs() {
     assert!(!lab.path().join("no-such-fleet").exists(), "no fresh fleet");
     assert!(lab.runs().is_empty(), "no run was created");
 }
+
+/// The step records `n1`'s simulated fence holds.
+fn fence_steps(lab: &Lab) -> Vec<String> {
+    let text =
+        std::fs::read_to_string(lab.path().join(".cairn/sim/n1/fence.json")).unwrap_or_default();
+    let fence: Value = serde_json::from_str(&text).unwrap_or(Value::Null);
+    fence["steps"]
+        .as_object()
+        .map(|steps| steps.keys().cloned().collect())
+        .unwrap_or_default()
+}
+
+#[test]
+fn a_host_that_ends_done_prunes_its_runs_records_and_a_failed_one_keeps_them() {
+    // The first echo fails once: the host fails and keeps its records for a resume.
+    let lab = lab("&fail_once=echo");
+    lab.cairn(&["run", "book.rhai", "-i", "inv.toml"]).fails(1);
+    let id = lab.runs().pop().unwrap_or_default();
+    let kept = fence_steps(&lab);
+    assert!(
+        kept.iter().any(|step| step.starts_with(&format!("{id}."))),
+        "a failed host keeps its records: {kept:?}"
+    );
+    lab.cairn(&["resume"]).succeeds();
+    let left = fence_steps(&lab);
+    assert!(
+        left.iter().all(|step| !step.starts_with(&format!("{id}."))),
+        "a host that ended done keeps none of the run's records: {left:?}"
+    );
+    let fenced: Vec<String> = fenced_log(&lab)
+        .iter()
+        .filter_map(|line| line["command"].as_str().map(str::to_owned))
+        .collect();
+    assert_eq!(
+        fenced,
+        ["echo one", "echo one", "echo two"],
+        "the failed echo again, then the rest"
+    );
+}

@@ -87,15 +87,27 @@ fn query(dir: &Path, step: &str) -> String {
 }
 
 #[test]
-fn a_fenced_change_over_ssh_runs_once_and_the_fence_records_it_done() {
-    if !available("a_fenced_change_over_ssh_runs_once_and_the_fence_records_it_done") {
+fn a_fenced_change_over_ssh_runs_once_the_fence_records_it_done_and_a_done_host_prunes_it() {
+    if !available("a_fenced_change_over_ssh_runs_once_the_fence_records_it_done") {
         return;
     }
     let (lab, fence, mark) = lab("", "");
-    run(&lab).succeeds();
+    // A last command that fails until `gate` exists: the failed host keeps its records.
+    let gate = lab.lab.path().join("gate");
+    let book = std::fs::read_to_string(lab.lab.path().join("book.rhai")).unwrap_or_default();
+    let gated = book.replace(
+        "    run([\"echo\", \"after\"]);\n",
+        &format!(
+            "    run([\"echo\", \"after\"]);\n    run([\"test\", \"-e\", \"{}\"]);\n",
+            gate.display()
+        ),
+    );
+    assert_ne!(gated, book, "the lab's runbook changed");
+    lab.lab.write("book.rhai", &gated);
+    run(&lab).fails(1);
     assert_eq!(lines(&mark), 1);
     let done = steps(&fence, "done");
-    assert_eq!(done.len(), 2, "one step per changing command: {done:?}");
+    assert_eq!(done.len(), 3, "one step per changing command: {done:?}");
     let id = lab.lab.runs().pop().unwrap_or_default();
     let Some(step) = done.iter().find(|s| s.starts_with(&format!("{id}.1."))) else {
         panic!("no step of action 1 in {done:?}");
@@ -109,6 +121,29 @@ fn a_fenced_change_over_ssh_runs_once_and_the_fence_records_it_done() {
     assert!(answer.ends_with("changed\n"), "{answer}");
     let epoch = std::fs::read_to_string(fence.join("epoch")).unwrap_or_default();
     assert!(epoch.contains(&format!(" {id}@")), "{epoch}");
+
+    // Once the host's part of the run ends done, its every outcome is journaled: the fence
+    // forgets the run's steps and keeps the epoch.
+    std::fs::write(&gate, "").unwrap_or_else(|e| panic!("{e}"));
+    lab.cairn(&["resume"]).succeeds();
+    assert_eq!(lines(&mark), 1, "the change ran once");
+    let left: Vec<String> = std::fs::read_dir(&fence)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .map(|entry| entry.file_name().to_string_lossy().into_owned())
+        .filter(|name| name.starts_with(&format!("{id}.")))
+        .collect();
+    assert!(
+        left.is_empty(),
+        "the run's step records are pruned: {left:?}"
+    );
+    assert_eq!(query(&fence, step), "none\n");
+    // The epoch stays, the resume's own (a resume takes the lease again, higher).
+    let kept = std::fs::read_to_string(fence.join("epoch")).unwrap_or_default();
+    let number = |text: &str| text.split(' ').next().and_then(|n| n.parse::<u64>().ok());
+    assert!(number(&kept) >= number(&epoch), "{kept} after {epoch}");
+    assert!(kept.contains(&format!(" {id}@")), "{kept}");
 }
 
 #[test]

@@ -182,6 +182,9 @@ fn run_instance(
     });
     let (status, failure) = ending(result);
     let end = host.end_with(status, failure.as_ref());
+    if status == HostStatus::Done && end.is_ok() {
+        host.prune_fence();
+    }
     if status == HostStatus::Failed {
         shared.budget.fail(&name);
         // Under a budget the run is a roll: its first failed host halts it (`halt.rs`).

@@ -5,6 +5,8 @@
 #   fence.sh run DIR EPOCH OWNER STEP COMMAND   run COMMAND (sh -c) as step STEP, fenced
 #   fence.sh query DIR STEP                     what the fence recorded of STEP
 #   fence.sh check DIR                          whether DIR can keep the fence (before a run)
+#   fence.sh prune DIR EPOCH OWNER RUN          remove run RUN's step records (`RUN.*`), once
+#                                               the caller's journal holds all their outcomes
 #
 # DIR keeps: `epoch` ("EPOCH OWNER", the highest seen), `lock/` (held while a cairn action
 # runs; `lock/pid` names its shell, `lock/child` its command's; both are checked with kill -0,
@@ -18,6 +20,7 @@
 #   130, 143 the fence was interrupted (SIGINT, SIGTERM): the step stays started, not done
 # each with a `cairn-fence: ...` line on stderr, which tells them from COMMAND's own codes.
 # A STEP already done is not run again: its recorded output and exit code are replayed.
+# `prune` is fenced as `run` is (241), so only the host's current owner removes records.
 
 fence_fail() {
     code=$1
@@ -108,19 +111,8 @@ fence_unlock() {
     rmdir "$dir/lock" 2>/dev/null
 }
 
-fence_run() {
-    [ $# -eq 5 ] || fence_fail 240 "usage: fence.sh run DIR EPOCH OWNER STEP COMMAND"
-    dir=$1 epoch=$2 owner=$3 step=$4 command=$5
-    fence_number EPOCH "$epoch"
-    fence_word OWNER "$owner"
-    fence_word STEP "$step"
-    fence_persistent "$dir"
-    mkdir -p "$dir" 2>/dev/null || fence_fail 244 "cannot create $dir"
-    fence_lock
-    trap 'fence_unlock' EXIT
-    trap 'exit 130' INT
-    trap 'exit 143' TERM
-
+# Under the lock: refuses a lower epoch, or another owner at the same; keeps a higher one.
+fence_admit() {
     seen_epoch=0 seen_owner=
     if [ -f "$dir/epoch" ]; then
         read -r seen_epoch seen_owner <"$dir/epoch"
@@ -134,6 +126,22 @@ fence_run() {
     if [ "$epoch" -gt "$seen_epoch" ]; then
         fence_put "$dir/epoch" "$epoch $owner"
     fi
+}
+
+fence_run() {
+    [ $# -eq 5 ] || fence_fail 240 "usage: fence.sh run DIR EPOCH OWNER STEP COMMAND"
+    dir=$1 epoch=$2 owner=$3 step=$4 command=$5
+    fence_number EPOCH "$epoch"
+    fence_word OWNER "$owner"
+    fence_word STEP "$step"
+    fence_persistent "$dir"
+    mkdir -p "$dir" 2>/dev/null || fence_fail 244 "cannot create $dir"
+    fence_lock
+    trap 'fence_unlock' EXIT
+    trap 'exit 130' INT
+    trap 'exit 143' TERM
+
+    fence_admit
 
     if [ -f "$dir/$step.done" ]; then
         cat "$dir/$step.out" 2>/dev/null
@@ -178,11 +186,40 @@ fence_query() {
     fi
 }
 
+fence_prune() {
+    [ $# -eq 4 ] || fence_fail 240 "usage: fence.sh prune DIR EPOCH OWNER RUN"
+    dir=$1 epoch=$2 owner=$3 run=$4
+    fence_number EPOCH "$epoch"
+    fence_word OWNER "$owner"
+    fence_word RUN "$run"
+    # A dot would let RUN's pattern reach into another run's steps (`RUN.SEQ.AT.N`).
+    case $run in
+        *.*) fence_fail 240 "RUN must have no dot (got '$run')" ;;
+    esac
+    if [ ! -d "$dir" ]; then
+        echo "pruned 0"
+        exit 0
+    fi
+    fence_lock
+    trap 'fence_unlock' EXIT
+    fence_admit
+    pruned=0
+    for record in "$dir/$run".*.started; do
+        [ -f "$record" ] || continue
+        step=${record%.started}
+        rm -f "$step.done" "$step.out" "$step.started" || fence_fail 244 "cannot remove $step.*"
+        pruned=$((pruned + 1))
+    done
+    sync
+    echo "pruned $pruned"
+}
+
 mode=$1
 shift 2>/dev/null
 case $mode in
     run) fence_run "$@" ;;
     query) fence_query "$@" ;;
     check) fence_check "$@" ;;
-    *) fence_fail 240 "usage: fence.sh run DIR EPOCH OWNER STEP COMMAND | query DIR STEP | check DIR" ;;
+    prune) fence_prune "$@" ;;
+    *) fence_fail 240 "usage: fence.sh run DIR EPOCH OWNER STEP COMMAND | query DIR STEP | check DIR | prune DIR EPOCH OWNER RUN" ;;
 esac

@@ -16,8 +16,13 @@ pub struct FenceStep {
 /// one action apart and is in the journal, so a resume names the steps of the attempt it settles.
 /// Characters of the run id the fence does not keep become `-`.
 pub fn step_id(run: &str, seq: u64, intent_at: u64, command: u64) -> String {
-    let run: String = run
-        .chars()
+    format!("{}.{seq}.{intent_at}.{command}", run_word(run))
+}
+
+/// Run id `run` as its steps start ([`step_id`]): characters the fence does not keep, and the
+/// dot that separates a step's parts, become `-`.
+pub fn run_word(run: &str) -> String {
+    run.chars()
         .map(|c| {
             if c.is_ascii_alphanumeric() || "_-".contains(c) {
                 c
@@ -25,8 +30,7 @@ pub fn step_id(run: &str, seq: u64, intent_at: u64, command: u64) -> String {
                 '-'
             }
         })
-        .collect();
-    format!("{run}.{seq}.{intent_at}.{command}")
+        .collect()
 }
 
 /// The step of a takeover's claim, `true` run under the fence at the new `epoch` before the

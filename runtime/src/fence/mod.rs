@@ -15,7 +15,7 @@ mod fence_verdict;
 mod tests;
 
 pub use fence_place::{FencePlace, FencePlaceError};
-pub use fence_step::{FenceStep, claim_step, is_claim, step_id};
+pub use fence_step::{FenceStep, claim_step, is_claim, run_word, step_id};
 pub use fence_verdict::{FenceVerdict, StepRecord};
 
 /// The fence script, as it is sent to a host.
@@ -86,6 +86,26 @@ impl Fence {
         ])
     }
 
+    /// The command line that removes run `run`'s step records, at this fence's epoch by its
+    /// owner (refused as `fenced` otherwise), once the run's journal holds their outcomes: a
+    /// long-lived host would otherwise keep three small files per changing command for good.
+    /// It answers `pruned N` (steps).
+    pub fn prune(&self, run: &str) -> Result<String, FencePlaceError> {
+        let run = run_word(run);
+        let epoch = self.epoch.to_string();
+        quote_all(&[
+            "sh",
+            "-c",
+            FENCE_SCRIPT,
+            "cairn-fence",
+            "prune",
+            self.place.dir(),
+            &epoch,
+            &self.owner,
+            &run,
+        ])
+    }
+
     /// The command line that asks the fence what it recorded of step `step`.
     pub fn query(&self, step: &str) -> Result<String, FencePlaceError> {
         fence_place::check_word("step", step)?;
@@ -112,6 +132,20 @@ pub fn claim_refused(host: &str, said: String) -> crate::TransportError {
                 .into(),
         ),
     }
+}
+
+/// The host's refusal of a prune: another controller holds it now, and its records stay.
+pub fn prune_refused(host: &str, said: String) -> crate::TransportError {
+    crate::TransportError::Refused {
+        host: host.to_owned(),
+        reason: format!("its fence kept this run's step records: {said}"),
+        help: None,
+    }
+}
+
+/// How many steps a prune's answer (`pruned N`) says went.
+pub fn pruned_steps(stdout: &str) -> Option<u64> {
+    stdout.trim().strip_prefix("pruned ")?.parse().ok()
 }
 
 fn quote_all(words: &[&str]) -> Result<String, FencePlaceError> {

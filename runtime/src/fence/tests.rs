@@ -368,3 +368,69 @@ fn check_refuses_a_folder_in_memory_and_creates_one_on_disk() {
         }
     }
 }
+
+#[test]
+fn prune_removes_its_runs_steps_only_and_only_for_the_fences_owner() {
+    for (which, _temp, dir) in each_shell() {
+        let d = dir.to_str().unwrap();
+        for step in ["r1.1.100.1", "r1.2.200.1", "r1-2.1.300.1", "r2.1.400.1"] {
+            assert_eq!(
+                verdict(&run(which, &dir, 5, "s1", step, "true")),
+                FenceVerdict::Ran(0)
+            );
+        }
+        // A step started and never finished (its caller was killed) is pruned with its run.
+        std::fs::write(dir.join("r1.3.500.1.started"), "5 s1\n").unwrap();
+
+        // Another owner at the epoch, or a lower epoch, removes nothing.
+        for (epoch, owner) in [("5", "s0"), ("4", "s1")] {
+            let refused = fence(which, &["prune", d, epoch, owner, "r1"]);
+            assert!(
+                matches!(verdict(&refused), FenceVerdict::Fenced(_)),
+                "{which:?}"
+            );
+        }
+        assert!(matches!(
+            query(which, &dir, "r1.1.100.1"),
+            StepRecord::Done { .. }
+        ));
+
+        let pruned = fence(which, &["prune", d, "5", "s1", "r1"]);
+        assert_eq!(
+            verdict(&pruned),
+            FenceVerdict::Ran(0),
+            "{which:?}: {pruned:?}"
+        );
+        assert_eq!(
+            String::from_utf8_lossy(&pruned.stdout),
+            "pruned 3\n",
+            "{which:?}"
+        );
+        for gone in ["r1.1.100.1", "r1.2.200.1", "r1.3.500.1"] {
+            assert_eq!(
+                query(which, &dir, gone),
+                StepRecord::None,
+                "{which:?}: {gone}"
+            );
+        }
+        // `r1-2` is another run, not a step of `r1`.
+        for kept in ["r1-2.1.300.1", "r2.1.400.1"] {
+            assert!(
+                matches!(query(which, &dir, kept), StepRecord::Done { .. }),
+                "{which:?}: {kept}"
+            );
+        }
+        assert!(
+            !dir.join("lock").exists(),
+            "{which:?}: the lock is given back"
+        );
+
+        // A dot would reach into other runs' steps; a folder never used has nothing to prune.
+        let dotted = fence(which, &["prune", d, "5", "s1", "r1.2"]);
+        assert_eq!(dotted.status.code(), Some(USAGE_EXIT), "{which:?}");
+        let empty = dir.with_file_name("never-used");
+        let none = fence(which, &["prune", empty.to_str().unwrap(), "5", "s1", "r1"]);
+        assert_eq!(String::from_utf8_lossy(&none.stdout), "pruned 0\n");
+        assert!(!empty.exists(), "{which:?}: prune creates no folder");
+    }
+}

@@ -7,6 +7,7 @@
 
 mod debug_hooks;
 mod disruption;
+mod fence_prune;
 mod fence_settle;
 mod io;
 mod journaling;

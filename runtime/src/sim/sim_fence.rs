@@ -123,6 +123,16 @@ impl SimFence {
         Ok(())
     }
 
+    /// Removes run `run`'s step records, as `fence.sh prune` does: fenced as a claim is; how
+    /// many steps went.
+    pub(crate) fn prune(&mut self, epoch: u64, owner: &str, run: &str) -> Result<u64, String> {
+        self.claim(epoch, owner)?;
+        let prefix = format!("{}.", crate::fence::run_word(run));
+        let before = self.steps.len();
+        self.steps.retain(|id, _| !id.starts_with(&prefix));
+        Ok(u64::try_from(before - self.steps.len()).unwrap_or(u64::MAX))
+    }
+
     /// Admits `step` (or not), raising the epoch seen and recording the step started.
     pub(crate) fn admit(&mut self, step: &FenceStep) -> Admission {
         if step.epoch < self.epoch {

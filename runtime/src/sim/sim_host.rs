@@ -263,6 +263,26 @@ impl SimHost {
         Ok(claimed)
     }
 
+    /// Removes run `run`'s step records from the host's fence; `Ok(Err(said))` when the fence
+    /// refuses the caller; nothing with `fence=false`.
+    pub fn fence_prune(
+        &self,
+        epoch: u64,
+        owner: &str,
+        run: &str,
+    ) -> Result<Result<u64, String>, SimError> {
+        if !self.options.fence {
+            return Ok(Ok(0));
+        }
+        let _lock = self.lock()?;
+        let mut fence = super::sim_fence::SimFence::load(&self.dir)?;
+        let pruned = fence.prune(epoch, owner, run);
+        if pruned.is_ok() {
+            fence.save(&self.dir)?;
+        }
+        Ok(pruned)
+    }
+
     /// What the host's fence recorded of `step`; `None` with `fence=false`.
     pub fn fence_record(&self, step: &str) -> Result<Option<crate::fence::StepRecord>, SimError> {
         if !self.options.fence {

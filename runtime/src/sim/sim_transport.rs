@@ -59,6 +59,17 @@ impl Transport for SimTransport {
         }
     }
 
+    fn fence_prune(&mut self, epoch: u64, owner: &str, run: &str) -> Result<u64, TransportError> {
+        match self.host.fence_prune(epoch, owner, run) {
+            Ok(Ok(pruned)) => Ok(pruned),
+            Ok(Err(said)) => Err(crate::fence::prune_refused(self.host.name(), said)),
+            Err(e) => Err(TransportError::Io {
+                context: format!("cannot prune the fence of `{}`", self.host.name()),
+                source: std::io::Error::other(e.to_string()),
+            }),
+        }
+    }
+
     fn clock(&self) -> Clock {
         self.host.clock()
     }

@@ -49,6 +49,15 @@ pub enum FenceCall {
     Query(String),
     /// `check DIR`: a simulated host keeps its fence in its state folder, which is fine.
     Check,
+    /// `prune DIR EPOCH OWNER RUN`.
+    Prune {
+        /// The caller's epoch.
+        epoch: u64,
+        /// The caller.
+        owner: String,
+        /// The run whose step records go.
+        run: String,
+    },
 }
 
 /// What to do with the request: answer as the host, or hand over to the real SFTP server.
@@ -145,6 +154,17 @@ impl SimServe {
             None => None,
             Some(FenceCall::Run(step)) => Some(step.clone()),
             Some(FenceCall::Check) => return answer(0, "ok sim\n".into(), String::new()),
+            Some(FenceCall::Prune { epoch, owner, run }) => {
+                return match host.fence_prune(*epoch, owner, run) {
+                    Ok(Ok(pruned)) => answer(0, format!("pruned {pruned}\n"), String::new()),
+                    Ok(Err(said)) => answer(
+                        i64::from(crate::fence::FENCED_EXIT),
+                        String::new(),
+                        format!("cairn-fence: {said}\n"),
+                    ),
+                    Err(e) => failed(format!("cairn-simhost: {e}\n")),
+                };
+            }
             Some(FenceCall::Query(step)) => {
                 return match host.fence_record(step) {
                     Ok(Some(record)) => answer(0, query_answer(&record), String::new()),
@@ -233,6 +253,17 @@ fn fence_call(argv: &mut Vec<String>) -> Result<Option<FenceCall>, String> {
         ["check", _dir] => {
             *argv = vec!["cairn-fence".into(), "check".into()];
             Ok(Some(FenceCall::Check))
+        }
+        ["prune", _dir, epoch, owner, run] => {
+            let epoch = epoch
+                .parse()
+                .map_err(|_| format!("cairn-fence: the epoch `{epoch}` is not a number"))?;
+            *argv = vec!["cairn-fence".into(), "prune".into()];
+            Ok(Some(FenceCall::Prune {
+                epoch,
+                owner: (*owner).to_owned(),
+                run: (*run).to_owned(),
+            }))
         }
         _ => Err(format!("cairn-fence: usage error: {}", args.join(" "))),
     }
@@ -362,5 +393,12 @@ mod tests {
             i64::from(crate::fence::FENCED_EXIT),
             "{refused:?}"
         );
+        // A prune by a caller below the epoch keeps the records; the owner's removes them.
+        let kept = serve(&lower.prune("r1").unwrap_or_else(|e| panic!("{e}")));
+        assert_eq!(kept.code, i64::from(crate::fence::FENCED_EXIT), "{kept:?}");
+        let pruned = serve(&fence.prune("r1").unwrap_or_else(|e| panic!("{e}")));
+        assert_eq!((pruned.code, pruned.stdout.as_str()), (0, "pruned 1\n"));
+        let gone = serve(&fence.query("r1.1.5.1").unwrap_or_else(|e| panic!("{e}")));
+        assert_eq!(gone.stdout, "none\n");
     }
 }

@@ -125,6 +125,25 @@ impl FenceSetting {
         )))
     }
 
+    /// The command line that removes run `run`'s step records at `epoch` by `owner`; `None`
+    /// when unfenced.
+    pub(super) fn prune_line(
+        &self,
+        epoch: u64,
+        owner: &str,
+        run: &str,
+        become_root: bool,
+    ) -> Result<Option<String>, SshError> {
+        let Some(place) = self.place() else {
+            return Ok(None);
+        };
+        let fence = Fence::new(place.clone(), epoch, owner).map_err(invalid)?;
+        Ok(Some(with_sudo(
+            fence.prune(run).map_err(invalid)?,
+            become_root,
+        )))
+    }
+
     /// The command line that asks what the fence recorded of `step`; `None` when unfenced.
     pub(super) fn query_line(
         &self,

@@ -341,6 +341,35 @@ impl Transport for SshTransport {
         Ok(())
     }
 
+    /// `fence.sh prune` at `epoch` by `owner`: answers `pruned N`, or 241 when another owner
+    /// holds the host now.
+    fn fence_prune(&mut self, epoch: u64, owner: &str, run: &str) -> Result<u64, TransportError> {
+        let Some(line) = self
+            .options
+            .fence
+            .prune_line(epoch, owner, run, self.options.become_root)
+            .map_err(super::SshError::into_transport)?
+        else {
+            return Ok(0);
+        };
+        let request = ExecRequest {
+            timeout: Some(Duration::from_secs(60)),
+            ..ExecRequest::new(["cairn-fence", "prune", run])
+        };
+        let output = self.exec_line(&line, &request)?;
+        let said = || {
+            output
+                .stderr
+                .trim()
+                .trim_start_matches("cairn-fence: ")
+                .to_owned()
+        };
+        match crate::fence::pruned_steps(&output.stdout) {
+            Some(pruned) if output.code == 0 => Ok(pruned),
+            _ => Err(crate::fence::prune_refused(&self.name, said())),
+        }
+    }
+
     /// The machine, not the login: two users of one host share its lease.
     fn identity(&self) -> Option<String> {
         Some(format!(
