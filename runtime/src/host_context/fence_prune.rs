@@ -9,12 +9,14 @@ use crate::RunEvent;
 impl HostContext {
     /// Removes this run's step records from the host's fence, once the host's last record is
     /// journaled and the host ended done. A prune that fails or is refused (another controller
-    /// holds the host now) leaves the records, which only take room: a warning.
+    /// holds the host now) leaves the records, which only take room: a warning. A host the
+    /// run took no action on (no stage of the runbook is on it) is not contacted.
     pub fn prune_fence(&self) {
         let Some((epoch, owner)) = &self.fence_lease else {
             return;
         };
-        if self.shared.options.check {
+        let acted = self.state().seq > 0 || !self.recorded.is_empty();
+        if self.shared.options.check || !acted {
             return;
         }
         let run = self.run_id();
