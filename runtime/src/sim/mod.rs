@@ -24,6 +24,7 @@ mod boot_marker;
 mod exchange;
 mod generic_commands;
 mod json_log;
+mod log_mark;
 mod sim_address_check;
 mod sim_boot;
 mod sim_context;

@@ -14,6 +14,7 @@ use std::sync::atomic::Ordering;
 
 use super::generic_commands::GenericCommands;
 use super::json_log::{self, COMMAND_LOG};
+use super::log_mark;
 use super::sim_context::SimContextParts;
 use super::sim_error::transport_error;
 use super::sim_fence::{admit_in, finish_in};
@@ -102,17 +103,15 @@ impl SimHost {
         };
         let _lock = self.lock().map_err(transport_error)?;
         let mut state = self.load_or_create().map_err(transport_error)?;
-        if let Some(len) = state.log_bytes {
-            json_log::truncate(&self.dir.join(COMMAND_LOG), len).map_err(transport_error)?;
-        }
         let parts = self.context_parts(Some(request));
         self.check_answers(&mut state, &parts)?;
         if let Some(answer) = self.fence_admits(request)? {
             return Ok(answer);
         }
-        state.log_bytes = Some(self.append_to_log(&request.argv).map_err(transport_error)?);
+        let before = self.log_len().map_err(transport_error)?;
+        let after = self.append_to_log(&request.argv).map_err(transport_error)?;
         let ran = self.run_program(&mut state, &parts, request, program);
-        let dropped = self.save_after(&mut state, program, ran.reboot)?;
+        let dropped = self.save_after(&mut state, program, ran.reboot, (before, after))?;
         // Done only once its effect is saved, as fence.sh records it after the command.
         if !(ran.timed_out || ran.interrupted) {
             self.fence_finishes(request, &ran.output)?;
@@ -196,6 +195,7 @@ impl SimHost {
         state: &mut SimState,
         program: &str,
         reboot: bool,
+        log: (u64, u64),
     ) -> Result<bool, TransportError> {
         let after = self.clock.now_millis();
         state.clock_millis = after;
@@ -206,9 +206,7 @@ impl SimHost {
             self.start_reboot(state, after);
         }
         let dropped = fault_fires(state, &self.options.drop_once, "drop_once", program);
-        state
-            .save(&self.dir.join(STATE_FILE))
-            .map_err(transport_error)?;
+        self.save(state, Some(log)).map_err(transport_error)?;
         Ok(dropped)
     }
 
@@ -330,8 +328,13 @@ impl SimHost {
     /// there is none, and initialising tools the model gained since. Call with the lock held.
     fn load_or_create(&self) -> Result<SimState, SimError> {
         let path = self.dir.join(STATE_FILE);
-        let (mut state, mut changed) = match SimState::load(&path)? {
-            Some(state) => (state, false),
+        let (mut state, mut changed) = match SimState::load_text(&path)? {
+            Some((state, text)) => {
+                if let Some(len) = log_mark::settled_len(&self.dir, &text) {
+                    json_log::truncate(&self.dir.join(COMMAND_LOG), len)?;
+                }
+                (state, false)
+            }
             None => {
                 let now = self.clock.now_millis();
                 (
@@ -376,9 +379,40 @@ impl SimHost {
             self.boot(&mut state, now);
         }
         if changed {
-            state.save(&path)?;
+            self.save(&state, None)?;
         }
         Ok(state)
+    }
+
+    /// Saves the state, the command log's mark first ([`log_mark`]): `log` is the log's length
+    /// before and after the command whose effect this save holds, `None` for a save of no
+    /// command (the log as it is).
+    fn save(&self, state: &SimState, log: Option<(u64, u64)>) -> Result<(), SimError> {
+        let path = self.dir.join(STATE_FILE);
+        let text = state.to_text(&path)?;
+        let (before, after) = match log {
+            Some(log) => log,
+            None => {
+                let len = self.log_len()?;
+                (len, len)
+            }
+        };
+        log_mark::write(&self.dir, before, after, &text)?;
+        SimState::save_text(&path, &text)
+    }
+
+    /// The command log's length now.
+    fn log_len(&self) -> Result<u64, SimError> {
+        let path = self.dir.join(COMMAND_LOG);
+        match std::fs::metadata(&path) {
+            Ok(meta) => Ok(meta.len()),
+            Err(error) if error.kind() == std::io::ErrorKind::NotFound => Ok(0),
+            Err(source) => Err(SimError::Io {
+                action: "read",
+                path,
+                source,
+            }),
+        }
     }
 
     /// The next boot, at `at` on the host's clock: a new boot id, the boot marker, then every
@@ -422,9 +456,7 @@ impl SimHost {
         if boots {
             self.start_reboot(state, now);
             state.clock_millis = now;
-            state
-                .save(&self.dir.join(STATE_FILE))
-                .map_err(transport_error)?;
+            self.save(state, None).map_err(transport_error)?;
         }
         Ok(boots)
     }

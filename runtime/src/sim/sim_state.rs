@@ -33,11 +33,6 @@ pub(crate) struct SimState {
     pub(crate) format: u32,
     /// The host's name.
     pub(crate) host: String,
-    /// The command log's length when the last command's effect was saved. The host runs in
-    /// its controller's process (or under its SSH session): a longer log ends in a command cut
-    /// off with its controller before it took effect, which the next command drops.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub(crate) log_bytes: Option<u64>,
     /// A reboot that will never come back (`fault_reboot_hang`) is under way.
     #[serde(default)]
     pub(crate) hung: bool,
@@ -64,7 +59,6 @@ impl SimState {
             format: STATE_FORMAT,
             host: host.into(),
             hung: false,
-            log_bytes: None,
             marks: BTreeSet::new(),
             model: model.into(),
             tools: BTreeMap::new(),
@@ -73,6 +67,11 @@ impl SimState {
 
     /// Reads the state file, or `None` when there is none yet.
     pub(crate) fn load(path: &Path) -> Result<Option<Self>, SimError> {
+        Ok(Self::load_text(path)?.map(|(state, _)| state))
+    }
+
+    /// [`SimState::load`], with the text it was read from.
+    pub(crate) fn load_text(path: &Path) -> Result<Option<(Self, String)>, SimError> {
         let text = match read_whole(path) {
             Ok(text) => text,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
@@ -98,11 +97,28 @@ impl SimState {
         if state.boots.is_empty() {
             return Err(corrupt("it records no boot".into()));
         }
-        Ok(Some(state))
+        Ok(Some((state, text)))
     }
 
-    /// Writes the state file atomically: the new state goes into `state.json.tmp`, which then
-    /// trades places with `state.json` in one rename (`RENAME_EXCHANGE`), so the old state
+    /// Writes the state file, as [`SimState::save_text`] does.
+    #[cfg(test)]
+    pub(crate) fn save(&self, path: &Path) -> Result<(), SimError> {
+        Self::save_text(path, &self.to_text(path)?)
+    }
+
+    /// The text of the state file at `path`.
+    pub(crate) fn to_text(&self, path: &Path) -> Result<String, SimError> {
+        let mut text = serde_json::to_string_pretty(self).map_err(|e| SimError::CorruptState {
+            path: path.into(),
+            reason: format!("cannot serialize: {e}"),
+        })?;
+        text.push('\n');
+        Ok(text)
+    }
+
+    /// Writes the state file's `text` ([`SimState::to_text`]) atomically: the new state goes
+    /// into `state.json.tmp`, which then trades places with `state.json` in one rename
+    /// (`RENAME_EXCHANGE`), so the old state
     /// becomes the next save's temporary file. The write holds an exclusive lock on the file
     /// it writes, and readers a shared one on the file they read ([`read_whole`]), so that no
     /// reader sees a state half overwritten. No file is created or deleted once both exist:
@@ -110,18 +126,13 @@ impl SimState {
     /// which at tens of thousands of saves a run (a fabric's all-pairs matrix) dominated the
     /// run's time. A kill during the write leaves only the temporary file torn. Where the
     /// exchange is not supported, a plain rename over the old file.
-    pub(crate) fn save(&self, path: &Path) -> Result<(), SimError> {
+    pub(crate) fn save_text(path: &Path, text: &str) -> Result<(), SimError> {
         let temporary = path.with_extension("json.tmp");
         let io = |action, source| SimError::Io {
             action,
             path: temporary.clone(),
             source,
         };
-        let mut text = serde_json::to_string_pretty(self).map_err(|e| SimError::CorruptState {
-            path: path.into(),
-            reason: format!("cannot serialize: {e}"),
-        })?;
-        text.push('\n');
         let mut file = crate::private_files::options()
             .write(true)
             .create(true)
