@@ -71,11 +71,14 @@ fn mode(out: &SockperfOutput) -> Option<&'static str> {
         return Some("throughput");
     }
     let valid = out.valid_duration.as_ref()?;
-    Some(if valid.received_messages * 2 >= valid.sent_messages {
-        "ping-pong"
-    } else {
-        "under-load"
-    })
+    // Counters as large as a u64 holds (a mangled paste) must not overflow the doubling.
+    Some(
+        if valid.received_messages.saturating_mul(2) >= valid.sent_messages {
+            "ping-pong"
+        } else {
+            "under-load"
+        },
+    )
 }
 
 fn empty_banner() -> VmaBanner {
@@ -392,6 +395,13 @@ mod tests {
         );
         let under = super::parse(&loaded).unwrap_or_else(|e| panic!("{e}"));
         assert_eq!(under.mode.as_deref(), Some("under-load"));
+        // Found by the parser fuzzing (seed 1796624863): counters past half of u64's range.
+        let huge = fixture.replace(
+            "SentMessages=2391186; ReceivedMessages=2391186",
+            "SentMessages=18446744073709551615; ReceivedMessages=18446744073709551615",
+        );
+        let huge = super::parse(&huge).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(huge.mode.as_deref(), Some("ping-pong"));
         let stream = "sockperf: == version #3.10-no.git ==\nsockperf: Total of 2976400 messages sent in 10.000 sec\n\nsockperf: Summary: Message Rate is 297640 [msg/sec]\nsockperf: Summary: BandWidth is 4.087 MBps (32.697 Mbps)\n";
         let throughput = super::parse(stream).unwrap_or_else(|e| panic!("{e}"));
         assert_eq!(throughput.mode.as_deref(), Some("throughput"));
