@@ -4,8 +4,6 @@
 
 use std::path::Path;
 
-use sha2::{Digest, Sha256};
-
 use crate::run_model::RunModel;
 
 /// A param as the run had it.
@@ -39,7 +37,7 @@ pub(crate) fn provenance(model: &RunModel) -> Provenance {
     let meta = &model.meta;
     let runbook = std::fs::read_to_string(&meta.runbook).ok();
     let runbook_unchanged = match (&runbook, &model.runbook_hash) {
-        (Some(text), Some(hash)) => Some(sha256(text.as_bytes()) == *hash),
+        (Some(text), Some(hash)) => Some(cairn_runtime::sha256_hex(text.as_bytes()) == *hash),
         _ => None,
     };
     let (declared, params_note) = match (&runbook, runbook_unchanged) {
@@ -116,14 +114,9 @@ fn declarations(text: &str) -> Vec<(String, String)> {
 }
 
 fn file_hash(path: &Path) -> Option<String> {
-    std::fs::read(path).ok().map(|bytes| sha256(&bytes))
-}
-
-fn sha256(bytes: &[u8]) -> String {
-    Sha256::digest(bytes)
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect()
+    std::fs::read(path)
+        .ok()
+        .map(|bytes| cairn_runtime::sha256_hex(&bytes))
 }
 
 #[cfg(test)]
@@ -147,7 +140,7 @@ mod tests {
     #[test]
     fn the_hash_is_the_one_the_journal_header_holds() {
         assert_eq!(
-            sha256(b"abc"),
+            cairn_runtime::sha256_hex(b"abc"),
             "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
         );
     }

@@ -7,8 +7,6 @@
 
 use std::path::{Path, PathBuf};
 
-use sha2::{Digest, Sha256};
-
 /// The stage of an exec run.
 pub const EXEC_STAGE: &str = "exec";
 
@@ -34,10 +32,7 @@ pub fn write_exec_runbook(
     read_only: bool,
 ) -> std::io::Result<PathBuf> {
     let text = exec_runbook_text(argv, read_only);
-    let hash = Sha256::digest(text.as_bytes())
-        .iter()
-        .map(|byte| format!("{byte:02x}"))
-        .collect::<String>();
+    let hash = crate::sha256_hex(text.as_bytes());
     let dir = state.join("exec");
     crate::private_files::create_dir_all(&dir)?;
     let path = dir.join(format!("{}.rhai", &hash[..16]));

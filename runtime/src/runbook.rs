@@ -4,7 +4,6 @@ use std::path::{Path, PathBuf};
 
 use miette::{Diagnostic, NamedSource, SourceSpan};
 use rhai::{AST, Engine, Position};
-use sha2::{Digest, Sha256};
 
 /// A runbook as loaded from disk.
 #[derive(Debug, Clone)]
@@ -58,10 +57,7 @@ impl Runbook {
 
     /// A runbook from text, named `path`.
     pub fn from_text(path: &Path, text: String) -> Self {
-        let hash = Sha256::digest(text.as_bytes())
-            .iter()
-            .map(|b| format!("{b:02x}"))
-            .collect();
+        let hash = crate::sha256_hex(text.as_bytes());
         Self {
             hash,
             path: path.to_owned(),

@@ -210,24 +210,26 @@ fn fence_saw(lab: &Lab, host: &str, last: bool, saw: FenceSaw) {
         intent["data"]["seq"],
         intent["data"]["at"]
     );
-    let path = lab.path().join(".cairn/sim").join(host).join("fence.json");
-    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{e}"));
-    let mut fence: serde_json::Value =
-        serde_json::from_str(&text).unwrap_or_else(|e| panic!("{e}"));
-    let mut record = serde_json::json!({ "epoch": fence["epoch"], "owner": fence["owner"] });
-    if let FenceSaw::Done(stdout) = saw {
-        record["done"] = serde_json::json!({ "code": 0, "stdout": stdout, "stderr": "" });
-    }
-    fence["steps"] = serde_json::json!({ step: record });
-    std::fs::write(&path, fence.to_string()).unwrap_or_else(|e| panic!("{e}"));
+    edit_fence(lab, host, |fence| {
+        let mut record = serde_json::json!({ "epoch": fence["epoch"], "owner": fence["owner"] });
+        if let FenceSaw::Done(stdout) = saw {
+            record["done"] = serde_json::json!({ "code": 0, "stdout": stdout, "stderr": "" });
+        }
+        fence["steps"] = serde_json::json!({ step: record });
+    });
 }
 
 /// Empties `host`'s simulated fence of step records: the action never started there.
 fn fence_saw_nothing(lab: &Lab, host: &str) {
+    edit_fence(lab, host, |fence| fence["steps"] = serde_json::json!({}));
+}
+
+/// Reads `host`'s simulated fence (`fence.json`), edits it and writes it back.
+fn edit_fence(lab: &Lab, host: &str, edit: impl FnOnce(&mut serde_json::Value)) {
     let path = lab.path().join(".cairn/sim").join(host).join("fence.json");
     let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{e}"));
     let mut fence: serde_json::Value =
         serde_json::from_str(&text).unwrap_or_else(|e| panic!("{e}"));
-    fence["steps"] = serde_json::json!({});
+    edit(&mut fence);
     std::fs::write(&path, fence.to_string()).unwrap_or_else(|e| panic!("{e}"));
 }

@@ -58,32 +58,14 @@ impl Fence {
     pub fn wrap(&self, step: &str, command: &str) -> Result<String, FencePlaceError> {
         fence_place::check_word("step", step)?;
         let epoch = self.epoch.to_string();
-        quote_all(&[
-            "sh",
-            "-c",
-            FENCE_SCRIPT,
-            "cairn-fence",
-            "run",
-            self.place.dir(),
-            &epoch,
-            &self.owner,
-            step,
-            command,
-        ])
+        script(&["run", self.place.dir(), &epoch, &self.owner, step, command])
     }
 
     /// The command line that checks, before a host's first action, that the fence folder can
     /// keep the fence: on disk (not a tmpfs or ramfs; on ESXi, on a datastore) and writable.
     /// It answers `ok SYSTEM` (`uname -s`), or exits 243 or 244 with its `cairn-fence:` line.
     pub fn check(&self) -> Result<String, FencePlaceError> {
-        quote_all(&[
-            "sh",
-            "-c",
-            FENCE_SCRIPT,
-            "cairn-fence",
-            "check",
-            self.place.dir(),
-        ])
+        script(&["check", self.place.dir()])
     }
 
     /// The command line that removes run `run`'s step records, at this fence's epoch by its
@@ -93,31 +75,13 @@ impl Fence {
     pub fn prune(&self, run: &str) -> Result<String, FencePlaceError> {
         let run = run_word(run);
         let epoch = self.epoch.to_string();
-        quote_all(&[
-            "sh",
-            "-c",
-            FENCE_SCRIPT,
-            "cairn-fence",
-            "prune",
-            self.place.dir(),
-            &epoch,
-            &self.owner,
-            &run,
-        ])
+        script(&["prune", self.place.dir(), &epoch, &self.owner, &run])
     }
 
     /// The command line that asks the fence what it recorded of step `step`.
     pub fn query(&self, step: &str) -> Result<String, FencePlaceError> {
         fence_place::check_word("step", step)?;
-        quote_all(&[
-            "sh",
-            "-c",
-            FENCE_SCRIPT,
-            "cairn-fence",
-            "query",
-            self.place.dir(),
-            step,
-        ])
+        script(&["query", self.place.dir(), step])
     }
 }
 
@@ -146,6 +110,13 @@ pub fn prune_refused(host: &str, said: String) -> crate::TransportError {
 /// How many steps a prune's answer (`pruned N`) says went.
 pub fn pruned_steps(stdout: &str) -> Option<u64> {
     stdout.trim().strip_prefix("pruned ")?.parse().ok()
+}
+
+/// The command line `sh -c SCRIPT cairn-fence ARGS...`, quoted: the script sent inline.
+fn script(args: &[&str]) -> Result<String, FencePlaceError> {
+    let mut words = vec!["sh", "-c", FENCE_SCRIPT, "cairn-fence"];
+    words.extend_from_slice(args);
+    quote_all(&words)
 }
 
 fn quote_all(words: &[&str]) -> Result<String, FencePlaceError> {

@@ -13,8 +13,8 @@ use super::SimError;
 /// The log of executed commands in a host's directory: one JSON array (argv) per line.
 pub const COMMAND_LOG: &str = "commands.log";
 
-/// Appends `value` as one JSON line to the log at `path`; the log's length after it.
-pub(crate) fn append(path: &Path, value: &impl Serialize) -> Result<u64, SimError> {
+/// Appends `value` as one JSON line to the log at `path`; the log's length before and after.
+pub(crate) fn append(path: &Path, value: &impl Serialize) -> Result<(u64, u64), SimError> {
     let io = |action, source| SimError::Io {
         action,
         path: path.to_owned(),
@@ -29,7 +29,8 @@ pub(crate) fn append(path: &Path, value: &impl Serialize) -> Result<u64, SimErro
         .map_err(|e| io("open", e))?;
     log.write_all(line.as_bytes())
         .map_err(|e| io("append to", e))?;
-    log.metadata().map(|m| m.len()).map_err(|e| io("read", e))
+    let after = log.metadata().map(|m| m.len()).map_err(|e| io("read", e))?;
+    Ok((after.saturating_sub(line.len() as u64), after))
 }
 
 /// Cuts the log at `path` back to its first `len` bytes, when it is longer.

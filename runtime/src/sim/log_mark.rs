@@ -10,8 +10,6 @@
 use std::io::Write;
 use std::path::Path;
 
-use sha2::{Digest, Sha256};
-
 use super::SimError;
 
 /// The mark file in a host's directory.
@@ -40,7 +38,7 @@ pub(crate) fn write(dir: &Path, before: u64, after: u64, text: &str) -> Result<(
     let mark = LogMark {
         before,
         after,
-        state: digest(text),
+        state: crate::sha256_hex(text.as_bytes()),
     };
     let line = serde_json::to_string(&mark).map_err(|e| io("write", e.into()))?;
     let mut file = crate::private_files::options()
@@ -60,18 +58,11 @@ pub(crate) fn write(dir: &Path, before: u64, after: u64, text: &str) -> Result<(
 pub(crate) fn settled_len(dir: &Path, text: &str) -> Option<u64> {
     let mark = std::fs::read_to_string(dir.join(LOG_MARK)).ok()?;
     let mark: LogMark = serde_json::from_str(&mark).ok()?;
-    Some(if mark.state == digest(text) {
+    Some(if mark.state == crate::sha256_hex(text.as_bytes()) {
         mark.after
     } else {
         mark.before
     })
-}
-
-fn digest(text: &str) -> String {
-    Sha256::digest(text.as_bytes())
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect()
 }
 
 #[cfg(test)]

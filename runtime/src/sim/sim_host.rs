@@ -108,10 +108,9 @@ impl SimHost {
         if let Some(answer) = self.fence_admits(request)? {
             return Ok(answer);
         }
-        let before = self.log_len().map_err(transport_error)?;
-        let after = self.append_to_log(&request.argv).map_err(transport_error)?;
+        let logged = self.append_to_log(&request.argv).map_err(transport_error)?;
         let ran = self.run_program(&mut state, &parts, request, program);
-        let dropped = self.save_after(&mut state, program, ran.reboot, (before, after))?;
+        let dropped = self.save_after(&mut state, program, ran.reboot, logged)?;
         // Done only once its effect is saved, as fence.sh records it after the command.
         if !(ran.timed_out || ran.interrupted) {
             self.fence_finishes(request, &ran.output)?;
@@ -502,7 +501,7 @@ impl SimHost {
         }
     }
 
-    fn append_to_log(&self, argv: &[String]) -> Result<u64, SimError> {
+    fn append_to_log(&self, argv: &[String]) -> Result<(u64, u64), SimError> {
         // The log is the operator's record of the host, kept in the state folder: no secrets.
         let argv: Vec<String> = argv.iter().map(|a| crate::secrets::redact(a)).collect();
         json_log::append(&self.dir.join(COMMAND_LOG), &argv)
