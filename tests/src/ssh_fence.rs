@@ -77,7 +77,7 @@ fn steps(dir: &Path, suffix: &str) -> Vec<String> {
 fn query(dir: &Path, step: &str) -> String {
     let output = std::process::Command::new("dash")
         .arg("-c")
-        .arg(cairn_runtime::fence::FENCE_SCRIPT)
+        .arg(cairn_runtime::fence::fence_script())
         .args(["cairn-fence", "query"])
         .arg(dir)
         .arg(step)

@@ -1,26 +1,38 @@
 # cairn's host fence (runtime/src/fence/, docs/fleet.md). POSIX sh only: runs under dash,
-# BusyBox ash and ESXi's shell (BusyBox). The only atomic steps are mkdir (the lock) and
-# rename (mv within one folder: the epoch file and the step records); no bash, no flock.
+# BusyBox ash and ESXi's shell (BusyBox). The atomic steps are an exclusive create (`set -C`:
+# the lock and the step records) and rename (the epoch file); no bash, no flock.
 #
-#   fence.sh run DIR EPOCH OWNER STEP COMMAND   run COMMAND (sh -c) as step STEP, fenced
+#   fence.sh run DIR EPOCH OWNER STEP COMMAND   run COMMAND (shell text) as step STEP, fenced
 #   fence.sh query DIR STEP                     what the fence recorded of STEP
 #   fence.sh check DIR                          whether DIR can keep the fence (before a run)
 #   fence.sh prune DIR EPOCH OWNER RUN          remove run RUN's step records (`RUN.*`), once
 #                                               the caller's journal holds all their outcomes
 #
-# DIR keeps: `epoch` ("EPOCH OWNER", the highest seen), `lock/` (held while a cairn action
-# runs; `lock/pid` names its shell, `lock/child` its command's; both are checked with kill -0,
-# so callers run as one user, root on ESXi), and per step `STEP.started`, `STEP.out` (output,
-# stdout and stderr together) and `STEP.done` (exit code). `run` exits with COMMAND's exit code, or:
+# DIR keeps: `host` ("SYSTEM FLUSH": what `check` found, `uname -s` and how one file is flushed
+# to disk here), `epoch` ("EPOCH OWNER", the highest seen), `lock` (created exclusively while a
+# cairn action runs: "PID CHILD BOOT", its shell, its command and the boot they run in, checked
+# with kill -0, so callers run as one user, root on ESXi), and per step `STEP.started`,
+# `STEP.out` (output, stdout and stderr together) and `STEP.done` (exit code). `run` exits with
+# COMMAND's exit code, or:
 #   240 usage error          241 fenced (a lower epoch, or another owner at the same epoch)
 #   242 STEP started before and never finished (its outcome is unknown: not run again)
 #   243 DIR is in memory (ESXi outside /vmfs/volumes; `check`: a tmpfs or ramfs on Linux):
 #       it would not survive a reboot
-#   244 the fence cannot write its state in DIR
+#   244 the fence cannot write (or flush) its state in DIR
 #   130, 143 the fence was interrupted (SIGINT, SIGTERM): the step stays started, not done
 # each with a `cairn-fence: ...` line on stderr, which tells them from COMMAND's own codes.
 # A STEP already done is not run again: its recorded output and exit code are replayed.
 # `prune` is fenced as `run` is (241), so only the host's current owner removes records.
+#
+# Cost: a fenced command starts few processes beyond its own: the started record's flush (it
+# must be on disk before COMMAND runs), the output's `cat` and the lock's `rm`; the done
+# record's flush runs beside the answer. Everything else is a shell builtin (`read`, `printf`,
+# `kill -0`, redirections), and `uname`, `stat` and the choice of flush are made once, by
+# `check`. A flush names the fence's own files (`sync FILE...`, BusyBox's `fsync FILE...`, or
+# `dd conv=fsync` per file), never the whole system's: a node's `sync` would wait on every
+# mounted file system, NFS and Lustre clients and a checkpoint being written among them.
+
+set -C
 
 fence_fail() {
     code=$1
@@ -35,26 +47,50 @@ fence_word() {
     esac
 }
 
+# A number the shell's arithmetic holds: dash and BusyBox compare in 64 bits, so at most 18
+# digits (a longer one would be compared wrongly, or not at all: `[: Illegal number`).
 fence_number() {
     case $2 in
         '' | *[!0-9]*) fence_fail 240 "$1 must be a number (got '$2')" ;;
     esac
+    [ ${#2} -le 18 ] || fence_fail 240 "$1 must be below 10^18 (got '$2')"
 }
 
-# Writes $2 to file $1 through a temporary file and a rename, so that a reader (or a reboot)
-# sees the old content or the new, never half of one.
-fence_put() {
-    printf '%s\n' "$2" >"$1.tmp.$$" && mv -f "$1.tmp.$$" "$1" || fence_fail 244 "cannot write $1"
+# Flushes the named files (and folders) to disk, in the way `check` found for this host.
+fence_flush() {
+    case $flush in
+        sync) sync "$@" ;;
+        fsync) fsync "$@" ;;
+        dd)
+            for file in "$@"; do
+                [ -d "$file" ] || dd if=/dev/null of="$file" conv=notrunc,fsync 2>/dev/null || return 1
+            done
+            ;;
+        *) return 1 ;;
+    esac
+}
+
+# How this host flushes one file: BusyBox's `fsync` applet; `sync FILE...` where `sync` takes
+# files (GNU coreutils 8.24 and later, BusyBox with FEATURE_SYNC_FANCY: their usage names
+# `[FILE]`; an older `sync` ignores its arguments and flushes everything); else `dd conv=fsync`.
+fence_flush_kind() {
+    if command -v fsync >/dev/null 2>&1; then
+        flush=fsync
+    else
+        case $(sync --help 2>&1) in
+            *'[FILE]'*) flush=sync ;;
+            *) flush=dd ;;
+        esac
+    fi
 }
 
 # Refuses a folder a reboot would lose: ESXi's own file system is a RAM disk; a datastore is
 # under /vmfs/volumes (VMware, "ESXi System Storage", vSphere 7.0/8.0 installation guides).
 fence_persistent() {
-    system=${CAIRN_FENCE_SYSTEM:-$(uname -s)}
     if [ "$system" = VMkernel ]; then
-        case $1 in
+        case $dir in
             /vmfs/volumes/*/*) ;;
-            *) fence_fail 243 "$1 is on ESXi's in-memory file system; give a datastore folder (/vmfs/volumes/DATASTORE/...)" ;;
+            *) fence_fail 243 "$dir is on ESXi's in-memory file system; give a datastore folder (/vmfs/volumes/DATASTORE/...)" ;;
         esac
     fi
 }
@@ -62,60 +98,108 @@ fence_persistent() {
 # Refuses a Linux folder on a file system in memory (tmpfs, ramfs), by `stat -f` of DIR or
 # the nearest folder above it that exists; where `stat -f` is missing, nothing is refused.
 fence_on_disk() {
-    [ "${CAIRN_FENCE_SYSTEM:-$(uname -s)}" = VMkernel ] && return 0
-    probe=$1
+    [ "$system" = VMkernel ] && return 0
+    probe=$dir
     while [ ! -d "$probe" ] && [ "$probe" != / ]; do
-        probe=$(dirname "$probe")
+        probe=${probe%/*}
+        probe=${probe:-/}
     done
     kind=$(stat -f -c %T "$probe" 2>/dev/null)
     case $kind in
-        tmpfs | ramfs) fence_fail 243 "$1 is on a $kind file system, in memory: the fence would forget its epoch at reboot" ;;
+        tmpfs | ramfs) fence_fail 243 "$dir is on a $kind file system, in memory: the fence would forget its epoch at reboot" ;;
     esac
+}
+
+# What `check` does: DIR kept on disk, writable, and flushed; the findings kept in DIR/host.
+fence_inspect() {
+    system=${CAIRN_FENCE_SYSTEM:-$(uname -s)}
+    fence_persistent
+    fence_on_disk
+    [ -d "$dir" ] || mkdir -p "$dir" 2>/dev/null
+    [ -d "$dir" ] && [ -w "$dir" ] || fence_fail 244 "cannot create or write $dir"
+    fence_flush_kind
+    { printf '%s %s\n' "$system" "$flush" >|"$dir/host"; } 2>/dev/null || fence_fail 244 "cannot write $dir/host"
+    fence_flush "$dir/host" "$dir" ||
+        fence_fail 244 "cannot flush a file of $dir to disk (no \`sync FILE\`, \`fsync\` or \`dd conv=fsync\` here)"
+}
+
+# Before a call that acts: what `check` found (DIR/host), or the whole check when it is
+# missing (a folder no check has seen) or was made for another system.
+fence_setup() {
+    system= flush=
+    [ -r "$dir/host" ] && read -r system flush <"$dir/host"
+    case $flush in
+        sync | fsync | dd) [ "${CAIRN_FENCE_SYSTEM:-$system}" = "$system" ] && return 0 ;;
+    esac
+    fence_inspect
 }
 
 # Before a host's first action: DIR keeps a fence (on disk, writable). Prints `ok SYSTEM`.
 fence_check() {
     [ $# -eq 1 ] || fence_fail 240 "usage: fence.sh check DIR"
-    fence_persistent "$1"
-    fence_on_disk "$1"
-    mkdir -p "$1" 2>/dev/null && [ -w "$1" ] || fence_fail 244 "cannot create or write $1"
-    echo "ok ${CAIRN_FENCE_SYSTEM:-$(uname -s)}"
+    dir=$1
+    fence_inspect
+    echo "ok $system"
+}
+
+# Whether the lock's holder is gone: it ran in another boot, or its shell and its command have
+# both ended.
+fence_gone() {
+    [ "$3" != "$boot" ] && return 0
+    kill -0 "$1" 2>/dev/null && return 1
+    [ "$2" = - ] || ! kill -0 "$2" 2>/dev/null
 }
 
 fence_lock() {
-    while ! mkdir "$dir/lock" 2>/dev/null; do
-        holder=$(cat "$dir/lock/pid" 2>/dev/null)
-        child=$(cat "$dir/lock/child" 2>/dev/null)
-        if [ -n "$holder" ] && ! kill -0 "$holder" 2>/dev/null &&
-            { [ -z "$child" ] || ! kill -0 "$child" 2>/dev/null; }; then
-            # Its shell is gone (killed while it held the lock): rename the lock away, which
-            # one recoverer alone can do, then remove it.
-            if mv "$dir/lock" "$dir/stale.$$" 2>/dev/null; then
-                taken=$(cat "$dir/stale.$$/pid" 2>/dev/null)
-                if [ "$taken" != "$holder" ] && [ -n "$taken" ] && [ ! -d "$dir/lock" ]; then
-                    # A live holder's fresh lock was renamed in between: give it back.
-                    mv "$dir/stale.$$" "$dir/lock" 2>/dev/null
-                fi
-                rm -rf "$dir/stale.$$"
-                echo "cairn-fence: recovered the lock of process $holder, which is gone" >&2
-            fi
+    boot=-
+    [ -r /proc/sys/kernel/random/boot_id ] && read -r boot </proc/sys/kernel/random/boot_id
+    blank=0
+    until { printf '%s - %s\n' "$$" "$boot" >"$dir/lock"; } 2>/dev/null; do
+        [ -e "$dir/lock" ] || fence_fail 244 "cannot create $dir/lock"
+        holder= child= holder_boot=
+        read -r holder child holder_boot 2>/dev/null <"$dir/lock"
+        if [ -z "$holder" ]; then
+            # Created and not yet written (a moment), or its writer was killed in between (or
+            # an older fence's lock folder): gone once it stays so for a second.
+            blank=$((blank + 1))
+            [ "$blank" -gt 1 ] && fence_recover "$holder"
+            [ "$blank" -gt 1 ] || sleep 1
+        elif fence_gone "$holder" "$child" "$holder_boot"; then
+            fence_recover "$holder"
         else
+            blank=0
             sleep 1
         fi
     done
-    echo $$ >"$dir/lock/pid" || fence_fail 244 "cannot write $dir/lock/pid"
+    locked=1
+}
+
+# Takes a gone holder's lock away: renamed first, which one recoverer alone can do.
+fence_recover() {
+    mv "$dir/lock" "$dir/stale.$$" 2>/dev/null || return 0
+    taken=
+    read -r taken _ 2>/dev/null <"$dir/stale.$$"
+    if [ "$taken" != "$1" ] && [ ! -e "$dir/lock" ]; then
+        # A live holder's fresh lock was renamed in between: give it back.
+        mv "$dir/stale.$$" "$dir/lock" 2>/dev/null && return 0
+    fi
+    rm -rf "$dir/stale.$$"
+    echo "cairn-fence: recovered the lock of process ${1:-(none)}, which is gone" >&2
+    blank=0
 }
 
 fence_unlock() {
-    rm -f "$dir/lock/pid" "$dir/lock/child"
-    rmdir "$dir/lock" 2>/dev/null
+    [ "${locked:-0}" = 1 ] && rm -f "$dir/lock"
 }
 
 # Under the lock: refuses a lower epoch, or another owner at the same; keeps a higher one.
 fence_admit() {
-    seen_epoch=0 seen_owner=
+    seen_epoch=0 seen_owner= raised=
     if [ -f "$dir/epoch" ]; then
         read -r seen_epoch seen_owner <"$dir/epoch"
+        case $seen_epoch in
+            '' | *[!0-9]*) fence_fail 244 "$dir/epoch is damaged (it reads '$seen_epoch $seen_owner')" ;;
+        esac
     fi
     if [ "$epoch" -lt "$seen_epoch" ]; then
         fence_fail 241 "fenced: epoch $epoch is below $seen_epoch, which $seen_owner holds"
@@ -124,7 +208,10 @@ fence_admit() {
         fence_fail 241 "fenced: epoch $epoch is already $seen_owner's"
     fi
     if [ "$epoch" -gt "$seen_epoch" ]; then
-        fence_put "$dir/epoch" "$epoch $owner"
+        # Through a rename, so that a reader (or a reboot) sees the old epoch or the new.
+        { printf '%s %s\n' "$epoch" "$owner" >|"$dir/epoch.new"; } 2>/dev/null &&
+            mv -f "$dir/epoch.new" "$dir/epoch" || fence_fail 244 "cannot write $dir/epoch"
+        raised=$dir/epoch
     fi
 }
 
@@ -134,8 +221,7 @@ fence_run() {
     fence_number EPOCH "$epoch"
     fence_word OWNER "$owner"
     fence_word STEP "$step"
-    fence_persistent "$dir"
-    mkdir -p "$dir" 2>/dev/null || fence_fail 244 "cannot create $dir"
+    fence_setup
     fence_lock
     trap 'fence_unlock' EXIT
     trap 'exit 130' INT
@@ -144,29 +230,43 @@ fence_run() {
     fence_admit
 
     if [ -f "$dir/$step.done" ]; then
-        cat "$dir/$step.out" 2>/dev/null
         read -r code _ <"$dir/$step.done"
+        cat "$dir/$step.out" 2>/dev/null
         exit "$code"
     fi
     if [ -f "$dir/$step.started" ]; then
-        fence_fail 242 "step $step started before ($(cat "$dir/$step.started")) and never finished"
+        was=
+        read -r was <"$dir/$step.started"
+        fence_fail 242 "step $step started before ($was) and never finished"
     fi
-    fence_put "$dir/$step.started" "$epoch $owner"
-    sync
+    { printf '%s %s\n' "$epoch" "$owner" >"$dir/$step.started"; } 2>/dev/null ||
+        fence_fail 244 "cannot write $dir/$step.started"
+    # On disk before the command runs: after a crash, a step that may have run reads started.
+    if [ -n "$raised" ]; then
+        fence_flush "$dir/$step.started" "$raised" "$dir"
+    else
+        fence_flush "$dir/$step.started" "$dir"
+    fi || fence_fail 244 "cannot flush $dir/$step.started"
     # In the background so that its pid is in the lock: a caller killed while its command
-    # still runs leaves a lock that is not stale until the command has ended too. Its input is
-    # the fence's own (fd 3): an asynchronous command's is /dev/null unless redirected.
+    # still runs leaves a lock that is not stale until the command has ended too. A subshell
+    # (no new sh to start); its input is the fence's own (fd 3): an asynchronous command's is
+    # /dev/null unless redirected; `set +C` gives it the shell it would have under `sh -c`.
     exec 3<&0
-    sh -c "$command" 0<&3 3<&- >"$dir/$step.out.tmp.$$" 2>&1 &
+    (
+        set +C
+        eval "$command"
+    ) 0<&3 3<&- >|"$dir/$step.out" 2>&1 &
     child=$!
-    echo "$child" >"$dir/lock/child"
+    printf '%s %s %s\n' "$$" "$child" "$boot" >|"$dir/lock"
     trap 'kill "$child" 2>/dev/null; exit 130' INT
     trap 'kill "$child" 2>/dev/null; exit 143' TERM
     wait "$child"
     code=$?
-    mv -f "$dir/$step.out.tmp.$$" "$dir/$step.out" || fence_fail 244 "cannot write $dir/$step.out"
-    fence_put "$dir/$step.done" "$code $epoch $owner"
-    sync
+    { printf '%s %s %s\n' "$code" "$epoch" "$owner" >"$dir/$step.done"; } 2>/dev/null ||
+        fence_fail 244 "cannot write $dir/$step.done"
+    # The outcome is flushed beside the answer, off its path: a host that crashes in those
+    # milliseconds keeps the step as started (unknown, asked about), never a wrong record.
+    (fence_flush "$dir/$step.out" "$dir/$step.done" "$dir") </dev/null >/dev/null 2>&1 3<&- &
     cat "$dir/$step.out"
     exit "$code"
 }
@@ -176,11 +276,14 @@ fence_query() {
     [ $# -eq 2 ] || fence_fail 240 "usage: fence.sh query DIR STEP"
     dir=$1 step=$2
     fence_word STEP "$step"
+    record=
     if [ -f "$dir/$step.done" ]; then
-        echo "done $(cat "$dir/$step.done")"
+        read -r record <"$dir/$step.done"
+        echo "done $record"
         cat "$dir/$step.out" 2>/dev/null
     elif [ -f "$dir/$step.started" ]; then
-        echo "started $(cat "$dir/$step.started")"
+        read -r record <"$dir/$step.started"
+        echo "started $record"
     else
         echo none
     fi
@@ -200,17 +303,27 @@ fence_prune() {
         echo "pruned 0"
         exit 0
     fi
+    fence_setup
     fence_lock
     trap 'fence_unlock' EXIT
     fence_admit
     pruned=0
+    # A few hundred steps to an `rm`, so that a long run's records stay within ARG_MAX.
+    set --
     for record in "$dir/$run".*.started; do
         [ -f "$record" ] || continue
         step=${record%.started}
-        rm -f "$step.done" "$step.out" "$step.started" || fence_fail 244 "cannot remove $step.*"
+        set -- "$@" "$step.done" "$step.out" "$step.started"
         pruned=$((pruned + 1))
+        if [ $# -ge 600 ]; then
+            rm -f "$@" || fence_fail 244 "cannot remove run $run's records"
+            set --
+        fi
     done
-    sync
+    if [ $# -gt 0 ]; then
+        rm -f "$@" || fence_fail 244 "cannot remove run $run's records"
+    fi
+    [ "$pruned" -eq 0 ] || fence_flush "$dir" || fence_fail 244 "cannot flush $dir"
     echo "pruned $pruned"
 }
 

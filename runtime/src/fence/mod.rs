@@ -2,7 +2,7 @@
 //! that a controller whose lease moved cannot act even through an SSH session it still holds
 //! (docs/fleet.md, "Fencing on the host").
 //!
-//! The script ([`FENCE_SCRIPT`], `fence.sh` beside this file) keeps the highest epoch it has
+//! The script ([`FENCE_SOURCE`], `fence.sh` beside this file) keeps the highest epoch it has
 //! seen and its owner, serialises cairn's actions with a `mkdir` lock, refuses a lower epoch,
 //! and records `started`/`done` (exit code and output) per step. This module builds the command
 //! lines that run it and reads its verdict back. A changing command carries its [`FenceStep`]
@@ -18,8 +18,26 @@ pub use fence_place::{FencePlace, FencePlaceError};
 pub use fence_step::{FenceStep, claim_step, is_claim, run_word, step_id};
 pub use fence_verdict::{FenceVerdict, StepRecord};
 
-/// The fence script, as it is sent to a host.
-pub const FENCE_SCRIPT: &str = include_str!("fence.sh");
+/// The fence script as it is written, with its comments.
+pub const FENCE_SOURCE: &str = include_str!("fence.sh");
+
+/// The fence script as it is sent to a host, inline with every fenced command: the source
+/// without its comment lines and indentation, half its size (the script has no here-document
+/// or multi-line string, whose lines this would change).
+pub fn fence_script() -> &'static str {
+    static SCRIPT: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| {
+        FENCE_SOURCE
+            .lines()
+            .map(str::trim_start)
+            .filter(|line| !line.is_empty() && !line.starts_with('#'))
+            .fold(String::new(), |mut script, line| {
+                script.push_str(line);
+                script.push('\n');
+                script
+            })
+    });
+    &SCRIPT
+}
 
 /// `fenced`: the caller's epoch is lower than the host's (or another owner has the same).
 pub const FENCED_EXIT: i32 = 241;
@@ -114,7 +132,7 @@ pub fn pruned_steps(stdout: &str) -> Option<u64> {
 
 /// The command line `sh -c SCRIPT cairn-fence ARGS...`, quoted: the script sent inline.
 fn script(args: &[&str]) -> Result<String, FencePlaceError> {
-    let mut words = vec!["sh", "-c", FENCE_SCRIPT, "cairn-fence"];
+    let mut words = vec!["sh", "-c", fence_script(), "cairn-fence"];
     words.extend_from_slice(args);
     quote_all(&words)
 }

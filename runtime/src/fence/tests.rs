@@ -1,4 +1,5 @@
-//! The fence script run for real, under dash and under BusyBox ash, in temporary folders.
+//! The fence script run for real, as it is sent (`fence_script`), under dash and under BusyBox
+//! ash, in temporary folders.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -30,7 +31,7 @@ fn fence_command(which: &[&str], args: &[&str]) -> Command {
     let mut command = shell(which);
     command
         .arg("-c")
-        .arg(FENCE_SCRIPT)
+        .arg(fence_script())
         .arg("cairn-fence")
         .args(args);
     command
@@ -217,8 +218,13 @@ fn the_lock_of_a_killed_caller_is_recovered_once_its_command_has_ended() {
         )
         .spawn()
         .unwrap();
+        // The lock names the command's pid once it has started: "PID CHILD BOOT".
+        let has_child = || {
+            std::fs::read_to_string(dir.join("lock"))
+                .is_ok_and(|lock| lock.split(' ').nth(1).is_some_and(|child| child != "-"))
+        };
         let deadline = Instant::now() + Duration::from_secs(5);
-        while !dir.join("lock/child").exists() && Instant::now() < deadline {
+        while !has_child() && Instant::now() < deadline {
             std::thread::sleep(Duration::from_millis(20));
         }
         let started = Instant::now();
@@ -432,5 +438,171 @@ fn prune_removes_its_runs_steps_only_and_only_for_the_fences_owner() {
         let none = fence(which, &["prune", empty.to_str().unwrap(), "5", "s1", "r1"]);
         assert_eq!(String::from_utf8_lossy(&none.stdout), "pruned 0\n");
         assert!(!empty.exists(), "{which:?}: prune creates no folder");
+    }
+}
+
+#[test]
+fn an_epoch_past_the_shells_arithmetic_is_refused_not_admitted() {
+    for (which, _temp, dir) in each_shell() {
+        assert_eq!(
+            verdict(&run(which, &dir, 5, "s1", "a", "true")),
+            FenceVerdict::Ran(0)
+        );
+        // 2^63 and more: `[ 9223372036854775808 -lt 5 ]` is an error, not an answer, and the
+        // call was admitted unrecorded before.
+        let huge = fence(
+            which,
+            &[
+                "run",
+                dir.to_str().unwrap(),
+                "9223372036854775808",
+                "s2",
+                "b",
+                "touch ran",
+            ],
+        );
+        assert_eq!(huge.status.code(), Some(USAGE_EXIT), "{which:?}: {huge:?}");
+        assert!(String::from_utf8_lossy(&huge.stderr).contains("below 10^18"));
+        assert_eq!(query(which, &dir, "b"), StepRecord::None, "{which:?}");
+        // A damaged epoch file stops the fence instead of admitting every epoch.
+        std::fs::write(dir.join("epoch"), "x s1\n").unwrap();
+        assert!(matches!(
+            verdict(&run(which, &dir, 9, "s1", "c", "true")),
+            FenceVerdict::Broken(said) if said.contains("damaged")
+        ));
+    }
+}
+
+/// A `PATH` whose `sync` logs its arguments (and answers `--help` as `usage` says) before the
+/// real one flushes, so that a test sees every flush the fence asks for.
+fn logging_sync(temp: &Path, usage: &str) -> (String, PathBuf) {
+    let bin = temp.join("bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    let log = temp.join("sync.log");
+    let fake = bin.join("sync");
+    std::fs::write(
+        &fake,
+        format!(
+            "#!/bin/sh\nif [ \"$1\" = --help ]; then echo '{usage}'; exit 0; fi\necho \"sync $*\" >> {log}\nexec /bin/sync \"$@\"\n",
+            log = log.display()
+        ),
+    )
+    .unwrap();
+    let mut permissions = std::fs::metadata(&fake).unwrap().permissions();
+    std::os::unix::fs::PermissionsExt::set_mode(&mut permissions, 0o755);
+    std::fs::set_permissions(&fake, permissions).unwrap();
+    let path = format!(
+        "{}:{}",
+        bin.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    (path, log)
+}
+
+#[test]
+fn a_record_is_flushed_by_naming_the_fences_own_files_never_the_whole_system() {
+    for (which, temp, dir) in each_shell() {
+        // A `sync` that takes files (GNU coreutils 8.24+, BusyBox with FEATURE_SYNC_FANCY).
+        let (path, log) = logging_sync(temp.path(), "Usage: sync [OPTION] [FILE]...");
+        let d = dir.to_str().unwrap();
+        let check = fence_command(which, &["check", d])
+            .env("PATH", &path)
+            .output()
+            .unwrap();
+        assert_eq!(check.status.code(), Some(0), "{which:?}: {check:?}");
+        let ran = fence_command(which, &["run", d, "1", "s1", "r.1.1.1", "echo hi"])
+            .env("PATH", &path)
+            .output()
+            .unwrap();
+        assert_eq!(verdict(&ran), FenceVerdict::Ran(0));
+        let pruned = fence_command(which, &["prune", d, "1", "s1", "r"])
+            .env("PATH", &path)
+            .output()
+            .unwrap();
+        assert_eq!(String::from_utf8_lossy(&pruned.stdout), "pruned 1\n");
+        // The done record's flush runs beside the answer: give it a moment.
+        let deadline = Instant::now() + Duration::from_secs(5);
+        while std::fs::read_to_string(&log)
+            .unwrap_or_default()
+            .lines()
+            .count()
+            < 4
+            && Instant::now() < deadline
+        {
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        let calls = std::fs::read_to_string(&log).unwrap_or_default();
+        let calls: Vec<&str> = calls.lines().collect();
+        // check (host file), started, done (beside the answer), prune.
+        assert_eq!(calls.len(), 4, "{which:?}: {calls:?}");
+        for call in &calls {
+            let files: Vec<&str> = call.split(' ').skip(1).collect();
+            assert!(!files.is_empty(), "{which:?}: a whole-system sync: {call}");
+            assert!(
+                files.iter().all(|file| file.starts_with(d)),
+                "{which:?}: flushed beyond the fence: {call}"
+            );
+        }
+        assert!(calls.iter().any(|call| call.contains("r.1.1.1.started")));
+        assert!(calls.iter().any(|call| call.contains("r.1.1.1.done")));
+
+        // A `sync` that ignores its files (older BusyBox, coreutils before 8.24) is never
+        // called: each record is flushed by `dd conv=fsync` instead.
+        let old = temp.path().join("old");
+        std::fs::create_dir_all(&old).unwrap();
+        let (path, log) = logging_sync(&old, "Usage: sync");
+        let other = temp.path().join("fence-old");
+        let o = other.to_str().unwrap();
+        let check = fence_command(which, &["check", o])
+            .env("PATH", &path)
+            .output()
+            .unwrap();
+        assert_eq!(check.status.code(), Some(0), "{which:?}: {check:?}");
+        assert_eq!(
+            std::fs::read_to_string(other.join("host")).unwrap(),
+            "Linux dd\n",
+            "{which:?}"
+        );
+        let ran = fence_command(which, &["run", o, "1", "s1", "r.1.1.1", "echo hi"])
+            .env("PATH", &path)
+            .output()
+            .unwrap();
+        assert_eq!(verdict(&ran), FenceVerdict::Ran(0), "{which:?}: {ran:?}");
+        std::thread::sleep(Duration::from_millis(200));
+        assert_eq!(
+            std::fs::read_to_string(&log).unwrap_or_default(),
+            "",
+            "{which:?}: the old sync was called"
+        );
+    }
+}
+
+#[test]
+fn a_lock_left_by_another_boot_is_taken_at_once() {
+    let Ok(boot) = std::fs::read_to_string("/proc/sys/kernel/random/boot_id") else {
+        eprintln!("SKIPPED: no /proc/sys/kernel/random/boot_id here");
+        return;
+    };
+    for (which, _temp, dir) in each_shell() {
+        assert_eq!(
+            verdict(&run(which, &dir, 1, "s1", "a", "true")),
+            FenceVerdict::Ran(0)
+        );
+        // Our own shell's pid, alive, but written in another boot: a pid is reused after a
+        // reboot, so a lock the host's last boot left must not be taken for a live one.
+        let other = if boot.starts_with('0') { "1" } else { "0" };
+        std::fs::write(
+            dir.join("lock"),
+            format!("{} - {other}{}", std::process::id(), &boot[1..]),
+        )
+        .unwrap();
+        let started = Instant::now();
+        let next = run(which, &dir, 1, "s1", "b", "echo next");
+        assert_eq!(verdict(&next), FenceVerdict::Ran(0), "{which:?}: {next:?}");
+        assert!(
+            started.elapsed() < Duration::from_millis(900),
+            "{which:?}: it waited"
+        );
+        assert!(String::from_utf8_lossy(&next.stderr).contains("recovered the lock"));
     }
 }

@@ -226,7 +226,7 @@ fn fence_call(argv: &mut Vec<String>) -> Result<Option<FenceCall>, String> {
     let wrapped = argv.len() >= 5
         && argv[0] == "sh"
         && argv[1] == "-c"
-        && argv[2] == crate::fence::FENCE_SCRIPT
+        && argv[2] == crate::fence::fence_script()
         && argv[3] == "cairn-fence";
     if !wrapped {
         return Ok(None);
