@@ -1,19 +1,19 @@
-//! The SSH benchmark: a 10-command workload per host on 1, 4, 16 and 64 lab hosts (real sshd on
-//! loopback, each command answered by `cairn-simhost`), three ways in the same run:
+//! The SSH benchmark: what cairn and its host fence cost over SSH, on real shells behind real
+//! sshd servers on loopback (the lab's hosts without `ForceCommand`: commands run for real on
+//! this machine, `fence.sh` under the login user's `sh`), so the figures are the ones users get.
 //!
-//! - `cairn`: the built binary running a runbook of 10 `run([...])` per host;
-//! - `ssh2 loop`: the floor: one ssh2 session per host, one channel per command, a thread per
-//!   host, no interpreter, no journal;
-//! - `openssh`: one `ssh` process per command over a ControlMaster connection per host, hosts
-//!   in parallel, the same key exchange (curve25519-sha256).
+//! 1. **One command**, one lab host: the same `echo` as a bare channel and as the fenced line
+//!    cairn sends, alternated on one session, `PER_COMMAND` of each: median and p90 per
+//!    command and their difference; then the same while a writer fills a file in the host's
+//!    file system (a checkpoint being written), which a whole-system `sync` would wait for.
+//! 2. **The workload**: `COMMANDS` `run([...])` per host on N hosts (each its own `fence_dir`:
+//!    every lab host is this machine), three ways interleaved pair by pair: cairn with the
+//!    fence, cairn with `fence = false`, and the floor (one ssh2 session per host, one channel
+//!    per command, a thread per host, no interpreter, no journal). Each pair's ratio to the
+//!    floor, min/median/max over the pairs.
 //!
-//! Each way runs 3 times per size, interleaved, and the run with the median wall time is shown.
-//! Each run gets a fresh lab, so CPU time is counted per way: this process and every process
-//! it waited for (the controller, sshd and its sessions, `cairn-simhost`), in seconds per host.
-//! Peak memory is the controller's (cairn's; this process's for the loop; the ControlMaster
-//! processes' together for OpenSSH). The bench builds `cairn` and `cairn-simhost` in its own
-//! profile (release, for `cargo bench`) before it starts:
-//! `cargo bench -p cairn-tests --bench ssh [-- 1,4,16]`.
+//! `cargo bench -p cairn-tests --bench ssh [-- 16,64]`; `CAIRN_BENCH_PAIRS` pairs per size
+//! (default 9). The bench builds `cairn` in its own profile (release, for `cargo bench`).
 
 #[allow(dead_code, unreachable_pub)]
 mod ssh_lab;
@@ -21,30 +21,15 @@ mod ssh_lab;
 use std::io::Read;
 use std::net::TcpStream;
 use std::path::Path;
-use std::process::{Command, Stdio};
+use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
+use cairn_runtime::fence::{Fence, FencePlace};
 use ssh_lab::SshLab;
 
 const COMMANDS: usize = 10;
-const PER_COMMAND: usize = 100;
-const CONNECTIONS: usize = 20;
-const REPEAT: usize = 3;
+const PER_COMMAND: usize = 200;
 const KEX: &str = "curve25519-sha256";
-
-/// What one way reports.
-struct Outcome {
-    /// CPU seconds of processes this one does not wait for (OpenSSH's ControlMasters).
-    extra_cpu: f64,
-    peak_kib: u64,
-    wall: Duration,
-}
-
-struct Sample {
-    cpu: f64,
-    peak_kib: u64,
-    wall: Duration,
-}
 
 fn main() {
     if !Path::new(ssh_lab::SSHD).exists() {
@@ -52,64 +37,102 @@ fn main() {
         return;
     }
     cairn_tests::build_cairn_for_bench();
-    per_command_table();
+    println!("load average at the start: {}", load_average());
+    one_command_table();
     println!();
     let sizes: Vec<usize> = std::env::args()
         .skip(1)
         .find(|a| !a.starts_with('-'))
         .map(|list| list.split(',').filter_map(|n| n.parse().ok()).collect())
-        .unwrap_or_else(|| vec![1, 4, 16, 64]);
+        .unwrap_or_else(|| vec![16, 64]);
+    let pairs: usize = std::env::var("CAIRN_BENCH_PAIRS")
+        .ok()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(9);
     println!(
-        "| hosts | way | wall s | CPU s/host | peak MiB | wall vs ssh2 loop | wall vs openssh |"
+        "| hosts | pairs | floor s (median) | fence on s | fence off s | fence on / floor (min, median, max) | fence off / floor (min, median, max) |"
     );
-    println!("|---:|---|---:|---:|---:|---:|---:|");
+    println!("|---:|---:|---:|---:|---:|---|---|");
     for n in sizes {
-        // Each way REPEAT times, interleaved so they share the machine's moods; the run with the
-        // median wall time of each way is shown.
-        let mut runs: [Vec<Sample>; 3] = [Vec::new(), Vec::new(), Vec::new()];
-        for _ in 0..REPEAT {
-            runs[0].push(measure(n, cairn));
-            runs[1].push(measure(n, bare_loop));
-            runs[2].push(measure(n, openssh));
-        }
-        let [cairn, bare, openssh] = runs.map(median);
-        for (name, s) in [
-            ("cairn", &cairn),
-            ("ssh2 loop", &bare),
-            ("openssh", &openssh),
-        ] {
-            println!(
-                "| {n} | {name} | {:.2} | {:.3} | {:.1} | {:.2}× | {:.2}× |",
-                s.wall.as_secs_f64(),
-                s.cpu / n as f64,
-                s.peak_kib as f64 / 1024.0,
-                s.wall.as_secs_f64() / bare.wall.as_secs_f64(),
-                s.wall.as_secs_f64() / openssh.wall.as_secs_f64(),
-            );
-        }
+        workload_row(n, pairs);
     }
+    println!("load average at the end: {}", load_average());
 }
 
-/// The sample with the median wall time.
-fn median(mut samples: Vec<Sample>) -> Sample {
-    samples.sort_by_key(|sample| sample.wall);
-    let middle = samples.len() / 2;
-    samples.swap_remove(middle)
-}
-
-/// Runs `way` on a fresh lab of `n` hosts whose keys are known already.
-fn measure(n: usize, way: fn(&SshLab) -> Outcome) -> Sample {
-    let lab = SshLab::start(n, "reboot_secs=1");
+/// `n` real-shell hosts, each fence in its own folder, keys known; then `pairs` rounds of the
+/// three ways, their order turned each round.
+fn workload_row(n: usize, pairs: usize) {
+    let mut lab = SshLab::start(0, "");
+    for i in 1..=n {
+        lab.add_real_host(&format!("h{i:02}"));
+    }
+    write_inventories(&lab);
     learn_keys(&lab);
-    let before = cpu_seconds();
-    let outcome = way(&lab);
-    std::thread::sleep(Duration::from_millis(300)); // sessions end, sshd reaps them
-    drop(lab);
-    Sample {
-        cpu: cpu_seconds() - before + outcome.extra_cpu,
-        peak_kib: outcome.peak_kib,
-        wall: outcome.wall,
+    let mut walls: [Vec<f64>; 3] = [Vec::new(), Vec::new(), Vec::new()];
+    let ways: [fn(&SshLab) -> Duration; 3] = [cairn_fenced, cairn_unfenced, floor];
+    for round in 0..pairs {
+        for k in 0..3 {
+            let way = (round + k) % 3;
+            walls[way].push(ways[way](&lab).as_secs_f64());
+        }
     }
+    let ratios = |way: usize| {
+        let mut r: Vec<f64> = walls[way]
+            .iter()
+            .zip(&walls[2])
+            .map(|(w, f)| w / f)
+            .collect();
+        r.sort_by(f64::total_cmp);
+        format!(
+            "{:.2}, {:.2}, {:.2}",
+            r.first().copied().unwrap_or(0.0),
+            median(&r),
+            r.last().copied().unwrap_or(0.0)
+        )
+    };
+    println!(
+        "| {n} | {pairs} | {:.2} | {:.2} | {:.2} | {} | {} |",
+        median_of(&walls[2]),
+        median_of(&walls[0]),
+        median_of(&walls[1]),
+        ratios(0),
+        ratios(1),
+    );
+}
+
+fn median_of(values: &[f64]) -> f64 {
+    let mut sorted = values.to_vec();
+    sorted.sort_by(f64::total_cmp);
+    median(&sorted)
+}
+
+fn median(sorted: &[f64]) -> f64 {
+    sorted.get(sorted.len() / 2).copied().unwrap_or(0.0)
+}
+
+/// `fenced.toml` (each host its own fence folder) and `unfenced.toml` (`fence = false`).
+fn write_inventories(lab: &SshLab) {
+    let fences = lab.lab.path().join("fences");
+    let mut fenced = String::new();
+    let mut unfenced = String::new();
+    for name in lab.names() {
+        let dir = fences.join(&name);
+        fenced.push_str(&format!(
+            "[hosts.{name}]\ngroups = [\"compute\"]\nvars = {{ fence_dir = \"{}\" }}\n\n",
+            dir.display()
+        ));
+        unfenced.push_str(&format!(
+            "[hosts.{name}]\ngroups = [\"compute\"]\nvars = {{ fence = false }}\n\n"
+        ));
+    }
+    lab.lab.write("fenced.toml", &fenced);
+    lab.lab.write("unfenced.toml", &unfenced);
+    lab.lab.write(
+        "work.rhai",
+        &format!(
+            "stage \"work\" on compute {{\n    for i in 0..{COMMANDS} {{ run([\"echo\", `step ${{i}}`]); }}\n}}\n"
+        ),
+    );
 }
 
 fn learn_keys(lab: &SshLab) {
@@ -117,46 +140,38 @@ fn learn_keys(lab: &SshLab) {
         "learn.rhai",
         "stage \"k\" on compute { run([\"true\"]); }\n",
     );
-    lab.lab.write("lab.toml", &lab.inventory());
     lab.cairn(&[
         "run",
         "learn.rhai",
         "-i",
-        "lab.toml",
+        "unfenced.toml",
         "--accept-new-host-keys",
     ])
     .succeeds();
 }
 
-fn cairn(lab: &SshLab) -> Outcome {
-    let book = format!(
-        "stage \"work\" on compute {{\n    for i in 0..{COMMANDS} {{ run([\"echo\", `step ${{i}}`]); }}\n}}\n"
-    );
-    lab.lab.write("work.rhai", &book);
-    let started = Instant::now();
-    let mut child = lab
-        .command(&["run", "work.rhai", "-i", "lab.toml", "--json"])
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap_or_else(|e| panic!("cairn: {e}"));
-    let mut peak = 0;
-    loop {
-        peak = peak.max(hwm_kib(child.id()));
-        if let Ok(Some(status)) = child.try_wait() {
-            assert!(status.success(), "cairn failed");
-            break;
-        }
-        std::thread::sleep(Duration::from_millis(5));
-    }
-    Outcome {
-        extra_cpu: 0.0,
-        peak_kib: peak,
-        wall: started.elapsed(),
-    }
+fn cairn_fenced(lab: &SshLab) -> Duration {
+    cairn_way(lab, "fenced.toml")
 }
 
-fn bare_loop(lab: &SshLab) -> Outcome {
+fn cairn_unfenced(lab: &SshLab) -> Duration {
+    cairn_way(lab, "unfenced.toml")
+}
+
+fn cairn_way(lab: &SshLab, inventory: &str) -> Duration {
+    let started = Instant::now();
+    let status = lab
+        .command(&["run", "work.rhai", "-i", inventory, "--json"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .unwrap_or_else(|e| panic!("cairn: {e}"));
+    let wall = started.elapsed();
+    assert!(status.success(), "cairn failed on {inventory}");
+    wall
+}
+
+fn floor(lab: &SshLab) -> Duration {
     let key = lab.lab.path().join("home/.ssh/lab_key");
     let ports = lab.ports();
     let started = Instant::now();
@@ -166,16 +181,12 @@ fn bare_loop(lab: &SshLab) -> Outcome {
             scope.spawn(move || {
                 let session = ssh2_session(*port, key);
                 for i in 0..COMMANDS {
-                    ssh2_command(&session, &format!("echo 'step {i}'"));
+                    ssh2_command(&session, &format!("'echo' 'step {i}'"));
                 }
             });
         }
     });
-    Outcome {
-        extra_cpu: 0.0,
-        peak_kib: hwm_kib(std::process::id()),
-        wall: started.elapsed(),
-    }
+    started.elapsed()
 }
 
 /// A session to the lab server on `port`, as the lab's root with `key`.
@@ -198,239 +209,129 @@ fn ssh2_session(port: u16, key: &Path) -> ssh2::Session {
     session
 }
 
-/// One command on a new channel of `session`.
+/// One command on a new channel of `session`, its input closed as cairn's transport does.
 fn ssh2_command(session: &ssh2::Session, line: &str) {
     let mut channel = session.channel_session().unwrap_or_else(|e| panic!("{e}"));
     channel.exec(line).unwrap_or_else(|e| panic!("{e}"));
-    // cairn-simhost reads standard input to its end, as cairn's transport sends it.
     let _ = channel.send_eof();
     let mut out = String::new();
     let _ = channel.read_to_string(&mut out);
     let _ = channel.wait_close();
-    assert_eq!(channel.exit_status().ok(), Some(0), "{line}");
+    assert_eq!(channel.exit_status().ok(), Some(0), "{line}: {out}");
 }
 
-fn openssh(lab: &SshLab) -> Outcome {
-    let names = lab.names();
-    let started = Instant::now();
-    let masters: Vec<(u64, f64)> = std::thread::scope(|scope| {
-        let handles: Vec<_> = names
-            .iter()
-            .map(|name| {
-                scope.spawn(move || {
-                    let socket = master_up(lab, name);
-                    for i in 0..COMMANDS {
-                        openssh_command(lab, name, &socket, &format!("echo 'step {i}'"));
-                    }
-                    master_down(lab, name, &socket)
-                })
-            })
-            .collect();
-        handles.into_iter().filter_map(|h| h.join().ok()).collect()
-    });
-    Outcome {
-        extra_cpu: masters.iter().map(|(_, cpu)| cpu).sum(),
-        peak_kib: masters.iter().map(|(kib, _)| kib).sum(),
-        wall: started.elapsed(),
-    }
-}
-
-/// `ssh` with the lab's configuration, over the ControlMaster socket `socket`.
-fn ssh_client(lab: &SshLab, socket: &Path) -> Command {
-    let home = lab.lab.path().join("home");
-    let mut command = Command::new("ssh");
-    command
-        .arg("-F")
-        .arg(home.join(".ssh/config"))
-        .args(["-o", "BatchMode=yes", "-o", &format!("KexAlgorithms={KEX}")])
-        .arg("-o")
-        .arg(format!(
-            "UserKnownHostsFile={}",
-            home.join(".ssh/known_hosts").display()
-        ))
-        .arg("-S")
-        .arg(socket)
-        .env("HOME", &home)
-        .env_remove("SSH_AUTH_SOCK")
-        .stdin(Stdio::null());
-    command
-}
-
-/// Starts a ControlMaster for host `name`; its socket.
-fn master_up(lab: &SshLab, name: &str) -> std::path::PathBuf {
-    let socket = lab.lab.path().join(format!("cm-{name}"));
-    let up = ssh_client(lab, &socket)
-        .args(["-M", "-f", "-N", "-o", "ControlPersist=yes"])
-        .arg(name)
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .status();
-    assert!(up.is_ok_and(|s| s.success()), "ControlMaster for {name}");
-    socket
-}
-
-/// One `ssh` process over the ControlMaster.
-fn openssh_command(lab: &SshLab, name: &str, socket: &Path, line: &str) {
-    let out = ssh_client(lab, socket).arg(name).arg(line).output();
-    assert!(out.is_ok_and(|o| o.status.success()), "ssh {name} {line}");
-}
-
-/// Stops the ControlMaster of `name`: its peak memory (KiB) and CPU seconds.
-fn master_down(lab: &SshLab, name: &str, socket: &Path) -> (u64, f64) {
-    let check = ssh_client(lab, socket)
-        .args(["-O", "check"])
-        .arg(name)
-        .output()
-        .map(|o| String::from_utf8_lossy(&o.stderr).into_owned())
-        .unwrap_or_default();
-    let master = check
-        .split("pid=")
-        .nth(1)
-        .and_then(|rest| rest.split(')').next())
-        .and_then(|pid| pid.parse::<u32>().ok());
-    // The master went to the background (`-f`): no one here waits for it, so its CPU time is
-    // read before it exits.
-    let measured = (master.map_or(0, hwm_kib), master.map_or(0.0, process_cpu));
-    let _ = ssh_client(lab, socket)
-        .args(["-O", "exit"])
-        .arg(name)
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .status();
-    measured
-}
-
-/// What one command costs, `PER_COMMAND` of them in a row on one host: through a real shell
-/// (sshd, the login shell, `true`) or answered by `cairn-simhost`, on a libssh2 channel or one
-/// `ssh` process over a ControlMaster. CPU: every process, the server's included.
-fn per_command_table() {
+/// One host, one session: the bare `echo` and the fenced one alternated, idle and beside a
+/// writer.
+fn one_command_table() {
+    let mut lab = SshLab::start(0, "");
+    lab.add_real_host("real01");
+    write_inventories(&lab);
+    learn_keys(&lab);
+    let port = lab.ports().pop().unwrap_or_default();
+    let key = lab.lab.path().join("home/.ssh/lab_key");
+    let session = ssh2_session(port, &key);
+    let place = FencePlace::at(&lab.lab.path().join("fence").display().to_string())
+        .unwrap_or_else(|e| panic!("{e}"));
+    let fence = Fence::new(place, 1, "bench").unwrap_or_else(|e| panic!("{e}"));
+    let check = fence.check().unwrap_or_else(|e| panic!("{e}"));
+    ssh2_command(&session, &check);
     println!();
     println!(
-        "| one host, one after another ({PER_COMMAND} commands, {CONNECTIONS} connections) | wall ms each | CPU ms each |"
+        "| one host, `echo` on one session ({PER_COMMAND} each, alternated) | bare median ms | bare p90 ms | fenced median ms | fenced p90 ms | fenced − bare, median ms |"
     );
-    println!("|---|---:|---:|");
-    for (label, real, openssh) in [
-        ("ssh2 channel, `true` in a real shell", true, false),
-        (
-            "ssh2 channel, `echo` answered by cairn-simhost",
-            false,
-            false,
-        ),
-        ("`ssh -S`, `true` in a real shell", true, true),
-        ("`ssh -S`, `echo` answered by cairn-simhost", false, true),
-    ] {
-        let mut lab = SshLab::start(usize::from(!real), "reboot_secs=1");
-        if real {
-            lab.add_real_host("real01");
-        }
-        learn_keys(&lab);
-        let name = lab.names().pop().unwrap_or_default();
-        let port = lab.ports().pop().unwrap_or_default();
-        let line = if real { "true" } else { "echo step" };
-        let before = cpu_seconds();
-        let started = Instant::now();
-        let mut extra_cpu = 0.0;
-        if openssh {
-            let socket = master_up(&lab, &name);
-            for _ in 0..PER_COMMAND {
-                openssh_command(&lab, &name, &socket, line);
-            }
-            extra_cpu = master_down(&lab, &name, &socket).1;
+    println!("|---|---:|---:|---:|---:|---:|");
+    let idle = measure_pairs(&session, &fence, "idle");
+    let writer = Writer::start(&lab.lab.path().join("checkpoint"));
+    let busy = measure_pairs(&session, &fence, "writer");
+    drop(writer);
+    println!();
+    println!(
+        "fenced p90 beside the writer / idle: {:.2} (bare: {:.2})",
+        busy.fenced_p90 / idle.fenced_p90,
+        busy.bare_p90 / idle.bare_p90
+    );
+}
+
+struct Figures {
+    bare_p90: f64,
+    fenced_p90: f64,
+}
+
+fn measure_pairs(session: &ssh2::Session, fence: &Fence, label: &str) -> Figures {
+    let mut bare = Vec::new();
+    let mut fenced = Vec::new();
+    for i in 0..PER_COMMAND {
+        let line = fence
+            .wrap(&format!("{label}.{i}"), "'echo' 'step'")
+            .unwrap_or_else(|e| panic!("{e}"));
+        let order: [bool; 2] = if i % 2 == 0 {
+            [false, true]
         } else {
-            let key = lab.lab.path().join("home/.ssh/lab_key");
-            let session = ssh2_session(port, &key);
-            for _ in 0..PER_COMMAND {
-                ssh2_command(&session, line);
-            }
+            [true, false]
+        };
+        for is_fenced in order {
+            let started = Instant::now();
+            ssh2_command(session, if is_fenced { &line } else { "'echo' 'step'" });
+            let ms = started.elapsed().as_secs_f64() * 1000.0;
+            if is_fenced { &mut fenced } else { &mut bare }.push(ms);
         }
-        let wall = started.elapsed();
-        std::thread::sleep(Duration::from_millis(300));
-        drop(lab);
-        let cpu = cpu_seconds() - before + extra_cpu;
-        let per = PER_COMMAND as f64;
-        println!(
-            "| {label} | {:.1} | {:.1} |",
-            wall.as_secs_f64() * 1000.0 / per,
-            cpu * 1000.0 / per
-        );
     }
-    for (label, openssh) in [
-        (
-            "ssh2 session: connect, key exchange, login (no command)",
-            false,
-        ),
-        (
-            "ControlMaster: connect, key exchange, login (no command)",
-            true,
-        ),
-    ] {
-        let lab = SshLab::start(1, "reboot_secs=1");
-        learn_keys(&lab);
-        let name = lab.names().pop().unwrap_or_default();
-        let port = lab.ports().pop().unwrap_or_default();
-        let key = lab.lab.path().join("home/.ssh/lab_key");
-        let before = cpu_seconds();
-        let started = Instant::now();
-        let mut extra_cpu = 0.0;
-        for _ in 0..CONNECTIONS {
-            if openssh {
-                let socket = master_up(&lab, &name);
-                extra_cpu += master_down(&lab, &name, &socket).1;
-            } else {
-                drop(ssh2_session(port, &key));
-            }
-        }
-        let wall = started.elapsed();
-        std::thread::sleep(Duration::from_millis(300));
-        drop(lab);
-        let cpu = cpu_seconds() - before + extra_cpu;
-        let per = CONNECTIONS as f64;
-        println!(
-            "| {label} | {:.1} | {:.1} |",
-            wall.as_secs_f64() * 1000.0 / per,
-            cpu * 1000.0 / per
-        );
+    bare.sort_by(f64::total_cmp);
+    fenced.sort_by(f64::total_cmp);
+    let p90 = |v: &[f64]| v.get(v.len() * 9 / 10).copied().unwrap_or(0.0);
+    println!(
+        "| {label} | {:.2} | {:.2} | {:.2} | {:.2} | {:.2} |",
+        median(&bare),
+        p90(&bare),
+        median(&fenced),
+        p90(&fenced),
+        median(&fenced) - median(&bare)
+    );
+    Figures {
+        bare_p90: p90(&bare),
+        fenced_p90: p90(&fenced),
     }
 }
 
-/// CPU seconds of this process and of every child it waited for.
-fn cpu_seconds() -> f64 {
-    let stat = std::fs::read_to_string("/proc/self/stat").unwrap_or_default();
-    let fields: Vec<u64> = stat
-        .rsplit_once(')')
-        .map(|(_, rest)| {
-            rest.split_whitespace()
-                .map(|f| f.parse().unwrap_or(0))
-                .collect()
-        })
-        .unwrap_or_default();
-    // After `)`: state ppid ... utime(12) stime(13) cutime(14) cstime(15), 0-based from state.
-    let ticks: u64 = (11..15).filter_map(|i| fields.get(i)).sum();
-    ticks as f64 / 100.0
+/// A process writing a 256 MiB file over and over in the lab's folder, without flushing it
+/// (as a job's checkpoint is written), until dropped.
+struct Writer(Child);
+
+impl Writer {
+    fn start(path: &Path) -> Self {
+        let script = format!(
+            "while :; do dd if=/dev/zero of='{}' bs=1M count=256 2>/dev/null; done",
+            path.display()
+        );
+        let child = Command::new("sh")
+            .args(["-c", &script])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap_or_else(|e| panic!("writer: {e}"));
+        // Let it fill the page cache before the first measurement.
+        std::thread::sleep(Duration::from_secs(2));
+        Self(child)
+    }
 }
 
-/// A running process's own CPU seconds (utime + stime).
-fn process_cpu(pid: u32) -> f64 {
-    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
-    let ticks: u64 = stat
-        .rsplit_once(')')
-        .map(|(_, rest)| {
-            rest.split_whitespace()
-                .skip(11)
-                .take(2)
-                .map(|f| f.parse::<u64>().unwrap_or(0))
-                .sum()
-        })
-        .unwrap_or(0);
-    ticks as f64 / 100.0
+impl Drop for Writer {
+    fn drop(&mut self) {
+        // The shell loop and its `dd`, by PID: the group is ours alone.
+        let pid = self.0.id();
+        let _ = Command::new("pkill")
+            .args(["-KILL", "-P", &pid.to_string()])
+            .status();
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
 }
 
-/// A process's peak resident memory (VmHWM), in KiB.
-fn hwm_kib(pid: u32) -> u64 {
-    std::fs::read_to_string(format!("/proc/{pid}/status"))
+fn load_average() -> String {
+    std::fs::read_to_string("/proc/loadavg")
         .unwrap_or_default()
-        .lines()
-        .find_map(|line| line.strip_prefix("VmHWM:"))
-        .and_then(|v| v.split_whitespace().next()?.parse().ok())
-        .unwrap_or(0)
+        .split_whitespace()
+        .take(3)
+        .collect::<Vec<_>>()
+        .join(" ")
 }
