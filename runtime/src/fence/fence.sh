@@ -25,8 +25,8 @@
 # `prune` is fenced as `run` is (241), so only the host's current owner removes records.
 #
 # Cost: a fenced command starts few processes beyond its own: the started record's flush (it
-# must be on disk before COMMAND runs), the output's `cat` and the lock's `rm`; the done
-# record's flush runs beside the answer. Everything else is a shell builtin (`read`, `printf`,
+# must be on disk before COMMAND runs; it takes the last step's outcome along), the output's
+# `cat` and the lock's `rm`. Everything else is a shell builtin (`read`, `printf`,
 # `kill -0`, redirections), and `uname`, `stat` and the choice of flush are made once, by
 # `check`. A flush names the fence's own files (`sync FILE...`, BusyBox's `fsync FILE...`, or
 # `dd conv=fsync` per file), never the whole system's: a node's `sync` would wait on every
@@ -242,11 +242,12 @@ fence_run() {
     { printf '%s %s\n' "$epoch" "$owner" >"$dir/$step.started"; } 2>/dev/null ||
         fence_fail 244 "cannot write $dir/$step.started"
     # On disk before the command runs: after a crash, a step that may have run reads started.
-    if [ -n "$raised" ]; then
-        fence_flush "$dir/$step.started" "$raised" "$dir"
-    else
-        fence_flush "$dir/$step.started" "$dir"
-    fi || fence_fail 244 "cannot flush $dir/$step.started"
+    # The same flush takes the raised epoch and the last step's outcome along.
+    set -- "$dir/$step.started"
+    [ -n "$raised" ] && set -- "$@" "$raised"
+    fence_pending
+    [ -n "$pending" ] && set -- "$@" "$dir/$pending.out" "$dir/$pending.done"
+    fence_flush "$@" "$dir" || fence_fail 244 "cannot flush $dir/$step.started"
     # In the background so that its pid is in the lock: a caller killed while its command
     # still runs leaves a lock that is not stale until the command has ended too. A subshell
     # (no new sh to start); its input is the fence's own (fd 3): an asynchronous command's is
@@ -264,11 +265,23 @@ fence_run() {
     code=$?
     { printf '%s %s %s\n' "$code" "$epoch" "$owner" >"$dir/$step.done"; } 2>/dev/null ||
         fence_fail 244 "cannot write $dir/$step.done"
-    # The outcome is flushed beside the answer, off its path: a host that crashes in those
-    # milliseconds keeps the step as started (unknown, asked about), never a wrong record.
-    (fence_flush "$dir/$step.out" "$dir/$step.done" "$dir") </dev/null >/dev/null 2>&1 3<&- &
+    # The outcome is flushed with the next call's record (or by the kernel's writeback, within
+    # its 30 s): one flush a command. A host that crashes before then keeps this step as
+    # started (unknown, asked about), never a wrong record.
+    printf '%s\n' "$step" >|"$dir/unflushed"
     cat "$dir/$step.out"
     exit "$code"
+}
+
+# The last step whose outcome is not flushed yet (`DIR/unflushed` names it), in `pending`, or
+# empty when it is flushed or gone.
+fence_pending() {
+    pending=
+    [ -f "$dir/unflushed" ] && read -r pending <"$dir/unflushed"
+    case $pending in
+        '' | *[!A-Za-z0-9._:@-]*) pending= ;;
+    esac
+    [ -n "$pending" ] && [ -f "$dir/$pending.done" ] || pending=
 }
 
 # Prints `none`, `started EPOCH OWNER`, or `done CODE EPOCH OWNER` followed by the output.
@@ -323,7 +336,10 @@ fence_prune() {
     if [ $# -gt 0 ]; then
         rm -f "$@" || fence_fail 244 "cannot remove run $run's records"
     fi
-    [ "$pruned" -eq 0 ] || fence_flush "$dir" || fence_fail 244 "cannot flush $dir"
+    set --
+    fence_pending
+    [ -n "$pending" ] && set -- "$dir/$pending.out" "$dir/$pending.done"
+    fence_flush "$@" "$dir" || fence_fail 244 "cannot flush $dir"
     echo "pruned $pruned"
 }
 
