@@ -113,19 +113,29 @@ fn every_parser_refuses_every_other_parsers_fixtures() {
     );
 }
 
-/// The text a builtin gets when its host prints something else entirely.
+/// What a builtin gets when its host prints something else entirely: a stranger's line, the
+/// shell's answer for a program that is not installed, a proxy's error page.
+const STRANGERS: &[&str] = &[
+    "hello world\n",
+    "bash: ibstat: command not found\n",
+    "<html>\n<head><title>502 Bad Gateway</title></head>\n<body>\n<center><h1>502 Bad Gateway</h1></center>\n</body>\n</html>\n",
+];
+
 #[test]
-fn every_parser_refuses_a_strangers_line() {
-    let refusals: Vec<String> = parsers()
+fn every_parser_refuses_a_strangers_text() {
+    let claims: Vec<String> = parsers()
         .iter()
-        .filter_map(|parser| {
-            claim(parser, "hello world\n").map(|result| format!("{}: {result}", parser.name))
+        .flat_map(|parser| {
+            STRANGERS.iter().filter_map(move |text| {
+                claim(parser, text)
+                    .map(|result| format!("{} reads {text:?}: {result}", parser.name))
+            })
         })
         .collect();
     assert!(
-        refusals.is_empty(),
-        "parsers that read `hello world`:\n{}",
-        refusals.join("\n")
+        claims.is_empty(),
+        "parsers that read a stranger's text:\n{}",
+        claims.join("\n")
     );
 }
 
