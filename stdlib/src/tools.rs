@@ -21,12 +21,15 @@ pub struct ToolParser {
     pub parse: fn(&str) -> Result<serde_json::Value, ParseError>,
 }
 
-/// A parser's typed result as JSON, for a row's `parse`.
+/// What `parse` reads in `text` (whatever its line ends, [`crate::grammar`]), as JSON, for a
+/// row's `parse`.
 pub(crate) fn json<T: Serialize>(
-    parsed: Result<T, ParseError>,
+    text: &str,
+    parse: fn(&str) -> Result<T, ParseError>,
 ) -> Result<serde_json::Value, ParseError> {
     // Serializing plain derived structs into a JSON value cannot fail.
-    parsed.map(|value| serde_json::to_value(value).unwrap_or(serde_json::Value::Null))
+    crate::grammar::read_output(text, parse)
+        .map(|value| serde_json::to_value(value).unwrap_or(serde_json::Value::Null))
 }
 
 /// Which simulated hosts a namespace's tools run on.
@@ -121,32 +124,32 @@ pub(crate) const TOOLS: &[Tool] = &[
             ToolParser {
                 name: "esxcli-vib-list",
                 command: "esxcli software vib list",
-                parse: |t| json(crate::esxcli::parse_vib_list(t)),
+                parse: |t| json(t, crate::esxcli::parse_vib_list),
             },
             ToolParser {
                 name: "esxcli-vib-install",
                 command: "esxcli software vib install -v|-d ...",
-                parse: |t| json(crate::esxcli::parse_vib_install(t)),
+                parse: |t| json(t, crate::esxcli::parse_vib_install),
             },
             ToolParser {
                 name: "esxcli-module-parameters",
                 command: "esxcli system module parameters list -m MODULE",
-                parse: |t| json(crate::esxcli::parse_module_parameters(t)),
+                parse: |t| json(t, crate::esxcli::parse_module_parameters),
             },
             ToolParser {
                 name: "esxcli-nic-list",
                 command: "esxcli network nic list",
-                parse: |t| json(crate::esxcli::parse_nic_list(t)),
+                parse: |t| json(t, crate::esxcli::parse_nic_list),
             },
             ToolParser {
                 name: "esxcli-pcipassthru-list",
                 command: "esxcli hardware pci pcipassthru list",
-                parse: |t| json(crate::esxcli::parse_pcipassthru_list(t)),
+                parse: |t| json(t, crate::esxcli::parse_pcipassthru_list),
             },
             ToolParser {
                 name: "esxcli-advanced",
                 command: "esxcli system settings advanced list -o OPTION",
-                parse: |t| json(crate::esxcli::parse_advanced(t)),
+                parse: |t| json(t, crate::esxcli::parse_advanced),
             },
         ],
         simulate: |m| m.with_tool(crate::esxcli::Esxcli),
@@ -160,7 +163,7 @@ pub(crate) const TOOLS: &[Tool] = &[
         parsers: &[ToolParser {
             name: "mst-status",
             command: "mst status [-v|-vv]",
-            parse: |t| json(crate::mst::parse_status(t)),
+            parse: |t| json(t, crate::mst::parse_status),
         }],
         simulate: |m| m.with_tool(crate::mst::Mst),
     },
@@ -174,12 +177,12 @@ pub(crate) const TOOLS: &[Tool] = &[
             ToolParser {
                 name: "mlxconfig-query",
                 command: "mlxconfig -d DEV [-e] query",
-                parse: |t| json(crate::mlxconfig::parse_query(t)),
+                parse: |t| json(t, crate::mlxconfig::parse_query),
             },
             ToolParser {
                 name: "mlxconfig-set",
                 command: "mlxconfig -d DEV [-y] set KEY=VALUE...",
-                parse: |t| json(crate::mlxconfig::parse_set(t)),
+                parse: |t| json(t, crate::mlxconfig::parse_set),
             },
         ],
         simulate: |m| m.with_tool(crate::mlxconfig::Mlxconfig),
@@ -195,7 +198,7 @@ pub(crate) const TOOLS: &[Tool] = &[
         parsers: &[ToolParser {
             name: "mlxfwmanager",
             command: "mlxfwmanager [-d DEV] [--query|--online -u]",
-            parse: |t| json(crate::mlxfwmanager::parse(t)),
+            parse: |t| json(t, crate::mlxfwmanager::parse),
         }],
         simulate: |m| m.with_tool(crate::mlxfwmanager::MlxfwmanagerTool),
     },
@@ -208,7 +211,7 @@ pub(crate) const TOOLS: &[Tool] = &[
         parsers: &[ToolParser {
             name: "flint-query",
             command: "flint -d DEV query [full]",
-            parse: |t| json(crate::flint::parse_query(t)),
+            parse: |t| json(t, crate::flint::parse_query),
         }],
         simulate: |m| m.with_tool(crate::flint::Flint),
     },
@@ -222,17 +225,17 @@ pub(crate) const TOOLS: &[Tool] = &[
             ToolParser {
                 name: "mlxfwreset-query",
                 command: "mlxfwreset -d DEV query",
-                parse: |t| json(crate::mlxfwreset::parse_query(t)),
+                parse: |t| json(t, crate::mlxfwreset::parse_query),
             },
             ToolParser {
                 name: "mlxfwreset-status",
                 command: "mlxfwreset -d DEV status",
-                parse: |t| json(crate::mlxfwreset::parse_status(t)),
+                parse: |t| json(t, crate::mlxfwreset::parse_status),
             },
             ToolParser {
                 name: "mlxfwreset-reset",
                 command: "mlxfwreset -d DEV [-y] [-l N] reset",
-                parse: |t| json(crate::mlxfwreset::parse_reset(t)),
+                parse: |t| json(t, crate::mlxfwreset::parse_reset),
             },
         ],
         simulate: |m| m.with_tool(crate::mlxfwreset::MlxfwresetSim),
@@ -259,17 +262,17 @@ pub(crate) const TOOLS: &[Tool] = &[
             ToolParser {
                 name: "ofed-info",
                 command: "ofed_info -s",
-                parse: |t| json(crate::ofed::parse_info(t)),
+                parse: |t| json(t, crate::ofed::parse_info),
             },
             ToolParser {
                 name: "mlnxofedinstall",
                 command: "mlnxofedinstall [--force] [--without-fw-update] ...",
-                parse: |t| json(crate::ofed::parse_install(t)),
+                parse: |t| json(t, crate::ofed::parse_install),
             },
             ToolParser {
                 name: "openibd",
                 command: "/etc/init.d/openibd restart|start|stop",
-                parse: |t| json(crate::ofed::openibd::parse(t)),
+                parse: |t| json(t, crate::ofed::openibd::parse),
             },
         ],
         simulate: |m| m.with_tool(crate::ofed::sim::OfedSim),
@@ -284,22 +287,22 @@ pub(crate) const TOOLS: &[Tool] = &[
             ToolParser {
                 name: "ibdev2netdev",
                 command: "ibdev2netdev [-v]",
-                parse: |t| json(crate::net::ibdev2netdev::parse(t)),
+                parse: |t| json(t, crate::net::ibdev2netdev::parse),
             },
             ToolParser {
                 name: "ip-addr",
                 command: "ip -j addr show",
-                parse: |t| json(crate::net::ip::parse_json(t)),
+                parse: |t| json(t, crate::net::ip::parse_json),
             },
             ToolParser {
                 name: "ip-addr-text",
                 command: "ip addr show",
-                parse: |t| json(crate::net::ip::parse_text(t)),
+                parse: |t| json(t, crate::net::ip::parse_text),
             },
             ToolParser {
                 name: "ip-link",
                 command: "ip [-d] link show",
-                parse: |t| json(crate::net::ip::parse_link(t)),
+                parse: |t| json(t, crate::net::ip::parse_link),
             },
         ],
         simulate: |m| {
@@ -317,42 +320,42 @@ pub(crate) const TOOLS: &[Tool] = &[
             ToolParser {
                 name: "ibstatus",
                 command: "ibstatus [DEV[:PORT]]",
-                parse: |t| json(crate::ib::ibstatus::parse(t)),
+                parse: |t| json(t, crate::ib::ibstatus::parse),
             },
             ToolParser {
                 name: "ibstat",
                 command: "ibstat [-s]",
-                parse: |t| json(crate::ib::ibstat::parse(t)),
+                parse: |t| json(t, crate::ib::ibstat::parse),
             },
             ToolParser {
                 name: "ibstat-list",
                 command: "ibstat -l",
-                parse: |t| json(crate::ib::ibstat::parse_list(t)),
+                parse: |t| json(t, crate::ib::ibstat::parse_list),
             },
             ToolParser {
                 name: "ibstat-ports",
                 command: "ibstat -p",
-                parse: |t| json(crate::ib::ibstat::parse_ports(t)),
+                parse: |t| json(t, crate::ib::ibstat::parse_ports),
             },
             ToolParser {
                 name: "ibv-devinfo",
                 command: "ibv_devinfo [-d DEV] [-i PORT] [-v]",
-                parse: |t| json(crate::ib::ibv_devinfo::parse(t)),
+                parse: |t| json(t, crate::ib::ibv_devinfo::parse),
             },
             ToolParser {
                 name: "ibv-devinfo-list",
                 command: "ibv_devinfo -l",
-                parse: |t| json(crate::ib::ibv_devinfo::parse_list(t)),
+                parse: |t| json(t, crate::ib::ibv_devinfo::parse_list),
             },
             ToolParser {
                 name: "ibnetdiscover",
                 command: "ibnetdiscover [-p]",
-                parse: |t| json(crate::ib::ibnetdiscover::parse(t)),
+                parse: |t| json(t, crate::ib::ibnetdiscover::parse),
             },
             ToolParser {
                 name: "ibdiagnet-db-csv",
                 command: "cat OUT/ibdiagnet2.db_csv (after ibdiagnet -o OUT)",
-                parse: |t| json(crate::ib::ibdiagnet::parse(t)),
+                parse: |t| json(t, crate::ib::ibdiagnet::parse),
             },
         ],
         simulate: |m| {
@@ -372,7 +375,7 @@ pub(crate) const TOOLS: &[Tool] = &[
         parsers: &[ToolParser {
             name: "perftest",
             command: "ib_{send,write,read}_{bw,lat} ...",
-            parse: |t| json(crate::perftest::parse(t)),
+            parse: |t| json(t, crate::perftest::parse),
         }],
         simulate: |m| m.with_tool(crate::perftest::sim::PerftestSim),
     },
@@ -405,7 +408,7 @@ pub(crate) const TOOLS: &[Tool] = &[
         parsers: &[ToolParser {
             name: "sockperf",
             command: "sockperf server|ping-pong ...",
-            parse: |t| json(crate::sockperf::parse(t)),
+            parse: |t| json(t, crate::sockperf::parse),
         }],
         simulate: |m| m.with_tool(crate::sockperf::sim::SockperfSim),
     },
@@ -419,12 +422,12 @@ pub(crate) const TOOLS: &[Tool] = &[
             ToolParser {
                 name: "lspci",
                 command: "lspci [-D] | grep Mellanox",
-                parse: |t| json(crate::lspci::parse(t)),
+                parse: |t| json(t, crate::lspci::parse),
             },
             ToolParser {
                 name: "lspci-vv",
                 command: "lspci -vv|-vvv [-s ADDR]",
-                parse: |t| json(crate::lspci::parse_verbose(t)),
+                parse: |t| json(t, crate::lspci::parse_verbose),
             },
         ],
         simulate: |m| m,

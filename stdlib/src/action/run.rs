@@ -26,7 +26,9 @@ pub(crate) fn parsed<T>(
     text: &str,
     parse: impl FnOnce(&str) -> Result<T, ParseError>,
 ) -> Result<T, ActionError> {
-    parse(text).map_err(|e| parse_failure(command, &e, text))
+    // Read whatever its line ends; the failure shows the output as the parser read it.
+    let text = crate::grammar::lone_cr_as_lf(text);
+    parse(&text).map_err(|e| parse_failure(command, &e, &text))
 }
 
 /// Runs `argv`, failing on a non-zero exit.

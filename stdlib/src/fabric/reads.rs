@@ -47,7 +47,7 @@ pub(super) fn line_rate(
         }
         let request = ExecRequest::new(["ibstat", device.as_str()]);
         let output = crate::pair::exec_on(Some(io), &shared, first, &request)?;
-        let rate = crate::ib::ibstat::parse(&output.stdout)
+        let rate = crate::grammar::read_output(&output.stdout, crate::ib::ibstat::parse)
             .ok()
             .and_then(|s| s.cas.into_iter().find(|ca| ca.name == device))
             .and_then(|ca| ca.ports.into_iter().find_map(|p| p.rate_gbps));
@@ -82,7 +82,7 @@ pub(super) fn leaves(
             return Ok(Leaves(None));
         }
         Ok(Leaves(
-            crate::ib::ibnetdiscover::parse(&output.stdout)
+            crate::grammar::read_output(&output.stdout, crate::ib::ibnetdiscover::parse)
                 .ok()
                 .map(|t| super::leaves::leaves(&t, names)),
         ))

@@ -66,7 +66,9 @@ fn ip_brief_link(list: &[Iface]) -> String {
     text
 }
 
-fn ip_text(list: &[Iface]) -> String {
+/// `ip addr show`, or `ip link show` (`with_addrs` false): iproute2 prints the link mode
+/// (`mode DEFAULT`) for `ip link` only, and the addresses for `ip addr` only.
+fn ip_text(list: &[Iface], with_addrs: bool) -> String {
     let mut text = String::new();
     for i in list {
         let flags = if i.name == "lo" {
@@ -84,11 +86,12 @@ fn ip_text(list: &[Iface]) -> String {
         } else {
             1000
         };
+        let mode = if with_addrs { "" } else { "mode DEFAULT " };
         text.push_str(&format!(
-            "{}: {}: <{flags}> mtu {} qdisc {qdisc} state {state} group default qlen {qlen}\n    link/{} {} brd {}\n",
+            "{}: {}: <{flags}> mtu {} qdisc {qdisc} state {state} {mode}group default qlen {qlen}\n    link/{} {} brd {}\n",
             i.index, i.name, i.mtu, i.link_type, i.address, i.broadcast
         ));
-        for (ip, prefix) in &i.addrs {
+        for (ip, prefix) in i.addrs.iter().filter(|_| with_addrs) {
             let scope = if i.name == "lo" { "host" } else { "global" };
             text.push_str(&format!(
                 "    inet {ip}/{prefix} scope {scope} {}\n       valid_lft forever preferred_lft forever\n",
@@ -155,7 +158,7 @@ impl SimTool for IpSim {
                         "cairn sim: `ip -br addr` is not simulated (it answers `ip -br link`)\n",
                     ),
                     Ok(list) if json_output => out(0, ip_json(&list, with_addrs), ""),
-                    Ok(list) => out(0, ip_text(&list), ""),
+                    Ok(list) => out(0, ip_text(&list, with_addrs), ""),
                     Err(e) => e,
                 }
             }

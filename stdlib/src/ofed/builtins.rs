@@ -184,7 +184,8 @@ pub mod ofed_builtins {
                 io.record_progress(json!({ "unpacked": parsed.folder, "packages": packages }))?;
                 let argv = command::mlnxofedinstall(&dir, &parsed.folder, force, firmware_update);
                 let output = io.exec(&ExecRequest::new(argv.iter().cloned()))?;
-                let transcript = crate::ofed::parse_install(&output.stdout);
+                let transcript =
+                    crate::grammar::read_output(&output.stdout, crate::ofed::parse_install);
                 let passed = transcript
                     .as_ref()
                     .is_ok_and(|t| t.result == crate::ofed::InstallResult::Passed);

@@ -29,12 +29,19 @@ pub use reads::{InstalledOfed, OfedChange};
 pub use types::{OfedComponent, OfedFlavour, OfedInfo};
 
 /// Parses `ofed_info` or `ofed_info -s` output.
+///
+/// Claims: a first line naming the OFED flavour and version (`MLNX_OFED_LINUX-5.8-1.0.1.1:`,
+/// `OFED-internal-25.10-1.7.1:`), then its component sections; anything else is refused.
 pub fn parse_info(text: &str) -> Result<OfedInfo, crate::ParseError> {
     parse::parse_info(text)
 }
 
 /// Parses the transcript of `mlnxofedinstall` (MLNX_OFED's installer, or MLNX_EN's `install`):
 /// log folder, packages, firmware update, PCIe link report, result and next step.
+///
+/// Claims: at least one line of the installer's own (`Logs dir:`, `Installing ...`, the
+/// firmware block, `Installation passed successfully`, ...); only then are its other lines kept
+/// as `other`. Text with none is refused.
 pub fn parse_install(text: &str) -> Result<OfedInstall, crate::ParseError> {
     installer::parse_install(text)
 }

@@ -24,6 +24,10 @@ mod types;
 pub use types::{PairedRun, PerftestError, PerftestHeader, PerftestRow, PerftestRun, QpAddress};
 
 /// Parses the output of one perftest run.
+///
+/// Claims: its banner (a `... BW Test` / `... Latency Test` title), or, without one, an error
+/// line with a line of perftest's own (the server's box, a set-up line, an error only perftest
+/// prints); only then are other lines messages. Anything else is refused.
 pub fn parse(text: &str) -> Result<PerftestRun, crate::ParseError> {
     parse::parse(text)
 }

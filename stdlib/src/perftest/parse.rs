@@ -15,8 +15,14 @@ const TOOL: &str = "perftest";
 struct PerftestParser;
 
 /// Parses the output of one perftest run.
+///
+/// What makes an output perftest's: its banner (a `... BW Test` or `... Latency Test` title);
+/// or, without one, an error line together with a line of its own (the server's `Waiting for
+/// client to connect...` box, a set-up line such as `initializing CUDA`, or an error of a kind
+/// perftest is known to print: `Couldn't allocate MR`, `Couldn't connect to host:port`, ...).
+/// Other lines of such an output are messages; anything else is refused.
 pub(super) fn parse(text: &str) -> Result<PerftestRun, ParseError> {
-    let mut pairs = PerftestParser::parse(Rule::perftest, text).map_err(|_| {
+    let refused = || {
         let first_line = text.find('\n').unwrap_or(text.len());
         ParseError::at(
             TOOL,
@@ -26,14 +32,52 @@ pub(super) fn parse(text: &str) -> Result<PerftestRun, ParseError> {
             "expected perftest output: a dashed rule and a `... BW Test` or `... Latency Test` \
              title, or perftest error messages",
         )
-    })?;
+    };
+    let mut pairs = PerftestParser::parse(Rule::perftest, text).map_err(|_| refused())?;
     let mut walk = Walk::new(text);
+    let mut failure = false;
     if let Some(root) = pairs.next() {
-        for pair in root.into_inner().flat_map(Pair::into_inner) {
-            walk.line(pair)?;
+        for part in root.into_inner() {
+            failure |= part.as_rule() == Rule::failure;
+            for pair in part.into_inner() {
+                walk.line(pair)?;
+            }
         }
     }
-    Ok(walk.finish())
+    let run = walk.finish();
+    // Without a banner, an error and a line of perftest's own make it perftest's.
+    let own = |run: &PerftestRun| {
+        run.error.as_ref().is_some_and(|error| {
+            run.side.is_some()
+                || run.messages.iter().any(|m| is_setup(m))
+                || error.lines.iter().any(|line| is_own_error(line))
+        })
+    };
+    if failure && !own(&run) {
+        return Err(refused());
+    }
+    Ok(run)
+}
+
+/// Whether an error line is one perftest prints: of a kind only a verbs test meets (a connection,
+/// the QP states, rdma_cm, memory registration, the GPU, completions), or its device lookup
+/// (`src/perftest_resources.c`, `src/perftest_parameters.c`). "device" and "other" alone are
+/// any tool's words (`-E- Failed to query device`, `ibpanic: ... stat of IB device`).
+fn is_own_error(line: &str) -> bool {
+    const DEVICE: [&str; 3] = [
+        "No IB devices found",
+        "Unable to find the Infiniband/RoCE device",
+        "Couldn't get context for the device",
+    ];
+    let kind = error_kind(line);
+    (kind != "other" && kind != "device")
+        || DEVICE.iter().any(|words| line.contains(words))
+        || line.starts_with("IB device ") && line.ends_with(" not found")
+}
+
+/// Whether a message is one of the set-up lines perftest prints before its banner.
+fn is_setup(message: &str) -> bool {
+    PerftestParser::parse(Rule::setup_line, message).is_ok()
 }
 
 /// What a column of the results table holds.
@@ -757,5 +801,19 @@ mod tests {
     fn unrelated_text_is_refused() {
         assert!(parse("CA 'mlx5_0'\n\tCA type: MT4119\n").is_err());
         assert!(parse("").is_err());
+        // An error line of no kind perftest prints, with nothing else of perftest's: another
+        // tool's failure (mlnxofedinstall's), not perftest's.
+        assert!(parse("hello world\n").is_err());
+        assert!(parse("Device (01:00.0):\nFailed to update Firmware.\n").is_err());
+        assert!(parse("-E- Failed to query device current configuration\n").is_err());
+        // perftest's own device lookup failure (`src/perftest_resources.c`), alone.
+        let lookup = "IB device rxe2 not found\n Unable to find the Infiniband/RoCE device\n";
+        let run = parse(lookup).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(run.error.map(|e| e.kind).as_deref(), Some("device"));
+        // The same line after perftest's server box is perftest's, the rest messages.
+        let boxed = "* Waiting for client to connect... *\nhello\nFailed to update Firmware.\n";
+        let run = parse(boxed).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(run.messages, ["hello"]);
+        assert_eq!(run.error.map(|e| e.line), Some(Some(3)));
     }
 }

@@ -102,7 +102,8 @@ pub(crate) fn measure(
     }
     let command = format!("{} (on {client})", pair.client_argv.join(" "));
     let parsed = succeeded(program, (server, client), &command, &text, &output)?;
-    let server_side = crate::perftest::parse(&output.server.stdout).ok();
+    let server_side =
+        crate::grammar::read_output(&output.server.stdout, crate::perftest::parse).ok();
     let summary = summary(&parsed);
     Ok(Measurement {
         paired: PairedRun {
@@ -131,7 +132,7 @@ fn succeeded(
     // unless both failed the same way (a QP that neither side could move to RTR).
     // A server the shell could not start (`sh: ib_send_bw: command not found`) printed the
     // shell's words, not perftest's: the client's own failure says what happened.
-    let served = crate::perftest::parse(&output.server.stdout)
+    let served = crate::grammar::read_output(&output.server.stdout, crate::perftest::parse)
         .ok()
         .and_then(|served| served.error)
         .filter(|error| {

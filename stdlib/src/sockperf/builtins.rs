@@ -102,10 +102,12 @@ fn ping_pong(
         let output = pair::run(Some(io), &shared, &pair)?;
         let text = format!("{}{}", output.client.stdout, output.client.stderr);
         let command = format!("{} (on {client})", pair.client_argv.join(" "));
-        let parsed = crate::sockperf::parse(&text).map_err(|_| ActionError::CommandFailed {
-            code: output.client.code,
-            command: command.clone(),
-            stderr: output.client.stderr.clone(),
+        let parsed = crate::grammar::read_output(&text, crate::sockperf::parse).map_err(|_| {
+            ActionError::CommandFailed {
+                code: output.client.code,
+                command: command.clone(),
+                stderr: output.client.stderr.clone(),
+            }
         })?;
         let Some(avg) = parsed.avg_lat_usec.filter(|_| output.client.code == 0) else {
             return Err(ActionError::CommandFailed {
@@ -137,7 +139,7 @@ fn ping_pong(
             map.insert("command".into(), json!(pair.client_argv.join(" ")));
             map.insert(
                 "server_side".into(),
-                crate::sockperf::parse(&output.server.stdout)
+                crate::grammar::read_output(&output.server.stdout, crate::sockperf::parse)
                     .map_or(Value::Null, |s| action::json(&s)),
             );
         }

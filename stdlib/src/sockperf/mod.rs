@@ -17,6 +17,9 @@ pub use types::{
 };
 
 /// Parses sockperf output.
+///
+/// Claims: at least one sockperf item (`sockperf:`, `sockperf[CLIENT]`, `[ 0] IP = ...`),
+/// with libvma's banner before it; a banner alone or anything else is refused.
 pub fn parse(text: &str) -> Result<SockperfOutput, crate::ParseError> {
     parse::parse(text)
 }

@@ -62,7 +62,12 @@ pub(super) fn parse(text: &str) -> Result<SockperfOutput, ParseError> {
     Ok(out)
 }
 
-/// The mode the counters show (sockperf prints no line naming it).
+/// The mode the output states (sockperf prints no line naming it), else none: the server's
+/// role; the throughput summary; counters showing that most messages got no answer, which only
+/// under-load prints (one in `--reply-every`, 100 by default, is answered: `client.cpp`), from
+/// the valid duration or, when sockperf found no valid observation, the total run; counters
+/// with every message answered, ping-pong's, only in a capture that shows the client's run
+/// (`sockperf[CLIENT] send on:`): a pasted summary alone states no mode.
 fn mode(out: &SockperfOutput) -> Option<&'static str> {
     if out.role.as_deref() == Some("server") {
         return Some("server");
@@ -70,15 +75,13 @@ fn mode(out: &SockperfOutput) -> Option<&'static str> {
     if out.message_rate_per_sec.is_some() {
         return Some("throughput");
     }
-    let valid = out.valid_duration.as_ref()?;
+    let counters = out.valid_duration.as_ref().or(out.total_run.as_ref())?;
     // Counters as large as a u64 holds (a mangled paste) must not overflow the doubling.
-    Some(
-        if valid.received_messages.saturating_mul(2) >= valid.sent_messages {
-            "ping-pong"
-        } else {
-            "under-load"
-        },
-    )
+    if counters.received_messages.saturating_mul(2) < counters.sent_messages {
+        Some("under-load")
+    } else {
+        (out.role.as_deref() == Some("client")).then_some("ping-pong")
+    }
 }
 
 fn empty_banner() -> VmaBanner {
@@ -395,6 +398,29 @@ mod tests {
         );
         let under = super::parse(&loaded).unwrap_or_else(|e| panic!("{e}"));
         assert_eq!(under.mode.as_deref(), Some("under-load"));
+        // A partial capture, from its counters on: nothing in it says ping-pong.
+        let at = fixture.find("sockperf: [Total Run]").unwrap_or_default();
+        let partial = super::parse(&fixture[at..]).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(partial.mode, None);
+        assert_eq!(partial.avg_lat_usec, Some(24.965));
+        // ... but the same cut of the under-load run says under-load.
+        let at = loaded.find("sockperf: [Total Run]").unwrap_or_default();
+        let partial = super::parse(&loaded[at..]).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(partial.mode.as_deref(), Some("under-load"));
+        // An under-load run whose valid duration held no observation (`client.cpp`: `No valid
+        // observations found`): its total run states the mode.
+        let total = loaded.replace(
+            "SentMessages=2400055; ReceivedMessages=2400054",
+            "SentMessages=2400055; ReceivedMessages=24000",
+        );
+        let valid = total.find("sockperf: [Valid Duration]").unwrap_or_default();
+        let unobserved = format!(
+            "{}sockperf: No valid observations found. Try tune parameters: --time/--number-of-packets/--mps/--reply-every\n",
+            &total[..valid]
+        );
+        let unobserved = super::parse(&unobserved).unwrap_or_else(|e| panic!("{e}"));
+        assert!(unobserved.valid_duration.is_none());
+        assert_eq!(unobserved.mode.as_deref(), Some("under-load"));
         // Found by the parser fuzzing (seed 1796624863): counters past half of u64's range.
         let huge = fixture.replace(
             "SentMessages=2391186; ReceivedMessages=2391186",

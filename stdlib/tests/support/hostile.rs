@@ -81,7 +81,8 @@ fn in_first_line(text: &str, run: &str) -> String {
 
 /// The shapes of a `size`-byte input made from `seed`, by name: the output repeated, one run of
 /// spaces the size of the input, 20,000 tabs in every line, a 70,000-letter line, one huge
-/// number, blank lines only, CRLF line ends, and one line of single-spaced short words.
+/// number, blank lines only, CRLF line ends, CR-only line ends (a terminal capture, a serial
+/// console), and one line of single-spaced short words.
 pub fn shapes(seed: &str, size: usize) -> Vec<(&'static str, String)> {
     let first_digit = seed.find(|c: char| c.is_ascii_digit()).unwrap_or(0);
     vec![
@@ -107,6 +108,7 @@ pub fn shapes(seed: &str, size: usize) -> Vec<(&'static str, String)> {
         ("blank-lines", format!("{seed}{}", " \t\n".repeat(size / 3))),
         ("words", in_first_line(seed, &" ab".repeat(size / 3))),
         ("crlf", repeated(&seed.replace('\n', "\r\n"), size)),
+        ("cr", repeated(&seed.replace('\n', "\r"), size)),
     ]
 }
 
@@ -116,7 +118,8 @@ pub fn mutate(text: &str, rng: &mut Rng) -> String {
     let line = rng.below(lines.len().max(1));
     let at = floor_boundary(text, rng.below(text.len() + 1));
     match rng.below(9) {
-        0 => text.replace('\n', "\r\n"),
+        // CRLF, or CR alone, as a terminal capture or a serial console gives them.
+        0 => text.replace('\n', ["\r\n", "\r"][rng.below(2)]),
         1 => text[..at].to_owned(),
         2 => {
             let mut out: Vec<&str> = lines.clone();

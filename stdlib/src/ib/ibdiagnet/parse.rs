@@ -61,6 +61,9 @@ fn cell(line: &str, start: usize, end: usize, offset: usize) -> Cell<'_> {
 }
 
 /// Reads a whole `ibdiagnet2.db_csv`.
+///
+/// Claims: `START_<NAME>` ... `END_<NAME>` sections, each with its header row; a line outside a
+/// section that is not one is refused.
 pub fn parse(text: &str) -> Result<DbCsv, ParseError> {
     // Why long: one state machine over the file's lines (outside a section, its header, its rows, its END_), each state's error at its line.
     let mut sections: BTreeMap<&str, Section<'_>> = BTreeMap::new();

@@ -10,9 +10,13 @@ pub(crate) mod sim;
 mod tests;
 mod types;
 
-pub use types::{FabricNode, FabricPort, RemoteEnd, Topology};
+pub use types::{FabricNode, FabricPort, RemoteEnd, Topology, TopologyHeader};
 
 /// Parses `ibnetdiscover` or `ibnetdiscover --ports` output.
+///
+/// Claims: a topology file with at least one node block (`vendid=`, ..., the node line), its
+/// header comments read (`# Initiated from node ...`), or `--ports` lines; comments alone or
+/// anything else are refused.
 pub fn parse(text: &str) -> Result<Topology, crate::ParseError> {
     parse::parse(text)
 }

@@ -3,7 +3,7 @@
 use pest::Parser as _;
 use pest::iterators::Pair;
 
-use super::types::{FabricNode, FabricPort, RemoteEnd, Topology};
+use super::types::{FabricNode, FabricPort, RemoteEnd, Topology, TopologyHeader};
 use crate::ParseError;
 
 const TOOL: &str = "ibnetdiscover";
@@ -23,9 +23,28 @@ pub(super) fn parse(text: &str) -> Result<Topology, ParseError> {
         routers: Vec::new(),
         warnings: Vec::new(),
         elided: false,
+        header: TopologyHeader::default(),
     };
     for pair in pairs.flatten() {
         match pair.as_rule() {
+            Rule::generated_line => topology.header.generated = inner_str(&pair, Rule::generated),
+            Rule::hops_line => {
+                if let Some(hops) = pair.clone().into_inner().next() {
+                    topology.header.max_hops_discovered =
+                        Some(crate::grammar::number(TOOL, text, &hops)?);
+                }
+            }
+            Rule::mads_line => {
+                if let Some(mads) = pair.clone().into_inner().next() {
+                    topology.header.total_mads_used =
+                        Some(crate::grammar::number(TOOL, text, &mads)?);
+                }
+            }
+            Rule::initiated_line => {
+                let mut guids = pair.clone().into_inner().map(|g| g.as_str().to_owned());
+                topology.header.initiated_from_node = guids.next();
+                topology.header.initiated_from_port = guids.next();
+            }
             Rule::topology => topology.layout = "topology".to_owned(),
             Rule::ports_listing => topology.layout = "ports".to_owned(),
             Rule::ibwarn_line => topology
@@ -306,6 +325,32 @@ mod tests {
         let topology = parse(out).unwrap_or_else(|e| panic!("{e}"));
         assert_eq!(topology.switches[0].ports[0].speed.as_deref(), Some("???"));
         assert!(topology.switches[0].ports[0].remote.is_none());
+    }
+
+    /// The header of newer infiniband-diags with `-m` (`dump_topology`: `# Reported max hops
+    /// discovered: %u`, `# Total MADs used: %u`), above the rdma-core man page's first block.
+    #[test]
+    fn the_header_of_a_max_hops_run() {
+        let out = "#\n# Topology file: generated on Tue Jun  5 14:15:10 2007\n#\n\
+# Reported max hops discovered: 3\n# Total MADs used: 412\n\
+# Initiated from node 0008f10403960558 port 0008f10403960559\n\n\
+vendid=0x8f1\ndevid=0x5a06\nsysimgguid=0x5442ba00003000\nswitchguid=0x5442ba00003080(5442ba00003080)\n\
+Switch\t24 \"S-005442ba00003080\"\t\t# \"ISR9024 Voltaire\" base port 0 lid 6 lmc 0\n";
+        let header = parse(out).unwrap_or_else(|e| panic!("{e}")).header;
+        assert_eq!(
+            header.generated.as_deref(),
+            Some("Tue Jun  5 14:15:10 2007")
+        );
+        assert_eq!(header.max_hops_discovered, Some(3));
+        assert_eq!(header.total_mads_used, Some(412));
+        assert_eq!(
+            header.initiated_from_node.as_deref(),
+            Some("0008f10403960558")
+        );
+        assert_eq!(
+            header.initiated_from_port.as_deref(),
+            Some("0008f10403960559")
+        );
     }
 
     #[test]

@@ -18,6 +18,25 @@ pub struct Topology {
     /// Whether the output carries an elision line (`...omitted`) left by whoever published
     /// it: the node list is then incomplete.
     pub elided: bool,
+    /// The topology file's header comments; all null for `--ports`, which prints none.
+    #[serde(default)]
+    pub header: TopologyHeader,
+}
+
+/// The header `ibnetdiscover` prints above a topology file (infiniband-diags `dump_topology`).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct TopologyHeader {
+    /// `# Topology file: generated on DATE`: the date as printed (`Fri Jul 19 02:49:25 2024`).
+    pub generated: Option<String>,
+    /// `# Max of N hops discovered` (older) or `# Reported max hops discovered: N` (`-m`).
+    pub max_hops_discovered: Option<u32>,
+    /// `# Total MADs used: N` (`-m`).
+    pub total_mads_used: Option<u64>,
+    /// `# Initiated from node GUID port GUID`: the node GUID of the host that ran the
+    /// discovery, as printed (16 hex digits).
+    pub initiated_from_node: Option<String>,
+    /// The port GUID of that line, as printed.
+    pub initiated_from_port: Option<String>,
 }
 
 /// A switch, channel adapter or router.

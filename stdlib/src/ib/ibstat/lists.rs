@@ -90,4 +90,13 @@ mod tests {
         assert_eq!(ports.port_guids, ["0xec0d9a03000c8981"]);
         assert!(parse_list("").is_err() && parse_ports("\n").is_err());
     }
+
+    #[test]
+    fn other_tools_one_word_lines_are_not_names() {
+        // `ofed_info -s`, `ibstat -p`, and a name that is one.
+        assert!(parse_list("MLNX_OFED_LINUX-23.07-0.5.1.2:\n").is_err());
+        assert!(parse_list("0xec0d9a03000c8981\n").is_err());
+        let list = parse_list("mlx5_bond_0\nibp12s0\n").unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(list.cas, ["mlx5_bond_0", "ibp12s0"]);
+    }
 }

@@ -9,6 +9,9 @@ mod types;
 pub use types::{DeviceMapping, Ibdev2Netdev};
 
 /// Parses `ibdev2netdev` or `ibdev2netdev -v` output.
+///
+/// Claims: only mapping lines (`mlx5_0 port 1 ==> ib0 (Up)`, the `-v` form with its PCI
+/// address); any other line is refused.
 pub fn parse(text: &str) -> Result<Ibdev2Netdev, crate::ParseError> {
     parse::parse(text)
 }

@@ -1,7 +1,10 @@
 //! `ip [-d] link show`: the link part of `ip addr show` (flags, MTU, state, hardware address,
-//! including IPoIB's 20-byte `link/infiniband` addresses), read by the same grammar. Output
-//! with `inet` lines is `ip addr show` and is refused here, so a runbook that asked for links
-//! learns it parsed the wrong command.
+//! including IPoIB's 20-byte `link/infiniband` addresses), read by the same grammar.
+//!
+//! What makes an output its own: every interface line prints its link mode (`mode DEFAULT`),
+//! which iproute2 prints for `ip link` only (`print_linkmode` under `do_link`). Output with an
+//! interface line without it, or with `inet` lines, is `ip addr show` and is refused here, so a
+//! runbook that asked for links learns it parsed the wrong command.
 
 use super::types::IpAddrShow;
 use crate::ParseError;
@@ -24,8 +27,16 @@ pub(super) fn parse_link(text: &str) -> Result<IpAddrShow, ParseError> {
         offset += line.len();
     }
     // The same grammar as `ip-addr-text`; its errors are named after this parser.
-    super::parse::parse_text(text).map_err(|error| {
-        let (offset, len) = (error.span.offset(), error.span.len());
-        ParseError::at("ip-link", text, offset, len, error.message)
-    })
+    let (show, headers) = super::parse::read(text, "ip-link")?;
+    if let Some(header) = headers.iter().find(|h| h.mode.is_none()) {
+        let (offset, len) = header.line;
+        return Err(ParseError::at(
+            "ip-link",
+            text,
+            offset,
+            len,
+            "an interface without its link mode (`mode DEFAULT`): this is `ip addr show` output (parser `ip-addr-text`)",
+        ));
+    }
+    Ok(show)
 }

@@ -12,22 +12,61 @@ const TOOL: &str = "ip-addr-text";
 #[grammar = "src/net/ip/ip.pest"]
 struct IpParser;
 
-/// Parses the text `ip addr show` output.
+/// An interface's header line as read: where it is, and where its link mode (`mode DEFAULT`)
+/// is when it has one. iproute2 prints the link mode for `ip link` only (`print_linkmode`, under
+/// `do_link`), so it tells the two commands' outputs apart.
+pub(super) struct Header {
+    /// The byte range of the header line, blanks excluded.
+    pub(super) line: (usize, usize),
+    /// The byte range of `mode X`, when printed.
+    pub(super) mode: Option<(usize, usize)>,
+}
+
+/// Parses the text `ip addr show` output: refused when a header prints a link mode, as that is
+/// `ip link show` output.
 pub(super) fn parse_text(text: &str) -> Result<IpAddrShow, ParseError> {
+    let (show, headers) = read(text, TOOL)?;
+    if let Some((offset, len)) = headers.iter().find_map(|h| h.mode) {
+        return Err(ParseError::at(
+            TOOL,
+            text,
+            offset,
+            len,
+            "a link mode: `ip link` prints it, `ip addr` does not (parser `ip-link`)",
+        ));
+    }
+    Ok(show)
+}
+
+/// Reads the interfaces of the text `ip addr show` or `ip link show` output, and their headers;
+/// errors are named after `tool`.
+pub(super) fn read(
+    text: &str,
+    tool: &'static str,
+) -> Result<(IpAddrShow, Vec<Header>), ParseError> {
+    let named = |error: ParseError| {
+        let (offset, len) = (error.span.offset(), error.span.len());
+        ParseError::at(tool, text, offset, len, error.message)
+    };
     let pairs = IpParser::parse(Rule::ip_addr, text)
-        .map_err(|error| ParseError::from_pest(TOOL, text, &error))?;
+        .map_err(|error| ParseError::from_pest(tool, text, &error))?;
     let mut result = IpAddrShow {
         interfaces: Vec::new(),
         elided: false,
     };
+    let mut headers = Vec::new();
     for pair in pairs.flatten() {
         match pair.as_rule() {
-            Rule::interface => result.interfaces.push(interface(text, pair)?),
+            Rule::interface => {
+                let (iface, header) = interface(text, pair).map_err(named)?;
+                result.interfaces.push(iface);
+                headers.extend(header);
+            }
             Rule::elision_line => result.elided = true,
             _ => {}
         }
     }
-    Ok(result)
+    Ok((result, headers))
 }
 
 pub(super) fn empty_interface(ifname: String) -> IpInterface {
@@ -50,11 +89,23 @@ pub(super) fn empty_interface(ifname: String) -> IpInterface {
     }
 }
 
-fn interface(text: &str, block: Pair<'_, Rule>) -> Result<IpInterface, ParseError> {
+fn interface(
+    text: &str,
+    block: Pair<'_, Rule>,
+) -> Result<(IpInterface, Option<Header>), ParseError> {
     let mut iface = empty_interface(String::new());
+    let mut read_header = None;
     for line in block.into_inner() {
         match line.as_rule() {
-            Rule::header_line => header(text, &mut iface, line)?,
+            Rule::header_line => {
+                let span = line.as_str().trim();
+                let start = line.as_span().start() + line.as_str().find(span).unwrap_or(0);
+                let mode = header(text, &mut iface, line)?;
+                read_header = Some(Header {
+                    line: (start, span.len()),
+                    mode,
+                });
+            }
             Rule::link_line => {
                 for part in line.into_inner() {
                     let value = Some(part.as_str().to_owned());
@@ -85,10 +136,16 @@ fn interface(text: &str, block: Pair<'_, Rule>) -> Result<IpInterface, ParseErro
             _ => {}
         }
     }
-    Ok(iface)
+    Ok((iface, read_header))
 }
 
-fn header(text: &str, iface: &mut IpInterface, line: Pair<'_, Rule>) -> Result<(), ParseError> {
+/// Reads a header line into `iface`; returns the byte range of its link mode (`mode DEFAULT`).
+fn header(
+    text: &str,
+    iface: &mut IpInterface,
+    line: Pair<'_, Rule>,
+) -> Result<Option<(usize, usize)>, ParseError> {
+    let mut mode = None;
     for part in line.into_inner() {
         match part.as_rule() {
             Rule::ifindex => iface.ifindex = Some(crate::grammar::number(TOOL, text, &part)?),
@@ -106,7 +163,9 @@ fn header(text: &str, iface: &mut IpInterface, line: Pair<'_, Rule>) -> Result<(
                     continue;
                 };
                 let owned = Some(value.as_str().to_owned());
+                let (start, end) = (key.as_span().start(), value.as_span().end());
                 match key.as_str() {
+                    "mode" => mode = Some((start, end - start)),
                     "mtu" => iface.mtu = Some(crate::grammar::number(TOOL, text, &value)?),
                     "qlen" => iface.qlen = Some(crate::grammar::number(TOOL, text, &value)?),
                     "qdisc" => iface.qdisc = owned,
@@ -119,7 +178,7 @@ fn header(text: &str, iface: &mut IpInterface, line: Pair<'_, Rule>) -> Result<(
             _ => {}
         }
     }
-    Ok(())
+    Ok(mode)
 }
 
 fn inet(text: &str, ifname: &str, line: Pair<'_, Rule>) -> Result<IpAddress, ParseError> {

@@ -11,6 +11,10 @@ mod types;
 pub use types::{DeviceHolder, ModuleInUse, Openibd, OpenibdStep};
 
 /// Parses `openibd restart|start|stop` output.
+///
+/// Claims: at least one line of the script's own (a step with its `[  OK  ]`/`[FAILED]`
+/// status, a refusal, an `rmmod` error); only then are other lines messages. Text with none is
+/// refused.
 pub fn parse(text: &str) -> Result<Openibd, crate::ParseError> {
     parse::parse(text)
 }
