@@ -21,46 +21,73 @@ struct FlintParser;
 pub(super) fn parse_query(text: &str) -> Result<FlintQuery, ParseError> {
     let pairs = FlintParser::parse(Rule::flint_query, text)
         .map_err(|error| ParseError::from_pest(TOOL, text, &error))?;
-    let mut query = FlintQuery::default();
+    let mut whole = FlintQuery::default();
     for pair in pairs {
         match pair.as_rule() {
-            Rule::image_type => {
-                query.image_type = pair.into_inner().next().map(|v| v.as_str().to_owned())
-            }
-            Rule::field => field(text, pair, &mut query)?,
-            Rule::rom_info => {
-                for entry in pair.into_inner() {
-                    query.rom_info.push(rom_entry(entry));
+            Rule::query_fields => {
+                let mut query = FlintQuery::default();
+                for part in pair.into_inner() {
+                    walk(text, part, &mut query)?;
                 }
+                whole.devices.push(query);
             }
-            Rule::uid_table => {
-                for row in pair.into_inner() {
-                    uid_row(text, row, &mut query)?;
-                }
-            }
-            Rule::port_table => port_table(text, pair, &mut query)?,
-            Rule::message => {
-                let kind = pair
-                    .as_str()
-                    .trim_start()
-                    .get(..3)
-                    .unwrap_or_default()
-                    .to_owned();
-                let line = pair
-                    .into_inner()
-                    .next()
-                    .map(|t| t.as_str().to_owned())
-                    .unwrap_or_default();
-                if kind == "-E-" {
-                    query.errors.push(line);
-                } else {
-                    query.notices.push(format!("{kind} {line}"));
-                }
-            }
-            _ => {}
+            _ => walk(text, pair, &mut whole)?,
         }
     }
-    Ok(query)
+    let mut devices = std::mem::take(&mut whole.devices);
+    if let Some(first) = devices.first() {
+        let (errors, notices) = (whole.errors, whole.notices);
+        whole = first.clone();
+        whole.errors = errors;
+        whole.notices = notices;
+        for device in &devices {
+            whole.errors.extend(device.errors.iter().cloned());
+            whole.notices.extend(device.notices.iter().cloned());
+        }
+    }
+    whole.devices = std::mem::take(&mut devices);
+    Ok(whole)
+}
+
+/// Fills `query` from one line or block of its device's query.
+fn walk(text: &str, pair: Pair<'_, Rule>, query: &mut FlintQuery) -> Result<(), ParseError> {
+    match pair.as_rule() {
+        Rule::image_type => {
+            query.image_type = pair.into_inner().next().map(|v| v.as_str().to_owned())
+        }
+        Rule::field => field(text, pair, query)?,
+        Rule::rom_info => {
+            for entry in pair.into_inner() {
+                query.rom_info.push(rom_entry(entry));
+            }
+        }
+        Rule::uid_table => {
+            for row in pair.into_inner() {
+                uid_row(text, row, query)?;
+            }
+        }
+        Rule::port_table => port_table(text, pair, query)?,
+        Rule::message => {
+            let kind = pair
+                .as_str()
+                .trim_start()
+                .get(..3)
+                .unwrap_or_default()
+                .to_owned();
+            let line = pair
+                .into_inner()
+                .next()
+                .map(|t| t.as_str().to_owned())
+                .unwrap_or_default();
+            if kind == "-E-" {
+                query.errors.push(line);
+            } else {
+                query.notices.push(format!("{kind} {line}"));
+            }
+        }
+        _ => {}
+    }
+    Ok(())
 }
 
 fn field(text: &str, pair: Pair<'_, Rule>, query: &mut FlintQuery) -> Result<(), ParseError> {

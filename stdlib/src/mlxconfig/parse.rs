@@ -74,25 +74,25 @@ pub(super) fn parse_query(text: &str) -> Result<MlxconfigQuery, ParseError> {
     Ok(query)
 }
 
-/// Parses `mlxconfig [-y] set KEY=VALUE...` output.
+/// Parses `mlxconfig [-y] set KEY=VALUE...` output: one device's, or several printed one
+/// after the other (each `Device #N:` block after a prompt starts the next device's).
 pub(super) fn parse_set(text: &str) -> Result<MlxconfigSet, ParseError> {
     const TOOL: &str = "mlxconfig-set";
     let pairs = MlxconfigParser::parse(Rule::mlxconfig_set, text)
         .map_err(|error| ParseError::from_pest(TOOL, text, &error))?;
-    let mut set = MlxconfigSet {
-        header: DeviceHeader::default(),
-        configurations: Vec::new(),
-        answer: None,
-        applying: None,
-        applied: false,
-        error: None,
-        other: Vec::new(),
-        reboot_required: false,
-        messages: Messages::default(),
-    };
-    let mut blocks = Vec::new();
+    let mut runs: Vec<(MlxconfigSet, Vec<Block<'_>>)> = vec![(empty_set(), Vec::new())];
     let mut lines = crate::grammar::transcript::LineCounter::new(text);
     for pair in pairs {
+        if pair.as_rule() == Rule::device
+            && runs
+                .last()
+                .is_some_and(|(run, blocks)| run.header.number.is_some() || !blocks.is_empty())
+        {
+            runs.push((empty_set(), Vec::new()));
+        }
+        let Some((set, blocks)) = runs.last_mut() else {
+            continue;
+        };
         match pair.as_rule() {
             Rule::device => {
                 for part in pair.into_inner() {
@@ -139,32 +139,79 @@ pub(super) fn parse_set(text: &str) -> Result<MlxconfigSet, ParseError> {
             _ => {}
         }
     }
-    for block in blocks {
-        for (row, mut cells) in rows(TOOL, text, block, &["Next Boot", "New"])? {
-            let next_boot = cells.remove("Next Boot");
-            let new = cells.remove("New");
-            set.configurations.push(SetParameter {
-                name: row.name,
-                next_boot,
-                new,
-            });
+    let mut devices = Vec::new();
+    for (mut set, blocks) in runs {
+        for block in blocks {
+            for (row, mut cells) in rows(TOOL, text, block, &["Next Boot", "New"])? {
+                let next_boot = cells.remove("Next Boot");
+                let new = cells.remove("New");
+                set.configurations.push(SetParameter {
+                    name: row.name,
+                    next_boot,
+                    new,
+                });
+            }
         }
-    }
-    let yes = set
-        .answer
-        .as_deref()
-        .is_some_and(|a| a.eq_ignore_ascii_case("y") || a.eq_ignore_ascii_case("yes"));
-    set.applied = yes
-        && set
-            .applying
+        let yes = set
+            .answer
             .as_deref()
-            .is_some_and(|r| r.starts_with("Done"));
-    set.reboot_required = set
-        .messages
-        .info
-        .iter()
-        .any(|line| line.to_ascii_lowercase().contains("reboot"));
-    Ok(set)
+            .is_some_and(|a| a.eq_ignore_ascii_case("y") || a.eq_ignore_ascii_case("yes"));
+        set.applied = yes
+            && set
+                .applying
+                .as_deref()
+                .is_some_and(|r| r.starts_with("Done"));
+        set.reboot_required = set
+            .messages
+            .info
+            .iter()
+            .any(|line| line.to_ascii_lowercase().contains("reboot"));
+        devices.push(set);
+    }
+    Ok(whole_output(devices))
+}
+
+/// The result of the whole output: the first device's fields, each device's output in
+/// `devices`, and the outcome over all of them.
+fn whole_output(devices: Vec<MlxconfigSet>) -> MlxconfigSet {
+    let mut whole = devices.first().cloned().unwrap_or_else(empty_set);
+    whole.applied = !devices.is_empty() && devices.iter().all(|d| d.applied);
+    whole.reboot_required = devices.iter().any(|d| d.reboot_required);
+    whole.error = devices.iter().find_map(|d| d.error.clone());
+    whole.other = devices.iter().flat_map(|d| d.other.clone()).collect();
+    whole.messages = Messages::default();
+    for device in &devices {
+        whole
+            .messages
+            .errors
+            .extend(device.messages.errors.iter().cloned());
+        whole
+            .messages
+            .warnings
+            .extend(device.messages.warnings.iter().cloned());
+        whole
+            .messages
+            .info
+            .extend(device.messages.info.iter().cloned());
+    }
+    whole.devices = devices;
+    whole
+}
+
+/// A set output before anything is read.
+fn empty_set() -> MlxconfigSet {
+    MlxconfigSet {
+        header: DeviceHeader::default(),
+        configurations: Vec::new(),
+        answer: None,
+        applying: None,
+        applied: false,
+        error: None,
+        other: Vec::new(),
+        reboot_required: false,
+        messages: Messages::default(),
+        devices: Vec::new(),
+    }
 }
 
 /// Fills `header` from a `device_number` or `device_field` pair.
