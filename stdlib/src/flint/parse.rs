@@ -236,6 +236,41 @@ fn number<T: FromStr>(text: &str, pair: Option<&Pair<'_, Rule>>) -> Result<Optio
 mod tests {
     use pest::{consumes_to, parses_to};
 
+    /// An admin's loop over devices: three published queries printed one after the other yield
+    /// three devices, with the first one's fields at the top.
+    #[test]
+    fn a_loop_over_devices_yields_every_query() {
+        let corpus = |name: &str| {
+            std::fs::read_to_string(format!(
+                "{}/../../shared/fixtures/flint/{name}.txt",
+                env!("CARGO_MANIFEST_DIR")
+            ))
+        };
+        let (Ok(bf2), Ok(cx7)) = (
+            corpus("bf2-dpu-fs4-query-secure"),
+            corpus("cx7-fs4-query-secure-fw"),
+        ) else {
+            return;
+        };
+        let body = |t: &str| -> String {
+            if t.starts_with('$') {
+                t.split_once('\n').map_or("", |(_, rest)| rest).to_owned()
+            } else {
+                t.to_owned()
+            }
+        };
+        let looped = format!("{}\n{}\n{}", body(&bf2), body(&cx7), body(&bf2));
+        let query = super::parse_query(&looped).unwrap_or_else(|e| panic!("{e}"));
+        let alone = super::parse_query(&body(&bf2)).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(query.devices.len(), 3);
+        assert_eq!(query.fw_version, alone.fw_version);
+        assert_eq!(
+            query.devices[1].psid,
+            super::parse_query(&body(&cx7)).ok().and_then(|q| q.psid)
+        );
+        assert!(query.devices.iter().all(|d| d.devices.is_empty()));
+    }
+
     use super::{FlintParser, Rule};
 
     #[test]

@@ -525,6 +525,54 @@ mod tests {
         assert_eq!(chatter.other[0].line, 17);
     }
 
+    /// An admin's loop over devices: two published queries printed one after the other, each
+    /// starting again at `Device #1:`, yield both devices.
+    #[test]
+    fn a_loop_over_devices_yields_every_query() {
+        let first = include_str!(
+            "../../../tests/fixtures/mlxconfig-query/e-query-cx4-modified-nic-configuration-operator.txt"
+        );
+        let Ok(second) = std::fs::read_to_string(format!(
+            "{}/../../shared/fixtures/mlxconfig/query-cx3-error-failed-to-query.txt",
+            env!("CARGO_MANIFEST_DIR")
+        )) else {
+            return;
+        };
+        let body = |t: &str| t.split_once('\n').map_or(t, |(_, rest)| rest).to_owned();
+        let looped = format!("{}\n{}", body(first), body(&second));
+        let query = super::parse_query(&looped).unwrap_or_else(|e| panic!("{e}"));
+        let alone = super::parse_query(&body(first)).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(query.devices.len(), alone.devices.len() + 1);
+        let last = query.devices.last().unwrap_or_else(|| panic!("no device"));
+        assert_eq!(last.header.device_type.as_deref(), Some("ConnectX3"));
+        assert_eq!(last.messages.errors.len(), 1);
+    }
+
+    /// A loop of `set` over two devices (the published Linux and ESXi transcripts one after the
+    /// other): both devices' outputs, the first one's fields, and the outcome over both; and
+    /// the ESXi prompt right after the last parameter, without a blank line before it.
+    #[test]
+    fn a_loop_of_set_yields_every_device_and_the_outcome_over_all() {
+        let linux = include_str!(
+            "../../../tests/fixtures/mlxconfig-set/cx6dx-cqe-compression-answered-n.txt"
+        );
+        let esxi = include_str!(
+            "../../../tests/fixtures/mlxconfig-set/esxi-cx5-doubled-question-mark-smartx.txt"
+        );
+        let body = |t: &'static str| t.split_once('\n').map_or(t, |(_, rest)| rest);
+        let looped = format!("{}{}", body(esxi), body(linux));
+        let set = super::parse_set(&looped).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(set.devices.len(), 2);
+        assert_eq!(set.header.device.as_deref(), Some("mt4121_pciconf0"));
+        assert!(set.devices[0].applied && !set.devices[1].applied);
+        assert!(!set.applied, "the second device was answered n");
+        assert_eq!(set.devices[1].answer.as_deref(), Some("n"));
+        let tight = body(esxi).replace("NUM_OF_VFS 16 8\n \n", "NUM_OF_VFS 16 8\n");
+        assert_ne!(tight, body(esxi));
+        let set = super::parse_set(&tight).unwrap_or_else(|e| panic!("{e}"));
+        assert!(set.applied && set.configurations.len() == 2, "{set:?}");
+    }
+
     /// Before the prompt the device block stays strict: a stray line there is refused.
     #[test]
     fn a_stray_line_inside_the_device_block_is_refused() {

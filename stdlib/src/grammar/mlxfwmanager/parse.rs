@@ -406,6 +406,39 @@ mod tests {
         }
     }
 
+    /// An admin's loop over devices: the published failed update, then the published
+    /// successful one, each starting again at `Device #1`: both devices, one update entry each
+    /// (not merged as one `Device #1`), and the failure as the output's error.
+    #[test]
+    fn a_loop_over_devices_keeps_each_update() {
+        let failed = include_str!(
+            "../../../../tests/fixtures/mlxfwmanager/sonic-cx6dx-update-fail-digest.txt"
+        );
+        let updated = include_str!(
+            "../../../../tests/fixtures/mlxfwmanager/mlnx-fw-updater-dgx-spark-cx7-redraw-aerial.txt"
+        );
+        let body = |t: &'static str| t.split_once('\n').map_or(t, |(_, rest)| rest);
+        let looped = format!(
+            "Querying Mellanox devices firmware ...\n\n{}\n{}",
+            body(failed),
+            updated
+        );
+        let parsed = super::super::parse(&looped).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(parsed.devices.len(), 2);
+        assert_eq!(parsed.updates.len(), 2, "{:?}", parsed.updates);
+        assert!(!parsed.updates[0].done && parsed.updates[1].done);
+        assert_eq!(parsed.devices_requiring_update, Some(2));
+        let error = parsed.error.unwrap_or_else(|| panic!("no error"));
+        assert_eq!((error.kind.as_str(), error.line), ("update_failed", 26));
+    }
+
+    /// `mlxconfig`'s `Device #1:` block is not mlxfwmanager's.
+    #[test]
+    fn an_mlxconfig_block_is_refused() {
+        let text = "Device #1:\n----------\n\nDevice type:    ConnectX3\nDevice:         /dev/mst/mt4099_pciconf0\n\nConfigurations:                              Next Boot\n-E- Failed to query device current configuration\n";
+        assert!(super::super::parse(text).is_err());
+    }
+
     #[test]
     fn a_component_name_may_have_spaces() {
         parses_to! {
