@@ -1,8 +1,9 @@
 //! A parser claims its own tool's output or refuses (docs/parsers.md, "Claims").
 //!
-//! Every parser is fed every other parser's project fixtures (`tests/fixtures/<parser>/*.txt`
-//! that their own parser reads, i.e. those with a `.golden`; the `$ command` line dropped as the
-//! golden test drops it) and must refuse each: a builtin that ran the wrong command, or a host
+//! Every parser is fed every other parser's fixtures (`tests/fixtures/<parser>/*.txt` that their
+//! own parser reads, i.e. those with a `.golden`, and the corpus files of `../shared/fixtures`
+//! their goldens claim; the `$ command` line dropped as the golden test drops it) and must
+//! refuse each: a builtin that ran the wrong command, or a host
 //! that printed an error page, must not get a "successful" result, empty or not. A transcript
 //! parser, which keeps unknown lines as messages, does so only once it has seen a line of its
 //! own tool, so it refuses a stranger's text too.
@@ -34,6 +35,27 @@ fn claimed_fixtures() -> Vec<(&'static str, PathBuf, String)> {
             .filter(|path| path.extension().is_some_and(|ext| ext == "txt"))
             .filter(|path| path.with_extension("golden").exists())
             .collect();
+        // The shared corpus, read in place, where a golden under the parser claims a file.
+        let corpus = fixtures().join(parser.name).join("corpus");
+        for dir in std::fs::read_dir(&corpus).into_iter().flatten().flatten() {
+            for golden in std::fs::read_dir(dir.path())
+                .into_iter()
+                .flatten()
+                .flatten()
+            {
+                let name = golden.file_name().to_string_lossy().into_owned();
+                if let Some(stem) = name
+                    .strip_suffix(".golden")
+                    .filter(|s| !s.ends_with(".fail"))
+                {
+                    files.push(
+                        shared_corpus()
+                            .join(dir.file_name())
+                            .join(format!("{stem}.txt")),
+                    );
+                }
+            }
+        }
         files.sort();
         for file in files {
             if let Ok(text) = std::fs::read_to_string(&file) {
@@ -42,6 +64,10 @@ fn claimed_fixtures() -> Vec<(&'static str, PathBuf, String)> {
         }
     }
     claimed
+}
+
+fn shared_corpus() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/fixtures")
 }
 
 fn shared(reader: &str, owner: &str) -> bool {
@@ -71,7 +97,10 @@ fn every_parser_refuses_every_other_parsers_fixtures() {
                 complaints.push(format!(
                     "{} parses {}: {result}",
                     parser.name,
-                    file.strip_prefix(fixtures()).unwrap_or(file).display()
+                    file.strip_prefix(fixtures())
+                        .or_else(|_| file.strip_prefix(shared_corpus()))
+                        .unwrap_or(file)
+                        .display()
                 ));
             }
         }
