@@ -18,6 +18,8 @@ struct MlxconfigParser;
 
 /// A parsed `Configurations:` block: its column titles and its rows of cells.
 struct Block<'i> {
+    /// Where `Configurations:` starts.
+    start: usize,
     columns: Vec<&'i str>,
     rows: Vec<Row<'i>>,
 }
@@ -142,6 +144,16 @@ pub(super) fn parse_set(text: &str) -> Result<MlxconfigSet, ParseError> {
     let mut devices = Vec::new();
     for (mut set, blocks) in runs {
         for block in blocks {
+            // A query prints `Next Boot` alone; `set` always prints the `New` column.
+            if !block.columns.contains(&"New") {
+                return Err(ParseError::at(
+                    TOOL,
+                    text,
+                    block.start,
+                    "Configurations:".len(),
+                    "expected the `Next Boot  New` columns of `mlxconfig set` (this is a query)",
+                ));
+            }
             for (row, mut cells) in rows(TOOL, text, block, &["Next Boot", "New"])? {
                 let next_boot = cells.remove("Next Boot");
                 let new = cells.remove("New");
@@ -256,6 +268,7 @@ fn header_part(
 /// Splits a `configurations` pair into its column titles, its rows and its messages.
 fn block<'i>(pair: Pair<'i, Rule>, messages: &mut Messages) -> Block<'i> {
     let mut block = Block {
+        start: pair.as_span().start() + (pair.as_str().len() - pair.as_str().trim_start().len()),
         columns: Vec::new(),
         rows: Vec::new(),
     };
