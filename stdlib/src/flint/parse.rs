@@ -21,46 +21,73 @@ struct FlintParser;
 pub(super) fn parse_query(text: &str) -> Result<FlintQuery, ParseError> {
     let pairs = FlintParser::parse(Rule::flint_query, text)
         .map_err(|error| ParseError::from_pest(TOOL, text, &error))?;
-    let mut query = FlintQuery::default();
+    let mut whole = FlintQuery::default();
     for pair in pairs {
         match pair.as_rule() {
-            Rule::image_type => {
-                query.image_type = pair.into_inner().next().map(|v| v.as_str().to_owned())
-            }
-            Rule::field => field(text, pair, &mut query)?,
-            Rule::rom_info => {
-                for entry in pair.into_inner() {
-                    query.rom_info.push(rom_entry(entry));
+            Rule::query_fields => {
+                let mut query = FlintQuery::default();
+                for part in pair.into_inner() {
+                    walk(text, part, &mut query)?;
                 }
+                whole.devices.push(query);
             }
-            Rule::uid_table => {
-                for row in pair.into_inner() {
-                    uid_row(text, row, &mut query)?;
-                }
-            }
-            Rule::port_table => port_table(text, pair, &mut query)?,
-            Rule::message => {
-                let kind = pair
-                    .as_str()
-                    .trim_start()
-                    .get(..3)
-                    .unwrap_or_default()
-                    .to_owned();
-                let line = pair
-                    .into_inner()
-                    .next()
-                    .map(|t| t.as_str().to_owned())
-                    .unwrap_or_default();
-                if kind == "-E-" {
-                    query.errors.push(line);
-                } else {
-                    query.notices.push(format!("{kind} {line}"));
-                }
-            }
-            _ => {}
+            _ => walk(text, pair, &mut whole)?,
         }
     }
-    Ok(query)
+    let mut devices = std::mem::take(&mut whole.devices);
+    if let Some(first) = devices.first() {
+        let (errors, notices) = (whole.errors, whole.notices);
+        whole = first.clone();
+        whole.errors = errors;
+        whole.notices = notices;
+        for device in &devices {
+            whole.errors.extend(device.errors.iter().cloned());
+            whole.notices.extend(device.notices.iter().cloned());
+        }
+    }
+    whole.devices = std::mem::take(&mut devices);
+    Ok(whole)
+}
+
+/// Fills `query` from one line or block of its device's query.
+fn walk(text: &str, pair: Pair<'_, Rule>, query: &mut FlintQuery) -> Result<(), ParseError> {
+    match pair.as_rule() {
+        Rule::image_type => {
+            query.image_type = pair.into_inner().next().map(|v| v.as_str().to_owned())
+        }
+        Rule::field => field(text, pair, query)?,
+        Rule::rom_info => {
+            for entry in pair.into_inner() {
+                query.rom_info.push(rom_entry(entry));
+            }
+        }
+        Rule::uid_table => {
+            for row in pair.into_inner() {
+                uid_row(text, row, query)?;
+            }
+        }
+        Rule::port_table => port_table(text, pair, query)?,
+        Rule::message => {
+            let kind = pair
+                .as_str()
+                .trim_start()
+                .get(..3)
+                .unwrap_or_default()
+                .to_owned();
+            let line = pair
+                .into_inner()
+                .next()
+                .map(|t| t.as_str().to_owned())
+                .unwrap_or_default();
+            if kind == "-E-" {
+                query.errors.push(line);
+            } else {
+                query.notices.push(format!("{kind} {line}"));
+            }
+        }
+        _ => {}
+    }
+    Ok(())
 }
 
 fn field(text: &str, pair: Pair<'_, Rule>, query: &mut FlintQuery) -> Result<(), ParseError> {
@@ -208,6 +235,41 @@ fn number<T: FromStr>(text: &str, pair: Option<&Pair<'_, Rule>>) -> Result<Optio
 #[cfg(test)]
 mod tests {
     use pest::{consumes_to, parses_to};
+
+    /// An admin's loop over devices: three published queries printed one after the other yield
+    /// three devices, with the first one's fields at the top.
+    #[test]
+    fn a_loop_over_devices_yields_every_query() {
+        let corpus = |name: &str| {
+            std::fs::read_to_string(format!(
+                "{}/../../shared/fixtures/flint/{name}.txt",
+                env!("CARGO_MANIFEST_DIR")
+            ))
+        };
+        let (Ok(bf2), Ok(cx7)) = (
+            corpus("bf2-dpu-fs4-query-secure"),
+            corpus("cx7-fs4-query-secure-fw"),
+        ) else {
+            return;
+        };
+        let body = |t: &str| -> String {
+            if t.starts_with('$') {
+                t.split_once('\n').map_or("", |(_, rest)| rest).to_owned()
+            } else {
+                t.to_owned()
+            }
+        };
+        let looped = format!("{}\n{}\n{}", body(&bf2), body(&cx7), body(&bf2));
+        let query = super::parse_query(&looped).unwrap_or_else(|e| panic!("{e}"));
+        let alone = super::parse_query(&body(&bf2)).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(query.devices.len(), 3);
+        assert_eq!(query.fw_version, alone.fw_version);
+        assert_eq!(
+            query.devices[1].psid,
+            super::parse_query(&body(&cx7)).ok().and_then(|q| q.psid)
+        );
+        assert!(query.devices.iter().all(|d| d.devices.is_empty()));
+    }
 
     use super::{FlintParser, Rule};
 

@@ -5,6 +5,9 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 /// What `flint -d DEV query [full]` printed. Fields the image does not print are absent.
+/// The fields are the first device's; an admin's loop over devices prints one query after
+/// another, each starting again at `Image type:`, and `devices` holds every one of them (the
+/// first too, each with its own messages), while `errors` and `notices` hold all of them.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct FlintQuery {
     /// `Image type:` (`FS2`, `FS3`, `FS4`).
@@ -68,6 +71,10 @@ pub struct FlintQuery {
     pub errors: Vec<String>,
     /// `-W-` and `-I-` lines.
     pub notices: Vec<String>,
+    /// Each device's query, in order (empty inside an entry, and when the output holds only
+    /// the tool's messages).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub devices: Vec<FlintQuery>,
 }
 
 /// One expansion ROM of `Rom Info:`.

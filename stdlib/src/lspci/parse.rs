@@ -36,6 +36,7 @@ fn device(record: Pair<'_, Rule>) -> PciDevice {
         pci_id: None,
         revision: None,
         virtual_function: false,
+        vmnic: None,
     };
     for pair in record.into_inner() {
         let value = pair.as_str().to_owned();
@@ -54,6 +55,9 @@ fn device(record: Pair<'_, Rule>) -> PciDevice {
                     match part.as_rule() {
                         Rule::model => {
                             device.model = part.into_inner().next().map(|p| p.as_str().to_owned());
+                        }
+                        Rule::vmkernel_name => {
+                            device.vmnic = part.into_inner().next().map(|p| p.as_str().to_owned());
                         }
                         _ => words.push(part.as_str()),
                     }

@@ -32,4 +32,7 @@ pub struct PciDevice {
     pub revision: Option<String>,
     /// Whether this is an SR-IOV virtual function (the name says `Virtual Function`).
     pub virtual_function: bool,
+    /// ESXi: the vmkernel's name for the function, printed in brackets after the model
+    /// (`vmnic2`); absent elsewhere.
+    pub vmnic: Option<String>,
 }

@@ -6,6 +6,10 @@
 //! modules:`, and every `Capabilities:` title. The other indented lines (about sixty per
 //! function) are capability details it does not read. `-x`'s config-space dump (`00: b3 15 ...`)
 //! is skipped; any other unindented line is a message.
+//!
+//! What makes an output `lspci -vv`'s own: a function line at the start of a line (not
+//! indented) followed by indented details; plain `lspci` lines without details, or lines
+//! quoted indented inside another tool's output, are refused.
 
 use super::verbose_types::{LspciVerbose, PciFunction, PcieLink, Vpd, VpdField};
 use crate::ParseError;
@@ -32,13 +36,15 @@ pub(super) fn parse_verbose(text: &str) -> Result<LspciVerbose, ParseError> {
         messages: Vec::new(),
     };
     let mut block = Block::Details;
+    let mut details = false;
     for line in lines(text).filter(|l| !l.is_blank()) {
         let indented = line.raw.starts_with([' ', '\t']);
         match out.devices.last_mut() {
             Some(function) if indented => {
                 block = detail(function, block, text, &line)?;
+                details = true;
             }
-            _ if is_function_line(line.text) => {
+            _ if !indented && is_function_line(line.text) => {
                 out.devices.push(function(text, &line)?);
                 block = Block::Details;
             }
@@ -46,7 +52,7 @@ pub(super) fn parse_verbose(text: &str) -> Result<LspciVerbose, ParseError> {
             _ => out.messages.push(line.message()),
         }
     }
-    if out.devices.is_empty() {
+    if !details {
         let at = text.len() - text.trim_start().len();
         return Err(ParseError::at(
             TOOL,

@@ -18,6 +18,8 @@ struct MlxconfigParser;
 
 /// A parsed `Configurations:` block: its column titles and its rows of cells.
 struct Block<'i> {
+    /// Where `Configurations:` starts.
+    start: usize,
     columns: Vec<&'i str>,
     rows: Vec<Row<'i>>,
 }
@@ -74,25 +76,25 @@ pub(super) fn parse_query(text: &str) -> Result<MlxconfigQuery, ParseError> {
     Ok(query)
 }
 
-/// Parses `mlxconfig [-y] set KEY=VALUE...` output.
+/// Parses `mlxconfig [-y] set KEY=VALUE...` output: one device's, or several printed one
+/// after the other (each `Device #N:` block after a prompt starts the next device's).
 pub(super) fn parse_set(text: &str) -> Result<MlxconfigSet, ParseError> {
     const TOOL: &str = "mlxconfig-set";
     let pairs = MlxconfigParser::parse(Rule::mlxconfig_set, text)
         .map_err(|error| ParseError::from_pest(TOOL, text, &error))?;
-    let mut set = MlxconfigSet {
-        header: DeviceHeader::default(),
-        configurations: Vec::new(),
-        answer: None,
-        applying: None,
-        applied: false,
-        error: None,
-        other: Vec::new(),
-        reboot_required: false,
-        messages: Messages::default(),
-    };
-    let mut blocks = Vec::new();
+    let mut runs: Vec<(MlxconfigSet, Vec<Block<'_>>)> = vec![(empty_set(), Vec::new())];
     let mut lines = crate::grammar::transcript::LineCounter::new(text);
     for pair in pairs {
+        if pair.as_rule() == Rule::device
+            && runs
+                .last()
+                .is_some_and(|(run, blocks)| run.header.number.is_some() || !blocks.is_empty())
+        {
+            runs.push((empty_set(), Vec::new()));
+        }
+        let Some((set, blocks)) = runs.last_mut() else {
+            continue;
+        };
         match pair.as_rule() {
             Rule::device => {
                 for part in pair.into_inner() {
@@ -139,32 +141,89 @@ pub(super) fn parse_set(text: &str) -> Result<MlxconfigSet, ParseError> {
             _ => {}
         }
     }
-    for block in blocks {
-        for (row, mut cells) in rows(TOOL, text, block, &["Next Boot", "New"])? {
-            let next_boot = cells.remove("Next Boot");
-            let new = cells.remove("New");
-            set.configurations.push(SetParameter {
-                name: row.name,
-                next_boot,
-                new,
-            });
+    let mut devices = Vec::new();
+    for (mut set, blocks) in runs {
+        for block in blocks {
+            // A query prints `Next Boot` alone; `set` always prints the `New` column.
+            if !block.columns.contains(&"New") {
+                return Err(ParseError::at(
+                    TOOL,
+                    text,
+                    block.start,
+                    "Configurations:".len(),
+                    "expected the `Next Boot  New` columns of `mlxconfig set` (this is a query)",
+                ));
+            }
+            for (row, mut cells) in rows(TOOL, text, block, &["Next Boot", "New"])? {
+                let next_boot = cells.remove("Next Boot");
+                let new = cells.remove("New");
+                set.configurations.push(SetParameter {
+                    name: row.name,
+                    next_boot,
+                    new,
+                });
+            }
         }
-    }
-    let yes = set
-        .answer
-        .as_deref()
-        .is_some_and(|a| a.eq_ignore_ascii_case("y") || a.eq_ignore_ascii_case("yes"));
-    set.applied = yes
-        && set
-            .applying
+        let yes = set
+            .answer
             .as_deref()
-            .is_some_and(|r| r.starts_with("Done"));
-    set.reboot_required = set
-        .messages
-        .info
-        .iter()
-        .any(|line| line.to_ascii_lowercase().contains("reboot"));
-    Ok(set)
+            .is_some_and(|a| a.eq_ignore_ascii_case("y") || a.eq_ignore_ascii_case("yes"));
+        set.applied = yes
+            && set
+                .applying
+                .as_deref()
+                .is_some_and(|r| r.starts_with("Done"));
+        set.reboot_required = set
+            .messages
+            .info
+            .iter()
+            .any(|line| line.to_ascii_lowercase().contains("reboot"));
+        devices.push(set);
+    }
+    Ok(whole_output(devices))
+}
+
+/// The result of the whole output: the first device's fields, each device's output in
+/// `devices`, and the outcome over all of them.
+fn whole_output(devices: Vec<MlxconfigSet>) -> MlxconfigSet {
+    let mut whole = devices.first().cloned().unwrap_or_else(empty_set);
+    whole.applied = !devices.is_empty() && devices.iter().all(|d| d.applied);
+    whole.reboot_required = devices.iter().any(|d| d.reboot_required);
+    whole.error = devices.iter().find_map(|d| d.error.clone());
+    whole.other = devices.iter().flat_map(|d| d.other.clone()).collect();
+    whole.messages = Messages::default();
+    for device in &devices {
+        whole
+            .messages
+            .errors
+            .extend(device.messages.errors.iter().cloned());
+        whole
+            .messages
+            .warnings
+            .extend(device.messages.warnings.iter().cloned());
+        whole
+            .messages
+            .info
+            .extend(device.messages.info.iter().cloned());
+    }
+    whole.devices = devices;
+    whole
+}
+
+/// A set output before anything is read.
+fn empty_set() -> MlxconfigSet {
+    MlxconfigSet {
+        header: DeviceHeader::default(),
+        configurations: Vec::new(),
+        answer: None,
+        applying: None,
+        applied: false,
+        error: None,
+        other: Vec::new(),
+        reboot_required: false,
+        messages: Messages::default(),
+        devices: Vec::new(),
+    }
 }
 
 /// Fills `header` from a `device_number` or `device_field` pair.
@@ -209,6 +268,7 @@ fn header_part(
 /// Splits a `configurations` pair into its column titles, its rows and its messages.
 fn block<'i>(pair: Pair<'i, Rule>, messages: &mut Messages) -> Block<'i> {
     let mut block = Block {
+        start: pair.as_span().start() + (pair.as_str().len() - pair.as_str().trim_start().len()),
         columns: Vec::new(),
         rows: Vec::new(),
     };
@@ -476,6 +536,54 @@ mod tests {
         .unwrap_or_else(|e| panic!("{e}"));
         assert_eq!(chatter.other.len(), 1);
         assert_eq!(chatter.other[0].line, 17);
+    }
+
+    /// An admin's loop over devices: two published queries printed one after the other, each
+    /// starting again at `Device #1:`, yield both devices.
+    #[test]
+    fn a_loop_over_devices_yields_every_query() {
+        let first = include_str!(
+            "../../../tests/fixtures/mlxconfig-query/e-query-cx4-modified-nic-configuration-operator.txt"
+        );
+        let Ok(second) = std::fs::read_to_string(format!(
+            "{}/../../shared/fixtures/mlxconfig/query-cx3-error-failed-to-query.txt",
+            env!("CARGO_MANIFEST_DIR")
+        )) else {
+            return;
+        };
+        let body = |t: &str| t.split_once('\n').map_or(t, |(_, rest)| rest).to_owned();
+        let looped = format!("{}\n{}", body(first), body(&second));
+        let query = super::parse_query(&looped).unwrap_or_else(|e| panic!("{e}"));
+        let alone = super::parse_query(&body(first)).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(query.devices.len(), alone.devices.len() + 1);
+        let last = query.devices.last().unwrap_or_else(|| panic!("no device"));
+        assert_eq!(last.header.device_type.as_deref(), Some("ConnectX3"));
+        assert_eq!(last.messages.errors.len(), 1);
+    }
+
+    /// A loop of `set` over two devices (the published Linux and ESXi transcripts one after the
+    /// other): both devices' outputs, the first one's fields, and the outcome over both; and
+    /// the ESXi prompt right after the last parameter, without a blank line before it.
+    #[test]
+    fn a_loop_of_set_yields_every_device_and_the_outcome_over_all() {
+        let linux = include_str!(
+            "../../../tests/fixtures/mlxconfig-set/cx6dx-cqe-compression-answered-n.txt"
+        );
+        let esxi = include_str!(
+            "../../../tests/fixtures/mlxconfig-set/esxi-cx5-doubled-question-mark-smartx.txt"
+        );
+        let body = |t: &'static str| t.split_once('\n').map_or(t, |(_, rest)| rest);
+        let looped = format!("{}{}", body(esxi), body(linux));
+        let set = super::parse_set(&looped).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(set.devices.len(), 2);
+        assert_eq!(set.header.device.as_deref(), Some("mt4121_pciconf0"));
+        assert!(set.devices[0].applied && !set.devices[1].applied);
+        assert!(!set.applied, "the second device was answered n");
+        assert_eq!(set.devices[1].answer.as_deref(), Some("n"));
+        let tight = body(esxi).replace("NUM_OF_VFS 16 8\n \n", "NUM_OF_VFS 16 8\n");
+        assert_ne!(tight, body(esxi));
+        let set = super::parse_set(&tight).unwrap_or_else(|e| panic!("{e}"));
+        assert!(set.applied && set.configurations.len() == 2, "{set:?}");
     }
 
     /// Before the prompt the device block stays strict: a stray line there is refused.

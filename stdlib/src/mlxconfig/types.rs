@@ -116,7 +116,11 @@ pub struct ParamValues {
     pub modified: bool,
 }
 
-/// What `mlxconfig [-y] set KEY=VALUE...` printed.
+/// What `mlxconfig [-y] set KEY=VALUE...` printed. The device's fields are those of the
+/// first device's output; an admin's loop over devices prints one output per device, each
+/// starting again at `Device #1:`, and `devices` holds every one of them (the first too). The
+/// outcome fields read the whole output: `applied` only when every device applied, `error` the
+/// first error of any device, `reboot_required` when any asked for it, and every message.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct MlxconfigSet {
     /// The header fields of the `Device #1:` block.
@@ -142,6 +146,9 @@ pub struct MlxconfigSet {
     /// All `-E-`, `-W-` and `-I-` lines.
     #[serde(flatten)]
     pub messages: Messages,
+    /// Each device's output, in order, with its own outcome (empty inside an entry).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub devices: Vec<MlxconfigSet>,
 }
 
 /// One parameter line of `mlxconfig set`.

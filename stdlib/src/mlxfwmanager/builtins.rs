@@ -125,10 +125,17 @@ pub mod mlxfwmanager_builtins {
             |io, burning, mut planned| {
                 let argv = command::update(&dev, online);
                 let parsed = action::run_parsed(io, &argv, crate::mlxfwmanager::parse)?;
-                if !parsed.errors.is_empty() || parsed.updates.iter().any(|u| !u.done) {
+                // The tool's own failure (`Fail : REASON`, `-E-`) with its words and line.
+                if let Some(error) = &parsed.error {
                     return Err(ActionError::ToolSaid {
                         command: argv.join(" "),
-                        said: format!("did not finish: {}", parsed.errors.join(" / ")),
+                        said: format!("{} (line {})", error.message, error.line),
+                    });
+                }
+                if parsed.updates.iter().any(|u| !u.done) {
+                    return Err(ActionError::ToolSaid {
+                        command: argv.join(" "),
+                        said: "did not finish: an update printed no `Done`".into(),
                     });
                 }
                 // mlxfwmanager says whether the new image needs a restart to run.

@@ -47,6 +47,8 @@ pub(super) fn parse_query(text: &str) -> Result<ResetQuery, ParseError> {
     let root = MlxfwresetParser::parse(Rule::query, text)
         .map_err(|error| ParseError::from_pest(QUERY, text, &error))?;
     let mut query = ResetQuery::default();
+    let mut claimed = false;
+    let mut plain_notes = 0;
     for pair in root.flatten() {
         match pair.as_rule() {
             Rule::section => {
@@ -55,6 +57,9 @@ pub(super) fn parse_query(text: &str) -> Result<ResetQuery, ParseError> {
                 let section = section_of(heading);
                 if matches!(section, Section::Other) {
                     query.notes.push(heading.to_owned());
+                    plain_notes += 1;
+                } else {
+                    claimed = true;
                 }
                 for row in inner.filter(|p| p.as_rule() == Rule::row) {
                     let option = reset_option(text, row)?;
@@ -75,11 +80,30 @@ pub(super) fn parse_query(text: &str) -> Result<ResetQuery, ParseError> {
                     query.notes.push(format!("{tag} {message}"));
                 }
             }
-            Rule::note => query.notes.push(pair.as_str().trim().to_owned()),
+            Rule::note => {
+                query.notes.push(pair.as_str().trim().to_owned());
+                plain_notes += 1;
+            }
             _ => {}
         }
     }
+    // The query's own: a reset section, or the tool's failure alone (`-E-` lines with no
+    // other text). Any other text is not this tool's query.
+    if !claimed && (query.errors.is_empty() || plain_notes > 0) {
+        return Err(not_this_tool(
+            QUERY,
+            text,
+            "expected mlxfwreset's query: a `Reset-levels:` section, or the tool's `-E-` line",
+        ));
+    }
     Ok(query)
+}
+
+/// A refusal at the first line that is not blank (or at the end of an empty output).
+fn not_this_tool(tool: &'static str, text: &str, expected: &str) -> ParseError {
+    let start = text.len() - text.trim_start().len();
+    let line = text[start..].lines().next().unwrap_or_default().trim_end();
+    ParseError::at(tool, text, start, line.len(), expected)
 }
 
 fn reset_option(text: &str, row: Pair<'_, Rule>) -> Result<ResetOption, ParseError> {
@@ -138,7 +162,12 @@ pub(super) fn parse_status(text: &str) -> Result<ResetStatus, ParseError> {
     let root = MlxfwresetParser::parse(Rule::status, text)
         .map_err(|error| ParseError::from_pest(STATUS, text, &error))?;
     let mut status = ResetStatus::default();
+    let mut claimed = false;
     for pair in root.flatten() {
+        match pair.as_rule() {
+            Rule::status_line | Rule::nvconfig => claimed = true,
+            _ => {}
+        }
         match pair.as_rule() {
             Rule::status_line => {
                 let mut inner = pair.into_inner();
@@ -180,6 +209,13 @@ pub(super) fn parse_status(text: &str) -> Result<ResetStatus, ParseError> {
             }
             _ => {}
         }
+    }
+    if !claimed && status.errors.is_empty() {
+        return Err(not_this_tool(
+            STATUS,
+            text,
+            "expected mlxfwreset's status: `Status for device:` and its lines, or the tool's `-E-` line",
+        ));
     }
     Ok(status)
 }

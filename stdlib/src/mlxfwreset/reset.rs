@@ -71,7 +71,15 @@ pub(super) fn parse_reset(text: &str) -> Result<ResetRun, ParseError> {
             run.messages.push(line.message());
         }
     }
-    if !heading && run.steps.is_empty() && run.error.is_none() {
+    // The transcript's own: its heading, a step, the prompt, the settings line or the
+    // success line; or the tool's failure alone (`-E-`/`-W-` lines and nothing else, as
+    // another MFT tool's output with its own `-E-` line is not a reset).
+    let recognised = heading
+        || !run.steps.is_empty()
+        || run.answer.is_some()
+        || run.reset_type.is_some()
+        || run.loaded;
+    if !recognised && (run.error.is_none() || !run.messages.is_empty()) {
         let at = text.len() - text.trim_start().len();
         return Err(ParseError::at(
             TOOL,

@@ -7,6 +7,7 @@ use pest::iterators::Pair;
 
 use super::types::{MstDevice, MstModule, MstStatus, PciDevice};
 use crate::ParseError;
+use crate::grammar::column_cursor::ColumnCursor;
 
 const TOOL: &str = "mst-status";
 
@@ -24,6 +25,7 @@ pub(super) fn parse_status(text: &str) -> Result<MstStatus, ParseError> {
         mst_devices: Vec::new(),
         pci_devices: Vec::new(),
     };
+    let mut columns = ColumnCursor::new(text);
     for section in sections {
         match section.as_rule() {
             Rule::mst_modules => {
@@ -35,11 +37,17 @@ pub(super) fn parse_status(text: &str) -> Result<MstStatus, ParseError> {
                 }
             }
             Rule::pci_devices => {
-                for row in section
-                    .into_inner()
-                    .filter(|p| p.as_rule() == Rule::pci_device)
-                {
-                    status.pci_devices.push(pci_device(text, row)?);
+                let mut titles = Vec::new();
+                for part in section.into_inner() {
+                    match part.as_rule() {
+                        Rule::column_titles => titles = column_titles(part, &mut columns),
+                        Rule::pci_device => {
+                            status
+                                .pci_devices
+                                .push(pci_device(text, part, &titles, &mut columns)?)
+                        }
+                        _ => {}
+                    }
                 }
             }
             _ => {}
@@ -113,7 +121,35 @@ fn attribute(text: &str, pair: Pair<'_, Rule>, device: &mut MstDevice) -> Result
     Ok(())
 }
 
-fn pci_device(text: &str, row: Pair<'_, Rule>) -> Result<PciDevice, ParseError> {
+/// A column title after `PCI` and the column where it starts.
+struct Title<'i> {
+    name: &'i str,
+    column: usize,
+}
+
+/// The titles after `DEVICE_TYPE MST PCI`, with their columns.
+fn column_titles<'i>(line: Pair<'i, Rule>, columns: &mut ColumnCursor<'_>) -> Vec<Title<'i>> {
+    line.into_inner()
+        .skip(2)
+        .map(|title| Title {
+            name: title.as_str(),
+            column: columns.column(title.as_span().start()),
+        })
+        .collect()
+}
+
+/// One row of the table. The first three cells are `DEVICE_TYPE MST PCI`; each cell after
+/// them belongs to the last title starting at or before it (cells are printed left-aligned
+/// under their titles, and an empty cell is blanks). Under `RDMA`, `NET` and `NUMA` a cell is
+/// also told by its form, since ESXi prints the NET cell under RDMA when RDMA is empty:
+/// `net-…` is NET, a number is NUMA, anything else RDMA. A cell under any other title is kept
+/// in `other` by that title.
+fn pci_device(
+    text: &str,
+    row: Pair<'_, Rule>,
+    titles: &[Title<'_>],
+    columns: &mut ColumnCursor<'_>,
+) -> Result<PciDevice, ParseError> {
     let mut device = PciDevice {
         device_type: String::new(),
         mst: String::new(),
@@ -121,6 +157,7 @@ fn pci_device(text: &str, row: Pair<'_, Rule>) -> Result<PciDevice, ParseError> 
         rdma: None,
         net: None,
         numa: None,
+        other: BTreeMap::new(),
     };
     for cell in row.into_inner() {
         let value = cell.as_str().to_owned();
@@ -128,13 +165,42 @@ fn pci_device(text: &str, row: Pair<'_, Rule>) -> Result<PciDevice, ParseError> 
             Rule::device_type => device.device_type = value,
             Rule::mst => device.mst = value,
             Rule::pci => device.pci = value,
-            Rule::rdma => device.rdma = Some(value),
-            Rule::net => device.net = Some(value),
-            Rule::numa => device.numa = Some(crate::grammar::number(TOOL, text, &cell)?),
+            Rule::cell => {
+                let column = columns.column(cell.as_span().start());
+                let title = titles
+                    .iter()
+                    .rev()
+                    .find(|t| t.column <= column)
+                    .or(titles.first())
+                    .map(|t| t.name);
+                match title {
+                    Some(name)
+                        if !matches!(name, "RDMA" | "NET" | "NUMA")
+                            && !value.starts_with("net-") =>
+                    {
+                        let kept = device.other.entry(name.to_owned()).or_default();
+                        if !kept.is_empty() {
+                            kept.push(' ');
+                        }
+                        kept.push_str(&value);
+                    }
+                    _ if value.starts_with("net-") => device.net = Some(value),
+                    _ if is_number(&value) => {
+                        device.numa = Some(crate::grammar::number(TOOL, text, &cell)?)
+                    }
+                    _ => device.rdma = Some(value),
+                }
+            }
             _ => {}
         }
     }
     Ok(device)
+}
+
+/// `0`, `-1`: a NUMA node.
+fn is_number(cell: &str) -> bool {
+    let digits = cell.strip_prefix('-').unwrap_or(cell);
+    !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit())
 }
 
 #[cfg(test)]
@@ -150,21 +216,54 @@ mod tests {
             input: " ConnectX3(rev:1)  mt4099_pci_cr0  01:00.0   net-vmnic0\n",
             rule: Rule::pci_device,
             tokens: [pci_device(0, 56, [
-                device_type(1, 17), mst(19, 33), pci(35, 42), net(45, 55)
+                device_type(1, 17), mst(19, 33), pci(35, 42), cell(45, 55)
             ])]
         };
     }
 
     #[test]
     fn numa_is_told_from_rdma_by_its_digits() {
-        parses_to! {
-            parser: MstParser,
-            input: "NA  NA  37:00.4  mlx5_5  0\n",
-            rule: Rule::pci_device,
-            tokens: [pci_device(0, 27, [
-                device_type(0, 2), mst(4, 6), pci(8, 15), rdma(17, 23), numa(25, 26)
-            ])]
-        };
+        let text = "PCI devices:\n------------\nDEVICE_TYPE  MST  PCI      RDMA    NET  NUMA\nNA  NA  37:00.4  mlx5_5  0\n";
+        let status = super::parse_status(text).unwrap_or_else(|e| panic!("{e}"));
+        let row = &status.pci_devices[0];
+        assert_eq!((row.rdma.as_deref(), row.numa), (Some("mlx5_5"), Some(0)));
+    }
+
+    /// MFT 4.34's `VFIO` column (the published DGX Spark table), with a cell under it: the
+    /// cell is kept by its title, and NUMA still reads `-1`. The same table from a version
+    /// with one more column of its own reads the same known cells.
+    #[test]
+    fn a_column_the_parser_does_not_know_is_kept_by_its_title() {
+        let fixture = include_str!(
+            "../../../tests/fixtures/mst-status/dgx-spark-mft434-vfio-column-aerial.txt"
+        );
+        let fixture = fixture.split_once('\n').map_or(fixture, |(_, rest)| rest);
+        let row = "ConnectX7(rev:0)                    /dev/mst/mt4129_pciconf0      0000:01:00.0    rocep1s0f0      net-aerial00                            -1";
+        assert!(fixture.contains(row));
+        let with_vfio = fixture.replace(row, &format!("{row}    vfio-pci"));
+        let status = super::parse_status(&with_vfio).unwrap_or_else(|e| panic!("{e}"));
+        let last = status
+            .pci_devices
+            .last()
+            .cloned()
+            .unwrap_or_else(|| panic!("no rows"));
+        assert_eq!(last.other.get("VFIO").map(String::as_str), Some("vfio-pci"));
+        assert_eq!(
+            (last.rdma.as_deref(), last.net.as_deref(), last.numa),
+            (Some("rocep1s0f0"), Some("net-aerial00"), Some(-1))
+        );
+        let wider = with_vfio
+            .replace("NUMA  VFIO", "NUMA  VFIO        STATE")
+            .replace("-1    vfio-pci", "-1    vfio-pci    bound");
+        let status = super::parse_status(&wider).unwrap_or_else(|e| panic!("{e}"));
+        let last = status
+            .pci_devices
+            .last()
+            .cloned()
+            .unwrap_or_else(|| panic!("no rows"));
+        assert_eq!(last.other.get("STATE").map(String::as_str), Some("bound"));
+        assert_eq!(last.other.get("VFIO").map(String::as_str), Some("vfio-pci"));
+        assert_eq!(last.numa, Some(-1));
     }
 
     #[test]

@@ -112,6 +112,7 @@ pub(super) fn predicted(io: &mut HostIo<'_>) -> Result<Vec<MstPort>, ActionError
                 rdma: None,
                 net: None,
                 numa: None,
+                other: std::collections::BTreeMap::new(),
             };
             MstPort {
                 predicted: true,
@@ -144,6 +145,7 @@ mod tests {
             rdma: None,
             net: None,
             numa: None,
+            other: std::collections::BTreeMap::new(),
         };
         let port = MstPort::of(row);
         assert_eq!(port.r#type, "ConnectX5");
@@ -152,7 +154,7 @@ mod tests {
         let journaled = action::json(&port);
         assert_eq!(
             journaled,
-            json!({ "device_type": "ConnectX5(rev:0)", "mst": "mt4119_pciconf1.1", "pci": "3b:00.1", "rdma": null, "net": null, "numa": null, "type": "ConnectX5", "revision": 0, "port": 2 })
+            json!({ "device_type": "ConnectX5(rev:0)", "mst": "mt4119_pciconf1.1", "pci": "3b:00.1", "rdma": null, "net": null, "numa": null, "other": {}, "type": "ConnectX5", "revision": 0, "port": 2 })
         );
         let back: MstPort = serde_json::from_value(journaled).expect("reads back");
         assert_eq!(back, port);

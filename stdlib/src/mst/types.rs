@@ -65,4 +65,9 @@ pub struct PciDevice {
     pub net: Option<String>,
     /// `NUMA`: the NUMA node of the function; absent when the cell is empty.
     pub numa: Option<i64>,
+    /// The cells of columns a newer MFT prints and this parser does not read, by their title
+    /// (`VFIO` since MFT 4.34); a column with an empty cell is left out. Absent from records
+    /// journaled before it was read.
+    #[serde(default)]
+    pub other: std::collections::BTreeMap<String, String>,
 }

@@ -29,6 +29,7 @@ pub(super) fn parse(text: &str) -> Result<Mlxfwmanager, ParseError> {
         all_up_to_date: false,
         answer: None,
         updates: Vec::new(),
+        error: None,
         restart_needed: false,
         log_file: None,
         other: Vec::new(),
@@ -36,8 +37,16 @@ pub(super) fn parse(text: &str) -> Result<Mlxfwmanager, ParseError> {
         warnings: Vec::new(),
         info: Vec::new(),
     };
+    let mut walk = Walk {
+        text,
+        lines: crate::grammar::transcript::LineCounter::new(text),
+        run: Vec::new(),
+        found_any: false,
+    };
     for pair in pairs {
         match pair.as_rule() {
+            // A loop's next output: its `Device #1` is another device.
+            Rule::querying_line => out.updates.append(&mut walk.run),
             Rule::device => out.devices.push(device(text, pair)?),
             Rule::release_notes => {
                 for note in pair.into_inner() {
@@ -46,17 +55,33 @@ pub(super) fn parse(text: &str) -> Result<Mlxfwmanager, ParseError> {
             }
             Rule::summary => {
                 for line in pair.into_inner() {
-                    summary_line(text, line, &mut out)?;
+                    walk.summary_line(line, &mut out)?;
                 }
             }
-            Rule::message => message(pair, &mut out),
+            Rule::message => walk.message(pair, &mut out),
             _ => {}
         }
     }
+    out.updates.append(&mut walk.run);
+    out.all_up_to_date &= !walk.found_any;
     Ok(out)
 }
 
+/// What the walk keeps while it reads the output.
+struct Walk<'t> {
+    text: &'t str,
+    lines: crate::grammar::transcript::LineCounter<'t>,
+    /// The updates of the output being read (a loop prints several outputs).
+    run: Vec<DeviceUpdate>,
+    /// A `Found N device(s) requiring firmware update` with N > 0 was printed.
+    found_any: bool,
+}
+
+/// One `Device #N:` block. `mlxconfig` prints `Device #N:` blocks too; a block is
+/// mlxfwmanager's only with a field of its own (`Device Type`, `PSID`, `Part Number`, `PCI
+/// Device Name`) or its `Versions:` table, else the output is refused at its title.
 fn device(text: &str, pair: Pair<'_, Rule>) -> Result<FwDevice, ParseError> {
+    let title = pair.as_span();
     let mut device = FwDevice {
         number: 0,
         device_type: None,
@@ -90,6 +115,21 @@ fn device(text: &str, pair: Pair<'_, Rule>) -> Result<FwDevice, ParseError> {
             Rule::field => field(text, part, &mut device)?,
             _ => {}
         }
+    }
+    let own = device.device_type.is_some()
+        || device.psid.is_some()
+        || device.part_number.is_some()
+        || device.pci_device_name.is_some()
+        || !device.versions.is_empty();
+    if !own {
+        let line = title.as_str().lines().next().unwrap_or_default();
+        return Err(ParseError::at(
+            TOOL,
+            text,
+            title.start(),
+            line.len(),
+            "expected an mlxfwmanager device block (`Device Type:`, `PSID:`, `Versions:`...)",
+        ));
     }
     Ok(device)
 }
@@ -196,67 +236,113 @@ fn release_note(text: &str, pair: Pair<'_, Rule>) -> Result<ReleaseNote, ParseEr
     Ok(note)
 }
 
-fn summary_line(
-    text: &str,
-    line: Pair<'_, Rule>,
-    out: &mut Mlxfwmanager,
-) -> Result<(), ParseError> {
-    match line.as_rule() {
-        Rule::found => {
-            if let Some(count) = line.into_inner().next() {
-                out.devices_requiring_update = Some(crate::grammar::read::<u32>(
-                    TOOL,
-                    text,
-                    &count,
-                    Misfit::OutOfRange,
-                )?);
-            }
-        }
-        Rule::all_up_to_date => out.all_up_to_date = true,
-        Rule::perform_prompt => {
-            out.answer = line.into_inner().next().map(|a| a.as_str().to_owned())
-        }
-        Rule::device_update => {
-            let mut update = DeviceUpdate {
-                device: 0,
-                steps: Vec::new(),
-                done: false,
-            };
-            for part in line.into_inner() {
-                match part.as_rule() {
-                    Rule::device_number => {
-                        update.device =
-                            crate::grammar::read::<u32>(TOOL, text, &part, Misfit::OutOfRange)?
-                    }
-                    Rule::update_step => {
-                        let mut name = String::new();
-                        let mut status = String::new();
-                        for piece in part.into_inner() {
-                            match piece.as_rule() {
-                                Rule::step_name => name = piece.as_str().to_owned(),
-                                Rule::step_status => status = piece.as_str().to_owned(),
-                                Rule::done_on_step_line => update.done = true,
-                                _ => {}
-                            }
-                        }
-                        add_step(&mut update.steps, UpdateStep { name, status });
-                    }
-                    Rule::message => message(part, out),
-                    Rule::done => update.done = true,
-                    _ => {}
+impl Walk<'_> {
+    fn summary_line(
+        &mut self,
+        line: Pair<'_, Rule>,
+        out: &mut Mlxfwmanager,
+    ) -> Result<(), ParseError> {
+        let text = self.text;
+        match line.as_rule() {
+            Rule::found => {
+                if let Some(count) = line.into_inner().next() {
+                    let count =
+                        crate::grammar::read::<u32>(TOOL, text, &count, Misfit::OutOfRange)?;
+                    self.found_any |= count > 0;
+                    out.devices_requiring_update = Some(
+                        out.devices_requiring_update
+                            .unwrap_or(0)
+                            .saturating_add(count),
+                    );
                 }
             }
-            merge_update(&mut out.updates, update);
+            Rule::all_up_to_date => out.all_up_to_date = true,
+            Rule::perform_prompt => {
+                out.answer = line.into_inner().next().map(|a| a.as_str().to_owned())
+            }
+            Rule::device_update => {
+                let mut update = DeviceUpdate {
+                    device: 0,
+                    steps: Vec::new(),
+                    done: false,
+                    failure: None,
+                };
+                for part in line.into_inner() {
+                    match part.as_rule() {
+                        Rule::device_number => {
+                            update.device =
+                                crate::grammar::read::<u32>(TOOL, text, &part, Misfit::OutOfRange)?
+                        }
+                        Rule::update_step => {
+                            let mut name = String::new();
+                            let mut status = String::new();
+                            for piece in part.into_inner() {
+                                match piece.as_rule() {
+                                    Rule::step_name => name = piece.as_str().to_owned(),
+                                    Rule::step_status => status = piece.as_str().to_owned(),
+                                    Rule::done_on_step_line => update.done = true,
+                                    _ => {}
+                                }
+                            }
+                            add_step(&mut update.steps, UpdateStep { name, status });
+                        }
+                        Rule::update_failed => update.failure = Some(self.failed(part, out)),
+                        Rule::message => self.message(part, out),
+                        Rule::done => update.done = true,
+                        _ => {}
+                    }
+                }
+                merge_update(&mut self.run, update);
+            }
+            Rule::update_failed => {
+                let reason = self.failed(line, out);
+                if let Some(last) = self.run.last_mut() {
+                    last.failure.get_or_insert(reason);
+                }
+            }
+            Rule::restart_needed => out.restart_needed = true,
+            Rule::log_file => {
+                out.log_file = line.into_inner().next().map(|p| p.as_str().to_owned())
+            }
+            Rule::message => self.message(line, out),
+            Rule::summary_other => out
+                .other
+                .extend(line.into_inner().map(|t| t.as_str().to_owned())),
+            _ => {}
         }
-        Rule::restart_needed => out.restart_needed = true,
-        Rule::log_file => out.log_file = line.into_inner().next().map(|p| p.as_str().to_owned()),
-        Rule::message => message(line, out),
-        Rule::summary_other => out
-            .other
-            .extend(line.into_inner().map(|t| t.as_str().to_owned())),
-        _ => {}
+        Ok(())
     }
-    Ok(())
+
+    /// `Fail : REASON`: the reason, and the output's error when it is the first failure.
+    fn failed(&mut self, line: Pair<'_, Rule>, out: &mut Mlxfwmanager) -> String {
+        let number = self.lines.line_of(line.as_span().start());
+        let reason = line
+            .into_inner()
+            .next()
+            .map(|r| r.as_str().to_owned())
+            .unwrap_or_default();
+        out.error.get_or_insert_with(|| crate::grammar::ToolError {
+            kind: "update_failed".into(),
+            message: reason.clone(),
+            line: number,
+        });
+        reason
+    }
+
+    /// A `-E-`, `-W-` or `-I-` line; the first `-E-` is the output's error unless an update
+    /// failed before it.
+    fn message(&mut self, pair: Pair<'_, Rule>, out: &mut Mlxfwmanager) {
+        let printed = pair.as_str().trim();
+        if let Some(words) = printed.strip_prefix("-E-") {
+            let number = self.lines.line_of(pair.as_span().start());
+            out.error.get_or_insert_with(|| crate::grammar::ToolError {
+                kind: "tool".into(),
+                message: words.trim().to_owned(),
+                line: number,
+            });
+        }
+        crate::grammar::file_message(pair, &mut out.errors, &mut out.warnings, &mut out.info);
+    }
 }
 
 /// A step redrawn (progress `10%` then `OK`) keeps one entry, with its last status.
@@ -279,10 +365,6 @@ fn merge_update(updates: &mut Vec<DeviceUpdate>, update: DeviceUpdate) {
         }
         None => updates.push(update),
     }
-}
-
-fn message(pair: Pair<'_, Rule>, out: &mut Mlxfwmanager) {
-    crate::grammar::file_message(pair, &mut out.errors, &mut out.warnings, &mut out.info);
 }
 
 #[cfg(test)]
@@ -322,6 +404,39 @@ mod tests {
             );
             assert_eq!(parsed.warnings.len(), 1, "{:?}", parsed.warnings);
         }
+    }
+
+    /// An admin's loop over devices: the published failed update, then the published
+    /// successful one, each starting again at `Device #1`: both devices, one update entry each
+    /// (not merged as one `Device #1`), and the failure as the output's error.
+    #[test]
+    fn a_loop_over_devices_keeps_each_update() {
+        let failed = include_str!(
+            "../../../../tests/fixtures/mlxfwmanager/sonic-cx6dx-update-fail-digest.txt"
+        );
+        let updated = include_str!(
+            "../../../../tests/fixtures/mlxfwmanager/mlnx-fw-updater-dgx-spark-cx7-redraw-aerial.txt"
+        );
+        let body = |t: &'static str| t.split_once('\n').map_or(t, |(_, rest)| rest);
+        let looped = format!(
+            "Querying Mellanox devices firmware ...\n\n{}\n{}",
+            body(failed),
+            updated
+        );
+        let parsed = super::super::parse(&looped).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(parsed.devices.len(), 2);
+        assert_eq!(parsed.updates.len(), 2, "{:?}", parsed.updates);
+        assert!(!parsed.updates[0].done && parsed.updates[1].done);
+        assert_eq!(parsed.devices_requiring_update, Some(2));
+        let error = parsed.error.unwrap_or_else(|| panic!("no error"));
+        assert_eq!((error.kind.as_str(), error.line), ("update_failed", 26));
+    }
+
+    /// `mlxconfig`'s `Device #1:` block is not mlxfwmanager's.
+    #[test]
+    fn an_mlxconfig_block_is_refused() {
+        let text = "Device #1:\n----------\n\nDevice type:    ConnectX3\nDevice:         /dev/mst/mt4099_pciconf0\n\nConfigurations:                              Next Boot\n-E- Failed to query device current configuration\n";
+        assert!(super::super::parse(text).is_err());
     }
 
     #[test]

@@ -11,14 +11,18 @@ pub struct Mlxfwmanager {
     pub devices: Vec<FwDevice>,
     /// `Release notes for the available Firmware:`: the numbered list (`mlxup`).
     pub release_notes: Vec<ReleaseNote>,
-    /// N of `Found N device(s) requiring firmware update...`.
+    /// N of `Found N device(s) requiring firmware update...` (the sum over a loop's outputs).
     pub devices_requiring_update: Option<u32>,
-    /// True when the tool printed `All listed device(s) firmware images are up to date.`
+    /// True when the tool printed `All listed device(s) firmware images are up to date.` and
+    /// no output of a loop found a device requiring an update.
     pub all_up_to_date: bool,
     /// The answer after `Perform FW update? [y/N]:`.
     pub answer: Option<String>,
-    /// One entry per `Device #N: Updating FW ...`.
+    /// One entry per `Device #N: Updating FW ...` (per device of each output, in a loop's).
     pub updates: Vec<DeviceUpdate>,
+    /// The tool's own failure: the first `Fail : REASON` of an update (kind `update_failed`)
+    /// or `-E-` line (kind `tool`), with its words and line.
+    pub error: Option<crate::grammar::ToolError>,
     /// True when the tool printed `Restart needed for updates to take effect.`
     pub restart_needed: bool,
     /// `Log File:`: where the tool wrote its log.
@@ -111,6 +115,8 @@ pub struct DeviceUpdate {
     pub steps: Vec<UpdateStep>,
     /// True when the tool printed `Done` after the steps.
     pub done: bool,
+    /// `Fail : REASON`: why the update failed (`The Digest in the signature is wrong`).
+    pub failure: Option<String>,
 }
 
 /// One `STEP -   STATUS` line of an update.
