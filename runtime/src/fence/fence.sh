@@ -6,7 +6,8 @@
 #   fence.sh query DIR STEP                     what the fence recorded of STEP
 #   fence.sh check DIR                          whether DIR can keep the fence (before a run)
 #   fence.sh prune DIR EPOCH OWNER RUN          remove run RUN's step records (`RUN.*`), once
-#                                               the caller's journal holds all their outcomes
+#                                               the caller's journal holds all their outcomes,
+#                                               and the takeovers' claims (`claim.*`)
 #
 # DIR keeps: `host` ("SYSTEM FLUSH": what `check` found, `uname -s` and how one file is flushed
 # to disk here), `epoch` ("EPOCH OWNER", the highest seen), `lock` (created exclusively while a
@@ -332,6 +333,13 @@ fence_prune() {
             rm -f "$@" || fence_fail 244 "cannot remove run $run's records"
             set --
         fi
+    done
+    # A takeover's claims (`claim.EPOCH`) go too: a claim is no action, nothing asks about it
+    # once it ran, and this caller's epoch is the highest the fence has seen.
+    for record in "$dir"/claim.*.started; do
+        [ -f "$record" ] || continue
+        step=${record%.started}
+        set -- "$@" "$step.done" "$step.out" "$step.started"
     done
     if [ $# -gt 0 ]; then
         rm -f "$@" || fence_fail 244 "cannot remove run $run's records"

@@ -387,6 +387,11 @@ fn prune_removes_its_runs_steps_only_and_only_for_the_fences_owner() {
         }
         // A step started and never finished (its caller was killed) is pruned with its run.
         std::fs::write(dir.join("r1.3.500.1.started"), "5 s1\n").unwrap();
+        // A takeover's claim is no action of any run: pruned too, uncounted.
+        assert_eq!(
+            verdict(&run(which, &dir, 5, "s1", "claim.5", "true")),
+            FenceVerdict::Ran(0)
+        );
 
         // Another owner at the epoch, or a lower epoch, removes nothing.
         for (epoch, owner) in [("5", "s0"), ("4", "s1")] {
@@ -412,7 +417,7 @@ fn prune_removes_its_runs_steps_only_and_only_for_the_fences_owner() {
             "pruned 3\n",
             "{which:?}"
         );
-        for gone in ["r1.1.100.1", "r1.2.200.1", "r1.3.500.1"] {
+        for gone in ["r1.1.100.1", "r1.2.200.1", "r1.3.500.1", "claim.5"] {
             assert_eq!(
                 query(which, &dir, gone),
                 StepRecord::None,

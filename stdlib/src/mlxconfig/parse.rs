@@ -141,46 +141,57 @@ pub(super) fn parse_set(text: &str) -> Result<MlxconfigSet, ParseError> {
             _ => {}
         }
     }
-    let mut devices = Vec::new();
-    for (mut set, blocks) in runs {
-        for block in blocks {
-            // A query prints `Next Boot` alone; `set` always prints the `New` column.
-            if !block.columns.contains(&"New") {
-                return Err(ParseError::at(
-                    TOOL,
-                    text,
-                    block.start,
-                    "Configurations:".len(),
-                    "expected the `Next Boot  New` columns of `mlxconfig set` (this is a query)",
-                ));
-            }
-            for (row, mut cells) in rows(TOOL, text, block, &["Next Boot", "New"])? {
-                let next_boot = cells.remove("Next Boot");
-                let new = cells.remove("New");
-                set.configurations.push(SetParameter {
-                    name: row.name,
-                    next_boot,
-                    new,
-                });
-            }
-        }
-        let yes = set
-            .answer
-            .as_deref()
-            .is_some_and(|a| a.eq_ignore_ascii_case("y") || a.eq_ignore_ascii_case("yes"));
-        set.applied = yes
-            && set
-                .applying
-                .as_deref()
-                .is_some_and(|r| r.starts_with("Done"));
-        set.reboot_required = set
-            .messages
-            .info
-            .iter()
-            .any(|line| line.to_ascii_lowercase().contains("reboot"));
-        devices.push(set);
-    }
+    let devices = runs
+        .into_iter()
+        .map(|(set, blocks)| finish_device(TOOL, text, set, blocks))
+        .collect::<Result<Vec<_>, _>>()?;
     Ok(whole_output(devices))
+}
+
+/// One device's part of a set output, its table read and its outcome judged from its own
+/// answer, `Applying` line and messages.
+fn finish_device(
+    tool: &str,
+    text: &str,
+    mut set: MlxconfigSet,
+    blocks: Vec<Block<'_>>,
+) -> Result<MlxconfigSet, ParseError> {
+    for block in blocks {
+        // A query prints `Next Boot` alone; `set` always prints the `New` column.
+        if !block.columns.contains(&"New") {
+            return Err(ParseError::at(
+                tool,
+                text,
+                block.start,
+                "Configurations:".len(),
+                "expected the `Next Boot  New` columns of `mlxconfig set` (this is a query)",
+            ));
+        }
+        for (row, mut cells) in rows(tool, text, block, &["Next Boot", "New"])? {
+            let next_boot = cells.remove("Next Boot");
+            let new = cells.remove("New");
+            set.configurations.push(SetParameter {
+                name: row.name,
+                next_boot,
+                new,
+            });
+        }
+    }
+    let yes = set
+        .answer
+        .as_deref()
+        .is_some_and(|a| a.eq_ignore_ascii_case("y") || a.eq_ignore_ascii_case("yes"));
+    set.applied = yes
+        && set
+            .applying
+            .as_deref()
+            .is_some_and(|r| r.starts_with("Done"));
+    set.reboot_required = set
+        .messages
+        .info
+        .iter()
+        .any(|line| line.to_ascii_lowercase().contains("reboot"));
+    Ok(set)
 }
 
 /// The result of the whole output: the first device's fields, each device's output in

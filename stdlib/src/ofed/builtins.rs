@@ -62,6 +62,7 @@ pub mod ofed_builtins {
     use serde_json::{Value, json};
 
     use crate::action::{self, Change, Compared, RhaiResult};
+    use crate::grammar::read_output;
     use crate::ofed::OfedFlavour;
     use crate::ofed::command::{self, Tarball};
     use crate::ofed::doca::{DocaPackage, PackageKind};
@@ -184,8 +185,7 @@ pub mod ofed_builtins {
                 io.record_progress(json!({ "unpacked": parsed.folder, "packages": packages }))?;
                 let argv = command::mlnxofedinstall(&dir, &parsed.folder, force, firmware_update);
                 let output = io.exec(&ExecRequest::new(argv.iter().cloned()))?;
-                let transcript =
-                    crate::grammar::read_output(&output.stdout, crate::ofed::parse_install);
+                let transcript = read_output(&output.stdout, crate::ofed::parse_install);
                 let passed = transcript
                     .as_ref()
                     .is_ok_and(|t| t.result == crate::ofed::InstallResult::Passed);
