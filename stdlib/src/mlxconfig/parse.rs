@@ -143,7 +143,7 @@ pub(super) fn parse_set(text: &str) -> Result<MlxconfigSet, ParseError> {
     }
     let devices = runs
         .into_iter()
-        .map(|(set, blocks)| finish_device(TOOL, text, set, blocks))
+        .map(|(set, blocks)| finish_device(text, set, blocks))
         .collect::<Result<Vec<_>, _>>()?;
     Ok(whole_output(devices))
 }
@@ -151,23 +151,23 @@ pub(super) fn parse_set(text: &str) -> Result<MlxconfigSet, ParseError> {
 /// One device's part of a set output, its table read and its outcome judged from its own
 /// answer, `Applying` line and messages.
 fn finish_device(
-    tool: &str,
     text: &str,
     mut set: MlxconfigSet,
     blocks: Vec<Block<'_>>,
 ) -> Result<MlxconfigSet, ParseError> {
+    const TOOL: &str = "mlxconfig-set";
     for block in blocks {
         // A query prints `Next Boot` alone; `set` always prints the `New` column.
         if !block.columns.contains(&"New") {
             return Err(ParseError::at(
-                tool,
+                TOOL,
                 text,
                 block.start,
                 "Configurations:".len(),
                 "expected the `Next Boot  New` columns of `mlxconfig set` (this is a query)",
             ));
         }
-        for (row, mut cells) in rows(tool, text, block, &["Next Boot", "New"])? {
+        for (row, mut cells) in rows(TOOL, text, block, &["Next Boot", "New"])? {
             let next_boot = cells.remove("Next Boot");
             let new = cells.remove("New");
             set.configurations.push(SetParameter {
