@@ -122,6 +122,10 @@ struct BudgetState {
     passed: BTreeMap<String, u64>,
     /// Who waits for a place, in the order they get one.
     order: crate::budget_order::WaitOrder,
+    /// Hosts that have room here and wait for a place held by another share of a shared run:
+    /// not ahead of anyone here, since they cannot take a place now (the host whose share
+    /// holds that place may be the one behind them, resuming its unfinished reboot).
+    waiting_on_fleet: std::collections::BTreeSet<String>,
 }
 
 /// Where a host waits for the others, in the order a run passes them.
@@ -285,6 +289,7 @@ impl DisruptionBudget {
                 };
                 if let Some(full) = elsewhere {
                     state.order.enter(host, why.rank());
+                    state.waiting_on_fleet.insert(host.to_owned());
                     if !told {
                         waiting(&full);
                         told = true;
@@ -334,6 +339,7 @@ impl DisruptionBudget {
         };
         // Whatever the end, `host` waits no more: a host behind it may go.
         state.order.leave(host);
+        state.waiting_on_fleet.remove(host);
         drop(state);
         self.wake.notify_all();
         outcome
@@ -344,6 +350,7 @@ impl DisruptionBudget {
     fn could_take(&self, state: &BudgetState, other: &str, host: &str) -> bool {
         self.pools.iter().any(|p| p.covers(other) && p.covers(host))
             && self.full_for(state, other).is_none()
+            && !state.waiting_on_fleet.contains(other)
     }
 
     /// `host` is available again as far as `why` goes.
@@ -552,6 +559,83 @@ mod tests {
             refused.is_err(),
             "a failed host that left holds its place for good"
         );
+    }
+
+    /// A shared run's store with one place, held by `holder` (another share's host).
+    #[derive(Debug)]
+    struct OnePlace(Mutex<String>);
+
+    impl crate::FleetSync for OnePlace {
+        fn reached(&self, _: u64, _: usize) -> Result<crate::fleet::Behind, String> {
+            Ok(crate::fleet::Behind::default())
+        }
+        fn live(&self, _: usize) -> Result<(), String> {
+            Ok(())
+        }
+        fn take_place(
+            &self,
+            host: &str,
+            _: &[(String, usize)],
+        ) -> Result<Option<Vec<String>>, String> {
+            let mut holder = self.0.lock().map_err(|e| e.to_string())?;
+            if holder.is_empty() || *holder == host {
+                *holder = host.to_owned();
+                return Ok(None);
+            }
+            Ok(Some(vec![holder.clone()]))
+        }
+        fn give_place(&self, host: &str) -> Result<(), String> {
+            let mut holder = self.0.lock().map_err(|e| e.to_string())?;
+            if *holder == host {
+                holder.clear();
+            }
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn a_host_waiting_for_another_shares_place_is_not_ahead_of_the_host_that_holds_it() {
+        // A share taken over mid-reboot: n3's place is still its own in the store, n4 waits
+        // for it there; n3, resuming its reboot, must not yield to n4 (found as a hang of
+        // `shared_run`'s takeover test: n3 waited behind n4, n4 for n3's place).
+        let fleet = std::sync::Arc::new(OnePlace(Mutex::new("n3".into())));
+        let budget = std::sync::Arc::new(DisruptionBudget::new(Some(1)).with_fleet(fleet));
+        let cancel = Cancel::default();
+        let (waits, waited) = std::sync::mpsc::channel();
+        let n4 = {
+            let (budget, cancel) = (budget.clone(), cancel.clone());
+            std::thread::spawn(move || {
+                budget.acquire("n4", Disruption::Reboot, &UP, &cancel, |_| {
+                    let _ = waits.send(());
+                })
+            })
+        };
+        waited
+            .recv_timeout(Duration::from_secs(5))
+            .unwrap_or_else(|e| panic!("n4 never waited: {e}"));
+        let (done, finished) = std::sync::mpsc::channel();
+        let n3 = {
+            let (budget, cancel) = (budget.clone(), cancel.clone());
+            std::thread::spawn(move || {
+                let taken = budget.acquire("n3", Disruption::Reboot, &UP, &cancel, |_| {});
+                let _ = done.send(taken.is_ok());
+            })
+        };
+        let n3_took = finished.recv_timeout(Duration::from_secs(3));
+        if n3_took.is_err() {
+            cancel.cancel();
+        }
+        assert_eq!(
+            n3_took.ok(),
+            Some(true),
+            "n3 waited behind n4 for its own place"
+        );
+        budget.release("n3", Disruption::Reboot);
+        assert!(
+            n4.join().is_ok_and(|taken| taken.is_ok()),
+            "n4 took the place n3 gave back"
+        );
+        let _ = n3.join();
     }
 
     /// `esx01`, `esx02` in `esxi`; `vm01`..`vm03` in `guests`.
