@@ -3,7 +3,7 @@
 //! (docs/fleet.md, "Fencing on the host").
 //!
 //! The script ([`FENCE_SOURCE`], `fence.sh` beside this file) keeps the highest epoch it has
-//! seen and its owner, serialises cairn's actions with a `mkdir` lock, refuses a lower epoch,
+//! seen and its owner, serialises cairn's actions with a lock file, refuses a lower epoch,
 //! and records `started`/`done` (exit code and output) per step. This module builds the command
 //! lines that run it and reads its verdict back. A changing command carries its [`FenceStep`]
 //! in its `ExecRequest`; the simulator models the fence itself (`sim/sim_fence.rs`).

@@ -39,7 +39,7 @@ pub struct SimServe {
     pub fence: Option<FenceCall>,
 }
 
-/// A command line that runs through `fence.sh` (`sh -c FENCE_SCRIPT cairn-fence MODE ...`),
+/// A command line that runs through `fence.sh` (`sh -c SCRIPT cairn-fence MODE ...`),
 /// which the simulated host answers with its own fence (`sim/sim_fence.rs`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum FenceCall {
@@ -220,7 +220,7 @@ fn query_answer(record: &crate::fence::StepRecord) -> String {
     }
 }
 
-/// Takes the fence's wrapping off `argv` (`sh -c FENCE_SCRIPT cairn-fence MODE ARGS...`): the
+/// Takes the fence's wrapping off `argv` (`sh -c SCRIPT cairn-fence MODE ARGS...`): the
 /// fenced command's own argv stays, and the call is returned.
 fn fence_call(argv: &mut Vec<String>) -> Result<Option<FenceCall>, String> {
     let wrapped = argv.len() >= 5

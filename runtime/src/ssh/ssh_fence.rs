@@ -1,5 +1,5 @@
 //! Where an SSH host keeps its fence, from its inventory vars, and the command lines that run
-//! through it: every changing command is `sh -c FENCE_SCRIPT cairn-fence run ...` with the
+//! through it: every changing command is `sh -c SCRIPT cairn-fence run ...` with the
 //! script inline (nothing to install, nothing to go stale on the host), the folder checked once
 //! per session before the first action (`cairn-fence check`), and `query` for a resume.
 //!
