@@ -159,6 +159,8 @@ fence_lock() {
         [ -e "$dir/lock" ] || fence_fail 244 "cannot create $dir/lock"
         holder= child= holder_boot=
         read -r holder child holder_boot 2>/dev/null <"$dir/lock"
+        # Given back between the two: take it now.
+        [ -z "$holder" ] && [ ! -e "$dir/lock" ] && continue
         if [ -z "$holder" ]; then
             # Created and not yet written (a moment), or its writer was killed in between (or
             # an older fence's lock folder): gone once it stays so for a second.
@@ -198,9 +200,12 @@ fence_admit() {
     seen_epoch=0 seen_owner= raised=
     if [ -f "$dir/epoch" ]; then
         read -r seen_epoch seen_owner <"$dir/epoch"
+        damaged=
         case $seen_epoch in
-            '' | *[!0-9]*) fence_fail 244 "$dir/epoch is damaged (it reads '$seen_epoch $seen_owner')" ;;
+            '' | *[!0-9]*) damaged=1 ;;
         esac
+        [ ${#seen_epoch} -le 18 ] || damaged=1
+        [ -z "$damaged" ] || fence_fail 244 "$dir/epoch is damaged (it reads '$seen_epoch $seen_owner')"
     fi
     if [ "$epoch" -lt "$seen_epoch" ]; then
         fence_fail 241 "fenced: epoch $epoch is below $seen_epoch, which $seen_owner holds"
