@@ -91,6 +91,8 @@ impl StandbyArgs {
                 taken += 1;
                 all_ok &= code == ExitCode::SUCCESS;
                 if stop.load(Ordering::SeqCst) {
+                    // A signal that came during the take: said as at the top of the loop.
+                    say!("standby: stopped by a signal");
                     return Ok(code);
                 }
                 // Another may be waiting: look again at once.
