@@ -165,8 +165,11 @@ fence_lock() {
             # Created and not yet written (a moment), or its writer was killed in between (or
             # an older fence's lock folder): gone once it stays so for a second.
             blank=$((blank + 1))
-            [ "$blank" -gt 1 ] && fence_recover "$holder"
-            [ "$blank" -gt 1 ] || sleep 1
+            if [ "$blank" -gt 1 ]; then
+                fence_recover ""
+            else
+                sleep 1
+            fi
         elif fence_gone "$holder" "$child" "$holder_boot"; then
             fence_recover "$holder"
         else

@@ -240,25 +240,14 @@ mod tests {
     /// three devices, with the first one's fields at the top.
     #[test]
     fn a_loop_over_devices_yields_every_query() {
-        let corpus = |name: &str| {
-            std::fs::read_to_string(format!(
-                "{}/../../shared/fixtures/flint/{name}.txt",
-                env!("CARGO_MANIFEST_DIR")
-            ))
-        };
-        let (Ok(bf2), Ok(cx7)) = (
+        let corpus = |name: &str| crate::test_support::shared_fixture("flint", name);
+        let (Some(bf2), Some(cx7)) = (
             corpus("bf2-dpu-fs4-query-secure"),
             corpus("cx7-fs4-query-secure-fw"),
         ) else {
             return;
         };
-        let body = |t: &str| -> String {
-            if t.starts_with('$') {
-                t.split_once('\n').map_or("", |(_, rest)| rest).to_owned()
-            } else {
-                t.to_owned()
-            }
-        };
+        let body = |t: &str| crate::test_support::output_of(t).to_owned();
         let looped = format!("{}\n{}\n{}", body(&bf2), body(&cx7), body(&bf2));
         let query = super::parse_query(&looped).unwrap_or_else(|e| panic!("{e}"));
         let alone = super::parse_query(&body(&bf2)).unwrap_or_else(|e| panic!("{e}"));

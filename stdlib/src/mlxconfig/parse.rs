@@ -556,13 +556,12 @@ mod tests {
         let first = include_str!(
             "../../../tests/fixtures/mlxconfig-query/e-query-cx4-modified-nic-configuration-operator.txt"
         );
-        let Ok(second) = std::fs::read_to_string(format!(
-            "{}/../../shared/fixtures/mlxconfig/query-cx3-error-failed-to-query.txt",
-            env!("CARGO_MANIFEST_DIR")
-        )) else {
+        let Some(second) =
+            crate::test_support::shared_fixture("mlxconfig", "query-cx3-error-failed-to-query")
+        else {
             return;
         };
-        let body = |t: &str| t.split_once('\n').map_or(t, |(_, rest)| rest).to_owned();
+        let body = |t: &str| crate::test_support::output_of(t).to_owned();
         let looped = format!("{}\n{}", body(first), body(&second));
         let query = super::parse_query(&looped).unwrap_or_else(|e| panic!("{e}"));
         let alone = super::parse_query(&body(first)).unwrap_or_else(|e| panic!("{e}"));
@@ -583,7 +582,7 @@ mod tests {
         let esxi = include_str!(
             "../../../tests/fixtures/mlxconfig-set/esxi-cx5-doubled-question-mark-smartx.txt"
         );
-        let body = |t: &'static str| t.split_once('\n').map_or(t, |(_, rest)| rest);
+        let body = crate::test_support::output_of;
         let looped = format!("{}{}", body(esxi), body(linux));
         let set = super::parse_set(&looped).unwrap_or_else(|e| panic!("{e}"));
         assert_eq!(set.devices.len(), 2);

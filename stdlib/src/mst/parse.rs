@@ -237,16 +237,19 @@ mod tests {
         let fixture = include_str!(
             "../../../tests/fixtures/mst-status/dgx-spark-mft434-vfio-column-aerial.txt"
         );
-        let fixture = fixture.split_once('\n').map_or(fixture, |(_, rest)| rest);
+        let fixture = crate::test_support::output_of(fixture);
         let row = "ConnectX7(rev:0)                    /dev/mst/mt4129_pciconf0      0000:01:00.0    rocep1s0f0      net-aerial00                            -1";
         assert!(fixture.contains(row));
         let with_vfio = fixture.replace(row, &format!("{row}    vfio-pci"));
-        let status = super::parse_status(&with_vfio).unwrap_or_else(|e| panic!("{e}"));
-        let last = status
-            .pci_devices
-            .last()
-            .cloned()
-            .unwrap_or_else(|| panic!("no rows"));
+        let last_row = |text: &str| {
+            let status = super::parse_status(text).unwrap_or_else(|e| panic!("{e}"));
+            status
+                .pci_devices
+                .last()
+                .cloned()
+                .unwrap_or_else(|| panic!("no rows"))
+        };
+        let last = last_row(&with_vfio);
         assert_eq!(last.other.get("VFIO").map(String::as_str), Some("vfio-pci"));
         assert_eq!(
             (last.rdma.as_deref(), last.net.as_deref(), last.numa),
@@ -255,12 +258,7 @@ mod tests {
         let wider = with_vfio
             .replace("NUMA  VFIO", "NUMA  VFIO        STATE")
             .replace("-1    vfio-pci", "-1    vfio-pci    bound");
-        let status = super::parse_status(&wider).unwrap_or_else(|e| panic!("{e}"));
-        let last = status
-            .pci_devices
-            .last()
-            .cloned()
-            .unwrap_or_else(|| panic!("no rows"));
+        let last = last_row(&wider);
         assert_eq!(last.other.get("STATE").map(String::as_str), Some("bound"));
         assert_eq!(last.other.get("VFIO").map(String::as_str), Some("vfio-pci"));
         assert_eq!(last.numa, Some(-1));
@@ -283,8 +281,7 @@ mod tests {
         let fixture = include_str!(
             "../../../tests/fixtures/mst-status/esxi7-cx4lx-cx5-status-vv-vmware-guide.txt"
         );
-        let expected =
-            super::parse_status(fixture.split_once('\n').map_or(fixture, |(_, rest)| rest));
+        let expected = super::parse_status(crate::test_support::output_of(fixture));
         assert!(expected.is_ok());
         for text in crate::test_support::variants(fixture) {
             assert_eq!(

@@ -4,6 +4,28 @@ mod test_host;
 
 pub(crate) use test_host::{INSTALL_TOOLS, TestHost};
 
+/// A captured output without its `$ command` line, where it has one.
+pub(crate) fn output_of(capture: &str) -> &str {
+    match capture.split_once('\n') {
+        Some((first, rest)) if first.starts_with('$') => rest,
+        _ => capture,
+    }
+}
+
+/// `../shared/fixtures/DIR/NAME.txt`, read in place; `None`, said as skipped, where the corpus
+/// is absent.
+pub(crate) fn shared_fixture(dir: &str, name: &str) -> Option<String> {
+    let path = format!(
+        "{}/../../shared/fixtures/{dir}/{name}.txt",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let text = std::fs::read_to_string(&path).ok();
+    if text.is_none() {
+        eprintln!("SKIPPED: {path} is absent");
+    }
+    text
+}
+
 /// A fixture's output (its `$ command` line dropped) with `\r\n` line ends, without its final
 /// line break, and with one more leading space on every line: each must read as the original.
 pub(crate) fn variants(fixture: &str) -> Vec<String> {

@@ -417,7 +417,7 @@ mod tests {
         let updated = include_str!(
             "../../../../tests/fixtures/mlxfwmanager/mlnx-fw-updater-dgx-spark-cx7-redraw-aerial.txt"
         );
-        let body = |t: &'static str| t.split_once('\n').map_or(t, |(_, rest)| rest);
+        let body = crate::test_support::output_of;
         let looped = format!(
             "Querying Mellanox devices firmware ...\n\n{}\n{}",
             body(failed),
@@ -473,7 +473,7 @@ mod tests {
         let fixture = include_str!(
             "../../../../tests/fixtures/mlxfwmanager/esxi7-cx5-d-wrapped-description-vmware-guide.txt"
         );
-        let expected = super::parse(fixture.split_once('\n').map_or(fixture, |(_, rest)| rest));
+        let expected = super::parse(crate::test_support::output_of(fixture));
         assert!(expected.is_ok());
         for text in crate::test_support::variants(fixture) {
             assert_eq!(
