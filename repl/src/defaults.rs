@@ -4,7 +4,7 @@
 
 use std::path::{Path, PathBuf};
 
-use cairn_runtime::config::{Config, ConfigFile, Setting};
+use cairn_runtime::config::{Config, ConfigFile, Setting, project_file};
 use clap::{Arg, ArgAction, ArgMatches, Command, CommandFactory, FromArgMatches};
 
 use crate::cli::Cli;
@@ -48,6 +48,23 @@ pub(crate) struct Parsed {
     pub(crate) options: Vec<OptionInfo>,
 }
 
+/// The state folder's option, whose built-in default is read beside the project's file.
+const STATE_DIR: &str = "state-dir";
+
+/// The built-in state folder beside the project's `cairn.toml` when one was found below which
+/// the command runs and no file sets `state-dir` (as Cargo puts `target/` beside
+/// `Cargo.toml`): a run from a sub-folder and `cairn runs` from the top see the same runs and
+/// the same simulated hosts. `None` in the file's own folder, where the default already is.
+fn state_beside_project(config: &Config, options: &[OptionInfo], cwd: &Path) -> Option<String> {
+    if config.get(STATE_DIR).is_some() {
+        return None;
+    }
+    let project = project_file(cwd)?;
+    let dir = project.parent()?;
+    let built_in = options.iter().find(|o| o.key == STATE_DIR)?.built_in.as_ref()?;
+    (dir != cwd).then(|| dir.join(built_in).display().to_string())
+}
+
 /// Whether `--key` was typed on the command line, as a global option of this command.
 fn on_command_line(matches: &ArgMatches, key: &str) -> bool {
     let id = key.replace('-', "_");
@@ -72,6 +89,14 @@ pub(crate) fn parse() -> miette::Result<Parsed> {
             let value = value_of(file, setting, *is_path, &cwd);
             check(&command, file, setting, &value)?;
             from_files.push((*key, value));
+        }
+    }
+    let mut options = options;
+    if let Some(beside) = state_beside_project(&config, &options, &cwd) {
+        from_files.push((STATE_DIR, beside.clone()));
+        if let Some(option) = options.iter_mut().find(|o| o.key == STATE_DIR) {
+            option.built_in = Some(beside);
+            option.beside_project = true;
         }
     }
     let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
@@ -269,5 +294,6 @@ fn describe(command: &Command, key: &'static str) -> OptionInfo {
         built_in,
         env,
         on_command_line: false,
+        beside_project: false,
     }
 }

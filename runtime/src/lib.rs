@@ -124,6 +124,6 @@ pub use runbook::{Runbook, RunbookError, error_in};
 pub use session::Session;
 pub use session::debug::{DebugEvent, DebugRequest, DebugRun, Helper};
 pub use sha256_hex::sha256_hex;
-pub use transport::{ExecOutput, ExecRequest, Transport};
+pub use transport::{ExecOutput, ExecRequest, FenceFolder, Transport};
 pub use transport_error::TransportError;
 pub use vocabulary::Secret;

@@ -47,6 +47,15 @@ pub struct ExecOutput {
     pub stdout: String,
 }
 
+/// A host's fence folder, as its check found it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FenceFolder {
+    /// The id the fence keeps in the folder (`DIR/id`).
+    pub id: String,
+    /// The folder, as the inventory gave it.
+    pub dir: String,
+}
+
 /// A way to reach one host. Implementations: local, sim (and ssh).
 ///
 /// Every method blocks; the executor calls them from the host's own thread.
@@ -80,6 +89,13 @@ pub trait Transport: Send {
     fn prepare(&mut self, fenced: bool) -> Result<(), TransportError> {
         let _ = fenced;
         Ok(())
+    }
+
+    /// The fence folder this host's [`Transport::prepare`] found: its id (which the fence keeps
+    /// in it) and its path. Two hosts of one run with one id are one folder: two names of one
+    /// machine, or a folder on a file system both see. `None` before a check, or unfenced.
+    fn fence_folder(&self) -> Option<FenceFolder> {
+        None
     }
 
     /// What the host's fence recorded of step `step` (`fence.sh query`), for settling an open

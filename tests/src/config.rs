@@ -40,6 +40,21 @@ fn the_project_file_gives_the_inventory_found_upwards_relative_to_itself() {
 }
 
 #[test]
+fn the_state_folder_sits_beside_the_project_file_found_upwards() {
+    let lab = lab("inventory = \"labs/one.toml\"\n");
+    lab.write("sub/keep", "");
+    let below = |args: &[&str]| lab.call(args).current_dir(lab.path().join("sub")).run();
+    below(&["run", "../book.rhai"]).succeeds();
+    assert!(lab.path().join(".cairn/runs").is_dir(), "beside cairn.toml");
+    assert!(!lab.path().join("sub/.cairn").exists(), "not in the sub-folder");
+    // Both folders see the one run; the sub-folder's `cairn config` says where it is.
+    let listed = |run: cairn_tests::Run| run.succeeds().stdout.lines().count();
+    assert_eq!(listed(below(&["runs"])), listed(lab.cairn(&["runs"])));
+    below(&["runs"]).stdout_has("book.rhai");
+    below(&["config"]).stdout_has("built-in default, beside cairn.toml");
+}
+
+#[test]
 fn cairn_config_prints_each_value_and_where_it_came_from() {
     let lab = lab("forks = 3\n");
     lab.write(

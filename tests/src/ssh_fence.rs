@@ -279,3 +279,46 @@ fn fence_false_runs_an_ssh_hosts_changes_unfenced() {
     assert_eq!(lines(&mark), 1);
     assert!(!fence.exists(), "no fence was kept");
 }
+
+#[test]
+fn two_hosts_whose_fence_folder_is_one_are_refused_together_before_either_acts() {
+    if !available("two_hosts_whose_fence_folder_is_one_are_refused_together_before_either_acts") {
+        return;
+    }
+    let (mut lab, fence, mark) = lab("", "");
+    // Two inventory names, two sshd, one machine: the default folder would be one too.
+    lab.add_real_host("real02");
+    let inventory = |second_dir: &Path| {
+        format!(
+            "[hosts.real01]\ngroups = [\"compute\"]\nvars = {{ fence_dir = \"{}\" }}\n\
+             [hosts.real02]\ngroups = [\"compute\"]\nvars = {{ fence_dir = \"{}\" }}\n",
+            fence.display(),
+            second_dir.display()
+        )
+    };
+    lab.lab.write("inv.toml", &inventory(&fence));
+    let refused = run(&lab).fails(1);
+    let said = flat(&refused.stderr);
+    assert!(said.contains("cairn::host_refused"), "{said}");
+    let folder = flat(&fence.display().to_string());
+    for (host, other) in [("real01", "real02"), ("real02", "real01")] {
+        assert!(
+            said.contains(&format!("`{host}`:refusedbeforeitsfirstaction")),
+            "{host} refused: {said}"
+        );
+        assert!(
+            said.contains(&format!("{folder}isalsotheoneof{other}")),
+            "{host} names {other} and the folder: {said}"
+        );
+    }
+    assert!(said.contains("`fence_dir`"), "the way out: {said}");
+    assert_eq!(lines(&mark), 0, "neither host ran anything");
+    for host in ["real01", "real02"] {
+        let journal = lab.lab.journal(host);
+        assert!(records(&journal, "intent").is_empty(), "{host} began no action");
+    }
+    // A folder each: both run.
+    lab.lab.write("inv.toml", &inventory(&lab.lab.path().join("fence2")));
+    run(&lab).succeeds();
+    assert_eq!(lines(&mark), 2);
+}

@@ -13,6 +13,8 @@ pub(crate) struct OptionInfo {
     pub(crate) env: Option<(String, String)>,
     /// Whether the command line gave it (a global option, given to `cairn config`).
     pub(crate) on_command_line: bool,
+    /// Whether its built-in default was read beside the project's file (the state folder).
+    pub(crate) beside_project: bool,
 }
 
 /// One line per file considered, then one per option: `forks  8  (cairn.toml:3)`.
@@ -63,6 +65,9 @@ fn effective(config: &Config, option: &OptionInfo, cwd: &Path) -> (String, Strin
         return (setting.value.clone(), from);
     }
     match &option.built_in {
+        Some(value) if option.beside_project => {
+            (value.clone(), "built-in default, beside cairn.toml".into())
+        }
         Some(value) => (value.clone(), "built-in default".into()),
         None => ("-".into(), "not set".into()),
     }

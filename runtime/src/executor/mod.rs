@@ -5,6 +5,7 @@
 //! `instance.rs` (also how the debugger starts its one).
 
 mod begin;
+mod fence_folders;
 mod instance;
 mod resume;
 mod run_modules;
@@ -204,6 +205,13 @@ pub fn execute(
         &mut leases,
     )?;
     begin::announce_start(&plan, &shared, &outline, resume);
+    if !shared.options.check {
+        let fenced: Vec<String> = (plan.host_infos.iter())
+            .map(|host| host.name.clone())
+            .filter(|host| crate::lease::fence_of(&plan.run_id, leases.by_host.get(host)).is_some())
+            .collect();
+        fence_folders::refuse_shared_folders(&shared, &fenced);
+    }
     let hosts = instance::run_all(&plan, &shared, begun, &libraries, &mut leases);
     drop(journals);
     Ok(RunReport {

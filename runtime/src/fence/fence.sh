@@ -4,12 +4,15 @@
 #
 #   fence.sh run DIR EPOCH OWNER STEP COMMAND   run COMMAND (shell text) as step STEP, fenced
 #   fence.sh query DIR STEP                     what the fence recorded of STEP
-#   fence.sh check DIR                          whether DIR can keep the fence (before a run)
+#   fence.sh check DIR [ID]                     whether DIR can keep the fence (before a run),
+#                                               and the folder's id (ID, kept when it has none)
 #   fence.sh prune DIR EPOCH OWNER RUN          remove run RUN's step records (`RUN.*`), once
 #                                               the caller's journal holds all their outcomes,
 #                                               and the takeovers' claims (`claim.*`)
 #
-# DIR keeps: `host` ("SYSTEM FLUSH": what `check` found, `uname -s` and how one file is flushed
+# DIR keeps: `id` (the folder's, written by the first `check` that offers one: two inventory
+# hosts that meet on one folder, two names of one machine or a shared file system, are told
+# apart from two folders by it), `host` ("SYSTEM FLUSH": what `check` found, `uname -s` and how one file is flushed
 # to disk here), `epoch` ("EPOCH OWNER", the highest seen), `lock` (created exclusively while a
 # cairn action runs: "PID CHILD BOOT", its shell, its command and the boot they run in, checked
 # with kill -0, so callers run as one user, root on ESXi), and per step `STEP.started`,
@@ -135,12 +138,22 @@ fence_setup() {
     fence_inspect
 }
 
-# Before a host's first action: DIR keeps a fence (on disk, writable). Prints `ok SYSTEM`.
+# Before a host's first action: DIR keeps a fence (on disk, writable). Prints `ok SYSTEM`, and
+# with ID `ok SYSTEM FOLDER-ID`: the id the folder has, ID when it had none (an exclusive
+# create, so of two callers at once one id wins and both print it).
 fence_check() {
-    [ $# -eq 1 ] || fence_fail 240 "usage: fence.sh check DIR"
+    [ $# -eq 1 ] || [ $# -eq 2 ] || fence_fail 240 "usage: fence.sh check DIR [ID]"
     dir=$1
     fence_inspect
-    echo "ok $system"
+    [ $# -eq 2 ] || { echo "ok $system"; return; }
+    fence_word id "$2"
+    { printf '%s\n' "$2" >"$dir/id"; } 2>/dev/null
+    id=
+    read -r id 2>/dev/null <"$dir/id"
+    # Created by another check and not yet written: a moment.
+    [ -n "$id" ] || { sleep 1; read -r id 2>/dev/null <"$dir/id"; }
+    [ -n "$id" ] || fence_fail 244 "cannot write $dir/id"
+    echo "ok $system $id"
 }
 
 # Whether the lock's holder is gone: it ran in another boot, or its shell and its command have
@@ -366,5 +379,5 @@ case $mode in
     query) fence_query "$@" ;;
     check) fence_check "$@" ;;
     prune) fence_prune "$@" ;;
-    *) fence_fail 240 "usage: fence.sh run DIR EPOCH OWNER STEP COMMAND | query DIR STEP | check DIR | prune DIR EPOCH OWNER RUN" ;;
+    *) fence_fail 240 "usage: fence.sh run DIR EPOCH OWNER STEP COMMAND | query DIR STEP | check DIR [ID] | prune DIR EPOCH OWNER RUN" ;;
 esac

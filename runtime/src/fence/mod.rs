@@ -81,9 +81,11 @@ impl Fence {
 
     /// The command line that checks, before a host's first action, that the fence folder can
     /// keep the fence: on disk (not a tmpfs or ramfs; on ESXi, on a datastore) and writable.
-    /// It answers `ok SYSTEM` (`uname -s`), or exits 243 or 244 with its `cairn-fence:` line.
-    pub fn check(&self) -> Result<String, FencePlaceError> {
-        script(&["check", self.place.dir()])
+    /// It answers `ok SYSTEM FOLDER-ID` (`uname -s`, and the folder's id: `id` when the folder
+    /// had none), or exits 243 or 244 with its `cairn-fence:` line.
+    pub fn check(&self, id: &str) -> Result<String, FencePlaceError> {
+        fence_place::check_word("id", id)?;
+        script(&["check", self.place.dir(), id])
     }
 
     /// The command line that removes run `run`'s step records, at this fence's epoch by its

@@ -376,6 +376,23 @@ fn check_refuses_a_folder_in_memory_and_creates_one_on_disk() {
 }
 
 #[test]
+fn check_keeps_the_first_id_a_folder_is_offered_and_answers_it() {
+    for (which, _temp, dir) in each_shell() {
+        let d = dir.to_str().unwrap();
+        let first = fence(which, &["check", d, "aaa1"]);
+        assert_eq!(first.status.code(), Some(0), "{which:?}");
+        let said = String::from_utf8_lossy(&first.stdout).into_owned();
+        assert!(said.starts_with("ok ") && said.ends_with(" aaa1\n"), "{which:?}: {said}");
+        // Another name for the folder offers another id: it is told the folder's.
+        let second = fence(which, &["check", d, "bbb2"]);
+        let said = String::from_utf8_lossy(&second.stdout).into_owned();
+        assert!(said.ends_with(" aaa1\n"), "{which:?}: {said}");
+        let bad = fence(which, &["check", d, "a b"]);
+        assert_eq!(bad.status.code(), Some(USAGE_EXIT), "{which:?}");
+    }
+}
+
+#[test]
 fn prune_removes_its_runs_steps_only_and_only_for_the_fences_owner() {
     for (which, _temp, dir) in each_shell() {
         let d = dir.to_str().unwrap();

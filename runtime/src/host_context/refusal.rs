@@ -13,6 +13,9 @@ impl HostContext {
         if self.role != Role::Host || self.mode != Mode::Live {
             return Ok(());
         }
+        if let Some(refusal) = self.shared.take_refusal(&self.info.name) {
+            return Err(refusal);
+        }
         let fenced = self.fence_lease.is_some() && !self.shared.options.check;
         self.transport
             .lock()

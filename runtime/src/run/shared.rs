@@ -96,6 +96,9 @@ pub struct RunShared {
     pub(crate) rolling: crate::RollingGate,
     /// Each host's transport, shared so the controller can reach hosts too.
     pub(crate) transports: BTreeMap<String, Arc<Mutex<Box<dyn Transport>>>>,
+    /// Hosts the run as a whole refuses before their first action (one fence folder under
+    /// two names, `executor/fence_folders.rs`), each with its refusal.
+    refused: Mutex<BTreeMap<String, crate::TransportError>>,
 }
 
 impl RunShared {
@@ -151,7 +154,20 @@ impl RunShared {
             published: Mutex::new(BTreeMap::new()),
             rolling: crate::RollingGate::default(),
             transports: BTreeMap::new(),
+            refused: Mutex::new(BTreeMap::new()),
         }
+    }
+
+    /// Refuses `host` before its first action, with `refusal`.
+    pub(crate) fn refuse_before_first_action(&self, host: &str, refusal: crate::TransportError) {
+        if let Ok(mut refused) = self.refused.lock() {
+            refused.insert(host.to_owned(), refusal);
+        }
+    }
+
+    /// The run's refusal of `host`, taken (a host is refused once).
+    pub(crate) fn take_refusal(&self, host: &str) -> Option<crate::TransportError> {
+        self.refused.lock().ok()?.remove(host)
     }
 
     /// In check mode, records that a predicted change leaves `key` at `value` (nothing was

@@ -47,7 +47,8 @@ pub enum FenceCall {
     Run(crate::fence::FenceStep),
     /// `query DIR STEP`.
     Query(String),
-    /// `check DIR`: a simulated host keeps its fence in its state folder, which is fine.
+    /// `check DIR [ID]`: a simulated host keeps its fence in its state folder, which is fine;
+    /// that folder's id is the simulated host's name (the one `--host` gave).
     Check,
     /// `prune DIR EPOCH OWNER RUN`.
     Prune {
@@ -153,7 +154,15 @@ impl SimServe {
         let step = match &self.fence {
             None => None,
             Some(FenceCall::Run(step)) => Some(step.clone()),
-            Some(FenceCall::Check) => return answer(0, "ok sim\n".into(), String::new()),
+            Some(FenceCall::Check) => {
+                let id: String = (self.host.chars())
+                    .map(|c| match c {
+                        'A'..='Z' | 'a'..='z' | '0'..='9' | '.' | '_' | ':' | '@' | '-' => c,
+                        _ => '-',
+                    })
+                    .collect();
+                return answer(0, format!("ok sim sim-{id}\n"), String::new());
+            }
             Some(FenceCall::Prune { epoch, owner, run }) => {
                 return match host.fence_prune(*epoch, owner, run) {
                     Ok(Ok(pruned)) => answer(0, format!("pruned {pruned}\n"), String::new()),
@@ -250,7 +259,7 @@ fn fence_call(argv: &mut Vec<String>) -> Result<Option<FenceCall>, String> {
             *argv = vec!["cairn-fence".into(), "query".into()];
             Ok(Some(FenceCall::Query((*step).to_owned())))
         }
-        ["check", _dir] => {
+        ["check", _dir] | ["check", _dir, _] => {
             *argv = vec!["cairn-fence".into(), "check".into()];
             Ok(Some(FenceCall::Check))
         }
@@ -379,8 +388,8 @@ mod tests {
         assert_eq!(serve(&wrapped).stdout, "a b\n");
         let log = std::fs::read_to_string(dir.path().join("commands.log")).unwrap_or_default();
         assert_eq!(log.matches("echo").count(), 1, "{log}");
-        let checked = serve(&fence.check().unwrap_or_else(|e| panic!("{e}")));
-        assert!(checked.stdout.starts_with("ok "), "{checked:?}");
+        let checked = serve(&fence.check("f1").unwrap_or_else(|e| panic!("{e}")));
+        assert_eq!(checked.stdout, "ok sim sim-n1\n", "{checked:?}");
         let lower = crate::fence::Fence::new(crate::fence::FencePlace::linux(), 3, "old@c:2")
             .unwrap_or_else(|e| panic!("{e}"));
         let refused = serve(

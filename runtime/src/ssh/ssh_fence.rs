@@ -113,16 +113,26 @@ impl FenceSetting {
         Ok(Some(with_sudo(wrapped, become_root)))
     }
 
-    /// The command line that checks the folder before the first action; `None` when unfenced.
-    pub(super) fn check_line(&self, become_root: bool) -> Result<Option<String>, SshError> {
+    /// The command line that checks the folder before the first action, offering `id` as the
+    /// folder's id should it have none; `None` when unfenced.
+    pub(super) fn check_line(
+        &self,
+        become_root: bool,
+        id: &str,
+    ) -> Result<Option<String>, SshError> {
         let Some(place) = self.place() else {
             return Ok(None);
         };
         let fence = Fence::new(place.clone(), 0, "check").map_err(invalid)?;
         Ok(Some(with_sudo(
-            fence.check().map_err(invalid)?,
+            fence.check(id).map_err(invalid)?,
             become_root,
         )))
+    }
+
+    /// The folder the fence is kept in, for messages.
+    pub(super) fn dir(&self) -> Option<&str> {
+        self.place().map(FencePlace::dir)
     }
 
     /// The command line that removes run `run`'s step records at `epoch` by `owner`; `None`
@@ -160,10 +170,15 @@ impl FenceSetting {
         )))
     }
 
-    /// What the check's answer says: fine, or why host `host` must not be acted on.
-    pub(super) fn judge_check(&self, host: &str, output: &ExecOutput) -> Result<(), SshError> {
+    /// What the check's answer says: fine, with the folder's id (`ok SYSTEM FOLDER-ID`), or why
+    /// host `host` must not be acted on.
+    pub(super) fn judge_check(
+        &self,
+        host: &str,
+        output: &ExecOutput,
+    ) -> Result<Option<String>, SshError> {
         let Some(place) = self.place() else {
-            return Ok(());
+            return Ok(None);
         };
         let code = i32::try_from(output.code).unwrap_or(i32::MAX);
         let refused = |said: String, help: &str| SshError::FencePlace {
@@ -179,7 +194,9 @@ impl FenceSetting {
             }
         );
         match FenceVerdict::judge(code, &output.stderr) {
-            FenceVerdict::Ran(0) if output.stdout.starts_with("ok ") => Ok(()),
+            FenceVerdict::Ran(0) if output.stdout.starts_with("ok ") => {
+                Ok(output.stdout.split_whitespace().nth(2).map(str::to_owned))
+            }
             FenceVerdict::Volatile(said) if !datastore && said.contains("ESXi") => Err(refused(
                 format!(
                     "it is an ESXi host and the inventory names no datastore for its fence ({said})"
@@ -295,8 +312,11 @@ mod tests {
         let fine = ExecOutput {
             code: 0,
             stderr: String::new(),
-            stdout: "ok Linux\n".into(),
+            stdout: "ok Linux f00d\n".into(),
         };
-        assert!(FenceSetting::default().judge_check("n1", &fine).is_ok());
+        assert_eq!(
+            FenceSetting::default().judge_check("n1", &fine).ok(),
+            Some(Some("f00d".into()))
+        );
     }
 }

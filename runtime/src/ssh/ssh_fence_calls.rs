@@ -42,7 +42,7 @@ impl SshTransport {
         let Some(line) = self
             .options
             .fence
-            .check_line(self.options.become_root)
+            .check_line(self.options.become_root, &self.offered_fence_id())
             .map_err(super::SshError::into_transport)?
         else {
             return Ok(());
@@ -52,11 +52,24 @@ impl SshTransport {
             ..ExecRequest::new(["cairn-fence", "check"])
         };
         let output = self.exec_line(&line, &request)?;
-        self.options
+        self.fence_id = self
+            .options
             .fence
             .judge_check(&self.name, &output)
             .map_err(|error| refused(&self.name, &error))?;
         self.fence_checked = true;
         Ok(())
+    }
+
+    /// The id this transport offers a fence folder that has none: unique to the host's name,
+    /// this process and this moment, so two folders never get the same one.
+    fn offered_fence_id(&self) -> String {
+        use sha2::Digest;
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos());
+        let seed = format!("{}\0{}\0{nanos}", self.name, std::process::id());
+        let digest = sha2::Sha256::digest(seed.as_bytes());
+        digest[..12].iter().map(|b| format!("{b:02x}")).collect()
     }
 }

@@ -18,6 +18,8 @@ use crate::{Clock, ExecOutput, ExecRequest, Transport, TransportError};
 pub struct SshTransport {
     /// Whether the fence folder passed its check (`cairn-fence check`) on this host.
     pub(super) fence_checked: bool,
+    /// The fence folder's id, as its check answered it (`fence.sh check`).
+    pub(super) fence_id: Option<String>,
     idle_since: Instant,
     pub(super) name: String,
     pub(super) options: SshOptions,
@@ -43,6 +45,7 @@ impl SshTransport {
     pub fn new(name: &str, target: SshTarget, options: SshOptions) -> Self {
         Self {
             fence_checked: false,
+            fence_id: None,
             idle_since: Instant::now(),
             name: name.to_owned(),
             options,
@@ -247,6 +250,13 @@ impl Transport for SshTransport {
             // Down or dropped: the check is made again before the first fenced command.
             _ => Ok(()),
         }
+    }
+
+    fn fence_folder(&self) -> Option<crate::FenceFolder> {
+        Some(crate::FenceFolder {
+            id: self.fence_id.clone()?,
+            dir: self.options.fence.dir()?.to_owned(),
+        })
     }
 
     fn fence_record(&self, step: &str) -> Result<Option<StepRecord>, TransportError> {
