@@ -61,7 +61,11 @@ fn state_beside_project(config: &Config, options: &[OptionInfo], cwd: &Path) -> 
     }
     let project = project_file(cwd)?;
     let dir = project.parent()?;
-    let built_in = options.iter().find(|o| o.key == STATE_DIR)?.built_in.as_ref()?;
+    let built_in = options
+        .iter()
+        .find(|o| o.key == STATE_DIR)?
+        .built_in
+        .as_ref()?;
     (dir != cwd).then(|| dir.join(built_in).display().to_string())
 }
 

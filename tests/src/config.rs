@@ -46,7 +46,10 @@ fn the_state_folder_sits_beside_the_project_file_found_upwards() {
     let below = |args: &[&str]| lab.call(args).current_dir(lab.path().join("sub")).run();
     below(&["run", "../book.rhai"]).succeeds();
     assert!(lab.path().join(".cairn/runs").is_dir(), "beside cairn.toml");
-    assert!(!lab.path().join("sub/.cairn").exists(), "not in the sub-folder");
+    assert!(
+        !lab.path().join("sub/.cairn").exists(),
+        "not in the sub-folder"
+    );
     // Both folders see the one run; the sub-folder's `cairn config` says where it is.
     let listed = |run: cairn_tests::Run| run.succeeds().stdout.lines().count();
     assert_eq!(listed(below(&["runs"])), listed(lab.cairn(&["runs"])));

@@ -122,6 +122,35 @@ fn a_simulated_host_made_with_another_model_is_refused_when_the_inventory_is_rea
 }
 
 #[test]
+fn a_simulated_host_made_from_another_labs_options_is_refused_when_the_inventory_is_read() {
+    let lab = lab();
+    let inventory = |options: &str| format!("[hosts.node01]\naddress = \"sim:rhel8?{options}\"\n");
+    lab.write("lab.toml", &inventory("rate=100"));
+    lab.cairn(&["run", "book.rhai", "-i", "lab.toml"])
+        .succeeds();
+    let runs = lab.runs().len();
+    // Another lab's node01: a 200 Gb/s adapter, which the stored host does not have.
+    lab.write("lab.toml", &inventory("rate=200"));
+    let run = lab.cairn(&["run", "book.rhai", "-i", "lab.toml"]).fails(2);
+    let said = unwrapped(&run.stderr);
+    assert!(said.contains("cairn::runtime::sim_made_from"), "{said}");
+    assert!(said.contains("`rate=100` there, `rate=200` here"), "{said}");
+    run.stderr_has("sim/node01");
+    assert_eq!(lab.runs().len(), runs, "no run was created");
+    lab.write("lab.toml", "[hosts.node01]\naddress = \"sim:rhel8\"\n");
+    let run = lab.cairn(&["run", "book.rhai", "-i", "lab.toml"]).fails(2);
+    let said = unwrapped(&run.stderr);
+    assert!(said.contains("`rate=100` there, no `rate` here"), "{said}");
+    // A fault injected between two runs of one lab is not the host's making.
+    lab.write(
+        "lab.toml",
+        &inventory("rate=100&fault_ignore_staged_ofed=true"),
+    );
+    lab.cairn(&["run", "book.rhai", "-i", "lab.toml"])
+        .succeeds();
+}
+
+#[test]
 fn a_syntax_error_past_column_65535_is_shown_at_its_real_line_and_column() {
     let lab = lab();
     let line = format!("{}@", " ".repeat(70_014));

@@ -315,10 +315,14 @@ fn two_hosts_whose_fence_folder_is_one_are_refused_together_before_either_acts()
     assert_eq!(lines(&mark), 0, "neither host ran anything");
     for host in ["real01", "real02"] {
         let journal = lab.lab.journal(host);
-        assert!(records(&journal, "intent").is_empty(), "{host} began no action");
+        assert!(
+            records(&journal, "intent").is_empty(),
+            "{host} began no action"
+        );
     }
     // A folder each: both run.
-    lab.lab.write("inv.toml", &inventory(&lab.lab.path().join("fence2")));
+    lab.lab
+        .write("inv.toml", &inventory(&lab.lab.path().join("fence2")));
     run(&lab).succeeds();
     assert_eq!(lines(&mark), 2);
 }

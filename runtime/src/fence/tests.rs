@@ -382,7 +382,10 @@ fn check_keeps_the_first_id_a_folder_is_offered_and_answers_it() {
         let first = fence(which, &["check", d, "aaa1"]);
         assert_eq!(first.status.code(), Some(0), "{which:?}");
         let said = String::from_utf8_lossy(&first.stdout).into_owned();
-        assert!(said.starts_with("ok ") && said.ends_with(" aaa1\n"), "{which:?}: {said}");
+        assert!(
+            said.starts_with("ok ") && said.ends_with(" aaa1\n"),
+            "{which:?}: {said}"
+        );
         // Another name for the folder offers another id: it is told the folder's.
         let second = fence(which, &["check", d, "bbb2"]);
         let said = String::from_utf8_lossy(&second.stdout).into_owned();

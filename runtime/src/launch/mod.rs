@@ -166,8 +166,9 @@ impl Launcher {
     }
 
     /// Loads an inventory, checking its `sim:` addresses against the simulator's models, and
-    /// each simulated host's saved state against its model: a host made with another model
-    /// is refused here, before any run starts, not when its transport opens.
+    /// each simulated host's saved state against its model and options: a host made with
+    /// another model, or from other options (another lab's host of the same name), is refused
+    /// here, before any run starts, not when its transport opens.
     pub fn inventory(&self, path: &Path) -> Result<Inventory, LaunchError> {
         let models = self.sim_models.clone();
         let check = move |address: &Address| crate::sim::check_address(&models, address);
@@ -177,9 +178,9 @@ impl Launcher {
             SimHost::check_sim_dir()?;
         }
         for spec in inventory.hosts() {
-            if let Address::Sim { model, .. } = &spec.address {
+            if let Address::Sim { model, options } = &spec.address {
                 let dir = SimHost::default_dir(self.store.root(), &spec.name);
-                SimHost::check_model(&dir, model)?;
+                SimHost::check_state(&dir, &spec.name, model, options)?;
             }
         }
         Ok(inventory)

@@ -25,6 +25,8 @@ pub struct SimContext<'a> {
     /// The operator stopped the command during a wait (the REPL's Ctrl-C).
     pub(crate) interrupted: bool,
     options: &'a BTreeMap<String, String>,
+    /// The options asked for, so the host knows what its first state was made from.
+    options_read: std::cell::RefCell<BTreeSet<String>>,
     pub(crate) reboot_requested: bool,
     slept: Duration,
     state: &'a mut SimState,
@@ -57,6 +59,7 @@ impl<'a> SimContext<'a> {
             interrupt: parts.interrupt,
             interrupted: false,
             options: parts.options,
+            options_read: std::cell::RefCell::default(),
             reboot_requested: false,
             slept: Duration::ZERO,
             state,
@@ -80,12 +83,17 @@ impl<'a> SimContext<'a> {
 
     /// One option of the host's `sim:` address.
     pub fn option(&self, key: &str) -> Option<&str> {
+        self.options_read.borrow_mut().insert(key.to_owned());
         self.options.get(key).map(String::as_str)
     }
 
-    /// Every option of the host's `sim:` address.
-    pub fn options(&self) -> &BTreeMap<String, String> {
-        self.options
+    /// The options asked for so far, with their values (`None`: not given), but the faults
+    /// (`fault_...`): a lab injects and removes those between runs of one host.
+    pub(crate) fn options_read(&self) -> BTreeMap<String, Option<String>> {
+        (self.options_read.borrow().iter())
+            .filter(|key| !key.starts_with("fault_"))
+            .map(|key| (key.clone(), self.options.get(key).cloned()))
+            .collect()
     }
 
     /// The host's clock.

@@ -2,6 +2,7 @@
 //! working folder, else one under the state folder; and the checks a run makes of them before
 //! it opens any host.
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use super::sim_state::SimState;
@@ -12,17 +13,48 @@ pub const SIM_DIR_VAR: &str = "CAIRN_SIM_DIR";
 
 impl SimHost {
     /// Refuses a state directory made for another model than `model` (`esxi7` where the state
-    /// says `linux`) before anything opens it; a missing state is fine (it will be created).
-    pub fn check_model(dir: &Path, model: &str) -> Result<(), SimError> {
-        match SimState::load(&dir.join(STATE_FILE))? {
-            Some(state) if state.model != model => Err(SimError::StateMismatch {
+    /// says `linux`), or from other `sim:` options than `options` where its tools' initialisation
+    /// read them (`vms=`, an adapter's model), before anything opens it; a missing state is fine
+    /// (it will be created).
+    pub fn check_state(
+        dir: &Path,
+        host: &str,
+        model: &str,
+        options: &BTreeMap<String, String>,
+    ) -> Result<(), SimError> {
+        let Some(state) = SimState::load(&dir.join(STATE_FILE))? else {
+            return Ok(());
+        };
+        if state.model != model {
+            return Err(SimError::StateMismatch {
                 field: "model",
                 found: state.model,
                 path: dir.to_owned(),
                 wanted: model.to_owned(),
-            }),
-            _ => Ok(()),
+            });
         }
+        let shown = |key: &str, value: Option<&String>| match value {
+            Some(value) => format!("`{key}={value}`"),
+            None => format!("no `{key}`"),
+        };
+        let differences: Vec<String> = (state.made_from.iter())
+            .filter(|(key, then)| options.get(*key) != then.as_ref())
+            .map(|(key, then)| {
+                format!(
+                    "{} there, {} here",
+                    shown(key, then.as_ref()),
+                    shown(key, options.get(key))
+                )
+            })
+            .collect();
+        if differences.is_empty() {
+            return Ok(());
+        }
+        Err(SimError::MadeFrom {
+            host: host.to_owned(),
+            path: dir.to_owned(),
+            differences: differences.join("; "),
+        })
     }
 
     /// Refuses a [`SIM_DIR_VAR`] that names no folder, before any run starts.

@@ -71,6 +71,24 @@ pub enum SimError {
         /// What was asked for.
         wanted: String,
     },
+    /// The state directory's host was made from other `sim:` options than the inventory's: its
+    /// hardware and first state are those options', so the inventory's would be silently
+    /// ignored (another lab's host under the same name).
+    #[error("the simulated host `{host}` kept in `{path}` was made from other options than this inventory gives it: {differences}", path = path.display())]
+    #[diagnostic(
+        code(cairn::runtime::sim_made_from),
+        help(
+            "a simulated host keeps its state between runs, whichever inventory names it: remove `{path}` to make it afresh from this inventory, or give this lab a state folder of its own (`--state-dir`)", path = path.display()
+        )
+    )]
+    MadeFrom {
+        /// The host.
+        host: String,
+        /// The state directory.
+        path: PathBuf,
+        /// Each option that differs: `vms=a@esx01` there, `vms=b@esx01` here.
+        differences: String,
+    },
     /// No model of that name is registered.
     #[error("no simulator model `{name}`")]
     #[diagnostic(code(cairn::runtime::sim_unknown_model), help("known models: {known}"))]

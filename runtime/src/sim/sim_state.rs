@@ -39,6 +39,11 @@ pub(crate) struct SimState {
     /// Named flags that tools set and clear.
     #[serde(default)]
     pub(crate) marks: BTreeSet<String>,
+    /// The `sim:` options the tools' initialisation read, with their values then (`None`:
+    /// not given): the options the host's hardware and first state were made from, which an
+    /// inventory must give alike to reach this host (a state made before it was kept: none).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub(crate) made_from: BTreeMap<String, Option<String>>,
     /// The model the host was created with.
     pub(crate) model: String,
     /// Each tool's own state, by tool name.
@@ -59,6 +64,7 @@ impl SimState {
             format: STATE_FORMAT,
             host: host.into(),
             hung: false,
+            made_from: BTreeMap::new(),
             marks: BTreeSet::new(),
             model: model.into(),
             tools: BTreeMap::new(),

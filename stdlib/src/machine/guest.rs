@@ -4,7 +4,6 @@
 //! bare-metal host's own adapters) is composed above this file, in [`GuestHw::of`]
 //! (`host_hardware.rs`).
 
-use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use cairn_runtime::ExecOutput;
@@ -167,10 +166,10 @@ pub(crate) fn parse_width(text: &str) -> Option<u32> {
 }
 
 impl GuestHw {
-    /// The hardware described by a host's name and options (bad values were refused when the
-    /// host opened; defaults stand in for any that slip through).
-    pub(crate) fn from_options(host: &str, options: &BTreeMap<String, String>) -> Self {
-        let get = |key: &str| options.get(key).map(String::as_str);
+    /// The hardware described by a host's name and options, read through `get` (a host's
+    /// [`SimContext::option`], which notes what its state is made from; bad values were refused
+    /// when the host opened; defaults stand in for any that slip through).
+    pub(crate) fn from_options<'a>(host: &str, get: impl Fn(&str) -> Option<&'a str>) -> Self {
         let flag = |key: &str, default: bool| match get(key) {
             Some("false" | "0" | "no" | "off") => false,
             Some(_) => true,

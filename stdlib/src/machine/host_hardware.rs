@@ -44,7 +44,7 @@ impl GuestHw {
         } else if let Some(esxi) = ctx.option("esxi") {
             passthrough::hardware(ctx, esxi)
         } else {
-            Self::from_options(ctx.host_name(), ctx.options())
+            Self::from_options(ctx.host_name(), |key| ctx.option(key))
         }
     }
 }

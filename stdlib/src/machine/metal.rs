@@ -94,7 +94,7 @@ fn ports(ctx: &SimContext<'_>) -> Vec<OwnPort> {
 /// The bare-metal host's hardware as its Linux tools see it: the guest's hardware from its
 /// cabling options, with the ports of its own adapters (and their rate, unless `rate` is set).
 pub(crate) fn hardware(ctx: &SimContext<'_>) -> GuestHw {
-    let mut hw = GuestHw::from_options(ctx.host_name(), ctx.options());
+    let mut hw = GuestHw::from_options(ctx.host_name(), |key| ctx.option(key));
     let own = ports(ctx);
     if let (None, Some(first)) = (ctx.option("rate"), own.first()) {
         hw.rate_gbps = u32::try_from(first.speed_gbps).unwrap_or(100);

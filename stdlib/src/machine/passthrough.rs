@@ -141,7 +141,7 @@ pub(crate) fn passed_through(
 /// its VM has from `esxi` now ([`passed_through`]; their rate, unless `rate` is set) instead of
 /// those of `ports`.
 pub(crate) fn hardware(ctx: &SimContext<'_>, esxi: &str) -> GuestHw {
-    let mut hw = GuestHw::from_options(ctx.host_name(), ctx.options());
+    let mut hw = GuestHw::from_options(ctx.host_name(), |key| ctx.option(key));
     let vcenter = ctx.option("vcenter").unwrap_or("vcenter");
     let vm = ctx.option("vm").unwrap_or(ctx.host_name());
     let passed = passed_through(ctx, esxi, vcenter, vm);
