@@ -69,15 +69,17 @@ impl Context {
     }
 
     /// The packs a recipe name is looked up in: the built-in ones, then the installed ones a
-    /// run sees (`project::visible`).
+    /// run sees (`project::visible`), each verified again first (`verify_installed`: a byte
+    /// changed since its install is refused naming the file, lock or not).
     pub fn packs(&self) -> Result<Vec<Pack>, PackError> {
         let mut packs = Pack::builtin()?;
         let lock = self.lock()?;
-        packs.extend(crate::project::visible(
-            self.installed()?,
-            lock.as_ref(),
-            &self.section.require,
-        )?);
+        for installed in
+            crate::project::visible(self.installed()?, lock.as_ref(), &self.section.require)?
+        {
+            crate::verify_installed(&installed, &self.keys)?;
+            packs.push(installed.pack);
+        }
         Ok(packs)
     }
 }

@@ -25,5 +25,6 @@ pub use project::{LOCK_FILE, Lock, Locked, PacksSection};
 pub use recipe_ref::{RecipeRef, every_recipe, find, runbook_file};
 pub use store::{InstallRecord, Installed, Outcome, Store};
 pub use verify::{
-    Signer, VerifyError, check_listing, check_signature, check_signed_for, expected_comment,
+    Signer, UNSIGNED, VerifyError, check_listing, check_signature, check_signed_for,
+    expected_comment, verify_installed,
 };

@@ -19,7 +19,7 @@ use miette::{NamedSource, SourceSpan};
 use semver::{Version, VersionReq};
 use serde::{Deserialize, Serialize};
 
-use crate::{Installed, ManifestError, Pack, PackError};
+use crate::{Installed, ManifestError, PackError};
 
 /// The lock file's name, beside `cairn.toml`.
 pub const LOCK_FILE: &str = "cairn.lock";
@@ -174,7 +174,7 @@ pub fn visible(
     installed: Vec<Installed>,
     lock: Option<&Lock>,
     require: &BTreeMap<String, VersionReq>,
-) -> Result<Vec<Pack>, PackError> {
+) -> Result<Vec<Installed>, PackError> {
     if let Some(lock) = lock {
         let mut packs = Vec::new();
         for locked in &lock.packs {
@@ -199,7 +199,7 @@ pub fn visible(
                     ),
                 });
             }
-            packs.push(found.pack.clone());
+            packs.push(found.clone());
         }
         return Ok(packs);
     }
@@ -219,7 +219,7 @@ pub fn visible(
             newest.insert(manifest.name.clone(), each);
         }
     }
-    Ok(newest.into_values().map(|i| i.pack).collect())
+    Ok(newest.into_values().collect())
 }
 
 #[cfg(test)]

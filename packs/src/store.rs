@@ -98,7 +98,7 @@ impl Store {
         let target = self.version_dir(&manifest.name, &manifest.version);
         let record = InstallRecord {
             content_id: pack.content_id(),
-            signer: signer.map_or_else(|| "unsigned".to_owned(), |s| s.key.clone()),
+            signer: signer.map_or_else(|| crate::UNSIGNED.to_owned(), |s| s.key.clone()),
             source: source.to_owned(),
         };
         if target.exists() {

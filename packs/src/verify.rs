@@ -13,6 +13,9 @@ use semver::Version;
 use crate::files::hex;
 use crate::{FILES, FileSet, SIGNATURE, TrustedKey};
 
+/// An install record's signer when the pack was installed without a signature.
+pub const UNSIGNED: &str = "unsigned";
+
 /// The first word of the trusted comment a pack's signature carries.
 pub const COMMENT_PREFIX: &str = "cairn-pack";
 
@@ -71,6 +74,23 @@ pub enum VerifyError {
         origin: String,
         /// The file.
         path: String,
+    },
+    /// An installed copy whose content is no longer what was installed (its `FILES` rewritten
+    /// with a changed file's hash) or whose signature is now another key's.
+    #[error("{origin}: {what} than when it was installed ({installed})")]
+    #[diagnostic(
+        code(cairn::packs::changed_since_install),
+        help(
+            "an installed pack is read-only: install it again from its source (`cairn recipes install`), which puts a new copy beside it"
+        )
+    )]
+    ChangedSinceInstall {
+        /// The pack.
+        origin: String,
+        /// What differs: `its content id is X, other` or `it is signed by another key`.
+        what: String,
+        /// What the install record says.
+        installed: String,
     },
     /// A file whose bytes are not those listed.
     #[error("{origin}: `{path}` has changed: its sha256 is {actual}, {FILES} lists {listed}")]
@@ -264,6 +284,49 @@ pub fn check_signature(
         key_id: key.key_id(),
         trusted_in: key.from.clone(),
     }))
+}
+
+/// Checks an installed copy again, as a run and `cairn recipes verify` do before reading it: its
+/// files are those its `FILES` lists, its content id the one installed, and its signature, where
+/// it was installed signed, still by the key that signed it then. The signer, `None` when it
+/// was installed unsigned.
+pub fn verify_installed(
+    installed: &crate::Installed,
+    keys: &[TrustedKey],
+) -> Result<Option<Signer>, VerifyError> {
+    let pack = &installed.pack;
+    let origin = pack.origin.to_string();
+    check_listing(&pack.files, &origin)?;
+    let id = pack.content_id();
+    if id != installed.record.content_id {
+        return Err(VerifyError::ChangedSinceInstall {
+            origin,
+            what: format!("its content id is {id}, other"),
+            installed: installed.record.content_id.clone(),
+        });
+    }
+    let unsigned = installed.record.signer == UNSIGNED;
+    let signer = check_signature(
+        &pack.files,
+        pack.name(),
+        &pack.manifest.version,
+        keys,
+        unsigned,
+        &origin,
+    )?;
+    match signer {
+        Some(signer) if unsigned || signer.key != installed.record.signer => {
+            Err(VerifyError::ChangedSinceInstall {
+                origin,
+                what: format!("it is signed by key {}, another", signer.key_id),
+                installed: match unsigned {
+                    true => "unsigned".into(),
+                    false => format!("signed by {}", installed.record.signer),
+                },
+            })
+        }
+        signer => Ok(signer),
+    }
 }
 
 /// Refuses a signature whose trusted comment does not start `cairn-pack NAME VERSION`.

@@ -149,6 +149,63 @@ fn a_signed_pack_installs_runs_by_name_and_verifies_and_the_archive_is_determini
     verify.stdout_has(&format!("ok acme/infra 1.0.0 {h1} signed by"));
 }
 
+/// Rewrites a file of the installed copy (read-only, as installs leave them).
+fn tamper(lab: &Lab, path: &str, from: &str, to: &str) {
+    use std::os::unix::fs::PermissionsExt as _;
+    let file = lab.path().join("home/packs/acme/infra/1.0.0").join(path);
+    let text = std::fs::read_to_string(&file).unwrap_or_else(|e| panic!("{e}"));
+    assert!(text.contains(from), "{path}: {text}");
+    std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o644))
+        .unwrap_or_else(|e| panic!("{e}"));
+    std::fs::write(&file, text.replace(from, to)).unwrap_or_else(|e| panic!("{e}"));
+}
+
+#[test]
+fn an_installed_pack_changed_after_its_install_is_refused_before_a_run_lock_or_not() {
+    let lab = Lab::new();
+    write_pack(&lab, "src", "acme/infra", "1.0.0", "hello from acme");
+    keypair(&lab, "vendor");
+    signed_pack(&lab, "src", "vendor", "acme/infra", "1.0.0", "a.cairnpack");
+    trust(&lab, "vendor");
+    cairn(&lab, &["recipes", "install", "a.cairnpack"]).succeeds();
+    tamper(
+        &lab,
+        "lib/greet.rhai",
+        "hello from acme",
+        "rm -rf from acme",
+    );
+    let runs = lab.runs().len();
+    let refused = cairn(&lab, &["run", "hello", "-i", "src/labs/two.toml"]).fails(2);
+    refused.stderr_has("`lib/greet.rhai` has changed");
+    refused.stderr_lacks("rm -rf from acme");
+    assert_eq!(lab.runs().len(), runs, "nothing ran");
+    // Nor does `show` name the vendor as the signer of the edited content.
+    let shown = cairn(&lab, &["recipes", "show", "hello"]).fails(2);
+    shown.stderr_has("`lib/greet.rhai` has changed");
+    // Its FILES rewritten to match: the signature no longer holds.
+    let hash = Command::new("sh")
+        .args([
+            "-c",
+            "sha256sum home/packs/acme/infra/1.0.0/lib/greet.rhai | cut -c1-64",
+        ])
+        .current_dir(lab.path())
+        .output()
+        .unwrap_or_else(|e| panic!("{e}"));
+    let hash = String::from_utf8_lossy(&hash.stdout).trim().to_owned();
+    let files = std::fs::read_to_string(lab.path().join("home/packs/acme/infra/1.0.0/FILES"))
+        .unwrap_or_else(|e| panic!("{e}"));
+    let listed = files
+        .lines()
+        .find(|line| line.ends_with("  lib/greet.rhai"))
+        .and_then(|line| line.split_whitespace().next())
+        .unwrap_or_else(|| panic!("{files}"))
+        .to_owned();
+    tamper(&lab, "FILES", &listed, &hash);
+    let refused = cairn(&lab, &["run", "hello", "-i", "src/labs/two.toml"]).fails(2);
+    refused.stderr_has("than when it was installed");
+    assert_eq!(lab.runs().len(), runs, "nothing ran");
+}
+
 #[test]
 fn an_unsigned_pack_is_refused_unless_allowed_and_one_changed_byte_is_refused_by_name() {
     let lab = Lab::new();

@@ -1,7 +1,7 @@
 //! `cairn recipes verify`: every installed pack re-hashed against its `FILES` and its signature
 //! checked again; and `cairn recipes lock`: the project's constraints resolved into `cairn.lock`.
 
-use cairn_packs::{Context, LOCK_FILE, Lock, check_listing, check_signature};
+use cairn_packs::{Context, LOCK_FILE, Lock, UNSIGNED, verify_installed};
 
 pub(super) fn verify(context: &Context) -> miette::Result<()> {
     let installed = context.installed()?;
@@ -20,35 +20,14 @@ pub(super) fn verify(context: &Context) -> miette::Result<()> {
     let mut failed = 0;
     for each in &installed {
         let pack = &each.pack;
-        let origin = pack.origin.to_string();
-        let unsigned = each.record.signer == "unsigned";
-        let verified = check_listing(&pack.files, &origin).and_then(|()| {
-            check_signature(
-                &pack.files,
-                pack.name(),
-                &pack.manifest.version,
-                &context.keys,
-                unsigned,
-                &origin,
-            )
-        });
-        match verified {
-            Ok(signer) if signer.as_ref().is_some_and(|s| s.key != each.record.signer) => {
-                failed += 1;
-                eprintln!(
-                    "{} {}: signed by another key than at install ({})",
-                    pack.name(),
-                    pack.manifest.version,
-                    each.record.signer
-                );
-            }
+        match verify_installed(each, &context.keys) {
             Ok(signer) => say!(
                 "ok {} {} {} {}",
                 pack.name(),
                 pack.manifest.version,
                 pack.content_id(),
                 signer.map_or_else(
-                    || "unsigned".to_owned(),
+                    || UNSIGNED.to_owned(),
                     |s| format!("signed by {}", s.key_id)
                 )
             ),
