@@ -21,6 +21,7 @@ stage "verify" on compute {
     let lines = boots.split("\n").filter(|l| l.trimmed() != "");
     expect(lines.len() == 3, `expected 3 boots, journalctl lists ${lines.len()}`);
     expect(hosts("compute").all(|h| h.published.name == h.name), "every host published its name");
+    expect(host().published.name == host().name, "host() holds what this host published");
 }
 "#;
 

@@ -8,7 +8,8 @@ use super::RhaiResult;
 use crate::{ActionCall, ActionError, HostContext, HostInfo, Outcome, Reconcile};
 
 /// `:help`'s text (docs/language.md's row says the same; a test keeps them equal).
-const HOST_HELP: &str = "`#{name, groups, vars, published}` of the current host.";
+const HOST_HELP: &str = "`#{name, groups, vars, published}` of the current host; `published` holds what it \
+    published so far.";
 
 /// `:help`'s text (docs/language.md's row says the same; a test keeps them equal).
 const HOSTS_HELP: &str = "An array of those maps for the hosts of a group that are still in the run (failed hosts \
@@ -27,7 +28,8 @@ pub(super) fn register(engine: &mut Engine) {
         HOST_HELP,
         |ctx: NativeCallContext| -> RhaiResult<Map> {
             let host = HostContext::current(&ctx)?;
-            Ok(host_map(&host.info, None))
+            let published = host.shared.published.lock().ok().and_then(|all| all.get(&host.info.name).cloned());
+            Ok(host_map(&host.info, Some(&published.unwrap_or_default())))
         },
     );
     crate::documented::register(
@@ -97,7 +99,7 @@ pub(super) fn register(engine: &mut Engine) {
     );
 }
 
-/// `#{name, groups, vars}`, and `published` for hosts seen through `hosts()`.
+/// `#{name, groups, vars, published}`: what the host published so far (nothing yet: `#{}`).
 fn host_map(info: &HostInfo, published: Option<&std::collections::BTreeMap<String, Value>>) -> Map {
     let mut map = Map::new();
     map.insert("name".into(), info.name.clone().into());
