@@ -28,7 +28,12 @@ pub(super) fn register(engine: &mut Engine) {
         HOST_HELP,
         |ctx: NativeCallContext| -> RhaiResult<Map> {
             let host = HostContext::current(&ctx)?;
-            let published = host.shared.published.lock().ok().and_then(|all| all.get(&host.info.name).cloned());
+            let published = host
+                .shared
+                .published
+                .lock()
+                .ok()
+                .and_then(|all| all.get(&host.info.name).cloned());
             Ok(host_map(&host.info, Some(&published.unwrap_or_default())))
         },
     );

@@ -120,6 +120,35 @@ pub mod fabric_builtins {
         crate::fabric::all_pairs::all_pairs(&ctx, Listed::Names(hosts), &Map::new())
     }
 
+    /// The hosts of `group` paired for tests between two hosts, every host kept in the verdict:
+    /// two by two in inventory order (the first the client), a host whose partner failed (or
+    /// the last of an odd count) paired again with the first healthy one; a failed host, or a
+    /// lone one, is named in `untested` with why. Returns `#{pairs: [#{client, server}],
+    /// untested: [#{host, reason}], selected, tested, complete, summary}`, `summary` being `3 of
+    /// 4 guests tested in 2 pair(s); compute-02 untested: failed: ...`; a verdict passes only
+    /// when `complete`.
+    ///
+    /// ```rhai
+    /// let pairing = fabric::pairs("guests");
+    /// for p in pairing.pairs { log(`${p.client} -> ${p.server}`); }
+    /// expect(pairing.complete, pairing.summary);
+    /// ```
+    #[rhai_fn(volatile, return_raw)]
+    pub fn pairs(ctx: NativeCallContext, group: &str) -> RhaiResult<Map> {
+        let host = cairn_runtime::HostContext::current(&ctx)?;
+        let members = host.shared.group_members(group);
+        if members.is_empty() {
+            return Err(host.fail(
+                cairn_runtime::ActionError::Runbook(format!(
+                    "fabric::pairs: no host of this run is in group `{group}`"
+                )),
+                ctx.call_position(),
+            ));
+        }
+        let failed = host.shared.failed_hosts();
+        Ok(crate::fabric::Pairing::of(group, &members, &failed).to_map())
+    }
+
     /// The host's RDMA devices against its class in the expected-hardware manifest (a TOML file,
     /// one table per class: `hcas`, `psid`, `firmware`, `[[CLASS.port]]` with `device`,
     /// `link_layer`, `rate_gbps`, `rate_text`), from `ibstatus`, `ibstat` and `ibv_devinfo`.

@@ -266,7 +266,6 @@ fn collect(host: &mut SimContext<'_>, pid: &str, process: &Process) -> String {
 
 #[cfg(test)]
 mod tests {
-    use std::collections::BTreeMap;
 
     use super::*;
 
