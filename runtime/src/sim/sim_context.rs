@@ -70,6 +70,19 @@ impl<'a> SimContext<'a> {
         }
     }
 
+    /// Runs `tool`'s initialisation over `state`, which then keeps the options it read as
+    /// what the host was made from (`made_from`).
+    pub(crate) fn init_tool(
+        tool: &dyn super::SimTool,
+        parts: &SimContextParts<'a>,
+        state: &'a mut SimState,
+    ) {
+        let mut context = SimContext::new(parts, state, tool.name());
+        tool.init(&mut context);
+        let made_from = context.options_read();
+        context.state.made_from.extend(made_from);
+    }
+
     /// The folder that holds this host's state directory and its peers' (`<state>/sim`), so a
     /// tool modelling a fabric can read the other end's state, read-only.
     pub fn sim_root(&self) -> Option<&std::path::Path> {

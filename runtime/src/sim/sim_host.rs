@@ -365,10 +365,7 @@ impl SimHost {
         let parts = self.context_parts(None);
         for tool in &self.model.tools {
             if !state.tools.contains_key(tool.name()) {
-                let mut context = SimContext::new(&parts, &mut state, tool.name());
-                tool.init(&mut context);
-                let read = context.options_read();
-                state.made_from.extend(read);
+                SimContext::init_tool(tool.as_ref(), &parts, &mut state);
                 state
                     .tools
                     .entry(tool.name().to_owned())
