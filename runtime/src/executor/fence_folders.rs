@@ -11,11 +11,14 @@ use std::sync::{Arc, Mutex};
 
 use crate::{RunShared, Transport, TransportError};
 
+/// A host's transport as the run shares it.
+type Shared = Arc<Mutex<Box<dyn Transport>>>;
+
 /// Checks the fence folder of each of `hosts` (the fenced ones: their lease gives the fence an
 /// epoch), `forks` at a time, and refuses in `shared` every host whose folder another one has.
 /// A host whose check fails is left to its own first action, which refuses it as before.
 pub(super) fn refuse_shared_folders(shared: &RunShared, hosts: &[String]) {
-    let transports: Vec<(&String, &Arc<Mutex<Box<dyn Transport>>>)> = hosts
+    let transports: Vec<(&String, &Shared)> = hosts
         .iter()
         .filter_map(|host| shared.transports.get(host).map(|t| (host, t)))
         .collect();
