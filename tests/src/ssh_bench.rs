@@ -233,7 +233,7 @@ fn one_command_table() {
     let place = FencePlace::at(&lab.lab.path().join("fence").display().to_string())
         .unwrap_or_else(|e| panic!("{e}"));
     let fence = Fence::new(place, 1, "bench").unwrap_or_else(|e| panic!("{e}"));
-    let check = fence.check().unwrap_or_else(|e| panic!("{e}"));
+    let check = fence.check("bench").unwrap_or_else(|e| panic!("{e}"));
     ssh2_command(&session, &check);
     println!();
     println!(
