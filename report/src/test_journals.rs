@@ -28,6 +28,7 @@ pub(crate) fn run_meta(id: &str, hosts: Vec<String>) -> RunMeta {
         import_root: None,
         import_dirs: Vec::new(),
         fleet: None,
+        vault: None,
     }
 }
 
@@ -137,6 +138,7 @@ pub(crate) fn write_journal(
             ok: true,
             reboot_required: act.reboot_required,
             result: act.result.clone(),
+            secrets: Vec::new(),
             seq,
         }));
     }

@@ -128,6 +128,7 @@ fn resume_10k(scratch: &Path) -> (Duration, Duration) {
             ok: true,
             reboot_required: false,
             result: json!({ "code": 0, "stdout": format!("{}\n", seq - 1), "stderr": "" }),
+            secrets: Vec::new(),
             seq,
         };
         writer
@@ -207,6 +208,7 @@ fn journal_throughput(scratch: &Path, hosts: usize, actions: u64) -> f64 {
                         ok: true,
                         reboot_required: false,
                         result: json!({ "code": 0, "stdout": "", "stderr": "" }),
+                        secrets: Vec::new(),
                         seq,
                     };
                     writer

@@ -281,6 +281,27 @@ pub enum ActionError {
         /// The record's 1-based line in it, when the result was replayed from it.
         line: Option<usize>,
     },
+    /// A journaled result held a secret this resume cannot put back (not given again, or the
+    /// record edited): replaying the marker would hand the runbook what it never read.
+    #[error(
+        "the result of `{builtin}` (action {seq}) held a secret that cannot be put back: {problem} (journal {journal})"
+    )]
+    #[diagnostic(
+        code(cairn::secret_not_restored),
+        help(
+            "resume with the secrets the run was given (`--vault FILE`, `--param NAME=...`); `cairn resume --from-stage` runs the stage again"
+        )
+    )]
+    SecretNotRestored {
+        /// The builtin.
+        builtin: String,
+        /// The action number.
+        seq: u64,
+        /// Which secret, or what does not fit.
+        problem: String,
+        /// The journal file.
+        journal: String,
+    },
     /// Divergence checking reached the first action the journal has no outcome for.
     #[error("replay reached the live point")]
     #[diagnostic(code(cairn::reached_live_point))]

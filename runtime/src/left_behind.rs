@@ -199,6 +199,7 @@ mod tests {
                 ok: true,
                 reboot_required: false,
                 result,
+                secrets: Vec::new(),
                 seq,
             }),
             progress: vec![json!({ "boot_id": "old" })],

@@ -53,8 +53,14 @@ pub(crate) fn literal(expr: &Expr) -> Option<(Option<Dynamic>, Vec<String>)> {
     Some((default, choices))
 }
 
-/// Why `value` is not one of `choices` (the message and what would fix it), or `None`.
-pub(crate) fn refuse(name: &str, value: &str, choices: &[String]) -> Option<(String, String)> {
+/// Why `value` is not one of `choices` (the message and what would fix it, naming the value as
+/// `shown`), or `None`.
+pub(crate) fn refuse(
+    name: &str,
+    value: &str,
+    shown: &str,
+    choices: &[String],
+) -> Option<(String, String)> {
     if choices.iter().any(|c| c == value) {
         return None;
     }
@@ -63,7 +69,7 @@ pub(crate) fn refuse(name: &str, value: &str, choices: &[String]) -> Option<(Str
         .unwrap_or_default();
     let all: Vec<String> = choices.iter().map(|c| format!("`{c}`")).collect();
     Some((
-        format!("`{name}` takes one of its choices, not `{value}`"),
+        format!("`{name}` takes one of its choices, not `{shown}`"),
         format!("{near}`{name}` takes {}", all.join(", ")),
     ))
 }
@@ -75,11 +81,11 @@ mod tests {
     #[test]
     fn a_near_miss_is_named() {
         let choices = ["mlnx_ofed".to_owned(), "doca".to_owned()];
-        assert!(refuse("ofed_source", "doca", &choices).is_none());
-        let (message, help) = refuse("ofed_source", "dcoa", &choices).unwrap_or_default();
+        assert!(refuse("ofed_source", "doca", "doca", &choices).is_none());
+        let (message, help) = refuse("ofed_source", "dcoa", "dcoa", &choices).unwrap_or_default();
         assert!(message.contains("not `dcoa`"), "{message}");
         assert!(help.starts_with("did you mean `doca`?"), "{help}");
-        let (_, help) = refuse("ofed_source", "inbox", &choices).unwrap_or_default();
+        let (_, help) = refuse("ofed_source", "inbox", "inbox", &choices).unwrap_or_default();
         assert_eq!(help, "`ofed_source` takes `mlnx_ofed`, `doca`");
     }
 }

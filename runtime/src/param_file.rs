@@ -108,10 +108,16 @@ impl ParamFile {
             let one = BTreeMap::from([(entry.name.clone(), entry.value.clone())]);
             if let Err(error) = check_params(ast, &one) {
                 let unknown = error.message.starts_with("the runbook declares no param");
-                let prefix = format!("--param {}={}: ", entry.name, entry.value);
+                // The message names the value as given, or `<redacted>` when it holds a secret.
+                let rest = [entry.value.as_str(), crate::secrets::REDACTED]
+                    .into_iter()
+                    .find_map(|shown| {
+                        let prefix = format!("--param {}={shown}: ", entry.name);
+                        error.message.strip_prefix(&prefix)
+                    });
                 return Err(ParamError {
                     help: error.help,
-                    message: match error.message.strip_prefix(&prefix) {
+                    message: match rest {
                         Some(rest) => format!("{}: param `{}`: {rest}", self.name, entry.name),
                         None => format!("{}: {}", self.name, error.message),
                     },

@@ -197,19 +197,31 @@ fn param(context: &mut EvalContext, inputs: &[Expression]) -> Result<Dynamic, Bo
     };
     let value = match host.shared.params.get(&name) {
         Some(given) => crate::param_value::convert(given, &default).map_err(|expected| {
-            let message = crate::param_value::wrong_type(&name, given, expected, &default);
+            let shown = crate::param_value::shown(given, secret);
+            let message = crate::param_value::wrong_type(&name, &shown, expected, &default);
             host.fail(ActionError::Failed(message), position)
         })?,
         None => default,
     };
+    let text = value.to_string();
+    let shown = crate::param_value::shown(&text, secret);
     if let Some((message, help)) = choices
         .as_deref()
-        .and_then(|c| crate::param_choice::refuse(&name, &value.to_string(), c))
+        .and_then(|c| crate::param_choice::refuse(&name, &text, &shown, c))
     {
         return Err(host.fail(ActionError::Runbook(format!("{message}: {help}")), position));
     }
     if secret {
-        host.add_secret(&value.to_string());
+        // A default only known as the runbook runs (not a literal) is checked here.
+        let refused = match crate::secrets::too_short(&text) {
+            _ if text.is_empty() => Some("it has no value (--param, --vault)".to_owned()),
+            why => why,
+        };
+        if let Some(why) = refused {
+            let message = format!("secret param `{name}` is refused: {why}");
+            return Err(host.fail(ActionError::Runbook(message), position));
+        }
+        host.add_secret(&name, &text);
     }
     if context.scope().contains(&name) {
         return Err(host.fail(

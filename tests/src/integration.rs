@@ -54,6 +54,7 @@ mod retry;
 mod rolling;
 mod rolling_recipe;
 mod rust_imports;
+mod secret_values;
 mod shared_run;
 mod shared_store;
 mod signals;

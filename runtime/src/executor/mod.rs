@@ -269,7 +269,7 @@ fn register_secrets(outline: &Outline, params: &BTreeMap<String, String>) -> Vec
         .collect();
     for (name, value) in params {
         if names.contains(name) {
-            crate::secrets::register(value);
+            crate::secrets::register(&crate::secrets::param_name(name), value);
         }
     }
     names

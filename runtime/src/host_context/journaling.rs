@@ -46,6 +46,7 @@ impl HostContext {
                 Some(self.redact_text(&error.to_string())),
             ),
         };
+        let (shown, secrets) = crate::secrets::redactor().marked(value);
         let record = OutcomeRecord {
             at: now_millis(),
             changed,
@@ -54,7 +55,8 @@ impl HostContext {
             how: how.map(str::to_owned),
             ok,
             reboot_required,
-            result: self.redact(value),
+            result: shown,
+            secrets,
             seq,
         };
         let (finished_at, result_shown) = (record.at, record.result.clone());

@@ -314,9 +314,10 @@ impl HostContext {
         std::mem::take(&mut self.state().after_boot)
     }
 
-    /// Marks a value as secret: it is replaced by `<redacted>` wherever it would be journaled.
-    pub fn add_secret(&self, value: &str) {
-        crate::secrets::register(value);
+    /// Marks the value of secret param `param` as secret: it is replaced by `<redacted>`
+    /// wherever it would be journaled.
+    pub fn add_secret(&self, param: &str, value: &str) {
+        crate::secrets::register(&crate::secrets::param_name(param), value);
     }
 
     /// Turns a failure into a rhai error at `position` whose value is the typed error

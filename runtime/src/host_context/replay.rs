@@ -1,6 +1,7 @@
 //! Answering an action from the journal: the runbook must ask for what the journal recorded at
-//! this place (else it diverged); a finished action replays its result; an interrupted one is
-//! settled by `--assume`, by running it again when that is harmless, or by the builtin's probe.
+//! this place (else it diverged); a finished action replays its result (the secrets it held put
+//! back, `secrets.rs`); an interrupted one is settled by `--assume`, by running it again when
+//! that is harmless, or by the builtin's probe.
 
 use std::time::Instant;
 
@@ -41,7 +42,15 @@ impl HostContext {
                     outcome.reboot_required,
                     outcome.ok,
                 );
-                Ok(Some(outcome.result.clone()))
+                crate::secrets::redactor()
+                    .restore(&outcome.result, &outcome.secrets)
+                    .map(Some)
+                    .map_err(|problem| ActionError::SecretNotRestored {
+                        builtin: step.builtin.clone(),
+                        seq: step.seq,
+                        problem,
+                        journal: self.journal_path.clone(),
+                    })
             }
             (Some(outcome), _) if self.replayed_failure(step.seq) => {
                 let error = outcome.error.clone().unwrap_or_default();

@@ -140,6 +140,10 @@ pub struct OutcomeRecord {
     pub reboot_required: bool,
     /// The value the builtin returned (JSON), secrets redacted.
     pub result: Value,
+    /// Where `result` held a secret, by the secret's name (absent when it held none, and in
+    /// older journals): a resume given the secrets again replays what the runbook read.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub secrets: Vec<crate::secrets::SecretMark>,
     /// The intent this answers.
     pub seq: u64,
 }

@@ -72,18 +72,8 @@ impl Launcher {
         let mut new = new;
         let vault_held = new.vault.take();
         let vault = vault_held.as_deref();
-        let ast = self.preflight(&runbook, &inventory, &new.params, &events)?;
-        if let Some(file) = &new.param_file {
-            file.check(&ast)?;
-            let mut params = file.params();
-            params.append(&mut new.params);
-            new.params = params;
-        }
-        crate::vault_use::fill_secret_params(&outline, &mut new.params, vault);
-        check_params(&ast, &new.params)?;
+        let (hosts, taken) = self.preflight(&runbook, &inventory, &mut new, vault, &events)?;
         let secrets = secret_params(&outline);
-        let hosts = selected(&inventory, new.limit.as_ref())?;
-        crate::vault_use::check_credentials(&inventory, &hosts, vault).map_err(vault_error)?;
         check_budget_groups(new.options.max_unavailable.as_ref(), &inventory)?;
         shares::check(new.controllers, &new.options, &outline, hosts.len())?;
         let options = &new.options;
@@ -119,6 +109,7 @@ impl Launcher {
             import_root: None,
             import_dirs: Vec::new(),
             fleet: fleet.as_ref().map(|plan| plan.share.clone()),
+            vault: crate::VaultUse::of(vault, taken),
         };
         new.options.fleet = fleet;
         let run_dir = if new.options.check {
@@ -186,19 +177,41 @@ impl Launcher {
         Ok(inventory)
     }
 
-    /// What `cairn check` finds, and stages on groups the inventory lacks, and `--param`
-    /// values the runbook cannot take: any of them stops the run before it is created. The
-    /// compiled runbook when nothing.
-    pub fn preflight(
+    /// What `cairn check` finds, and stages on groups the inventory lacks, and params the
+    /// runbook cannot take (`--param`, `--param-file`, the vault's, a secret without a value):
+    /// any of them stops the run before it is created. `new.params` gets the file's params and
+    /// the vault's secrets; the run's hosts and the names of the secrets taken from the vault
+    /// are returned.
+    fn preflight(
         &self,
         runbook: &Runbook,
         inventory: &Inventory,
-        params: &BTreeMap<String, String>,
+        new: &mut NewRun,
+        vault: Option<&Vault>,
         events: &EventSink,
-    ) -> Result<rhai::AST, LaunchError> {
+    ) -> Result<(Vec<String>, Vec<String>), LaunchError> {
         let ast = self.check_runbook(runbook, inventory, events)?;
-        check_params(&ast, params)?;
-        Ok(ast)
+        let hosts = selected(inventory, new.limit.as_ref())?;
+        let given = new.params.clone();
+        if let Some(file) = &new.param_file {
+            let mut params = file.params();
+            params.append(&mut new.params);
+            new.params = params;
+        }
+        // Every secret is registered before any param is checked, so a message shows each
+        // value whole or redacted whole, whichever source gave the secret it holds.
+        let mut taken =
+            crate::vault_use::fill_secret_params(runbook, &ast, &mut new.params, vault)?;
+        taken.extend(
+            crate::vault_use::check_credentials(inventory, &hosts, vault).map_err(vault_error)?,
+        );
+        check_params(&ast, &given)?;
+        if let Some(file) = &new.param_file {
+            file.check(&ast)?;
+        }
+        crate::secret_params::check_given(runbook, &ast, &new.params, vault)?;
+        check_params(&ast, &new.params)?;
+        Ok((hosts, taken))
     }
 
     /// What `cairn check -i` finds; the compiled runbook when nothing.

@@ -44,7 +44,7 @@ impl Launcher {
         let inventory = self.inventory(&meta.inventory)?;
         // An edit since the run started may have brought a typo (or a second stage of a name
         // `--from-stage` looks for): it is refused before any host is touched, as on `run`.
-        self.check_runbook(&runbook, &inventory, &events)?;
+        let ast = self.check_runbook(&runbook, &inventory, &events)?;
         let stages = outline(&runbook, &self.libraries, meta.max_operations)?;
         let from_stage = overrides
             .from_stage
@@ -59,13 +59,25 @@ impl Launcher {
         let vault = overrides.vault.clone();
         let vault = vault.as_deref();
         let mut params = meta.params.clone();
-        crate::vault_use::fill_secret_params(&stages, &mut params, vault);
         if let Some(file) = &overrides.param_file {
-            file.check(&self.check_runbook(&runbook, &inventory, &events)?)?;
             params.extend(file.params());
         }
         params.extend(overrides.params.clone());
+        // Every secret is registered before any param is checked (here and in the executor).
+        crate::vault_use::fill_secret_params(&runbook, &ast, &mut params, vault)?;
+        if let Some((message, help)) =
+            crate::vault_use::missing_for_resume(meta.vault.as_ref(), &params, vault)
+        {
+            return Err(LaunchError::Flag {
+                message: format!("run {}: {message}; nothing was run", meta.run_id),
+                help: Some(help),
+            });
+        }
         crate::vault_use::check_credentials(&inventory, &meta.hosts, vault).map_err(vault_error)?;
+        if let Some(file) = &overrides.param_file {
+            file.check(&ast)?;
+        }
+        crate::secret_params::check_given(&runbook, &ast, &params, vault)?;
         super::check_budget_groups(overrides.max_unavailable.as_ref(), &inventory)?;
         let mut options = resume_options(overrides, &meta);
         options.fleet = super::shares::resumed(&meta, &inventory, &options)?;

@@ -55,6 +55,10 @@ pub struct RunMeta {
     /// `fleet.rs`); absent for a run of one controller.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub fleet: Option<crate::FleetShare>,
+    /// The vault the run took secrets from, and their names (never their values), so a resume
+    /// asks for that vault (absent when it took none, and in older runs).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub vault: Option<crate::VaultUse>,
 }
 
 /// A run's state, read from its journals.

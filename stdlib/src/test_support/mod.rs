@@ -67,6 +67,7 @@ pub(crate) fn journal_of(
         ok: true,
         reboot_required: false,
         result,
+        secrets: Vec::new(),
         seq: 1,
     };
     let action = RecordedAction {
