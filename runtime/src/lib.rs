@@ -102,6 +102,7 @@ pub use host_info::HostInfo;
 pub use host_io::{ACTING, HostIo, NOT_APPLIED};
 pub use imports::{ImportPath, ImportResolver, PACK_MANIFEST};
 pub use in_flight::{Acting, InFlight};
+pub use left_behind::{LeftDown, left_behind};
 pub use local_transport::LocalTransport;
 pub use max_unavailable::{Budgets, MaxUnavailable};
 pub use outline::{Declaration, Outline};
