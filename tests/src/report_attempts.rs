@@ -161,16 +161,38 @@ fn restage_command(run: &Run) -> Vec<String> {
         .to_vec()
 }
 
-#[test]
-fn a_dropped_staged_value_is_its_own_row_and_its_help_leads_to_a_resume_that_hides_nothing() {
+/// The roll under a budget of one with esx02's firmware dropping its staged link type: it
+/// fails at esx02 (`--json`); the lab and the run's end.
+fn dropped_link_type() -> (Lab, Run) {
     let lab = faulted_lab("esx02");
-    let json = ["--json", "--max-unavailable", "esxi=1"];
-    let first = lab.cairn(&[&["run", RECIPE, "-i", INVENTORY][..], &json].concat());
+    let args = [
+        "run",
+        RECIPE,
+        "-i",
+        INVENTORY,
+        "--json",
+        "--max-unavailable",
+        "esxi=1",
+    ];
+    let first = lab.cairn(&args);
     assert_eq!(first.code, 1, "{}", first.output());
-    let first_end = finished(&first);
+    (lab, first)
+}
 
-    let before = report(&lab);
-    let rows = change_rows(&before);
+/// The fault fixed: the inventory without it.
+fn fix(lab: &Lab) {
+    let inventory = lab.path().join(INVENTORY);
+    let faulted = std::fs::read_to_string(&inventory).unwrap_or_else(|e| panic!("{e}"));
+    lab.write(
+        INVENTORY,
+        &faulted.replace("&fault_ignore_staged=LINK_TYPE_P1", ""),
+    );
+}
+
+#[test]
+fn a_staged_value_the_firmware_dropped_is_a_row_of_its_own_marked_not_applied() {
+    let (lab, _) = dropped_link_type();
+    let rows = change_rows(&report(&lab));
     let link_type = |row: &&ChangeRow| row.change.contains("LINK_TYPE_P1");
     let dropped: Vec<&ChangeRow> = rows
         .iter()
@@ -188,38 +210,41 @@ fn a_dropped_staged_value_is_its_own_row_and_its_help_leads_to_a_resume_that_hid
         .map(|r| r.hosts)
         .sum();
     assert_eq!(applied, 1, "only esx01's link type took: {rows:#?}");
-    // "Left behind" is the list the run printed, in its words.
-    let left: Vec<String> = section(&before, "left-behind")
+}
+
+#[test]
+fn left_behind_is_the_list_the_run_printed_and_params_show_values() {
+    let (lab, first) = dropped_link_type();
+    let html = report(&lab);
+    let left: Vec<String> = section(&html, "left-behind")
         .split("<td>")
         .skip(1)
-        .map(text)
-        .map(|t| t.trim().to_owned())
+        .map(|cell| text(cell).trim().to_owned())
         .collect();
-    let printed: Vec<String> = first_end["left_behind"]
+    let end = finished(&first);
+    let printed: Vec<String> = end["left_behind"]
         .as_array()
         .into_iter()
         .flatten()
         .filter_map(|l| l.as_str().map(str::to_owned))
         .collect();
-    assert!(!printed.is_empty(), "{first_end}");
-    assert_eq!(left, printed, "{}", section(&before, "left-behind"));
+    assert!(!printed.is_empty(), "{end}");
+    assert_eq!(left, printed, "{}", section(&html, "left-behind"));
     // Params show their values, not the expressions that choose them.
-    let summary = section(&before, "summary");
+    let summary = section(&html, "summary");
     assert!(summary.contains("ofed_source=mlnx_ofed<"), "{summary}");
     assert!(!summary.contains("one_of"), "{summary}");
+}
 
-    // The fix, then the help's way out: a plain resume only checks again, and fails again.
-    let inventory = lab.path().join(INVENTORY);
-    let faulted = std::fs::read_to_string(&inventory).unwrap_or_else(|e| panic!("{e}"));
-    lab.write(
-        INVENTORY,
-        &faulted.replace("&fault_ignore_staged=LINK_TYPE_P1", ""),
-    );
-    let again = lab.cairn(&["resume", "--json"]);
+#[test]
+fn the_help_after_a_dropped_staged_value_leads_out_of_the_resume_loop() {
+    let (lab, first) = dropped_link_type();
+    fix(&lab);
+    // A plain resume only checks again, and fails again; the help's command stages it again.
+    let again = lab.cairn(&["resume"]);
     assert_eq!(again.code, 1, "{}", again.output());
-    let mut restage = restage_command(&first);
+    let restage = restage_command(&first);
     assert_eq!(restage, restage_command(&again));
-    restage.push("--json".into());
     let restage: Vec<&str> = restage.iter().map(String::as_str).collect();
     let out = lab.cairn(&restage);
     assert_eq!(
@@ -228,9 +253,16 @@ fn a_dropped_staged_value_is_its_own_row_and_its_help_leads_to_a_resume_that_hid
         "the help's command leads out: {}",
         out.output()
     );
+}
 
-    // Nothing an earlier attempt changed is hidden: every change of the first report is in
-    // the last with as many hosts or more, and the recap adds up each attempt's.
+#[test]
+fn a_resume_from_a_stage_hides_nothing_an_earlier_attempt_changed() {
+    let (lab, first) = dropped_link_type();
+    let rows = change_rows(&report(&lab));
+    fix(&lab);
+    let out = lab.cairn(&["resume", "--from-stage", "1", "--json"]);
+    assert_eq!(out.code, 0, "{}", out.output());
+    // Every change of the first report is in the last with as many hosts or more.
     let after = report(&lab);
     let (old, new) = (change_counts(&rows), change_counts(&change_rows(&after)));
     for (change, hosts) in &old {
@@ -240,13 +272,12 @@ fn a_dropped_staged_value_is_its_own_row_and_its_help_leads_to_a_resume_that_hid
             "{change:?}: {hosts} host(s) before the resume, {now} after: {new:#?}"
         );
     }
-    let mut expected = recap_counts(&first_end);
-    for attempt in [&again, &out] {
-        for (host, counts) in recap_counts(&finished(attempt)) {
-            let sum = expected.entry(host).or_default();
-            for (total, n) in sum.iter_mut().zip(counts) {
-                *total += n;
-            }
+    // The recap adds up each attempt's.
+    let mut expected = recap_counts(&finished(&first));
+    for (host, counts) in recap_counts(&finished(&out)) {
+        let sum = expected.entry(host).or_default();
+        for (total, n) in sum.iter_mut().zip(counts) {
+            *total += n;
         }
     }
     expected.remove("controller");
