@@ -1,11 +1,14 @@
-//! A change the journal records (an action whose outcome says `changed`) as before → after
-//! items, read from the result's shape: the `from`/`to` that `mlxfwmanager::update`,
+//! A change the journal records (an action whose outcome says `changed`, or one that failed
+//! after it began changing the host), over every attempt, as before → after items and what
+//! became of it (`Took`: the reboot, and whether the check after it found it applied), read from the result's shape: the `from`/`to` that `mlxfwmanager::update`,
 //! `esxcli::advanced_set`, `esxcli::module_parameters_set` and `vhpc::latency` return, the
 //! per-key `changed` map of `mlxconfig::set`, the `enabled` of `esxcli::pcipassthru_set`; the
 //! VIB IDs of `esxcli::vib_install` and the version of `ofed::install` and `ofed::install_doca`
 //! are read through their stdlib types (`VibChange`, `OfedChange`), and a result of another
 //! shape is named in the section (`Unread`), the change shown by its arguments; any other
 //! change shows its arguments, and the `acting` record as its before when there is one.
+
+use std::collections::HashMap;
 
 use cairn_stdlib::esxcli::VibChange;
 use cairn_stdlib::ofed::OfedChange;
@@ -22,13 +25,61 @@ pub(crate) struct ChangeItem {
     pub(crate) after: String,
 }
 
-/// One change record: its items and the reboot it needed.
+/// One change record: its items and what became of it.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub(crate) struct ChangeRecord {
     pub(crate) builtin: String,
     pub(crate) items: Vec<ChangeItem>,
-    /// `none`, `rebooted` or `pending`.
-    pub(crate) reboot: &'static str,
+    pub(crate) took: Took,
+}
+
+/// What became of a change: the reboot it needed, and whether it took.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub(crate) enum Took {
+    /// Applied at once.
+    NoReboot,
+    /// Staged, and a reboot followed (its check, if any, passed).
+    Rebooted,
+    /// Staged, and no reboot followed yet.
+    Pending,
+    /// Staged, rebooted, and the check after the reboot found it not applied (the error).
+    NotApplied(String),
+    /// Staged, rebooted, and the check after the reboot failed, in a journal from before it
+    /// named the change (the error).
+    CheckFailed(String),
+    /// The action failed after it began changing the host (the error).
+    Failed(String),
+}
+
+impl Took {
+    /// The row's CSS class and its `data-took`.
+    pub(crate) fn class(&self) -> &'static str {
+        match self {
+            Self::NoReboot => "none",
+            Self::Rebooted => "rebooted",
+            Self::Pending => "pending",
+            Self::NotApplied(_) => "not-applied",
+            Self::CheckFailed(_) => "check-failed",
+            Self::Failed(_) => "failed",
+        }
+    }
+
+    /// Whether the host has it (or will, at its pending reboot).
+    pub(crate) fn applied(&self) -> bool {
+        matches!(self, Self::NoReboot | Self::Rebooted | Self::Pending)
+    }
+
+    /// The reboot column in words.
+    pub(crate) fn said(&self) -> String {
+        match self {
+            Self::NoReboot => "none".into(),
+            Self::Rebooted => "needed, done".into(),
+            Self::Pending => "needed, still pending".into(),
+            Self::NotApplied(error) => format!("needed, done; NOT APPLIED: {error}"),
+            Self::CheckFailed(error) => format!("needed, done; the check after it failed: {error}"),
+            Self::Failed(error) => format!("the action FAILED: {error}"),
+        }
+    }
 }
 
 /// What is not known: a before the journal does not hold.
@@ -40,30 +91,77 @@ const NOT_SET: &str = "(not set)";
 /// The after of a change that takes no value (`mst::start`).
 const APPLIED: &str = "applied";
 
-/// The host's change records in sequence order; a reboot is a change of its own kind (the
-/// timeline and the recap show it), so it is not one of them. A typed result that does not
-/// read as its type is noted in `unread`.
+/// The host's change records over every attempt, in the order written: each successful
+/// action whose outcome says `changed`, and each that failed after it began changing the host
+/// (its `acting` record); a reboot is a change of its own kind (the timeline and the recap
+/// show it), so it is not one of them. A typed result that does not read as its type is
+/// noted in `unread`.
 pub(crate) fn changes(host: &HostModel, unread: &mut Unread) -> Vec<ChangeRecord> {
-    host.actions
+    let history = &host.history;
+    let not_applied = not_applied(history);
+    history
         .iter()
-        .filter(|a| a.ok && a.changed && a.builtin != "reboot")
-        .map(|action| ChangeRecord {
+        .enumerate()
+        .filter(|(_, a)| a.builtin != "reboot")
+        .filter(|(_, a)| (a.ok && a.changed) || (!a.ok && a.acting.is_some()))
+        .map(|(at, action)| ChangeRecord {
             builtin: action.builtin.clone(),
             items: typed_items(&host.name, action, unread).unwrap_or_else(|| items(action)),
-            reboot: match action.reboot_required {
-                false => "none",
-                true if rebooted_after(host, action.seq) => "rebooted",
-                true => "pending",
+            took: match (action.ok, action.reboot_required) {
+                (false, _) => Took::Failed(error_of(action)),
+                (true, false) => Took::NoReboot,
+                (true, true) => match not_applied.get(&at) {
+                    Some(error) => Took::NotApplied(error.clone()),
+                    None => after_reboot(history, at),
+                },
             },
         })
         .collect()
 }
 
-fn rebooted_after(host: &HostModel, seq: u64) -> bool {
-    host.actions
-        .iter()
-        .any(|a| a.ok && a.builtin == "reboot" && a.seq > seq)
+fn error_of(action: &Action) -> String {
+    action.error.clone().unwrap_or_else(|| "failed".into())
 }
+
+/// The changes the host did not apply, by their place in `history`, with the error: each
+/// failed `after_reboot` names the action that staged it by its sequence number, the latest
+/// outcome of that number before it (a `--from-stage` numbers again).
+fn not_applied(history: &[Action]) -> HashMap<usize, String> {
+    let mut found = HashMap::new();
+    for (at, check) in history.iter().enumerate() {
+        if check.ok || check.builtin != AFTER_REBOOT {
+            continue;
+        }
+        let Some(seq) = check.not_applied.as_ref().and_then(|n| n["seq"].as_u64()) else {
+            continue;
+        };
+        if let Some(staged) = history[..at].iter().rposition(|a| a.seq == seq) {
+            found.insert(staged, error_of(check));
+        }
+    }
+    found
+}
+
+/// A staged change at `at` in `history`: pending until a reboot follows it; then as the
+/// check after that reboot found (a failed check from before the check named its change
+/// says so, rather than pass for applied).
+fn after_reboot(history: &[Action], at: usize) -> Took {
+    let later = &history[at + 1..];
+    let Some(reboot) = later.iter().position(|a| a.ok && a.builtin == "reboot") else {
+        return Took::Pending;
+    };
+    let check = later[reboot + 1..]
+        .iter()
+        .take_while(|a| a.builtin != "reboot")
+        .find(|a| a.builtin == AFTER_REBOOT && !a.ok && a.not_applied.is_none());
+    match check {
+        Some(check) => Took::CheckFailed(error_of(check)),
+        None => Took::Rebooted,
+    }
+}
+
+/// The reboot-loop breaker's check after a reboot.
+const AFTER_REBOOT: &str = "after_reboot";
 
 /// The items of a change whose result is a stdlib type, read as it: `None` for another
 /// builtin; a result that does not read is noted and shown by its arguments.
@@ -257,7 +355,9 @@ mod tests {
             seq: 2,
             builtin: builtin.into(),
             args,
+            started: 0,
             at: 0,
+            not_applied: None,
             changed: true,
             reboot_required: true,
             acting,

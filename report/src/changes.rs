@@ -1,6 +1,7 @@
 //! What changed, per host and folded across hosts: every change record of the journals as
 //! before → after rows, hosts with the same change one row (`esx[01-32]`), with the reboot it
-//! needed.
+//! needed and whether it took: a change the host did not apply, or an action that failed while
+//! changing it, is a row of its own, marked so.
 
 use std::fmt::Write as _;
 
@@ -54,7 +55,7 @@ impl Section for ChangesSection {
     }
 }
 
-/// One folded row: a line per item, the hosts and the reboot spanning them.
+/// One folded row: a line per item, the hosts and what became of the change spanning them.
 fn row(record: &ChangeRecord, names: &[&str]) -> String {
     let lines = |pick: fn(&crate::change_record::ChangeItem) -> &str| {
         record
@@ -64,15 +65,11 @@ fn row(record: &ChangeRecord, names: &[&str]) -> String {
             .collect::<Vec<_>>()
             .join("<br>")
     };
-    let reboot = match record.reboot {
-        "rebooted" => "needed, done",
-        "pending" => "needed, still pending",
-        _ => "none",
-    };
+    let took = &record.took;
     let mut html = String::new();
     let _ = write!(
         html,
-        "<tr data-hosts=\"{}\" data-builtin=\"{}\"><td>{}</td><td>{}</td><td>{}</td><td class=\"changed\">{}</td><td class=\"reboot-{}\">{reboot}</td></tr>",
+        "<tr data-hosts=\"{}\" data-builtin=\"{}\" data-took=\"{class}\"><td>{}</td><td>{}</td><td>{}</td><td class=\"{after}\">{}</td><td class=\"reboot-{class}\">{}</td></tr>",
         names.len(),
         escape(&record.builtin),
         escape(&hosts(names)),
@@ -83,7 +80,13 @@ fn row(record: &ChangeRecord, names: &[&str]) -> String {
         },
         lines(|item| &item.before),
         lines(|item| &item.after),
-        record.reboot,
+        escape(&took.said()),
+        class = took.class(),
+        after = if took.applied() {
+            "changed"
+        } else {
+            "not-applied"
+        },
     );
     html
 }

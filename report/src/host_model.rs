@@ -1,9 +1,11 @@
 //! One host's part of a run, as its journal tells it: counts for the recap, stage spans and
 //! reboots for the timeline, the failure and every recorded action for the other sections.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashMap};
 
-use cairn_runtime::journal::{HostEndRecord, HostJournal, HostStatus, JournalEvent};
+use cairn_runtime::journal::{
+    HostEndRecord, HostJournal, HostStatus, IntentRecord, JournalEvent, OutcomeRecord,
+};
 use serde_json::Value;
 
 /// A host's counts in the recap, as Ansible's PLAY RECAP counts them: `ok` is every action
@@ -66,6 +68,8 @@ pub struct Action {
     pub builtin: String,
     /// Its canonical arguments.
     pub args: Value,
+    /// When its intent was recorded.
+    pub started: u64,
     /// When its outcome was recorded.
     pub at: u64,
     /// Whether it changed the host.
@@ -74,6 +78,9 @@ pub struct Action {
     pub reboot_required: bool,
     /// What the host had just before the change (the `acting` progress record), if recorded.
     pub acting: Option<Value>,
+    /// For a failed `after_reboot`: the change the host did not apply, `{what, seq}` (its
+    /// `not_applied` progress record; none in a journal from before it).
+    pub not_applied: Option<Value>,
     /// The runbook or module file of the call, and its line.
     pub file: String,
     /// 1-based.
@@ -84,6 +91,57 @@ pub struct Action {
     pub error: Option<String>,
     /// What it returned.
     pub result: Value,
+}
+
+impl Action {
+    /// The action `intent` whose outcome is `outcome`, with its progress records.
+    fn of(intent: &IntentRecord, progress: &[&Value], outcome: &OutcomeRecord) -> Self {
+        let step = |key: &str| progress.iter().find_map(|step| step.get(key).cloned());
+        Self {
+            seq: intent.seq,
+            builtin: intent.builtin.clone(),
+            args: intent.args.clone(),
+            started: intent.at,
+            at: outcome.at,
+            changed: outcome.changed,
+            reboot_required: outcome.reboot_required,
+            acting: step(cairn_runtime::ACTING),
+            not_applied: step(cairn_runtime::NOT_APPLIED),
+            file: intent.file.clone(),
+            line: intent.line,
+            ok: outcome.ok,
+            error: outcome.error.clone(),
+            result: outcome.result.clone(),
+        }
+    }
+}
+
+/// Every outcome in `journal`, in the order written, each with its intent and progress: a
+/// rewind (`--from-stage`) or a retry makes a resume forget an action, not what it did.
+fn history(journal: &HostJournal) -> Vec<Action> {
+    let mut open: HashMap<u64, (&IntentRecord, Vec<&Value>)> = HashMap::new();
+    let mut found = Vec::new();
+    for (_, event) in &journal.events {
+        match event {
+            // A later header (a REPL session) begins a new numbering.
+            JournalEvent::Header(_) => open.clear(),
+            JournalEvent::Intent(intent) => {
+                open.insert(intent.seq, (intent, Vec::new()));
+            }
+            JournalEvent::Progress(step) => {
+                if let Some((_, steps)) = open.get_mut(&step.seq) {
+                    steps.push(&step.data);
+                }
+            }
+            JournalEvent::Outcome(outcome) => {
+                if let Some((intent, steps)) = open.get(&outcome.seq) {
+                    found.push(Action::of(intent, steps, outcome));
+                }
+            }
+            _ => {}
+        }
+    }
+    found
 }
 
 /// Where and why a host failed.
@@ -121,8 +179,15 @@ pub struct HostModel {
     pub resumes: Vec<u64>,
     /// First and last record.
     pub span: Option<(u64, u64)>,
-    /// Actions with their outcomes, by sequence number.
+    /// Actions with their outcomes, by sequence number, as a resume sees them: a retried
+    /// action's last outcome, the actions a `--from-stage` rewound forgotten.
     pub actions: Vec<Action>,
+    /// Every outcome of every attempt, in the order written: what the host went through,
+    /// rewound or not (what changed, the recap's counts).
+    pub history: Vec<Action>,
+    /// What its journal says it was left with down, as the runtime reads it for the recap
+    /// and `--json`.
+    pub left_down: Vec<cairn_runtime::LeftDown>,
     /// Why it failed.
     pub failure: Option<Failure>,
     /// Whether a staged change still waits for a reboot.
@@ -146,6 +211,8 @@ impl HostModel {
             resumes: Vec::new(),
             span: None,
             actions: Vec::new(),
+            history: history(journal),
+            left_down: cairn_runtime::left_behind(name, journal),
             failure: None,
             reboot_pending: journal.end.as_ref().and_then(|e| e.reboot_pending.clone()),
             sessions: crate::sessions::sessions(journal),
@@ -240,44 +307,34 @@ impl HostModel {
         }
     }
 
+    /// The recap's counts and the reboots, over every attempt; the actions as a resume sees
+    /// them.
     fn read_actions(&mut self, journal: &HostJournal) {
-        for recorded in journal.actions.values() {
-            let Some(outcome) = &recorded.outcome else {
-                continue;
-            };
-            let intent = &recorded.intent;
-            if outcome.ok {
+        for action in &self.history {
+            if action.ok {
                 self.counts.ok += 1;
-                self.counts.changed += u64::from(outcome.changed);
+                self.counts.changed += u64::from(action.changed);
             } else {
                 self.counts.failed += 1;
             }
-            if intent.builtin == "reboot" && outcome.ok {
+            if action.builtin == "reboot" && action.ok {
                 self.counts.rebooted += 1;
                 self.reboots.push(RebootSpan {
-                    start: intent.at,
-                    end: outcome.at.max(intent.at),
-                    waited_ms: outcome.result.get("waited_ms").and_then(Value::as_u64),
+                    start: action.started,
+                    end: action.at.max(action.started),
+                    waited_ms: action.result.get("waited_ms").and_then(Value::as_u64),
                 });
             }
-            self.actions.push(Action {
-                seq: intent.seq,
-                builtin: intent.builtin.clone(),
-                args: intent.args.clone(),
-                at: outcome.at,
-                changed: outcome.changed,
-                reboot_required: outcome.reboot_required,
-                acting: recorded
-                    .progress
-                    .iter()
-                    .find_map(|step| step.get(cairn_runtime::ACTING).cloned()),
-                file: intent.file.clone(),
-                line: intent.line,
-                ok: outcome.ok,
-                error: outcome.error.clone(),
-                result: outcome.result.clone(),
-            });
         }
+        self.actions = journal
+            .actions
+            .values()
+            .filter_map(|recorded| {
+                let outcome = recorded.outcome.as_ref()?;
+                let progress: Vec<&Value> = recorded.progress.iter().collect();
+                Some(Action::of(&recorded.intent, &progress, outcome))
+            })
+            .collect();
     }
 
     /// The successful calls of `builtin`, by sequence number.

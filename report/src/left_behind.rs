@@ -1,8 +1,9 @@
-//! What the run left behind on its hosts: a change still waiting for a reboot, a host still in
-//! maintenance mode. Fed by the run model, so a journaled record of what a failure or a stop
-//! left down is one more source here.
+//! What the run left behind on its hosts: a host in maintenance mode, a VM left off, a reboot
+//! sent and not seen back, changes still waiting for a reboot. The list is the runtime's
+//! (`cairn_runtime::left_behind`, read from each host's journal), the one the recap's
+//! `left down:` line and `--json` print, in the same words; hosts left alike are one row.
 
-use serde_json::Value;
+use cairn_runtime::LeftDown;
 
 use crate::fold::{fold, hosts};
 use crate::html::escape;
@@ -10,36 +11,20 @@ use crate::report_error::ReportError;
 use crate::run_model::RunModel;
 use crate::section::Section;
 
-/// One thing a host was left with.
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
-pub(crate) struct LeftBehind {
-    pub(crate) host: String,
-    /// In words: `in maintenance mode`, `a reboot pending (nmlx5_core parameters)`.
-    pub(crate) what: String,
-}
-
-/// Everything the run left behind, host by host.
-pub(crate) fn left_behind(model: &RunModel) -> Vec<LeftBehind> {
-    let mut found = Vec::new();
-    for host in &model.hosts {
-        let maintenance = host
-            .results("esxcli::maintenance_mode_set")
-            .last()
-            .is_some_and(|action| action.result.get("enabled") == Some(&Value::Bool(true)));
-        if maintenance {
-            found.push(LeftBehind {
-                host: host.name.clone(),
-                what: "in maintenance mode".into(),
-            });
-        }
-        if let Some(why) = &host.reboot_pending {
-            found.push(LeftBehind {
-                host: host.name.clone(),
-                what: format!("a reboot pending ({why})"),
-            });
-        }
-    }
-    found
+/// Everything the run left behind, hosts left alike folded into one sentence
+/// (`esx[01-02] in maintenance mode`), with how many hosts each folds.
+pub(crate) fn left_behind(model: &RunModel) -> Vec<(String, usize)> {
+    let found = model
+        .hosts
+        .iter()
+        .flat_map(|host| host.left_down.iter())
+        .map(|left| (left.on(""), left.host()));
+    fold(found)
+        .into_iter()
+        .map(|(alike, names): (LeftDown, Vec<&str>)| {
+            (alike.on(&hosts(&names)).to_string(), names.len())
+        })
+        .collect()
 }
 
 /// The section: hosts folded by what they were left with.
@@ -59,15 +44,11 @@ impl Section for LeftBehindSection {
         if found.is_empty() {
             return Ok(None);
         }
-        let mut html = String::from(
-            "<table class=\"left-behind\"><thead><tr><th>hosts</th><th>left</th></tr></thead><tbody>",
-        );
-        for (what, names) in fold(found.into_iter().map(|item| (item.what, item.host))) {
+        let mut html = String::from("<table class=\"left-behind\"><tbody>");
+        for (said, count) in found {
             html.push_str(&format!(
-                "<tr data-hosts=\"{}\"><td>{}</td><td>{}</td></tr>",
-                names.len(),
-                escape(&hosts(&names)),
-                escape(&what)
+                "<tr data-hosts=\"{count}\"><td>{}</td></tr>",
+                escape(&said)
             ));
         }
         html.push_str("</tbody></table>");

@@ -64,7 +64,7 @@ figcaption{font-size:12px;color:#555;overflow-wrap:anywhere}
 figure.heatmap{margin:0 0 16px}
 p.verdict{font-size:20px;font-weight:700;margin:6px 0}p.verdict.pass{color:#2e7d32}p.verdict.fail{color:#b00020}ul.reasons{margin:4px 0 12px;padding-left:18px;list-style:none}ul.reasons li.failed{color:#b00020}ul.reasons li.ok{color:#2e7d32}
 table.published{margin:10px 0}table.published caption{text-align:left;font-weight:600;padding:4px 0}code.given{font-weight:700}ul.failures{margin:0;padding-left:16px}
-table.changes td:first-child{white-space:nowrap}td.reboot-pending{color:#b00020}table.members td{border:none;padding:0 8px 0 0;font-size:12px}summary{cursor:pointer}
+table.changes td:first-child{white-space:nowrap}td.reboot-pending,td.reboot-not-applied,td.reboot-check-failed,td.reboot-failed{color:#b00020;font-weight:600}td.not-applied{color:#b00020;text-decoration:line-through}table.members td{border:none;padding:0 8px 0 0;font-size:12px}summary{cursor:pointer}
 @media print{details.lanes>.lane,table.members{display:none}nav{display:none}}figure.heatmap svg.heatmap{max-width:100%;height:auto;display:block}
 ";
 
@@ -178,10 +178,10 @@ mod tests {
         assert!(changes.contains("data-records=\"200\""), "{changes}");
         let rows: Vec<&str> = changes.split("<tr data-hosts=").skip(1).collect();
         assert_eq!(rows.len(), 3, "{changes}");
-        assert!(rows[0].starts_with("\"100\" data-builtin=\"mlxconfig::set\"><td>node[001-100]</td><td>mlxconfig::set mt4119_pciconf1 LINK_TYPE_P1</td><td>ETH(2)</td><td class=\"changed\">IB(1)</td><td class=\"reboot-rebooted\">"), "{}", rows[0]);
+        assert!(rows[0].starts_with("\"100\" data-builtin=\"mlxconfig::set\" data-took=\"rebooted\"><td>node[001-100]</td><td>mlxconfig::set mt4119_pciconf1 LINK_TYPE_P1</td><td>ETH(2)</td><td class=\"changed\">IB(1)</td><td class=\"reboot-rebooted\">"), "{}", rows[0]);
         assert!(
             rows[1].starts_with(
-                "\"99\" data-builtin=\"mlxfwmanager::update\"><td>node[001-007,009-100]</td>"
+                "\"99\" data-builtin=\"mlxfwmanager::update\" data-took=\"rebooted\"><td>node[001-007,009-100]</td>"
             ),
             "{}",
             rows[1]

@@ -1,8 +1,10 @@
 //! What the run ran: the effective params (the ones given on the command line, the rest the
-//! runbook's defaults as its `param` lines write them; secrets `<redacted>`), the runbook's and
+//! values of the runbook's defaults; secrets `<redacted>`), the runbook's and
 //! the inventory's paths and SHA-256, and the cairn that wrote the page.
 
 use std::path::Path;
+
+use cairn_runtime::{RecipeDoc, Runbook, build_engine};
 
 use crate::run_model::RunModel;
 
@@ -41,7 +43,13 @@ pub(crate) fn provenance(model: &RunModel) -> Provenance {
         _ => None,
     };
     let (declared, params_note) = match (&runbook, runbook_unchanged) {
-        (Some(text), Some(true) | None) => (declarations(text), None),
+        (Some(text), Some(true) | None) => match declarations(&meta.runbook, text) {
+            Some(declared) => (declared, None),
+            None => (
+                Vec::new(),
+                Some("the runbook does not compile now, so its defaults are not shown".into()),
+            ),
+        },
         (Some(_), Some(false)) => (
             Vec::new(),
             Some("the runbook has changed since the run, so its defaults are not shown".into()),
@@ -88,29 +96,23 @@ pub(crate) fn provenance(model: &RunModel) -> Provenance {
     }
 }
 
-/// `param NAME = DEFAULT;` lines: each name with its default as written (the value a literal
-/// default takes; a `secret(...)` default is `<redacted>`).
-fn declarations(text: &str) -> Vec<(String, String)> {
-    text.lines()
-        .filter_map(|line| {
-            let rest = line.trim_start().strip_prefix("param ")?;
-            let (name, default) = rest.split_once('=')?;
-            let name = name.trim();
-            if name.is_empty() || !name.chars().all(|c| c.is_alphanumeric() || c == '_') {
-                return None;
-            }
-            let default = default
-                .split_once(';')
-                .map_or(default, |(value, _)| value)
-                .trim();
-            let default = if default.starts_with("secret(") {
-                "<redacted>".to_owned()
-            } else {
-                default.trim_matches('"').to_owned()
-            };
-            Some((name.to_owned(), default))
-        })
-        .collect()
+/// The runbook's params, each with its default as `cairn recipes show` reads it: the value a
+/// literal takes, a `one_of(...)`'s default, `<redacted>` for a secret, and for a default
+/// computed when the run starts, that; `None` when the runbook does not compile.
+fn declarations(path: &Path, text: &str) -> Option<Vec<(String, String)>> {
+    let runbook = Runbook::from_text(path, text.to_owned());
+    let engine = build_engine(&runbook.imports(), &[], u64::MAX);
+    let ast = runbook.compile(&engine).ok()?;
+    let params = RecipeDoc::of(&ast, text).params.into_iter().map(|param| {
+        let value = match (param.secret, param.default) {
+            (true, _) => "<redacted>".to_owned(),
+            // rhai writes a string default quoted.
+            (false, Some(default)) => serde_json::from_str::<String>(&default).unwrap_or(default),
+            (false, None) => "(computed when the run starts)".to_owned(),
+        };
+        (param.name, value)
+    });
+    Some(params.collect())
 }
 
 fn file_hash(path: &Path) -> Option<String> {
@@ -124,17 +126,19 @@ mod tests {
     use super::*;
 
     #[test]
-    fn param_lines_give_their_defaults_and_a_secret_stays_hidden() {
-        let text = "param rolling = 1;\n  param roce_mtu = 9000;   // the guide's\nparam vib = \"/vmfs/a.vib\";\nparam token = secret(\"x\");\nlet param_like = 2;\n";
+    fn params_give_their_default_values_and_a_secret_stays_hidden() {
+        let text = "param rolling = 1;\n  param roce_mtu = 9000;   // the guide's\nparam vib = \"/vmfs/a.vib\";\nparam token = secret(\"x\");\nparam source = one_of(\"mlnx_ofed\", [\"mlnx_ofed\", \"doca\"]);\nlet param_like = 2;\n";
         assert_eq!(
-            declarations(text),
-            vec![
+            declarations(Path::new("book.rhai"), text),
+            Some(vec![
                 ("rolling".to_owned(), "1".to_owned()),
                 ("roce_mtu".to_owned(), "9000".to_owned()),
                 ("vib".to_owned(), "/vmfs/a.vib".to_owned()),
                 ("token".to_owned(), "<redacted>".to_owned()),
-            ]
+                ("source".to_owned(), "mlnx_ofed".to_owned()),
+            ])
         );
+        assert_eq!(declarations(Path::new("book.rhai"), "param = ;"), None);
     }
 
     #[test]

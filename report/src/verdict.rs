@@ -72,8 +72,8 @@ pub(crate) fn reasons(model: &RunModel) -> Vec<Reason> {
         ));
     }
     reasons.extend(ibdiagnet_findings(model));
-    for (what, names) in fold(left_behind(model).into_iter().map(|l| (l.what, l.host))) {
-        reasons.push(Reason::new(false, format!("{} left {what}", hosts(&names))));
+    for (said, _) in left_behind(model) {
+        reasons.push(Reason::new(false, format!("left behind: {said}")));
     }
     let done = model
         .fleet()

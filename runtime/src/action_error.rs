@@ -193,13 +193,16 @@ pub enum ActionError {
     },
     /// A change staged for the next boot was not there after the reboot: the host fails
     /// instead of staging it again and rebooting in a loop.
+    /// The help names the resume that stages it again: a plain resume runs only the check
+    /// again (the reboot-loop breaker never reboots twice on its own), which a change that
+    /// is not staged again fails again.
     #[error("{what} is still {seen} after the reboot at {at}: {why}")]
     #[diagnostic(
         code(cairn::not_applied),
         help(
             "another reboot would not apply it either: find out why the host did not take it \
              (the reason says where to look: the device, the image, the kernel), fix it, then \
-             `cairn resume`"
+             {restage}; a plain `cairn resume` only checks it again, for a change applied by hand"
         )
     )]
     NotApplied {
@@ -211,6 +214,9 @@ pub enum ActionError {
         at: String,
         /// Whose doing it is (`the firmware did not apply it`).
         why: String,
+        /// The resume that stages it again (``run `cairn resume --from-stage 1` (stage `tune`
+        /// staged it) to stage it again and reboot``), set by [`ActionError::staged_in`].
+        restage: String,
     },
     /// The host's fence refused this controller: another holds the host at a higher epoch (it
     /// took the lease over). The command did not run; this host stops here, never retried.
@@ -338,6 +344,30 @@ impl ActionError {
                         | TransportError::TimedOut { .. }
                 )
         )
+    }
+
+    /// A change the host did not apply, said with the resume that stages it again: its stage
+    /// run again from the start (`--from-stage`, numbered as the progress counts stages).
+    pub(crate) fn staged_in(self, stage: &(u64, String)) -> Self {
+        match self {
+            Self::NotApplied {
+                what,
+                seen,
+                at,
+                why,
+                ..
+            } => Self::NotApplied {
+                what,
+                seen,
+                at,
+                why,
+                restage: format!(
+                    "run `cairn resume --from-stage {}` (stage `{}` staged it) to stage it again and reboot",
+                    stage.0, stage.1
+                ),
+            },
+            other => other,
+        }
     }
 }
 

@@ -10,6 +10,11 @@ use crate::{ActionError, Cancel, Clock, ExecOutput, ExecRequest, RunShared, Tran
 /// The key of the progress record [`HostIo::acting`] writes.
 pub const ACTING: &str = "acting";
 
+/// The key of the progress record a failed `after_reboot` writes before its failure: the
+/// change the host did not apply (`what`) and the sequence number of the action that staged
+/// it (`seq`), so the report marks that change as not applied.
+pub const NOT_APPLIED: &str = "not_applied";
+
 /// What a running action's [`HostIo`] needs of its host's instance. The host context implements
 /// it (`host_context/io.rs`): the trait keeps this module below the host context, which makes a
 /// `HostIo` for each action it runs.

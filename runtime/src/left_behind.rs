@@ -16,8 +16,8 @@ const RESET: &str = "mlxfwreset::reset";
 const ACTIVATED_BY_RESET: [&str; 2] = ["mlxconfig::set", "mlxfwmanager::update"];
 
 /// One thing a run left down.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) enum LeftDown {
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum LeftDown {
     /// The host is in maintenance mode.
     Maintenance(String),
     /// The VM (first) was powered off by the host (second) and not powered on again.
@@ -28,7 +28,32 @@ pub(crate) enum LeftDown {
     Staged(String, Vec<String>),
 }
 
+impl LeftDown {
+    /// The host it is about.
+    pub fn host(&self) -> &str {
+        match self {
+            Self::Maintenance(host)
+            | Self::VmOff(_, host)
+            | Self::Rebooting(host)
+            | Self::Staged(host, _) => host,
+        }
+    }
+
+    /// The same thing on another host: hosts left alike are one key once it names none.
+    pub fn on(&self, host: &str) -> Self {
+        let host = host.to_owned();
+        match self {
+            Self::Maintenance(_) => Self::Maintenance(host),
+            Self::VmOff(vm, _) => Self::VmOff(vm.clone(), host),
+            Self::Rebooting(_) => Self::Rebooting(host),
+            Self::Staged(_, changes) => Self::Staged(host, changes.clone()),
+        }
+    }
+}
+
 impl std::fmt::Display for LeftDown {
+    /// One sentence, as the recap's `left down:` line, `--json` and the report say it (the
+    /// report with a range of hosts left alike: `esx[01-02] in maintenance mode`).
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             Self::Maintenance(host) => write!(f, "{host} in maintenance mode"),
@@ -53,7 +78,7 @@ impl std::fmt::Display for LeftDown {
 
 /// What `host`'s journal says it left down, in that order: maintenance mode, the VMs off, a
 /// reboot in flight, or else the changes still waiting for a reboot.
-pub(crate) fn left_behind(host: &str, journal: &HostJournal) -> Vec<LeftDown> {
+pub fn left_behind(host: &str, journal: &HostJournal) -> Vec<LeftDown> {
     let mut maintenance = false;
     let mut off: Vec<String> = Vec::new();
     let mut rebooting = false;

@@ -46,6 +46,7 @@ mod recipes;
 mod refusals;
 mod repl;
 mod report;
+mod report_attempts;
 mod report_fabric;
 mod report_sections;
 mod rerun_crash;

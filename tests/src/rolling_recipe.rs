@@ -5,14 +5,14 @@
 use cairn_tests::{Lab, records};
 use serde_json::Value;
 
-const RECIPE: &str = "runbooks/vsphere7-ib-roce-passthrough.rhai";
-const INVENTORY: &str = "runbooks/labs/vsphere7-4node.toml";
+pub(crate) const RECIPE: &str = "runbooks/vsphere7-ib-roce-passthrough.rhai";
+pub(crate) const INVENTORY: &str = "runbooks/labs/vsphere7-4node.toml";
 const ESXI_STAGE: &str = "2.2-2.3.1 ESXi hosts, a batch at a time";
 const OFED_STAGE: &str = "2.4 MLNX_OFED in the VM";
 
 /// The shipped lab, with `host`'s firmware ignoring the staged port 1 link type (its check
 /// after the reboot fails the host, in maintenance mode with its VM off).
-fn faulted_lab(host: &str) -> Lab {
+pub(crate) fn faulted_lab(host: &str) -> Lab {
     let lab = Lab::shipped();
     let path = lab.path().join(INVENTORY);
     let inventory = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{e}"));

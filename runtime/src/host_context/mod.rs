@@ -65,10 +65,23 @@ struct StageState {
 pub type AfterBoot =
     Arc<dyn Fn(&mut HostIo<'_>) -> Result<Option<ActionError>, ActionError> + Send + Sync>;
 
+/// A next-boot change's check, with the action and the stage that staged it: a change the
+/// host did not apply names them, so the help can give the resume that stages it again.
+pub(crate) struct StagedCheck {
+    /// What was staged, for the journal (`mlxconfig mt4119_pciconf1 LINK_TYPE_P1`).
+    pub(crate) what: String,
+    /// The staging action's sequence number.
+    pub(crate) seq: u64,
+    /// The stage it was staged in: its number (as `--from-stage` counts) and name.
+    pub(crate) stage: (u64, String),
+    /// The check.
+    pub(crate) check: AfterBoot,
+}
+
 #[derive(Default)]
 struct InstanceState {
     /// Checks to run after the next reboot, in the order the changes were staged.
-    after_boot: Vec<(String, AfterBoot)>,
+    after_boot: Vec<StagedCheck>,
     changes: Vec<String>,
     /// The staged changes the next reboot activates: (builtin, where it was called), in order.
     reboot_pending: Vec<(String, String)>,
@@ -305,12 +318,25 @@ impl HostContext {
 
     /// After the next reboot, `check` must find the change `what` staged (the reboot-loop
     /// breaker). Registered on replay as well, so a resume checks what the journal staged.
+    /// The check remembers the action just performed and its stage, which staged the change.
     pub fn check_after_boot(&self, what: String, check: AfterBoot) {
-        self.state().after_boot.push((what, check));
+        let mut state = self.state();
+        let stage = state
+            .stage
+            .as_ref()
+            .map(|stage| (stage.index, stage.name.clone()))
+            .unwrap_or_default();
+        let seq = state.seq;
+        state.after_boot.push(StagedCheck {
+            what,
+            seq,
+            stage,
+            check,
+        });
     }
 
     /// The checks waiting for a reboot, taken.
-    pub fn take_after_boot(&self) -> Vec<(String, AfterBoot)> {
+    pub(crate) fn take_after_boot(&self) -> Vec<StagedCheck> {
         std::mem::take(&mut self.state().after_boot)
     }
 

@@ -5,7 +5,7 @@ use rhai::{Engine, NativeCallContext};
 use serde_json::{Value, json};
 
 use super::RhaiResult;
-use crate::{ActionCall, ActionError, HostContext, Outcome, Reconcile, reboot};
+use crate::{ActionCall, ActionError, HostContext, NOT_APPLIED, Outcome, Reconcile, reboot};
 
 /// `:help`'s text (docs/language.md's row says the same; a test keeps them equal).
 const REBOOT_HELP: &str =
@@ -85,17 +85,17 @@ fn after_boot(host: &HostContext, site: &crate::CallSite) -> Result<(), ActionEr
     // that staged fewer: replaying it, only what it staged is checked, so it does not diverge.
     match host.next_recorded() {
         Some((builtin, _)) if builtin != "after_reboot" => return Ok(()),
-        Some((_, args)) => checks.retain(|(what, _)| {
+        Some((_, args)) => checks.retain(|staged| {
             args["staged"]
                 .as_array()
-                .is_some_and(|staged| staged.iter().any(|s| s == what.as_str()))
+                .is_some_and(|names| names.iter().any(|s| s == staged.what.as_str()))
         }),
         None => {}
     }
     if checks.is_empty() {
         return Ok(());
     }
-    let names: Vec<&str> = checks.iter().map(|(what, _)| what.as_str()).collect();
+    let names: Vec<&str> = checks.iter().map(|staged| staged.what.as_str()).collect();
     let call = ActionCall {
         args: json!({ "staged": names }),
         assumed: Value::Null,
@@ -103,9 +103,13 @@ fn after_boot(host: &HostContext, site: &crate::CallSite) -> Result<(), ActionEr
         reconcile: Reconcile::Redo,
     };
     host.perform(call, site, |io| {
-        for (_, check) in &checks {
-            if let Some(error) = check(io)? {
-                return Err(error);
+        for staged in &checks {
+            if let Some(error) = (staged.check)(io)? {
+                // Which change did not take, and the action that staged it, for the report.
+                io.record_progress(
+                    json!({ NOT_APPLIED: { "what": staged.what, "seq": staged.seq } }),
+                )?;
+                return Err(error.staged_in(&staged.stage));
             }
         }
         Ok(Outcome::unchanged(json!({ "applied": names })))

@@ -147,6 +147,8 @@ pub(crate) fn not_applied(io: &HostIo<'_>, what: String, seen: String, why: &str
         seen,
         at: format!("{:02}:{:02} UTC", minutes / 60 % 24, minutes % 60),
         why: why.into(),
+        // The runtime's reboot names the stage that staged it (`ActionError::staged_in`).
+        restage: "run `cairn resume --from-stage` with the stage that staged it".into(),
     }
 }
 
