@@ -131,7 +131,10 @@ impl<R: BufRead> FrameReader<R> {
             started = true;
             // Bytes before a `Content-Length` header on its line are the rest of something
             // unreadable (a body longer than its length said); the next frame starts there.
-            if let Some(at) = line.to_ascii_lowercase().find("content-length:").filter(|at| *at > 0)
+            if let Some(at) = line
+                .to_ascii_lowercase()
+                .find("content-length:")
+                .filter(|at| *at > 0)
             {
                 self.pending = line[at..].to_owned();
                 return Ok(Header::Unreadable(format!(
@@ -252,7 +255,11 @@ fn message_of(body: &[u8]) -> Frame {
     let value = match serde_json::from_slice::<Value>(body) {
         Ok(value) => value,
         Err(error) => {
-            return unreadable(PARSE_ERROR, Value::Null, format!("a body that is no JSON: {error}"));
+            return unreadable(
+                PARSE_ERROR,
+                Value::Null,
+                format!("a body that is no JSON: {error}"),
+            );
         }
     };
     // An id a request can have (a number or a string) is answered; any other is null.
@@ -283,4 +290,83 @@ fn unreadable(code: i64, id: Value, why: String) -> Frame {
 /// At most 80 characters of `text`, for a message.
 fn clip(text: &str) -> String {
     text.chars().take(80).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Frame, FrameReader};
+
+    /// What reading `input` to its end gives: `message METHOD`, `error CODE`, `end`.
+    fn frames(input: &[u8]) -> Vec<String> {
+        let mut reader = FrameReader::new(input);
+        let mut found = Vec::new();
+        loop {
+            match reader.read() {
+                Frame::Message(lsp_server::Message::Notification(n)) => {
+                    found.push(format!("message {}", n.method));
+                }
+                Frame::Message(other) => found.push(format!("message {other:?}")),
+                Frame::Unreadable { reply, .. } => {
+                    found.push(format!("error {}", reply["error"]["code"]));
+                }
+                Frame::End(why) => {
+                    found.push(format!("end {}", why.is_some()));
+                    return found;
+                }
+            }
+        }
+    }
+
+    fn note(method: &str) -> String {
+        let body = format!(r#"{{"jsonrpc":"2.0","method":"{method}"}}"#);
+        format!("Content-Length: {}\r\n\r\n{body}", body.len())
+    }
+
+    #[test]
+    fn a_bad_frame_is_answered_and_the_next_one_read() {
+        for bad in [
+            "Content-Length: 5\r\n\r\n{\"jsonrpc\"".to_owned(),
+            "Content-Length: 1000000000000000\r\n\r\n{}".to_owned(),
+            format!("Content-Length: {}\r\n\r\n{{}}", u64::MAX),
+            "Content-Length: -5\r\n\r\n{}".to_owned(),
+            "Content-Type: x\r\n\r\n{}".to_owned(),
+            format!("Content-Length: 2{}", "0".repeat(20_000)),
+            format!("X-{}: b\r\n\r\n", "a".repeat(20_000)),
+            "Content-Length: 3\r\n\r\n{x}".to_owned(),
+        ] {
+            let input = format!("{}{bad}{}", note("a"), note("b"));
+            let found = frames(input.as_bytes());
+            assert_eq!(
+                found.first().map(String::as_str),
+                Some("message a"),
+                "{bad:.60}"
+            );
+            assert!(
+                found.iter().any(|f| f == "error -32700"),
+                "{bad:.60}: {found:?}"
+            );
+            assert_eq!(
+                &found[found.len() - 2..],
+                ["message b", "end false"],
+                "{bad:.60}"
+            );
+        }
+    }
+
+    #[test]
+    fn json_that_is_no_message_is_an_invalid_request() {
+        let body = r#"[1,2,3]"#;
+        let input = format!("Content-Length: {}\r\n\r\n{body}{}", body.len(), note("b"));
+        assert_eq!(
+            frames(input.as_bytes()),
+            ["error -32600", "message b", "end false"]
+        );
+    }
+
+    #[test]
+    fn the_input_ending_inside_a_frame_says_so() {
+        assert_eq!(frames(b"Content-Length: 100\r\n\r\n{\"js"), ["end true"]);
+        assert_eq!(frames(b"Content-Len"), ["end true"]);
+        assert_eq!(frames(b""), ["end false"]);
+    }
 }

@@ -1,6 +1,7 @@
 //! `cairn lsp`: a language server for runbooks and their modules, over the Language Server
-//! Protocol on standard input and output (`lsp-server`, the synchronous transport
-//! rust-analyzer is built on, and `lsp-types`).
+//! Protocol on standard input and output (`lsp-server`'s messages and connection, the
+//! synchronous ones rust-analyzer is built on, read through framing of its own that survives
+//! a bad frame, `frame.rs`; and `lsp-types`).
 //!
 //! Everything it says comes from the pieces `cairn check` and `:help` use: the checker's
 //! diagnostics with their spans, the engine's builtin metadata and the docs' text, the option
@@ -39,7 +40,11 @@ impl From<lsp_server::ProtocolError> for LspError {
 /// Serves one client on standard input and output, with the builtins `libraries` install,
 /// until it shuts the server down.
 pub fn serve_stdio(libraries: Vec<Installer>) -> Result<(), LspError> {
-    serve(BufReader::new(std::io::stdin()), std::io::stdout(), libraries)
+    serve(
+        BufReader::new(std::io::stdin()),
+        std::io::stdout(),
+        libraries,
+    )
 }
 
 /// Serves one client speaking on `input` and listening on `output` (the protocol's frames),

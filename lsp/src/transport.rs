@@ -98,7 +98,9 @@ fn write_frame(output: &Output, body: &[u8]) {
 }
 
 fn write_frame_bytes(output: &Output, frame: &[u8]) {
-    let mut output = output.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+    let mut output = output
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
     // A client that has gone reads nothing more; the reader's end of input stops the server.
     let _ = output.write_all(frame).and_then(|()| output.flush());
 }

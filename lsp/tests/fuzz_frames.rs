@@ -114,14 +114,20 @@ fn raw_case(rng: &mut Rng) -> Vec<u8> {
     let length = body.len();
     let header = match rng.below(12) {
         0 => format!("Content-Length: {}\r\n\r\n", length + 1 + rng.below(64)),
-        1 => format!("Content-Length: {}\r\n\r\n", length.saturating_sub(1 + rng.below(16))),
+        1 => format!(
+            "Content-Length: {}\r\n\r\n",
+            length.saturating_sub(1 + rng.below(16))
+        ),
         2 => "Content-Length: 1000000000000000\r\n\r\n".to_owned(),
         3 => format!("Content-Length: {}\r\n\r\n", u64::MAX),
         4 => "Content-Length: 99999999999999999999999\r\n\r\n".to_owned(),
         5 => "Content-Length: -5\r\n\r\n".to_owned(),
         6 => "Content-Type: application/json\r\n\r\n".to_owned(),
         7 => format!("content-length:{length}\n\n"),
-        8 => format!("Content-Length: {length}\r\nX-{}: b\r\n\r\n", "a".repeat(20_000)),
+        8 => format!(
+            "Content-Length: {length}\r\nX-{}: b\r\n\r\n",
+            "a".repeat(20_000)
+        ),
         9 => format!("Content-Length: 2{}", "0".repeat(20_000)),
         10 => format!("Content-Length {length}\r\n\r\n"),
         _ => return mutate(&String::from_utf8_lossy(&frame(body.as_bytes())), rng).into_bytes(),
@@ -217,7 +223,10 @@ fn hostile_frames_never_panic_and_the_server_reads_on() {
                 hostile.extend(framed_case(&mut rng));
             }
             let frames = serve(hostile, &name);
-            assert!(answered(&frames, 999), "{name}: the probe after it was not answered: {frames:?}");
+            assert!(
+                answered(&frames, 999),
+                "{name}: the probe after it was not answered: {frames:?}"
+            );
             framed += 1;
         } else {
             let frames = serve(raw_case(&mut rng), &name);
