@@ -268,7 +268,23 @@ fn message_of(body: &[u8]) -> Frame {
         .filter(|id| id.is_number() || id.is_string())
         .cloned()
         .unwrap_or(Value::Null);
-    match serde_json::from_value::<Message>(value) {
+    // By its fields, not by whichever shape fits first: `{"id": 7, "method": 42}` would pass
+    // as a response with neither result nor error.
+    let has = |field: &str| value.get(field).is_some();
+    let message = if has("method") && has("id") {
+        serde_json::from_value(value).map(Message::Request)
+    } else if has("method") {
+        serde_json::from_value(value).map(Message::Notification)
+    } else if has("id") && (has("result") || has("error")) {
+        serde_json::from_value(value).map(Message::Response)
+    } else {
+        return unreadable(
+            INVALID_REQUEST,
+            id,
+            "JSON that is no request, response or notification: no `method`, nor a `result` or `error` for an `id`".into(),
+        );
+    };
+    match message {
         Ok(message) => Frame::Message(message),
         Err(error) => unreadable(
             INVALID_REQUEST,
