@@ -31,6 +31,9 @@ pub struct Builtin {
     pub doc: String,
     /// Whether it comes from rhai's standard packages rather than cairn.
     pub standard: bool,
+    /// Whether a namespace's function is found without its namespace too (rhai's global
+    /// namespace: `#[rhai_fn(global)]`), as a bare call or a method.
+    pub global: bool,
 }
 
 /// One parameter.
@@ -127,6 +130,7 @@ impl Catalog {
                     rust_returns: metadata.return_type.to_string(),
                     doc: comment_text(&metadata.comments),
                     standard: !ours.contains(&at(metadata)),
+                    global: metadata.namespace == rhai::FnNamespace::Global,
                 })
             },
             true,

@@ -58,9 +58,26 @@ impl Client {
 
     fn send(&mut self, message: &Value) {
         let body = message.to_string();
-        write!(self.stdin, "Content-Length: {}\r\n\r\n{body}", body.len())
+        self.send_raw(format!("Content-Length: {}\r\n\r\n{body}", body.len()).as_bytes());
+    }
+
+    /// Bytes as they are, whether a frame or not.
+    fn send_raw(&mut self, bytes: &[u8]) {
+        self.stdin
+            .write_all(bytes)
             .and_then(|()| self.stdin.flush())
             .unwrap_or_else(|e| panic!("write to cairn lsp: {e}"));
+    }
+
+    /// The next error response (to a frame the server could not read), notifications kept.
+    fn error(&mut self) -> Value {
+        loop {
+            let message = self.receive("an error");
+            if message.get("error").is_some() {
+                return message;
+            }
+            self.notes.push(message);
+        }
     }
 
     fn notify(&mut self, method: &str, params: Value) {
@@ -259,6 +276,82 @@ fn lsp_publishes_the_checkers_diagnostics_with_spans_and_did_you_mean() {
         json!({"textDocument": {"uri": uri, "version": 2}, "contentChanges": [{"text": fixed}]}),
     );
     assert_eq!(client.diagnostics(&uri), Vec::<Value>::new());
+    client.shut_down();
+}
+
+#[test]
+fn lsp_publishes_a_mistyped_method_with_did_you_mean() {
+    let text = "stage \"s\" on esxi {\n    let s = \"abc\";\n    log(s.contians(\"b\"));\n}\n";
+    let (lab, uri) = lab_with(text);
+    let (mut client, _) = Client::start(&lab, json!({}));
+    client.open(&uri, text);
+    let diagnostics = client.diagnostics(&uri);
+    let [typo] = diagnostics.as_slice() else {
+        panic!("one diagnostic: {diagnostics:?}");
+    };
+    assert_eq!(
+        typo["range"]["start"],
+        json!({"line": 2, "character": 10}),
+        "{typo}"
+    );
+    let message = typo["message"].as_str().unwrap_or_default();
+    assert!(
+        message.contains("unknown method `.contians(...)`"),
+        "{typo}"
+    );
+    assert!(message.contains("did you mean `contains`?"), "{typo}");
+    client.shut_down();
+}
+
+/// The frames of the issue: a length of 10^15 with two bytes after it, one of 2^64-1, a body
+/// that is no JSON; then JSON that is no message. Each is answered with JSON-RPC's error, and
+/// the server reads on: the document opened after each is checked.
+#[test]
+fn lsp_answers_unreadable_frames_with_json_rpc_errors_and_reads_on() {
+    let (lab, uri) = lab_with(TYPO);
+    let (mut client, _) = Client::start(&lab, json!({}));
+    let no_message = r#"{"jsonrpc":"2.0","id":7,"method":42}"#;
+    for (frame, code, id, why) in [
+        (
+            "Content-Length: 1000000000000000\r\n\r\n{}".to_owned(),
+            -32700,
+            Value::Null,
+            "over the 64 MiB the server reads",
+        ),
+        (
+            format!("Content-Length: {}\r\n\r\n{{}}", u64::MAX),
+            -32700,
+            Value::Null,
+            "over the 64 MiB the server reads",
+        ),
+        (
+            "Content-Length: 9\r\n\r\n{\"jsonrpc".to_owned(),
+            -32700,
+            Value::Null,
+            "a body that is no JSON",
+        ),
+        (
+            format!("Content-Length: {}\r\n\r\n{no_message}", no_message.len()),
+            -32600,
+            json!(7),
+            "no request, response or notification",
+        ),
+    ] {
+        client.send_raw(frame.as_bytes());
+        let error = client.error();
+        assert_eq!(error["id"], id, "{error}");
+        assert_eq!(error["error"]["code"], code, "{error}");
+        let message = error["error"]["message"].as_str().unwrap_or_default();
+        assert!(message.contains(why), "{why}: {error}");
+        client.open(&uri, TYPO);
+        let diagnostics = client.diagnostics(&uri);
+        assert!(
+            diagnostics
+                .iter()
+                .any(|d| d["message"].as_str().is_some_and(|m| m.contains("`runn`"))),
+            "after {frame:?}: {diagnostics:?}"
+        );
+    }
     client.shut_down();
 }
 

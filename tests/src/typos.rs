@@ -386,3 +386,86 @@ fn run_given_a_string_at_run_time_says_to_write_an_array() {
     );
     assert_eq!(lab.sim_count("node01", &["ip"]), 0);
 }
+
+#[test]
+fn a_mistyped_method_is_refused_before_a_run_with_did_you_mean() {
+    let lab = node01_lab(
+        r#"import "text" as text;
+stage "s" on all {
+    run(["true"]);
+    let s = " a,b ";
+    if s.contians("a") { log("a"); }
+    let t = s.trimed();
+    let parts = s.split(",");
+    log(parts.join("; "));
+    log(s.len(1));
+}
+"#,
+    );
+    lab.copy_lib();
+    let check = lab.cairn(&["check", "book.rhai"]).fails(2);
+    let stderr = check.stderr;
+    for (expected, help, at) in [
+        (
+            "unknown method `.contians(...)`",
+            "did you mean `contains`?",
+            "book.rhai:5:10",
+        ),
+        (
+            "unknown method `.trimed(...)`",
+            "did you mean `trimmed`?",
+            "book.rhai:6:15",
+        ),
+        (
+            "unknown method `.join(...)`",
+            "did you mean `text::joined(...)`",
+            "book.rhai:8:15",
+        ),
+        (
+            "`.len(...)` takes 0 argument(s) after its value, not 1",
+            "len(",
+            "book.rhai:9:11",
+        ),
+    ] {
+        for needle in [expected, help, at] {
+            assert!(stderr.contains(needle), "{needle}: {stderr}");
+        }
+    }
+    assert!(stderr.contains("4 problem(s)"), "{stderr}");
+    refused(
+        &lab,
+        &RUN_BOOK,
+        &["unknown method `.contians(...)`", "nothing was run"],
+    );
+}
+
+/// Methods rhai finds by the value's type, the runbook's own functions called on a value
+/// (`this`), a module's typed methods, functions a map holds, `Fn`, `call` and `curry`: none is
+/// refused, and the run gives what they return.
+#[test]
+fn methods_of_every_kind_check_clean_and_run() {
+    let lab = node01_lab(
+        r#"import "loud" as loud;
+fn bump() { this + 1 }
+stage "s" on all {
+    let s = " abc ";
+    let m = #{ twice: |x| x * 2 };
+    m.inc = |x| x + 1;
+    let add = |a, b| a + b;
+    let add_one = add.curry(1);
+    let named = Fn("bump");
+    let parts = [s.trim().shout(), `${3.bump()}`, `${m.twice(2)}`, `${m.inc(1)}`];
+    parts += [`${add_one.call(2)}`, `${call(add_one, 3)}`, s.type_of(), `${s.len()}`];
+    parts.push(`${named.is_anonymous()}`);
+    log(loud::together(parts));
+}
+"#,
+    );
+    lab.write(
+        "loud.rhai",
+        "fn string.shout() { this + \"!\" }\nfn together(items) { let t = \"\"; for i in items { t += i + \" \"; } t }\n",
+    );
+    lab.cairn(&["check", "book.rhai"]).succeeds();
+    let run = lab.run_book(&[]).succeeds();
+    run.stdout_has("abc! 4 4 2 3 4 string 3 false");
+}

@@ -1,16 +1,19 @@
 //! Calls a runbook makes: to functions that exist, with as many arguments as they take, literal
-//! arguments of the types they take, and option maps with the keys they know.
+//! arguments of the types they take, and option maps with the keys they know; method calls
+//! (`s.trim()`) to names some function has (`methods.rs`).
 
 use std::collections::BTreeSet;
 
 use rhai::{AST, ASTNode, Expr, FnCallExpr, Position, Stmt};
 
+use super::imports::ImportedFunction;
+use super::methods::Methods;
 use super::signatures::{Signatures, accepts, describe};
 use crate::inventory::closest;
 use crate::{Runbook, RunbookError, declared_options};
 
 /// rhai's keywords that look like calls but are no registered function.
-const KEYWORDS: &[&str] = &[
+pub(crate) const KEYWORDS: &[&str] = &[
     "Fn",
     "call",
     "curry",
@@ -44,11 +47,13 @@ pub(crate) fn qualified(call: &FnCallExpr) -> String {
 /// The problems with the calls in `ast`, each pointing at its call.
 ///
 /// Calls through `import` aliases are checked in the module itself (the module's functions are
-/// its own).
+/// its own); `imported` are the functions of the modules the file imports, which method calls
+/// may name.
 pub(crate) fn check_calls(
     signatures: &Signatures,
     ast: &AST,
     runbook: &Runbook,
+    imported: &[ImportedFunction],
 ) -> Vec<RunbookError> {
     let modules: BTreeSet<&str> = signatures
         .by_name
@@ -66,8 +71,15 @@ pub(crate) fn check_calls(
         }
         true
     });
+    let methods = Methods::of(signatures, ast, imported);
     let mut problems = Vec::new();
     ast.walk(&mut |path: &[ASTNode]| {
+        if let Some(ASTNode::Expr(Expr::MethodCall(call, position))) = path.last() {
+            if let Some((message, help, at)) = methods.complaint(call, *position) {
+                problems.push(runbook.error_at(message, at, help));
+            }
+            return true;
+        }
         let Some((call, position)) = path.last().and_then(call_at) else {
             return true;
         };
@@ -263,7 +275,7 @@ fn option_keys(name: &str, call: &FnCallExpr, runbook: &Runbook) -> Vec<RunbookE
     }
 }
 
-fn signature_list(signatures: &Signatures, name: &str) -> String {
+pub(crate) fn signature_list(signatures: &Signatures, name: &str) -> String {
     signatures
         .by_name
         .get(name)

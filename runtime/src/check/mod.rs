@@ -5,6 +5,7 @@ mod calls;
 mod groups;
 mod imports;
 mod least_values;
+mod methods;
 mod record;
 mod result_use;
 mod signatures;
@@ -29,7 +30,8 @@ use crate::{Runbook, RunbookError};
 /// Every problem in a compiled runbook and the modules it imports, each pointing at its span.
 pub fn check_runbook(engine: &Engine, ast: &AST, runbook: &Runbook) -> Vec<RunbookError> {
     let signatures = Signatures::of(engine);
-    let mut problems = calls::check_calls(&signatures, ast, runbook);
+    let imported = imports::imported_functions(engine, ast, runbook);
+    let mut problems = calls::check_calls(&signatures, ast, runbook, &imported);
     problems.extend(structure::check_structure(&signatures, ast, runbook));
     problems.extend(unit_values::check_unit_values(&signatures, ast, runbook));
     problems.extend(imports::check_imports(engine, &signatures, ast, runbook));

@@ -17,7 +17,8 @@ pub(crate) struct Signature {
     pub(crate) returns_nothing: bool,
 }
 
-/// Every registered function by qualified name (`run`, `net::set_mtu`, `trim`).
+/// Every registered function by qualified name (`run`, `net::set_mtu`, `trim`), and a
+/// namespace's global functions by their bare name as well.
 #[derive(Debug, Default)]
 pub(crate) struct Signatures {
     pub(crate) by_name: BTreeMap<String, Vec<Signature>>,
@@ -28,14 +29,20 @@ impl Signatures {
     pub(crate) fn of(engine: &Engine) -> Self {
         let mut by_name: BTreeMap<String, Vec<Signature>> = BTreeMap::new();
         for builtin in crate::Catalog::of(engine).all() {
+            let signature = Signature {
+                display: builtin.display(),
+                params: builtin.param_types.clone(),
+                returns_nothing: builtin.returns_nothing(),
+            };
+            // A namespace's global function answers its bare name too (rhai looks there).
+            if builtin.global && !builtin.namespace.is_empty() {
+                let bare = by_name.entry(builtin.function.clone()).or_default();
+                bare.push(signature.clone());
+            }
             by_name
                 .entry(builtin.name.clone())
                 .or_default()
-                .push(Signature {
-                    display: builtin.display(),
-                    params: builtin.param_types.clone(),
-                    returns_nothing: builtin.returns_nothing(),
-                });
+                .push(signature);
         }
         Self { by_name }
     }
