@@ -5,7 +5,7 @@
 //! right it must still answer the request that follows.
 //!
 //! `CAIRN_FUZZ_SEED` sets the seed (default 1: every run the same cases), `CAIRN_FUZZ_CASES`
-//! the number of cases (default 300).
+//! the number of cases (default 200).
 
 #[path = "../../stdlib/tests/support/hostile.rs"]
 mod hostile;
@@ -212,7 +212,7 @@ fn hostile_frames_never_panic_and_the_server_reads_on() {
     let cases = std::env::var("CAIRN_FUZZ_CASES")
         .ok()
         .and_then(|s| s.parse().ok())
-        .unwrap_or(300);
+        .unwrap_or(200);
     let mut rng = Rng::new(seed);
     let (mut framed, mut raw, mut read_on) = (0, 0, 0);
     for case in 0..cases {

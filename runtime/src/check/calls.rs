@@ -6,25 +6,10 @@ use std::collections::BTreeSet;
 
 use rhai::{AST, ASTNode, Expr, FnCallExpr, Position, Stmt};
 
-use super::imports::ImportedFunction;
-use super::methods::Methods;
-use super::signatures::{Signatures, accepts, describe};
+use super::methods::{ImportedFunction, Methods};
+use super::signatures::{KEYWORDS, Signatures, accepts, describe};
 use crate::inventory::closest;
 use crate::{Runbook, RunbookError, declared_options};
-
-/// rhai's keywords that look like calls but are no registered function.
-pub(crate) const KEYWORDS: &[&str] = &[
-    "Fn",
-    "call",
-    "curry",
-    "debug",
-    "eval",
-    "is_def_fn",
-    "is_def_var",
-    "is_shared",
-    "print",
-    "type_of",
-];
 
 /// A function call in the syntax tree, as an expression or a statement.
 pub(crate) fn call_at<'a>(node: &'a ASTNode<'a>) -> Option<(&'a FnCallExpr, Position)> {
@@ -109,7 +94,7 @@ pub(crate) fn check_calls(
         let complaint = if !known.is_empty() && !known.contains(&arity) {
             Some((
                 format!("`{name}` takes {} argument(s), not {arity}", join(&known)),
-                Some(signature_list(signatures, &name)),
+                Some(signatures.list(&name)),
                 position,
             ))
         } else if known.is_empty() {
@@ -241,7 +226,7 @@ fn argument_types(
             index + 1,
             describe(&value)
         ),
-        Some(format!("it takes {}", signature_list(signatures, name))),
+        Some(format!("it takes {}", signatures.list(name))),
         call.args.get(index).map_or(position, Expr::position),
     ))
 }
@@ -273,21 +258,6 @@ fn option_keys(name: &str, call: &FnCallExpr, runbook: &Runbook) -> Vec<RunbookE
             .collect(),
         _ => Vec::new(),
     }
-}
-
-pub(crate) fn signature_list(signatures: &Signatures, name: &str) -> String {
-    signatures
-        .by_name
-        .get(name)
-        .map(|all| {
-            all.iter()
-                .map(|s| format!("`{}`", s.display))
-                .collect::<BTreeSet<_>>()
-                .into_iter()
-                .collect::<Vec<_>>()
-                .join(" or ")
-        })
-        .unwrap_or_default()
 }
 
 fn join(counts: &BTreeSet<usize>) -> String {

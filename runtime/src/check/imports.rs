@@ -6,8 +6,9 @@
 use std::collections::BTreeSet;
 use std::path::PathBuf;
 
-use rhai::{AST, ASTNode, Engine, FnAccess, Position, Stmt};
+use rhai::{AST, ASTNode, Engine, Position, Stmt};
 
+use super::methods::imported_functions;
 use super::signatures::Signatures;
 use super::{calls, unit_values};
 use crate::{ImportPath, Runbook, RunbookError};
@@ -77,49 +78,6 @@ pub(crate) fn imported_files(engine: &Engine, ast: &AST, runbook: &Runbook) -> V
             pending.extend(next);
         }
     }
-    found
-}
-
-/// A public function of a module a file imports.
-pub(crate) struct ImportedFunction {
-    /// The name the file gives the module (`import "text" as text`), empty when none.
-    pub(crate) alias: String,
-    pub(crate) name: String,
-    pub(crate) params: usize,
-    /// Whether it is a typed method (`fn string.shout()`), which rhai finds as a method of
-    /// that type without the module's name.
-    pub(crate) typed: bool,
-}
-
-/// The public functions of the modules `ast` (in the file `from`) imports directly: what a
-/// method call may have meant, and the typed methods a module adds.
-pub(crate) fn imported_functions(
-    engine: &Engine,
-    ast: &AST,
-    from: &Runbook,
-) -> Vec<ImportedFunction> {
-    let path = from.imports();
-    let mut found = Vec::new();
-    ast.walk(&mut |nodes: &[ASTNode]| {
-        if let Some(ASTNode::Stmt(Stmt::Import(import, _))) = nodes.last()
-            && let Some(name) = import.0.get_literal_value(None).filter(|m| m.is_string())
-            && let Some(file) = path.resolve(Some(&from.path), &name.to_string())
-            && let Ok(module) = Runbook::load(&file)
-            && let Ok(module_ast) = module.with_lib_path(&from.lib_path).compile(engine)
-        {
-            let functions = module_ast
-                .iter_functions()
-                .filter(|f| f.access != FnAccess::Private)
-                .map(|f| ImportedFunction {
-                    alias: import.1.name.to_string(),
-                    name: f.name.to_owned(),
-                    params: f.params.len(),
-                    typed: f.this_type.is_some(),
-                });
-            found.extend(functions);
-        }
-        true
-    });
     found
 }
 

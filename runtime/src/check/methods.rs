@@ -5,12 +5,10 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use rhai::{AST, ASTNode, Expr, FnCallExpr, Position, Stmt};
+use rhai::{AST, ASTNode, Engine, Expr, FnAccess, FnCallExpr, Position, Stmt};
 
-use super::calls::KEYWORDS;
-use super::calls::signature_list;
-use super::imports::ImportedFunction;
-use super::signatures::Signatures;
+use super::signatures::{KEYWORDS, Signatures};
+use crate::Runbook;
 use crate::inventory::closest;
 
 /// What a method call may name in one file.
@@ -87,7 +85,7 @@ impl<'a> Methods<'a> {
             return None;
         }
         let counts: Vec<String> = known.iter().map(ToString::to_string).collect();
-        let registered = signature_list(self.signatures, name);
+        let registered = self.signatures.list(name);
         let help = if registered.is_empty() {
             format!(
                 "the runbook's `fn {name}` takes its parameters between the parentheses, the value before the dot being `this`"
@@ -170,4 +168,47 @@ fn held_names(ast: &AST) -> BTreeSet<String> {
         true
     });
     held
+}
+
+/// A public function of a module a file imports.
+pub(crate) struct ImportedFunction {
+    /// The name the file gives the module (`import "text" as text`), empty when none.
+    pub(crate) alias: String,
+    pub(crate) name: String,
+    pub(crate) params: usize,
+    /// Whether it is a typed method (`fn string.shout()`), which rhai finds as a method of
+    /// that type without the module's name.
+    pub(crate) typed: bool,
+}
+
+/// The public functions of the modules `ast` (in the file `from`) imports directly: what a
+/// method call may have meant, and the typed methods a module adds.
+pub(crate) fn imported_functions(
+    engine: &Engine,
+    ast: &AST,
+    from: &Runbook,
+) -> Vec<ImportedFunction> {
+    let path = from.imports();
+    let mut found = Vec::new();
+    ast.walk(&mut |nodes: &[ASTNode]| {
+        if let Some(ASTNode::Stmt(Stmt::Import(import, _))) = nodes.last()
+            && let Some(name) = import.0.get_literal_value(None).filter(|m| m.is_string())
+            && let Some(file) = path.resolve(Some(&from.path), &name.to_string())
+            && let Ok(module) = Runbook::load(&file)
+            && let Ok(module_ast) = module.with_lib_path(&from.lib_path).compile(engine)
+        {
+            let functions = module_ast
+                .iter_functions()
+                .filter(|f| f.access != FnAccess::Private)
+                .map(|f| ImportedFunction {
+                    alias: import.1.name.to_string(),
+                    name: f.name.to_owned(),
+                    params: f.params.len(),
+                    typed: f.this_type.is_some(),
+                });
+            found.extend(functions);
+        }
+        true
+    });
+    found
 }

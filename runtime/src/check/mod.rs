@@ -30,7 +30,7 @@ use crate::{Runbook, RunbookError};
 /// Every problem in a compiled runbook and the modules it imports, each pointing at its span.
 pub fn check_runbook(engine: &Engine, ast: &AST, runbook: &Runbook) -> Vec<RunbookError> {
     let signatures = Signatures::of(engine);
-    let imported = imports::imported_functions(engine, ast, runbook);
+    let imported = methods::imported_functions(engine, ast, runbook);
     let mut problems = calls::check_calls(&signatures, ast, runbook, &imported);
     problems.extend(structure::check_structure(&signatures, ast, runbook));
     problems.extend(unit_values::check_unit_values(&signatures, ast, runbook));

@@ -2,9 +2,23 @@
 //! for names, argument counts, argument types and what a call returns.
 
 use std::any::TypeId;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use rhai::{Array, Dynamic, Engine, FLOAT, INT, ImmutableString, Map};
+
+/// rhai's keywords that look like calls but are no registered function.
+pub(crate) const KEYWORDS: &[&str] = &[
+    "Fn",
+    "call",
+    "curry",
+    "debug",
+    "eval",
+    "is_def_fn",
+    "is_def_var",
+    "is_shared",
+    "print",
+    "type_of",
+];
 
 /// One registered function.
 #[derive(Debug, Clone)]
@@ -52,6 +66,21 @@ impl Signatures {
         self.by_name
             .get(name)
             .map(|all| all.iter().filter(|s| s.params.len() == arity).collect())
+            .unwrap_or_default()
+    }
+
+    /// Every signature of `name`, as a runbook writes it: `` `len(...)` or `len(...)` ``.
+    pub(crate) fn list(&self, name: &str) -> String {
+        self.by_name
+            .get(name)
+            .map(|all| {
+                all.iter()
+                    .map(|s| format!("`{}`", s.display))
+                    .collect::<BTreeSet<_>>()
+                    .into_iter()
+                    .collect::<Vec<_>>()
+                    .join(" or ")
+            })
             .unwrap_or_default()
     }
 
