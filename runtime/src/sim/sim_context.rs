@@ -70,15 +70,16 @@ impl<'a> SimContext<'a> {
         }
     }
 
-    /// Runs `tool`'s initialisation over `state`, which then keeps the options it read as
-    /// what the host was made from (`made_from`).
-    pub(crate) fn init_tool(
-        tool: &dyn super::SimTool,
+    /// Runs tool `tool`'s initialisation `init` over `state`, which then keeps the options it
+    /// read as what the host was made from (`made_from`).
+    pub(crate) fn initialise(
         parts: &SimContextParts<'a>,
         state: &'a mut SimState,
+        tool: &'a str,
+        init: impl FnOnce(&mut Self),
     ) {
-        let mut context = SimContext::new(parts, state, tool.name());
-        tool.init(&mut context);
+        let mut context = SimContext::new(parts, state, tool);
+        init(&mut context);
         let made_from = context.options_read();
         context.state.made_from.extend(made_from);
     }

@@ -365,7 +365,7 @@ impl SimHost {
         let parts = self.context_parts(None);
         for tool in &self.model.tools {
             if !state.tools.contains_key(tool.name()) {
-                SimContext::init_tool(tool.as_ref(), &parts, &mut state);
+                SimContext::initialise(&parts, &mut state, tool.name(), |c| tool.init(c));
                 state
                     .tools
                     .entry(tool.name().to_owned())
