@@ -213,9 +213,10 @@ fn param(context: &mut EvalContext, inputs: &[Expression]) -> Result<Dynamic, Bo
     }
     if secret {
         // A default only known as the runbook runs (not a literal) is checked here.
-        let refused = match crate::secrets::too_short(&text) {
-            _ if text.is_empty() => Some("it has no value (--param, --vault)".to_owned()),
-            why => why,
+        let refused = if text.is_empty() {
+            Some("it has no value (--param, --vault)".to_owned())
+        } else {
+            crate::secrets::too_short(&text)
         };
         if let Some(why) = refused {
             let message = format!("secret param `{name}` is refused: {why}");
