@@ -1,5 +1,5 @@
 //! sockperf ping-pong through the kernel against the same with VMA (`LD_PRELOAD=libvma.so`),
-//! as NVIDIA's VMA guide compares them (reference 004): the percentiles of both on one chart.
+//! as NVIDIA's VMA guide compares them ("Running VMA"): the percentiles of both on one chart.
 
 use cairn_stdlib::sockperf::{Percentile, PingPongRun};
 use serde_json::Value;

@@ -1,4 +1,4 @@
-//! The ESXi half of the VMware guide (shared/reference/000, sections 2.2 to 2.3.1) on four
+//! The ESXi half of VMware's guide (sections 2.2 to 2.3.1) on four
 //! simulated ESXi hosts and a simulated vCenter: `runbooks/esxi-ib-roce-ports.rhai` with
 //! `runbooks/labs/esxi-4.toml`, as shipped.
 

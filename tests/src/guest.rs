@@ -1,5 +1,5 @@
 //! The guest and fabric runbooks on simulated guests: OFED, RoCE interface, ports, perftest
-//! (reference 000 sections 2.4 and 3.1, reference 002).
+//! (VMware's guide sections 2.4 and 3.1, the blog post "InfiniBand Performance Test").
 
 use cairn_tests::{Lab, records};
 use serde_json::Value;
@@ -113,7 +113,7 @@ fn guests_get_ofed_once_and_pass_ib_and_roce_tests() {
         "{text}"
     );
     assert!(text.contains("\n 8388608  1000"), "{text}");
-    // Reference 004: VMA against the kernel, over the RoCE interface.
+    // NVIDIA's "Running VMA": VMA against the kernel, over the RoCE interface.
     let sockperf = results(&controller, "sockperf::ping_pong");
     assert_eq!(sockperf.len(), 2);
     let (kernel, vma) = (

@@ -2,6 +2,9 @@
 //! leading comment, each param's `///` comment, type, default and choices (a secret's default
 //! never), the lab, pack and signer; `--json` a JSON Schema; docs/recipes.md's generated tables
 //! are what `--markdown` prints; `cairn recipes diff` names the SemVer step the params need.
+//! The built-in recipes document every param and cite their sources by title and address.
+
+use std::path::{Path, PathBuf};
 
 use cairn_tests::Lab;
 
@@ -82,18 +85,8 @@ fn show_prints_the_recipe_s_own_docs_and_json_a_schema_without_the_secret() {
 #[test]
 fn the_parameter_tables_in_the_docs_are_what_the_recipes_say() {
     let lab = Lab::new();
-    let list = cairn(&lab, &["recipes", "list"]);
-    let names: Vec<String> = list
-        .stdout
-        .lines()
-        .skip_while(|line| !line.starts_with("cairn/connectx "))
-        .skip(1)
-        .take_while(|line| line.starts_with("  "))
-        .filter_map(|line| line.split_whitespace().next().map(str::to_owned))
-        .collect();
-    assert!(names.len() >= 9, "{}", list.stdout);
     let mut expected = String::new();
-    for name in &names {
+    for name in &built_in_recipes(&lab) {
         let table = cairn(
             &lab,
             &[
@@ -106,7 +99,7 @@ fn the_parameter_tables_in_the_docs_are_what_the_recipes_say() {
         .succeeds();
         expected.push_str(&format!("\n### `{name}`\n\n{}", table.stdout));
     }
-    let docs = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/recipes.md");
+    let docs = Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/recipes.md");
     let text = std::fs::read_to_string(&docs).unwrap_or_else(|e| panic!("{e}"));
     let begin = "<!-- generated parameter tables: begin -->\n";
     let end = "\n<!-- generated parameter tables: end -->";
@@ -119,6 +112,91 @@ fn the_parameter_tables_in_the_docs_are_what_the_recipes_say() {
         shown, expected,
         "docs/recipes.md's parameter tables differ from the recipes"
     );
+}
+
+/// The recipes of the built-in pack `cairn/connectx`, as `cairn recipes list` names them.
+fn built_in_recipes(lab: &Lab) -> Vec<String> {
+    let list = cairn(lab, &["recipes", "list"]);
+    let names: Vec<String> = list
+        .stdout
+        .lines()
+        .skip_while(|line| !line.starts_with("cairn/connectx "))
+        .skip(1)
+        .take_while(|line| line.starts_with("  "))
+        .filter_map(|line| line.split_whitespace().next().map(str::to_owned))
+        .collect();
+    assert!(names.len() >= 9, "{}", list.stdout);
+    names
+}
+
+/// How a text points at a source by a path of this repository's build, where a user needs the
+/// source's title and address.
+const SOURCE_BY_PATH: [&str; 4] = [
+    "shared/reference",
+    "reference/00",
+    "reference 00",
+    "references 00",
+];
+
+/// The first way `text` points at a source by a path, if any.
+fn source_by_path(text: &str) -> Option<&'static str> {
+    let text = text.to_lowercase();
+    SOURCE_BY_PATH.into_iter().find(|path| text.contains(path))
+}
+
+/// Every file under `dir`, at any depth.
+fn files_under(dir: &Path) -> Vec<PathBuf> {
+    let entries = std::fs::read_dir(dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display()));
+    let mut files = Vec::new();
+    for path in entries.filter_map(|entry| entry.ok().map(|entry| entry.path())) {
+        if path.is_dir() {
+            files.extend(files_under(&path));
+        } else {
+            files.push(path);
+        }
+    }
+    files
+}
+
+/// What `cairn recipes show --json` says of each built-in recipe: a description for every
+/// param, and a description that cites its sources by title, as do the runbooks, their modules
+/// and labs and the docs a user reads.
+#[test]
+fn built_in_recipes_document_every_param_and_cite_sources_by_title() {
+    let lab = Lab::new();
+    let mut problems = Vec::new();
+    for name in built_in_recipes(&lab) {
+        let json = cairn(
+            &lab,
+            &["recipes", "show", &format!("cairn/connectx:{name}"), "--json"],
+        )
+        .succeeds();
+        let schema: serde_json::Value =
+            serde_json::from_str(&json.stdout).unwrap_or_else(|e| panic!("{e}: {}", json.stdout));
+        let params = schema["properties"].as_object().cloned().unwrap_or_default();
+        for (param, property) in &params {
+            if property["description"].as_str().is_none_or(str::is_empty) {
+                problems.push(format!("{name}: param `{param}` has no `///` doc"));
+            }
+        }
+        if let Some(path) = source_by_path(&json.stdout) {
+            problems.push(format!("{name}: its description cites a source as `{path}`"));
+        }
+    }
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let docs = files_under(&root.join("docs"))
+        .into_iter()
+        .filter(|path| path.extension().is_some_and(|x| x == "md"));
+    for file in files_under(&root.join("runbooks")).into_iter().chain(docs) {
+        let text = std::fs::read_to_string(&file).unwrap_or_default();
+        let shown = file.strip_prefix(&root).unwrap_or(&file).display();
+        // Words joined by single spaces: a citation wrapped over two lines counts too.
+        let words = text.split_whitespace().collect::<Vec<_>>().join(" ");
+        if let Some(path) = source_by_path(&words) {
+            problems.push(format!("{shown}: cites a source as `{path}`"));
+        }
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
 }
 
 #[test]

@@ -1,5 +1,6 @@
 //! The `esxcli::` builtins: VIBs, driver module parameters, advanced settings, PCI passthrough,
-//! NICs and maintenance mode of an ESXi host (reference 000 sections 2.2 and 2.3, 001, 003).
+//! NICs and maintenance mode of an ESXi host (sections 2.2 and 2.3 of VMware's vSphere 7
+//! InfiniBand/RoCE guide, the Dell/VMware HPC study, VMware's vSphere 6 networking post).
 
 use std::collections::BTreeMap;
 
@@ -140,9 +141,9 @@ pub mod esxcli_builtins {
     }
 
     /// Sets an advanced setting (`-i` for integer options, `-s` for string ones), only if it
-    /// differs: `/Power/CpuPolicy` `"High Performance"` (reference 001),
-    /// `/Net/NetNetqNumaIOCpuPinThreshold` 0 to 200 (reference 003). Applies at once. Returns
-    /// `#{option, changed, from, to}`.
+    /// differs: `/Power/CpuPolicy` `"High Performance"` (the Dell/VMware HPC study),
+    /// `/Net/NetNetqNumaIOCpuPinThreshold` 0 to 200 (VMware's vSphere 6 networking post).
+    /// Applies at once. Returns `#{option, changed, from, to}`.
     ///
     /// ```rhai
     /// esxcli::advanced_set("/Power/CpuPolicy", "High Performance");

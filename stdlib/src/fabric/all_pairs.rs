@@ -413,7 +413,7 @@ fn retests(
 /// How long one test moves data for at `rate` Gb/s: perftest's `-n` iterations (1000 by
 /// default) of each size (`-a`: 2 B to 8 MiB; else `-s`, by default 64 KiB for bandwidth and
 /// 2 B for latency), a latency iteration being a round trip of about 1.1 µs each way on
-/// InfiniBand (reference 000, figures 17 to 20).
+/// InfiniBand (VMware's vSphere 7 InfiniBand/RoCE guide, figures 17 to 20).
 pub(crate) fn transfer_time(opts: &AllPairsOptions, rate: f64) -> Duration {
     if rate <= 0.0 {
         return Duration::ZERO;

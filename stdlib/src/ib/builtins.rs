@@ -1,5 +1,5 @@
 //! The `ib::` builtins: RDMA port status and the InfiniBand fabric, as a guest sees them
-//! (reference 000 section 2.4, reference 002).
+//! (VMware's guide section 2.4, the blog post "InfiniBand Performance Test").
 
 use rhai::plugin::*;
 

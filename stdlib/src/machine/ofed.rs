@@ -32,7 +32,7 @@ pub(crate) struct OfedState {
 
 /// The adapter's firmware: on a bare-metal host the image its first adapter runs now; in a
 /// guest, the one the installer burned, else the `guest_fw` option, else the VMware guide's
-/// ConnectX-5 16.32.1010 (reference 000).
+/// ConnectX-5 16.32.1010 (VMware's vSphere 7 InfiniBand/RoCE guide).
 pub(crate) fn adapter_firmware(host: &SimContext<'_>, state: &OfedState) -> String {
     if crate::machine::metal::is_metal(host)
         && let Some(adapter) = crate::machine::metal::adapters(host).into_iter().next()

@@ -1,5 +1,5 @@
 //! The `mlxconfig::` builtins: query and set a ConnectX adapter's firmware configuration
-//! (reference 000 section 2.2.3).
+//! (VMware's guide section 2.2.3).
 
 use cairn_runtime::{ActionError, HostIo, Outcome, Reconcile};
 use rhai::plugin::*;

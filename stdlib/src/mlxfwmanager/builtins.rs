@@ -1,5 +1,5 @@
 //! The `mlxfwmanager::` builtins: an adapter's firmware versions, and online updates
-//! (reference 000 section 2.2.1).
+//! (VMware's guide section 2.2.1).
 
 use cairn_runtime::{ActionError, Outcome, Reconcile};
 use rhai::plugin::*;

@@ -1,5 +1,5 @@
 //! The `mst::` builtins: start the MST service and list the ConnectX devices it sees
-//! (reference 000 section 2.2.1).
+//! (VMware's guide section 2.2.1).
 
 use cairn_runtime::{ActionCall, Outcome, Reconcile};
 use rhai::plugin::*;

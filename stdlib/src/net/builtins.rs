@@ -1,4 +1,4 @@
-//! The `net::` builtins: a guest's interfaces, their MTU and addresses (reference 000,
+//! The `net::` builtins: a guest's interfaces, their MTU and addresses (VMware's guide,
 //! section 2.4: MTU 9000 and an address on the RoCE interface).
 
 use rhai::plugin::*;

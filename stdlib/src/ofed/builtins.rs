@@ -1,5 +1,5 @@
 //! The `ofed::` builtins: install MLNX_OFED in a Linux guest, read its version, restart its
-//! drivers (reference 000, section 2.4).
+//! drivers (VMware's guide, section 2.4).
 
 use cairn_runtime::{BuiltinOptions, OptionType};
 use rhai::plugin::*;

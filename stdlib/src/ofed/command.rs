@@ -74,7 +74,7 @@ pub(crate) fn mlnxofedinstall(
 }
 
 /// The distribution packages MLNX_OFED needs, from `/etc/os-release`: `kernel-modules-extra`
-/// on RHEL, `tk` on CentOS (reference 000, section 2.4).
+/// on RHEL, `tk` on CentOS (VMware's guide, section 2.4).
 pub(crate) fn prerequisites(os_release: &str) -> Vec<String> {
     let id = os_release
         .lines()

@@ -1,5 +1,6 @@
 //! The `perftest::` builtins: a perftest between two hosts (server on one, client on the
-//! other), parsed, summarized and expected against (reference 000 section 3.1, reference 002).
+//! other), parsed, summarized and expected against (VMware's guide section 3.1, the blog post
+//! "InfiniBand Performance Test").
 
 use rhai::plugin::*;
 

@@ -1,5 +1,6 @@
 //! The perftest command lines: the same options on the server and the client, the client
-//! adding the server's address (reference 000 section 3.1, reference 002).
+//! adding the server's address (VMware's guide section 3.1, the blog post "InfiniBand
+//! Performance Test").
 
 use cairn_runtime::{BuiltinOptions, OptionKey, OptionType};
 use serde_json::Value;

@@ -6,7 +6,7 @@
 //! the same switch, and RoCE ports need an IPv4 address. Bandwidth follows the line rate
 //! (about 96 of 100 Gb/s EDR, 196 of 200 Gb/s NDR200), is lower when the RoCE MTU gives an
 //! active MTU under 4096 (MTU 1500 → 1024), and latency starts near 1.1 us on InfiniBand and
-//! 2 us on RoCE (reference 000, figures 17 to 20). The noise is deterministic given the
+//! 2 us on RoCE (VMware's guide, figures 17 to 20). The noise is deterministic given the
 //! guests' `seed`. Across oversubscribed leaves, concurrent flows share the uplinks
 //! (`oversubscription.rs`).
 

@@ -1,5 +1,5 @@
 //! The `sockperf::` builtins: a UDP or TCP ping-pong latency test between two hosts, through
-//! the kernel or with libvma (reference 004).
+//! the kernel or with libvma (NVIDIA's "Running VMA").
 
 use rhai::plugin::*;
 

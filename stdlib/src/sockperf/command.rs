@@ -1,5 +1,6 @@
-//! The sockperf command lines (reference 004): `sockperf server -i IP` and `sockperf ping-pong
-//! -i IP -t SECONDS`, under `env LD_PRELOAD=libvma.so VMA_SPEC=latency` for VMA.
+//! The sockperf command lines (NVIDIA's "Running VMA"): `sockperf server -i IP` and
+//! `sockperf ping-pong -i IP -t SECONDS`, under `env LD_PRELOAD=libvma.so VMA_SPEC=latency` for
+//! VMA.
 
 use serde_json::Value;
 

@@ -1,8 +1,8 @@
-//! Simulated sockperf, with and without libvma (reference 004): the server's start-up lines,
-//! and a ping-pong client whose latency follows the path: about 6.5 us through the kernel on a
-//! ConnectX port, about 1.06 us with `LD_PRELOAD=libvma.so VMA_SPEC=latency`, about 25 us on
-//! the virtual management NIC (which VMA cannot offload); TCP costs more. The client reads the
-//! server's guest state read-only: a server must listen on the address and port.
+//! Simulated sockperf, with and without libvma (NVIDIA's "Running VMA"): the server's start-up
+//! lines, and a ping-pong client whose latency follows the path: about 6.5 us through the
+//! kernel on a ConnectX port, about 1.06 us with `LD_PRELOAD=libvma.so VMA_SPEC=latency`, about
+//! 25 us on the virtual management NIC (which VMA cannot offload); TCP costs more. The client
+//! reads the server's guest state read-only: a server must listen on the address and port.
 
 use cairn_runtime::ExecOutput;
 use cairn_runtime::sim::{SimContext, SimTool};

@@ -1,6 +1,6 @@
 //! The `vhpc::` builtins: a VM's passthrough devices, latency sensitivity and reservations in
 //! vCenter, through `vhpc_toolkit` on the management host named by the inventory var
-//! `vhpc_host` (reference 000 section 2.3.1, reference 001).
+//! `vhpc_host` (VMware's guide section 2.3.1, the Dell/VMware HPC study).
 
 use cairn_runtime::{HostContext, Outcome, Reconcile};
 use rhai::plugin::*;
