@@ -168,7 +168,8 @@ fn examples(markdown: &str) -> Vec<Example> {
     found
 }
 
-fn docs() -> Vec<PathBuf> {
+/// README.md and docs/*.md: the docs a user reads.
+pub(crate) fn docs() -> Vec<PathBuf> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
     let mut files = vec![root.join("README.md")];
     let mut pages: Vec<PathBuf> = std::fs::read_dir(root.join("docs"))

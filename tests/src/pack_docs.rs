@@ -168,26 +168,36 @@ fn built_in_recipes_document_every_param_and_cite_sources_by_title() {
     for name in built_in_recipes(&lab) {
         let json = cairn(
             &lab,
-            &["recipes", "show", &format!("cairn/connectx:{name}"), "--json"],
+            &[
+                "recipes",
+                "show",
+                &format!("cairn/connectx:{name}"),
+                "--json",
+            ],
         )
         .succeeds();
         let schema: serde_json::Value =
             serde_json::from_str(&json.stdout).unwrap_or_else(|e| panic!("{e}: {}", json.stdout));
-        let params = schema["properties"].as_object().cloned().unwrap_or_default();
+        let params = schema["properties"]
+            .as_object()
+            .cloned()
+            .unwrap_or_default();
         for (param, property) in &params {
             if property["description"].as_str().is_none_or(str::is_empty) {
                 problems.push(format!("{name}: param `{param}` has no `///` doc"));
             }
         }
         if let Some(path) = source_by_path(&json.stdout) {
-            problems.push(format!("{name}: its description cites a source as `{path}`"));
+            problems.push(format!(
+                "{name}: its description cites a source as `{path}`"
+            ));
         }
     }
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
-    let docs = files_under(&root.join("docs"))
+    for file in files_under(&root.join("runbooks"))
         .into_iter()
-        .filter(|path| path.extension().is_some_and(|x| x == "md"));
-    for file in files_under(&root.join("runbooks")).into_iter().chain(docs) {
+        .chain(crate::docs::docs())
+    {
         let text = std::fs::read_to_string(&file).unwrap_or_default();
         let shown = file.strip_prefix(&root).unwrap_or(&file).display();
         // Words joined by single spaces: a citation wrapped over two lines counts too.
