@@ -173,6 +173,7 @@ mod tests {
         "esxcli::vib_list",
         "fabric::all_pairs",
         "fabric::manifest_diff",
+        "fabric::pairs",
         "flint::query",
         "ib::devinfo",
         "ib::ibdiagnet",
