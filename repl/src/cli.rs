@@ -4,7 +4,7 @@ use std::path::PathBuf;
 
 use std::process::ExitCode;
 
-use cairn_runtime::config::Config;
+use crate::config::Config;
 use clap::{CommandFactory, Parser, Subcommand};
 
 use crate::commands::{

@@ -4,7 +4,7 @@
 
 use std::path::{Path, PathBuf};
 
-use cairn_runtime::config::{Config, ConfigFile, Setting, project_file};
+use crate::config::{Config, ConfigFile, Setting, project_file};
 use clap::{Arg, ArgAction, ArgMatches, Command, CommandFactory, FromArgMatches};
 
 use crate::cli::Cli;

@@ -6,7 +6,7 @@
 
 use std::collections::BTreeMap;
 
-use cairn_vault::Vault;
+use crate::VaultSecrets;
 
 use crate::secrets::{REDACTED, too_short};
 use crate::{Runbook, RunbookError};
@@ -18,7 +18,7 @@ pub(crate) fn check_given(
     runbook: &Runbook,
     ast: &rhai::AST,
     params: &BTreeMap<String, String>,
-    vault: Option<&Vault>,
+    vault: Option<&VaultSecrets>,
 ) -> Result<(), RunbookError> {
     for (name, param) in crate::param_value::declared(ast) {
         let given = params.get(&name).is_some_and(|v| v != REDACTED);
@@ -46,7 +46,7 @@ pub(crate) fn check_given(
 
 /// Where a missing secret param's value can come from: the vault's nearest name when a vault
 /// was given, else `--vault` or `--param`.
-fn where_to_give(name: &str, vault: Option<&Vault>) -> String {
+fn where_to_give(name: &str, vault: Option<&VaultSecrets>) -> String {
     match vault {
         Some(vault) => {
             let near = crate::inventory::closest(name, vault.names())

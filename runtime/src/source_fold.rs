@@ -31,13 +31,13 @@ impl LongLines {
 }
 
 /// A TOML file's text (an inventory, a config file) as the source its errors point into.
-pub(crate) fn toml_source(name: impl AsRef<str>, text: &str) -> NamedSource<LongLines> {
+pub fn toml_source(name: impl AsRef<str>, text: &str) -> NamedSource<LongLines> {
     NamedSource::new(name, LongLines::new(text)).with_language("toml")
 }
 
 /// A TOML reader's error as a message and the span it points at (the file's start when it
 /// names none).
-pub(crate) fn toml_message(error: &toml::de::Error) -> (String, SourceSpan) {
+pub fn toml_message(error: &toml::de::Error) -> (String, SourceSpan) {
     let span = error.span().unwrap_or(0..0).into();
     (error.message().trim_end().to_owned(), span)
 }

@@ -196,8 +196,12 @@ fn param(context: &mut EvalContext, inputs: &[Expression]) -> Result<Dynamic, Bo
         None => (default, false),
     };
     let value = match host.shared.params.get(&name) {
-        Some(given) => crate::param_value::convert(given, &default).map_err(|expected| {
-            let shown = crate::param_value::shown(given, secret);
+        // Converted before the run, from the literal default.
+        Some(crate::run_params::RunParam {
+            typed: Some(value), ..
+        }) => value.clone(),
+        Some(given) => crate::param_value::convert(&given.given, &default).map_err(|expected| {
+            let shown = crate::param_value::shown(&given.given, secret);
             let message = crate::param_value::wrong_type(&name, &shown, expected, &default);
             host.fail(ActionError::Failed(message), position)
         })?,

@@ -67,6 +67,18 @@ pub enum TransportError {
         #[source]
         source: std::io::Error,
     },
+    /// The host's transport could not be made from its inventory entry (an SSH option or key
+    /// that does not hold, a simulated host's state): nothing ran on it. The cause is kept
+    /// whole, its code and help with it, for the failure report.
+    #[error("`{host}` cannot be reached: {cause}")]
+    #[diagnostic(code(cairn::runtime::not_opened))]
+    NotOpened {
+        /// The host.
+        host: String,
+        /// Why its transport could not be made.
+        #[diagnostic_source]
+        cause: OpenCause,
+    },
     /// The host does not answer (down, rebooting, or the network is gone).
     #[error("`{host}` is unreachable: {reason}")]
     #[diagnostic(code(cairn::runtime::unreachable))]
@@ -76,4 +88,31 @@ pub enum TransportError {
         /// What failed.
         reason: String,
     },
+}
+
+/// Why a host's transport could not be made, typed (an `SshError`, a `SimError`), shared by
+/// every command the host would have run.
+#[derive(Debug, Clone)]
+pub struct OpenCause(pub std::sync::Arc<dyn miette::Diagnostic + Send + Sync>);
+
+impl std::fmt::Display for OpenCause {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.0.fmt(f)
+    }
+}
+
+impl std::error::Error for OpenCause {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        self.0.source()
+    }
+}
+
+impl miette::Diagnostic for OpenCause {
+    fn code<'a>(&'a self) -> Option<Box<dyn std::fmt::Display + 'a>> {
+        self.0.code()
+    }
+
+    fn help<'a>(&'a self) -> Option<Box<dyn std::fmt::Display + 'a>> {
+        self.0.help()
+    }
 }

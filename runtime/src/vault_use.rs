@@ -7,7 +7,7 @@
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
-use cairn_vault::Vault;
+use crate::VaultSecrets;
 use serde::{Deserialize, Serialize};
 
 use crate::inventory::Inventory;
@@ -27,7 +27,7 @@ pub struct VaultUse {
 
 impl VaultUse {
     /// What a run took from `vault`: `None` when it took nothing.
-    pub(crate) fn of(vault: Option<&Vault>, secrets: Vec<String>) -> Option<Self> {
+    pub(crate) fn of(vault: Option<&VaultSecrets>, secrets: Vec<String>) -> Option<Self> {
         let vault = vault.filter(|_| !secrets.is_empty())?;
         let file = std::path::absolute(vault.path()).unwrap_or_else(|_| vault.path().to_owned());
         Some(Self { file, secrets })
@@ -35,21 +35,19 @@ impl VaultUse {
 }
 
 /// Fills the `secret(...)` params that `params` lacks (or holds only as `<redacted>`, as a
-/// resumed run's `run.json` does) from the vault secrets of the same names, and registers
-/// every secret param's value, given or taken; the names taken from the vault. A vault value
-/// too short to redact, or not of the param's type, is refused at the param.
+/// resumed run's `run.json` does) from the vault secrets of the same names; the names taken
+/// from the vault. A vault value too short to redact, or not of the param's type, is refused
+/// at the param. The values are registered as secrets with every other secret param's
+/// (`CompiledRunbook::register_secrets`).
 pub(crate) fn fill_secret_params(
     runbook: &Runbook,
     ast: &rhai::AST,
     params: &mut BTreeMap<String, String>,
-    vault: Option<&Vault>,
+    vault: Option<&VaultSecrets>,
 ) -> Result<Vec<String>, RunbookError> {
     let mut taken = Vec::new();
     for (name, param) in crate::param_value::declared(ast) {
         let given = params.get(&name).filter(|v| *v != REDACTED);
-        if let Some(given) = given.filter(|_| param.secret) {
-            crate::secrets::register(&param_name(&name), given);
-        }
         let Some(value) = vault
             .and_then(|vault| vault.get(&name))
             .filter(|_| param.secret && given.is_none())
@@ -74,7 +72,6 @@ pub(crate) fn fill_secret_params(
         if let Some(message) = refused {
             return Err(runbook.error_at(message, param.position, None));
         }
-        crate::secrets::register(&param_name(&name), value);
         params.insert(name.clone(), value.to_owned());
         taken.push(param_name(&name));
     }
@@ -87,7 +84,7 @@ pub(crate) fn fill_secret_params(
 pub(crate) fn check_credentials(
     inventory: &Inventory,
     hosts: &[String],
-    vault: Option<&Vault>,
+    vault: Option<&VaultSecrets>,
 ) -> Result<Vec<String>, String> {
     let mut taken = Vec::new();
     for spec in inventory.hosts().iter().filter(|s| hosts.contains(&s.name)) {
@@ -124,7 +121,7 @@ pub(crate) fn check_credentials(
 pub(crate) fn missing_for_resume(
     used: Option<&VaultUse>,
     params: &BTreeMap<String, String>,
-    vault: Option<&Vault>,
+    vault: Option<&VaultSecrets>,
 ) -> Option<(String, String)> {
     let used = used?;
     let still_needed = |name: &&String| match name.strip_prefix("param:") {

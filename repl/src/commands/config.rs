@@ -3,7 +3,7 @@
 use std::path::Path;
 use std::process::ExitCode;
 
-use cairn_runtime::config::{Config, project_file, user_file};
+use crate::config::{Config, project_file, user_file};
 
 /// One configurable option as `cairn config` shows it.
 pub(crate) struct OptionInfo {

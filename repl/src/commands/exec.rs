@@ -31,7 +31,7 @@ impl ExecArgs {
     /// Writes the one-stage runbook under the state folder and runs it on the pattern's hosts.
     pub(crate) fn execute(self, context: &Context) -> miette::Result<ExitCode> {
         let runbook =
-            cairn_runtime::write_exec_runbook(&context.state, &self.command, self.read_only)
+            crate::exec_run::write_exec_runbook(&context.state, &self.command, self.read_only)
                 .into_diagnostic()?;
         let run = RunArgs {
             runbook,

@@ -41,7 +41,7 @@ pub(crate) use standby::StandbyArgs;
 use std::path::PathBuf;
 pub(crate) use vault::VaultArgs;
 
-use cairn_runtime::config::Config;
+use crate::config::Config;
 
 /// What a subcommand may need besides its own arguments: the global options and the config
 /// files' values.

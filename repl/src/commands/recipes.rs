@@ -136,8 +136,8 @@ fn list(context: &Context) -> miette::Result<()> {
 /// The packs folder, the trusted keys and the project's constraints and lock, from here.
 fn context() -> miette::Result<Context> {
     let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
-    let project = cairn_runtime::config::project_file(&cwd);
-    let user = cairn_runtime::config::user_file();
+    let project = crate::config::project_file(&cwd);
+    let user = crate::config::user_file();
     Ok(Context::load(project, user, Store::locate())?)
 }
 

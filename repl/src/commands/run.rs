@@ -13,7 +13,7 @@ use cairn_runtime::inventory::HostPattern;
 use cairn_runtime::journal::HostStatus;
 use cairn_runtime::launch::{Launcher, NewRun};
 use cairn_runtime::output::{ColorChoice, Summary, Verbosity, group_failures};
-use cairn_runtime::{Cancel, EventSink, RunOptions, RunReport, Stamped};
+use cairn_runtime::{Cancel, EventSink, RunOptions, RunReport, Stamped, VaultSecrets};
 use cairn_vault::Vault;
 use clap::Args;
 use miette::IntoDiagnostic;
@@ -103,6 +103,7 @@ impl RunArgs {
             },
             params: params(&common.params)?,
             param_file,
+            pack: crate::pack_of_runbook::pack_of_runbook(&runbook),
             runbook,
             vault,
             controllers,
@@ -144,13 +145,16 @@ pub(super) fn display(common: &CommonRunArgs) -> Display {
 /// vault stops here.
 pub(super) fn inputs(
     common: &CommonRunArgs,
-) -> miette::Result<(Option<Arc<Vault>>, Option<ParamFile>)> {
+) -> miette::Result<(Option<Arc<VaultSecrets>>, Option<ParamFile>)> {
     let key = &common.drive.vault_key;
     let key_given = key.vault_identity.is_some()
         || key.vault_passphrase_file.is_some()
         || key.vault_passphrase_command.is_some();
     let vault = match &common.drive.vault {
-        Some(path) => Some(Arc::new(Vault::open_with(path, &key.source())?)),
+        Some(path) => Some(Arc::new(secrets_of(&Vault::open_with(
+            path,
+            &key.source(),
+        )?))),
         None if key_given => {
             return Err(miette::miette!(
                 code = "cairn::vault_key_without_vault",
@@ -166,6 +170,15 @@ pub(super) fn inputs(
         .map(ParamFile::load)
         .transpose()?;
     Ok((vault, param_file))
+}
+
+/// What the runtime takes from an opened vault: its file and its secrets by name.
+fn secrets_of(vault: &Vault) -> VaultSecrets {
+    let secrets = vault.names().filter_map(|name| {
+        let value = vault.get(name)?;
+        Some((name.to_owned(), value.to_owned()))
+    });
+    VaultSecrets::new(vault.path(), secrets)
 }
 
 pub(crate) fn params(given: &[String]) -> miette::Result<BTreeMap<String, String>> {

@@ -263,8 +263,8 @@ mod tests {
 
     use crate::journal::HostStatus;
     use crate::{
-        Cancel, EventSink, HostInfo, LocalTransport, RunHost, RunOptions, RunReport, RunRequest,
-        Runbook, execute,
+        Cancel, EventSink, HostInfo, LocalTransport, PreparedRun, RunHost, RunOptions, RunReport,
+        RunRequest, Runbook, execute,
     };
 
     use super::*;
@@ -301,11 +301,16 @@ mod tests {
                 lease_dir: Some(dir.join("leases")),
                 ..RunOptions::default()
             },
-            params: BTreeMap::new(),
+            prepared: PreparedRun::new(
+                Runbook::load(&dir.join("book.rhai")).expect("runbook"),
+                &[],
+                u64::MAX,
+                BTreeMap::new(),
+            )
+            .expect("compiles"),
             resume,
             run_dir: dir.join("run"),
             run_id: "r1".into(),
-            runbook: Runbook::load(&dir.join("book.rhai")).expect("runbook"),
         };
         execute(request, Cancel::default(), EventSink::none()).expect("runs")
     }

@@ -5,7 +5,7 @@
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
 
-use super::{Participant, Plan, RunError, RunHost, Unreachable};
+use super::{NotOpened, Participant, Plan, RunError, RunHost};
 use crate::journal::{
     HostJournal, JOURNAL_VERSION, JournalEvent, JournalSet, JournalWriter, ResumeRecord, RunHeader,
     now_millis,
@@ -115,7 +115,7 @@ pub(super) fn share(
         let host = helper.info.name.clone();
         let transport = helper
             .transport
-            .unwrap_or_else(|reason| Box::new(Unreachable { host, reason }));
+            .unwrap_or_else(|error| Box::new(NotOpened::new(host, error)));
         shared
             .transports
             .insert(helper.info.name, Arc::new(Mutex::new(transport)));
@@ -173,7 +173,7 @@ pub(super) fn begin_journals(
         host: host.to_owned(),
         hosts: plan.host_infos.iter().map(|h| h.name.clone()).collect(),
         inventory: plan.inventory.clone(),
-        params: plan.shown_params(),
+        params: plan.params.shown(),
         run_id: plan.run_id.clone(),
         runbook: plan.runbook.name(),
         runbook_hash: plan.runbook.hash.clone(),
@@ -348,7 +348,7 @@ pub(super) fn announce_start(plan: &Plan, shared: &RunShared, outline: &Outline,
     shared.events.send(RunEvent::RunStarted {
         check: shared.options.check,
         hosts: plan.host_infos.iter().map(|h| h.name.clone()).collect(),
-        params: plan.shown_params(),
+        params: plan.params.shown(),
         resume,
         run_id: plan.run_id.clone(),
         runbook: plan.runbook.name(),

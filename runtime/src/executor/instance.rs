@@ -23,6 +23,8 @@ pub(crate) struct Start {
     pub(crate) host: HostContext,
     /// The runbook it runs.
     pub(crate) runbook: Runbook,
+    /// The runbook's syntax tree, compiled once for every instance.
+    pub(crate) ast: Arc<rhai::AST>,
     /// Builtin libraries for its engine.
     pub(crate) libraries: Vec<Installer>,
     /// What its engine gets before the runbook runs.
@@ -43,11 +45,12 @@ pub(crate) fn spawn_instance(thread: String, start: Start) -> JoinHandle<HostRep
             let Start {
                 host,
                 runbook,
+                ast,
                 libraries,
                 prepare,
                 hold,
             } = start;
-            let report = run_instance(host, &runbook, &libraries, prepare);
+            let report = run_instance(host, (&runbook, &ast), &libraries, prepare);
             // The host's part of the run is over: another run may take it now.
             drop(hold);
             report
@@ -90,6 +93,7 @@ pub(super) fn run_all(
         let start = Start {
             host,
             runbook: plan.runbook.clone(),
+            ast: plan.ast.clone(),
             libraries: libraries.to_vec(),
             prepare: None,
             hold,
@@ -121,18 +125,15 @@ pub(crate) fn join(name: String, handle: JoinHandle<HostReport>, panicked: &str)
     })
 }
 
-/// Compiles `runbook` with the instance's engine and runs it; a failure points at its line.
+/// Runs the runbook (compiled as `ast`) on the instance's engine; a failure points at its line.
 pub(crate) fn run_runbook(
     engine: &rhai::Engine,
-    runbook: &Runbook,
+    (runbook, ast): (&Runbook, &rhai::AST),
     host: &HostContext,
 ) -> Result<(), HostFailure> {
-    match runbook.compile(engine) {
-        Ok(ast) => engine
-            .run_ast(&ast)
-            .map_err(|error| HostFailure::from_rhai(host, runbook, &error)),
-        Err(error) => Err(HostFailure::message(&host.info.name, error.to_string())),
-    }
+    engine
+        .run_ast(ast)
+        .map_err(|error| HostFailure::from_rhai(host, runbook, &error))
 }
 
 /// How an instance ended: done, stopped (Ctrl-C, too many failures) or failed.
@@ -147,7 +148,7 @@ pub(crate) fn ending(result: Result<(), HostFailure>) -> (HostStatus, Option<Hos
 /// One instance, on its own thread: take a fork slot, run the runbook, record how it ended.
 fn run_instance(
     host: HostContext,
-    runbook: &Runbook,
+    (runbook, ast): (&Runbook, &rhai::AST),
     libraries: &[Installer],
     prepare: Option<Prepare>,
 ) -> HostReport {
@@ -172,7 +173,7 @@ fn run_instance(
         if let Some(prepare) = prepare {
             prepare(&mut engine);
         }
-        let outcome = run_runbook(&engine, runbook, &host);
+        let outcome = run_runbook(&engine, (runbook, ast), &host);
         shared.forks.release();
         // A check whose prediction stopped at an `expect` ended as planned, not failed.
         match outcome {

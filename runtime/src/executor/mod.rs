@@ -7,10 +7,12 @@
 mod begin;
 mod fence_folders;
 mod instance;
+mod prepared;
 mod resume;
 mod run_modules;
 
 pub(crate) use instance::{Prepare, Start, join, spawn_instance};
+pub use prepared::{CompiledRunbook, PreparedRun};
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -19,16 +21,16 @@ use crate::ending::failure::HostFailure;
 use crate::journal::{JournalError, JournalSet};
 use crate::{
     Assumptions, Cancel, Clock, EventSink, ExecOutput, ExecRequest, HostInfo, Installer,
-    LocalTransport, Outline, Role, RunOptions, RunReport, RunShared, Runbook, RunbookError,
-    Transport, TransportError, build_engine,
+    LocalTransport, Outline, Role, RunOptions, RunParams, RunReport, RunShared, Runbook,
+    RunbookError, Transport, TransportError,
 };
 
 /// A host to run on, with its transport or why it has none.
 pub struct RunHost {
     /// The host.
     pub info: HostInfo,
-    /// How to reach it.
-    pub transport: Result<Box<dyn Transport>, String>,
+    /// How to reach it, or why it cannot be reached.
+    pub transport: Result<Box<dyn Transport>, TransportError>,
 }
 
 /// Everything one run (or resume) needs.
@@ -48,16 +50,14 @@ pub struct RunRequest {
     pub libraries: Vec<Installer>,
     /// Options.
     pub options: RunOptions,
-    /// `--param` values.
-    pub params: BTreeMap<String, String>,
+    /// The runbook compiled and the params checked, once.
+    pub prepared: PreparedRun,
     /// Whether this continues the journals in `run_dir`.
     pub resume: bool,
     /// The run's folder.
     pub run_dir: PathBuf,
     /// The run's id.
     pub run_id: String,
-    /// The runbook.
-    pub runbook: Runbook,
 }
 
 /// Why a run did not start.
@@ -133,17 +133,18 @@ pub fn execute(
         inventory,
         libraries,
         options,
-        params,
+        prepared,
         resume,
         run_dir,
         run_id,
-        runbook,
     } = request;
-    let engine = build_engine(&runbook.imports(), &libraries, options.max_operations);
-    let ast = runbook.compile(&engine)?;
-    let outline = Outline::of(&ast);
-    crate::check_params(&ast, &params)?;
-    let secret_names = register_secrets(&outline, &params);
+    let PreparedRun { compiled, params } = prepared;
+    let CompiledRunbook {
+        runbook,
+        ast,
+        outline,
+        engine,
+    } = compiled;
     let participants = participants(hosts, &outline);
     // The run's hosts, as runbooks and the journals' headers see them: not the controller.
     let host_infos: Vec<HostInfo> = participants
@@ -156,20 +157,20 @@ pub fn execute(
         None => crate::RunModules::default(),
     };
     let plan = Plan {
+        ast,
         host_infos,
         inventory,
         params,
         run_dir,
         run_id,
         runbook,
-        secret_names,
         modules,
     };
 
     let (mut recorded, mut journals) = if resume {
         let resuming = resume::Resuming {
             assume: assume.unwrap_or_default(),
-            ast: &ast,
+            ast: &plan.ast,
             engine: &engine,
             from_stage: from_stage.as_deref(),
             libraries: &libraries,
@@ -224,20 +225,20 @@ pub fn execute(
 /// What every step of a run reads: the runbook, where its journals go, and what they say in
 /// their header.
 struct Plan {
+    /// The runbook's syntax tree, shared by every instance.
+    ast: std::sync::Arc<rhai::AST>,
     /// Every host of the run, in inventory order.
     host_infos: Vec<HostInfo>,
     /// The inventory file, for the journal header.
     inventory: String,
-    /// `--param` values.
-    params: BTreeMap<String, String>,
+    /// The params, checked and converted.
+    params: RunParams,
     /// The run's folder.
     run_dir: PathBuf,
     /// The run's id.
     run_id: String,
     /// The runbook.
     runbook: Runbook,
-    /// The names of the runbook's secret params, whose values are never written.
-    secret_names: Vec<String>,
     /// The modules the runbook imports, for a shared store to keep with the run (found only
     /// when there is one).
     modules: crate::RunModules,
@@ -248,32 +249,10 @@ impl Plan {
     fn journal_path(&self, host: &str) -> PathBuf {
         self.run_dir.join(format!("{host}.jsonl"))
     }
-
-    /// The params as journals and events show them: secrets redacted.
-    fn shown_params(&self) -> BTreeMap<String, String> {
-        let names: Vec<&str> = self.secret_names.iter().map(String::as_str).collect();
-        crate::secrets::redact_params(&self.params, &names)
-    }
 }
 
 /// A host's instance to be: who it is, in which role, and its transport.
 type Participant = (HostInfo, Role, Box<dyn Transport>);
-
-/// Registers the values given to secret params with the redactor; their names.
-fn register_secrets(outline: &Outline, params: &BTreeMap<String, String>) -> Vec<String> {
-    let names: Vec<String> = outline
-        .params
-        .iter()
-        .filter(|p| p.secret)
-        .map(|p| p.name.clone())
-        .collect();
-    for (name, value) in params {
-        if names.contains(name) {
-            crate::secrets::register(&crate::secrets::param_name(name), value);
-        }
-    }
-    names
-}
 
 /// The run's instances: every host (an unreachable one with a transport that says why), then
 /// the controller when the runbook has `on controller` stages.
@@ -284,7 +263,7 @@ fn participants(hosts: Vec<RunHost>, outline: &Outline) -> Vec<Participant> {
             let name = host.info.name.clone();
             let transport = host
                 .transport
-                .unwrap_or_else(|reason| Box::new(Unreachable { host: name, reason }));
+                .unwrap_or_else(|error| Box::new(NotOpened::new(name, error)));
             (host.info, Role::Host, transport)
         })
         .collect();
@@ -299,7 +278,44 @@ fn participants(hosts: Vec<RunHost>, outline: &Outline) -> Vec<Participant> {
     participants
 }
 
-/// A host that cannot be reached at all: every command fails with the reason.
+/// A host whose transport could not be made: every command fails with why, typed.
+pub(super) struct NotOpened {
+    host: String,
+    cause: crate::transport_error::OpenCause,
+}
+
+impl NotOpened {
+    pub(super) fn new(host: String, error: TransportError) -> Self {
+        let cause = match error {
+            TransportError::NotOpened { cause, .. } => cause,
+            other => crate::transport_error::OpenCause(std::sync::Arc::new(other)),
+        };
+        Self { host, cause }
+    }
+}
+
+impl Transport for NotOpened {
+    fn exec(&mut self, _: &ExecRequest) -> Result<ExecOutput, TransportError> {
+        Err(TransportError::NotOpened {
+            host: self.host.clone(),
+            cause: self.cause.clone(),
+        })
+    }
+
+    fn clock(&self) -> Clock {
+        Clock::Real
+    }
+
+    fn describe(&self) -> String {
+        format!("unreachable ({})", self.cause)
+    }
+
+    fn identity(&self) -> Option<String> {
+        None
+    }
+}
+
+/// A host not reached while the journals are verified: every command fails with the reason.
 struct Unreachable {
     host: String,
     reason: String,

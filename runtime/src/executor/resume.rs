@@ -69,7 +69,7 @@ impl Resuming<'_> {
         }
         // A resume with other `--param` values can diverge as an edit can: both are verified
         // before anything runs, rather than failing host by host mid-run.
-        let shown_params = plan.shown_params();
+        let shown_params = plan.params.shown();
         if recorded.values().any(|j| {
             j.header
                 .as_ref()

@@ -10,17 +10,16 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use cairn_vault::Vault;
-
 use crate::inventory::{Address, HostPattern, HostSpec, Inventory};
 use crate::journal::now_millis;
 pub use crate::launch_error::LaunchError;
 use crate::sim::{SimHost, SimRegistry, SimTransport};
 use crate::ssh::{FdDemand, FdLimitError, SshOptions, SshTarget, SshTransport, prepare_fd_limit};
 use crate::{
-    Cancel, EventSink, FleetShare, HostInfo, Installer, LocalTransport, Outline, ParamFile,
-    RunHost, RunMeta, RunOptions, RunReport, RunRequest, RunStore, Runbook, RunbookError,
-    Transport, build_engine, check_groups, check_params, check_runbook, execute,
+    Cancel, CompiledRunbook, EventSink, FleetShare, HostInfo, Installer, LocalTransport, OpenCause,
+    PackPin, ParamFile, PreparedRun, RunHost, RunMeta, RunOptions, RunReport, RunRequest, RunStore,
+    Runbook, Transport, TransportError, VaultSecrets, check_groups, check_params, check_runbook,
+    execute,
 };
 
 /// What the command line chose for a new run.
@@ -39,7 +38,9 @@ pub struct NewRun {
     /// The runbook file.
     pub runbook: PathBuf,
     /// `--vault`: the secrets of `secret(...)` params and hosts' credentials.
-    pub vault: Option<Arc<Vault>>,
+    pub vault: Option<Arc<VaultSecrets>>,
+    /// The pack the runbook belongs to, if it is a pack's (kept in `run.json`).
+    pub pack: Option<PackPin>,
     /// `--controllers N`: the run's hosts cut into N shares, this controller driving the first
     /// (`fleet.rs`); 1 (or 0) for a run of one controller.
     pub controllers: u32,
@@ -68,14 +69,17 @@ impl Launcher {
     ) -> Result<RunReport, LaunchError> {
         let runbook = Runbook::load(&new.runbook)?.with_lib_path(&self.lib_path);
         let inventory = self.inventory(&new.inventory)?;
-        let outline = outline(&runbook, &self.libraries, new.options.max_operations)?;
+        let compiled =
+            CompiledRunbook::compile(runbook, &self.libraries, new.options.max_operations)?;
+        self.check_runbook(&compiled, &inventory, &events)?;
+        let hosts = selected(&inventory, new.limit.as_ref())?;
         let mut new = new;
         let vault_held = new.vault.take();
         let vault = vault_held.as_deref();
-        let (hosts, taken) = self.preflight(&runbook, &inventory, &mut new, vault, &events)?;
-        let secrets = secret_params(&outline);
+        let (prepared, taken) = self.prepare(compiled, &inventory, &hosts, &mut new, vault)?;
+        let outline = &prepared.compiled.outline;
         check_budget_groups(new.options.max_unavailable.as_ref(), &inventory)?;
-        shares::check(new.controllers, &new.options, &outline, hosts.len())?;
+        shares::check(new.controllers, &new.options, outline, hosts.len())?;
         let options = &new.options;
         // This controller keeps open only its share's journals and sessions.
         let driven = FleetShare::split(&hosts, new.controllers)
@@ -98,11 +102,8 @@ impl Launcher {
             inventory: absolute(&new.inventory),
             max_operations: new.options.max_operations,
             max_unavailable: new.options.max_unavailable.clone(),
-            pack: crate::PackPin::of_runbook(&absolute(&new.runbook)),
-            params: crate::secrets::redact_params(
-                &new.params,
-                &secrets.iter().map(String::as_str).collect::<Vec<_>>(),
-            ),
+            pack: new.pack.clone(),
+            params: prepared.params.shown(),
             reboot_timeout_secs: new.options.reboot_timeout.as_secs(),
             run_id: run_id.clone(),
             runbook: absolute(&new.runbook),
@@ -131,11 +132,10 @@ impl Launcher {
             inventory: meta.inventory.display().to_string(),
             libraries: self.libraries.clone(),
             options: new.options,
-            params: new.params,
+            prepared,
             resume: false,
             run_dir,
             run_id,
-            runbook,
         };
         Ok(execute(request, cancel, events)?)
     }
@@ -177,54 +177,53 @@ impl Launcher {
         Ok(inventory)
     }
 
-    /// What `cairn check` finds, and stages on groups the inventory lacks, and params the
-    /// runbook cannot take (`--param`, `--param-file`, the vault's, a secret without a value):
-    /// any of them stops the run before it is created. `new.params` gets the file's params and
-    /// the vault's secrets; the run's hosts and the names of the secrets taken from the vault
-    /// are returned.
-    fn preflight(
+    /// The run's params, read once: `--param-file`'s, then `--param`'s over them, then the
+    /// vault's secrets, each source checked where its values came from (a `--param` at the
+    /// command line, the file at its line, a secret without a value at its `param` line), then
+    /// all of them converted to their defaults' types. Any refusal stops the run before it is
+    /// created. The names of the secrets taken from the vault are returned too.
+    fn prepare(
         &self,
-        runbook: &Runbook,
+        compiled: CompiledRunbook,
         inventory: &Inventory,
+        hosts: &[String],
         new: &mut NewRun,
-        vault: Option<&Vault>,
-        events: &EventSink,
-    ) -> Result<(Vec<String>, Vec<String>), LaunchError> {
-        let ast = self.check_runbook(runbook, inventory, events)?;
-        let hosts = selected(inventory, new.limit.as_ref())?;
-        let given = new.params.clone();
-        if let Some(file) = &new.param_file {
-            let mut params = file.params();
-            params.append(&mut new.params);
-            new.params = params;
-        }
+        vault: Option<&VaultSecrets>,
+    ) -> Result<(PreparedRun, Vec<String>), LaunchError> {
+        let (runbook, ast) = (&compiled.runbook, &*compiled.ast);
+        let given = std::mem::take(&mut new.params);
+        let mut params = new
+            .param_file
+            .as_ref()
+            .map(ParamFile::params)
+            .unwrap_or_default();
+        params.extend(given.clone());
+        let mut taken = crate::vault_use::fill_secret_params(runbook, ast, &mut params, vault)?;
         // Every secret is registered before any param is checked, so a message shows each
         // value whole or redacted whole, whichever source gave the secret it holds.
-        let mut taken =
-            crate::vault_use::fill_secret_params(runbook, &ast, &mut new.params, vault)?;
+        compiled.register_secrets(&params);
         taken.extend(
-            crate::vault_use::check_credentials(inventory, &hosts, vault).map_err(vault_error)?,
+            crate::vault_use::check_credentials(inventory, hosts, vault).map_err(vault_error)?,
         );
-        check_params(&ast, &given)?;
+        check_params(ast, &given)?;
         if let Some(file) = &new.param_file {
-            file.check(&ast)?;
+            file.check(ast)?;
         }
-        crate::secret_params::check_given(runbook, &ast, &new.params, vault)?;
-        check_params(&ast, &new.params)?;
-        Ok((hosts, taken))
+        crate::secret_params::check_given(runbook, ast, &params, vault)?;
+        Ok((compiled.with_params(params)?, taken))
     }
 
-    /// What `cairn check -i` finds; the compiled runbook when nothing.
+    /// What `cairn check -i` finds: the checks of the compiled runbook, and stages on groups
+    /// the inventory lacks.
     fn check_runbook(
         &self,
-        runbook: &Runbook,
+        compiled: &CompiledRunbook,
         inventory: &Inventory,
         events: &EventSink,
-    ) -> Result<rhai::AST, LaunchError> {
-        let engine = build_engine(&runbook.imports(), &self.libraries, u64::MAX);
-        let ast = runbook.compile(&engine)?;
-        let mut problems = check_runbook(&engine, &ast, runbook);
-        let groups = check_groups(&ast, runbook, inventory);
+    ) -> Result<(), LaunchError> {
+        let (runbook, ast) = (&compiled.runbook, &*compiled.ast);
+        let mut problems = check_runbook(&compiled.engine, ast, runbook);
+        let groups = check_groups(ast, runbook, inventory);
         problems.extend(groups.errors);
         if !problems.is_empty() {
             return Err(LaunchError::Check {
@@ -238,7 +237,7 @@ impl Launcher {
                 message,
             });
         }
-        Ok(ast)
+        Ok(())
     }
 
     /// The run's `selected` hosts, and the helpers their vars name (`inventory::helpers`),
@@ -248,7 +247,7 @@ impl Launcher {
         inventory: &Inventory,
         selected: &[String],
         accept_new_host_keys: bool,
-        vault: Option<&Vault>,
+        vault: Option<&VaultSecrets>,
     ) -> (Vec<RunHost>, Vec<RunHost>) {
         let helpers: std::collections::HashSet<String> =
             crate::inventory::helpers(inventory.hosts(), selected)
@@ -273,30 +272,41 @@ impl Launcher {
     }
 
     /// The transport for one inventory host; `vault` holds the credentials its vars name.
+    /// Why it cannot be made is typed (`TransportError::NotOpened`), and reaches the failure
+    /// report whole.
     pub fn open(
         &self,
         spec: &HostSpec,
         accept_new_host_keys: bool,
-        vault: Option<&Vault>,
-    ) -> Result<Box<dyn Transport>, String> {
+        vault: Option<&VaultSecrets>,
+    ) -> Result<Box<dyn Transport>, TransportError> {
+        let not_opened = |cause: std::sync::Arc<dyn miette::Diagnostic + Send + Sync>| {
+            TransportError::NotOpened {
+                host: spec.name.clone(),
+                cause: OpenCause(cause),
+            }
+        };
         match &spec.address {
             Address::Local => Ok(Box::new(LocalTransport)),
             Address::Sim { model, options } => {
-                let model = self
-                    .sim_models
-                    .get(model)
-                    .ok_or_else(|| format!("no simulator model `{model}`"))?;
+                let Some(model) = self.sim_models.get(model) else {
+                    // The inventory's check of its addresses refused it already.
+                    return Err(TransportError::Unreachable {
+                        host: spec.name.clone(),
+                        reason: format!("no simulator model `{model}`"),
+                    });
+                };
                 let dir = SimHost::default_dir(self.store.root(), &spec.name);
                 SimTransport::new(&spec.name, &dir, model, options.clone())
                     .map(|t| Box::new(t) as Box<dyn Transport>)
-                    .map_err(|e| e.to_string())
+                    .map_err(|e| not_opened(std::sync::Arc::new(e)))
             }
             Address::Ssh { host, port, user } => {
-                let mut options =
-                    SshOptions::for_host(&spec.vars, vault).map_err(|e| e.to_string())?;
+                let mut options = SshOptions::for_host(&spec.vars, vault)
+                    .map_err(|e| not_opened(std::sync::Arc::new(e)))?;
                 options.accept_new_host_keys = accept_new_host_keys;
                 let target = SshTarget::resolve(host, *port, user.as_deref(), &options)
-                    .map_err(|e| e.to_string())?;
+                    .map_err(|e| not_opened(std::sync::Arc::new(e)))?;
                 Ok(Box::new(SshTransport::new(&spec.name, target, options)))
             }
         }
@@ -378,15 +388,6 @@ fn prepare_fds(
     Ok(())
 }
 
-fn outline(
-    runbook: &Runbook,
-    libraries: &[Installer],
-    max_operations: u64,
-) -> Result<Outline, RunbookError> {
-    let engine = build_engine(&runbook.imports(), libraries, max_operations);
-    Ok(Outline::of(&runbook.compile(&engine)?))
-}
-
 /// A vault credential a host cannot have, as the launch's error.
 fn vault_error(message: String) -> LaunchError {
     LaunchError::Flag {
@@ -396,15 +397,6 @@ fn vault_error(message: String) -> LaunchError {
                 .into(),
         ),
     }
-}
-
-fn secret_params(outline: &Outline) -> Vec<String> {
-    outline
-        .params
-        .iter()
-        .filter(|p| p.secret)
-        .map(|p| p.name.clone())
-        .collect()
 }
 
 fn absolute(path: &Path) -> PathBuf {

@@ -6,14 +6,12 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
-use cairn_vault::Vault;
-
-use super::{LaunchError, Launcher, absolute, outline, prepare_fds, vault_error};
+use super::{LaunchError, Launcher, absolute, prepare_fds, vault_error};
 use crate::journal::{JournalError, JournalEvent, now_millis};
 use crate::resume_choices::{AskUndecided, ask_each, resolve_stage, undecided};
 use crate::{
-    Assumptions, Cancel, EventSink, ParamFile, RunMeta, RunOptions, RunReport, RunRequest, Runbook,
-    execute,
+    Assumptions, Cancel, CompiledRunbook, EventSink, ParamFile, RunMeta, RunOptions, RunReport,
+    RunRequest, Runbook, VaultSecrets, execute,
 };
 
 impl Launcher {
@@ -44,12 +42,12 @@ impl Launcher {
         let inventory = self.inventory(&meta.inventory)?;
         // An edit since the run started may have brought a typo (or a second stage of a name
         // `--from-stage` looks for): it is refused before any host is touched, as on `run`.
-        let ast = self.check_runbook(&runbook, &inventory, &events)?;
-        let stages = outline(&runbook, &self.libraries, meta.max_operations)?;
+        let compiled = CompiledRunbook::compile(runbook, &self.libraries, meta.max_operations)?;
+        self.check_runbook(&compiled, &inventory, &events)?;
         let from_stage = overrides
             .from_stage
             .as_deref()
-            .map(|given| resolve_stage(&stages, given))
+            .map(|given| resolve_stage(&compiled.outline, given))
             .transpose()?;
         let mut assume = assume;
         if let Some(ask) = &overrides.ask {
@@ -58,26 +56,9 @@ impl Launcher {
         }
         let vault = overrides.vault.clone();
         let vault = vault.as_deref();
-        let mut params = meta.params.clone();
-        if let Some(file) = &overrides.param_file {
-            params.extend(file.params());
-        }
-        params.extend(overrides.params.clone());
-        // Every secret is registered before any param is checked (here and in the executor).
-        crate::vault_use::fill_secret_params(&runbook, &ast, &mut params, vault)?;
-        if let Some((message, help)) =
-            crate::vault_use::missing_for_resume(meta.vault.as_ref(), &params, vault)
-        {
-            return Err(LaunchError::Flag {
-                message: format!("run {}: {message}; nothing was run", meta.run_id),
-                help: Some(help),
-            });
-        }
+        let prepared = resumed_params(&compiled, &meta, &overrides, vault)?;
         crate::vault_use::check_credentials(&inventory, &meta.hosts, vault).map_err(vault_error)?;
-        if let Some(file) = &overrides.param_file {
-            file.check(&ast)?;
-        }
-        crate::secret_params::check_given(&runbook, &ast, &params, vault)?;
+        let prepared = compiled.with_params(prepared)?;
         super::check_budget_groups(overrides.max_unavailable.as_ref(), &inventory)?;
         let mut options = resume_options(overrides, &meta);
         options.fleet = super::shares::resumed(&meta, &inventory, &options)?;
@@ -93,11 +74,10 @@ impl Launcher {
             inventory: meta.inventory.display().to_string(),
             libraries: self.libraries.clone(),
             options,
-            params,
+            prepared,
             resume: true,
             run_dir: self.store.run_dir(&id),
             run_id: id,
-            runbook,
         };
         Ok(execute(request, cancel, events)?)
     }
@@ -272,6 +252,38 @@ impl Launcher {
     }
 }
 
+/// The resumed run's params, merged: the run's own (`run.json`, secrets as `<redacted>`), then
+/// `--param-file`'s and `--param`'s over them, then the vault's secrets; each source checked
+/// where its values came from, with every secret registered before any check shows a value.
+fn resumed_params(
+    compiled: &CompiledRunbook,
+    meta: &RunMeta,
+    overrides: &RunOverrides,
+    vault: Option<&VaultSecrets>,
+) -> Result<BTreeMap<String, String>, LaunchError> {
+    let (runbook, ast) = (&compiled.runbook, &*compiled.ast);
+    let mut params = meta.params.clone();
+    if let Some(file) = &overrides.param_file {
+        params.extend(file.params());
+    }
+    params.extend(overrides.params.clone());
+    crate::vault_use::fill_secret_params(runbook, ast, &mut params, vault)?;
+    compiled.register_secrets(&params);
+    if let Some((message, help)) =
+        crate::vault_use::missing_for_resume(meta.vault.as_ref(), &params, vault)
+    {
+        return Err(LaunchError::Flag {
+            message: format!("run {}: {message}; nothing was run", meta.run_id),
+            help: Some(help),
+        });
+    }
+    if let Some(file) = &overrides.param_file {
+        file.check(ast)?;
+    }
+    crate::secret_params::check_given(runbook, ast, &params, vault)?;
+    Ok(params)
+}
+
 /// Refuses `--assume HOST=...` and `--restart-host HOST` for a host the run has no journal of.
 fn check_named_hosts(
     meta: &RunMeta,
@@ -335,7 +347,7 @@ pub struct RunOverrides {
     /// `--param-file`: params given again from a file, which `params` override.
     pub param_file: Option<ParamFile>,
     /// `--vault`: the secrets of `secret(...)` params and hosts' credentials.
-    pub vault: Option<Arc<Vault>>,
+    pub vault: Option<Arc<VaultSecrets>>,
     /// `--restart-host`: hosts whose journal is lost, to run again from scratch.
     pub restart_hosts: Vec<String>,
     /// On a terminal: asks about each action whose outcome is unknown and that `--assume`

@@ -85,8 +85,8 @@ pub struct RunShared {
     pub(crate) options: RunOptions,
     /// How far each host has come, for pipelined stages (`after VAR`).
     pub(crate) progress: crate::pipeline::StageProgress,
-    /// `--param` values by name.
-    pub(crate) params: BTreeMap<String, String>,
+    /// The params, checked and converted before the run.
+    pub(crate) params: crate::RunParams,
     /// Check mode's predictions: what a change the check only predicted would have left (a
     /// VM powered off), by a key its builtin names, so that a later call sees it.
     predicted: Mutex<BTreeMap<String, Value>>,
@@ -107,7 +107,7 @@ impl RunShared {
         participants: usize,
         hosts: Vec<HostInfo>,
         options: RunOptions,
-        params: BTreeMap<String, String>,
+        params: crate::RunParams,
         cancel: Cancel,
         events: EventSink,
     ) -> Self {

@@ -15,9 +15,9 @@ use crate::journal::{
     HostJournal, HostStatus, JOURNAL_VERSION, JournalEvent, JournalWriter, RunHeader, now_millis,
 };
 use crate::{
-    Breakpoint, Cancel, Debugger, EventSink, HostContext, HostInfo, HostReport, Installer, Mode,
-    Outline, Pause, Resume, Role, RunOptions, RunShared, Runbook, RunbookError, Transport,
-    build_engine, error_in,
+    Breakpoint, Cancel, CompiledRunbook, Debugger, EventSink, HostContext, HostInfo, HostReport,
+    Installer, Mode, Outline, Pause, Resume, Role, RunOptions, RunParams, RunShared, Runbook,
+    RunbookError, Transport, error_in,
 };
 
 /// What a debugging session runs.
@@ -55,10 +55,14 @@ pub enum DebugEvent {
 
 /// A runbook instance under the debugger. Nothing runs until the first [`DebugRun::go`].
 pub struct DebugRun {
+    /// The runbook compiled once, when it was loaded.
+    ast: Arc<rhai::AST>,
     cancel: Cancel,
     debugger: Arc<Debugger>,
     journal: PathBuf,
     outline: Outline,
+    /// The params, checked when the runbook was loaded.
+    params: RunParams,
     pauses: Receiver<Pause>,
     paused: Option<Pause>,
     request: Option<DebugRequest>,
@@ -70,29 +74,31 @@ impl DebugRun {
     /// Compiles the runbook and checks the params; runs nothing yet.
     pub fn load(request: DebugRequest) -> Result<Self, RunbookError> {
         let runbook = request.runbook.clone();
-        let engine = build_engine(
-            &runbook.imports(),
-            &request.libraries,
-            RunOptions::default().max_operations,
-        );
-        let ast = runbook.compile(&engine)?;
+        let max_operations = RunOptions::default().max_operations;
+        let compiled =
+            CompiledRunbook::compile(runbook.clone(), &request.libraries, max_operations)?;
+        let outline = compiled.outline.clone();
+        let ast = compiled.ast.clone();
         // The run's own `--param` check, its message shown at the runbook as this returns one.
-        crate::check_params(&ast, &request.params).map_err(|error| {
-            error_in(
-                &runbook.name(),
-                &runbook.text,
-                error.message,
-                rhai::Position::NONE,
-                error.help,
-            )
-        })?;
-        let outline = Outline::of(&ast);
+        let params = compiled
+            .with_params(request.params.clone())
+            .map_err(|error| {
+                error_in(
+                    &runbook.name(),
+                    &runbook.text,
+                    error.message,
+                    rhai::Position::NONE,
+                    error.help,
+                )
+            })?;
         let (sender, pauses) = channel();
         Ok(Self {
+            ast,
             cancel: Cancel::default(),
             debugger: Arc::new(Debugger::stepping(sender)),
             journal: request.journal.clone(),
             outline,
+            params: params.params,
             pauses,
             paused: None,
             request: Some(request),
@@ -202,19 +208,13 @@ impl DebugRun {
     }
 
     fn spawn(&self, request: DebugRequest) -> JoinHandle<HostReport> {
-        let secrets: Vec<String> = self
-            .outline
-            .params
-            .iter()
-            .filter(|p| p.secret)
-            .map(|p| p.name.clone())
-            .collect();
         let name = request.info.name.clone();
+        let compiled = (self.ast.clone(), self.params.clone());
         match start(
             request,
+            compiled,
             self.debugger.clone(),
             self.cancel.clone(),
-            &secrets,
         ) {
             Ok(start) => spawn_instance(format!("debug {name}"), start),
             Err(message) => {
@@ -247,16 +247,16 @@ impl Drop for DebugRun {
 /// watched; why it cannot start, if it cannot.
 fn start(
     request: DebugRequest,
+    (ast, params): (Arc<rhai::AST>, RunParams),
     debugger: Arc<Debugger>,
     cancel: Cancel,
-    secrets: &[String],
 ) -> Result<Start, String> {
     let DebugRequest {
         events,
         info,
         journal,
         libraries,
-        params,
+        params: _,
         runbook,
         transport,
         helpers,
@@ -276,17 +276,7 @@ fn start(
         host: name.clone(),
         hosts: vec![name.clone()],
         inventory: String::new(),
-        params: params
-            .iter()
-            .map(|(k, v)| {
-                let shown = if secrets.contains(k) {
-                    crate::secrets::REDACTED
-                } else {
-                    v
-                };
-                (k.clone(), shown.to_owned())
-            })
-            .collect(),
+        params: params.shown(),
         run_id: journal
             .file_stem()
             .and_then(|s| s.to_str())
@@ -331,6 +321,7 @@ fn start(
     Ok(Start {
         host,
         runbook,
+        ast,
         libraries,
         prepare: Some(watch),
         hold: None,

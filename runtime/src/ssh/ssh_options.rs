@@ -97,7 +97,7 @@ impl SshOptions {
     /// `fence_dir`, `fence_datastore` (`ssh_fence.rs`).
     pub fn for_host(
         vars: &BTreeMap<String, Value>,
-        vault: Option<&cairn_vault::Vault>,
+        vault: Option<&crate::VaultSecrets>,
     ) -> Result<Self, SshError> {
         let mut options = Self::default();
         if let Some(value) = vars.get("become") {
@@ -139,7 +139,7 @@ impl SshOptions {
 fn vault_var(
     vars: &BTreeMap<String, Value>,
     key: &str,
-    vault: Option<&cairn_vault::Vault>,
+    vault: Option<&crate::VaultSecrets>,
 ) -> Result<Option<VaultSecret>, SshError> {
     let Some(name) = string_var(vars, key)? else {
         return Ok(None);

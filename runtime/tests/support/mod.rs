@@ -9,8 +9,8 @@ use std::path::{Path, PathBuf};
 
 use cairn_runtime::journal::{HostJournal, JournalEvent};
 use cairn_runtime::{
-    Cancel, EventSink, HostInfo, LocalTransport, RunError, RunHost, RunOptions, RunReport,
-    RunRequest, Runbook, Transport, execute,
+    Cancel, EventSink, HostInfo, LocalTransport, PreparedRun, RunError, RunHost, RunOptions,
+    RunReport, RunRequest, Runbook, Transport, execute,
 };
 
 pub struct Lab {
@@ -80,10 +80,15 @@ impl Lab {
                 lease_dir: Some(self.run_dir().with_file_name("leases")),
                 ..RunOptions::default()
             },
-            params: params
-                .iter()
-                .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
-                .collect(),
+            prepared: PreparedRun::new(
+                Runbook::load(&path).expect("runbook"),
+                &[],
+                u64::MAX,
+                params
+                    .iter()
+                    .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
+                    .collect(),
+            )?,
             resume,
             ..run_request::fresh(
                 Runbook::load(&path).expect("runbook"),

@@ -4,9 +4,10 @@
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
-use cairn_runtime::{RunOptions, RunRequest, Runbook};
+use cairn_runtime::{PreparedRun, RunOptions, RunRequest, Runbook};
 
-/// A fresh run `run_id` of `runbook` into `run_dir`: no hosts, params or options yet.
+/// A fresh run `run_id` of `runbook` (compiled, without params) into `run_dir`: no hosts or
+/// options yet.
 pub(crate) fn fresh(runbook: Runbook, run_dir: PathBuf, run_id: &str) -> RunRequest {
     RunRequest {
         assume: None,
@@ -16,10 +17,9 @@ pub(crate) fn fresh(runbook: Runbook, run_dir: PathBuf, run_id: &str) -> RunRequ
         inventory: "inline".into(),
         libraries: Vec::new(),
         options: RunOptions::default(),
-        params: BTreeMap::new(),
+        prepared: PreparedRun::new(runbook, &[], u64::MAX, BTreeMap::new()).expect("compiles"),
         resume: false,
         run_dir,
         run_id: run_id.into(),
-        runbook,
     }
 }

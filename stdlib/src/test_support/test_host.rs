@@ -235,7 +235,7 @@ impl Lab {
             1,
             infos.clone(),
             run_options,
-            BTreeMap::new(),
+            cairn_runtime::RunParams::default(),
             Cancel::default(),
             EventSink::none(),
         );

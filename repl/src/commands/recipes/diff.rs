@@ -1,11 +1,11 @@
 //! `cairn recipes diff OLD NEW`: the SemVer step the params' changes need
-//! (`runtime/src/param_diff.rs`), against the step the two version numbers take.
+//! (`repl/src/param_diff.rs`), against the step the two version numbers take.
 
 use std::path::Path;
 use std::process::ExitCode;
 
+use crate::param_diff::{Bump, param_changes};
 use cairn_packs::Pack;
-use cairn_runtime::{Bump, param_changes};
 
 pub(super) fn diff(old: &Path, new: &Path) -> miette::Result<ExitCode> {
     let (before, after) = (Pack::read(old)?, Pack::read(new)?);

@@ -5,11 +5,11 @@
 
 use std::collections::BTreeMap;
 
-use crate::RecipeDoc;
+use cairn_runtime::RecipeDoc;
 
 /// A SemVer bump, smallest first.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-pub enum Bump {
+pub(crate) enum Bump {
     /// Nothing a caller depends on changed.
     Patch,
     /// Something added.
@@ -30,15 +30,15 @@ impl std::fmt::Display for Bump {
 
 /// One difference and the bump it needs.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Change {
+pub(crate) struct Change {
     /// The bump.
-    pub bump: Bump,
+    pub(crate) bump: Bump,
     /// What changed, in words.
-    pub what: String,
+    pub(crate) what: String,
 }
 
 /// The changes from `old` to `new`, recipes by name; the bump they need is the largest.
-pub fn param_changes(
+pub(crate) fn param_changes(
     old: &BTreeMap<String, RecipeDoc>,
     new: &BTreeMap<String, RecipeDoc>,
 ) -> Vec<Change> {
@@ -103,7 +103,7 @@ pub fn param_changes(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ParamDoc;
+    use cairn_runtime::ParamDoc;
 
     fn param(name: &str, kind: &str, choices: &[&str]) -> ParamDoc {
         ParamDoc {

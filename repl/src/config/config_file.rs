@@ -16,32 +16,32 @@ struct RawSections {
 
 /// One option's default as a file writes it.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Setting {
+pub(crate) struct Setting {
     /// The option, spelt as on the command line without `--` (`max-unavailable`).
-    pub key: String,
+    pub(crate) key: String,
     /// Its line in the file (1-based).
-    pub line: usize,
+    pub(crate) line: usize,
     /// Where its value is written in the file, for a diagnostic about the value.
-    pub span: std::ops::Range<usize>,
+    pub(crate) span: std::ops::Range<usize>,
     /// The value as the command line would take it (`25%`, `8`, `runbooks/lab.toml`).
-    pub value: String,
+    pub(crate) value: String,
 }
 
 /// One file and its settings.
 #[derive(Debug, Clone)]
-pub struct ConfigFile {
+pub(crate) struct ConfigFile {
     /// The file.
-    pub path: PathBuf,
+    pub(crate) path: PathBuf,
     /// Its `[defaults]`, in file order.
-    pub settings: Vec<Setting>,
+    pub(crate) settings: Vec<Setting>,
     /// Its text, for diagnostics.
-    pub text: String,
+    pub(crate) text: String,
 }
 
 impl ConfigFile {
     /// Reads `path`, refusing a section not in [`SECTIONS`] and a `[defaults]` key not in
     /// `keys`, with a did-you-mean at the key.
-    pub fn read(path: &Path, keys: &[&str]) -> Result<Self, ConfigError> {
+    pub(crate) fn read(path: &Path, keys: &[&str]) -> Result<Self, ConfigError> {
         let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Read {
             path: path.to_owned(),
             source,
@@ -84,12 +84,12 @@ impl ConfigFile {
     }
 
     /// This file's setting of `key`.
-    pub fn get(&self, key: &str) -> Option<&Setting> {
+    pub(crate) fn get(&self, key: &str) -> Option<&Setting> {
         self.settings.iter().find(|s| s.key == key)
     }
 
     /// A diagnostic at `setting`'s value: the option refused it (`--forks 0`).
-    pub fn refused(&self, setting: &Setting, reason: String) -> ConfigError {
+    pub(crate) fn refused(&self, setting: &Setting, reason: String) -> ConfigError {
         self.bad_value(setting.span.clone(), reason)
     }
 
@@ -112,7 +112,8 @@ impl ConfigFile {
             return Ok(());
         }
         let list = allowed.join(", ");
-        let help = match crate::inventory::closest(name.get_ref(), allowed.iter().copied()) {
+        let help = match cairn_runtime::inventory::closest(name.get_ref(), allowed.iter().copied())
+        {
             Some(near) => format!("did you mean `{near}`? known: {list}"),
             None => format!("known: {list}"),
         };
@@ -126,7 +127,7 @@ impl ConfigFile {
     }
 
     fn syntax(&self, error: &toml::de::Error) -> ConfigError {
-        let (message, span) = crate::source_fold::toml_message(error);
+        let (message, span) = cairn_runtime::source_fold::toml_message(error);
         ConfigError::Syntax {
             message,
             src: self.source(),
@@ -134,8 +135,8 @@ impl ConfigFile {
         }
     }
 
-    fn source(&self) -> miette::NamedSource<crate::source_fold::LongLines> {
-        crate::source_fold::toml_source(self.path.display().to_string(), &self.text)
+    fn source(&self) -> miette::NamedSource<cairn_runtime::source_fold::LongLines> {
+        cairn_runtime::source_fold::toml_source(self.path.display().to_string(), &self.text)
     }
 }
 

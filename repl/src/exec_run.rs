@@ -8,10 +8,10 @@
 use std::path::{Path, PathBuf};
 
 /// The stage of an exec run.
-pub const EXEC_STAGE: &str = "exec";
+pub(crate) const EXEC_STAGE: &str = "exec";
 
 /// The runbook text that runs `argv` on every host of the run and logs its output.
-pub fn exec_runbook_text(argv: &[String], read_only: bool) -> String {
+pub(crate) fn exec_runbook_text(argv: &[String], read_only: bool) -> String {
     let words: Vec<String> = argv.iter().map(|word| literal(word)).collect();
     let options = if read_only {
         ", #{ read_only: true }"
@@ -26,17 +26,17 @@ pub fn exec_runbook_text(argv: &[String], read_only: bool) -> String {
 }
 
 /// Writes the runbook for `argv` under the state folder `state` and returns its path.
-pub fn write_exec_runbook(
+pub(crate) fn write_exec_runbook(
     state: &Path,
     argv: &[String],
     read_only: bool,
 ) -> std::io::Result<PathBuf> {
     let text = exec_runbook_text(argv, read_only);
-    let hash = crate::sha256_hex(text.as_bytes());
+    let hash = cairn_runtime::sha256_hex(text.as_bytes());
     let dir = state.join("exec");
-    crate::private_files::create_dir_all(&dir)?;
+    cairn_runtime::private_files::create_dir_all(&dir)?;
     let path = dir.join(format!("{}.rhai", &hash[..16]));
-    crate::private_files::write_atomic(&path, text.as_bytes())?;
+    cairn_runtime::private_files::write_atomic(&path, text.as_bytes())?;
     Ok(path)
 }
 
@@ -65,7 +65,11 @@ mod tests {
 
     #[test]
     fn every_word_reaches_the_runbook_as_written() {
-        let engine = crate::build_engine(&crate::ImportPath::at(Path::new(".")), &[], u64::MAX);
+        let engine = cairn_runtime::build_engine(
+            &cairn_runtime::ImportPath::at(Path::new(".")),
+            &[],
+            u64::MAX,
+        );
         for word in [
             "plain",
             "a \"quoted\" word",

@@ -6,7 +6,7 @@ use miette::{NamedSource, SourceSpan};
 
 /// A config file that cannot be used: nothing runs with half a configuration.
 #[derive(Debug, thiserror::Error, miette::Diagnostic)]
-pub enum ConfigError {
+pub(crate) enum ConfigError {
     /// The file exists but cannot be read.
     #[error("cannot read {}", path.display())]
     #[diagnostic(code(cairn::config::read))]
@@ -25,7 +25,7 @@ pub enum ConfigError {
         message: String,
         /// The file.
         #[source_code]
-        src: NamedSource<crate::source_fold::LongLines>,
+        src: NamedSource<cairn_runtime::source_fold::LongLines>,
         /// Where.
         #[label("here")]
         span: SourceSpan,
@@ -41,7 +41,7 @@ pub enum ConfigError {
         name: String,
         /// The file.
         #[source_code]
-        src: NamedSource<crate::source_fold::LongLines>,
+        src: NamedSource<cairn_runtime::source_fold::LongLines>,
         /// Where it is written.
         #[label("not known")]
         span: SourceSpan,
@@ -56,7 +56,7 @@ pub enum ConfigError {
         reason: String,
         /// The file.
         #[source_code]
-        src: NamedSource<crate::source_fold::LongLines>,
+        src: NamedSource<cairn_runtime::source_fold::LongLines>,
         /// The value.
         #[label("this value")]
         span: SourceSpan,

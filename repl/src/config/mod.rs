@@ -19,28 +19,28 @@ mod config_file;
 
 use std::path::{Path, PathBuf};
 
-pub use config_error::ConfigError;
-pub use config_file::{ConfigFile, Setting};
+pub(crate) use config_error::ConfigError;
+pub(crate) use config_file::{ConfigFile, Setting};
 
 /// The sections a `cairn.toml` may have: `[defaults]`, the command-line options' defaults, and
 /// `[packs]`, trusted keys and pack versions (read by `cairn-packs`, `project.rs`).
-pub const SECTIONS: &[&str] = &["defaults", "packs"];
+pub(crate) const SECTIONS: &[&str] = &["defaults", "packs"];
 
 /// The project file's name, looked for in the working directory and each folder above it.
-pub const PROJECT_FILE: &str = "cairn.toml";
+pub(crate) const PROJECT_FILE: &str = "cairn.toml";
 
 /// The files that apply here, the user's first and the project's last (it wins), each with
 /// its settings; a file that does not exist is left out.
 #[derive(Debug, Default)]
-pub struct Config {
+pub(crate) struct Config {
     /// The files read, in the order they apply.
-    pub files: Vec<ConfigFile>,
+    pub(crate) files: Vec<ConfigFile>,
 }
 
 impl Config {
     /// Reads the user's file and the nearest `cairn.toml` at or above `cwd`, refusing unknown
     /// sections and `[defaults]` keys not in `keys`.
-    pub fn load(cwd: &Path, keys: &[&str]) -> Result<Self, ConfigError> {
+    pub(crate) fn load(cwd: &Path, keys: &[&str]) -> Result<Self, ConfigError> {
         let paths = user_file().into_iter().chain(project_file(cwd));
         let mut files = Vec::new();
         for path in paths {
@@ -52,7 +52,7 @@ impl Config {
     }
 
     /// The setting that applies for `key`, and its file: the last file's that sets it.
-    pub fn get(&self, key: &str) -> Option<(&ConfigFile, &Setting)> {
+    pub(crate) fn get(&self, key: &str) -> Option<(&ConfigFile, &Setting)> {
         self.files
             .iter()
             .rev()
@@ -61,7 +61,7 @@ impl Config {
 }
 
 /// The nearest `cairn.toml` at or above `cwd`.
-pub fn project_file(cwd: &Path) -> Option<PathBuf> {
+pub(crate) fn project_file(cwd: &Path) -> Option<PathBuf> {
     cwd.ancestors()
         .map(|dir| dir.join(PROJECT_FILE))
         .find(|path| path.is_file())
@@ -69,7 +69,7 @@ pub fn project_file(cwd: &Path) -> Option<PathBuf> {
 
 /// `$XDG_CONFIG_HOME/cairn/config.toml`, else `$HOME/.config/cairn/config.toml` (the XDG Base
 /// Directory specification's default); none when neither variable is set.
-pub fn user_file() -> Option<PathBuf> {
+pub(crate) fn user_file() -> Option<PathBuf> {
     let from = |name: &str| std::env::var_os(name).filter(|v| !v.is_empty());
     let base = from("XDG_CONFIG_HOME")
         .map(PathBuf::from)
