@@ -1,9 +1,9 @@
 //! A parser claims its own tool's output or refuses (docs/parsers.md, "Claims").
 //!
 //! Every parser is fed every other parser's fixtures (`tests/fixtures/<parser>/*.txt` that their
-//! own parser reads, i.e. those with a `.golden`, and the corpus files of `../shared/fixtures`
-//! their goldens claim; the `$ command` line dropped as the golden test drops it) and must
-//! refuse each: a builtin that ran the wrong command, or a host
+//! own parser reads, i.e. those with a `.golden`, and, where the shared corpus is here, the
+//! files of `../shared/fixtures` their goldens claim; the `$ command` line dropped as the golden
+//! test drops it) and must refuse each: a builtin that ran the wrong command, or a host
 //! that printed an error page, must not get a "successful" result, empty or not. A transcript
 //! parser, which keeps unknown lines as messages, does so only once it has seen a line of its
 //! own tool, so it refuses a stranger's text too.
@@ -13,6 +13,7 @@ mod support;
 use std::path::{Path, PathBuf};
 
 use cairn_stdlib::parsers::{ToolParser, parsers};
+use support::fixtures::shared_corpus;
 
 /// Pairs of parsers that legitimately read the same output, each with why: (reader, the
 /// fixture's parser, reason). Nothing else may read another parser's fixture.
@@ -22,8 +23,8 @@ fn fixtures() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures")
 }
 
-/// Every fixture its own parser reads (it has a `.golden`, not a `.fail.golden`): (owner, file,
-/// output).
+/// Every project fixture its own parser reads (it has a `.golden`, not a `.fail.golden`):
+/// (owner, file, output).
 fn claimed_fixtures() -> Vec<(&'static str, PathBuf, String)> {
     let mut claimed = Vec::new();
     for parser in parsers() {
@@ -35,7 +36,18 @@ fn claimed_fixtures() -> Vec<(&'static str, PathBuf, String)> {
             .filter(|path| path.extension().is_some_and(|ext| ext == "txt"))
             .filter(|path| path.with_extension("golden").exists())
             .collect();
-        // The shared corpus, read in place, where a golden under the parser claims a file.
+        files.sort();
+        claimed.extend(read(parser.name, files));
+    }
+    claimed
+}
+
+/// Every file of the shared corpus that a golden under its parser claims (read in place), as
+/// [`claimed_fixtures`].
+fn claimed_corpus() -> Vec<(&'static str, PathBuf, String)> {
+    let mut claimed = Vec::new();
+    for parser in parsers() {
+        let mut files = Vec::new();
         let corpus = fixtures().join(parser.name).join("corpus");
         for dir in std::fs::read_dir(&corpus).into_iter().flatten().flatten() {
             for golden in std::fs::read_dir(dir.path())
@@ -57,17 +69,21 @@ fn claimed_fixtures() -> Vec<(&'static str, PathBuf, String)> {
             }
         }
         files.sort();
-        for file in files {
-            if let Ok(text) = std::fs::read_to_string(&file) {
-                claimed.push((parser.name, file, support::fixtures::output_of(text)));
-            }
-        }
+        claimed.extend(read(parser.name, files));
     }
     claimed
 }
 
-fn shared_corpus() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/fixtures")
+/// The outputs of `files`, owned by `owner`; a file that cannot be read is a failure.
+fn read(owner: &'static str, files: Vec<PathBuf>) -> Vec<(&'static str, PathBuf, String)> {
+    files
+        .into_iter()
+        .map(|file| {
+            let text = std::fs::read_to_string(&file)
+                .unwrap_or_else(|e| panic!("{}: {e}", file.display()));
+            (owner, file, support::fixtures::output_of(text))
+        })
+        .collect()
 }
 
 fn shared(reader: &str, owner: &str) -> bool {
@@ -85,11 +101,21 @@ fn claim(parser: &ToolParser, text: &str) -> Option<String> {
 
 #[test]
 fn every_parser_refuses_every_other_parsers_fixtures() {
-    let claimed = claimed_fixtures();
+    refuse_all(&claimed_fixtures());
+}
+
+#[test]
+#[cfg_attr(not(shared_corpus), ignore = "skipped: ../shared/fixtures absent")]
+fn every_parser_refuses_every_other_parsers_corpus_files() {
+    refuse_all(&claimed_corpus());
+}
+
+/// Every parser refuses every output of `claimed` that is not its own.
+fn refuse_all(claimed: &[(&'static str, PathBuf, String)]) {
     assert!(!claimed.is_empty(), "no fixtures found");
     let mut complaints = Vec::new();
     for parser in parsers() {
-        for (owner, file, text) in &claimed {
+        for (owner, file, text) in claimed {
             if *owner == parser.name || shared(parser.name, owner) {
                 continue;
             }

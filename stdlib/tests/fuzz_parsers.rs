@@ -1,10 +1,10 @@
 //! Structure-aware fuzzing of every parser, in a time budget: the real outputs (project
-//! fixtures, `../shared/fixtures` read in place) and the simulator's outputs, mutated the ways a
-//! captured output is (CRLF, truncation, repeated lines, huge numbers, long runs), and 1 MB
-//! hostile shapes. No parser may panic or take long, and every error must render through
-//! miette's graphical handler.
+//! fixtures; `../shared/fixtures` read in place, in a test of its own ignored where it is
+//! absent) and the simulator's outputs, mutated the ways a captured output is (CRLF,
+//! truncation, repeated lines, huge numbers, long runs), and 1 MB hostile shapes. No parser may
+//! panic or take long, and every error must render through miette's graphical handler.
 //!
-//! `CAIRN_FUZZ_SECS` sets the budget of the mutation loop (default 6), `CAIRN_FUZZ_SEED` its
+//! `CAIRN_FUZZ_SECS` sets the budget of each mutation loop (default 6), `CAIRN_FUZZ_SEED` its
 //! seed (default: the time, printed so a failure can be replayed).
 
 mod support;
@@ -89,13 +89,12 @@ fn simulator_outputs(into: &mut Vec<String>) {
     }
 }
 
-/// The seeds, read once: project fixtures, the shared corpus when present, simulator outputs.
+/// The seeds in the repository, read once: project fixtures and simulator outputs.
 fn seeds() -> &'static [String] {
     static SEEDS: std::sync::OnceLock<Vec<String>> = std::sync::OnceLock::new();
     SEEDS.get_or_init(|| {
         let mut seeds = Vec::new();
         texts_under(&root().join("tests/fixtures"), &mut seeds);
-        texts_under(&root().join("../shared/fixtures"), &mut seeds);
         simulator_outputs(&mut seeds);
         seeds.sort();
         seeds.dedup();
@@ -127,7 +126,19 @@ fn exercise(parser: &ToolParser, text: &str) -> Option<String> {
 
 #[test]
 fn mutated_real_and_simulator_outputs_never_panic_nor_take_long() {
-    let seeds = seeds();
+    fuzz(seeds());
+}
+
+#[test]
+#[cfg_attr(not(shared_corpus), ignore = "skipped: ../shared/fixtures absent")]
+fn mutated_corpus_outputs_never_panic_nor_take_long() {
+    let mut seeds = Vec::new();
+    texts_under(&support::fixtures::shared_corpus(), &mut seeds);
+    fuzz(&seeds);
+}
+
+/// Mutates `seeds` and feeds the results to random parsers for the budget.
+fn fuzz(seeds: &[String]) {
     assert!(seeds.len() > 10, "only {} seeds", seeds.len());
     let seed = std::env::var("CAIRN_FUZZ_SEED")
         .ok()

@@ -26,6 +26,9 @@ mod run_id;
 mod run_owner;
 mod run_record;
 mod schema;
+// Tests' and benchmarks' throwaway server: only with the `scratch-server` feature, so the
+// shipped library has no code that starts servers and panics.
+#[cfg(feature = "scratch-server")]
 pub mod scratch_server;
 mod session;
 mod shared_connection;

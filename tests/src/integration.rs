@@ -58,6 +58,7 @@ mod rust_imports;
 mod secret_values;
 mod shared_run;
 mod shared_store;
+mod shipped_build;
 mod signals;
 mod spans;
 mod ssh;

@@ -84,7 +84,7 @@ fn status(host: &SimContext<'_>, started: bool) -> String {
 
 /// `mst status -v` as MFT on Linux prints it: the modules, then the PCI devices with their
 /// RDMA device and interface; the MST column is `NA` until `mst start` loads the modules
-/// (`/work/shared/fixtures/mst/linux-container-status-v-cx7-vfs.txt` and
+/// (`../shared/fixtures/mst/linux-container-status-v-cx7-vfs.txt` and
 /// `linux-cx4-status-proxmox.txt`; mft documentation, "mst status -v").
 fn linux_status(host: &SimContext<'_>, started: bool) -> String {
     let loaded = if started { "loaded" } else { "is not loaded" };

@@ -2,7 +2,13 @@
 
 #![allow(dead_code, unreachable_pub)]
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
+
+/// The shared corpus of published outputs (`../shared/fixtures`, or `CAIRN_SHARED_FIXTURES`), as
+/// stdlib/build.rs found it; the tests that read it are ignored where it is absent.
+pub fn shared_corpus() -> PathBuf {
+    PathBuf::from(env!("CAIRN_SHARED_FIXTURES_DIR"))
+}
 
 /// Every `.txt` under `dir` (none when it is missing), whole.
 pub fn texts_under(dir: &Path) -> Vec<String> {
