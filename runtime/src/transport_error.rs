@@ -70,7 +70,7 @@ pub enum TransportError {
     /// The host's transport could not be made from its inventory entry (an SSH option or key
     /// that does not hold, a simulated host's state): nothing ran on it. The cause is kept
     /// whole, its code and help with it, for the failure report.
-    #[error("`{host}` cannot be reached: {cause}")]
+    #[error("`{host}` was not contacted: {cause}")]
     #[diagnostic(code(cairn::runtime::not_opened))]
     NotOpened {
         /// The host.

@@ -544,3 +544,23 @@ fn a_run_on_a_thousand_ssh_hosts_raises_the_open_file_limit_or_warns() {
         low.stdout
     );
 }
+
+#[test]
+fn a_host_whose_connection_cannot_be_made_is_said_not_contacted_with_the_typed_cause() {
+    // `become = "maybe"` is refused when the host's SSH options are read, before any
+    // connection: the host fails saying it was never contacted and why, not that it did not
+    // answer.
+    let lab = cairn_tests::Lab::new();
+    lab.write(
+        "inv.toml",
+        "[hosts.node01]\naddress = \"ssh://root@127.0.0.1:1\"\nvars = { become = \"maybe\" }\n",
+    );
+    lab.write(
+        "book.rhai",
+        "stage \"s\" on all {\n    try { run([\"true\"]); } catch (e) { log(`code ${e.code}`); throw e; }\n}\n",
+    );
+    let run = lab.cairn(&["run", "book.rhai", "-i", "inv.toml"]).fails(1);
+    run.stdout_has("`node01` was not contacted: host var `become` is \"maybe\"")
+        .stdout_has("code cairn::transport")
+        .stdout_lacks("unreachable");
+}
