@@ -28,7 +28,7 @@ use cairn_runtime::Installer;
 /// Why the server stopped short of a clean shutdown.
 #[derive(Debug, thiserror::Error, miette::Diagnostic)]
 #[error("language server: {0}")]
-#[diagnostic(code(cairn::lsp))]
+#[diagnostic(code(cairn::lsp::server))]
 pub struct LspError(String);
 
 impl From<lsp_server::ProtocolError> for LspError {

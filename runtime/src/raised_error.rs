@@ -63,7 +63,7 @@ pub fn error_message(error: &EvalAltResult) -> String {
 }
 
 /// Registers the type a `catch (e)` binds for a builtin's failure: `e.message` and `e.code`
-/// (the diagnostic code, `cairn::run_exited`), and text for `print` and `${e}`.
+/// (the diagnostic code, `cairn::action::run_exited`), and text for `print` and `${e}`.
 pub(crate) fn register(engine: &mut Engine) {
     engine
         .register_type_with_name::<RaisedError>(TYPE_NAME)
@@ -105,7 +105,7 @@ mod tests {
             .expect("caught");
         assert_eq!(
             read,
-            "`node09` is not a host of this run|`node09` is not a host of this run|cairn::not_a_host|Failure"
+            "`node09` is not a host of this run|`node09` is not a host of this run|cairn::action::not_a_host|Failure"
         );
     }
 

@@ -10,6 +10,7 @@ mod config;
 mod crash;
 mod cross_host;
 mod debugger;
+mod diagnostic_codes;
 mod disk_full;
 mod docs;
 mod esxi;
