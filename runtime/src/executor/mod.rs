@@ -15,6 +15,7 @@ pub(crate) use instance::{Prepare, Start, join, spawn_instance};
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
+use crate::CONTROLLER;
 use crate::ending::failure::HostFailure;
 use crate::journal::{JournalError, JournalSet};
 use crate::{
@@ -290,8 +291,8 @@ fn participants(hosts: Vec<RunHost>, outline: &Outline) -> Vec<Participant> {
         .collect();
     if outline.has_controller_stages() {
         let info = HostInfo {
-            groups: vec!["controller".into()],
-            name: "controller".into(),
+            groups: vec![CONTROLLER.into()],
+            name: CONTROLLER.into(),
             vars: BTreeMap::new(),
         };
         participants.push((info, Role::Controller, Box::new(LocalTransport)));
