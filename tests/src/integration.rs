@@ -7,6 +7,7 @@ mod changes;
 mod check_json;
 mod cli;
 mod config;
+mod controller_name;
 mod crash;
 mod cross_host;
 mod debugger;

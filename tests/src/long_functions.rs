@@ -62,7 +62,7 @@ fn is_test_file(file: &Path) -> bool {
 }
 
 /// An item under `#[cfg(test)]` (or `#[cfg(all(test, …))]`) or a `#[test]`.
-fn is_test_item(attrs: &[syn::Attribute]) -> bool {
+pub(crate) fn is_test_item(attrs: &[syn::Attribute]) -> bool {
     attrs.iter().any(|attr| {
         if attr.path().is_ident("test") {
             return true;
