@@ -7,6 +7,8 @@
 //! diagnostics with their spans, the engine's builtin metadata and the docs' text, the option
 //! declarations, the outline of stages and params, and the inventory's groups. See
 //! docs/editors.md.
+//!
+//! `serve` takes any input and output, so the fuzz test serves in memory.
 
 mod complete;
 mod declarations;

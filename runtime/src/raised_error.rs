@@ -3,6 +3,9 @@
 //! errors (`ErrorInFunctionCall`, `ErrorInModule`), with no side slot to keep in step and no
 //! message text to match. A runbook's `catch (e)` reads it as text (`e.message`, `` `${e}` ``,
 //! `print(e)`), as it reads a message from rhai's own errors (`e.message` there too).
+//!
+//! `ActionError::raise` raises it (as [`RaisedError`], read by a runbook as a `Failure`:
+//! `e.message`, `e.code`, text for `${e}`); `action_error_of` and `error_message` find it again.
 
 use std::sync::Arc;
 

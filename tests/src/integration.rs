@@ -34,6 +34,7 @@ mod leases;
 mod leftovers;
 mod long_functions;
 mod lsp;
+mod module_maps;
 mod ofed_source;
 mod output;
 mod pack_docs;
