@@ -5,7 +5,7 @@
 
 use std::collections::BTreeSet;
 
-use cairn_runtime::{declared_options, import_file};
+use cairn_runtime::{CONTROLLER, declared_options, import_file};
 use lsp_types::{CompletionItem, CompletionItemKind};
 
 use crate::declarations::{functions, imports, params};
@@ -97,7 +97,7 @@ fn groups(workspace: &Workspace) -> Vec<CompletionItem> {
         Some(Ok(inventory)) => inventory.group_names().to_vec(),
         _ => Vec::new(),
     };
-    names.push("controller".into());
+    names.push(CONTROLLER.into());
     names
         .iter()
         .map(|name| item(name, CompletionItemKind::ENUM_MEMBER))

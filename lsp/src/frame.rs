@@ -8,6 +8,8 @@
 //! made it unreadable. The reader then skips to the next `Content-Length:` header, where the
 //! next frame starts, rather than ending: an editor that sent one bad frame keeps its server,
 //! and a huge body is skipped as it streams by, never held.
+//!
+//! A frame's body is at most 64 MiB ([`MAX_BODY`]).
 
 use std::io::{self, BufRead, Read};
 

@@ -7,6 +7,8 @@
 //! diagnostics with their spans, the engine's builtin metadata and the docs' text, the option
 //! declarations, the outline of stages and params, and the inventory's groups. See
 //! docs/editors.md.
+//!
+//! `serve` takes any input and output, so the fuzz test serves in memory.
 
 mod complete;
 mod declarations;
@@ -28,7 +30,7 @@ use cairn_runtime::Installer;
 /// Why the server stopped short of a clean shutdown.
 #[derive(Debug, thiserror::Error, miette::Diagnostic)]
 #[error("language server: {0}")]
-#[diagnostic(code(cairn::lsp))]
+#[diagnostic(code(cairn::lsp::server))]
 pub struct LspError(String);
 
 impl From<lsp_server::ProtocolError> for LspError {

@@ -4,7 +4,7 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::{Installed, KeyError, Lock, Pack, PackError, PacksSection, Store, TrustedKey};
+use crate::{Installed, KeyError, Lock, Pack, PackError, PacksHome, PacksSection, TrustedKey};
 
 /// The packs setting of one place.
 #[derive(Debug, Clone)]
@@ -15,8 +15,8 @@ pub struct Context {
     pub project: Option<PathBuf>,
     /// The project's `[packs]` (its constraints apply; the user file adds keys only).
     pub section: PacksSection,
-    /// The packs folder's home, when one can be named.
-    pub store: Option<Store>,
+    /// The packs home, when one can be named.
+    pub home: Option<PacksHome>,
 }
 
 impl Context {
@@ -24,7 +24,7 @@ impl Context {
     pub fn load(
         project: Option<PathBuf>,
         user: Option<PathBuf>,
-        store: Option<Store>,
+        home: Option<PacksHome>,
     ) -> Result<Self, PackError> {
         let mut keys = Vec::new();
         let mut section = PacksSection::default();
@@ -45,20 +45,22 @@ impl Context {
                 section = read;
             }
         }
-        if let Some(store) = &store {
-            keys.extend(TrustedKey::read_dir(&store.keys())?);
+        if let Some(home) = &home {
+            keys.extend(TrustedKey::read_dir(&home.keys())?);
         }
         Ok(Self {
             keys,
             project,
             section,
-            store,
+            home,
         })
     }
 
     /// Every installed version; none without a packs folder.
     pub fn installed(&self) -> Result<Vec<Installed>, PackError> {
-        self.store.as_ref().map_or(Ok(Vec::new()), Store::installed)
+        self.home
+            .as_ref()
+            .map_or(Ok(Vec::new()), PacksHome::installed)
     }
 
     /// The project's lock, if it has one.

@@ -18,7 +18,7 @@ pub enum Origin {
     Folder(PathBuf),
     /// A `.cairnpack` archive.
     Archive(PathBuf),
-    /// Installed in the packs folder (`store.rs`).
+    /// Installed in the packs home (`packs_home.rs`).
     Installed(PathBuf),
 }
 

@@ -1,13 +1,10 @@
 //! A run read back from its folder: `run.json` and every host's journal, nothing else.
 
 use cairn_runtime::journal::HostJournal;
-use cairn_runtime::{RunMeta, RunStore};
+use cairn_runtime::{CONTROLLER, RunMeta, RunStore};
 
 use crate::host_model::HostModel;
 use crate::report_error::ReportError;
-
-/// The name of the controller's journal.
-pub(crate) const CONTROLLER: &str = "controller";
 
 /// What the report is made from.
 #[derive(Debug, Clone)]

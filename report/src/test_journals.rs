@@ -4,7 +4,7 @@
 use cairn_runtime::journal::{
     HostEndRecord, HostStatus, IntentRecord, JournalEvent, OutcomeRecord, RunHeader, StageRecord,
 };
-use cairn_runtime::{RunMeta, RunStore};
+use cairn_runtime::{CONTROLLER, RunMeta, RunStore};
 use serde_json::Value;
 
 /// The first record's time: 2026-11-30 05:15:02 UTC.
@@ -161,5 +161,5 @@ pub(crate) fn write_journal(
 /// Writes the controller's journal of run `id` on `hosts`: `actions` in its `controller`
 /// group, 37 ms apart.
 pub(crate) fn write_controller(store: &RunStore, id: &str, hosts: &[String], actions: &[Act]) {
-    write_journal(store, id, ("controller", hosts), "controller", 37, actions);
+    write_journal(store, id, (CONTROLLER, hosts), CONTROLLER, 37, actions);
 }

@@ -5,6 +5,7 @@
 
 use std::fmt::Write as _;
 
+use cairn_runtime::CONTROLLER;
 use cairn_runtime::journal::HostStatus;
 
 use crate::fold::{fold, hosts};
@@ -12,7 +13,7 @@ use crate::html::escape;
 use crate::left_behind::left_behind;
 use crate::published::{self, PublishedTable};
 use crate::report_error::ReportError;
-use crate::run_model::{CONTROLLER, RunModel};
+use crate::run_model::RunModel;
 use crate::section::Section;
 
 /// One sentence of the verdict.

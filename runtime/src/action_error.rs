@@ -46,11 +46,11 @@ pub struct OutputParse {
 pub enum ActionError {
     /// The run was stopped while this action waited.
     #[error(transparent)]
-    #[diagnostic(code(cairn::cancelled))]
+    #[diagnostic(code(cairn::runtime::cancelled))]
     Cancelled(#[from] Cancelled),
     /// A command ran and exited non-zero.
     #[error("`{command}` exited with {code}{}", stderr_tail(.stderr))]
-    #[diagnostic(code(cairn::command_failed))]
+    #[diagnostic(code(cairn::action::command_failed))]
     CommandFailed {
         /// The exit status.
         code: i64,
@@ -62,7 +62,7 @@ pub enum ActionError {
     /// `run(argv)` exited non-zero: the one failure whose help is `run`'s `allow_fail`.
     #[error("`{command}` exited with {code}{}", stderr_tail(.stderr))]
     #[diagnostic(
-        code(cairn::run_exited),
+        code(cairn::action::run_exited),
         help("pass #{{ allow_fail: true }} to `run` to accept a non-zero exit")
     )]
     RunExited {
@@ -78,7 +78,7 @@ pub enum ActionError {
         "the runbook changed: action {seq} is now `{now}` at {}:{}, but the journal recorded `{}` at {}:{}",
         .site.file, .site.line, .then.intent.builtin, .then.intent.file, .then.intent.line
     )]
-    #[diagnostic(code(cairn::diverged))]
+    #[diagnostic(code(cairn::runtime::diverged))]
     Diverged {
         /// The journal file.
         journal: String,
@@ -95,20 +95,20 @@ pub enum ActionError {
     },
     /// `expect(cond, message)` with a false condition.
     #[error("expectation failed: {0}")]
-    #[diagnostic(code(cairn::expectation))]
+    #[diagnostic(code(cairn::action::expectation))]
     Expectation(String),
     /// A builtin's own error, in words.
     #[error("{0}")]
-    #[diagnostic(code(cairn::failed))]
+    #[diagnostic(code(cairn::action::failed))]
     Failed(String),
     /// An argument a builtin cannot take (`MTU 0`, a device name with a space): the call is
     /// wrong, though the runbook parses and the checker cannot see the value.
     #[error("{0}")]
-    #[diagnostic(code(cairn::argument))]
+    #[diagnostic(code(cairn::action::argument))]
     Argument(String),
     /// A program a builtin needs is not on the host.
     #[error("`{program}` is not installed on `{host}`: {install}")]
-    #[diagnostic(code(cairn::not_installed))]
+    #[diagnostic(code(cairn::action::not_installed))]
     NotInstalled {
         /// The program.
         program: String,
@@ -119,12 +119,12 @@ pub enum ActionError {
     },
     /// A builtin named a host (a test's peer, a management host) the run does not have.
     #[error("`{0}` is not a host of this run")]
-    #[diagnostic(code(cairn::not_a_host))]
+    #[diagnostic(code(cairn::action::not_a_host))]
     NotAHost(String),
     /// A tool ran and said it failed, in words its parser read (`-E- ...` lines, an
     /// `esxcli` error block): the command and what it said.
     #[error("`{command}` {said}")]
-    #[diagnostic(code(cairn::tool_said))]
+    #[diagnostic(code(cairn::action::tool_said))]
     ToolSaid {
         /// What ran.
         command: String,
@@ -133,7 +133,7 @@ pub enum ActionError {
     },
     /// A builtin's own error, with what to do about it (shown as the diagnostic's help).
     #[error("{message}")]
-    #[diagnostic(code(cairn::hinted))]
+    #[diagnostic(code(cairn::action::hinted))]
     Hinted {
         /// What went wrong.
         message: String,
@@ -147,18 +147,18 @@ pub enum ActionError {
         "`{}` output does not parse at line {} (`{}`): {}",
         .0.command, .0.line, .0.line_text, .0.error
     )]
-    #[diagnostic(code(cairn::output_parse))]
+    #[diagnostic(code(cairn::action::output_parse))]
     OutputParse(Box<OutputParse>),
     /// The journal could not be written: the action was not run.
     #[error(transparent)]
-    #[diagnostic(code(cairn::journal))]
+    #[diagnostic(code(cairn::action::journal))]
     Journal(#[from] JournalError),
     /// The action's outcome is unknown and only the operator can tell.
     #[error(
         "`{builtin}` (action {seq}, {}:{}) started but its outcome was not recorded; run `cairn resume --assume done` if it happened or `--assume redo` to run it again",
         .site.file, .site.line
     )]
-    #[diagnostic(code(cairn::needs_decision))]
+    #[diagnostic(code(cairn::runtime::needs_decision))]
     NeedsDecision {
         /// The builtin.
         builtin: String,
@@ -170,19 +170,19 @@ pub enum ActionError {
     /// The runbook itself is wrong (an unknown option, a call no builtin takes): no host is to
     /// blame, and the run exits 2 as `cairn check` would.
     #[error("{0}")]
-    #[diagnostic(code(cairn::runbook))]
+    #[diagnostic(code(cairn::runtime::runbook))]
     Runbook(String),
     /// An action outside any `stage` block.
     #[error("`{0}` touches the host and must be called inside a `stage` block")]
     #[diagnostic(
-        code(cairn::outside_stage),
+        code(cairn::action::outside_stage),
         help("wrap the call in `stage \"name\" on GROUP {{ ... }}`")
     )]
     OutsideStage(String),
     /// The host did not come back from a reboot in time.
     #[error("`{host}` did not come back with a new boot id within {seconds} s of the reboot")]
     #[diagnostic(
-        code(cairn::reboot_timeout),
+        code(cairn::action::reboot_timeout),
         help("raise --reboot-timeout, or check the host's console")
     )]
     RebootTimeout {
@@ -198,7 +198,7 @@ pub enum ActionError {
     /// is not staged again fails again.
     #[error("{what} is still {seen} after the reboot at {at}: {why}")]
     #[diagnostic(
-        code(cairn::not_applied),
+        code(cairn::action::not_applied),
         help(
             "another reboot would not apply it either: find out why the host did not take it \
              (the reason says where to look: the device, the image, the kernel), fix it, then \
@@ -222,7 +222,7 @@ pub enum ActionError {
     /// took the lease over). The command did not run; this host stops here, never retried.
     #[error("{host} refused the command: {said}")]
     #[diagnostic(
-        code(cairn::fenced),
+        code(cairn::fence::refused),
         help(
             "another run took this host's lease over, so this run must not act on it; see which with `cairn runs`, and let that run finish"
         )
@@ -248,12 +248,12 @@ pub enum ActionError {
     },
     /// The host could not be reached, or a command's fate is unknown.
     #[error(transparent)]
-    #[diagnostic(code(cairn::transport))]
+    #[diagnostic(code(cairn::action::transport))]
     Transport(#[from] TransportError),
     /// Taking another host's transport would wait forever: that host's own action is waiting for
     /// this one's (or the host is its own peer).
     #[error("{what}")]
-    #[diagnostic(code(cairn::would_deadlock))]
+    #[diagnostic(code(cairn::action::would_deadlock))]
     WouldDeadlock {
         /// Who waits for whom.
         what: String,
@@ -268,7 +268,7 @@ pub enum ActionError {
         .line.map_or_else(|| format!("journal {journal}"), |line| format!("journal {journal} line {line}"))
     )]
     #[diagnostic(
-        code(cairn::journal_shape),
+        code(cairn::action::journal_shape),
         help(
             "the journal was written by another cairn or edited; `cairn resume --from-stage` runs the stage again"
         )
@@ -293,7 +293,7 @@ pub enum ActionError {
         "the result of `{builtin}` (action {seq}) held a secret that cannot be put back: {problem} (journal {journal})"
     )]
     #[diagnostic(
-        code(cairn::secret_not_restored),
+        code(cairn::action::secret_not_restored),
         help(
             "resume with the secrets the run was given (`--vault FILE`, `--param NAME=...`); `cairn resume --from-stage` runs the stage again"
         )
@@ -310,7 +310,7 @@ pub enum ActionError {
     },
     /// Divergence checking reached the first action the journal has no outcome for.
     #[error("replay reached the live point")]
-    #[diagnostic(code(cairn::reached_live_point))]
+    #[diagnostic(code(cairn::action::reached_live_point))]
     ReachedLivePoint,
 }
 
@@ -401,7 +401,7 @@ mod tests {
         );
         assert_eq!(
             exited.code().map(|c| c.to_string()).as_deref(),
-            Some("cairn::run_exited")
+            Some("cairn::action::run_exited")
         );
     }
 }

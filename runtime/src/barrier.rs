@@ -1,4 +1,7 @@
 //! Stage barriers and the fork limit, shared by every host thread of a run.
+//!
+//! In a share of a shared run (`fleet.rs`), the barrier also waits for the shared store to say
+//! every other share is there.
 
 use std::collections::BTreeMap;
 use std::sync::{Arc, Condvar, Mutex};

@@ -6,6 +6,10 @@
 //! hosts already down). A host that waits for room, or failed while up, is not down. The
 //! budget records who is down with or without a limit, so a halted roll (`halt.rs`) refuses
 //! new disruptions and a run's end can say what it left down.
+//!
+//! Each limit (the run's, each group's) has its pool; waits for room, and a wait that would
+//! deadlock, are here too. `budget/fleet_places.rs`: a share's places taken in the shared store
+//! too, and settled from its journals when it is taken over.
 
 use std::collections::BTreeMap;
 use std::sync::{Condvar, Mutex};

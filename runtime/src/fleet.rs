@@ -5,6 +5,10 @@
 //! kept in the shared store: the stage barriers (no host starts stage k before every host of
 //! every share still in the run has reached it) and the disruption budget (hosts down across
 //! every controller of the run).
+//!
+//! [`FleetShare`] is which share a run is (in its `run.json`), [`FleetSync`] the shared store's
+//! side of the barriers and budget that span the shares, [`FleetPlan`] what the executor is given;
+//! `launch/shares.rs` checks and cuts, `executor/begin.rs` stores the other shares.
 
 use std::sync::Arc;
 

@@ -1,4 +1,8 @@
 //! What a builtin's effect gets: the host's transport and clock, and a way to record progress.
+//!
+//! That is: the transport, the clock, progress records (`ACTING`), check mode, and
+//! `exec_on`/`clock_of` another host of the run (a test's server); the instance is reached through
+//! the `ActionHost` trait, so this layer imports nothing above it.
 
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::Duration;

@@ -97,7 +97,7 @@ pub use executor::{CompiledRunbook, PreparedRun, RunError, RunHost, RunRequest, 
 pub use fleet::{Behind, FleetPlan, FleetShare, FleetSync};
 pub use halt::Halt;
 pub use host_context::{AfterBoot, HostContext, Mode, Role};
-pub use host_info::HostInfo;
+pub use host_info::{CONTROLLER, HostInfo};
 pub use host_io::{ACTING, HostIo, NOT_APPLIED};
 pub use imports::{ImportPath, ImportResolver, PACK_MANIFEST};
 pub use in_flight::{Acting, InFlight};

@@ -1,6 +1,8 @@
 //! What `--max-unavailable` says: one limit for the whole run (`4`, `25%`), limits per inventory
 //! group (`esxi=1,guests=2`), or both (`3,esxi=1`). A group's limit counts only its own hosts,
 //! so ESXi hosts failed in maintenance do not hold the places of the guests' reboots.
+//!
+//! Both are kept in `run.json` as typed, so a resume reads what the run was given.
 
 use std::collections::BTreeSet;
 use std::fmt;

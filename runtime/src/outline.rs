@@ -2,6 +2,8 @@
 
 use rhai::{AST, ASTNode, Expr};
 
+use crate::CONTROLLER;
+
 /// A `stage` or `param` declaration with its line.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Declaration {
@@ -59,7 +61,7 @@ impl Outline {
 
     /// Whether any stage runs on the controller.
     pub fn has_controller_stages(&self) -> bool {
-        self.stages.iter().any(|stage| stage.group == "controller")
+        self.stages.iter().any(|stage| stage.group == CONTROLLER)
     }
 }
 

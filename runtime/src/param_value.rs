@@ -3,6 +3,10 @@
 //!
 //! A float param takes only a finite number: `nan` compares false with everything, and `inf`
 //! passes every `<` test, so either would quietly disable the threshold it sets.
+//!
+//! `check_params` is the one check (and wording) that `run`, `resume` and the debugger use, on the
+//! params' real values; `declared` reads the runbook's `param` declarations; `shown` is a value as
+//! a message may show it.
 
 use std::collections::BTreeMap;
 

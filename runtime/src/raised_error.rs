@@ -3,6 +3,9 @@
 //! errors (`ErrorInFunctionCall`, `ErrorInModule`), with no side slot to keep in step and no
 //! message text to match. A runbook's `catch (e)` reads it as text (`e.message`, `` `${e}` ``,
 //! `print(e)`), as it reads a message from rhai's own errors (`e.message` there too).
+//!
+//! `ActionError::raise` raises it (as [`RaisedError`], read by a runbook as a `Failure`:
+//! `e.message`, `e.code`, text for `${e}`); `action_error_of` and `error_message` find it again.
 
 use std::sync::Arc;
 
@@ -63,7 +66,7 @@ pub fn error_message(error: &EvalAltResult) -> String {
 }
 
 /// Registers the type a `catch (e)` binds for a builtin's failure: `e.message` and `e.code`
-/// (the diagnostic code, `cairn::run_exited`), and text for `print` and `${e}`.
+/// (the diagnostic code, `cairn::action::run_exited`), and text for `print` and `${e}`.
 pub(crate) fn register(engine: &mut Engine) {
     engine
         .register_type_with_name::<RaisedError>(TYPE_NAME)
@@ -105,7 +108,7 @@ mod tests {
             .expect("caught");
         assert_eq!(
             read,
-            "`node09` is not a host of this run|`node09` is not a host of this run|cairn::not_a_host|Failure"
+            "`node09` is not a host of this run|`node09` is not a host of this run|cairn::action::not_a_host|Failure"
         );
     }
 

@@ -25,7 +25,7 @@ pub enum TransportError {
     /// The host is refused before its first action (a changed host key, a fence folder that
     /// cannot keep the fence): the runbook never started on it, nothing ran.
     #[error("`{host}` is refused before its first action: {reason}")]
-    #[diagnostic(code(cairn::host_refused))]
+    #[diagnostic(code(cairn::runtime::host_refused))]
     Refused {
         /// The host.
         host: String,
@@ -36,7 +36,7 @@ pub enum TransportError {
     },
     /// A local failure to start or talk to a process or file.
     #[error("{context}")]
-    #[diagnostic(code(cairn::runtime::io))]
+    #[diagnostic(code(cairn::runtime::transport_io))]
     Io {
         /// What was being done.
         context: String,

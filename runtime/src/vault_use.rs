@@ -3,6 +3,8 @@
 //! (`password_vault`, `identity_passphrase_vault`). Every value taken is registered with the
 //! redactor before anything runs, so none reaches a journal, the run folder or the output; the
 //! run keeps which vault it took them from ([`VaultUse`]), so its resume asks for that vault.
+//!
+//! [`VaultUse`] is kept in `run.json`, with what the run's resume still needs from the vault.
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;

@@ -2,6 +2,10 @@
 //! builtins and their option maps, the parser list, the simulated models' tool lists and
 //! docs/builtins.md's module lists are derived. Adding a namespace is its folder, its `pub mod`
 //! line in `lib.rs` and its row here.
+//!
+//! `install_tools` is the one install step; `ToolParser`, a row's parser entry, is here so
+//! `parsers.rs` reads the table and the table needs nothing back (no import circle,
+//! `tests/src/import_circles.rs`).
 
 use cairn_runtime::BuiltinOptions;
 use cairn_runtime::sim::SimModel;

@@ -1,5 +1,5 @@
-//! The fan-out benchmark of the shared store (docs/performance.md, "Fan-out against the folder
-//! store"): one stage of several `run(["echo", ...])` on many simulated hosts at once, the same
+//! The fan-out benchmark of the shared store (docs/performance.md, "Fan-out against the state
+//! folder"): one stage of several `run(["echo", ...])` on many simulated hosts at once, the same
 //! `cairn run` with and without `--store` on a scratch PostgreSQL, run in turn (folder, store,
 //! folder, store ...) so that the ratio of each pair is taken on the machine as it was then.
 //!
@@ -55,7 +55,7 @@ fn main() {
     );
     println!("{:>20}  {:>8}  {:>8}  {:>8}", "", "min", "median", "max");
     for (name, values) in [
-        ("folder store (s)", &mut folder),
+        ("state folder (s)", &mut folder),
         ("shared store (s)", &mut store),
         ("store / folder", &mut ratios),
     ] {
@@ -66,7 +66,7 @@ fn main() {
     }
 }
 
-/// One run from a fresh state folder, on the store at `url` or on the folder store; its wall
+/// One run from a fresh state folder, on the store at `url` or on the state folder alone; its wall
 /// time, from the process's start to its exit.
 fn run(lab: &Lab, url: Option<&str>, hosts: usize) -> Duration {
     let state = lab.path().join(".cairn");

@@ -104,7 +104,8 @@ fn no_import_circle_in_stdlib_runtime_or_repl() {
 }
 
 /// The layer of each module in the `## Layers` table of a crate's `README.md`: the row's
-/// number, from the backticked names in its second column.
+/// number, from the backticked names in its second column; a row with an empty first cell goes
+/// on with the layer above it, so no cell has to hold a whole layer's names.
 fn layers_of(readme: &str) -> BTreeMap<String, usize> {
     let mut layers = BTreeMap::new();
     let table = readme
@@ -116,7 +117,11 @@ fn layers_of(readme: &str) -> BTreeMap<String, usize> {
         .filter(|line| {
             line.starts_with("| ") && !line.starts_with("| layer") && !line.starts_with("| ---")
         });
-    for (row, line) in table.enumerate() {
+    let mut row = 0;
+    for (index, line) in table.enumerate() {
+        if index > 0 && !line.starts_with("| | ") {
+            row += 1;
+        }
         let modules = line.split(" | ").nth(1).unwrap_or_default();
         for name in modules.split('`').skip(1).step_by(2) {
             layers.insert(name.trim_end_matches('/').to_owned(), row);
@@ -169,9 +174,15 @@ fn the_runtime_imports_follow_its_readme_layers() {
 
 #[test]
 fn an_import_up_the_layer_table_is_found() {
-    let readme = "# x\n\n## Layers\n\n| layer | modules | may import |\n| --- | --- | --- |\n| 1 | `a`, `b/` | |\n| 2 | `c` | 1 |\n\n## Files\n\n| file | holds |\n| --- | --- |\n| `c.rs` | c |\n";
+    let readme = "# x\n\n## Layers\n\n| layer | modules | may import |\n| --- | --- | --- |\n| 1 | `a`, `b/` | |\n| | `e` | |\n| 2 | `c` | 1 |\n\n## Files\n\n| file | holds |\n| --- | --- |\n| `c.rs` | c |\n";
     let layers = layers_of(readme);
     assert_eq!(layers.get("b"), Some(&0));
+    assert_eq!(
+        layers.get("e"),
+        Some(&0),
+        "a row without a layer goes on with the one above"
+    );
+    assert_eq!(layers.get("c"), Some(&1));
     let mut graph = Graph::new();
     graph.entry("c".into()).or_default().insert("a".into());
     graph.entry("a".into()).or_default();

@@ -17,14 +17,14 @@ const MOST_FUNCTION_LINES: usize = 100;
 /// The longest a runtime file's code may be.
 const MOST_RUNTIME_FILE_LINES: usize = 550;
 
-fn workspace() -> PathBuf {
+pub(crate) fn workspace() -> PathBuf {
     let tests = Path::new(env!("CARGO_MANIFEST_DIR"));
     tests.parent().unwrap_or(tests).to_path_buf()
 }
 
 /// Every non-test `.rs` file under each crate's `src` (`*/src/**`), the tests crate being test
 /// code as a whole.
-fn code_files() -> Vec<PathBuf> {
+pub(crate) fn code_files() -> Vec<PathBuf> {
     let root = workspace();
     let mut crates: Vec<PathBuf> = std::fs::read_dir(&root)
         .into_iter()
@@ -62,7 +62,7 @@ fn is_test_file(file: &Path) -> bool {
 }
 
 /// An item under `#[cfg(test)]` (or `#[cfg(all(test, …))]`) or a `#[test]`.
-fn is_test_item(attrs: &[syn::Attribute]) -> bool {
+pub(crate) fn is_test_item(attrs: &[syn::Attribute]) -> bool {
     attrs.iter().any(|attr| {
         if attr.path().is_ident("test") {
             return true;
@@ -181,7 +181,7 @@ fn code_lines(source: &str, file: &Path) -> usize {
     source.lines().count().saturating_sub(test_lines)
 }
 
-fn shown(file: &Path) -> String {
+pub(crate) fn shown(file: &Path) -> String {
     let root = workspace();
     file.strip_prefix(&root)
         .unwrap_or(file)

@@ -55,7 +55,7 @@ fn runs_allow_fail_help_follows_the_error_not_the_text_at_the_span() {
         "stage \"s\" on all {\n    try { run([\"false\"]); } catch (e) { log(`caught ${e.code}: ${e}`); }\n    let command = Fn(\"run\");\n    command.call([\"false\"]);\n}\n",
     );
     let run = lab.cairn(&["run", "book.rhai", "-i", "lab.toml"]).fails(1);
-    run.stdout_has("caught cairn::run_exited: `false` exited with 1");
+    run.stdout_has("caught cairn::action::run_exited: `false` exited with 1");
     run.stderr_has("book.rhai:4:");
     run.stderr_has("help: pass #{ allow_fail: true } to `run` to accept a non-zero exit");
 }

@@ -188,7 +188,7 @@ fn an_unknown_or_changed_host_key_is_refused_with_its_fingerprints() {
     changed.stderr_has("has changed");
     // The host is refused before its first action, not its runbook's action failing.
     assert!(
-        flat(&changed.stderr).contains("refusedbeforeitsfirstaction(cairn::host_refused)"),
+        flat(&changed.stderr).contains("refusedbeforeitsfirstaction(cairn::runtime::host_refused)"),
         "{}",
         changed.stderr
     );

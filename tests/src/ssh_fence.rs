@@ -237,7 +237,7 @@ fn an_esxi_host_without_a_fence_datastore_is_refused_before_its_first_action() {
     let refused = run(&lab).fails(1);
     let said = flat(&refused.stderr);
     assert!(said.contains("refusedbeforeitsfirstaction"), "{said}");
-    assert!(said.contains("cairn::host_refused"), "{said}");
+    assert!(said.contains("cairn::runtime::host_refused"), "{said}");
     assert!(said.contains("namesnodatastore"), "{said}");
     assert!(
         said.contains("sethostvar`fence_datastore`")
@@ -299,7 +299,7 @@ fn two_hosts_whose_fence_folder_is_one_are_refused_together_before_either_acts()
     lab.lab.write("inv.toml", &inventory(&fence));
     let refused = run(&lab).fails(1);
     let said = flat(&refused.stderr);
-    assert!(said.contains("cairn::host_refused"), "{said}");
+    assert!(said.contains("cairn::runtime::host_refused"), "{said}");
     let folder = flat(&fence.display().to_string());
     for (host, other) in [("real01", "real02"), ("real02", "real01")] {
         assert!(

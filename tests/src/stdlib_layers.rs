@@ -142,15 +142,23 @@ fn not_namespaces() -> BTreeSet<&'static str> {
 fn the_readme_lists_every_namespace_folder_and_no_other() {
     let readme = std::fs::read_to_string(src().join("README.md"))
         .unwrap_or_else(|e| panic!("stdlib/src/README.md: {e}"));
-    let row = readme
+    // The layer-2 row and the rows without a layer after it, which go on with its list.
+    let mut rows = readme
         .lines()
-        .find(|line| line.starts_with("| 2, one folder per builtin namespace |"))
-        .unwrap_or_else(|| panic!("stdlib/src/README.md has no layer-2 row"));
-    let cell = row.split(" | ").nth(1).unwrap_or_default();
-    let listed: BTreeSet<String> = cell
-        .split('`')
-        .skip(1)
-        .step_by(2)
+        .skip_while(|line| !line.starts_with("| 2, one folder per builtin namespace |"))
+        .peekable();
+    assert!(
+        rows.peek().is_some(),
+        "stdlib/src/README.md has no layer-2 row"
+    );
+    let first = rows.next().unwrap_or_default();
+    let cells: Vec<&str> = std::iter::once(first)
+        .chain(rows.take_while(|line| line.starts_with("| | ")))
+        .map(|row| row.split(" | ").nth(1).unwrap_or_default())
+        .collect();
+    let listed: BTreeSet<String> = cells
+        .iter()
+        .flat_map(|cell| cell.split('`').skip(1).step_by(2))
         .filter_map(|token| token.strip_suffix('/'))
         .map(str::to_owned)
         .collect();

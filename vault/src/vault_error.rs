@@ -51,7 +51,7 @@ pub enum VaultError {
         "the secrets of `{path}` are not a TOML table of strings: {reason} (line {line}, column {column})"
     )]
     #[diagnostic(
-        code(cairn::vault::syntax),
+        code(cairn::vault::secrets_syntax),
         help("write one `name = \"value\"` per line; a value is always a string")
     )]
     Syntax {
@@ -80,7 +80,7 @@ pub enum VaultError {
     },
     /// The identity file or the passphrase's source is unusable.
     #[error("{0}")]
-    #[diagnostic(code(cairn::vault::key))]
+    #[diagnostic(code(cairn::vault::unusable_key))]
     Key(String),
     /// `create` on a file that exists, or another command on one that does not.
     #[error("{message}")]

@@ -32,7 +32,7 @@ impl JoinArgs {
     pub(crate) fn execute(self, context: &Context) -> miette::Result<ExitCode> {
         let Some(opened) = self.store.open()? else {
             return Err(miette::miette!(
-                code = "cairn::join_without_store",
+                code = "cairn::cli::join_without_store",
                 help = "give the store the run was started on: --store postgres://... (or CAIRN_STORE)",
                 "a run shared between controllers lives in a shared store, and none was given; nothing was done"
             ));

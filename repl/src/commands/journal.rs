@@ -4,7 +4,7 @@ use std::path::Path;
 use std::process::ExitCode;
 
 use cairn_runtime::journal::HostJournal;
-use cairn_runtime::{RunStore, UnknownName};
+use cairn_runtime::{CONTROLLER, RunStore, UnknownName};
 use clap::Args;
 
 use super::Context;
@@ -51,8 +51,8 @@ fn journal(
     if !path.exists() {
         let mut hosts = store.meta(&id).map(|meta| meta.hosts).unwrap_or_default();
         hosts.retain(|name| store.journal_path(&id, name).exists());
-        if store.journal_path(&id, "controller").exists() {
-            hosts.push("controller".to_owned());
+        if store.journal_path(&id, CONTROLLER).exists() {
+            hosts.push(CONTROLLER.to_owned());
         }
         let what = format!("run {id} has no journal for `{host}`");
         return Err(UnknownName::new(what, host, &hosts, "its hosts with a journal").into());

@@ -10,7 +10,7 @@ mod verify;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use cairn_packs::{Context, Store, find};
+use cairn_packs::{Context, PacksHome, find};
 use clap::{Args, Subcommand};
 
 /// `cairn recipes list|lab|pack|install|verify|lock|show|diff`.
@@ -138,7 +138,7 @@ fn context() -> miette::Result<Context> {
     let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
     let project = crate::config::project_file(&cwd);
     let user = crate::config::user_file();
-    Ok(Context::load(project, user, Store::locate())?)
+    Ok(Context::load(project, user, PacksHome::locate())?)
 }
 
 /// The runbook file `runbook` means: the file, else a built-in or installed recipe, its pack

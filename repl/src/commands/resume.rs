@@ -105,7 +105,7 @@ impl ResumeArgs {
         };
         let assume = Assumptions::parse(&assume).map_err(|message| {
             miette::miette!(
-                code = "cairn::assume_syntax",
+                code = "cairn::cli::assume_syntax",
                 help = "write --assume done, --assume redo, or per host --assume HOST=done",
                 "{message}"
             )

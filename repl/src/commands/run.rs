@@ -157,7 +157,7 @@ pub(super) fn inputs(
         )?))),
         None if key_given => {
             return Err(miette::miette!(
-                code = "cairn::vault_key_without_vault",
+                code = "cairn::cli::vault_key_without_vault",
                 help = "name the vault too: --vault FILE",
                 "a vault key was given but no --vault"
             ));
@@ -189,7 +189,7 @@ pub(crate) fn params(given: &[String]) -> miette::Result<BTreeMap<String, String
                 Ok((name.trim().to_owned(), value.to_owned()))
             }
             _ => Err(miette::miette!(
-                code = "cairn::param_syntax",
+                code = "cairn::cli::param_syntax",
                 help = "write --param NAME=VALUE",
                 "`--param {pair}` is not NAME=VALUE"
             )),

@@ -40,7 +40,7 @@ impl StandbyArgs {
     pub(crate) fn execute(self, context: &Context) -> miette::Result<ExitCode> {
         let Some(watcher) = self.store.connect()? else {
             return Err(miette::miette!(
-                code = "cairn::standby_without_store",
+                code = "cairn::cli::standby_without_store",
                 help =
                     "give the store every controller uses: --store postgres://... (or CAIRN_STORE)",
                 "a standby watches a shared store, and none was given; nothing was done"

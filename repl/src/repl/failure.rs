@@ -25,7 +25,7 @@ impl FailurePrompt {
     pub(crate) fn start(state: &Path) -> miette::Result<(Arc<Debugger>, Self)> {
         if !std::io::stdin().is_terminal() {
             return Err(miette::miette!(
-                code = "cairn::debug_needs_terminal",
+                code = "cairn::cli::debug_needs_terminal",
                 help = "run it from a terminal, or leave --debug-on-failure out and `cairn resume` after fixing the host",
                 "--debug-on-failure needs a terminal to ask on, and standard input is not one"
             ));

@@ -5,7 +5,7 @@
 use rhai::{AST, ASTNode, Expr};
 
 use crate::inventory::{Inventory, closest};
-use crate::{Runbook, RunbookError};
+use crate::{CONTROLLER, Runbook, RunbookError};
 
 /// What checking a runbook's groups found.
 #[derive(Debug, Default)]
@@ -51,7 +51,7 @@ pub fn check_groups(ast: &AST, runbook: &Runbook, inventory: &Inventory) -> Grou
             };
             check_pipelined(stage, group, &var, at, runbook, inventory, &mut found);
         }
-        if group == "controller" {
+        if group == CONTROLLER {
             return true;
         }
         if !inventory.group_names().iter().any(|g| g == group) {
@@ -85,7 +85,7 @@ fn check_pipelined(
     inventory: &Inventory,
     found: &mut GroupCheck,
 ) {
-    if group == "controller" {
+    if group == CONTROLLER {
         found.errors.push(runbook.error_at(
             format!("stage `{stage}` on controller cannot be pipelined (`after {var}`): the controller has no vars naming the hosts it waits for"),
             at,
@@ -169,7 +169,7 @@ fn known_groups_help(group: &str, inventory: &Inventory) -> String {
         .group_names()
         .iter()
         .map(String::as_str)
-        .chain(["controller"])
+        .chain([CONTROLLER])
         .collect();
     match closest(group, known.iter().copied()) {
         Some(near) => format!(

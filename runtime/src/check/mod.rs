@@ -1,5 +1,14 @@
 //! `cairn check`, and the same checks before `cairn run` starts: everything wrong with a
 //! runbook that can be known without running it.
+//!
+//! What it checks: calls (names, arity, literal types, literal integers below a builtin's least
+//! value, option keys), structure (duplicate params and stages, nesting, actions outside stages),
+//! imports followed into every module as the run follows them (`imports.rs`), values of calls that
+//! return nothing, stages' groups against an inventory, and method calls to names some function
+//! has, with as many arguments (`methods.rs`); signatures come from the engine's metadata.
+//! `whole.rs` has `check_source`, the whole check `cairn check` and `cairn lsp` run; `record.rs`
+//! has `CheckRecord`, a diagnostic located in its file's real text, for `--format json` and
+//! editors.
 
 mod calls;
 mod groups;

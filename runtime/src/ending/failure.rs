@@ -105,7 +105,7 @@ struct ToolOutput {
 
 impl HostFailure {
     /// Host `host` refused before its first action (`Transport::prepare`): the transport's
-    /// reason, its help, and the code `cairn::host_refused` in the message, since the runbook
+    /// reason, its help, and the code `cairn::runtime::host_refused` in the message, since the runbook
     /// never started there.
     pub fn refused(host: &str, error: &crate::TransportError) -> Self {
         use miette::Diagnostic;
@@ -117,7 +117,7 @@ impl HostFailure {
             help,
             ..Self::message(
                 host,
-                format!("refused before its first action (cairn::host_refused): {reason}"),
+                format!("refused before its first action (cairn::runtime::host_refused): {reason}"),
             )
         }
     }

@@ -6,6 +6,7 @@ use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
 
 use super::{NotOpened, Participant, Plan, RunError, RunHost};
+use crate::CONTROLLER;
 use crate::journal::{
     HostJournal, JOURNAL_VERSION, JournalEvent, JournalSet, JournalWriter, ResumeRecord, RunHeader,
     now_millis,
@@ -309,7 +310,7 @@ fn open_fleet(plan: &Plan, shared: &RunShared) -> Result<(), RunError> {
     }
     store.open_fleet(&plan.run_id, plan.host_infos.len(), &shares, &plan.modules)?;
     shared.events.send(RunEvent::Log {
-        host: "controller".into(),
+        host: CONTROLLER.into(),
         message: format!(
             "run {} is shared between {} controllers: this one drives share 1 ({} hosts); on each other one: `cairn join --store URL {}`",
             plan.run_id,

@@ -6,6 +6,7 @@ use std::thread::JoinHandle;
 
 use super::Plan;
 use super::begin::Begun;
+use crate::CONTROLLER;
 use crate::ending::failure::HostFailure;
 use crate::journal::HostStatus;
 use crate::{
@@ -227,7 +228,7 @@ fn stop_if_too_many_failed(shared: &RunShared, failed: usize) {
     let total = shared.hosts.len().max(1);
     if failed * 100 > usize::from(limit) * total && !shared.cancel.is_cancelled() {
         shared.events.send(RunEvent::Warning {
-            host: "controller".into(),
+            host: CONTROLLER.into(),
             message: format!(
                 "{failed} of {total} hosts failed, more than --max-fail-percent {limit}: stopping the run"
             ),

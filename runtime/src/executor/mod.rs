@@ -3,6 +3,15 @@
 //! here is the order of the steps; a resume's settling and verifying is `resume.rs`, the state
 //! the instances share and their journals' first records `begin.rs`, one instance on its thread
 //! `instance.rs` (also how the debugger starts its one).
+//!
+//! `execute`'s steps: params checked, participants, resume, leases, shared state, journals begun,
+//! instances run. `resume.rs` reads and opens every journal before any is written, rewinds for
+//! `--from-stage`, applies `--assume`'s answers and replays to verify an edited runbook; `begin.rs`
+//! takes the leases, carries a resume's shared state over and begins every journal before any host
+//! is touched; `instance.rs` (`spawn_instance`) is the one way a run's host and the debugger's host
+//! start on a thread, and how a host's part ends; `run_modules.rs` names the module files a runbook
+//! imports, for a shared store to keep with the run; `fence_folders.rs` checks every fenced host's
+//! folder before any acts, refusing hosts that share one together.
 
 mod begin;
 mod fence_folders;
@@ -17,6 +26,7 @@ pub use prepared::{CompiledRunbook, PreparedRun};
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
+use crate::CONTROLLER;
 use crate::ending::failure::HostFailure;
 use crate::journal::{JournalError, JournalSet};
 use crate::{
@@ -269,8 +279,8 @@ fn participants(hosts: Vec<RunHost>, outline: &Outline) -> Vec<Participant> {
         .collect();
     if outline.has_controller_stages() {
         let info = HostInfo {
-            groups: vec!["controller".into()],
-            name: "controller".into(),
+            groups: vec![CONTROLLER.into()],
+            name: CONTROLLER.into(),
             vars: BTreeMap::new(),
         };
         participants.push((info, Role::Controller, Box::new(LocalTransport)));

@@ -6,6 +6,7 @@ use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
 
 use super::{Participant, Plan, RunError, Unreachable};
+use crate::CONTROLLER;
 use crate::ending::failure::HostFailure;
 use crate::fence::StepRecord;
 use crate::journal::{
@@ -152,7 +153,7 @@ pub(super) fn announce_left_behind(
         .collect();
     if !left.is_empty() {
         events.send(RunEvent::Warning {
-            host: "controller".into(),
+            host: CONTROLLER.into(),
             message: format!(
                 "the run was left with {}: the resume continues from there",
                 left.join(", ")

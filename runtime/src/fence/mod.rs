@@ -7,6 +7,13 @@
 //! and records `started`/`done` (exit code and output) per step. This module builds the command
 //! lines that run it and reads its verdict back. A changing command carries its [`FenceStep`]
 //! in its `ExecRequest`; the simulator models the fence itself (`sim/sim_fence.rs`).
+//!
+//! `fence.sh` uses only `mkdir` and `rename`: epochs, one cairn action at a time, `started`/`done`
+//! per step, a done run's records pruned. The command lines here wrap a changing command in it,
+//! query a step and prune a run; [`FenceStep`] is the epoch, owner and step id (`RUN.SEQ.AT.N`).
+//! `host_context/fence_settle.rs` settles an interrupted action from its record,
+//! `host_context/fence_prune.rs` prunes a done host's records, and the SSH transport runs it on
+//! real hosts.
 
 mod fence_place;
 mod fence_step;

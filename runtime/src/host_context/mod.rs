@@ -4,6 +4,11 @@
 //! `replay.rs` answers it from the journal or `live.rs` runs it on the host); what is written to
 //! the journal and reported in `journaling.rs`; the debugger's hooks in `debug_hooks.rs`; what a
 //! running action sees of the instance in `io.rs`.
+//!
+//! Also: `refusal.rs`, a host refused before its first action; `fence_settle.rs`, an interrupted
+//! action settled from its fence record; `fence_prune.rs`, a done host's fence records pruned;
+//! `result_shape.rs`, an action's result read as the builtin's type, or a `JournalShape` error
+//! naming the record.
 
 mod debug_hooks;
 mod disruption;

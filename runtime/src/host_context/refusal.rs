@@ -1,6 +1,6 @@
 //! A host refused before its first action: what its transport finds wrong before anything runs
 //! (a changed host key, a fence folder that cannot keep the fence) fails the host there, as the
-//! host's refusal (`cairn::host_refused`), not as its runbook's first action failing.
+//! host's refusal (`cairn::runtime::host_refused`), not as its runbook's first action failing.
 
 use super::{HostContext, Mode, Role};
 use crate::TransportError;

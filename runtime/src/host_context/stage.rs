@@ -3,7 +3,7 @@
 
 use super::{HostContext, Mode, Role, StageState};
 use crate::journal::{BatchRecord, JournalEvent, StageRecord, now_millis};
-use crate::{ActionError, RunEvent};
+use crate::{ActionError, CONTROLLER, RunEvent};
 
 impl HostContext {
     /// Enters a stage: waits at its barrier, then says whether this host runs its block.
@@ -33,8 +33,8 @@ impl HostContext {
             state.stage_count
         };
         let member = match self.role {
-            Role::Controller => group == "controller",
-            Role::Host => group != "controller" && self.info.groups.iter().any(|g| g == group),
+            Role::Controller => group == CONTROLLER,
+            Role::Host => group != CONTROLLER && self.info.groups.iter().any(|g| g == group),
         };
         if self.mode == Mode::Live {
             let shared = &self.shared;
@@ -286,7 +286,7 @@ impl HostContext {
             && failures * 100 > usize::from(limit) * batch.len()
         {
             shared.events.send(RunEvent::Warning {
-                host: "controller".into(),
+                host: CONTROLLER.into(),
                 message: format!(
                     "{failures} of the {} hosts of this batch failed, more than --max-fail-percent {limit}: no further batch starts",
                     batch.len()
@@ -302,7 +302,7 @@ impl HostContext {
         let shared = &self.shared;
         if shared.halt.halt(reason.clone()) {
             shared.events.send(RunEvent::Warning {
-                host: "controller".into(),
+                host: CONTROLLER.into(),
                 message: format!(
                     "{reason}: the roll stops: no further batch starts and no host goes down; the hosts already down finish their stage ({})",
                     crate::halt::HOW_TO_GO_ON

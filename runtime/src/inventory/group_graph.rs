@@ -4,8 +4,6 @@ use std::collections::{BTreeMap, BTreeSet};
 
 /// The implicit group of every host.
 pub(crate) const ALL: &str = "all";
-/// The name `stage ... on controller` gives the interpreter's machine; no inventory group.
-pub(crate) const CONTROLLER: &str = "controller";
 
 /// Every group, in declaration order (`all` first, then `[groups.NAME]` in file order, then
 /// groups that only hosts name, in order of first mention), with their children.

@@ -1,6 +1,8 @@
 //! Host names are file names: a host's journal is `<name>.jsonl` and a simulated host keeps its
 //! state in a folder named after it, so a name must be one safe path component.
 
+use crate::CONTROLLER;
+
 /// The journal's suffix, which the name must leave room for in 255 bytes.
 const JOURNAL_SUFFIX: &str = ".jsonl";
 
@@ -19,11 +21,10 @@ pub(crate) fn check(name: &str) -> Result<(), String> {
             "it is {} bytes long; a host name has at most {longest}, so that `<name>{JOURNAL_SUFFIX}` fits in {NAME_MAX}",
             name.len()
         ))
-    } else if name == "controller" {
-        Err(
-            "`controller` is the interpreter's own instance, whose journal is `controller.jsonl`"
-                .into(),
-        )
+    } else if name == CONTROLLER {
+        Err(format!(
+            "`{CONTROLLER}` is the interpreter's own instance, whose journal is `{CONTROLLER}.jsonl`"
+        ))
     } else {
         Ok(())
     }

@@ -7,7 +7,7 @@ use std::ops::Range;
 use miette::{NamedSource, SourceSpan};
 use toml::Spanned;
 
-use super::group_graph::{ALL, CONTROLLER, GroupGraph};
+use super::group_graph::{ALL, GroupGraph};
 use super::raw_inventory::{RawHost, RawInventory};
 use super::string_span::string_span;
 use super::suggest::closest;
@@ -15,6 +15,7 @@ use super::toml_json::to_json;
 use super::{
     Address, AddressCheck, AddressError, HostSpec, InventoryError, host_name, host_pattern,
 };
+use crate::CONTROLLER;
 
 /// Why `controller` cannot be a group.
 const CONTROLLER_REASON: &str = "`on controller` runs a stage on the interpreter's machine";

@@ -17,6 +17,10 @@
 //! ```
 //!
 //! See `docs/inventory.md` for every key, the address forms, ranges, var precedence and errors.
+//!
+//! Besides the file itself: `--limit` patterns (`pattern.rs`), the helpers a selection takes along
+//! (`helpers.rs`), `cairn hosts`' graph (`host_graph.rs`), and the check of each address beyond its
+//! syntax that the inventory hands its builder (`address_check.rs`).
 
 mod address;
 mod address_check;

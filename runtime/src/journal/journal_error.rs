@@ -106,7 +106,7 @@ pub enum JournalError {
     },
     /// The shared store failed (lost connection, a refused statement).
     #[error("{reason}")]
-    #[diagnostic(code(cairn::store::failed))]
+    #[diagnostic(code(cairn::store::journal_write))]
     Store {
         /// What failed, as the store says it (never with a password).
         reason: String,

@@ -1,6 +1,11 @@
 //! The journal: per host, append-only JSON lines, intent before each action and outcome after.
 //!
 //! See `docs/journal.md` for the format.
+//!
+//! Files: records (`journal_event.rs`), the writer (`journal_writer.rs`: fsync, the crash hook;
+//! `record_sink.rs`, `RecordSink`, the shared store a record goes to before the file), the reader
+//! (`host_journal.rs`: torn and corrupt lines; record order in `order.rs`; `recorded_action.rs`,
+//! `RecordedAction`, one action as read back, which the reader and the order check both use).
 
 mod host_journal;
 mod journal_error;

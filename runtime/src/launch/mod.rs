@@ -233,7 +233,7 @@ impl Launcher {
         }
         for message in groups.warnings {
             events.send(crate::RunEvent::Warning {
-                host: "controller".into(),
+                host: crate::CONTROLLER.into(),
                 message,
             });
         }
@@ -381,7 +381,7 @@ fn prepare_fds(
     };
     if let Some(message) = prepare_fd_limit(demand)? {
         events.send(crate::RunEvent::Warning {
-            host: "controller".into(),
+            host: crate::CONTROLLER.into(),
             message,
         });
     }

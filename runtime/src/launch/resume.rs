@@ -32,7 +32,7 @@ impl Launcher {
             .hosts
             .iter()
             .cloned()
-            .chain(meta.controller.then(|| "controller".to_owned()))
+            .chain(meta.controller.then(|| crate::CONTROLLER.to_owned()))
             .collect();
         check_named_hosts(&meta, &journals, &assume, &overrides)?;
         if meta.begun && self.run_progressed(&id, &journals) {
@@ -91,7 +91,7 @@ impl Launcher {
         let (latest, skipped) = self.store.latest_resumable();
         for message in skipped {
             events.send(crate::RunEvent::Warning {
-                host: "controller".into(),
+                host: crate::CONTROLLER.into(),
                 message,
             });
         }
@@ -294,7 +294,7 @@ fn check_named_hosts(
     // The controller can have pending actions even in a run.json from before `controller`.
     let mut answerable = journals.to_vec();
     if !meta.controller {
-        answerable.push("controller".to_owned());
+        answerable.push(crate::CONTROLLER.to_owned());
     }
     for host in assume.hosts.keys() {
         known_host("--assume", host, &answerable)?;

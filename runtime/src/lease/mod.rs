@@ -5,6 +5,10 @@
 //! when that host's part of the run ends. The store is behind [`LeaseStore`], so that a shared
 //! store (PostgreSQL, docs/fleet.md) can stand in for the folder of this machine
 //! ([`FolderLeases`]).
+//!
+//! [`FolderLeases`] keeps one OS-locked file per host in this machine's lease folder
+//! (`CAIRN_LEASE_DIR`); [`Holder`] (`lease_holder.rs`) is who holds one, as a refusal names it;
+//! `take_all` takes every host of a run before it acts, in identity order (`--wait-for-hosts`).
 
 mod folder_leases;
 mod take_all;

@@ -4,7 +4,7 @@
 use std::collections::HashMap;
 
 use crate::journal::HostStatus;
-use crate::{RecapLine, RunEvent, Stamped};
+use crate::{CONTROLLER, RecapLine, RunEvent, Stamped};
 
 use super::{Palette, human_duration};
 
@@ -116,7 +116,7 @@ impl Recap {
         self.order
             .iter()
             .filter_map(|host| self.lines.get(host))
-            .filter(|line| line.host != "controller" || line.ok + line.failed > 0)
+            .filter(|line| line.host != CONTROLLER || line.ok + line.failed > 0)
             .cloned()
             .collect()
     }

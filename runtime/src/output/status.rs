@@ -8,7 +8,7 @@
 use std::collections::HashMap;
 
 use crate::journal::HostStatus;
-use crate::{RunEvent, Stamped};
+use crate::{CONTROLLER, RunEvent, Stamped};
 
 use super::cut_to_width;
 
@@ -150,7 +150,7 @@ impl StatusBoard {
             RunEvent::HostFinished { host, status, .. } => (host, HostState::Ended(*status)),
             _ => return,
         };
-        if host != "controller" {
+        if host != CONTROLLER {
             self.hosts.insert(host.clone(), state);
         }
     }

@@ -2,7 +2,7 @@
 //! event, from the run's report and its recap. A check is never presented as a recorded run.
 
 use crate::journal::HostStatus;
-use crate::{RunEvent, RunReport};
+use crate::{CONTROLLER, RunEvent, RunReport};
 
 use super::{ExitStatus, Recap};
 
@@ -34,14 +34,14 @@ impl Summary {
             report
                 .hosts
                 .iter()
-                .filter(|h| h.status == status && h.name != "controller")
+                .filter(|h| h.status == status && h.name != CONTROLLER)
                 .count() as u64
         };
         Self {
             controller_failed: report
                 .hosts
                 .iter()
-                .any(|h| h.name == "controller" && h.status == HostStatus::Failed),
+                .any(|h| h.name == CONTROLLER && h.status == HostStatus::Failed),
             done: count(HostStatus::Done),
             failed: count(HostStatus::Failed),
             halted: report.halted.clone(),

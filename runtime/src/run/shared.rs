@@ -8,7 +8,9 @@ use serde_json::Value;
 
 use super::pair_hold::{PairHold, PairHolds};
 use crate::barrier::{Forks, StageBarrier};
-use crate::{ActionError, Cancel, Clock, EventSink, ExecOutput, ExecRequest, HostInfo, Transport};
+use crate::{
+    ActionError, CONTROLLER, Cancel, Clock, EventSink, ExecOutput, ExecRequest, HostInfo, Transport,
+};
 
 /// Options of a run that instances consult.
 #[derive(Debug, Clone)]
@@ -126,7 +128,7 @@ impl RunShared {
                         let events = events.clone();
                         move |message| {
                             events.send(crate::RunEvent::Warning {
-                                host: "controller".into(),
+                                host: CONTROLLER.into(),
                                 message,
                             });
                         }

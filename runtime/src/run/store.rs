@@ -5,6 +5,7 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
+use crate::CONTROLLER;
 use crate::journal::{HostJournal, HostStatus, JournalError};
 use crate::private_files;
 use crate::run::lock::{LockError, RunLock};
@@ -240,11 +241,11 @@ impl RunStore {
         for host in meta
             .hosts
             .iter()
-            .chain(std::iter::once(&"controller".to_owned()))
+            .chain(std::iter::once(&CONTROLLER.to_owned()))
         {
             let path = self.journal_path(id, host);
             if !path.exists() {
-                if host == "controller" {
+                if host == CONTROLLER {
                     continue;
                 }
                 return Ok(RunState::Unfinished);

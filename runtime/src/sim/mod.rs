@@ -19,6 +19,9 @@
 //! # Ok(())
 //! # }
 //! ```
+//!
+//! The command log and its mark: `json_log.rs`, and `log_mark.rs`, the log cut back to what the
+//! saved state saw.
 
 mod boot_marker;
 mod exchange;

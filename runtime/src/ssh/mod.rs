@@ -4,6 +4,9 @@
 //! SFTP upload with a checksum skip; every changing command run under the host's fence
 //! (`ssh_fence.rs`); and what `cairn-simhost` needs to serve a simulated host
 //! behind a real sshd. See `docs/ssh.md`.
+//!
+//! It also raises the open-file limit of every run (`fd_limit.rs`) and reaches a host through a
+//! ProxyJump host (`proxy_jump.rs`).
 
 mod command_line;
 mod fd_limit;

@@ -1,6 +1,17 @@
 //! What every vendor builtin shares: running a query or a change as a journaled action on the
 //! current host, and failing with a typed error that keeps the call's position; running a
 //! command, reading options, and the error for output that does not parse.
+//!
+//! Its parts: `query`/`act` as journaled actions; the change helper (`change.rs`: read → compare →
+//! check mode → mark → apply → outcome → probe after the reboot); `bad_argument`, option checks and
+//! readers; running a command (`run`, `run_if_installed`) and reading it into its parser's type
+//! (`run_parsed`, `parsed`: the one way, output that does not parse failing typed); a query whose
+//! result is its parser's type end to end (`query_typed`, in `typed_query.rs`: journaled as the
+//! type, a replayed result read back into it or refused naming the record, also when it has a field
+//! the type does not keep, so a renamed optional field is not replayed as none) and a change's
+//! result read back as its type the same way (`result_typed`); the typed error for output that does
+//! not parse (`parse_failure`, `line_of`); a tool's own error as the failure (`tool_failure`);
+//! names in normal form (`full_pci`, `valid_device`).
 
 mod change;
 mod names;

@@ -1,5 +1,15 @@
 //! Layer 1: what every output parser shares: the error, the line ends, the number readers, and
 //! the column cursor for fixed-width tables; and the grammars two namespaces read (`esxcli`'s, `mlxfwmanager`).
+//!
+//! Its parts: `ParseError`; the number readers (`number`, `named_number`, `read`, `read_radix`);
+//! the column cursor for fixed-width tables; `pairs.rs` (a `Label: value` field's pair and the
+//! `-E-`/`-W-`/`-I-` lines of the MFT tools); `transcript.rs` (the transcript parsers' `Message`
+//! and `ToolError`, their line walk and line counter: docs/parsers.md "Transcripts"). The grammars
+//! two namespaces read: `esxcli/` (`esxcli.pest` and its table and record walks, which every
+//! `esxcli` parser is written in, and `nic_list.rs`, the `network nic list` parser `mst`'s check
+//! mode reads too, with its command line) and `mlxfwmanager/` (the query and update `mlxfwmanager`
+//! prints, which `ofed`'s installers' firmware step prints too; registered in `mlxfwmanager`'s row
+//! of `tools.rs`).
 
 pub(crate) mod column_cursor;
 pub(crate) mod esxcli;

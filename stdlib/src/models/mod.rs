@@ -1,4 +1,8 @@
 //! Layer 3: the simulated host models, each a set of tool simulators over one machine.
+//!
+//! The models: `esxi7`, `rhel8` and `rhel8-metal` (`metal.rs`), each its machine's own tools and
+//! then its host's rows of the table, in order; `lspci.rs` is the one `lspci` printer both Linux
+//! models use.
 
 pub(crate) mod esxi7;
 mod linux_commands;

@@ -4,6 +4,8 @@
 //! Used by perftest and sockperf. The controller reaches the hosts through the run
 //! (`RunShared::exec_on`); a host's own instance through its `HostIo::exec_on`. Two tests that
 //! share a host run in turn: the run holds both hosts of a test (`RunShared::hold_pair`).
+//!
+//! `background.rs` has the scripts a background server is started and collected with.
 
 pub(crate) mod background;
 

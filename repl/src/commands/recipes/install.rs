@@ -16,7 +16,7 @@ pub(super) fn install(
     source: &Path,
     allow_unsigned: bool,
 ) -> miette::Result<()> {
-    let Some(store) = &context.store else {
+    let Some(home) = &context.home else {
         return Err(miette::miette!(
             help = "set CAIRN_HOME to the folder cairn keeps its packs in",
             "no packs folder: none of CAIRN_HOME, XDG_DATA_HOME and HOME is set"
@@ -47,7 +47,7 @@ pub(super) fn install(
     )?;
     check_recipes(state, &pack)?;
     let source = std::path::absolute(source).unwrap_or_else(|_| source.to_path_buf());
-    let outcome = store.install(&pack, &source.display().to_string(), signer.as_ref())?;
+    let outcome = home.install(&pack, &source.display().to_string(), signer.as_ref())?;
     let signed = signer.map_or_else(
         || "unsigned".to_owned(),
         |s| format!("signed by key {} (trusted in {})", s.key_id, s.trusted_in),

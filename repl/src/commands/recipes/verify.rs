@@ -5,7 +5,7 @@ use cairn_packs::{Context, LOCK_FILE, Lock, UNSIGNED, verify_installed};
 
 pub(super) fn verify(context: &Context) -> miette::Result<()> {
     let installed = context.installed()?;
-    let Some(store) = &context.store else {
+    let Some(home) = &context.home else {
         return Err(miette::miette!(
             "no packs folder: none of CAIRN_HOME, XDG_DATA_HOME and HOME is set"
         ));
@@ -14,7 +14,7 @@ pub(super) fn verify(context: &Context) -> miette::Result<()> {
         return Err(miette::miette!(
             help = "`cairn recipes install FILE` installs one",
             "no packs installed in {}",
-            store.packs().display()
+            home.packs().display()
         ));
     }
     let mut failed = 0;

@@ -1,6 +1,6 @@
-//! The packs folder: installed packs, each version in its own folder, side by side and never
+//! The packs home: installed packs, each version in its own folder, side by side and never
 //! changed after (Ansible keeps one installed version of a collection; cairn keeps every one a
-//! lock file may pin). It lives in cairn's home: `$CAIRN_HOME` if set, else
+//! lock file may pin), and the trusted keys. It is `$CAIRN_HOME` if set, else
 //! `$XDG_DATA_HOME/cairn`, else `~/.local/share/cairn` (the XDG Base Directory default):
 //!
 //! ```text
@@ -16,14 +16,14 @@ use serde::{Deserialize, Serialize};
 
 use crate::{FILES, Origin, Pack, PackError, SIGNATURE, Signer};
 
-/// cairn's home, which holds the packs folder and the keys folder.
+/// The packs home, which holds the packs folder and the keys folder.
 #[derive(Debug, Clone)]
-pub struct Store {
-    /// The home folder.
-    pub home: PathBuf,
+pub struct PacksHome {
+    /// Its folder.
+    pub dir: PathBuf,
 }
 
-/// What the store records beside an installed version.
+/// What the packs home records beside an installed version.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct InstallRecord {
@@ -60,7 +60,7 @@ fn failed(message: String) -> PackError {
     }
 }
 
-impl Store {
+impl PacksHome {
     /// `$CAIRN_HOME`, else `$XDG_DATA_HOME/cairn`, else `$HOME/.local/share/cairn`; none when
     /// no variable is set.
     pub fn locate() -> Option<Self> {
@@ -69,17 +69,17 @@ impl Store {
             .map(PathBuf::from)
             .or_else(|| from("XDG_DATA_HOME").map(|d| PathBuf::from(d).join("cairn")))
             .or_else(|| from("HOME").map(|h| PathBuf::from(h).join(".local/share/cairn")))?;
-        Some(Self { home })
+        Some(Self { dir: home })
     }
 
     /// The packs folder.
     pub fn packs(&self) -> PathBuf {
-        self.home.join("packs")
+        self.dir.join("packs")
     }
 
     /// The trusted keys folder.
     pub fn keys(&self) -> PathBuf {
-        self.home.join("keys")
+        self.dir.join("keys")
     }
 
     fn version_dir(&self, name: &str, version: &Version) -> PathBuf {
@@ -246,24 +246,24 @@ mod tests {
     #[test]
     fn versions_install_side_by_side_and_a_version_s_files_never_change() {
         let home = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
-        let store = Store {
-            home: home.path().to_path_buf(),
+        let home = PacksHome {
+            dir: home.path().to_path_buf(),
         };
         let v1 = pack("1.0.0", "log(1);\n");
-        let installed = store.install(&v1, "/src", None);
+        let installed = home.install(&v1, "/src", None);
         assert!(
             matches!(installed, Ok(Outcome::Installed(_))),
             "{installed:?}"
         );
-        let again = store.install(&v1, "/src", None);
+        let again = home.install(&v1, "/src", None);
         assert!(matches!(again, Ok(Outcome::AlreadyThere(_))), "{again:?}");
-        let changed = store.install(&pack("1.0.0", "log(2);\n"), "/src", None);
+        let changed = home.install(&pack("1.0.0", "log(2);\n"), "/src", None);
         assert!(
             changed.is_err_and(|e| e.to_string().contains("installed already with content id")),
         );
         let v2 = pack("2.0.0", "log(2);\n");
-        assert!(store.install(&v2, "/src", None).is_ok());
-        let all = store.installed().unwrap_or_else(|e| panic!("{e}"));
+        assert!(home.install(&v2, "/src", None).is_ok());
+        let all = home.installed().unwrap_or_else(|e| panic!("{e}"));
         let versions: Vec<String> = all
             .iter()
             .map(|i| i.pack.manifest.version.to_string())
