@@ -561,6 +561,6 @@ fn a_host_whose_connection_cannot_be_made_is_said_not_contacted_with_the_typed_c
     );
     let run = lab.cairn(&["run", "book.rhai", "-i", "inv.toml"]).fails(1);
     run.stdout_has("`node01` was not contacted: host var `become` is \"maybe\"")
-        .stdout_has("code cairn::transport")
+        .stdout_has("code cairn::action::transport")
         .stdout_lacks("unreachable");
 }

@@ -156,12 +156,7 @@ pub fn execute(
         engine,
     } = compiled;
     let participants = participants(hosts, &outline);
-    // The run's hosts, as runbooks and the journals' headers see them: not the controller.
-    let host_infos: Vec<HostInfo> = participants
-        .iter()
-        .filter(|(_, role, _)| *role == Role::Host)
-        .map(|(info, ..)| info.clone())
-        .collect();
+    let host_infos = run_hosts(&participants);
     let modules = match &options.shared_store {
         Some(_) => run_modules::run_modules(&engine, &ast, &runbook),
         None => crate::RunModules::default(),
@@ -263,6 +258,14 @@ impl Plan {
 
 /// A host's instance to be: who it is, in which role, and its transport.
 type Participant = (HostInfo, Role, Box<dyn Transport>);
+
+/// The run's hosts, as runbooks and the journals' headers see them: not the controller.
+fn run_hosts(participants: &[Participant]) -> Vec<HostInfo> {
+    (participants.iter())
+        .filter(|(_, role, _)| *role == Role::Host)
+        .map(|(info, ..)| info.clone())
+        .collect()
+}
 
 /// The run's instances: every host (an unreachable one with a transport that says why), then
 /// the controller when the runbook has `on controller` stages.
