@@ -304,6 +304,11 @@ pub(crate) const TOOLS: &[Tool] = &[
                 command: "ip [-d] link show",
                 parse: |t| json(t, crate::net::ip::parse_link),
             },
+            ToolParser {
+                name: "show-gids",
+                command: "show_gids [DEV]",
+                parse: |t| json(t, crate::net::show_gids::parse),
+            },
         ],
         simulate: |m| {
             m.with_tool(crate::net::sim::IpSim)

@@ -1,12 +1,13 @@
 //! `net::` builtins: a Linux guest's interfaces (`ip -j addr`), their MTU and addresses, and
 //! which interface an RDMA port is (`ibdev2netdev`), with the simulated guest's `ip` and
-//! `ibdev2netdev`.
+//! `ibdev2netdev`; and the parser of the GID table with each GID's interface (`show_gids`).
 
 pub mod builtins;
 pub(crate) mod command;
 pub mod ibdev2netdev;
 pub mod ip;
 mod reads;
+pub mod show_gids;
 pub(crate) mod sim;
 
 /// The namespace the builtins are registered under; with the name a script calls, it is
