@@ -26,6 +26,7 @@ pub mod mst;
 pub mod net;
 pub mod ofed;
 pub mod perftest;
+pub mod qos;
 pub mod report;
 pub mod sockperf;
 pub mod vhpc;

@@ -437,4 +437,17 @@ pub(crate) const TOOLS: &[Tool] = &[
         ],
         simulate: |m| m,
     },
+    Tool {
+        namespace: "qos",
+        about: "An adapter port's QoS settings: trust state, PFC, traffic classes (a parser only).",
+        host: Host::Guest,
+        builtins: None,
+        options: &[],
+        parsers: &[ToolParser {
+            name: "mlnx-qos",
+            command: "mlnx_qos -i IFACE",
+            parse: |t| json(t, crate::qos::parse),
+        }],
+        simulate: |m| m,
+    },
 ];
