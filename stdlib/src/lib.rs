@@ -17,6 +17,7 @@ mod pair;
 pub mod esxcli;
 pub mod fabric;
 pub mod flint;
+pub mod gpu;
 pub mod ib;
 pub mod lspci;
 pub mod mlxconfig;

@@ -450,4 +450,17 @@ pub(crate) const TOOLS: &[Tool] = &[
         }],
         simulate: |m| m,
     },
+    Tool {
+        namespace: "gpu",
+        about: "A host's GPUs: how each reaches the other GPUs and the NICs (a parser only).",
+        host: Host::Guest,
+        builtins: None,
+        options: &[],
+        parsers: &[ToolParser {
+            name: "nvidia-smi-topo",
+            command: "nvidia-smi topo -m",
+            parse: |t| json(t, crate::gpu::parse_topo),
+        }],
+        simulate: |m| m,
+    },
 ];
