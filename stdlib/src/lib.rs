@@ -24,6 +24,7 @@ pub mod mlxconfig;
 pub mod mlxfwmanager;
 pub mod mlxfwreset;
 pub mod mst;
+pub mod nccl;
 pub mod net;
 pub mod ofed;
 pub mod perftest;

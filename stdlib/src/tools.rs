@@ -463,4 +463,17 @@ pub(crate) const TOOLS: &[Tool] = &[
         }],
         simulate: |m| m,
     },
+    Tool {
+        namespace: "nccl",
+        about: "The NCCL performance tests' bus bandwidth between a cluster's GPUs (a parser only).",
+        host: Host::Guest,
+        builtins: None,
+        options: &[],
+        parsers: &[ToolParser {
+            name: "nccl-tests",
+            command: "all_reduce_perf|all_gather_perf|... -b MIN -e MAX [-f 2] [-g N]",
+            parse: |t| json(t, crate::nccl::parse),
+        }],
+        simulate: |m| m,
+    },
 ];
