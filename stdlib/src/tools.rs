@@ -309,6 +309,11 @@ pub(crate) const TOOLS: &[Tool] = &[
                 command: "show_gids [DEV]",
                 parse: |t| json(t, crate::net::show_gids::parse),
             },
+            ToolParser {
+                name: "ethtool-stats",
+                command: "ethtool -S IFACE [| grep ...]",
+                parse: |t| json(t, crate::net::ethtool::parse_stats),
+            },
         ],
         simulate: |m| {
             m.with_tool(crate::net::sim::IpSim)
