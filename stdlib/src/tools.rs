@@ -314,6 +314,11 @@ pub(crate) const TOOLS: &[Tool] = &[
                 command: "ethtool -S IFACE [| grep ...]",
                 parse: |t| json(t, crate::net::ethtool::parse_stats),
             },
+            ToolParser {
+                name: "ethtool-driver",
+                command: "ethtool -i IFACE",
+                parse: |t| json(t, crate::net::ethtool::parse_driver),
+            },
         ],
         simulate: |m| {
             m.with_tool(crate::net::sim::IpSim)

@@ -1,7 +1,7 @@
 //! `net::` builtins: a Linux guest's interfaces (`ip -j addr`), their MTU and addresses, and
 //! which interface an RDMA port is (`ibdev2netdev`), with the simulated guest's `ip` and
 //! `ibdev2netdev`; and the parsers of the GID table with each GID's interface (`show_gids`)
-//! and of an interface's driver counters (`ethtool -S`).
+//! and of an interface's driver counters and driver (`ethtool -S`, `ethtool -i`).
 
 pub mod builtins;
 pub(crate) mod command;

@@ -1,13 +1,26 @@
 //! `ethtool`: a network interface's driver counters (`ethtool -S`), where a lossless RoCE
 //! port shows its PFC pause frames and its discards (mlx5 `rx_prio3_pause`,
-//! `rx_discards_phy`, `rx_out_of_buffer`).
+//! `rx_discards_phy`, `rx_out_of_buffer`), and its driver (`ethtool -i`): which driver and
+//! firmware run the port, at which PCI address.
 //!
-//! The grammar follows ethtool's own printing (`ethtool.c`, `do_gstats`); it is `stats.pest`.
+//! The grammars follow ethtool's own printing (`ethtool.c`, `do_gstats` and `dump_drvinfo`):
+//! `stats.pest` and `driver.pest`.
 
+mod driver;
 mod stats;
 mod types;
 
-pub use types::{EthtoolStats, Stat};
+pub use types::{EthtoolDriver, EthtoolStats, Stat};
+
+/// Parses `ethtool -i IFACE` output.
+///
+/// Claims: output that starts with `driver:` followed only by the fields ethtool prints after
+/// it, in its order (`version`, `firmware-version`, `expansion-rom-version`, `bus-info`, the
+/// `supports-*: yes|no` lines); or ethtool's own failure lines alone (`Cannot get driver
+/// information: No such device`), which are the result's `error`. Any other line is refused.
+pub fn parse_driver(text: &str) -> Result<EthtoolDriver, crate::ParseError> {
+    driver::parse(text)
+}
 
 /// Parses `ethtool -S IFACE` output, whole or filtered by `grep`.
 ///
