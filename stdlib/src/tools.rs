@@ -319,6 +319,11 @@ pub(crate) const TOOLS: &[Tool] = &[
                 command: "ethtool -i IFACE",
                 parse: |t| json(t, crate::net::ethtool::parse_driver),
             },
+            ToolParser {
+                name: "rdma-link",
+                command: "rdma [-d] link [show [DEV[/PORT]]]",
+                parse: |t| json(t, crate::net::rdma::parse),
+            },
         ],
         simulate: |m| {
             m.with_tool(crate::net::sim::IpSim)
