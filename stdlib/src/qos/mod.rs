@@ -16,7 +16,10 @@ pub use types::{DscpToPriority, MlnxQos, PfcPriority, TrafficClass};
 /// Claims: output holding the tool's `PFC configuration:` table (its `priority` row of eight
 /// columns and its `enabled` row), after only the lines mlnx_qos prints before it (`DCBX mode:`,
 /// `Priority trust state:`, the `dscp2prio mapping:`, `Receive buffer size (bytes):`, `Cable
-/// len:`) and followed only by its traffic classes; anything else is refused.
+/// len:`, a line for each feature the device lacks) and followed only by its traffic classes;
+/// or the tool's own failure lines alone (`ETS features are not supported on your system`, a
+/// bad command line and its `Usage:` line), which are the result's `error`. Anything else is
+/// refused, told the line mlnx_qos starts with.
 pub fn parse(text: &str) -> Result<MlnxQos, crate::ParseError> {
     parse::parse(text)
 }

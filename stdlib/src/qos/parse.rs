@@ -5,9 +5,13 @@ use pest::iterators::Pair;
 
 use super::types::{DscpToPriority, MlnxQos, PfcPriority, TrafficClass};
 use crate::ParseError;
-use crate::grammar::{named_number, number};
+use crate::grammar::transcript::LineCounter;
+use crate::grammar::{Message, ToolError, named_number, number};
 
 const TOOL: &str = "mlnx-qos";
+/// What an output that is not `mlnx_qos`'s is told: the line the tool starts with.
+const EXPECTED: &str = "expected `mlnx_qos` output: its first line `DCBX mode: ...` (`Priority \
+                        trust state:` or `PFC configuration:` in older versions), or its error";
 
 #[derive(pest_derive::Parser)]
 #[grammar = "src/qos/mlnx_qos.pest"]
@@ -15,8 +19,15 @@ struct MlnxQosParser;
 
 /// Parses `mlnx_qos -i IFACE` output.
 pub(super) fn parse(text: &str) -> Result<MlnxQos, ParseError> {
-    let root = MlnxQosParser::parse(Rule::mlnx_qos_output, text)
-        .map_err(|error| ParseError::from_pest(TOOL, text, &error))?;
+    let root = MlnxQosParser::parse(Rule::mlnx_qos_output, text).map_err(|error| {
+        let error = ParseError::from_pest(TOOL, text, &error);
+        // Refused at its start (pest names only the whole output): name the line it wanted.
+        if error.message == "expected mlnx qos output" {
+            ParseError::at(TOOL, text, error.span.offset(), error.span.len(), EXPECTED)
+        } else {
+            error
+        }
+    })?;
     let mut qos = MlnxQos {
         warning: None,
         dcbx_mode: None,
@@ -27,7 +38,11 @@ pub(super) fn parse(text: &str) -> Result<MlnxQos, ParseError> {
         cable_len: None,
         pfc: Vec::new(),
         tcs: Vec::new(),
+        notices: Vec::new(),
+        error: None,
     };
+    let mut lines = LineCounter::new(text);
+    let mut configured = false;
     for pair in root.flatten() {
         match pair.as_rule() {
             Rule::warning => {
@@ -54,6 +69,22 @@ pub(super) fn parse(text: &str) -> Result<MlnxQos, ParseError> {
                 column.buffer = Some(value);
             })?,
             Rule::tc_line => qos.tcs.push(tc_line(text, pair)?),
+            Rule::pfc_block => configured = true,
+            Rule::notice => qos.notices.push(Message {
+                line: lines.line_of(pair.as_span().start()),
+                text: pair.as_str().to_owned(),
+            }),
+            Rule::unsupported | Rule::usage_error | Rule::failed | Rule::permission
+                if qos.error.is_none() =>
+            {
+                let kind = match pair.as_rule() {
+                    Rule::unsupported => "unsupported",
+                    Rule::usage_error => "usage",
+                    Rule::failed => "failed",
+                    _ => "permission",
+                };
+                qos.error = Some(ToolError::at_span(kind, text, pair.as_span()));
+            }
             Rule::tc_priority => {
                 let priority = named_number(TOOL, text, &pair, "priority")?;
                 let Some(tc) = qos.tcs.last_mut() else {
@@ -70,6 +101,15 @@ pub(super) fn parse(text: &str) -> Result<MlnxQos, ParseError> {
             }
             _ => {}
         }
+    }
+    // Without a configuration, a feature the command needed and the device lacks stopped the
+    // tool (`--trust` without trust state): that notice is its failure.
+    if !configured && qos.error.is_none() {
+        qos.error = qos.notices.first().map(|notice| ToolError {
+            kind: "unsupported".to_owned(),
+            message: notice.text.clone(),
+            line: notice.line,
+        });
     }
     Ok(qos)
 }
@@ -222,6 +262,83 @@ mod tests {
             vec![31, 30, 29, 28, 27, 26, 25, 24, 40]
         );
         assert_eq!(qos.dscp2prio.len(), 8);
+    }
+
+    /// `mlnx_qos` (mlnx-tools' `python/mlnx_qos`) prints a line for each feature the device
+    /// lacks and goes on with the configuration without it (`trust` becomes `none`).
+    #[test]
+    fn lacking_features_are_notices_before_the_configuration() {
+        let text = format!(
+            "Priority trust state is not supported on your system\n\
+             Buffers commands are not supported on your system\n\
+             Rate limit is not supported on your system!\n{}",
+            netarbiter().replace("Priority trust state: dscp", "Priority trust state: none")
+        );
+        let qos = parse(&text).unwrap_or_else(|e| panic!("{e}"));
+        let notices: Vec<(usize, &str)> = qos
+            .notices
+            .iter()
+            .map(|n| (n.line, n.text.as_str()))
+            .collect();
+        assert_eq!(
+            notices,
+            [
+                (1, "Priority trust state is not supported on your system"),
+                (2, "Buffers commands are not supported on your system"),
+                (3, "Rate limit is not supported on your system!"),
+            ]
+        );
+        assert_eq!(qos.trust_state.as_deref(), Some("none"));
+        assert_eq!(qos.error, None);
+        assert_eq!(qos.pfc.len(), 8);
+    }
+
+    /// The tool's own errors (its `print` before `sys.exit(1)`) are data: a device without DCB
+    /// ETS, a bad command line with optparse's usage line, a lacking feature the command needed
+    /// (`--trust` without trust state), not root.
+    #[test]
+    fn the_tools_errors_are_data() {
+        for (text, kind, line) in [
+            (
+                "ETS features are not supported on your system\n",
+                "unsupported",
+                1,
+            ),
+            (
+                "****** WARNING: lldpad service is running and may overwrite your settings ******\n\n\
+                 Buffers commands are not supported on your system\n\
+                 ETS features are not supported on your system\n",
+                "unsupported",
+                4,
+            ),
+            (
+                "Bad arguments\nUsage: mlnx_qos -i <interface> [options]\n",
+                "usage",
+                1,
+            ),
+            (
+                "Priority trust state is not supported on your system\n",
+                "unsupported",
+                1,
+            ),
+            ("[Errno 1] Operation not permitted\n", "permission", 1),
+            ("mlnx_qos: Error setting pfc: [Errno 22]\n", "failed", 1),
+        ] {
+            let qos = parse(text).unwrap_or_else(|e| panic!("{text:?}: {e}"));
+            let error = qos.error.unwrap_or_else(|| panic!("{text:?}: no error"));
+            assert_eq!((error.kind.as_str(), error.line), (kind, line), "{text:?}");
+            assert!(qos.pfc.is_empty());
+        }
+    }
+
+    /// Foreign text is told the line mlnx_qos starts with.
+    #[test]
+    fn foreign_text_is_told_the_first_line_wanted() {
+        let message = parse("mlx5_0 port 1 ==> ens1f0 (Up)\n")
+            .err()
+            .map(|e| e.message)
+            .unwrap_or_default();
+        assert!(message.contains("`DCBX mode: ...`"), "{message}");
     }
 
     #[test]

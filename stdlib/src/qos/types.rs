@@ -1,9 +1,11 @@
 //! The typed result of `mlnx_qos -i IFACE`.
 
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
+
+use crate::grammar::{Message, ToolError};
 
 /// An interface's QoS settings as `mlnx_qos` prints them.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct MlnxQos {
     /// The tool's warning without its stars (`WARNING: lldpad service is running and may
     /// overwrite your settings`); `null` when not printed.
@@ -25,10 +27,18 @@ pub struct MlnxQos {
     pub pfc: Vec<PfcPriority>,
     /// The traffic classes, in printed order.
     pub tcs: Vec<TrafficClass>,
+    /// The features the device lacks, printed before the configuration (`Rate limit is not
+    /// supported on your system!`), with their line numbers; `[]` when none.
+    pub notices: Vec<Message>,
+    /// The tool's own failure instead of the configuration: kind `unsupported` (`ETS features
+    /// are not supported on your system`, or a lacking feature the command needed), `usage`,
+    /// `failed` (a setting the device refused), `permission` (not root); the line as printed
+    /// and its number.
+    pub error: Option<ToolError>,
 }
 
 /// The DSCP values one priority takes.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct DscpToPriority {
     /// The priority (`prio:3`).
     pub prio: u8,
@@ -37,7 +47,7 @@ pub struct DscpToPriority {
 }
 
 /// One priority of the PFC table.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct PfcPriority {
     /// The column's priority.
     pub priority: u8,
@@ -48,7 +58,7 @@ pub struct PfcPriority {
 }
 
 /// One traffic class and the priorities mapped to it.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct TrafficClass {
     /// `tc:`.
     pub tc: u8,
