@@ -308,6 +308,26 @@ pub(crate) const TOOLS: &[Tool] = &[
                 command: "ip [-d] link show",
                 parse: |t| json(t, crate::net::ip::parse_link),
             },
+            ToolParser {
+                name: "show-gids",
+                command: "show_gids [DEV]",
+                parse: |t| json(t, crate::net::show_gids::parse),
+            },
+            ToolParser {
+                name: "ethtool-stats",
+                command: "ethtool -S IFACE [| grep ...]",
+                parse: |t| json(t, crate::net::ethtool::parse_stats),
+            },
+            ToolParser {
+                name: "ethtool-driver",
+                command: "ethtool -i IFACE",
+                parse: |t| json(t, crate::net::ethtool::parse_driver),
+            },
+            ToolParser {
+                name: "rdma-link",
+                command: "rdma [-d] link [show [DEV[/PORT]]]",
+                parse: |t| json(t, crate::net::rdma::parse),
+            },
         ],
         simulate: |m| {
             m.with_tool(crate::net::sim::IpSim)
@@ -434,6 +454,45 @@ pub(crate) const TOOLS: &[Tool] = &[
                 parse: |t| json(t, crate::lspci::parse_verbose),
             },
         ],
+        simulate: |m| m,
+    },
+    Tool {
+        namespace: "qos",
+        about: "An adapter port's QoS settings: trust state, PFC, traffic classes (a parser only).",
+        host: Host::Guest,
+        builtins: None,
+        options: &[],
+        parsers: &[ToolParser {
+            name: "mlnx-qos",
+            command: "mlnx_qos -i IFACE",
+            parse: |t| json(t, crate::qos::parse),
+        }],
+        simulate: |m| m,
+    },
+    Tool {
+        namespace: "gpu",
+        about: "A host's GPUs: how each reaches the other GPUs and the NICs (a parser only).",
+        host: Host::Guest,
+        builtins: None,
+        options: &[],
+        parsers: &[ToolParser {
+            name: "nvidia-smi-topo",
+            command: "nvidia-smi topo -m",
+            parse: |t| json(t, crate::gpu::parse_topo),
+        }],
+        simulate: |m| m,
+    },
+    Tool {
+        namespace: "nccl",
+        about: "The NCCL performance tests' bus bandwidth between a cluster's GPUs (a parser only).",
+        host: Host::Guest,
+        builtins: None,
+        options: &[],
+        parsers: &[ToolParser {
+            name: "nccl-tests",
+            command: "all_reduce_perf|all_gather_perf|... -b MIN -e MAX [-f 2] [-g N]",
+            parse: |t| json(t, crate::nccl::parse),
+        }],
         simulate: |m| m,
     },
 ];

@@ -33,6 +33,12 @@ const TRANSCRIPTS: &[(&str, &str, usize, &str)] = &[
         "other",
     ),
     ("lspci-vv", "cx7-ndr-vv-spaces-padded-vpd", 0, "messages"),
+    (
+        "nccl-tests",
+        "a3mega-2x8-h100-all-reduce-8b-8g",
+        1,
+        "messages",
+    ),
 ];
 
 /// Each transcript parser's fixture whose output is the tool's own error, and the error's kind

@@ -34,6 +34,16 @@ impl ToolError {
             line: line.number,
         }
     }
+
+    /// An error of `kind` that a grammar matched at `span` of `text` (a parser that reads its
+    /// tool's error lines with pest rather than line by line).
+    pub(crate) fn at_span(kind: &str, text: &str, span: pest::Span<'_>) -> Self {
+        Self {
+            kind: kind.to_owned(),
+            message: span.as_str().trim().to_owned(),
+            line: LineCounter::new(text).line_of(span.start()),
+        }
+    }
 }
 
 /// One line of an output, as the transcript parsers walk it.
