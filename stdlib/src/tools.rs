@@ -241,6 +241,19 @@ pub(crate) const TOOLS: &[Tool] = &[
         simulate: |m| m.with_tool(crate::mlxfwreset::MlxfwresetSim),
     },
     Tool {
+        namespace: "mlxlink",
+        about: "A port's link as the firmware reports it: state, speed, FEC, troubleshooting advice, error counters (a parser only).",
+        host: Host::Mft,
+        builtins: None,
+        options: &[],
+        parsers: &[ToolParser {
+            name: "mlxlink",
+            command: "mlxlink -d DEV [-p PORT] [-c] [-m] [-e]",
+            parse: |t| json(t, crate::mlxlink::parse),
+        }],
+        simulate: |m| m,
+    },
+    Tool {
         namespace: "vhpc",
         about: "vCenter through `vhpc_toolkit` on the management host named by the inventory var `vhpc_host`.",
         host: Host::Esxi,
