@@ -370,6 +370,12 @@ pub(crate) const TOOLS: &[Tool] = &[
                 command: "cat OUT/ibdiagnet2.db_csv (after ibdiagnet -o OUT)",
                 parse: |t| json(t, crate::ib::ibdiagnet::parse),
             },
+            // The fabric's diagnostics, read from published outputs (parsers only).
+            ToolParser {
+                name: "ibqueryerrors",
+                command: "ibqueryerrors [-c] [-s ...] [-r] [--data] [--counters]",
+                parse: |t| json(t, crate::ib::ibqueryerrors::parse),
+            },
         ],
         simulate: |m| {
             m.with_tool(crate::ib::sim::IbSim)

@@ -4,11 +4,14 @@
 
 pub mod builtins;
 pub(crate) mod command;
+mod diag;
 pub mod ibdiagnet;
 pub mod ibnetdiscover;
+pub mod ibqueryerrors;
 pub mod ibstat;
 pub mod ibstatus;
 pub mod ibv_devinfo;
+pub mod link;
 mod reads;
 pub(crate) mod sim;
 mod switch;
