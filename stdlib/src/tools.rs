@@ -376,6 +376,11 @@ pub(crate) const TOOLS: &[Tool] = &[
                 command: "ibqueryerrors [-c] [-s ...] [-r] [--data] [--counters]",
                 parse: |t| json(t, crate::ib::ibqueryerrors::parse),
             },
+            ToolParser {
+                name: "perfquery",
+                command: "perfquery [-x] [-E|-D|...] [-a] [LID|GUID] [PORT]",
+                parse: |t| json(t, crate::ib::perfquery::parse),
+            },
         ],
         simulate: |m| {
             m.with_tool(crate::ib::sim::IbSim)

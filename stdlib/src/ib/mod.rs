@@ -12,6 +12,7 @@ pub mod ibstat;
 pub mod ibstatus;
 pub mod ibv_devinfo;
 pub mod link;
+pub mod perfquery;
 mod reads;
 pub(crate) mod sim;
 mod switch;
