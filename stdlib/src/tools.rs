@@ -381,6 +381,11 @@ pub(crate) const TOOLS: &[Tool] = &[
                 command: "perfquery [-x] [-E|-D|...] [-a] [LID|GUID] [PORT]",
                 parse: |t| json(t, crate::ib::perfquery::parse),
             },
+            ToolParser {
+                name: "iblinkinfo",
+                command: "iblinkinfo [-l] [--switches-only|--cas-only] [-d]",
+                parse: |t| json(t, crate::ib::iblinkinfo::parse),
+            },
         ],
         simulate: |m| {
             m.with_tool(crate::ib::sim::IbSim)

@@ -72,6 +72,34 @@ pub(crate) enum LinkPart {
     RemoteUnavailable,
 }
 
+/// Names a parser's `link.pest` rules for [`read`]: `link_parts!(Rule)` is the `part` function
+/// of a grammar that joined `link.pest` (its rules have the same names in every parser).
+macro_rules! link_parts {
+    ($rule:ident) => {
+        |rule: $rule| {
+            use $crate::ib::link::LinkPart;
+            Some(match rule {
+                $rule::link_lid => LinkPart::Lid,
+                $rule::link_port => LinkPart::Port,
+                $rule::ext_port => LinkPart::ExtPort,
+                $rule::link_text => LinkPart::LinkText,
+                $rule::hoq_life => LinkPart::HoqLife,
+                $rule::vl_stall => LinkPart::VlStall,
+                $rule::remote_port => LinkPart::RemotePort,
+                $rule::remote_guid => LinkPart::RemoteGuid,
+                $rule::remote_lid => LinkPart::RemoteLid,
+                $rule::remote_port_number => LinkPart::RemotePortNumber,
+                $rule::remote_ext_port => LinkPart::RemoteExtPort,
+                $rule::remote_name => LinkPart::RemoteName,
+                $rule::could_be => LinkPart::CouldBe,
+                $rule::remote_unavailable => LinkPart::RemoteUnavailable,
+                _ => return None,
+            })
+        }
+    };
+}
+pub(crate) use link_parts;
+
 /// Reads a `port_link` pair; `part` names each of the parser's rules.
 pub(crate) fn read<R: RuleType>(
     tool: &'static str,

@@ -9,7 +9,7 @@ use super::types::{ErrorNode, ErrorPort, IbQueryErrors, Summary};
 use crate::ParseError;
 use crate::grammar::transcript::LineCounter;
 use crate::ib::diag::{DiagKind, DiagLines, is_program};
-use crate::ib::link::{self, LinkPart};
+use crate::ib::link;
 
 const TOOL: &str = "ibqueryerrors";
 
@@ -55,7 +55,7 @@ pub(super) fn parse(text: &str) -> Result<IbQueryErrors, ParseError> {
                     ));
                 };
                 if let Some(inner) = pair.into_inner().next() {
-                    port.link = Some(link::read(TOOL, text, inner, link_part)?);
+                    port.link = Some(link::read(TOOL, text, inner, link::link_parts!(Rule))?);
                 }
             }
             Rule::summary_line => {
@@ -237,25 +237,4 @@ fn summary_line(text: &str, pair: Pair<'_, Rule>, summary: &mut Summary) -> Resu
         }
     }
     Ok(())
-}
-
-/// Names this grammar's rules for the shared link reader.
-fn link_part(rule: Rule) -> Option<LinkPart> {
-    Some(match rule {
-        Rule::link_lid => LinkPart::Lid,
-        Rule::link_port => LinkPart::Port,
-        Rule::ext_port => LinkPart::ExtPort,
-        Rule::link_text => LinkPart::LinkText,
-        Rule::hoq_life => LinkPart::HoqLife,
-        Rule::vl_stall => LinkPart::VlStall,
-        Rule::remote_port => LinkPart::RemotePort,
-        Rule::remote_guid => LinkPart::RemoteGuid,
-        Rule::remote_lid => LinkPart::RemoteLid,
-        Rule::remote_port_number => LinkPart::RemotePortNumber,
-        Rule::remote_ext_port => LinkPart::RemoteExtPort,
-        Rule::remote_name => LinkPart::RemoteName,
-        Rule::could_be => LinkPart::CouldBe,
-        Rule::remote_unavailable => LinkPart::RemoteUnavailable,
-        _ => return None,
-    })
 }
