@@ -138,3 +138,31 @@ fn refusals() {
         Some("`99999999999999999999999` is not a number in range")
     );
 }
+
+/// The first lines of a published `ibqueryerrors --details --suppress-common --data
+/// --report-port --switch` run (guilbaults/infiniband-exporter issue 12): libibnetdisc's
+/// `src/query_smp.c:199; ...` line before the output, a switch whose extended error counters
+/// print their scaled value too (`(19.353K)`) and `--details`' `PortLocalPhysicalErrors`
+/// without one. The published port line is cut after `PortRcvPkts` here, as the issue's page
+/// shows it only in part.
+#[test]
+fn scaled_error_counters_details_and_a_discovery_error() {
+    let text = "\
+src/query_smp.c:199; umad (DR path slid 0; dlid 0; 0,1,10,19 Attr 0x11:0) bad status 110; Connection timed out
+Errors for 0xb8599f0300383ec0 \"ibswh2 [255-B05] HDR-40\"
+   GUID 0xb8599f0300383ec0 port ALL: [SymbolErrorCounter == 19817 (19.353K)] [LinkDownedCounter == 37 (37.000)] [PortXmitDiscards == 8 (8.000)] [PortLocalPhysicalErrors == 8] [PortXmitWait == 2417380683166 (2.199T)] [PortXmitData == 5044493407069892 (17.922PB)] [PortRcvData == 5044493406602707 (17.922PB)] [PortXmitPkts == 5101051455966 (4.639T)] [PortRcvPkts == 5101051441855 (4.639T)]
+";
+    let out = parse(text).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(out.nodes[0].name, "ibswh2 [255-B05] HDR-40");
+    let all = &out.nodes[0].ports[0];
+    assert_eq!(all.counters.get("SymbolErrorCounter"), Some(&19_817));
+    assert_eq!(all.counters.get("PortLocalPhysicalErrors"), Some(&8));
+    assert_eq!(
+        all.scaled.get("PortXmitData").map(String::as_str),
+        Some("17.922PB")
+    );
+    assert!(!all.scaled.contains_key("PortLocalPhysicalErrors"));
+    assert_eq!(out.warnings.len(), 1);
+    assert!(out.warnings[0].text.starts_with("src/query_smp.c:199;"));
+    assert!(out.summary.is_none());
+}
