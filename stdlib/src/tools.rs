@@ -386,6 +386,11 @@ pub(crate) const TOOLS: &[Tool] = &[
                 command: "iblinkinfo [-l] [--switches-only|--cas-only] [-d]",
                 parse: |t| json(t, crate::ib::iblinkinfo::parse),
             },
+            ToolParser {
+                name: "sminfo",
+                command: "sminfo [SM_LID|SM_DR_PATH]",
+                parse: |t| json(t, crate::ib::sminfo::parse),
+            },
         ],
         simulate: |m| {
             m.with_tool(crate::ib::sim::IbSim)

@@ -16,6 +16,7 @@ pub mod link;
 pub mod perfquery;
 mod reads;
 pub(crate) mod sim;
+pub mod sminfo;
 mod switch;
 
 /// The namespace the builtins are registered under; with the name a script calls, it is
