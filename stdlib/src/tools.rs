@@ -391,6 +391,11 @@ pub(crate) const TOOLS: &[Tool] = &[
                 command: "sminfo [SM_LID|SM_DR_PATH]",
                 parse: |t| json(t, crate::ib::sminfo::parse),
             },
+            ToolParser {
+                name: "ibnodes",
+                command: "ibnodes|ibhosts|ibswitches",
+                parse: |t| json(t, crate::ib::ibnodes::parse),
+            },
         ],
         simulate: |m| {
             m.with_tool(crate::ib::sim::IbSim)

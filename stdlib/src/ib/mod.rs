@@ -8,6 +8,7 @@ mod diag;
 pub mod ibdiagnet;
 pub mod iblinkinfo;
 pub mod ibnetdiscover;
+pub mod ibnodes;
 pub mod ibqueryerrors;
 pub mod ibstat;
 pub mod ibstatus;
