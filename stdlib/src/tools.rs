@@ -396,6 +396,11 @@ pub(crate) const TOOLS: &[Tool] = &[
                 command: "ibnodes|ibhosts|ibswitches",
                 parse: |t| json(t, crate::ib::ibnodes::parse),
             },
+            ToolParser {
+                name: "ibv-rc-pingpong",
+                command: "ibv_rc_pingpong [-d DEV] [-g GIDX] [HOST]",
+                parse: |t| json(t, crate::ib::rc_pingpong::parse),
+            },
         ],
         simulate: |m| {
             m.with_tool(crate::ib::sim::IbSim)

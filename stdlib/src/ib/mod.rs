@@ -15,6 +15,7 @@ pub mod ibstatus;
 pub mod ibv_devinfo;
 pub mod link;
 pub mod perfquery;
+pub mod rc_pingpong;
 mod reads;
 pub(crate) mod sim;
 pub mod sminfo;
