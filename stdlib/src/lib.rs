@@ -23,6 +23,7 @@ pub mod lspci;
 pub mod mlxconfig;
 pub mod mlxfwmanager;
 pub mod mlxfwreset;
+pub mod mlxlink;
 pub mod mst;
 pub mod nccl;
 pub mod net;

@@ -245,6 +245,19 @@ pub(crate) const TOOLS: &[Tool] = &[
         simulate: |m| m.with_tool(crate::mlxfwreset::MlxfwresetSim),
     },
     Tool {
+        namespace: "mlxlink",
+        about: "A port's link as the firmware reports it: state, speed, FEC, troubleshooting advice, error counters (a parser only).",
+        host: Host::Mft,
+        builtins: None,
+        options: &[],
+        parsers: &[ToolParser {
+            name: "mlxlink",
+            command: "mlxlink -d DEV [-p PORT] [-c] [-m] [-e]",
+            parse: |t| json(t, crate::mlxlink::parse),
+        }],
+        simulate: |m| m,
+    },
+    Tool {
         namespace: "vhpc",
         about: "vCenter through `vhpc_toolkit` on the management host named by the inventory var `vhpc_host`.",
         host: Host::Esxi,
@@ -380,6 +393,37 @@ pub(crate) const TOOLS: &[Tool] = &[
                 name: "ibdiagnet-db-csv",
                 command: "cat OUT/ibdiagnet2.db_csv (after ibdiagnet -o OUT)",
                 parse: |t| json(t, crate::ib::ibdiagnet::parse),
+            },
+            // The fabric's diagnostics, read from published outputs (parsers only).
+            ToolParser {
+                name: "ibqueryerrors",
+                command: "ibqueryerrors [-c] [-s ...] [-r] [--data] [--counters]",
+                parse: |t| json(t, crate::ib::ibqueryerrors::parse),
+            },
+            ToolParser {
+                name: "perfquery",
+                command: "perfquery [-x] [-E|-D|...] [-a] [LID|GUID] [PORT]",
+                parse: |t| json(t, crate::ib::perfquery::parse),
+            },
+            ToolParser {
+                name: "iblinkinfo",
+                command: "iblinkinfo [-l] [--switches-only|--cas-only] [-d]",
+                parse: |t| json(t, crate::ib::iblinkinfo::parse),
+            },
+            ToolParser {
+                name: "sminfo",
+                command: "sminfo [SM_LID|SM_DR_PATH]",
+                parse: |t| json(t, crate::ib::sminfo::parse),
+            },
+            ToolParser {
+                name: "ibnodes",
+                command: "ibnodes|ibhosts|ibswitches",
+                parse: |t| json(t, crate::ib::ibnodes::parse),
+            },
+            ToolParser {
+                name: "ibv-rc-pingpong",
+                command: "ibv_rc_pingpong [-d DEV] [-g GIDX] [HOST]",
+                parse: |t| json(t, crate::ib::rc_pingpong::parse),
             },
         ],
         simulate: |m| {

@@ -39,6 +39,12 @@ const TRANSCRIPTS: &[(&str, &str, usize, &str)] = &[
         1,
         "messages",
     ),
+        "ibv-rc-pingpong",
+        "rxe-roce-client-linux-rdma-list",
+        2,
+        "messages",
+    ),
+    ("ibv-rc-pingpong", "ib-no-gid-openmpi-list", 1, "messages"),
 ];
 
 /// Each transcript parser's fixture whose output is the tool's own error, and the error's kind

@@ -4,13 +4,21 @@
 
 pub mod builtins;
 pub(crate) mod command;
+mod diag;
 pub mod ibdiagnet;
+pub mod iblinkinfo;
 pub mod ibnetdiscover;
+pub mod ibnodes;
+pub mod ibqueryerrors;
 pub mod ibstat;
 pub mod ibstatus;
 pub mod ibv_devinfo;
+pub mod link;
+pub mod perfquery;
+pub mod rc_pingpong;
 mod reads;
 pub(crate) mod sim;
+pub mod sminfo;
 mod switch;
 
 /// The namespace the builtins are registered under; with the name a script calls, it is
