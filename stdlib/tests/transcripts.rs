@@ -39,6 +39,7 @@ const TRANSCRIPTS: &[(&str, &str, usize, &str)] = &[
         1,
         "messages",
     ),
+    (
         "ibv-rc-pingpong",
         "rxe-roce-client-linux-rdma-list",
         2,
