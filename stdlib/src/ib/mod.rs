@@ -6,6 +6,7 @@ pub mod builtins;
 pub(crate) mod command;
 mod diag;
 pub mod ibdiagnet;
+pub mod ibdiagnet_summary;
 pub mod iblinkinfo;
 pub mod ibnetdiscover;
 pub mod ibnodes;
