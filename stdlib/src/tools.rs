@@ -425,6 +425,11 @@ pub(crate) const TOOLS: &[Tool] = &[
                 command: "ibv_rc_pingpong [-d DEV] [-g GIDX] [HOST]",
                 parse: |t| json(t, crate::ib::rc_pingpong::parse),
             },
+            ToolParser {
+                name: "ibdiagnet-summary",
+                command: "ibdiagnet [...] (its console output)",
+                parse: |t| json(t, crate::ib::ibdiagnet_summary::parse),
+            },
         ],
         simulate: |m| {
             m.with_tool(crate::ib::sim::IbSim)

@@ -46,6 +46,12 @@ const TRANSCRIPTS: &[(&str, &str, usize, &str)] = &[
         "messages",
     ),
     ("ibv-rc-pingpong", "ib-no-gid-openmpi-list", 1, "messages"),
+    (
+        "ibdiagnet-summary",
+        "ibutils-1.5.7-two-hosts-archwiki",
+        6,
+        "messages",
+    ),
 ];
 
 /// Each transcript parser's fixture whose output is the tool's own error, and the error's kind

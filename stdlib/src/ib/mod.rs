@@ -1,11 +1,13 @@
 //! `ib::` builtins: RDMA ports (`ibstatus`, `ibstat`, `ibv_devinfo`), the InfiniBand fabric
 //! (`ibnetdiscover`) and waiting for a port to come up; with the simulated guest's RDMA ports
-//! and fabric.
+//! and fabric. Parsers only, so far: the fabric's diagnostics (`ibqueryerrors`, `perfquery`,
+//! `iblinkinfo`, `sminfo`, `ibnodes`, ibdiagnet's console summary) and `ibv_rc_pingpong`.
 
 pub mod builtins;
 pub(crate) mod command;
 mod diag;
 pub mod ibdiagnet;
+pub mod ibdiagnet_summary;
 pub mod iblinkinfo;
 pub mod ibnetdiscover;
 pub mod ibnodes;

@@ -46,56 +46,9 @@ pub(super) fn parse(text: &str) -> Result<RcPingpong, ParseError> {
                 own = true;
                 address(text, pair, &mut out)?;
             }
-            Rule::bytes_line => {
+            Rule::bytes_line | Rule::iters_line | Rule::cycles_line | Rule::invalid_line => {
                 own = true;
-                for part in pair.into_inner() {
-                    match part.as_rule() {
-                        Rule::bytes => out.bytes = Some(named_number(TOOL, text, &part, "bytes")?),
-                        Rule::seconds => out.elapsed_sec = Some(decimal(text, &part)?),
-                        Rule::mbit => out.bandwidth_mbit_per_sec = Some(decimal(text, &part)?),
-                        _ => {}
-                    }
-                }
-            }
-            Rule::iters_line => {
-                own = true;
-                out.completed = true;
-                for part in pair.into_inner() {
-                    match part.as_rule() {
-                        Rule::iters => {
-                            out.iters = Some(named_number(TOOL, text, &part, "iterations")?)
-                        }
-                        Rule::seconds => out.elapsed_sec = Some(decimal(text, &part)?),
-                        Rule::usec => out.usec_per_iter = Some(decimal(text, &part)?),
-                        _ => {}
-                    }
-                }
-            }
-            Rule::cycles_line => {
-                own = true;
-                let cycles = out
-                    .completion_cycles
-                    .get_or_insert_with(CompletionCycles::default);
-                let (mut kind, mut value) = ("", None);
-                for part in pair.into_inner() {
-                    match part.as_rule() {
-                        Rule::cycles_kind => kind = part.as_str(),
-                        Rule::cycles => value = Some(decimal(text, &part)?),
-                        _ => {}
-                    }
-                }
-                match kind {
-                    "Max" => cycles.max = value,
-                    "Min" => cycles.min = value,
-                    _ => cycles.average = value,
-                }
-            }
-            Rule::invalid_line => {
-                own = true;
-                for part in pair.into_inner().filter(|p| p.as_rule() == Rule::page) {
-                    out.invalid_pages
-                        .push(named_number(TOOL, text, &part, "page")?);
-                }
+                result_line(text, pair, &mut out)?;
             }
             Rule::error_line => {
                 let words = pair.as_str().trim();
@@ -135,6 +88,40 @@ pub(super) fn parse(text: &str) -> Result<RcPingpong, ParseError> {
         ));
     }
     Ok(out)
+}
+
+/// A line of the run's results: bytes and bandwidth, iterations and time per exchange, `-t`'s
+/// completion cycles, `-c`'s unchecked pages.
+fn result_line(text: &str, pair: Pair<'_, Rule>, out: &mut RcPingpong) -> Result<(), ParseError> {
+    let rule = pair.as_rule();
+    out.completed |= rule == Rule::iters_line;
+    let mut cycles_kind = "";
+    for part in pair.into_inner() {
+        match part.as_rule() {
+            Rule::bytes => out.bytes = Some(named_number(TOOL, text, &part, "bytes")?),
+            Rule::seconds => out.elapsed_sec = Some(decimal(text, &part)?),
+            Rule::mbit => out.bandwidth_mbit_per_sec = Some(decimal(text, &part)?),
+            Rule::iters => out.iters = Some(named_number(TOOL, text, &part, "iterations")?),
+            Rule::usec => out.usec_per_iter = Some(decimal(text, &part)?),
+            Rule::page => out
+                .invalid_pages
+                .push(named_number(TOOL, text, &part, "page")?),
+            Rule::cycles_kind => cycles_kind = part.as_str(),
+            Rule::cycles => {
+                let value = Some(decimal(text, &part)?);
+                let cycles = out
+                    .completion_cycles
+                    .get_or_insert_with(CompletionCycles::default);
+                match cycles_kind {
+                    "Max" => cycles.max = value,
+                    "Min" => cycles.min = value,
+                    _ => cycles.average = value,
+                }
+            }
+            _ => {}
+        }
+    }
+    Ok(())
 }
 
 fn decimal(text: &str, part: &Pair<'_, Rule>) -> Result<f64, ParseError> {
