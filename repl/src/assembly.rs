@@ -5,7 +5,7 @@
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock};
 
-use cairn_runtime::RunStore;
+use cairn_runtime::RunFolders;
 use cairn_runtime::launch::Launcher;
 
 /// `--lib` folders, then CAIRN_PATH's: where imports are looked up last.
@@ -30,7 +30,7 @@ pub(crate) fn launcher(state: &Path) -> Launcher {
         lib_path: lib_path(),
         libraries: cairn_stdlib::libraries(),
         sim_models: Arc::new(cairn_stdlib::sim_models()),
-        store: RunStore::new(state),
+        runs: RunFolders::new(state),
     }
 }
 
@@ -39,7 +39,7 @@ pub(crate) fn launcher(state: &Path) -> Launcher {
 pub(crate) fn launcher_for(state: &Path, shared: bool) -> Launcher {
     let mut launcher = launcher(state);
     if shared {
-        launcher.store = RunStore::shared_copy(state);
+        launcher.runs = RunFolders::shared_copy(state);
     }
     launcher
 }
@@ -51,6 +51,6 @@ pub(crate) fn over(launcher: &Launcher, state: &Path) -> Launcher {
         lib_path: launcher.lib_path.clone(),
         libraries: launcher.libraries.clone(),
         sim_models: Arc::clone(&launcher.sim_models),
-        store: RunStore::new(state),
+        runs: RunFolders::new(state),
     }
 }

@@ -7,7 +7,7 @@ use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
 
-use cairn_runtime::RunStore;
+use cairn_runtime::RunFolders;
 use cairn_store_pg::{Heartbeat, PgShared, PgStore, StoreUrl};
 use clap::Args;
 
@@ -77,11 +77,11 @@ impl StoreArgs {
         &self,
         state: &Path,
         only: Option<&str>,
-    ) -> miette::Result<(RunStore, Option<PgStore>)> {
+    ) -> miette::Result<(RunFolders, Option<PgStore>)> {
         let Some(store) = self.connect()? else {
-            return Ok((RunStore::new(state), None));
+            return Ok((RunFolders::new(state), None));
         };
-        let runs = RunStore::shared_copy(state);
+        let runs = RunFolders::shared_copy(state);
         let store = store.copy_runs(&runs, only)?;
         Ok((runs, Some(store)))
     }
@@ -114,7 +114,7 @@ pub(crate) fn take_over(
     state: &Path,
     given: Option<String>,
 ) -> miette::Result<Option<String>> {
-    let runs = RunStore::shared_copy(state);
+    let runs = RunFolders::shared_copy(state);
     let id = match given {
         Some(id) => id,
         None => {

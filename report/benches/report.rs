@@ -2,7 +2,7 @@
 //! VMs, the controller's 4 perftest runs for each of 50 pairs: 200 plots), journals written
 //! here with the runtime's record types; prints the time to read them and write the page.
 
-use cairn_runtime::RunStore;
+use cairn_runtime::RunFolders;
 use serde_json::{Value, json};
 use support::{Act, write_journal};
 
@@ -16,7 +16,7 @@ const VMS: usize = 100;
 
 fn main() {
     let dir = tempfile::tempdir().expect("temporary folder");
-    let store = RunStore::new(dir.path());
+    let store = RunFolders::new(dir.path());
     let mut hosts: Vec<String> = (1..=ESXI).map(|i| format!("esx{i:03}")).collect();
     hosts.extend((1..=VMS).map(|i| format!("vm{i:03}")));
     let id = support::new_run(&store, &hosts);

@@ -8,7 +8,7 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use cairn_runtime::RunStore;
+use cairn_runtime::RunFolders;
 use serde_json::{Value, json};
 use support::{Act, write_journal};
 
@@ -72,8 +72,8 @@ fn visible_inside(timeline: &str) -> usize {
 }
 
 /// Run `bench` with `hosts` hosts and the controller.
-fn run_of(dir: &Path, hosts: usize) -> (RunStore, String) {
-    let store = RunStore::new(dir);
+fn run_of(dir: &Path, hosts: usize) -> (RunFolders, String) {
+    let store = RunFolders::new(dir);
     let names: Vec<String> = (1..=hosts).map(|i| format!("node{i:04}")).collect();
     let id = support::new_run(&store, &names);
     for (index, name) in names.iter().enumerate() {

@@ -899,12 +899,12 @@ mod tests {
 
     /// The section of a run whose controller journaled `actions`, on three nodes.
     fn section_of(actions: &[crate::test_journals::Act]) -> String {
-        use cairn_runtime::RunStore;
+        use cairn_runtime::RunFolders;
 
         use crate::test_journals::{new_run, write_controller};
 
         let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
-        let store = RunStore::new(dir.path());
+        let store = RunFolders::new(dir.path());
         let hosts: Vec<String> = ["node001", "node002", "node003"]
             .map(str::to_owned)
             .to_vec();

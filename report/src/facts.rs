@@ -386,7 +386,7 @@ fn most_common<'a>(values: impl Iterator<Item = &'a str>) -> Option<&'a str> {
 
 #[cfg(test)]
 mod tests {
-    use cairn_runtime::RunStore;
+    use cairn_runtime::RunFolders;
     use cairn_stdlib::ib::ibstatus::IbStatusPort;
     use serde_json::json;
 
@@ -420,7 +420,7 @@ mod tests {
     #[test]
     fn a_result_of_another_shape_is_named_in_the_section_not_skipped() {
         let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
-        let store = RunStore::new(dir.path());
+        let store = RunFolders::new(dir.path());
         let hosts = vec!["vm001".to_owned(), "vm002".to_owned()];
         let id = new_run(&store, &hosts);
         let mut renamed = port("mlx5_0", "InfiniBand");
@@ -456,7 +456,7 @@ mod tests {
     #[test]
     fn ofed_and_vib_installs_read_as_their_types_and_a_renamed_field_is_named() {
         let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
-        let store = RunStore::new(dir.path());
+        let store = RunFolders::new(dir.path());
         let hosts = vec!["g1".to_owned(), "g2".to_owned(), "esx01".to_owned()];
         let id = new_run(&store, &hosts);
         let info = json!({ "installed": true, "distribution": "MLNX_OFED_LINUX", "flavour": "mlnx_ofed", "version": "5.4-3.0.3.0" });

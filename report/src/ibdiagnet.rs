@@ -86,7 +86,7 @@ impl Section for IbdiagnetSection {
 
 #[cfg(test)]
 mod tests {
-    use cairn_runtime::RunStore;
+    use cairn_runtime::RunFolders;
     use cairn_stdlib::ib::ibdiagnet::{Checked, Manager, Verdict};
     use serde_json::json;
 
@@ -124,7 +124,7 @@ mod tests {
     #[test]
     fn a_scan_of_another_shape_is_named_not_skipped() {
         let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
-        let store = RunStore::new(dir.path());
+        let store = RunFolders::new(dir.path());
         let hosts = vec!["n1".to_owned()];
         let id = new_run(&store, &hosts);
         let mut renamed = verdict("n1");

@@ -45,7 +45,7 @@ pub use section::Section;
 pub use sessions::SessionSpan;
 
 /// The page for run `id` (the newest when `None`) of `store`.
-pub fn render(store: &cairn_runtime::RunStore, id: Option<&str>) -> Result<String, ReportError> {
+pub fn render(store: &cairn_runtime::RunFolders, id: Option<&str>) -> Result<String, ReportError> {
     page::render(&RunModel::load(store, id)?)
 }
 

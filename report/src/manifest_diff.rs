@@ -123,7 +123,7 @@ impl Section for ManifestSection {
 
 #[cfg(test)]
 mod tests {
-    use cairn_runtime::RunStore;
+    use cairn_runtime::RunFolders;
     use cairn_stdlib::fabric::{Difference, ManifestCheck};
     use serde_json::json;
 
@@ -137,7 +137,7 @@ mod tests {
     #[test]
     fn a_check_of_another_shape_is_named_not_taken_for_a_match() {
         let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
-        let store = RunStore::new(dir.path());
+        let store = RunFolders::new(dir.path());
         let hosts = vec!["c041".to_owned(), "c042".to_owned()];
         let id = new_run(&store, &hosts);
         let checked = |host: &str| ManifestCheck {

@@ -97,7 +97,7 @@ pub(crate) fn render(model: &RunModel) -> Result<String, ReportError> {
 
 #[cfg(test)]
 mod tests {
-    use cairn_runtime::RunStore;
+    use cairn_runtime::RunFolders;
     use serde_json::json;
 
     use super::*;
@@ -107,7 +107,7 @@ mod tests {
     /// A 100-host run: every host installs a VIB, sets LINK_TYPE_P1 and updates its firmware
     /// (one from older firmware), one host in fifty is slower.
     fn hundred_hosts(dir: &std::path::Path) -> RunModel {
-        let store = RunStore::new(dir);
+        let store = RunFolders::new(dir);
         let names: Vec<String> = (1..=100).map(|i| format!("node{i:03}")).collect();
         let id = new_run(&store, &names);
         for (index, name) in names.iter().enumerate() {

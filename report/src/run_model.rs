@@ -1,7 +1,7 @@
 //! A run read back from its folder: `run.json` and every host's journal, nothing else.
 
 use cairn_runtime::journal::HostJournal;
-use cairn_runtime::{CONTROLLER, RunMeta, RunStore};
+use cairn_runtime::{CONTROLLER, RunFolders, RunMeta};
 
 use crate::host_model::HostModel;
 use crate::report_error::ReportError;
@@ -21,7 +21,7 @@ pub struct RunModel {
 
 impl RunModel {
     /// Reads run `id` (the newest run when `None`) from `store`.
-    pub fn load(store: &RunStore, id: Option<&str>) -> Result<Self, ReportError> {
+    pub fn load(store: &RunFolders, id: Option<&str>) -> Result<Self, ReportError> {
         let ids = store.ids();
         let state = store.root().display().to_string();
         let id = match id {

@@ -4,7 +4,7 @@
 use cairn_runtime::journal::{
     HostEndRecord, HostStatus, IntentRecord, JournalEvent, OutcomeRecord, RunHeader, StageRecord,
 };
-use cairn_runtime::{CONTROLLER, RunMeta, RunStore};
+use cairn_runtime::{CONTROLLER, RunFolders, RunMeta};
 use serde_json::Value;
 
 /// The first record's time: 2026-11-30 05:15:02 UTC.
@@ -33,7 +33,7 @@ pub(crate) fn run_meta(id: &str, hosts: Vec<String>) -> RunMeta {
 }
 
 /// A run on `hosts` claimed in `store` (its lock given back) with its `run.json`: its id.
-pub(crate) fn new_run(store: &RunStore, hosts: &[String]) -> String {
+pub(crate) fn new_run(store: &RunFolders, hosts: &[String]) -> String {
     let (id, lock) = store.claim().unwrap_or_else(|e| panic!("claim a run: {e}"));
     drop(lock);
     store
@@ -79,7 +79,7 @@ impl Act {
 
 /// Writes `host`'s journal of run `id`: records `step_ms` apart from [`START`].
 pub(crate) fn write_journal(
-    store: &RunStore,
+    store: &RunFolders,
     id: &str,
     (host, hosts): (&str, &[String]),
     group: &str,
@@ -160,6 +160,6 @@ pub(crate) fn write_journal(
 
 /// Writes the controller's journal of run `id` on `hosts`: `actions` in its `controller`
 /// group, 37 ms apart.
-pub(crate) fn write_controller(store: &RunStore, id: &str, hosts: &[String], actions: &[Act]) {
+pub(crate) fn write_controller(store: &RunFolders, id: &str, hosts: &[String], actions: &[Act]) {
     write_journal(store, id, (CONTROLLER, hosts), CONTROLLER, 37, actions);
 }

@@ -123,7 +123,7 @@ pub(crate) fn read_results<'a, T: DeserializeOwned>(
 
 #[cfg(test)]
 mod tests {
-    use cairn_runtime::RunStore;
+    use cairn_runtime::RunFolders;
     use serde_json::json;
 
     use crate::run_model::RunModel;
@@ -154,7 +154,7 @@ mod tests {
     #[test]
     fn a_result_with_a_renamed_field_is_named_in_its_section_not_skipped() {
         let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
-        let store = RunStore::new(dir.path());
+        let store = RunFolders::new(dir.path());
         let hosts = vec!["vm001".to_owned(), "vm002".to_owned()];
         let id = new_run(&store, &hosts);
         let args = json!({"client": "vm001", "server": "vm002"});

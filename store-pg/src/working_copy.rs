@@ -5,7 +5,7 @@
 
 use std::path::{Path, PathBuf};
 
-use cairn_runtime::{Driver, RunMeta, RunStore, SEARCH_MODULES};
+use cairn_runtime::{Driver, RunFolders, RunMeta, SEARCH_MODULES};
 
 use crate::{PgShared, PgStore, StoreError};
 
@@ -13,7 +13,7 @@ impl PgStore {
     /// Writes the working copy of each stored run, or only of `only`, into `runs`: for the
     /// commands that read runs without a session (`runs`, `journal`, `report`). Each read
     /// waits for the store's answer at most the connect limit ([`PgStore::call`]).
-    pub fn copy_runs(self, runs: &RunStore, only: Option<&str>) -> Result<Self, StoreError> {
+    pub fn copy_runs(self, runs: &RunFolders, only: Option<&str>) -> Result<Self, StoreError> {
         let (mut store, ids) = match only {
             Some(id) => (self, vec![id.to_owned()]),
             None => self.call("list the stored runs", |store| store.run_ids())?,
@@ -91,7 +91,7 @@ impl PgStore {
 impl PgShared {
     /// [`PgStore::copy_runs`] on this session's connection, for a resume choosing and taking
     /// its run: each read waits for the store's answer only so long ([`PgShared::call`]).
-    pub fn copy_runs(&self, runs: &RunStore, only: Option<&str>) -> Result<(), StoreError> {
+    pub fn copy_runs(&self, runs: &RunFolders, only: Option<&str>) -> Result<(), StoreError> {
         let ids = match only {
             Some(id) => vec![id.to_owned()],
             None => self.call("list the stored runs", |store, _| store.run_ids())?,
@@ -107,7 +107,7 @@ impl PgShared {
 
 /// Each of `ids` with its working copy's folder, but for a run a process of this machine
 /// drives now: its copy is the one being written.
-fn not_driven_here(runs: &RunStore, ids: Vec<String>) -> Vec<(String, PathBuf)> {
+fn not_driven_here(runs: &RunFolders, ids: Vec<String>) -> Vec<(String, PathBuf)> {
     ids.into_iter()
         .map(|id| {
             let dir = runs.run_dir(&id);

@@ -4,7 +4,7 @@ use std::path::Path;
 use std::process::ExitCode;
 
 use cairn_runtime::journal::HostJournal;
-use cairn_runtime::{CONTROLLER, RunStore, UnknownName};
+use cairn_runtime::{CONTROLLER, RunFolders, UnknownName};
 use clap::Args;
 
 use super::Context;
@@ -34,7 +34,7 @@ impl JournalArgs {
 }
 
 fn journal(
-    store: &RunStore,
+    store: &RunFolders,
     state: &Path,
     run_id: Option<String>,
     host: &str,

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use cairn_report::RunModel;
-use cairn_runtime::RunStore;
+use cairn_runtime::RunFolders;
 use clap::Args;
 
 use super::Context;
@@ -33,7 +33,7 @@ impl ReportArgs {
 }
 
 fn report(
-    store: &RunStore,
+    store: &RunFolders,
     run_id: Option<&str>,
     output: Option<PathBuf>,
     pdf: bool,

@@ -4,7 +4,7 @@ use std::collections::BTreeMap;
 use std::path::Path;
 use std::process::ExitCode;
 
-use cairn_runtime::{Driver, EVENTS_SCHEMA_VERSION, RunState, RunStore};
+use cairn_runtime::{Driver, EVENTS_SCHEMA_VERSION, RunFolders, RunState};
 use cairn_store_pg::RunDriver;
 use clap::Args;
 
@@ -35,7 +35,7 @@ impl RunsArgs {
 /// with the reason, and the listing goes on. `--json`: one object per run, as the events are
 /// written (docs/events.md: `schema`, milliseconds, nothing cut).
 fn runs(
-    store: &RunStore,
+    store: &RunFolders,
     state: &Path,
     json: bool,
     live: &BTreeMap<String, RunDriver>,

@@ -132,7 +132,7 @@ impl Sessions {
 
     /// A new journal file for `host`: the session's, or a loaded runbook's (`<stem>`).
     pub(crate) fn journal(&self, host: &str, runbook: Option<&Path>) -> PathBuf {
-        let id = self.launcher.store.new_run_id();
+        let id = self.launcher.runs.new_run_id();
         let stem = runbook
             .and_then(Path::file_stem)
             .and_then(|s| s.to_str())

@@ -3,11 +3,11 @@
 use std::path::Path;
 use std::time::Instant;
 
-use cairn_runtime::RunStore;
+use cairn_runtime::RunFolders;
 
 /// Reads run `id` of `store` and writes its page to `out` three times: the seconds each took,
 /// fastest first (so `[1]` is the median).
-pub(crate) fn three_writes(store: &RunStore, id: &str, out: &Path) -> [f64; 3] {
+pub(crate) fn three_writes(store: &RunFolders, id: &str, out: &Path) -> [f64; 3] {
     let mut times = [0.0; 3];
     for time in &mut times {
         let start = Instant::now();

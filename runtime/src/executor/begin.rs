@@ -226,7 +226,7 @@ pub(super) fn begin_journals(
         begun.push((info, role, transport, journal, writer));
     }
     if !shared.options.check {
-        crate::run::store::mark_begun(&plan.run_dir)?;
+        crate::run::run_folders::mark_begun(&plan.run_dir)?;
         put_meta(plan, shared)?;
     }
     Ok(begun)

@@ -17,9 +17,9 @@ use crate::sim::{SimHost, SimRegistry, SimTransport};
 use crate::ssh::{FdDemand, FdLimitError, SshOptions, SshTarget, SshTransport, prepare_fd_limit};
 use crate::{
     Cancel, CompiledRunbook, EventSink, FleetShare, HostInfo, Installer, LocalTransport, OpenCause,
-    PackPin, ParamFile, PreparedRun, RunHost, RunMeta, RunOptions, RunReport, RunRequest, RunStore,
-    Runbook, Transport, TransportError, VaultSecrets, check_groups, check_params, check_runbook,
-    execute,
+    PackPin, ParamFile, PreparedRun, RunFolders, RunHost, RunMeta, RunOptions, RunReport,
+    RunRequest, Runbook, Transport, TransportError, VaultSecrets, check_groups, check_params,
+    check_runbook, execute,
 };
 
 /// What the command line chose for a new run.
@@ -55,8 +55,8 @@ pub struct Launcher {
     pub libraries: Vec<Installer>,
     /// Simulator models by name.
     pub sim_models: Arc<SimRegistry>,
-    /// The run store.
-    pub store: RunStore,
+    /// The run folders under the state folder.
+    pub runs: RunFolders,
 }
 
 impl Launcher {
@@ -114,9 +114,9 @@ impl Launcher {
         };
         new.options.fleet = fleet;
         let run_dir = if new.options.check {
-            self.store.root().join("checks")
+            self.runs.root().join("checks")
         } else {
-            self.store.create(&meta)?
+            self.runs.create(&meta)?
         };
         let (hosts, helpers) = self.hosts_and_helpers(
             &inventory,
@@ -147,11 +147,11 @@ impl Launcher {
         options: &RunOptions,
     ) -> Result<(String, Option<crate::run::lock::RunLock>), LaunchError> {
         if options.check {
-            return Ok((self.store.new_run_id(), None));
+            return Ok((self.runs.new_run_id(), None));
         }
         let shared = options.shared_store.as_ref();
         let (id, lock) = self
-            .store
+            .runs
             .claim_where(|id| shared.map_or(Ok(true), |store| store.reserve_run_id(id)))?;
         Ok((id, Some(lock)))
     }
@@ -170,7 +170,7 @@ impl Launcher {
         }
         for spec in inventory.hosts() {
             if let Address::Sim { model, options } = &spec.address {
-                let dir = SimHost::default_dir(self.store.root(), &spec.name);
+                let dir = SimHost::default_dir(self.runs.root(), &spec.name);
                 SimHost::check_state(&dir, &spec.name, model, options)?;
             }
         }
@@ -296,7 +296,7 @@ impl Launcher {
                         reason: format!("no simulator model `{model}`"),
                     });
                 };
-                let dir = SimHost::default_dir(self.store.root(), &spec.name);
+                let dir = SimHost::default_dir(self.runs.root(), &spec.name);
                 SimTransport::new(&spec.name, &dir, model, options.clone())
                     .map(|t| Box::new(t) as Box<dyn Transport>)
                     .map_err(|e| not_opened(std::sync::Arc::new(e)))

@@ -26,8 +26,8 @@ impl Launcher {
     ) -> Result<RunReport, LaunchError> {
         let id = self.resume_id(id, &events)?;
         // Held until the resume ends; a second driver is refused before it reads or writes.
-        let _lock = self.store.lock(&id)?;
-        let mut meta = self.store.meta(&id)?;
+        let _lock = self.runs.lock(&id)?;
+        let mut meta = self.runs.meta(&id)?;
         let journals: Vec<String> = meta
             .hosts
             .iter()
@@ -51,7 +51,7 @@ impl Launcher {
             .transpose()?;
         let mut assume = assume;
         if let Some(ask) = &overrides.ask {
-            let pending = undecided(&self.store.run_dir(&id), &journals, &assume);
+            let pending = undecided(&self.runs.run_dir(&id), &journals, &assume);
             ask_each(ask, &pending, &mut assume)?;
         }
         let vault = overrides.vault.clone();
@@ -76,7 +76,7 @@ impl Launcher {
             options,
             prepared,
             resume: true,
-            run_dir: self.store.run_dir(&id),
+            run_dir: self.runs.run_dir(&id),
             run_id: id,
         };
         Ok(execute(request, cancel, events)?)
@@ -86,16 +86,16 @@ impl Launcher {
     /// about the newer ones it skipped).
     fn resume_id(&self, id: Option<String>, events: &EventSink) -> Result<String, LaunchError> {
         if let Some(id) = id {
-            return Ok(self.store.known_id(&id)?);
+            return Ok(self.runs.known_id(&id)?);
         }
-        let (latest, skipped) = self.store.latest_resumable();
+        let (latest, skipped) = self.runs.latest_resumable();
         for message in skipped {
             events.send(crate::RunEvent::Warning {
                 host: crate::CONTROLLER.into(),
                 message,
             });
         }
-        latest.ok_or_else(|| LaunchError::NoRun(self.store.root().display().to_string()))
+        latest.ok_or_else(|| LaunchError::NoRun(self.runs.root().display().to_string()))
     }
 
     /// The run's runbook: where `--runbook` says it moved, else where it was.
@@ -146,7 +146,7 @@ impl Launcher {
     ) -> Result<Runbook, LaunchError> {
         let runbook = self.as_started(meta, Runbook::load(path)?);
         let recorded = journals.iter().find_map(|host| {
-            crate::journal::HostJournal::load(&self.store.journal_path(&meta.run_id, host), false)
+            crate::journal::HostJournal::load(&self.runs.journal_path(&meta.run_id, host), false)
                 .ok()
                 .and_then(|journal| journal.header)
                 .map(|header| header.runbook_hash)
@@ -154,7 +154,7 @@ impl Launcher {
         match recorded {
             Some(hash) if hash == runbook.hash => {
                 meta.runbook = absolute(path);
-                self.store.create(meta)?;
+                self.runs.create(meta)?;
                 Ok(runbook)
             }
             Some(hash) => Err(LaunchError::Flag {
@@ -188,7 +188,7 @@ impl Launcher {
     fn run_progressed(&self, id: &str, journals: &[String]) -> bool {
         let mut any_header = false;
         for host in journals {
-            let Ok(text) = std::fs::read_to_string(self.store.journal_path(id, host)) else {
+            let Ok(text) = std::fs::read_to_string(self.runs.journal_path(id, host)) else {
                 continue;
             };
             let mut records = text.lines().filter(|line| !line.trim().is_empty());
@@ -218,7 +218,7 @@ impl Launcher {
     ) -> Result<(), LaunchError> {
         let mut lost = Vec::new();
         for host in journals {
-            let path = self.store.journal_path(id, host);
+            let path = self.runs.journal_path(id, host);
             match (journal_lost(&path), restart.contains(host)) {
                 (Some(_), true) if path.exists() => {
                     let aside = path.with_extension(format!("jsonl.lost-{}", now_millis()));

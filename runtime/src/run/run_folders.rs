@@ -76,14 +76,14 @@ pub enum RunState {
 
 /// The runs under one state folder.
 #[derive(Debug, Clone)]
-pub struct RunStore {
+pub struct RunFolders {
     root: PathBuf,
     /// Where the run folders are: `<root>/runs`, or `<root>/store/runs` for the working copies
     /// of a shared store's runs.
     runs: PathBuf,
 }
 
-impl RunStore {
+impl RunFolders {
     /// Runs under `root` (normally `.cairn`).
     pub fn new(root: &Path) -> Self {
         Self {
