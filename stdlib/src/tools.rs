@@ -324,7 +324,7 @@ pub(crate) const TOOLS: &[Tool] = &[
             ToolParser {
                 name: "show-gids",
                 command: "show_gids [DEV]",
-                parse: |t| json(t, crate::net::show_gids::parse),
+                parse: |t| json(t, crate::grammar::show_gids::parse),
             },
             ToolParser {
                 name: "ethtool-stats",
@@ -345,6 +345,7 @@ pub(crate) const TOOLS: &[Tool] = &[
         simulate: |m| {
             m.with_tool(crate::net::sim::IpSim)
                 .with_tool(crate::net::sim::Ibdev2netdevSim)
+                .with_tool(crate::net::show_gids_sim::ShowGidsSim)
         },
     },
     Tool {

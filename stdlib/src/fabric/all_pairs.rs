@@ -21,6 +21,7 @@ use super::options::{ALL_PAIRS_OPTIONS, AllPairsOptions};
 use super::schedule::{HostPair, circle, disjoint, retest_budget};
 use super::verdict::{PairResult, Tolerance, suspects};
 use crate::action::{self, RhaiResult};
+use crate::perftest::gid::GidTables;
 
 /// The server's head start before the client connects (`perftest::pair::run`).
 const SERVER_START: Duration = Duration::from_secs(1);
@@ -83,8 +84,10 @@ pub(crate) fn all_pairs(
     let planned = plan(ctx, &host, &names, &rounds, &opts)?;
     let mut took_ms: u64 = 0;
     let mut matrix: Vec<PairResult> = Vec::new();
+    // Each host's GID table is read once for the whole matrix and its retests.
+    let gids = Arc::new(GidTables::default());
     for (i, pairs) in rounds.iter().enumerate() {
-        let done = round(ctx, &host, "matrix", i + 1, pairs, &opts)?;
+        let done = round(ctx, &host, ("matrix", i + 1), pairs, (&opts, &gids))?;
         took_ms += done.iter().map(|r| r.elapsed_ms).max().unwrap_or(0);
         matrix.extend(done);
     }
@@ -99,7 +102,7 @@ pub(crate) fn all_pairs(
         ctx,
         &host,
         names.len(),
-        &opts,
+        (&opts, &gids),
         (&tolerance, reference),
         &mut verdicts,
     )?;
@@ -375,7 +378,7 @@ fn retests(
     ctx: &NativeCallContext,
     host: &Arc<HostContext>,
     hosts: usize,
-    opts: &AllPairsOptions,
+    (opts, gids): (&AllPairsOptions, &Arc<GidTables>),
     (tolerance, reference): (&Tolerance, Option<f64>),
     verdicts: &mut [PairVerdict],
 ) -> RhaiResult<(usize, u64)> {
@@ -393,7 +396,7 @@ fn retests(
             break;
         }
         let index = usize::try_from(k).unwrap_or(0);
-        let done = round(ctx, host, "retest", index, &pairs, opts)?;
+        let done = round(ctx, host, ("retest", index), &pairs, (opts, gids))?;
         took_ms += done.iter().map(|r| r.elapsed_ms).max().unwrap_or(0);
         for r in &done {
             if let Some(v) = verdicts
@@ -446,15 +449,19 @@ pub(crate) fn transfer_time(opts: &AllPairsOptions, rate: f64) -> Duration {
 fn round(
     ctx: &NativeCallContext,
     host: &Arc<HostContext>,
-    phase: &str,
-    index: usize,
+    (phase, index): (&str, usize),
     pairs: &[HostPair],
-    opts: &AllPairsOptions,
+    (opts, gids): (&AllPairsOptions, &Arc<GidTables>),
 ) -> RhaiResult<Vec<PairResult>> {
     let shared = host.shared.clone();
     let run = host.run_id();
-    let (probe_shared, probe_run, probe_opts, probe_pairs) =
-        (shared.clone(), run.clone(), opts.clone(), pairs.to_vec());
+    let (probe_shared, probe_run, probe_opts, probe_pairs, probe_gids) = (
+        shared.clone(),
+        run.clone(),
+        opts.clone(),
+        pairs.to_vec(),
+        gids.clone(),
+    );
     let call = ActionCall {
         args: json!({
             "phase": phase, "round": index, "test": opts.test, "pairs": pairs,
@@ -471,9 +478,8 @@ fn round(
                 .collect();
             execute(
                 io,
-                &probe_shared,
-                &probe_run,
-                &probe_opts,
+                (&probe_shared, &probe_run),
+                (&probe_opts, &probe_gids),
                 &probe_pairs,
                 done,
             )
@@ -486,7 +492,7 @@ fn round(
             if io.checking() {
                 return Ok(Outcome::unchanged(json!([])));
             }
-            execute(io, &shared, &run, opts, pairs, Vec::new())
+            execute(io, (&shared, &run), (opts, gids), pairs, Vec::new())
         })
         .map_err(|e| host.fail(e, ctx.call_position()))?;
     serde_json::from_value(value).map_err(|e| {
@@ -501,9 +507,8 @@ fn round(
 /// result as it comes.
 fn execute(
     io: &mut HostIo<'_>,
-    shared: &Arc<RunShared>,
-    run: &str,
-    opts: &AllPairsOptions,
+    (shared, run): (&Arc<RunShared>, &str),
+    (opts, gids): (&AllPairsOptions, &GidTables),
     pairs: &[HostPair],
     done: Vec<PairResult>,
 ) -> Result<Outcome, ActionError> {
@@ -525,7 +530,7 @@ fn execute(
             let tx = tx.clone();
             let barrier = &barrier;
             scope.spawn(move || {
-                let _ = tx.send(test_pair(shared, run, opts, pair, barrier));
+                let _ = tx.send(test_pair((shared, run), (opts, gids), pair, barrier));
             });
         }
         drop(tx);
@@ -562,9 +567,8 @@ fn execute(
 /// One pair's test, timed on its hosts' clocks. A failed test is a result; only a stop or a
 /// lost transport (whose outcome is unknown) is an error.
 fn test_pair(
-    shared: &Arc<RunShared>,
-    run: &str,
-    opts: &AllPairsOptions,
+    (shared, run): (&Arc<RunShared>, &str),
+    (opts, gids): (&AllPairsOptions, &GidTables),
     (server, client): &HostPair,
     round: &std::sync::Barrier,
 ) -> Result<PairResult, ActionError> {
@@ -589,6 +593,7 @@ fn test_pair(
         client,
         &opts.perftest,
         Some(round),
+        gids,
     );
     let (ds, dc) = (
         server_clock.now_millis().saturating_sub(s0),

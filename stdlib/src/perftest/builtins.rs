@@ -18,6 +18,15 @@ use rhai::plugin::*;
 /// run with `--report_gbits`; every test runs with `-F`. The command lines are the guide's:
 /// `ib_send_bw -a --report_gbits -F -d mlx5_0 compute-03`.
 ///
+/// The GID index is looked up, never guessed: each host's `show_gids DEV` is read first, and on
+/// a RoCE port each side gets `-x` with its port's RoCE v2 IPv4 GID (the one whose address is
+/// `address`, where several are), so a test never runs RoCE v1 or link-local by a wrong index. A
+/// port with none is refused before the test, naming what `show_gids` printed; an InfiniBand port
+/// needs no index. A `gid_index` given is checked against the table instead (refused when it is
+/// not RoCE v2 over IPv4). Where `show_gids` is not installed (it comes with MLNX_OFED and
+/// DOCA-OFED), a test that ran over RoCE without a given `gid_index` fails, as its GID was
+/// nobody's choice.
+///
 /// The result is the client's parsed output (`header`, `local`, `remote`, `columns`, `rows` with
 /// the tool's columns in snake case with units: `bytes`, `iterations`, `bw_peak_gbps`,
 /// `bw_average_gbps`, `msg_rate_mpps`, `t_min_usec`, `t_typical_usec`, `t_avg_usec`, `p99_usec`,
@@ -53,8 +62,9 @@ pub mod perftest_builtins {
 
     /// `ib_send_bw` from `client` to `server`, as the guide runs it (`-a --report_gbits -F -d
     /// DEV`). Options: `device` (default `mlx5_0`), `all_sizes` (`-a`), `size` (`-s`),
-    /// `iterations` (`-n`), `gid_index` (`-x`), `qps` (`-q`), `port` (`-p`), `address` (what the
-    /// client connects to; default the server's name). Returns `#{rows, columns, header,
+    /// `iterations` (`-n`), `gid_index` (`-x`: on RoCE, each side's RoCE v2 IPv4 GID from its
+    /// `show_gids` unless given, and checked when given), `qps` (`-q`), `port` (`-p`), `address`
+    /// (what the client connects to; default the server's name). Returns `#{rows, columns, header,
     /// peak_gbps, avg_gbps, msg_rate_mpps (at the largest size), table, server, client, local,
     /// remote, server_output}`; a failing test fails with perftest's own error.
     ///
@@ -285,9 +295,12 @@ mod tests {
     #[test]
     fn roce_needs_addresses_and_loses_bandwidth_at_mtu_1500() {
         let t = TestHost::guests(&[("ra", UP), ("rb", UP)], "controller").build();
+        // Without an address the port has no RoCE v2 IPv4 GID: refused before the test, with
+        // the table the host printed (perftest itself would fail to move its QP to RTR).
         let error = t.error(r#"perftest::send_bw("rb", "ra", #{ device: "mlx5_1" })"#);
         assert!(
-            error.contains("failed (qp_state): Failed to modify QP"),
+            error.contains("cannot choose the RoCE GID on `rb`: mlx5_1 port 1 has no RoCE v2 GID")
+                && error.contains("show_gids printed index 0 fe80:"),
             "{error}"
         );
         for (host, ip) in [("ra", "192.168.5.2/24"), ("rb", "192.168.5.3/24")] {

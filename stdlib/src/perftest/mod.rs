@@ -10,6 +10,7 @@
 
 pub mod builtins;
 pub(crate) mod command;
+pub(crate) mod gid;
 mod measurement;
 mod oversubscription;
 mod parse;

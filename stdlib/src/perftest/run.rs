@@ -9,6 +9,7 @@ use rhai::{Array, Map, NativeCallContext};
 use serde_json::{Value, json};
 
 use super::command::{MATRIX_OPTIONS, PAIR_OPTIONS, TOOLS, TestOptions};
+use super::gid::{GidTables, SideGid};
 use super::measurement::{Checked, MatrixEntry, Measurement, PairOutcome, Summary};
 use super::{PairedRun, PerftestRun};
 use crate::action::{self, RhaiResult};
@@ -54,6 +55,7 @@ pub(crate) fn pair(
                 client,
                 &opts,
                 None,
+                &GidTables::default(),
             )?;
             PairOutcome::Measured(Box::new(measured))
         };
@@ -67,7 +69,7 @@ pub(crate) fn pair(
 /// round's others at `round`.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn measure(
-    io: Option<&mut HostIo<'_>>,
+    mut io: Option<&mut HostIo<'_>>,
     shared: &Arc<RunShared>,
     run: &str,
     program: &str,
@@ -75,12 +77,37 @@ pub(crate) fn measure(
     client: &str,
     opts: &TestOptions,
     round: Option<&std::sync::Barrier>,
+    gids: &GidTables,
 ) -> Result<Measurement, ActionError> {
+    let sides = gids
+        .side(
+            io.as_deref_mut(),
+            shared,
+            server,
+            opts,
+            opts.address.as_deref(),
+        )
+        .and_then(|s| Ok((s, gids.side(io.as_deref_mut(), shared, client, opts, None)?)));
+    let (server_gid, client_gid) = match sides {
+        Ok(sides) => sides,
+        Err(e) => {
+            // The round's other pairs wait for this one at both meeting points.
+            if let Some(round) = round {
+                round.wait();
+                round.wait();
+            }
+            return Err(e);
+        }
+    };
+    let side = |gid: SideGid| TestOptions {
+        gid_index: gid.index,
+        ..opts.clone()
+    };
     let pair = Pair {
         server,
         client,
-        server_argv: opts.server_argv(program),
-        client_argv: opts.client_argv(program, server),
+        server_argv: side(server_gid).server_argv(program),
+        client_argv: side(client_gid).client_argv(program, server),
         log: format!("/tmp/cairn-{program}-{}.log", opts.port),
         pidfile: pair::pidfile(run, opts.port),
         timeout: Duration::from_secs(if opts.all_sizes { 900 } else { 300 }),
@@ -102,6 +129,11 @@ pub(crate) fn measure(
     }
     let command = format!("{} (on {client})", pair.client_argv.join(" "));
     let parsed = succeeded(program, (server, client), &command, &text, &output)?;
+    let link_type = parsed.header.link_type.as_deref();
+    let sides = [(server, server_gid), (client, client_gid)];
+    if let Some(unchosen) = super::gid::unchecked_roce(link_type, opts.gid_index, sides) {
+        return Err(unchosen);
+    }
     let server_side =
         crate::grammar::read_output(&output.server.stdout, crate::perftest::parse).ok();
     let summary = summary(&parsed);
@@ -311,10 +343,11 @@ pub(crate) fn matrix(ctx: &NativeCallContext, hosts: Array, options: &Map) -> Rh
             return Ok(Outcome::unchanged(json!([])));
         }
         let own = io.host().to_owned();
+        let gids = GidTables::default();
         let mut results = Vec::new();
         if concurrency == 1 || pairs.iter().any(|(s, c)| *s == own || *c == own) {
             for (s, c) in &pairs {
-                let measured = measure(Some(io), &shared, &run, program, s, c, &opts, None);
+                let measured = measure(Some(io), &shared, &run, program, s, c, &opts, None, &gids);
                 results.push(MatrixEntry::of(s, c, measured));
             }
         } else {
@@ -323,9 +356,9 @@ pub(crate) fn matrix(ctx: &NativeCallContext, hosts: Array, options: &Map) -> Rh
                     let handles: Vec<_> = round
                         .iter()
                         .map(|(s, c)| {
-                            let (shared, opts, run) = (&shared, &opts, &run);
+                            let (shared, opts, run, gids) = (&shared, &opts, &run, &gids);
                             let handle = scope.spawn(move || {
-                                measure(None, shared, run, program, s, c, opts, None)
+                                measure(None, shared, run, program, s, c, opts, None, gids)
                             });
                             (s, c, handle)
                         })

@@ -4,7 +4,7 @@ use serde::{Deserialize, Serialize};
 
 /// Every GID `show_gids` printed, and its count.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct ShowGids {
+pub(crate) struct ShowGids {
     /// One entry per GID row, in output order.
     pub gids: Vec<GidEntry>,
     /// `n_gids_found=N`, the script's own count (it equals the rows); `null` when the capture
@@ -14,7 +14,7 @@ pub struct ShowGids {
 
 /// One GID table entry of an RDMA port.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct GidEntry {
+pub(crate) struct GidEntry {
     /// `DEV`: the RDMA device (`mlx5_0`).
     pub device: String,
     /// `PORT`: the port number on the device.

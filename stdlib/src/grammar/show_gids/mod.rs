@@ -6,15 +6,17 @@
 //! the grammar is `show_gids.pest`.
 
 mod parse;
+mod roce_gid;
 mod types;
 
-pub use types::{GidEntry, ShowGids};
+pub(crate) use roce_gid::{PortGid, port_gid};
+pub(crate) use types::{GidEntry, ShowGids};
 
 /// Parses `show_gids [DEV]` output.
 ///
 /// Claims: output that starts with the script's title row, `DEV PORT INDEX GID IPv4 VER DEV`,
 /// and its dashes; anything else is refused. The rows after it are strict (a row that is not a
 /// GID is an error), and `n_gids_found=N` must count them.
-pub fn parse(text: &str) -> Result<ShowGids, crate::ParseError> {
+pub(crate) fn parse(text: &str) -> Result<ShowGids, crate::ParseError> {
     parse::parse(text)
 }

@@ -10,7 +10,7 @@ use crate::grammar::named_number;
 const TOOL: &str = "show-gids";
 
 #[derive(pest_derive::Parser)]
-#[grammar = "src/net/show_gids/show_gids.pest"]
+#[grammar = "src/grammar/show_gids/show_gids.pest"]
 struct ShowGidsParser;
 
 /// Parses `show_gids [DEV]` output.

@@ -1,0 +1,130 @@
+//! The GID index each side of a test gives perftest's `-x`: looked up in the host's `show_gids`
+//! (the RoCE v2 IPv4 GID of the port the test uses), never a fixed number. A guessed index runs
+//! RoCE v1 or a link-local GID and halves the result.
+//!
+//! Where `show_gids` is not installed (it comes with MLNX_OFED and DOCA-OFED's mlnx-tools, not
+//! with the distributions' rdma-core), nothing can be looked up: the test runs with the index the
+//! runbook gave, or none, and a test that then ran over RoCE without a given index is refused
+//! after the fact by its own banner ([`unchecked_roce`]), so no figure of an unknown GID passes.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+use cairn_runtime::{ActionError, ExecRequest, HostIo, RunShared};
+
+use super::command::TestOptions;
+use crate::grammar::show_gids::{self, PortGid, ShowGids};
+
+/// The port perftest uses when `-i` is not given: the one every test here runs on.
+const IB_PORT: u32 = 1;
+
+/// A host's table, by host and device; `None` where `show_gids` is not installed.
+type ReadTables = HashMap<(String, String), Option<Arc<ShowGids>>>;
+
+/// The GID tables an action has read: a matrix asks each host once.
+#[derive(Default)]
+pub(crate) struct GidTables {
+    read: Mutex<ReadTables>,
+}
+
+/// What one side of a test gives `-x`, and whether its host could say.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct SideGid {
+    /// The index to give; `None` gives no `-x` (an InfiniBand port, or nothing to give).
+    pub(crate) index: Option<i64>,
+    /// `show_gids` was there to choose or check it.
+    pub(crate) checked: bool,
+}
+
+impl GidTables {
+    /// The `-x` of `host`'s side: its port's RoCE v2 IPv4 GID, the index the runbook gave
+    /// (checked where `show_gids` is installed), or none on InfiniBand. `address` is the side's
+    /// own address as the test names it (the server's), which picks among several RoCE v2 GIDs.
+    pub(crate) fn side(
+        &self,
+        io: Option<&mut HostIo<'_>>,
+        shared: &RunShared,
+        host: &str,
+        opts: &TestOptions,
+        address: Option<&str>,
+    ) -> Result<SideGid, ActionError> {
+        let given = opts.gid_index;
+        let Some(table) = self.table(io, shared, host, &opts.device)? else {
+            return Ok(SideGid {
+                index: given,
+                checked: false,
+            });
+        };
+        let given_u32 = given.and_then(|g| u32::try_from(g).ok());
+        match show_gids::port_gid(&table, &opts.device, IB_PORT, address, given_u32) {
+            Ok(PortGid::InfiniBand) => Ok(SideGid {
+                index: given,
+                checked: true,
+            }),
+            Ok(PortGid::RoceV2 { index, .. }) => Ok(SideGid {
+                index: Some(i64::from(index)),
+                checked: true,
+            }),
+            Err(why) => Err(ActionError::Failed(format!(
+                "cannot choose the RoCE GID on `{host}`: {why}"
+            ))),
+        }
+    }
+
+    /// `show_gids DEV` on `host`, read once an action; `None` when it is not installed.
+    fn table(
+        &self,
+        io: Option<&mut HostIo<'_>>,
+        shared: &RunShared,
+        host: &str,
+        device: &str,
+    ) -> Result<Option<Arc<ShowGids>>, ActionError> {
+        let key = (host.to_owned(), device.to_owned());
+        if let Some(known) = self.lock().get(&key) {
+            return Ok(known.clone());
+        }
+        let argv = ["show_gids", device];
+        let output = crate::pair::exec_on(io, shared, host, &ExecRequest::new(argv))?;
+        let table = match output.code {
+            0 => Some(Arc::new(crate::action::parsed(
+                argv.join(" ").as_str(),
+                &output.stdout,
+                show_gids::parse,
+            )?)),
+            127 => None,
+            code => {
+                return Err(ActionError::CommandFailed {
+                    code,
+                    command: format!("{} (on {host})", argv.join(" ")),
+                    stderr: output.stderr,
+                });
+            }
+        };
+        self.lock().insert(key, table.clone());
+        Ok(table)
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, ReadTables> {
+        self.read
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+}
+
+/// A test that ran over RoCE (its banner's link type `Ethernet`) with a GID index nobody chose:
+/// `show_gids` was missing on a side and the runbook gave none.
+pub(crate) fn unchecked_roce(
+    link_type: Option<&str>,
+    given: Option<i64>,
+    sides: [(&str, SideGid); 2],
+) -> Option<ActionError> {
+    if given.is_some() || link_type != Some("Ethernet") {
+        return None;
+    }
+    let (host, _) = sides.iter().find(|(_, side)| !side.checked)?;
+    Some(ActionError::Failed(format!(
+        "the test ran over RoCE with a GID index cairn could not choose: `show_gids` is not \
+         installed on `{host}` (it comes with MLNX_OFED and DOCA-OFED's mlnx-tools); install \
+         it, or give `gid_index` (the RoCE v2 IPv4 GID's index on both hosts)"
+    )))
+}
