@@ -464,3 +464,30 @@ fn a_failed_install_command_gets_no_help_about_runs_allow_fail() {
         &["pass #{ allow_fail: true } to `run`"],
     );
 }
+
+/// A RoCE test is given the GID index its port's `show_gids` names, never a guessed one: a port
+/// whose interface has no IPv4 address has no RoCE v2 IPv4 GID, and the test is refused before
+/// it runs, naming the host and what `show_gids` printed.
+#[test]
+fn a_roce_test_on_a_port_without_an_ipv4_gid_is_refused_naming_the_gid_table() {
+    let lab = Lab::new();
+    lab.write(
+        "lab.toml",
+        "[hosts.ra]\n\
+         address = \"sim:rhel8?ofed=5.4-3.0.3.0&eth_switch=eth-sw01&ib_switch=ib-sw01\"\n\
+         [hosts.rb]\n\
+         address = \"sim:rhel8?ofed=5.4-3.0.3.0&eth_switch=eth-sw01&ib_switch=ib-sw01\"\n",
+    );
+    lab.write(
+        "roce.rhai",
+        "stage \"test\" on controller {\n\
+         \x20   perftest::send_bw(\"rb\", \"ra\", #{ device: \"mlx5_1\", size: 65536 });\n\
+         }\n",
+    );
+    let refused = lab.cairn(&["run", "roce.rhai", "-i", "lab.toml"]).fails(1);
+    refused
+        .stdout_has("FAILED: cannot choose the RoCE GID on `rb`: mlx5_1 port 1 has no RoCE v2 GID")
+        .stdout_has("show_gids printed index 0 fe80:");
+    // perftest never ran: no test of an unknown GID.
+    assert_eq!(lab.sim_count("ra", &["ib_send_bw"]), 0);
+}

@@ -30,7 +30,7 @@
 #
 # Cost: a fenced command starts few processes beyond its own: the started record's flush (it
 # must be on disk before COMMAND runs; it takes the last step's outcome along), the output's
-# `cat` and the lock's `rm`. Everything else is a shell builtin (`read`, `printf`,
+# `cat` (none when COMMAND printed nothing) and the lock's `rm`. Everything else is a shell builtin (`read`, `printf`,
 # `kill -0`, redirections), and `uname`, `stat` and the choice of flush are made once, by
 # `check`. A flush names the fence's own files (`sync FILE...`, BusyBox's `fsync FILE...`, or
 # `dd conv=fsync` per file), never the whole system's: a node's `sync` would wait on every
@@ -253,7 +253,7 @@ fence_run() {
 
     if [ -f "$dir/$step.done" ]; then
         read -r code _ <"$dir/$step.done"
-        cat "$dir/$step.out" 2>/dev/null
+        [ ! -s "$dir/$step.out" ] || cat "$dir/$step.out" 2>/dev/null
         exit "$code"
     fi
     if [ -f "$dir/$step.started" ]; then
@@ -291,7 +291,8 @@ fence_run() {
     # its 30 s): one flush a command. A host that crashes before then keeps this step as
     # started (unknown, asked about), never a wrong record.
     printf '%s\n' "$step" >|"$dir/unflushed"
-    cat "$dir/$step.out"
+    # Most changing commands print nothing: no program is started to print nothing.
+    [ ! -s "$dir/$step.out" ] || cat "$dir/$step.out"
     exit "$code"
 }
 

@@ -625,3 +625,52 @@ fn a_lock_left_by_another_boot_is_taken_at_once() {
         assert!(String::from_utf8_lossy(&next.stderr).contains("recovered the lock"));
     }
 }
+
+/// A command that printed nothing has nothing replayed: no `cat` is started for it, live or
+/// replayed; one that printed has its output printed by `cat`, as recorded.
+#[test]
+fn a_command_that_printed_nothing_starts_no_cat() {
+    for (which, temp, dir) in each_shell() {
+        let bin = temp.path().join("bin");
+        std::fs::create_dir_all(&bin).unwrap();
+        let calls = temp.path().join("cat-calls");
+        let cat = bin.join("cat");
+        std::fs::write(
+            &cat,
+            format!(
+                "#!/bin/sh\necho cat >>'{}'\nexec /bin/cat \"$@\"\n",
+                calls.display()
+            ),
+        )
+        .unwrap();
+        std::fs::set_permissions(&cat, std::os::unix::fs::PermissionsExt::from_mode(0o755))
+            .unwrap();
+        let path = format!("{}:/usr/bin:/bin", bin.display());
+        let dir_arg = dir.to_str().unwrap();
+        let fenced = |step: &str, command: &str| {
+            fence_command(which, &["run", dir_arg, "1", "s1", step, command])
+                .env("PATH", &path)
+                .output()
+                .unwrap()
+        };
+        let counted = || {
+            std::fs::read_to_string(&calls)
+                .unwrap_or_default()
+                .lines()
+                .count()
+        };
+        for _ in 0..2 {
+            let silent = fenced("quiet", "true");
+            assert_eq!(
+                (verdict(&silent), silent.stdout.len()),
+                (FenceVerdict::Ran(0), 0)
+            );
+            assert_eq!(counted(), 0, "{which:?}: a cat for nothing");
+        }
+        for expected_calls in [1, 2] {
+            let loud = fenced("loud", "echo said");
+            assert_eq!(String::from_utf8_lossy(&loud.stdout), "said\n", "{which:?}");
+            assert_eq!(counted(), expected_calls, "{which:?}");
+        }
+    }
+}

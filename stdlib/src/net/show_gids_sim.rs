@@ -6,14 +6,15 @@
 //! The table is what the kernel builds: an InfiniBand port has its link-local GID (type
 //! `IB/RoCE v1`, so `v1`, and no netdev); a RoCE port has its link-local GID from its MAC as
 //! RoCE v1 and v2 (indexes 0 and 1), then each IPv4 address of its interface as an
-//! IPv4-mapped GID, v1 and v2 (2 and 3 for the first address). The script comes with OFED: not
-//! installed, the shell does not find it.
+//! IPv4-mapped GID, v1 and v2 (2 and 3 for the first address, 4 and 5 for a second). The
+//! script comes with OFED: not installed, the shell does not find it.
 
 use cairn_runtime::ExecOutput;
 use cairn_runtime::sim::{SimContext, SimTool};
 
 use crate::machine::guest::LinkLayer;
 use crate::machine::guest::{not_found, out};
+use crate::machine::interfaces::own_interfaces;
 use crate::machine::ofed::OfedState;
 use crate::machine::ports::own_ports;
 
@@ -37,6 +38,7 @@ impl SimTool for ShowGidsSim {
             return not_found("show_gids");
         }
         let ports = own_ports(host);
+        let interfaces = own_interfaces(host);
         let asked = argv.get(1);
         let mut text = TITLE.to_owned();
         let mut stderr = String::new();
@@ -61,10 +63,16 @@ impl SimTool for ShowGidsSim {
                         (port.gid.clone(), None, "v1", netdev),
                         (port.gid.clone(), None, "v2", netdev),
                     ];
-                    if let Some(mapped) = port.ipv4.as_deref().and_then(ipv4_mapped) {
-                        let ipv4 = port.ipv4.clone();
-                        rows.push((mapped.clone(), ipv4.clone(), "v1", netdev));
-                        rows.push((mapped, ipv4, "v2", netdev));
+                    let addresses = interfaces
+                        .iter()
+                        .filter(|i| i.name == netdev)
+                        .flat_map(|i| i.addrs.iter().map(|(address, _)| address));
+                    for address in addresses {
+                        if let Some(mapped) = ipv4_mapped(address) {
+                            let ipv4 = Some(address.clone());
+                            rows.push((mapped.clone(), ipv4.clone(), "v1", netdev));
+                            rows.push((mapped, ipv4, "v2", netdev));
+                        }
                     }
                     rows
                 }
@@ -106,6 +114,7 @@ mod tests {
         let host = rhel8_guest("compute-02", dir.path(), &[("ofed", "5.4-3.0.3.0")]);
         for argv in [
             &["ip", "addr", "add", "10.0.1.2/24", "dev", "ens224f1"][..],
+            &["ip", "addr", "add", "10.0.9.2/24", "dev", "ens224f1"][..],
             &["ip", "addr", "add", "10.0.0.2/24", "dev", "ib0"][..],
         ] {
             assert_eq!(run(&host, argv).code, 0, "{argv:?}");
@@ -113,17 +122,23 @@ mod tests {
         let printed = run(&host, &["show_gids"]);
         assert_eq!(printed.code, 0, "{}", printed.stderr);
         let table = parse(&printed.stdout).unwrap_or_else(|e| panic!("{e}\n{}", printed.stdout));
-        assert_eq!(table.n_gids_found, Some(5), "{}", printed.stdout);
+        assert_eq!(table.n_gids_found, Some(7), "{}", printed.stdout);
         assert_eq!(
             port_gid(&table, "mlx5_0", 1, None, None),
             Ok(PortGid::InfiniBand)
         );
         assert_eq!(
-            port_gid(&table, "mlx5_1", 1, None, None),
+            port_gid(&table, "mlx5_1", 1, Some("10.0.1.2"), None),
             Ok(PortGid::RoceV2 {
                 index: 3,
                 ipv4: "10.0.1.2".into()
             })
+        );
+        assert!(port_gid(&table, "mlx5_1", 1, None, None).is_err());
+        let second = port_gid(&table, "mlx5_1", 1, Some("10.0.9.2"), None);
+        assert!(
+            matches!(second, Ok(PortGid::RoceV2 { index: 5, .. })),
+            "{second:?}"
         );
         let one = run(&host, &["show_gids", "mlx5_1"]);
         let one = parse(&one.stdout).unwrap_or_else(|e| panic!("{e}"));

@@ -37,38 +37,56 @@ pub(crate) struct SideGid {
 }
 
 impl GidTables {
-    /// The `-x` of `host`'s side: its port's RoCE v2 IPv4 GID, the index the runbook gave
-    /// (checked where `show_gids` is installed), or none on InfiniBand. `address` is the side's
-    /// own address as the test names it (the server's), which picks among several RoCE v2 GIDs.
-    pub(crate) fn side(
+    /// The `-x` of the server's and the client's side: each port's RoCE v2 IPv4 GID, the index
+    /// the runbook gave (checked where `show_gids` is installed), or none on InfiniBand. The
+    /// server's is the one with the test's `address` where it has several. Ends of two link
+    /// layers get no choice: perftest itself says they cannot meet.
+    pub(crate) fn sides(
         &self,
-        io: Option<&mut HostIo<'_>>,
+        mut io: Option<&mut HostIo<'_>>,
         shared: &RunShared,
-        host: &str,
+        (server, client): (&str, &str),
         opts: &TestOptions,
-        address: Option<&str>,
-    ) -> Result<SideGid, ActionError> {
-        let given = opts.gid_index;
-        let Some(table) = self.table(io, shared, host, &opts.device)? else {
-            return Ok(SideGid {
-                index: given,
-                checked: false,
-            });
+    ) -> Result<[SideGid; 2], ActionError> {
+        let tables = [
+            self.table(io.as_deref_mut(), shared, server, &opts.device)?,
+            self.table(io, shared, client, &opts.device)?,
+        ];
+        let layers = tables.each_ref().map(|table| {
+            table
+                .as_deref()
+                .and_then(|t| show_gids::is_infiniband(t, &opts.device, IB_PORT))
+        });
+        let unchosen = |checked: bool| SideGid {
+            index: opts.gid_index,
+            checked,
         };
-        let given_u32 = given.and_then(|g| u32::try_from(g).ok());
-        match show_gids::port_gid(&table, &opts.device, IB_PORT, address, given_u32) {
-            Ok(PortGid::InfiniBand) => Ok(SideGid {
-                index: given,
-                checked: true,
-            }),
-            Ok(PortGid::RoceV2 { index, .. }) => Ok(SideGid {
-                index: Some(i64::from(index)),
-                checked: true,
-            }),
-            Err(why) => Err(ActionError::Failed(format!(
-                "cannot choose the RoCE GID on `{host}`: {why}"
-            ))),
+        if let [Some(a), Some(b)] = layers
+            && a != b
+        {
+            return Ok([unchosen(true), unchosen(true)]);
         }
+        let given = opts.gid_index.and_then(|g| u32::try_from(g).ok());
+        let side = |host: &str, table: &Option<Arc<ShowGids>>, address: Option<&str>| {
+            let Some(table) = table else {
+                return Ok(unchosen(false));
+            };
+            match show_gids::port_gid(table, &opts.device, IB_PORT, address, given) {
+                Ok(PortGid::InfiniBand) => Ok(unchosen(true)),
+                Ok(PortGid::RoceV2 { index, .. }) => Ok(SideGid {
+                    index: Some(i64::from(index)),
+                    checked: true,
+                }),
+                Err(why) => Err(ActionError::Failed(format!(
+                    "cannot choose the RoCE GID on `{host}`: {why}"
+                ))),
+            }
+        };
+        let [server_table, client_table] = &tables;
+        Ok([
+            side(server, server_table, opts.address.as_deref())?,
+            side(client, client_table, None)?,
+        ])
     }
 
     /// `show_gids DEV` on `host`, read once an action; `None` when it is not installed.

@@ -79,16 +79,8 @@ pub(crate) fn measure(
     round: Option<&std::sync::Barrier>,
     gids: &GidTables,
 ) -> Result<Measurement, ActionError> {
-    let sides = gids
-        .side(
-            io.as_deref_mut(),
-            shared,
-            server,
-            opts,
-            opts.address.as_deref(),
-        )
-        .and_then(|s| Ok((s, gids.side(io.as_deref_mut(), shared, client, opts, None)?)));
-    let (server_gid, client_gid) = match sides {
+    let sides = gids.sides(io.as_deref_mut(), shared, (server, client), opts);
+    let [server_gid, client_gid] = match sides {
         Ok(sides) => sides,
         Err(e) => {
             // The round's other pairs wait for this one at both meeting points.

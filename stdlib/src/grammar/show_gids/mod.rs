@@ -9,7 +9,7 @@ mod parse;
 mod roce_gid;
 mod types;
 
-pub(crate) use roce_gid::{PortGid, port_gid};
+pub(crate) use roce_gid::{PortGid, is_infiniband, port_gid};
 pub(crate) use types::{GidEntry, ShowGids};
 
 /// Parses `show_gids [DEV]` output.

@@ -18,6 +18,18 @@ pub(crate) enum PortGid {
     RoceV2 { index: u32, ipv4: String },
 }
 
+/// Whether `device` port `port` is InfiniBand (its GIDs have no network interface) or RoCE;
+/// `None` when the table has no GID of it.
+pub(crate) fn is_infiniband(table: &ShowGids, device: &str, port: u32) -> Option<bool> {
+    let mut rows = table
+        .gids
+        .iter()
+        .filter(|row| row.device == device && row.port == port)
+        .peekable();
+    rows.peek()?;
+    Some(rows.all(|row| row.netdev.is_none()))
+}
+
 /// The GID a test on `device` port `port` must use. `address`, when known, is the port's own
 /// IPv4 address the test reaches it by: of several RoCE v2 IPv4 GIDs, the one with that address.
 /// `given`, the index the runbook gave, is checked instead of chosen. An error says why no GID
@@ -135,7 +147,7 @@ fn others(table: &ShowGids) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::{PortGid, port_gid};
+    use super::{PortGid, is_infiniband, port_gid};
     use crate::grammar::show_gids::parse;
 
     fn table(fixture: &str) -> super::ShowGids {
@@ -224,6 +236,9 @@ mod tests {
                   mlx5_0  1       0       fe80:0000:0000:0000:ec0d:9a03:00ca:2f4c                 v1\n\
                   n_gids_found=1\n";
         let ib = parse(ib).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(is_infiniband(&ib, "mlx5_0", 1), Some(true));
+        assert_eq!(is_infiniband(&table(HUSKY), "mlx5_0", 1), Some(false));
+        assert_eq!(is_infiniband(&table(HUSKY), "mlx5_0", 2), None);
         assert_eq!(
             port_gid(&ib, "mlx5_0", 1, None, None),
             Ok(PortGid::InfiniBand)
