@@ -455,10 +455,13 @@ pub(crate) const TOOLS: &[Tool] = &[
     },
     Tool {
         namespace: "fabric",
-        about: "Fabric acceptance from the controller: every pair of hosts measured in rounds, flagged against the best pair, suspects named.",
+        about: "Fabric acceptance from the controller: every pair of hosts measured in rounds, flagged against the best pair, suspects named; a GPU cluster's NCCL all-reduce across its nodes, judged by what its NICs should carry.",
         host: Host::Guest,
         builtins: Some(|| rhai::exported_module!(crate::fabric::builtins::fabric_builtins)),
-        options: &[&[crate::fabric::options::ALL_PAIRS_OPTIONS]],
+        options: &[&[
+            crate::fabric::options::ALL_PAIRS_OPTIONS,
+            crate::fabric::nccl::NCCL_OPTIONS,
+        ]],
         parsers: &[],
         // It drives perftest on the guests; nothing of its own to simulate.
         simulate: |m| m,
@@ -534,7 +537,7 @@ pub(crate) const TOOLS: &[Tool] = &[
     },
     Tool {
         namespace: "nccl",
-        about: "The NCCL performance tests' bus bandwidth between a cluster's GPUs (a parser only).",
+        about: "The NCCL performance tests' bus bandwidth between a cluster's GPUs: the parser, and the launch and verdict `fabric::nccl_all_reduce` runs.",
         host: Host::Guest,
         builtins: None,
         options: &[],

@@ -172,6 +172,7 @@ mod tests {
         "esxcli::vib_installed",
         "esxcli::vib_list",
         "fabric::all_pairs",
+        "fabric::nccl_all_reduce",
         "fabric::manifest_diff",
         "fabric::pairs",
         "flint::query",

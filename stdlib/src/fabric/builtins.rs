@@ -70,6 +70,34 @@ pub mod fabric_builtins {
     use crate::action::RhaiResult;
     use crate::fabric::all_pairs::Listed;
 
+    /// nccl-tests' `all_reduce_perf` across `nodes` (two or more), one rank a GPU, launched from
+    /// the first node with `launcher` (`"mpirun"`, or `"srun"` in a Slurm allocation) from the
+    /// built tests' `path`: `NCCL_IB_HCA` the `hcas`, `NCCL_IB_GID_INDEX` the RoCE v2 IPv4 GID
+    /// looked up in every node's `show_gids` (one index for all, refused otherwise; unset on
+    /// InfiniBand), `NCCL_ALGO=Ring` on two nodes (NCCL's other algorithms give figures beyond
+    /// the NICs there, nccl-tests#169), `-b 8 -e 8G -f 2 -g 1` (`min_bytes`, `max_bytes`).
+    /// Passes when the largest size's bus bandwidth is at least `min_fraction` of 0.12 GB/s per
+    /// Gb/s of `nic_gbps` for each HCA (24 GB/s per 200G NIC, nccl-tests#119), no element is
+    /// `#wrong` and the test reported no failure. Options `gpus_per_node`, `hcas`, `launcher`,
+    /// `path`, `nic_gbps`, `min_fraction` are required. Returns `#{ok, verdict: #{ok,
+    /// busbw_gbytes_sec, at_bytes, expected_gbytes_sec, least_gbytes_sec, wrong, max_error,
+    /// failures}, run (the parsed output), command}`.
+    ///
+    /// ```rhai
+    /// let r = fabric::nccl_all_reduce(["gpu01", "gpu02"], #{ launcher: "mpirun",
+    ///     path: "/opt/nccl-tests/build", gpus_per_node: 8, hcas: ["mlx5_0", "mlx5_1"],
+    ///     nic_gbps: 400, min_fraction: 0.9 });
+    /// expect(r.ok, `${r.verdict.failures}`);
+    /// ```
+    #[rhai_fn(volatile, return_raw)]
+    pub fn nccl_all_reduce(
+        ctx: NativeCallContext,
+        nodes: Array,
+        options: Map,
+    ) -> RhaiResult<Dynamic> {
+        crate::fabric::nccl::all_reduce(&ctx, nodes, &options)
+    }
+
     /// A perftest between every pair of `hosts`, as NVIDIA ClusterKit schedules it: n−1 rounds
     /// of n/2 pairs at once (one round with `quick: true`), every pair journaled. Pairs under
     /// `min_fraction` (0.93) of the best bandwidth or over `max_latency_factor` (2.1) times the

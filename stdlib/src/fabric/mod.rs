@@ -1,6 +1,7 @@
 //! `fabric::`: acceptance tests of a whole InfiniBand fabric from a controller — every pair's
 //! bandwidth and latency (`all_pairs`), scheduled, judged and retested as NVIDIA ClusterKit
-//! does, in the run's journal so a resume continues where it stopped.
+//! does, in the run's journal so a resume continues where it stopped — and a GPU cluster's
+//! NCCL bus bandwidth across its nodes (`nccl_all_reduce`, `nccl.rs`).
 
 pub(crate) mod all_pairs;
 pub mod builtins;
@@ -8,6 +9,7 @@ mod leaves;
 mod manifest;
 mod manifest_check;
 mod matrix_verdict;
+pub(crate) mod nccl;
 mod pairing;
 mod reads;
 pub use manifest::Difference;

@@ -1,4 +1,5 @@
-//! `nccl`: the NCCL performance tests (a parser only): `all_reduce_perf`, `all_gather_perf`,
+//! `nccl`: the NCCL performance tests (no builtin of its own: `fabric::nccl_all_reduce` runs
+//! them, from `command.rs`'s launch and `verdict.rs`'s judgement): `all_reduce_perf`, `all_gather_perf`,
 //! `reduce_scatter_perf`, `alltoall_perf`, `broadcast_perf`, `sendrecv_perf` ... of
 //! NVIDIA/nccl-tests, whose bus bandwidth is how a GPU fabric is accepted.
 //!
@@ -6,10 +7,12 @@
 //! the device report, the size table, the footer; `src/common.h`: its failure lines) and NCCL's
 //! `NCCL WARN` lines are known; every other line (NCCL INFO, the launcher's) is a message.
 
+pub(crate) mod command;
 mod parse;
 #[cfg(test)]
 mod tests;
 mod types;
+pub(crate) mod verdict;
 
 pub use types::{Measurement, NcclTests, RankDevice, Settings, SizeResult};
 

@@ -89,6 +89,25 @@ impl GidTables {
         ])
     }
 
+    /// `device`'s GID on `host` for a job that names no address (an NCCL job's): its port's
+    /// only RoCE v2 IPv4 GID, `PortGid::InfiniBand`, or `None` where `show_gids` is not installed.
+    pub(crate) fn node(
+        &self,
+        io: Option<&mut HostIo<'_>>,
+        shared: &RunShared,
+        host: &str,
+        device: &str,
+    ) -> Result<Option<PortGid>, ActionError> {
+        let Some(table) = self.table(io, shared, host, device)? else {
+            return Ok(None);
+        };
+        show_gids::port_gid(&table, device, IB_PORT, None, None)
+            .map(Some)
+            .map_err(|why| {
+                ActionError::Failed(format!("cannot choose the RoCE GID on `{host}`: {why}"))
+            })
+    }
+
     /// `show_gids DEV` on `host`, read once an action; `None` when it is not installed.
     fn table(
         &self,

@@ -1,0 +1,241 @@
+//! `fabric::nccl_all_reduce`: nccl-tests' `all_reduce_perf` across nodes, launched from the first
+//! (`nccl::command`), its GID index looked up on every node (`perftest::gid`), its output parsed
+//! and judged against what the NICs should carry (`nccl::verdict`).
+
+use cairn_runtime::{
+    ActionCall, ActionError, BuiltinOptions, ExecRequest, OptionType, Outcome, Reconcile,
+};
+use rhai::{Array, Dynamic, Map, NativeCallContext};
+use serde_json::{Value, json};
+
+use crate::action::{self, RhaiResult, key};
+use crate::grammar::show_gids::PortGid;
+use crate::nccl::command::{Launcher, NcclLaunch};
+use crate::nccl::verdict::{expected_busbw, judge};
+use crate::perftest::gid::GidTables;
+
+/// The keys of `fabric::nccl_all_reduce(nodes, #{...})`.
+pub(crate) const NCCL_OPTIONS: BuiltinOptions = BuiltinOptions {
+    builtin: "fabric::nccl_all_reduce",
+    arg: 1,
+    keys: &[
+        key("gpus_per_node", OptionType::Int),
+        key("hcas", OptionType::Array),
+        key("launcher", OptionType::Text),
+        key("max_bytes", OptionType::Text),
+        key("min_bytes", OptionType::Text),
+        key("min_fraction", OptionType::Any),
+        key("nic_gbps", OptionType::Any),
+        key("path", OptionType::Text),
+    ],
+};
+
+/// How long a whole-job run may take before it is reported as timed out.
+const TIMEOUT_SECS: u64 = 3600;
+
+/// The builtin: checks the options, then one journaled measurement on the controller.
+pub(crate) fn all_reduce(
+    ctx: &NativeCallContext,
+    nodes: Array,
+    options: &Map,
+) -> RhaiResult<Dynamic> {
+    action::check_options(ctx, &NCCL_OPTIONS, options)?;
+    let options = action::options_json(options)?;
+    let nodes: Vec<String> = nodes.into_iter().map(|n| n.to_string()).collect();
+    let asked = Asked::read(&options, nodes).map_err(|m| action::bad_argument(ctx, m))?;
+    let shared = cairn_runtime::HostContext::current(ctx)?.shared.clone();
+    let call = ActionCall {
+        args: json!({ "nodes": asked.launch.nodes, "options": options }),
+        assumed: Value::Null,
+        builtin: "fabric::nccl_all_reduce".into(),
+        reconcile: Reconcile::Redo,
+    };
+    action::act(ctx, call, |io| {
+        if io.checking() {
+            // A measurement changes nothing, but loads the fabric: check mode does not run it.
+            return Ok(Outcome::unchanged(json!({ "checked": true })));
+        }
+        let mut launch = asked.launch.clone();
+        launch.gid_index = gid_index(io, &shared, &launch)?;
+        let argv = launch.argv();
+        let mut request = ExecRequest::new(argv.iter().cloned());
+        request.timeout = Some(std::time::Duration::from_secs(TIMEOUT_SECS));
+        let launcher = &launch.nodes[0];
+        let output = io.exec_on(launcher, &request)?;
+        if output.code == 127 {
+            return Err(ActionError::NotInstalled {
+                program: argv[0].clone(),
+                host: launcher.clone(),
+                install:
+                    "install Open MPI (mpirun) or run in a Slurm allocation (srun), and build \
+                          nccl-tests with MPI=1"
+                        .into(),
+            });
+        }
+        let command = format!("{} (on {launcher})", argv.join(" "));
+        let run = action::parsed(command.as_str(), &output.stdout, crate::nccl::parse)?;
+        if output.code != 0 && run.error.is_none() && run.results.is_empty() {
+            return Err(ActionError::CommandFailed {
+                code: output.code,
+                command,
+                stderr: output.stderr,
+            });
+        }
+        let expected = expected_busbw(launch.hcas.len(), asked.nic_gbps);
+        let verdict = judge(&run, expected, asked.min_fraction);
+        Ok(Outcome::unchanged(json!({
+            "command": command, "verdict": verdict, "run": run,
+            "ok": verdict.ok,
+        })))
+    })
+}
+
+/// The options, read.
+struct Asked {
+    launch: NcclLaunch,
+    nic_gbps: f64,
+    min_fraction: f64,
+}
+
+impl Asked {
+    fn read(options: &Value, nodes: Vec<String>) -> Result<Self, String> {
+        let required = |k: &str| format!("`{k}` is required");
+        if nodes.len() < 2 {
+            return Err(format!(
+                "an NCCL job across nodes needs two or more, not {}",
+                nodes.len()
+            ));
+        }
+        let launcher = match action::text(options, "launcher").as_deref() {
+            Some("mpirun") => Launcher::Mpirun,
+            Some("srun") => Launcher::Srun,
+            Some(other) => return Err(format!("`launcher` is `mpirun` or `srun`, not `{other}`")),
+            None => return Err(required("launcher")),
+        };
+        let path = action::text(options, "path").ok_or_else(|| required("path"))?;
+        let gpus =
+            action::int(options, "gpus_per_node").ok_or_else(|| required("gpus_per_node"))?;
+        let gpus_per_node = u32::try_from(gpus)
+            .ok()
+            .filter(|g| (1..=64).contains(g))
+            .ok_or_else(|| format!("`gpus_per_node` {gpus} is not in 1..=64"))?;
+        let hcas: Vec<String> = options
+            .get("hcas")
+            .and_then(Value::as_array)
+            .ok_or_else(|| required("hcas"))?
+            .iter()
+            .map(|h| h.as_str().map(str::to_owned))
+            .collect::<Option<_>>()
+            .ok_or("`hcas` must be RDMA device names")?;
+        if hcas.is_empty() || !hcas.iter().all(|h| action::valid_device(h)) {
+            return Err(format!("`hcas` must be RDMA device names, not {hcas:?}"));
+        }
+        let positive = |k: &str| -> Result<f64, String> {
+            options
+                .get(k)
+                .and_then(Value::as_f64)
+                .filter(|v| *v > 0.0)
+                .ok_or_else(|| format!("`{k}` is required, a number above 0"))
+        };
+        let min_fraction = positive("min_fraction")?;
+        if min_fraction > 1.0 {
+            return Err(format!("`min_fraction` {min_fraction} is not in (0, 1]"));
+        }
+        Ok(Self {
+            launch: NcclLaunch {
+                launcher,
+                path,
+                program: "all_reduce_perf".into(),
+                nodes,
+                gpus_per_node,
+                hcas,
+                gid_index: None,
+                min_bytes: action::text(options, "min_bytes").unwrap_or_else(|| "8".into()),
+                max_bytes: action::text(options, "max_bytes").unwrap_or_else(|| "8G".into()),
+            },
+            nic_gbps: positive("nic_gbps")?,
+            min_fraction,
+        })
+    }
+}
+
+/// `NCCL_IB_GID_INDEX`: the RoCE v2 IPv4 GID of every HCA on every node, which must be one
+/// index (NCCL takes one); `None` on InfiniBand. A node without `show_gids` cannot be checked:
+/// refused on RoCE, where its index would be a guess.
+fn gid_index(
+    io: &mut cairn_runtime::HostIo<'_>,
+    shared: &cairn_runtime::RunShared,
+    launch: &NcclLaunch,
+) -> Result<Option<u32>, ActionError> {
+    let tables = GidTables::default();
+    let mut found: Vec<(String, String, Option<PortGid>)> = Vec::new();
+    for node in &launch.nodes {
+        for hca in &launch.hcas {
+            found.push((
+                node.clone(),
+                hca.clone(),
+                tables.node(Some(&mut *io), shared, node, hca)?,
+            ));
+        }
+    }
+    let roce: Vec<(&str, &str, u32)> = found
+        .iter()
+        .filter_map(|(n, h, g)| match g {
+            Some(PortGid::RoceV2 { index, .. }) => Some((n.as_str(), h.as_str(), *index)),
+            _ => None,
+        })
+        .collect();
+    let Some((_, _, first)) = roce.first().copied() else {
+        return Ok(None);
+    };
+    if let Some((node, _, _)) = found.iter().find(|(_, _, g)| g.is_none()) {
+        return Err(ActionError::Failed(format!(
+            "cannot choose NCCL_IB_GID_INDEX: `show_gids` is not installed on `{node}` (it comes with MLNX_OFED and DOCA-OFED's mlnx-tools)"
+        )));
+    }
+    if let Some((node, hca, other)) = roce.iter().find(|(_, _, i)| *i != first) {
+        return Err(ActionError::Failed(format!(
+            "NCCL_IB_GID_INDEX is one index for every device, but the RoCE v2 IPv4 GID is {first} on `{}` {} and {other} on `{node}` {hca}",
+            roce[0].0, roce[0].1
+        )));
+    }
+    Ok(Some(first))
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::test_support::TestHost;
+
+    const JOB: &str = r#"#{ launcher: "mpirun", path: "/opt/nccl-tests/build", gpus_per_node: 8,
+        hcas: ["mlx5_0"], nic_gbps: 100, min_fraction: 0.9 }"#;
+
+    #[test]
+    fn a_job_is_refused_before_it_runs_for_what_its_options_lack() {
+        let t = TestHost::guests(
+            &[("g1", "ofed=5.4-3.0.3.0"), ("g2", "ofed=5.4-3.0.3.0")],
+            "controller",
+        )
+        .build();
+        let one = t.error(&format!(r#"fabric::nccl_all_reduce(["g1"], {JOB})"#));
+        assert!(one.contains("needs two or more, not 1"), "{one}");
+        let lacking = t.error(r#"fabric::nccl_all_reduce(["g1", "g2"], #{ launcher: "mpirun" })"#);
+        assert!(lacking.contains("`path` is required"), "{lacking}");
+        let typo = t.error(&format!(
+            r#"fabric::nccl_all_reduce(["g1", "g2"], {})"#,
+            JOB.replace("nic_gbps", "nic_gpbs")
+        ));
+        assert!(typo.contains("nic_gpbs"), "{typo}");
+        // A RoCE HCA without an address has no GID to give NCCL: refused, naming the table.
+        let roce = t.error(&format!(
+            r#"fabric::nccl_all_reduce(["g1", "g2"], {})"#,
+            JOB.replace("mlx5_0", "mlx5_1")
+        ));
+        assert!(
+            roce.contains("cannot choose the RoCE GID on `g1`: mlx5_1 port 1"),
+            "{roce}"
+        );
+        // InfiniBand needs none; the launcher is not installed on these guests, and is said so.
+        let missing = t.error(&format!(r#"fabric::nccl_all_reduce(["g1", "g2"], {JOB})"#));
+        assert!(missing.contains("mpirun"), "{missing}");
+    }
+}
