@@ -5,6 +5,7 @@
 //! The grammar is `topo.pest`.
 
 mod parse;
+pub(crate) mod sim;
 mod types;
 
 pub use types::{LegendEntry, NvidiaSmiTopo, TopoDevice};
