@@ -529,7 +529,7 @@ pub(crate) const TOOLS: &[Tool] = &[
         namespace: "gpu",
         about: "A GPU server's GPUDirect RDMA readiness: each GPU's nearest NIC, the peer-memory module, ACS on the PCIe switches.",
         host: Host::GpuServer,
-        builtins: None,
+        builtins: Some(|| rhai::exported_module!(crate::gpu::builtins::gpu_builtins)),
         options: &[],
         parsers: &[ToolParser {
             name: "nvidia-smi-topo",
