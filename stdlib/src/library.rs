@@ -19,6 +19,7 @@ pub fn sim_models() -> SimRegistry {
     registry.insert(crate::models::esxi7::esxi7());
     registry.insert(crate::models::rhel8::rhel8());
     registry.insert(crate::models::metal::rhel8_metal());
+    registry.insert(crate::models::gpu_metal::gpu_metal());
     registry
 }
 

@@ -48,6 +48,8 @@ pub(crate) enum Host {
     Guest,
     /// A bare-metal Linux host only (`sim:rhel8-metal`): MFT tools that have no ESXi build.
     Metal,
+    /// The GPU server only (`sim:gpu-metal`, bare metal with GPUs): the GPU driver's tools.
+    GpuServer,
 }
 
 impl Host {
@@ -66,10 +68,15 @@ impl Host {
         matches!(self, Self::Mft | Self::Guest | Self::Metal)
     }
 
+    /// Whether the namespace runs on the GPU server's model (beside the bare-metal ones).
+    pub(crate) fn on_gpu_server(self) -> bool {
+        self == Self::GpuServer
+    }
+
     /// Whether docs/builtins.md documents the namespace in its Linux (first) half.
     #[cfg_attr(not(test), allow(dead_code, reason = "the docs test reads it"))]
     pub(crate) fn on_linux_only(self) -> bool {
-        matches!(self, Self::Guest | Self::Metal)
+        matches!(self, Self::Guest | Self::Metal | Self::GpuServer)
     }
 }
 
@@ -524,16 +531,16 @@ pub(crate) const TOOLS: &[Tool] = &[
     },
     Tool {
         namespace: "gpu",
-        about: "A host's GPUs: how each reaches the other GPUs and the NICs (a parser only).",
-        host: Host::Guest,
-        builtins: None,
+        about: "A GPU server's GPUDirect RDMA readiness: each GPU's nearest NIC, the peer-memory module, ACS on the PCIe switches.",
+        host: Host::GpuServer,
+        builtins: Some(|| rhai::exported_module!(crate::gpu::builtins::gpu_builtins)),
         options: &[],
         parsers: &[ToolParser {
             name: "nvidia-smi-topo",
             command: "nvidia-smi topo -m",
             parse: |t| json(t, crate::gpu::parse_topo),
         }],
-        simulate: |m| m,
+        simulate: |m| m.with_tool(crate::gpu::sim::GpuSim),
     },
     Tool {
         namespace: "nccl",

@@ -176,6 +176,8 @@ mod tests {
         "fabric::manifest_diff",
         "fabric::pairs",
         "flint::query",
+        "gpu::peermem",
+        "gpu::topology",
         "ib::devinfo",
         "ib::ibdiagnet",
         "ib::netdiscover",

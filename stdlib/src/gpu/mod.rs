@@ -1,13 +1,25 @@
-//! `gpu`: what the GPU driver's tools say about a host's GPUs (a parser only): how each GPU
-//! reaches every other GPU and NIC (`nvidia-smi topo -m`), which NIC a GPU should use and which
-//! CPUs and NUMA node to pin its process to.
-//!
-//! The grammar is `topo.pest`.
+//! `gpu`: a GPU server's GPUDirect RDMA readiness. How each GPU reaches every other GPU and NIC
+//! (`nvidia-smi topo -m`, grammar `topo.pest`), which NIC a GPU should use and which CPUs and
+//! NUMA node to pin its process to (`nearest_nic.rs`), and whether the peer-memory module lets
+//! the NICs register GPU memory (`peermem.rs`); the builtins in `builtins.rs`, what they read in
+//! `reads.rs`, the simulated server's `nvidia-smi` and `setpci` in `sim.rs`.
 
+pub mod builtins;
+mod command;
+mod nearest_nic;
 mod parse;
+mod peermem;
+mod reads;
+pub(crate) mod sim;
 mod types;
 
+pub use nearest_nic::{GpuNic, GpuTopology, nearest_nics};
+pub use peermem::Peermem;
 pub use types::{LegendEntry, NvidiaSmiTopo, TopoDevice};
+
+/// The namespace the builtins are registered under (each builtin's journal name is
+/// `gpu::NAME`).
+pub(crate) const NAMESPACE: &str = "gpu";
 
 /// Parses `nvidia-smi topo -m` output.
 ///

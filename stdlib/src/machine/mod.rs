@@ -21,12 +21,15 @@
 //! apply a reset the owning tool has not applied yet); `metal.rs` (a bare-metal host's hardware,
 //! composed of the files below it: its mark, its default adapters, and its ports, its own adapters'
 //! with the link type in effect now, also a peer's); `ofed.rs` (the OFED driver stack's state the
-//! `ib` and `net` printers read, and the adapter firmware they print).
+//! `ib` and `net` printers read, and the adapter firmware they print); `gpu_server.rs` (the GPU
+//! server's PCIe layout, its peer-memory modules and ACS, which the GPU tools print and perftest
+//! reads for `--use_cuda`).
 
 pub(crate) mod durations;
 pub(crate) mod esxi;
 pub(crate) mod firmware;
 pub(crate) mod firmware_query;
+pub(crate) mod gpu_server;
 pub(crate) mod guest;
 pub(crate) mod host_hardware;
 pub(crate) mod host_vms;

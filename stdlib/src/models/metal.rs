@@ -22,18 +22,28 @@ use crate::machine::metal::METAL_MARK;
 /// run on bare metal (MFT first, then `mlxfwreset`, then the Linux tools), then the everyday
 /// commands.
 pub(crate) fn rhel8_metal() -> SimModel {
-    let model = SimModel::new("rhel8-metal", BootMarker::ProcBootId)
-        .with_tool(MetalHardware)
+    metal_model("rhel8-metal", MetalHardware, crate::tools::Host::on_metal)
+}
+
+/// A bare-metal model named `name`: its `hardware` tool, the process table, the table's rows
+/// `runs_here` picks, then the everyday commands.
+pub(crate) fn metal_model(
+    name: &str,
+    hardware: impl SimTool + 'static,
+    runs_here: fn(crate::tools::Host) -> bool,
+) -> SimModel {
+    let model = SimModel::new(name, BootMarker::ProcBootId)
+        .with_tool(hardware)
         .with_tool(super::rhel8::Processes);
     crate::tools::TOOLS
         .iter()
-        .filter(|tool| tool.host.on_metal())
+        .filter(|tool| runs_here(tool.host))
         .fold(model, |model, tool| (tool.simulate)(model))
         .with_tool(super::linux_commands::LinuxCommands)
 }
 
 /// The guest options that also describe a bare-metal host (its cabling, OFED, distribution).
-const METAL_OPTIONS: &[&str] = &[
+pub(crate) const METAL_OPTIONS: &[&str] = &[
     "adapters",
     "distro",
     "eth_switch",
@@ -58,7 +68,7 @@ const METAL_OPTIONS: &[&str] = &[
 pub(crate) struct MetalHardware;
 
 impl MetalHardware {
-    fn publish(host: &mut SimContext<'_>) {
+    pub(crate) fn publish(host: &mut SimContext<'_>) {
         host.mark(METAL_MARK);
         host.mark(MFT_MARK);
         host.mark(NMST_MARK);

@@ -27,6 +27,11 @@ use rhai::plugin::*;
 /// DOCA-OFED), a test that ran over RoCE without a given `gid_index` fails, as its GID was
 /// nobody's choice.
 ///
+/// GPUDirect RDMA: `use_cuda` (`--use_cuda=N`, the GPU whose memory both ends register) and
+/// `use_cuda_dmabuf` (`--use_cuda_dmabuf`: through DMA-BUF, not the peer-memory module); a
+/// server that cannot register its GPU buffer fails the test with perftest's `Couldn't
+/// allocate MR` (`gpu::peermem()` says why).
+///
 /// The result is the client's parsed output (`header`, `local`, `remote`, `columns`, `rows` with
 /// the tool's columns in snake case with units: `bytes`, `iterations`, `bw_peak_gbps`,
 /// `bw_average_gbps`, `msg_rate_mpps`, `t_min_usec`, `t_typical_usec`, `t_avg_usec`, `p99_usec`,

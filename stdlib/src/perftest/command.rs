@@ -41,6 +41,8 @@ const TEST_KEYS: &[OptionKey] = &[
     key("port", OptionType::Int),
     key("qps", OptionType::Int),
     key("size", OptionType::Int),
+    key("use_cuda", OptionType::Int),
+    key("use_cuda_dmabuf", OptionType::Bool),
 ];
 
 const fn pair_options(builtin: &'static str) -> BuiltinOptions {
@@ -67,6 +69,8 @@ pub(crate) const MATRIX_OPTIONS: BuiltinOptions = BuiltinOptions {
         key("qps", OptionType::Int),
         key("size", OptionType::Int),
         key("test", OptionType::Text),
+        key("use_cuda", OptionType::Int),
+        key("use_cuda_dmabuf", OptionType::Bool),
     ],
 };
 
@@ -85,6 +89,13 @@ pub(crate) struct TestOptions {
     pub(crate) port: i64,
     /// The address the client connects to; by default the server's host name.
     pub(crate) address: Option<String>,
+    /// The GPU whose memory the test registers (`--use_cuda=N`: GPUDirect RDMA).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) use_cuda: Option<i64>,
+    /// Registers the GPU memory through DMA-BUF (`--use_cuda_dmabuf`) instead of the
+    /// peer-memory module.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub(crate) use_cuda_dmabuf: bool,
 }
 
 impl TestOptions {
@@ -99,6 +110,8 @@ impl TestOptions {
             "qps",
             "port",
             "address",
+            "use_cuda",
+            "use_cuda_dmabuf",
         ];
         if let Some(map) = options.as_object()
             && let Some(key) = map.keys().find(|k| !known.contains(&k.as_str()))
@@ -126,6 +139,13 @@ impl TestOptions {
         {
             return Err(format!("`{a}` is not an address"));
         }
+        let use_cuda = positive("use_cuda", 1023)?;
+        let use_cuda_dmabuf = action::flag(options, "use_cuda_dmabuf", false);
+        if use_cuda_dmabuf && use_cuda.is_none() {
+            return Err(
+                "`use_cuda_dmabuf` needs `use_cuda`, the GPU whose memory is registered".into(),
+            );
+        }
         Ok(Self {
             device,
             all_sizes: action::flag(options, "all_sizes", false),
@@ -135,6 +155,8 @@ impl TestOptions {
             qps: positive("qps", 16_384)?,
             port: positive("port", 65_535)?.unwrap_or(DEFAULT_PORT),
             address,
+            use_cuda,
+            use_cuda_dmabuf,
         })
     }
 
@@ -164,6 +186,12 @@ impl TestOptions {
         push("-q", self.qps);
         if self.port != DEFAULT_PORT {
             push("-p", Some(self.port));
+        }
+        if let Some(gpu) = self.use_cuda {
+            argv.push(format!("--use_cuda={gpu}"));
+        }
+        if self.use_cuda_dmabuf {
+            argv.push("--use_cuda_dmabuf".into());
         }
         argv
     }
@@ -205,5 +233,28 @@ mod tests {
         assert!(TestOptions::from_json(&json!({ "devise": "x" })).is_err());
         assert!(TestOptions::from_json(&json!({ "size": -1 })).is_err());
         assert!(TestOptions::from_json(&json!({ "address": "-x" })).is_err());
+    }
+
+    /// perftest's GPUDirect flags (its README: `--use_cuda=<cuda device id>`,
+    /// `--use_cuda_dmabuf`), passed through; DMA-BUF without a GPU is refused.
+    #[test]
+    fn the_gpu_flags_are_passed_through() {
+        let options = TestOptions::from_json(
+            &json!({ "device": "mlx5_6", "use_cuda": 4, "use_cuda_dmabuf": true }),
+        )
+        .unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(
+            options.server_argv("ib_write_bw").join(" "),
+            "ib_write_bw --report_gbits -F -d mlx5_6 --use_cuda=4 --use_cuda_dmabuf"
+        );
+        let refused = TestOptions::from_json(&json!({ "use_cuda_dmabuf": true })).err();
+        assert!(refused.is_some_and(|e| e.contains("needs `use_cuda`")));
+        let plain = TestOptions::from_json(&json!({})).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(
+            serde_json::to_value(&plain)
+                .ok()
+                .and_then(|v| v.get("use_cuda").cloned()),
+            None
+        );
     }
 }

@@ -48,6 +48,10 @@ struct Args {
     port: u16,
     device: Option<String>,
     server: Option<String>,
+    /// `--use_cuda=N`: the GPU whose memory it registers.
+    use_cuda: Option<u32>,
+    /// `--use_cuda_dmabuf`: registered through DMA-BUF, not the peer-memory module.
+    use_cuda_dmabuf: bool,
 }
 
 fn parse_args(argv: &[String]) -> Args {
@@ -72,6 +76,14 @@ fn parse_args(argv: &[String]) -> Args {
             "-p" | "--port" => args.port = value.and_then(|v| v.parse().ok()).unwrap_or(18515),
             "-a" | "--all" => {
                 args.all = true;
+                takes = false;
+            }
+            "--use_cuda_dmabuf" => {
+                args.use_cuda_dmabuf = true;
+                takes = false;
+            }
+            cuda if cuda.starts_with("--use_cuda=") => {
+                args.use_cuda = cuda.trim_start_matches("--use_cuda=").parse().ok();
                 takes = false;
             }
             other => {
@@ -516,13 +528,17 @@ fn banner(args: &Args, device: &str, roce: bool, gid_index: u32, mtu: u32, lat: 
 /// What a perftest server that `collect` stopped had printed: the waiting box, and once a
 /// client ran against it, the banner, both addresses and (send tests) the table.
 pub(crate) fn server_output(host: &mut SimContext<'_>, pid: &str, process: &Process) -> String {
-    if crate::machine::staged_faults::flag(host, CUDA_FAIL) {
+    let args = parse_args(&process.argv);
+    // Without DMA-BUF, a GPU buffer registers through the peer-memory module: on a GPU server
+    // without nvidia-peermem the registration fails.
+    let no_gdr = args.use_cuda.is_some()
+        && !args.use_cuda_dmabuf
+        && crate::machine::gpu_server::gdr_available(host) == Some(false);
+    if no_gdr || crate::machine::staged_faults::flag(host, CUDA_FAIL) {
         return cuda_failure();
     }
     // A server checks its port at start, as the client does, and exits when it is not active.
-    let device = parse_args(&process.argv)
-        .device
-        .unwrap_or_else(|| "mlx5_0".into());
+    let device = args.device.unwrap_or_else(|| "mlx5_0".into());
     if let Some(port) = own_ports(host)
         .into_iter()
         .find(|p| p.hw.device == device && !p.active)
