@@ -553,6 +553,6 @@ pub(crate) const TOOLS: &[Tool] = &[
             command: "all_reduce_perf|all_gather_perf|... -b MIN -e MAX [-f 2] [-g N]",
             parse: |t| json(t, crate::nccl::parse),
         }],
-        simulate: |m| m,
+        simulate: |m| m.with_tool(crate::nccl::sim::MpirunSim),
     },
 ];

@@ -35,6 +35,7 @@ mod leftovers;
 mod long_functions;
 mod lsp;
 mod module_maps;
+mod nccl;
 mod ofed_source;
 mod output;
 mod pack_docs;

@@ -73,14 +73,19 @@ pub(crate) fn all_reduce(
             });
         }
         let command = format!("{} (on {launcher})", argv.join(" "));
-        let run = action::parsed(command.as_str(), &output.stdout, crate::nccl::parse)?;
-        if output.code != 0 && run.error.is_none() && run.results.is_empty() {
-            return Err(ActionError::CommandFailed {
-                code: output.code,
-                command,
-                stderr: output.stderr,
-            });
-        }
+        // A launch that failed before any rank printed (ssh could not reach a node) is the
+        // launcher's failure; a rank's own failure is the test's, in its output.
+        let run = match action::parsed(command.as_str(), &output.stdout, crate::nccl::parse) {
+            Ok(run) => run,
+            Err(_) if output.code != 0 => {
+                return Err(ActionError::CommandFailed {
+                    code: output.code,
+                    command,
+                    stderr: output.stderr,
+                });
+            }
+            Err(unread) => return Err(unread),
+        };
         let expected = expected_busbw(launch.hcas.len(), asked.nic_gbps);
         let verdict = judge(&run, expected, asked.min_fraction);
         Ok(Outcome::unchanged(json!({

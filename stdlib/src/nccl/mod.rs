@@ -9,6 +9,7 @@
 
 pub(crate) mod command;
 mod parse;
+pub(crate) mod sim;
 #[cfg(test)]
 mod tests;
 mod types;
