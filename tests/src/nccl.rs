@@ -35,7 +35,9 @@ fn two_gpu_servers_pass_and_one_without_gpudirect_fails_in_numbers() {
     let lab = Lab::new();
     lab.write("lab.toml", LAB);
     lab.write("pass.rhai", &runbook("[\"gpu01\", \"gpu02\"]"));
-    let passed = lab.cairn(&["run", "pass.rhai", "-i", "lab.toml"]).succeeds();
+    let passed = lab
+        .cairn(&["run", "pass.rhai", "-i", "lab.toml"])
+        .succeeds();
     passed.stdout_has("busbw 9");
     let launched = lab.sim_commands("gpu01");
     let mpirun = launched
@@ -52,4 +54,21 @@ fn two_gpu_servers_pass_and_one_without_gpudirect_fails_in_numbers() {
     lab.write("slow.rhai", &runbook("[\"gpu01\", \"gpu03\"]"));
     let failed = lab.cairn(&["run", "slow.rhai", "-i", "lab.toml"]).fails(1);
     failed.stdout_has("is below 86.40 GB/s (90% of the 96.00 GB/s the NICs should carry)");
+}
+
+#[test]
+fn the_pair_matrix_names_the_node_without_gpudirect() {
+    let lab = Lab::new();
+    lab.write("lab.toml", LAB);
+    let job = runbook("[\"gpu01\", \"gpu02\", \"gpu03\"]").replace(
+        "let r = fabric::nccl_all_reduce(",
+        "let r = fabric::nccl_pairs(",
+    );
+    let job = job.replace(
+        "log(`busbw ${r.verdict.busbw_gbytes_sec} of ${r.verdict.expected_gbytes_sec}`);\n    expect(r.ok, `${r.verdict.failures}`);",
+        "expect(r.ok, `bad pairs ${r.bad}; suspects ${r.suspects}`);",
+    );
+    lab.write("pairs.rhai", &job);
+    let failed = lab.cairn(&["run", "pairs.rhai", "-i", "lab.toml"]).fails(1);
+    failed.stdout_has("suspects [\"gpu03\"]");
 }

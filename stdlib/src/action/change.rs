@@ -173,6 +173,7 @@ mod tests {
         "esxcli::vib_list",
         "fabric::all_pairs",
         "fabric::nccl_all_reduce",
+        "fabric::nccl_pairs",
         "fabric::manifest_diff",
         "fabric::pairs",
         "flint::query",

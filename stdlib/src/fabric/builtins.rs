@@ -98,6 +98,23 @@ pub mod fabric_builtins {
         crate::fabric::nccl::all_reduce(&ctx, nodes, &options)
     }
 
+    /// `fabric::nccl_all_reduce`'s job on every pair of `nodes`, in ClusterKit's rounds (n−1
+    /// rounds of n/2 pairs at once), to find the node a whole-job figure cannot name. Options as
+    /// `fabric::nccl_all_reduce`. Returns `#{ok, pairs: [#{nodes, ok, busbw_gbytes_sec,
+    /// failures}], bad (the failed pairs), suspects (each node in more than half of its pairs'
+    /// failures)}`.
+    ///
+    /// ```rhai
+    /// let m = fabric::nccl_pairs(hosts("gpus").map(|h| h.name), #{ launcher: "mpirun",
+    ///     path: "/opt/nccl-tests/build", gpus_per_node: 8, hcas: ["mlx5_0", "mlx5_1"],
+    ///     nic_gbps: 400, min_fraction: 0.9 });
+    /// expect(m.ok, `bad pairs ${m.bad}; suspects ${m.suspects}`);
+    /// ```
+    #[rhai_fn(volatile, return_raw)]
+    pub fn nccl_pairs(ctx: NativeCallContext, nodes: Array, options: Map) -> RhaiResult<Dynamic> {
+        crate::fabric::nccl_pairs::nccl_pairs(&ctx, nodes, &options)
+    }
+
     /// A perftest between every pair of `hosts`, as NVIDIA ClusterKit schedules it: n−1 rounds
     /// of n/2 pairs at once (one round with `quick: true`), every pair journaled. Pairs under
     /// `min_fraction` (0.93) of the best bandwidth or over `max_latency_factor` (2.1) times the

@@ -1,7 +1,8 @@
 //! `fabric::`: acceptance tests of a whole InfiniBand fabric from a controller — every pair's
 //! bandwidth and latency (`all_pairs`), scheduled, judged and retested as NVIDIA ClusterKit
 //! does, in the run's journal so a resume continues where it stopped — and a GPU cluster's
-//! NCCL bus bandwidth across its nodes (`nccl_all_reduce`, `nccl.rs`).
+//! NCCL bus bandwidth across its nodes (`nccl_all_reduce`, `nccl.rs`) and pair by pair
+//! (`nccl_pairs`, `nccl_pairs.rs`).
 
 pub(crate) mod all_pairs;
 pub mod builtins;
@@ -10,6 +11,7 @@ mod manifest;
 mod manifest_check;
 mod matrix_verdict;
 pub(crate) mod nccl;
+pub(crate) mod nccl_pairs;
 mod pairing;
 mod reads;
 pub use manifest::Difference;

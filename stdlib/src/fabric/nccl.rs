@@ -3,7 +3,8 @@
 //! and judged against what the NICs should carry (`nccl::verdict`).
 
 use cairn_runtime::{
-    ActionCall, ActionError, BuiltinOptions, ExecRequest, OptionType, Outcome, Reconcile,
+    ActionCall, ActionError, BuiltinOptions, ExecRequest, HostIo, OptionType, Outcome, Reconcile,
+    RunShared,
 };
 use rhai::{Array, Dynamic, Map, NativeCallContext};
 use serde_json::{Value, json};
@@ -55,55 +56,66 @@ pub(crate) fn all_reduce(
             // A measurement changes nothing, but loads the fabric: check mode does not run it.
             return Ok(Outcome::unchanged(json!({ "checked": true })));
         }
-        let mut launch = asked.launch.clone();
-        launch.gid_index = gid_index(io, &shared, &launch)?;
-        let argv = launch.argv();
-        let mut request = ExecRequest::new(argv.iter().cloned());
-        request.timeout = Some(std::time::Duration::from_secs(TIMEOUT_SECS));
-        let launcher = &launch.nodes[0];
-        let output = io.exec_on(launcher, &request)?;
-        if output.code == 127 {
-            return Err(ActionError::NotInstalled {
-                program: argv[0].clone(),
-                host: launcher.clone(),
-                install:
-                    "install Open MPI (mpirun) or run in a Slurm allocation (srun), and build \
-                          nccl-tests with MPI=1"
-                        .into(),
-            });
-        }
-        let command = format!("{} (on {launcher})", argv.join(" "));
-        // A launch that failed before any rank printed (ssh could not reach a node) is the
-        // launcher's failure; a rank's own failure is the test's, in its output.
-        let run = match action::parsed(command.as_str(), &output.stdout, crate::nccl::parse) {
-            Ok(run) => run,
-            Err(_) if output.code != 0 => {
-                return Err(ActionError::CommandFailed {
-                    code: output.code,
-                    command,
-                    stderr: output.stderr,
-                });
-            }
-            Err(unread) => return Err(unread),
-        };
-        let expected = expected_busbw(launch.hcas.len(), asked.nic_gbps);
-        let verdict = judge(&run, expected, asked.min_fraction);
-        Ok(Outcome::unchanged(json!({
-            "command": command, "verdict": verdict, "run": run,
-            "ok": verdict.ok,
-        })))
+        let tables = GidTables::default();
+        let job = run_job(Some(io), &shared, &asked, &asked.launch.nodes, &tables)?;
+        Ok(Outcome::unchanged(job))
     })
 }
 
+/// One job on `nodes`: the GID looked up, launched from the first node, parsed and judged.
+pub(super) fn run_job(
+    io: Option<&mut HostIo<'_>>,
+    shared: &RunShared,
+    asked: &Asked,
+    nodes: &[String],
+    tables: &GidTables,
+) -> Result<Value, ActionError> {
+    let mut io = io;
+    let mut launch = asked.launch.clone();
+    launch.nodes = nodes.to_vec();
+    launch.gid_index = gid_index(io.as_deref_mut(), shared, &launch, tables)?;
+    let argv = launch.argv();
+    let mut request = ExecRequest::new(argv.iter().cloned());
+    request.timeout = Some(std::time::Duration::from_secs(TIMEOUT_SECS));
+    let launcher = &launch.nodes[0];
+    let output = crate::pair::exec_on(io, shared, launcher, &request)?;
+    if output.code == 127 {
+        return Err(ActionError::NotInstalled {
+            program: argv[0].clone(),
+            host: launcher.clone(),
+            install: "install Open MPI (mpirun) or run in a Slurm allocation (srun), and build \
+                      nccl-tests with MPI=1"
+                .into(),
+        });
+    }
+    let command = format!("{} (on {launcher})", argv.join(" "));
+    // A launch that failed before any rank printed (ssh could not reach a node) is the
+    // launcher's failure; a rank's own failure is the test's, in its output.
+    let run = match action::parsed(command.as_str(), &output.stdout, crate::nccl::parse) {
+        Ok(run) => run,
+        Err(_) if output.code != 0 => {
+            return Err(ActionError::CommandFailed {
+                code: output.code,
+                command,
+                stderr: output.stderr,
+            });
+        }
+        Err(unread) => return Err(unread),
+    };
+    let expected = expected_busbw(launch.hcas.len(), asked.nic_gbps);
+    let verdict = judge(&run, expected, asked.min_fraction);
+    Ok(json!({ "command": command, "ok": verdict.ok, "verdict": verdict, "run": run }))
+}
+
 /// The options, read.
-struct Asked {
-    launch: NcclLaunch,
+pub(super) struct Asked {
+    pub(super) launch: NcclLaunch,
     nic_gbps: f64,
     min_fraction: f64,
 }
 
 impl Asked {
-    fn read(options: &Value, nodes: Vec<String>) -> Result<Self, String> {
+    pub(super) fn read(options: &Value, nodes: Vec<String>) -> Result<Self, String> {
         let required = |k: &str| format!("`{k}` is required");
         if nodes.len() < 2 {
             return Err(format!(
@@ -168,18 +180,18 @@ impl Asked {
 /// index (NCCL takes one); `None` on InfiniBand. A node without `show_gids` cannot be checked:
 /// refused on RoCE, where its index would be a guess.
 fn gid_index(
-    io: &mut cairn_runtime::HostIo<'_>,
-    shared: &cairn_runtime::RunShared,
+    mut io: Option<&mut HostIo<'_>>,
+    shared: &RunShared,
     launch: &NcclLaunch,
+    tables: &GidTables,
 ) -> Result<Option<u32>, ActionError> {
-    let tables = GidTables::default();
     let mut found: Vec<(String, String, Option<PortGid>)> = Vec::new();
     for node in &launch.nodes {
         for hca in &launch.hcas {
             found.push((
                 node.clone(),
                 hca.clone(),
-                tables.node(Some(&mut *io), shared, node, hca)?,
+                tables.node(io.as_deref_mut(), shared, node, hca)?,
             ));
         }
     }
@@ -239,8 +251,13 @@ mod tests {
             roce.contains("cannot choose the RoCE GID on `g1`: mlx5_1 port 1"),
             "{roce}"
         );
-        // InfiniBand needs none; the launcher is not installed on these guests, and is said so.
-        let missing = t.error(&format!(r#"fabric::nccl_all_reduce(["g1", "g2"], {JOB})"#));
-        assert!(missing.contains("mpirun"), "{missing}");
+        // InfiniBand needs none; these guests have no GPU, which the test's own failure says.
+        let failures = t.eval(&format!(
+            r#"fabric::nccl_all_reduce(["g1", "g2"], {JOB}).verdict.failures"#
+        ));
+        assert_eq!(
+            failures.to_string(),
+            r#"["the test failed: g1: Test CUDA failure common.cu:892 'no CUDA-capable device is detected'"]"#
+        );
     }
 }
