@@ -6,6 +6,8 @@ use cairn_runtime::{
     ActionCall, ActionError, BuiltinOptions, ExecRequest, HostIo, OptionType, Outcome, Reconcile,
     RunShared,
 };
+use std::sync::Arc;
+
 use rhai::{Array, Dynamic, Map, NativeCallContext};
 use serde_json::{Value, json};
 
@@ -40,17 +42,7 @@ pub(crate) fn all_reduce(
     nodes: Array,
     options: &Map,
 ) -> RhaiResult<Dynamic> {
-    action::check_options(ctx, &NCCL_OPTIONS, options)?;
-    let options = action::options_json(options)?;
-    let nodes: Vec<String> = nodes.into_iter().map(|n| n.to_string()).collect();
-    let asked = Asked::read(&options, nodes).map_err(|m| action::bad_argument(ctx, m))?;
-    let shared = cairn_runtime::HostContext::current(ctx)?.shared.clone();
-    let call = ActionCall {
-        args: json!({ "nodes": asked.launch.nodes, "options": options }),
-        assumed: Value::Null,
-        builtin: "fabric::nccl_all_reduce".into(),
-        reconcile: Reconcile::Redo,
-    };
+    let (asked, shared, call) = asked(ctx, &NCCL_OPTIONS, nodes, options)?;
     action::act(ctx, call, |io| {
         if io.checking() {
             // A measurement changes nothing, but loads the fabric: check mode does not run it.
@@ -60,6 +52,28 @@ pub(crate) fn all_reduce(
         let job = run_job(Some(io), &shared, &asked, &asked.launch.nodes, &tables)?;
         Ok(Outcome::unchanged(job))
     })
+}
+
+/// A call's options checked against `declared` and read, the run, and its journaled action
+/// (named after `declared`'s builtin).
+pub(super) fn asked(
+    ctx: &NativeCallContext,
+    declared: &BuiltinOptions,
+    nodes: Array,
+    options: &Map,
+) -> RhaiResult<(Asked, Arc<RunShared>, ActionCall<'static>)> {
+    action::check_options(ctx, declared, options)?;
+    let options = action::options_json(options)?;
+    let nodes: Vec<String> = nodes.into_iter().map(|n| n.to_string()).collect();
+    let asked = Asked::read(&options, nodes).map_err(|m| action::bad_argument(ctx, m))?;
+    let shared = cairn_runtime::HostContext::current(ctx)?.shared.clone();
+    let call = ActionCall {
+        args: json!({ "nodes": asked.launch.nodes, "options": options }),
+        assumed: Value::Null,
+        builtin: declared.builtin.into(),
+        reconcile: Reconcile::Redo,
+    };
+    Ok((asked, shared, call))
 }
 
 /// One job on `nodes`: the GID looked up, launched from the first node, parsed and judged.

@@ -5,11 +5,11 @@
 
 use std::collections::BTreeMap;
 
-use cairn_runtime::{ActionCall, ActionError, BuiltinOptions, Outcome, Reconcile};
+use cairn_runtime::{ActionError, BuiltinOptions, Outcome};
 use rhai::{Array, Dynamic, Map, NativeCallContext};
 use serde_json::{Value, json};
 
-use super::nccl::{Asked, NCCL_OPTIONS, run_job};
+use super::nccl::{NCCL_OPTIONS, asked, run_job};
 use super::schedule::circle;
 use crate::action::{self, RhaiResult};
 use crate::perftest::gid::GidTables;
@@ -26,17 +26,7 @@ pub(crate) fn nccl_pairs(
     nodes: Array,
     options: &Map,
 ) -> RhaiResult<Dynamic> {
-    action::check_options(ctx, &NCCL_PAIRS_OPTIONS, options)?;
-    let options = action::options_json(options)?;
-    let nodes: Vec<String> = nodes.into_iter().map(|n| n.to_string()).collect();
-    let asked = Asked::read(&options, nodes).map_err(|m| action::bad_argument(ctx, m))?;
-    let shared = cairn_runtime::HostContext::current(ctx)?.shared.clone();
-    let call = ActionCall {
-        args: json!({ "nodes": asked.launch.nodes, "options": options }),
-        assumed: Value::Null,
-        builtin: "fabric::nccl_pairs".into(),
-        reconcile: Reconcile::Redo,
-    };
+    let (asked, shared, call) = asked(ctx, &NCCL_PAIRS_OPTIONS, nodes, options)?;
     action::act(ctx, call, |io| {
         if io.checking() {
             return Ok(Outcome::unchanged(json!({ "checked": true })));
