@@ -21,7 +21,9 @@
 //! apply a reset the owning tool has not applied yet); `metal.rs` (a bare-metal host's hardware,
 //! composed of the files below it: its mark, its default adapters, and its ports, its own adapters'
 //! with the link type in effect now, also a peer's); `ofed.rs` (the OFED driver stack's state the
-//! `ib` and `net` printers read, and the adapter firmware they print).
+//! `ib` and `net` printers read, and the adapter firmware they print); `link_counters.rs` (an IB
+//! port's link health counters from its cable's faults, which `perfquery`, `ibqueryerrors` and
+//! `mlxlink` all print).
 
 pub(crate) mod durations;
 pub(crate) mod esxi;
@@ -31,6 +33,7 @@ pub(crate) mod guest;
 pub(crate) mod host_hardware;
 pub(crate) mod host_vms;
 pub(crate) mod interfaces;
+pub(crate) mod link_counters;
 pub(crate) mod metal;
 pub(crate) mod ofed;
 pub(crate) mod passthrough;
