@@ -1,15 +1,19 @@
 //! `fabric::`: acceptance tests of a whole InfiniBand fabric from a controller — every pair's
 //! bandwidth and latency (`all_pairs`), scheduled, judged and retested as NVIDIA ClusterKit
-//! does, in the run's journal so a resume continues where it stopped.
+//! does, in the run's journal so a resume continues where it stopped; and every link of the
+//! fabric against the manifest's `[links]` thresholds (`link_sweep`).
 
 pub(crate) mod all_pairs;
 pub mod builtins;
 mod leaves;
+mod link_sweep;
+mod link_thresholds;
 mod manifest;
 mod manifest_check;
 mod matrix_verdict;
 mod pairing;
 mod reads;
+pub use link_sweep::{BadLink, LinkSweep, Unjudged};
 pub use manifest::Difference;
 pub use manifest_check::ManifestCheck;
 pub use matrix_verdict::{Excluded, MatrixVerdict};

@@ -11,6 +11,7 @@
 //! prints, which `ofed`'s installers' firmware step prints too; registered in `mlxfwmanager`'s row
 //! of `tools.rs`).
 
+mod ber;
 pub(crate) mod column_cursor;
 pub(crate) mod esxcli;
 mod line_ends;
@@ -20,6 +21,7 @@ mod pairs;
 mod parse_error;
 pub(crate) mod transcript;
 
+pub(crate) use ber::ber;
 pub(crate) use line_ends::{lone_cr_as_lf, read as read_output};
 pub(crate) use number::{Misfit, named_number, number, read, read_radix};
 pub(crate) use pairs::{file_message, label_value};

@@ -169,14 +169,6 @@ pub(crate) struct CableFaults {
     pub(crate) effective_ber: Option<String>,
 }
 
-/// A BER as mlxlink prints it, `COEFE-MAGNITUDE` (`3E-9`, `15E-255`), as a number.
-pub(crate) fn parse_ber(text: &str) -> Option<f64> {
-    let (coef, magnitude) = text.trim().split_once("E-")?;
-    let coef: u32 = coef.parse().ok()?;
-    let magnitude: i32 = magnitude.parse().ok()?;
-    Some(f64::from(coef) * 10f64.powi(-magnitude))
-}
-
 /// A dual-port ConnectX-5 VPI card's part number (its VPD `[PN]`).
 pub(crate) const DEFAULT_PART_NUMBER: &str = "MCX556A-ECAT";
 

@@ -8,7 +8,7 @@
 
 use serde_json::Value;
 
-use crate::machine::guest::{GuestHw, parse_ber};
+use crate::machine::guest::GuestHw;
 use crate::machine::ofed::OfedState;
 
 /// How long after the drivers load the subnet manager brings the port up (`machine::ports`).
@@ -53,7 +53,7 @@ pub(crate) fn link_counters(hw: &GuestHw, up_millis: u64, now_millis: u64) -> Li
     let symbol_errors = hw
         .symbol_errors
         .saturating_add(cable.symbol_errors_per_s.saturating_mul(up_secs));
-    let ber = cable.effective_ber.as_deref().and_then(parse_ber);
+    let ber = cable.effective_ber.as_deref().and_then(crate::grammar::ber);
     let bits = f64::from(hw.ib_rate_gbps()) * 1e9 * up_secs as f64;
     #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)] // a count, rounded down
     let effective_errors = ber.map_or(0, |b| (b * bits) as u64);

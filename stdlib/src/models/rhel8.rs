@@ -71,7 +71,7 @@ impl SimTool for GuestHardware {
             "node" | "seed" | "symbol_errors" | "symbol_errors_per_s" | "link_downs" => {
                 number("a whole number")
             }
-            "effective_ber" => crate::machine::guest::parse_ber(value)
+            "effective_ber" => crate::grammar::ber(value)
                 .map(|_| ())
                 .ok_or_else(|| "a BER as mlxlink prints it: `3E-9`".to_owned()),
             "opensm" if matches!(value, "master" | "standby") => Ok(()),
