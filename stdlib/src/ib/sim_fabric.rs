@@ -218,3 +218,77 @@ pub(crate) fn lane_speed_text(hw: &GuestHw) -> &'static str {
         _ => "25.78125 Gbps",
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use crate::test_support::sim_exec as run;
+
+    /// Two guests on one leaf, `n2` with a cable that keeps failing: what the simulated link
+    /// health tools print parses with the same parsers, and the counters grow on the clock.
+    #[test]
+    fn the_link_health_printers_parse_and_their_counters_grow_with_time() {
+        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let ofed = ("ofed", "5.4-3.0.3.0");
+        let a = crate::test_support::rhel8_guest("n1", dir.path().join("n1"), &[ofed]);
+        let faults = [
+            ofed,
+            ("symbol_errors_per_s", "2"),
+            ("link_width", "1X"),
+            ("effective_ber", "3E-9"),
+        ];
+        let b = crate::test_support::rhel8_guest("n2", dir.path().join("n2"), &faults);
+        for host in [&a, &b] {
+            let _ = run(host, &["ibstatus"]);
+            let _ = host
+                .clock()
+                .sleep(Duration::from_secs(12), &cairn_runtime::Cancel::default());
+        }
+        let text = run(&a, &["iblinkinfo"]).stdout;
+        let info = crate::ib::iblinkinfo::parse(&text).unwrap_or_else(|e| panic!("{e}\n{text}"));
+        let links = crate::ib::fabric_links::Links::of(&info).links;
+        let names: Vec<(&str, &str)> = links
+            .iter()
+            .map(|l| (l.name.as_str(), l.width.as_str()))
+            .collect();
+        assert_eq!(
+            names,
+            [
+                ("n1 mlx5_0 port 1 to MF0;ib-sw01:MSB7800/U1 port 1", "4X"),
+                ("n2 mlx5_0 port 1 to MF0;ib-sw01:MSB7800/U1 port 2", "1X")
+            ],
+            "{text}"
+        );
+        let text = run(&a, &["ibqueryerrors"]).stdout;
+        let errors =
+            crate::ib::ibqueryerrors::parse(&text).unwrap_or_else(|e| panic!("{e}\n{text}"));
+        let grown = errors.nodes[0].ports[0]
+            .counters
+            .get("SymbolErrorCounter")
+            .copied();
+        assert!(grown.is_some_and(|n| n >= 20), "{text}");
+        let lid = 0x12 + 2;
+        let text = run(&a, &["perfquery", "-x", &lid.to_string(), "1"]).stdout;
+        let perf = crate::ib::perfquery::parse(&text).unwrap_or_else(|e| panic!("{e}\n{text}"));
+        assert_eq!(
+            perf.blocks[0].counters.get("SymbolErrorCounter"),
+            grown.as_ref()
+        );
+        let text = run(&b, &["mlxlink", "-d", "mlx5_0", "-c"]).stdout;
+        let link = crate::mlxlink::parse(&text).unwrap_or_else(|e| panic!("{e}\n{text}"));
+        assert_eq!(link.operational.width.as_deref(), Some("1x"));
+        let counters = link.counters.unwrap_or_default();
+        assert_eq!(counters.effective_physical_ber.as_deref(), Some("3E-9"));
+        let before = counters.symbol_errors.unwrap_or(0);
+        let _ = b
+            .clock()
+            .sleep(Duration::from_secs(10), &cairn_runtime::Cancel::default());
+        let text = run(&b, &["mlxlink", "-d", "mlx5_0", "-c"]).stdout;
+        let after = crate::mlxlink::parse(&text)
+            .ok()
+            .and_then(|l| l.counters)
+            .and_then(|c| c.symbol_errors);
+        assert_eq!(after, Some(before + 20), "{text}");
+    }
+}
