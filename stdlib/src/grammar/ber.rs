@@ -7,14 +7,14 @@ pub(crate) fn ber(text: &str) -> Option<f64> {
     let (coef, magnitude) = text.trim().split_once("E-")?;
     let coef: u32 = coef.parse().ok()?;
     let magnitude: i32 = magnitude.parse().ok()?;
-    Some(f64::from(coef) * 10f64.powi(-magnitude))
+    Some(f64::from(coef) / 10f64.powi(magnitude))
 }
 
 #[cfg(test)]
 mod tests {
     #[test]
     fn mlxlink_bers() {
-        assert_eq!(super::ber("3E-9"), Some(3e-9));
+        assert!(super::ber("3E-9").is_some_and(|b| (b - 3e-9).abs() < 1e-20));
         assert!(super::ber("15E-255").is_some_and(|b| b < 1e-250));
         assert_eq!(super::ber("0.001"), None);
     }
