@@ -253,16 +253,16 @@ pub(crate) const TOOLS: &[Tool] = &[
     },
     Tool {
         namespace: "mlxlink",
-        about: "A port's link as the firmware reports it: state, speed, FEC, troubleshooting advice, error counters (a parser only).",
-        host: Host::Mft,
-        builtins: None,
+        about: "A port's link as the firmware reports it: state, speed, FEC, troubleshooting advice, error counters and bit error rates.",
+        host: Host::Guest,
+        builtins: Some(|| rhai::exported_module!(crate::mlxlink::builtins::mlxlink_builtins)),
         options: &[],
         parsers: &[ToolParser {
             name: "mlxlink",
             command: "mlxlink -d DEV [-p PORT] [-c] [-m] [-e]",
             parse: |t| json(t, crate::mlxlink::parse),
         }],
-        simulate: |m| m,
+        simulate: |m| m.with_tool(crate::mlxlink::sim::MlxlinkSim),
     },
     Tool {
         namespace: "vhpc",

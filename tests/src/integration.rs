@@ -22,6 +22,7 @@ mod fabric;
 mod fabric_acceptance;
 mod fabric_faults;
 mod fabric_ibdiag;
+mod fabric_link_sweep;
 mod fabric_manifest;
 mod fencing;
 mod file_circles;

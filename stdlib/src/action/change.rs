@@ -219,6 +219,14 @@ mod tests {
         "vhpc::power",
         "vhpc::reserve",
         "vhpc::view",
+        // The link health builtins (issue 48).
+        "fabric::link_sweep",
+        "ib::counter_deltas",
+        "ib::error_counters",
+        "ib::link_info",
+        "ib::perfquery",
+        "ib::query_errors",
+        "mlxlink::read",
     ];
 
     /// Every builtin of the table's namespaces journals as `namespace::name` from its

@@ -194,6 +194,25 @@ pub mod fabric_builtins {
         Ok(crate::fabric::Pairing::of(group, &members, &failed).to_map())
     }
 
+    /// Every link of the InfiniBand fabric against the manifest's `[links]` table (`width`,
+    /// `speed`, `effective_ber_max`, `symbol_errors_max`, `link_downs_max`): `iblinkinfo` and
+    /// `ibqueryerrors` on the first healthy host of `group`, `mlxlink -d DEV -c` on each host
+    /// for its own link's effective BER. Returns `#{from, links, bad: [#{link, check, found,
+    /// expected, message}], unjudged: [#{what, reason}], ok}`; a link is named by both ends
+    /// (`node02 mlx5_0 port 1 to MF0;ib-sw01:MSB7800/U1 port 2`), and `ok` is false while
+    /// anything is bad or unjudged (a failed host, a host not on the fabric, a link whose BER
+    /// no host of the group reads). A manifest without `[links]`, or with a key it does not
+    /// know, is a runbook error at the call.
+    ///
+    /// ```rhai
+    /// let s = fabric::link_sweep("manifest.toml", "fabric");
+    /// expect(s.ok, s.bad.map(|b| b.message) + s.unjudged.map(|u| `${u.what}: ${u.reason}`));
+    /// ```
+    #[rhai_fn(volatile, return_raw)]
+    pub fn link_sweep(ctx: NativeCallContext, path: &str, group: &str) -> RhaiResult<Dynamic> {
+        crate::fabric::link_sweep::link_sweep(&ctx, path, group)
+    }
+
     /// The host's RDMA devices against its class in the expected-hardware manifest (a TOML file,
     /// one table per class: `hcas`, `psid`, `firmware`, `[[CLASS.port]]` with `device`,
     /// `link_layer`, `rate_gbps`, `rate_text`), from `ibstatus`, `ibstat` and `ibv_devinfo`.

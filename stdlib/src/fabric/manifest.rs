@@ -22,6 +22,7 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
+use super::link_thresholds::LinkThresholds;
 use crate::ib::ibstat::{IbStat, IbStatCa};
 use crate::ib::ibstatus::IbStatusPort;
 use crate::ib::ibv_devinfo::IbvDevice;
@@ -66,9 +67,12 @@ pub struct Difference {
 }
 
 /// The class `class` of the manifest text: a TOML error, an unknown key or an unknown class
-/// (with the closest name) is refused.
+/// (with the closest name) is refused. The `[links]` table is the fabric's, not a class.
 pub(crate) fn load(text: &str, class: &str) -> Result<HostClass, String> {
-    let classes: BTreeMap<String, HostClass> = toml::from_str(text)
+    let mut table = table(text)?;
+    table.remove("links");
+    let classes: BTreeMap<String, HostClass> = toml::Value::Table(table)
+        .try_into()
         .map_err(|e| format!("manifest: {}", did_you_mean(e.to_string().trim_end())))?;
     classes.get(class).cloned().ok_or_else(|| {
         let hint = cairn_runtime::inventory::closest(class, classes.keys().map(String::as_str))
@@ -77,6 +81,27 @@ pub(crate) fn load(text: &str, class: &str) -> Result<HostClass, String> {
         let known: Vec<&str> = classes.keys().map(String::as_str).collect();
         format!("manifest: no host class `{class}` (it has {known:?}){hint}")
     })
+}
+
+/// The manifest's `[links]` table: refused when absent, with a key it does not know (the
+/// closest named) or a value out of range.
+pub(crate) fn load_links(text: &str) -> Result<LinkThresholds, String> {
+    let mut table = table(text)?;
+    let links = table
+        .remove("links")
+        .ok_or_else(|| "manifest: no [links] table (width, speed, effective_ber_max, symbol_errors_max, link_downs_max)".to_owned())?;
+    let links: LinkThresholds = links.try_into().map_err(|e| {
+        format!(
+            "manifest: [links]: {}",
+            did_you_mean(e.to_string().trim_end())
+        )
+    })?;
+    links.checked().map_err(|e| format!("manifest: {e}"))
+}
+
+/// The manifest as a TOML table.
+fn table(text: &str) -> Result<toml::Table, String> {
+    toml::from_str(text).map_err(|e| format!("manifest: {}", e.to_string().trim_end()))
 }
 
 /// A TOML error about an unknown key (serde's ``unknown field `firmwear`, expected one of

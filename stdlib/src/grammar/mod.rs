@@ -12,6 +12,7 @@
 //! of `tools.rs`) and `show_gids/` (the GID table, and the RoCE v2 GID a test must use, which
 //! perftest's builtins choose by; registered in `net`'s row).
 
+mod ber;
 pub(crate) mod column_cursor;
 pub(crate) mod esxcli;
 mod line_ends;
@@ -22,6 +23,7 @@ mod parse_error;
 pub(crate) mod show_gids;
 pub(crate) mod transcript;
 
+pub(crate) use ber::ber;
 pub(crate) use line_ends::{lone_cr_as_lf, read as read_output};
 pub(crate) use number::{Misfit, named_number, number, read, read_radix};
 pub(crate) use pairs::{file_message, label_value};

@@ -104,6 +104,132 @@ pub mod ib_builtins {
         action::as_map(&fabric)
     }
 
+    /// `ibqueryerrors`: every port of the fabric with an error counter above 0 (no threshold
+    /// file): `#{nodes: [#{kind, guid, name, ports: [#{guid, port, all_ports, counters,
+    /// scaled, link}]}], summary: #{nodes_checked, bad_nodes, ports_checked, bad_ports,
+    /// thresholds, pma_query_failures, suppressed}, warnings, error}`. The tool's own fatal
+    /// line fails the call.
+    ///
+    /// ```rhai
+    /// let q = ib::query_errors();
+    /// expect(q.summary.bad_nodes == 0, q.nodes.map(|n| n.name));
+    /// ```
+    #[rhai_fn(volatile, return_raw)]
+    pub fn query_errors(ctx: NativeCallContext) -> RhaiResult<Map> {
+        let errors = action::query_typed(
+            &ctx,
+            crate::ib::NAMESPACE,
+            json!({}),
+            "ibqueryerrors' ports",
+            reads::query_errors,
+        )?;
+        action::as_map(&errors)
+    }
+
+    /// `perfquery -x LID PORT`: that port's extended counters, `#{title, extended, port_id,
+    /// lid, port, cap_mask, cap_mask2, counters: #{SymbolErrorCounter, LinkDownedCounter,
+    /// PortXmitData, ...}, other}`.
+    ///
+    /// ```rhai
+    /// let c = ib::perfquery(20, 1).counters;
+    /// log(`symbol errors ${c.SymbolErrorCounter}, link downs ${c.LinkDownedCounter}`);
+    /// ```
+    #[rhai_fn(volatile, return_raw)]
+    pub fn perfquery(ctx: NativeCallContext, lid: i64, port: i64) -> RhaiResult<Map> {
+        let (Ok(lid), Ok(port)) = (u32::try_from(lid), u32::try_from(port)) else {
+            return Err(action::bad_argument(
+                &ctx,
+                format!("LID {lid} and port {port} must be whole numbers from 0"),
+            ));
+        };
+        let args = json!({ "lid": lid, "port": port });
+        let block = action::query_typed(
+            &ctx,
+            crate::ib::NAMESPACE,
+            args,
+            "perfquery's counters",
+            |io| reads::perfquery(io, lid, port),
+        )?;
+        action::as_map(&block)
+    }
+
+    /// `iblinkinfo`: every node and its ports' links, `#{nodes: [#{kind, guid, name, ports:
+    /// [#{guid, lid, port, width, speed, state, physical_state, remote: #{lid, port, name,
+    /// could_be}}]}], warnings, error}`, and `links`: each link that is up once, named by
+    /// both ends, `#{a: #{node, port, lid}, b, width, speed, name}` (`node01 mlx5_0 port 1
+    /// to MF0;ib-sw01:MSB7800/U1 port 1`).
+    ///
+    /// ```rhai
+    /// for l in ib::link_info().links { if l.width != "4X" { log(`${l.name} at ${l.width}`); } }
+    /// ```
+    #[rhai_fn(volatile, return_raw)]
+    pub fn link_info(ctx: NativeCallContext) -> RhaiResult<Map> {
+        let info = action::query_typed(
+            &ctx,
+            crate::ib::NAMESPACE,
+            json!({}),
+            "iblinkinfo's nodes",
+            reads::link_info,
+        )?;
+        let mut map = action::as_map(&info)?;
+        let links = crate::ib::fabric_links::Links::of(&info).links;
+        map.insert(
+            "links".into(),
+            Dynamic::from_array(action::as_array(&links)?),
+        );
+        Ok(map)
+    }
+
+    /// The fabric's error counters now (`iblinkinfo` and `ibqueryerrors`): `#{ports:
+    /// [#{node, guid, port, link, counters}]}`, every port with a counter above 0 on its link
+    /// named by both ends. Read it before a test and give it to `ib::counter_deltas` after.
+    ///
+    /// ```rhai
+    /// let before = ib::error_counters();
+    /// perftest::send_bw("node02", #{ device: "mlx5_0" });
+    /// let moved = ib::counter_deltas(before);
+    /// expect(moved.is_empty(), moved.map(|d| `${d.link}: ${d.counter} +${d.delta}`));
+    /// ```
+    #[rhai_fn(volatile, return_raw)]
+    pub fn error_counters(ctx: NativeCallContext) -> RhaiResult<Map> {
+        let counters = action::query_typed(
+            &ctx,
+            crate::ib::NAMESPACE,
+            json!({}),
+            "the fabric's error counters",
+            reads::error_counters,
+        )?;
+        action::as_map(&counters)
+    }
+
+    /// Reads the fabric's error counters again and returns every counter that grew since
+    /// `before` (an `ib::error_counters()`): `[#{node, port, link, counter, before, after,
+    /// delta}]`, `link` named by both ends; empty when nothing moved. A counter lower than
+    /// before was cleared in between: its delta is what it holds now.
+    ///
+    /// ```rhai
+    /// let moved = ib::counter_deltas(before);
+    /// ```
+    #[rhai_fn(volatile, return_raw)]
+    pub fn counter_deltas(ctx: NativeCallContext, before: Map) -> RhaiResult<Array> {
+        let before: crate::ib::counters::ErrorCounters =
+            rhai::serde::from_dynamic(&Dynamic::from_map(before)).map_err(|e| {
+                action::bad_argument(
+                    &ctx,
+                    format!("`before` is not what ib::error_counters() returns: {e}"),
+                )
+            })?;
+        let args = json!({ "before": action::json(&before) });
+        let moved = action::query_typed(
+            &ctx,
+            crate::ib::NAMESPACE,
+            args,
+            "the counters that moved",
+            |io| Ok(reads::error_counters(io)?.since(&before)),
+        )?;
+        action::as_array(&moved)
+    }
+
     /// Runs `ibdiagnet` on this host (one whose IB port sees the subnet manager) and checks the
     /// fabric from the `ibdiagnet2.db_csv` it writes: the cabling against `topology` (a design
     /// file in ibnetdiscover's format, beside the runbook), exactly one master subnet manager,

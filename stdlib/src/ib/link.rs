@@ -3,12 +3,12 @@
 
 use pest::RuleType;
 use pest::iterators::Pair;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::ParseError;
 
 /// One port's link and its peer.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct PortLink {
     /// The port's LID (for a switch port, the switch's).
     pub lid: u32,
@@ -36,7 +36,7 @@ pub struct PortLink {
 }
 
 /// The port at the other end of a link.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct RemotePort {
     /// The peer port's GUID (`iblinkinfo -l` only).
     pub guid: Option<String>,

@@ -1,11 +1,15 @@
 //! `ib::` builtins: RDMA ports (`ibstatus`, `ibstat`, `ibv_devinfo`), the InfiniBand fabric
-//! (`ibnetdiscover`) and waiting for a port to come up; with the simulated guest's RDMA ports
-//! and fabric. Parsers only, so far: the fabric's diagnostics (`ibqueryerrors`, `perfquery`,
-//! `iblinkinfo`, `sminfo`, `ibnodes`, ibdiagnet's console summary) and `ibv_rc_pingpong`.
+//! (`ibnetdiscover`) and waiting for a port to come up; the fabric's link health
+//! (`ibqueryerrors`, `perfquery -x`, `iblinkinfo`, and the counters that moved during a test,
+//! `counters.rs`, on links named by both ends, `fabric_links.rs`); with the simulated guest's
+//! RDMA ports and fabric (`sim_fabric.rs`). Parsers only, so far: `sminfo`, `ibnodes`,
+//! ibdiagnet's console summary and `ibv_rc_pingpong`.
 
 pub mod builtins;
 pub(crate) mod command;
+pub mod counters;
 mod diag;
+pub mod fabric_links;
 pub mod ibdiagnet;
 pub mod ibdiagnet_summary;
 pub mod iblinkinfo;
@@ -18,8 +22,9 @@ pub mod ibv_devinfo;
 pub mod link;
 pub mod perfquery;
 pub mod rc_pingpong;
-mod reads;
+pub(crate) mod reads;
 pub(crate) mod sim;
+mod sim_fabric;
 pub mod sminfo;
 mod switch;
 

@@ -5,10 +5,15 @@
 use cairn_runtime::{ActionError, HostIo};
 
 use super::command;
+use super::counters::ErrorCounters;
+use super::fabric_links::Links;
+use super::iblinkinfo::IbLinkInfo;
 use super::ibnetdiscover::Topology;
+use super::ibqueryerrors::IbQueryErrors;
 use super::ibstat::IbStat;
 use super::ibstatus::IbStatusPort;
 use super::ibv_devinfo::IbvDevice;
+use super::perfquery::PerfBlock;
 use crate::action;
 
 /// `ibstatus [DEV:PORT]`: its ports; a `Fatal error:` line fails naming it.
@@ -55,6 +60,54 @@ pub(super) fn devices(io: &mut HostIo<'_>) -> Result<Vec<IbvDevice>, ActionError
 /// `ibnetdiscover`: the fabric the subnet manager sees.
 pub(super) fn fabric(io: &mut HostIo<'_>) -> Result<Topology, ActionError> {
     action::run_parsed(io, command::IBNETDISCOVER, super::ibnetdiscover::parse)
+}
+
+/// A fatal line an infiniband-diags tool printed, as the action's failure.
+fn tool_failed(tool: &str, error: Option<&crate::grammar::ToolError>) -> Result<(), ActionError> {
+    match error {
+        Some(e) => Err(ActionError::Failed(format!("{tool}: {}", e.message))),
+        None => Ok(()),
+    }
+}
+
+/// `ibqueryerrors`: every port with a counter above 0.
+pub(crate) fn query_errors(io: &mut HostIo<'_>) -> Result<IbQueryErrors, ActionError> {
+    let parsed = action::run_parsed(io, command::IBQUERYERRORS, super::ibqueryerrors::parse)?;
+    tool_failed("ibqueryerrors", parsed.error.as_ref())?;
+    Ok(parsed)
+}
+
+/// `iblinkinfo`: every port's link and peer.
+pub(crate) fn link_info(io: &mut HostIo<'_>) -> Result<IbLinkInfo, ActionError> {
+    let parsed = action::run_parsed(io, command::IBLINKINFO, super::iblinkinfo::parse)?;
+    tool_failed("iblinkinfo", parsed.error.as_ref())?;
+    Ok(parsed)
+}
+
+/// `perfquery -x LID PORT`: that port's block.
+pub(super) fn perfquery(
+    io: &mut HostIo<'_>,
+    lid: u32,
+    port: u32,
+) -> Result<PerfBlock, ActionError> {
+    let argv = command::perfquery_extended(lid, port);
+    let parsed = action::run_parsed(io, &argv, super::perfquery::parse)?;
+    tool_failed("perfquery", parsed.error.as_ref())?;
+    parsed
+        .blocks
+        .into_iter()
+        .find(|b| b.port == port)
+        .ok_or_else(|| {
+            ActionError::Failed(format!(
+                "perfquery printed no counters of Lid {lid} port {port}"
+            ))
+        })
+}
+
+/// The fabric's error counters now, each port on its link.
+pub(super) fn error_counters(io: &mut HostIo<'_>) -> Result<ErrorCounters, ActionError> {
+    let links = Links::of(&link_info(io)?);
+    Ok(ErrorCounters::of(&query_errors(io)?, &links))
 }
 
 #[cfg(test)]

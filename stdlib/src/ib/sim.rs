@@ -1,5 +1,6 @@
 //! The simulated guest's RDMA ports and the InfiniBand fabric: `ibstatus`, `ibstat`,
-//! `ibv_devinfo`, `ibnetdiscover`.
+//! `ibv_devinfo`, `ibnetdiscover`, and the fabric's link health: `iblinkinfo`,
+//! `ibqueryerrors`, `perfquery -x`.
 //!
 //! The ports and their states are `machine::ports` (perftest and sockperf read them too); this
 //! prints them. `ibnetdiscover` is `crate::ib::ibnetdiscover::sim`.
@@ -139,12 +140,21 @@ fn ibv_devinfo(ports: &[PortView], device: Option<&str>, firmware: &str) -> Exec
     out(0, text, "")
 }
 
-/// `ibstatus`, `ibstat`, `ibv_devinfo`, `ibnetdiscover`.
+/// `ibstatus`, `ibstat`, `ibv_devinfo`, `ibnetdiscover`, `iblinkinfo`, `ibqueryerrors`,
+/// `perfquery`.
 pub(crate) struct IbSim;
 
 impl SimTool for IbSim {
     fn commands(&self) -> &[&'static str] {
-        &["ibstatus", "ibstat", "ibv_devinfo", "ibnetdiscover"]
+        &[
+            "ibstatus",
+            "ibstat",
+            "ibv_devinfo",
+            "ibnetdiscover",
+            "iblinkinfo",
+            "ibqueryerrors",
+            "perfquery",
+        ]
     }
 
     fn name(&self) -> &'static str {
@@ -182,6 +192,9 @@ impl SimTool for IbSim {
             "ibv_devinfo" => {
                 ibv_devinfo(&ports, named("-d").or_else(|| named("--ib-dev")), &firmware)
             }
+            "iblinkinfo" => crate::ib::iblinkinfo::sim::run(host, &ports, &hw),
+            "ibqueryerrors" => crate::ib::ibqueryerrors::sim::run(host, &ports, &hw),
+            "perfquery" => crate::ib::perfquery::sim::run(host, &ports, &hw, &args),
             _ => crate::ib::ibnetdiscover::sim::run(host, &ports, &hw),
         }
     }

@@ -24,6 +24,9 @@ use serde_json::Value;
 /// | `subnet_manager` | `true` | the IB switch runs a subnet manager (on a two-level fabric, the spine runs the one master) |
 /// | `opensm` | | this host also runs opensm: `master` (a second master subnet manager, the fault `ibdiagnet` reports) or `standby` |
 /// | `symbol_errors` | `0` | symbol errors the host's IB port counted (`SymbolErrorCounter`): a bad cable |
+/// | `symbol_errors_per_s` | `0` | symbol errors the IB port adds each second it is up: a cable that goes on failing during a test |
+/// | `link_downs` | `0` | times the IB port's link went down (`LinkDownedCounter`): a flapping cable |
+/// | `effective_ber` | (none: no error) | the IB cable's effective physical BER after FEC as `mlxlink -c` prints it, `3E-9`: a bad cable |
 /// | `switch_mtu` | `9216` | the Ethernet switch's MTU |
 /// | `pfc` | `true` | PFC enabled on the Ethernet switch |
 /// | `roce_ifname` | `ens224f1` | the RoCE port's interface name |
@@ -38,11 +41,13 @@ use serde_json::Value;
 /// | `vm` | the host's name | the VM's name in vCenter |
 pub(crate) const GUEST_OPTIONS: &[&str] = &[
     "distro",
+    "effective_ber",
     "esxi",
     "eth_switch",
     "ib_spine",
     "ib_switch",
     "leaf_uplinks",
+    "link_downs",
     "link_width",
     "node",
     "ofed",
@@ -57,6 +62,7 @@ pub(crate) const GUEST_OPTIONS: &[&str] = &[
     "subnet_manager",
     "switch_mtu",
     "symbol_errors",
+    "symbol_errors_per_s",
     "vcenter",
     "vm",
 ];
@@ -146,6 +152,21 @@ pub(crate) struct GuestHw {
     /// The adapter's part number, as its VPD holds it (`part_number`).
     #[serde(default = "default_part_number")]
     pub(crate) part_number: String,
+    /// The faults of the IB cable the link health tools report (`symbol_errors_per_s`,
+    /// `link_downs`, `effective_ber`).
+    #[serde(default)]
+    pub(crate) cable: CableFaults,
+}
+
+/// A bad IB cable, as the link health tools see it (`machine::link_counters`).
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+pub(crate) struct CableFaults {
+    /// Symbol errors added each second the port is up.
+    pub(crate) symbol_errors_per_s: u64,
+    /// What `LinkDownedCounter` holds.
+    pub(crate) link_downs: u64,
+    /// The effective physical BER as mlxlink prints it (`3E-9`); `None`: no error.
+    pub(crate) effective_ber: Option<String>,
 }
 
 /// A dual-port ConnectX-5 VPI card's part number (its VPD `[PN]`).
@@ -233,6 +254,13 @@ impl GuestHw {
                 .unwrap_or(0),
             part_number: get("part_number").unwrap_or(DEFAULT_PART_NUMBER).to_owned(),
             leaf_uplinks: get("leaf_uplinks").and_then(|n| n.parse().ok()),
+            cable: CableFaults {
+                symbol_errors_per_s: get("symbol_errors_per_s")
+                    .and_then(|n| n.parse().ok())
+                    .unwrap_or(0),
+                link_downs: get("link_downs").and_then(|n| n.parse().ok()).unwrap_or(0),
+                effective_ber: get("effective_ber").map(str::to_owned),
+            },
         }
     }
 

@@ -23,7 +23,8 @@
 //! with the link type in effect now, also a peer's); `ofed.rs` (the OFED driver stack's state the
 //! `ib` and `net` printers read, and the adapter firmware they print); `gpu_server.rs` (the GPU
 //! server's PCIe layout, its peer-memory modules and ACS, which the GPU tools print and perftest
-//! reads for `--use_cuda`).
+//! reads for `--use_cuda`); `link_counters.rs` (an IB port's link health counters from its
+//! cable's faults, which `perfquery`, `ibqueryerrors` and `mlxlink` all print).
 
 pub(crate) mod durations;
 pub(crate) mod esxi;
@@ -34,6 +35,7 @@ pub(crate) mod guest;
 pub(crate) mod host_hardware;
 pub(crate) mod host_vms;
 pub(crate) mod interfaces;
+pub(crate) mod link_counters;
 pub(crate) mod metal;
 pub(crate) mod ofed;
 pub(crate) mod passthrough;

@@ -141,6 +141,8 @@ pub(crate) struct FabricMember {
     /// Its port's GUID.
     pub(crate) guid: String,
     pub(crate) lid: u32,
+    /// When its port came up, on its host's clock (`machine::link_counters`).
+    pub(crate) up_millis: u64,
 }
 
 /// Every guest up on the fabric `hw`'s active IB port `mine` reaches (its leaf, or every leaf
@@ -156,12 +158,13 @@ pub(crate) fn fabric_members(
         device: mine.hw.device.clone(),
         guid: mine.hw.guid.clone(),
         lid: mine.lid,
+        up_millis: crate::machine::link_counters::up_millis(host.tool_state("ofed")),
     }];
     for peer in crate::machine::guest::sibling_hosts(host) {
         if peer == hw.host {
             continue;
         }
-        let Some((phw, pports, _)) = peer_ports(host, &peer) else {
+        let Some((phw, pports, tools)) = peer_ports(host, &peer) else {
             continue;
         };
         if !phw.subnet_manager || !crate::machine::guest::ib_reachable(hw, &phw) {
@@ -175,6 +178,7 @@ pub(crate) fn fabric_members(
                 device: p.hw.device.clone(),
                 guid: p.hw.guid.clone(),
                 lid: p.lid,
+                up_millis: crate::machine::link_counters::up_millis(tools.get("ofed")),
                 hw: phw,
             });
         }

@@ -5,12 +5,22 @@
 //! Reads `mlxlink -d DEV [-p PORT] [-c] [-m] [-e] ...` text output (MFT, and mstflint's
 //! `mstlink`), whose format is mstflint's `MlxlinkCmdPrint` and `MlxlinkRecord`
 //! (mlxlink/modules/printutil): sections of padded `label : value` lines. The grammar is
-//! `mlxlink.pest`; see docs/parsers.md.
+//! `mlxlink.pest`; see docs/parsers.md. `mlxlink::read` (`builtins.rs`) reads a port with it;
+//! `sim.rs` prints it on a simulated Linux host.
 
+pub mod builtins;
+pub(crate) mod command;
 mod parse;
+mod reading;
+pub(crate) mod sim;
 #[cfg(test)]
 mod tests;
 mod types;
+
+pub use reading::LinkReading;
+
+/// The namespace the builtins are registered under: `mlxlink::read` is its journal name.
+pub(crate) const NAMESPACE: &str = "mlxlink";
 
 pub use types::{
     Counters, Field, Mlxlink, Operational, Section, SpeedMask, Supported, ToolInformation,

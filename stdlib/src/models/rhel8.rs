@@ -68,7 +68,12 @@ impl SimTool for GuestHardware {
                 .map(|_| ())
                 .ok_or_else(|| "a link width: `1X`, `2X` or `4X`".to_owned()),
             "roce_mtu" | "switch_mtu" => number("an MTU in bytes"),
-            "node" | "seed" | "symbol_errors" => number("a whole number"),
+            "node" | "seed" | "symbol_errors" | "symbol_errors_per_s" | "link_downs" => {
+                number("a whole number")
+            }
+            "effective_ber" => crate::grammar::ber(value)
+                .map(|_| ())
+                .ok_or_else(|| "a BER as mlxlink prints it: `3E-9`".to_owned()),
             "opensm" if matches!(value, "master" | "standby") => Ok(()),
             "opensm" => Err("`master` or `standby`".into()),
             "leaf_uplinks" => match value.parse::<u32>() {

@@ -6,6 +6,7 @@
 //! shared `../link.pest` and `../diag.pest`. See docs/parsers.md.
 
 mod parse;
+pub(crate) mod sim;
 #[cfg(test)]
 mod tests;
 mod types;

@@ -1,12 +1,12 @@
 //! The typed result of `iblinkinfo` output.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::grammar::{Message, ToolError};
 use crate::ib::link::PortLink;
 
 /// One `iblinkinfo [-l] [--switches-only|--cas-only] [-d] [-a]` run.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct IbLinkInfo {
     /// Each node, in output order, with its ports.
     pub nodes: Vec<LinkNode>,
@@ -18,7 +18,7 @@ pub struct IbLinkInfo {
 
 /// One node: a header and the port lines under it, or (`-l`) consecutive lines naming the
 /// same node.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct LinkNode {
     /// `switch`, `ca` or `router`; null without a header (`-l`, or port lines a capture kept
     /// without theirs).
@@ -32,7 +32,7 @@ pub struct LinkNode {
 }
 
 /// One port line.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct LinkPort {
     /// The port GUID: printed for a CA's ports, and for every port with `-l`.
     pub guid: Option<String>,

@@ -7,6 +7,7 @@
 //! See docs/parsers.md.
 
 mod parse;
+pub(crate) mod sim;
 #[cfg(test)]
 mod tests;
 mod types;

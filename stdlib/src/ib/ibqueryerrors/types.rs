@@ -2,13 +2,13 @@
 
 use std::collections::BTreeMap;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::grammar::{Message, ToolError};
 use crate::ib::link::PortLink;
 
 /// One `ibqueryerrors [-r] [--data] [--counters] [-s ...]` run.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct IbQueryErrors {
     /// Each node printed, in output order: those with a counter over its threshold (or every
     /// node, `--counters`).
@@ -23,7 +23,7 @@ pub struct IbQueryErrors {
 }
 
 /// One node's block.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ErrorNode {
     /// `errors` (`Errors for`) or `data_counters` (`Data Counters for`, `--counters`).
     pub kind: String,
@@ -36,7 +36,7 @@ pub struct ErrorNode {
 }
 
 /// One `GUID 0x... port N:` line.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ErrorPort {
     /// The port GUID as printed (not zero-padded).
     pub guid: String,
@@ -53,7 +53,7 @@ pub struct ErrorPort {
 }
 
 /// The `## Summary` lines.
-#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Summary {
     /// `N nodes checked`.
     pub nodes_checked: u64,

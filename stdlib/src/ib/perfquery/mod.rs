@@ -6,6 +6,7 @@
 //! `perfquery.pest` with the shared `../diag.pest`. See docs/parsers.md.
 
 mod parse;
+pub(crate) mod sim;
 #[cfg(test)]
 mod tests;
 mod types;

@@ -2,12 +2,12 @@
 
 use std::collections::BTreeMap;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::grammar::{Message, ToolError};
 
 /// One `perfquery [-x] [-E|-D|...] [LID|GUID] [PORT]` run: one block per port queried.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct PerfQuery {
     /// Each block, in output order.
     pub blocks: Vec<PerfBlock>,
@@ -18,7 +18,7 @@ pub struct PerfQuery {
 }
 
 /// One header and its fields.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct PerfBlock {
     /// What was queried, as printed: `Port counters`, `Port extended counters`,
     /// `PortRcvErrorDetails counters`.
