@@ -174,7 +174,10 @@ mod tests {
         );
         let none = fixture("club-3090-2x5090-tabs");
         assert_eq!(none.gpus[0].note.as_deref(), Some("no NIC in the matrix"));
-        assert_eq!((none.gpus[0].nic.as_ref(), none.gpus[0].link.as_ref()), (None, None));
+        assert_eq!(
+            (none.gpus[0].nic.as_ref(), none.gpus[0].link.as_ref()),
+            (None, None)
+        );
     }
 
     /// The simulated GPU server: every GPU has one ConnectX-7 at PIX, GPU4's being `mlx5_6`

@@ -79,7 +79,10 @@ mod tests {
     fn the_problem_names_what_was_found_and_the_next_step() {
         assert_eq!(peermem(Some("535.129.03"), None).problem(), None);
         let (missing, help) = peermem(None, None).problem().unwrap_or_default();
-        assert!(missing.contains("found: no peer-memory module"), "{missing}");
+        assert!(
+            missing.contains("found: no peer-memory module"),
+            "{missing}"
+        );
         assert!(help.contains("modprobe nvidia-peermem"), "{help}");
         let (both, help) = peermem(Some("535.129.03"), Some("1.3-0"))
             .problem()
@@ -87,6 +90,9 @@ mod tests {
         assert!(both.contains("nv_peer_mem 1.3-0 is loaded beside nvidia-peermem 535.129.03"));
         assert!(help.contains("rmmod nv_peer_mem"), "{help}");
         let (old_only, _) = peermem(None, Some("1.3-0")).problem().unwrap_or_default();
-        assert!(old_only.contains("found: nv_peer_mem 1.3-0, nv_mem client 1.3-0"), "{old_only}");
+        assert!(
+            old_only.contains("found: nv_peer_mem 1.3-0, nv_mem client 1.3-0"),
+            "{old_only}"
+        );
     }
 }

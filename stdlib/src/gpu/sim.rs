@@ -147,9 +147,11 @@ fn setpci(host: &mut SimContext<'_>, address: &str, register: &str) -> ExecOutpu
     };
     let Ok(written) = u16::from_str_radix(value.trim_start_matches("0x"), 16) else {
         return out(
-            1,
+            127,
             "",
-            format!("setpci: Bad value: {value}\n"),
+            format!(
+                "cairn sim: `setpci` with the value `{value}` is not simulated (it writes hex words such as 0000)\n"
+            ),
         );
     };
     state.acs.insert(address.to_owned(), written);

@@ -9,11 +9,13 @@
 //! `esxcli` parser is written in, and `nic_list.rs`, the `network nic list` parser `mst`'s check
 //! mode reads too, with its command line) and `mlxfwmanager/` (the query and update `mlxfwmanager`
 //! prints, which `ofed`'s installers' firmware step prints too; registered in `mlxfwmanager`'s row
-//! of `tools.rs`).
+//! of `tools.rs`) and `lspci/` (`lspci` and `lspci -vv`, which `gpu` reads for the bridges' ACS;
+//! registered in `lspci`'s row).
 
 pub(crate) mod column_cursor;
 pub(crate) mod esxcli;
 mod line_ends;
+pub(crate) mod lspci;
 pub(crate) mod mlxfwmanager;
 mod number;
 mod pairs;

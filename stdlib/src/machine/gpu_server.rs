@@ -99,12 +99,7 @@ pub(crate) struct Layout {
 /// `0-55,112-167`: the CPUs of a NUMA node (two 56-core sockets, two threads a core).
 pub(crate) fn cpus_of(numa: u32) -> String {
     let first = numa * 56;
-    format!(
-        "{first}-{},{}-{}",
-        first + 55,
-        first + 112,
-        first + 167
-    )
+    format!("{first}-{},{}-{}", first + 55, first + 112, first + 167)
 }
 
 fn address(bus: u8, device: u8, function: u8) -> String {

@@ -142,7 +142,9 @@ impl TestOptions {
         let use_cuda = positive("use_cuda", 1023)?;
         let use_cuda_dmabuf = action::flag(options, "use_cuda_dmabuf", false);
         if use_cuda_dmabuf && use_cuda.is_none() {
-            return Err("`use_cuda_dmabuf` needs `use_cuda`, the GPU whose memory is registered".into());
+            return Err(
+                "`use_cuda_dmabuf` needs `use_cuda`, the GPU whose memory is registered".into(),
+            );
         }
         Ok(Self {
             device,
@@ -248,6 +250,11 @@ mod tests {
         let refused = TestOptions::from_json(&json!({ "use_cuda_dmabuf": true })).err();
         assert!(refused.is_some_and(|e| e.contains("needs `use_cuda`")));
         let plain = TestOptions::from_json(&json!({})).unwrap_or_else(|e| panic!("{e}"));
-        assert_eq!(serde_json::to_value(&plain).ok().and_then(|v| v.get("use_cuda").cloned()), None);
+        assert_eq!(
+            serde_json::to_value(&plain)
+                .ok()
+                .and_then(|v| v.get("use_cuda").cloned()),
+            None
+        );
     }
 }
