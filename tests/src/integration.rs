@@ -27,6 +27,7 @@ mod fabric_manifest;
 mod fencing;
 mod file_circles;
 mod generated;
+mod gpu_direct;
 mod guest;
 mod hangs;
 mod host_patterns;

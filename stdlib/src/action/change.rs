@@ -177,6 +177,8 @@ mod tests {
         "fabric::manifest_diff",
         "fabric::pairs",
         "flint::query",
+        "gpu::acs",
+        "gpu::disable_acs",
         "gpu::peermem",
         "gpu::topology",
         "ib::devinfo",

@@ -17,7 +17,7 @@ pub mod gpu_builtins {
     use rhai::NativeCallContext;
     use serde_json::json;
 
-    use crate::action::{self, RhaiResult};
+    use crate::action::{self, Change, Compared, RhaiResult};
     use crate::gpu::reads;
     use cairn_runtime::ActionError;
 
@@ -68,5 +68,65 @@ pub mod gpu_builtins {
             },
         )?;
         action::as_map(&peermem)
+    }
+
+    /// The PCI bridges above the GPUs and NICs (`lspci -vvv`), with their ACS control:
+    /// `#{bridges: [#{address, acs_control, behind}], enabled}`; `enabled` lists the bridges whose
+    /// `ACSCtl:` has a flag on, which redirect GPU-to-NIC traffic through the root complex
+    /// (NCCL's troubleshooting guide, "PCI Access Control Services (ACS)").
+    ///
+    /// ```rhai
+    /// let acs = gpu::acs();
+    /// expect(acs.enabled.is_empty(), `ACS on ${acs.enabled}`);
+    /// ```
+    #[rhai_fn(volatile, return_raw)]
+    pub fn acs(ctx: NativeCallContext) -> RhaiResult<rhai::Map> {
+        let acs = action::query_typed(
+            &ctx,
+            crate::gpu::NAMESPACE,
+            json!({}),
+            "the bridges' ACS from lspci -vvv",
+            reads::acs,
+        )?;
+        action::as_map(&acs)
+    }
+
+    /// Turns ACS off (`setpci -s BDF ECAP_ACS+0x6.w=0000`) on each bridge above the GPUs and
+    /// NICs where it is on, and only there; returns the bridges it turned off (`[]`: none was
+    /// on). The setting is lost at reboot: the kernel or BIOS enables ACS again at every boot,
+    /// so run it in every boot's stage (or disable IO virtualization / ACS in the BIOS).
+    ///
+    /// ```rhai
+    /// let off = gpu::disable_acs();
+    /// ```
+    #[rhai_fn(volatile, return_raw)]
+    pub fn disable_acs(ctx: NativeCallContext) -> RhaiResult<rhai::Array> {
+        let change = Change::redo(crate::gpu::NAMESPACE, json!({}), json!([]));
+        let value = change.run(
+            &ctx,
+            reads::acs,
+            |_, acs| {
+                if acs.enabled.is_empty() {
+                    return Ok(Compared::Same(json!([])));
+                }
+                Ok(Compared::unmarked(json!(acs.enabled), acs.enabled))
+            },
+            |io, enabled: Vec<String>, planned| {
+                for address in &enabled {
+                    action::run(io, &crate::gpu::command::disable_acs(address))?;
+                }
+                let still = reads::acs(io)?.enabled;
+                if !still.is_empty() {
+                    return Err(ActionError::Failed(format!(
+                        "ACS is still on at {} after setpci cleared it",
+                        still.join(", ")
+                    )));
+                }
+                Ok(planned)
+            },
+        )?;
+        let off: Vec<String> =
+            action::result_typed(&ctx, &value, "the bridges it turned ACS off on")?;
+        action::as_array(&off)
     }
 }

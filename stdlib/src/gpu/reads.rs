@@ -2,6 +2,7 @@
 
 use cairn_runtime::{ActionError, ExecRequest, HostIo};
 
+use super::acs::{Acs, acs_bridges};
 use super::command;
 use super::nearest_nic::{GpuTopology, nearest_nics};
 use super::peermem::{NV_MEM_CLIENT, NV_PEER_MEM, NVIDIA_PEERMEM, Peermem};
@@ -11,6 +12,12 @@ use crate::action;
 pub(super) fn topology(io: &mut HostIo<'_>) -> Result<GpuTopology, ActionError> {
     let matrix = action::run_parsed(io, command::TOPO, super::parse_topo)?;
     Ok(nearest_nics(matrix))
+}
+
+/// `lspci -vvv`'s bridges above the GPUs and NICs, with their ACS.
+pub(super) fn acs(io: &mut HostIo<'_>) -> Result<Acs, ActionError> {
+    let lspci = action::run_parsed(io, command::LSPCI, crate::grammar::lspci::parse_verbose)?;
+    Ok(acs_bridges(&lspci))
 }
 
 /// The peer-memory modules' sysfs files.

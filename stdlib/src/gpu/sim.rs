@@ -146,7 +146,13 @@ fn setpci(host: &mut SimContext<'_>, address: &str, register: &str) -> ExecOutpu
         return out(0, format!("{:04x}\n", state.acs_of(address)), "");
     };
     let Ok(written) = u16::from_str_radix(value.trim_start_matches("0x"), 16) else {
-        return out(1, "", format!("setpci: Bad value: {value}\n"));
+        return out(
+            127,
+            "",
+            format!(
+                "cairn sim: `setpci` with the value `{value}` is not simulated (it writes hex words such as 0000)\n"
+            ),
+        );
     };
     state.acs.insert(address.to_owned(), written);
     let _ = host.save_state(&state);

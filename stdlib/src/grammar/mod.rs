@@ -9,13 +9,15 @@
 //! `esxcli` parser is written in, and `nic_list.rs`, the `network nic list` parser `mst`'s check
 //! mode reads too, with its command line), `mlxfwmanager/` (the query and update `mlxfwmanager`
 //! prints, which `ofed`'s installers' firmware step prints too; registered in `mlxfwmanager`'s row
-//! of `tools.rs`) and `show_gids/` (the GID table, and the RoCE v2 GID a test must use, which
-//! perftest's builtins choose by; registered in `net`'s row).
+//! of `tools.rs`), `show_gids/` (the GID table, and the RoCE v2 GID a test must use, which
+//! perftest's builtins choose by; registered in `net`'s row) and `lspci/` (`lspci` and `lspci
+//! -vv`, which `gpu` reads for the bridges' ACS; registered in `lspci`'s row).
 
 mod ber;
 pub(crate) mod column_cursor;
 pub(crate) mod esxcli;
 mod line_ends;
+pub(crate) mod lspci;
 pub(crate) mod mlxfwmanager;
 mod number;
 mod pairs;

@@ -1,27 +1,8 @@
-//! `lspci`: the PCI functions of the adapters (physical and virtual), with their class, model
-//! and revision.
-//!
-//! Reads `lspci`, `lspci -D` and `lspci -nn` device lines, usually filtered with
-//! `| grep Mellanox` (grammar `lspci.pest`), and `lspci -vv`/`-vvv` blocks (`verbose.rs`: the
-//! subsystem, PCIe link capability and status, Vital Product Data, driver in use); `vpd.rs` picks
-//! the Mellanox functions' part numbers the fabric manifest compares.
+//! `lspci` (a parser only): the PCI functions, from `lspci` and `lspci -vv`/`-vvv`. The parsers
+//! are layer 1's (`grammar/lspci/`: the `gpu` namespace reads them too); this namespace is their
+//! row in the table of tools.
 
-mod parse;
-mod types;
-mod verbose;
-mod verbose_types;
-mod vpd;
-
-pub use types::{Lspci, PciDevice};
-pub use verbose_types::{LspciVerbose, PciFunction, PcieLink, Vpd, VpdField};
-pub use vpd::{VpdPart, mellanox_part_numbers};
-
-/// Parses `lspci` output.
-pub fn parse(text: &str) -> Result<Lspci, crate::ParseError> {
-    parse::parse(text)
-}
-
-/// Parses `lspci -vv` / `-vvv` output.
-pub fn parse_verbose(text: &str) -> Result<LspciVerbose, crate::ParseError> {
-    verbose::parse_verbose(text)
-}
+pub use crate::grammar::lspci::{
+    BridgeBuses, Lspci, LspciVerbose, PciDevice, PciFunction, PcieLink, Vpd, VpdField, VpdPart,
+    mellanox_part_numbers, parse, parse_verbose,
+};

@@ -3,12 +3,15 @@
 //! the PCIe layout of [`crate::machine::gpu_server`], and the GPU driver's tools (the table's
 //! rows for the GPU server: `nvidia-smi`, `setpci`). Its faults (`peermem_missing`,
 //! `nv_peer_mem_loaded`, `acs_on`) are the `gpu` simulator's options; see `docs/simulator.md`.
+//! Its `lspci` prints the GPU server's PCIe tree (`gpu_lspci.rs`), not the `adapters` option's.
 
 use cairn_runtime::ExecOutput;
 use cairn_runtime::sim::{SimContext, SimModel, SimTool};
 
 use super::metal::{METAL_OPTIONS, MetalHardware, metal_model};
-use crate::machine::gpu_server::GPU_SERVER_MARK;
+use serde::Deserialize as _;
+
+use crate::machine::gpu_server::{GPU_SERVER_MARK, GPU_SLOT, GpuServerState};
 
 /// The `gpu-metal` model: the bare-metal host's tools, and the GPU server's rows of the table.
 pub(crate) fn gpu_metal() -> SimModel {
@@ -47,6 +50,17 @@ impl SimTool for GpuHardware {
     }
 
     fn run(&self, host: &mut SimContext<'_>, argv: &[String]) -> ExecOutput {
+        let program = argv
+            .first()
+            .map_or("", |p| p.rsplit('/').next().unwrap_or(p));
+        if program == "lspci" {
+            MetalHardware::publish(host);
+            let state = host
+                .tool_state(GPU_SLOT)
+                .and_then(|slot| GpuServerState::deserialize(slot).ok())
+                .unwrap_or_default();
+            return super::gpu_lspci::print(&state, argv);
+        }
         MetalHardware.run(host, argv)
     }
 }

@@ -9,7 +9,7 @@ use crate::ParseError;
 const TOOL: &str = "lspci";
 
 #[derive(pest_derive::Parser)]
-#[grammar = "src/lspci/lspci.pest"]
+#[grammar = "src/grammar/lspci/lspci.pest"]
 struct LspciParser;
 
 /// Parses `lspci` device lines.

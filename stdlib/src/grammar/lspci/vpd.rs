@@ -43,7 +43,7 @@ mod tests {
 \t\tRead-only fields:\n\t\t\t[PN] Part number: MCX556A-ECAT\n\t\t\t[EC] Engineering changes: AC\n\
 \t\tEnd\n0c:00.0 Ethernet controller: Mellanox Technologies MT27800 Family [ConnectX-5]\n\
 \tCapabilities: [48] Vital Product Data\n\t\tNot readable\n";
-        let parsed = crate::lspci::parse_verbose(text).unwrap_or_else(|e| panic!("{e}"));
+        let parsed = super::super::parse_verbose(text).unwrap_or_else(|e| panic!("{e}"));
         assert_eq!(
             mellanox_part_numbers(&parsed),
             [VpdPart {

@@ -3,7 +3,9 @@
 //! `NUMA node:`, the `Express` capability's `LnkCap:` and `LnkSta:`, the `Vital Product Data`
 //! capability (pciutils `ls-vpd.c`: `Product Name:`, `Read-only fields:` / `Read/write
 //! fields:`, one `[KW] name: value` a line, `End`), `Kernel driver in use:` and `Kernel
-//! modules:`, and every `Capabilities:` title. The other indented lines (about sixty per
+//! modules:`, every `Capabilities:` title, a bridge's `Bus: primary=.., secondary=..,
+//! subordinate=..` (`lspci.c`, `show_htype1`) and the ACS capability's `ACSCtl:` flags
+//! (`ls-ecaps.c`, `cap_acs`). The other indented lines (about sixty per
 //! function) are capability details it does not read. `-x`'s config-space dump (`00: b3 15 ...`)
 //! is skipped; any other unindented line is a message.
 //!
@@ -11,7 +13,7 @@
 //! indented) followed by indented details; plain `lspci` lines without details, or lines
 //! quoted indented inside another tool's output, are refused.
 
-use super::verbose_types::{LspciVerbose, PciFunction, PcieLink, Vpd, VpdField};
+use super::verbose_types::{BridgeBuses, LspciVerbose, PciFunction, PcieLink, Vpd, VpdField};
 use crate::ParseError;
 use crate::grammar::transcript::{Line, lines};
 
@@ -110,6 +112,8 @@ fn function(text: &str, line: &Line<'_>) -> Result<PciFunction, ParseError> {
         driver: None,
         modules: Vec::new(),
         capabilities: Vec::new(),
+        bridge_buses: None,
+        acs_control: None,
     })
 }
 
@@ -152,6 +156,11 @@ fn detail(
         "LnkCap" => function.link_capability = Some(link(value)),
         "LnkSta" => function.link_status = Some(link(value)),
         "Kernel driver in use" => function.driver = Some(value.to_owned()),
+        "Bus" => function.bridge_buses = bridge_buses(value),
+        "ACSCtl" => {
+            let on = value.split_whitespace().filter_map(|f| f.strip_suffix('+'));
+            function.acs_control = Some(on.map(str::to_owned).collect());
+        }
         "Kernel modules" => {
             function.modules = value.split(',').map(|m| m.trim().to_owned()).collect();
         }
@@ -217,6 +226,21 @@ fn indent_of(line: &Line<'_>) -> usize {
     line.raw.len() - line.text.len()
 }
 
+/// `primary=16, secondary=17, subordinate=1c, sec-latency=0`.
+fn bridge_buses(value: &str) -> Option<BridgeBuses> {
+    let field = |name: &str| {
+        value.split(',').map(str::trim).find_map(|part| {
+            let number = part.strip_prefix(name)?.strip_prefix('=')?;
+            u8::from_str_radix(number, 16).ok()
+        })
+    };
+    Some(BridgeBuses {
+        primary: field("primary")?,
+        secondary: field("secondary")?,
+        subordinate: field("subordinate")?,
+    })
+}
+
 /// `Port #8, Speed 8GT/s, Width x8, ASPM L0s, ...` / `Speed 32GT/s (ok), Width x16 (ok)`.
 fn link(value: &str) -> PcieLink {
     let mut link = PcieLink {
@@ -264,6 +288,42 @@ mod tests {
         assert_eq!(function.vpd.as_ref().map(|v| v.readable), Some(false));
         assert_eq!(function.driver.as_deref(), Some("mlx5_core"));
         assert_eq!((out.messages.len(), out.messages[0].line), (1, 1));
+    }
+
+    /// An H100 server's PCIe switch (gpud's published `lspci -vvv`): each bridge's buses and
+    /// its ACS control flags, off here; one turned on reads as the flags that are on.
+    #[test]
+    fn a_bridges_buses_and_acs_control_are_read() {
+        let fixture =
+            include_str!("../../../../tests/fixtures/lspci-vv/h100-pex890xx-switch-acs-vvv.txt");
+        let text = crate::test_support::output_of(fixture);
+        let out = parse_verbose(text).unwrap_or_else(|e| panic!("{e}"));
+        let port = out
+            .devices
+            .iter()
+            .find(|d| d.device.address == "17:01.0")
+            .unwrap_or_else(|| panic!("no 17:01.0"));
+        let buses = port
+            .bridge_buses
+            .map(|b| (b.primary, b.secondary, b.subordinate));
+        assert_eq!(buses, Some((0x17, 0x19, 0x19)));
+        assert_eq!(port.acs_control.as_deref(), Some(&[][..]));
+        let gpu = out.devices.iter().find(|d| d.device.address == "19:00.0");
+        assert_eq!(
+            gpu.map(|g| (g.bridge_buses, g.acs_control.clone())),
+            Some((None, None))
+        );
+        let on = text.replacen(
+            "ACSCtl:\tSrcValid- TransBlk- ReqRedir- CmpltRedir- UpstreamFwd-",
+            "ACSCtl:\tSrcValid+ TransBlk- ReqRedir+ CmpltRedir+ UpstreamFwd+",
+            1,
+        );
+        let out = parse_verbose(&on).unwrap_or_else(|e| panic!("{e}"));
+        let first = out.devices.iter().find_map(|d| d.acs_control.clone());
+        assert_eq!(
+            first.unwrap_or_default(),
+            ["SrcValid", "ReqRedir", "CmpltRedir", "UpstreamFwd"]
+        );
     }
 
     #[test]

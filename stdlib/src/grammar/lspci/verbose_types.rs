@@ -39,6 +39,24 @@ pub struct PciFunction {
     pub modules: Vec<String>,
     /// Every `Capabilities:` title (`[48] Vital Product Data`), in order.
     pub capabilities: Vec<String>,
+    /// A bridge's `Bus: primary=16, secondary=17, subordinate=1c`: the buses behind it.
+    pub bridge_buses: Option<BridgeBuses>,
+    /// The `Access Control Services` capability's `ACSCtl:` flags that are on (`SrcValid`,
+    /// `ReqRedir`, ...), as pciutils' `ls-ecaps.c` prints them with `+`; `[]` when every flag is
+    /// off; `null` without the capability.
+    pub acs_control: Option<Vec<String>>,
+}
+
+/// A bridge's bus numbers (hexadecimal in the output).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct BridgeBuses {
+    /// The bus the bridge is on.
+    pub primary: u8,
+    /// The bus right behind it.
+    pub secondary: u8,
+    /// The highest bus behind it: a function on a bus from `secondary` to `subordinate` is
+    /// behind this bridge.
+    pub subordinate: u8,
 }
 
 /// `Port #8, Speed 8GT/s, Width x8, ...` or `Speed 32GT/s (ok), Width x16 (ok)`.
