@@ -3,10 +3,10 @@
 //! [`Message`]s, each unknown line kept with its line number, never a refusal; and a tool's own
 //! error is data, a [`ToolError`] with the tool's words and the line it printed them on.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// A line the parser does not know, kept as printed with where it was.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Message {
     /// The line number in the output, from 1.
     pub line: usize,
@@ -15,7 +15,7 @@ pub struct Message {
 }
 
 /// The tool's own report that it failed.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ToolError {
     /// What failed, in one word the builtin and a runbook can match on.
     pub kind: String,

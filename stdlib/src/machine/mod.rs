@@ -21,7 +21,8 @@
 //! apply a reset the owning tool has not applied yet); `metal.rs` (a bare-metal host's hardware,
 //! composed of the files below it: its mark, its default adapters, and its ports, its own adapters'
 //! with the link type in effect now, also a peer's); `ofed.rs` (the OFED driver stack's state the
-//! `ib` and `net` printers read, and the adapter firmware they print).
+//! `ib` and `net` printers read, and the adapter firmware they print); `qos.rs` (a Linux host's
+//! runtime QoS settings of its RoCE ports, which the `qos` printer keeps and `cat` reads).
 
 pub(crate) mod durations;
 pub(crate) mod esxi;
@@ -36,4 +37,5 @@ pub(crate) mod ofed;
 pub(crate) mod passthrough;
 pub(crate) mod ports;
 pub(crate) mod processes;
+pub(crate) mod qos;
 pub(crate) mod staged_faults;
