@@ -345,6 +345,7 @@ pub(crate) const TOOLS: &[Tool] = &[
         simulate: |m| {
             m.with_tool(crate::net::sim::IpSim)
                 .with_tool(crate::net::sim::Ibdev2netdevSim)
+                .with_tool(crate::net::ethtool::sim::EthtoolSim)
         },
     },
     Tool {

@@ -1,7 +1,7 @@
 //! A simulated Linux host's QoS settings of its RoCE ports (layer 1): what `mlnx_qos` sets and
 //! prints (trust state and the DSCP map, PFC, the traffic classes), the ECN sysfs switches and
-//! RDMA-CM's default ToS. The `qos` printer and the everyday `cat`/`tee` of the sysfs files
-//! both read them here.
+//! RDMA-CM's default ToS; and the PFC pause frames a port received, which `ethtool -S` prints.
+//! The `qos` printer keeps them; `cat` of the sysfs files and `ethtool` read them here.
 //!
 //! All of it is runtime state, as on a real host: the kernel keeps it in the driver, so a
 //! reboot or a driver reload (a new OFED driver generation) brings the defaults back.
@@ -103,6 +103,12 @@ pub(crate) struct QosState {
     pub(crate) ports: BTreeMap<String, PortQos>,
     /// RDMA-CM's default ToS by `DEVICE/PORT`.
     pub(crate) roce_tos: BTreeMap<String, u8>,
+    /// The host's perftest client runs when the settings last changed (or the drivers loaded).
+    #[serde(default)]
+    pub(crate) traffic_seen: u64,
+    /// Pause frames each port received per priority before that, by interface name.
+    #[serde(default)]
+    pub(crate) pauses: BTreeMap<String, [u64; 8]>,
 }
 
 impl QosState {
@@ -117,14 +123,16 @@ impl QosState {
     }
 }
 
-/// The host's QoS settings now: those saved under the drivers loaded now, else the defaults.
+/// The host's QoS settings now: those saved under the drivers loaded now, else the defaults
+/// (with no traffic counted before now).
 pub(crate) fn load(host: &SimContext<'_>) -> QosState {
     let generation = driver_generation(host);
     host.tool_state(QOS_SLOT)
         .and_then(|v| serde_json::from_value::<QosState>(v.clone()).ok())
         .filter(|state| state.generation == generation)
-        .unwrap_or(QosState {
+        .unwrap_or_else(|| QosState {
             generation,
+            traffic_seen: traffic_runs(host),
             ..QosState::default()
         })
 }
@@ -140,6 +148,69 @@ fn driver_generation(host: &SimContext<'_>) -> u64 {
     host.tool_state("ofed")
         .and_then(|v| serde_json::from_value::<OfedState>(v.clone()).ok())
         .map_or(0, |ofed| ofed.generation)
+}
+
+/// The perftest printer's state slot (its first program), where it counts its client runs.
+const PERFTEST_SLOT: &str = "ib_send_bw";
+
+/// The pause frames one run of RoCE traffic brings a sender on a lossless priority.
+const PAUSES_PER_RUN: u64 = 1_250;
+
+/// The perftest client runs of the host so far.
+pub(crate) fn traffic_runs(host: &SimContext<'_>) -> u64 {
+    host.tool_state(PERFTEST_SLOT)
+        .and_then(|state| state["runs"].as_u64())
+        .unwrap_or(0)
+}
+
+/// The priority a port's RoCE traffic takes: under trust `dscp` the one its RDMA-CM ToS's DSCP
+/// maps to, under trust `pcp` priority 0 (untagged).
+fn roce_priority(state: &QosState, ifname: &str, device: &str) -> usize {
+    let port = state.port(ifname);
+    let dscp = state
+        .roce_tos
+        .get(&format!("{device}/1"))
+        .copied()
+        .unwrap_or(0)
+        >> 2;
+    port.dscp2prio
+        .iter()
+        .find(|(d, _)| *d == dscp)
+        .map_or(0, |(_, prio)| usize::from(*prio))
+}
+
+/// The pause frames a RoCE port (`ifname`, RDMA device `device`) received per priority since
+/// the drivers loaded: those counted before the last settings change, and for the host's
+/// perftest runs since, on the priority its traffic takes when PFC is on there (the congested
+/// receiver pauses a lossless priority only).
+pub(crate) fn pause_frames(
+    host: &SimContext<'_>,
+    state: &QosState,
+    ifname: &str,
+    device: &str,
+) -> [u64; 8] {
+    let mut pauses = state.pauses.get(ifname).copied().unwrap_or_default();
+    let runs = traffic_runs(host).saturating_sub(state.traffic_seen);
+    let prio = roce_priority(state, ifname, device);
+    if state.port(ifname).pfc[prio] {
+        pauses[prio] += runs * PAUSES_PER_RUN;
+    }
+    pauses
+}
+
+/// Counts the traffic so far under the settings in effect, before they change (the `qos`
+/// printer calls it before every change).
+pub(crate) fn settle_traffic(host: &SimContext<'_>, state: &mut QosState) {
+    let ports: Vec<(String, String)> = crate::machine::interfaces::own_interfaces(host)
+        .into_iter()
+        .filter(|i| i.link_type == "ether")
+        .filter_map(|i| Some((i.name, i.rdma?)))
+        .collect();
+    for (ifname, device) in ports {
+        let pauses = pause_frames(host, state, &ifname, &device);
+        state.pauses.insert(ifname, pauses);
+    }
+    state.traffic_seen = traffic_runs(host);
 }
 
 /// Which ECN switch a sysfs path names: `/sys/class/net/IF/ecn/roce_np/enable/N` is

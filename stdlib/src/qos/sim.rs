@@ -37,7 +37,11 @@ impl SimTool for QosSim {
     }
 
     fn on_boot(&self, host: &mut SimContext<'_>) {
-        qos::save(host, QosState::default());
+        let fresh = QosState {
+            traffic_seen: qos::traffic_runs(host),
+            ..QosState::default()
+        };
+        qos::save(host, fresh);
     }
 
     fn run(&self, host: &mut SimContext<'_>, argv: &[String]) -> ExecOutput {
@@ -191,6 +195,7 @@ fn mlnx_qos(host: &mut SimContext<'_>, args: &[&str]) -> ExecOutput {
         );
     }
     let mut state = qos::load(host);
+    qos::settle_traffic(host, &mut state);
     let mut port = state.port(ifname);
     if let Err(refused) = apply(&mut port, &parsed) {
         return refused;
@@ -375,6 +380,7 @@ fn cma_roce_tos(host: &mut SimContext<'_>, args: &[&str], rdma_cm: bool) -> Exec
         return fail(&format!("Device {device} port {port} does not exist"));
     }
     let mut state = qos::load(host);
+    qos::settle_traffic(host, &mut state);
     let key = format!("{device}/{port}");
     if let Some(tos) = tos {
         // configfs' store takes a byte (`kstrtou8`); the script does not check `echo`'s
