@@ -38,11 +38,11 @@ stage "lossless after the reboot" on metal {
     expect(q.trust_state == "dscp", `${roce} trusts ${q.trust_state}, not dscp`);
     expect(q.pfc[3].enabled, `PFC is off on ${roce}'s priority 3`);
     expect(q.dscp2prio[3].dscp.contains(46), `DSCP 46 is not in ${roce}'s priority 3`);
-    let np = run(["cat", `/sys/class/net/${roce}/ecn/roce_np/enable/3`]).stdout.trim();
+    let np = run(["cat", `/sys/class/net/${roce}/ecn/roce_np/enable/3`], #{ read_only: true }).stdout.trim();
     expect(np == "1", `ECN's notification point is ${np} on ${roce}'s priority 3`);
-    let rp = run(["cat", `/sys/class/net/${roce}/ecn/roce_rp/enable/3`]).stdout.trim();
+    let rp = run(["cat", `/sys/class/net/${roce}/ecn/roce_rp/enable/3`], #{ read_only: true }).stdout.trim();
     expect(rp == "0", `ECN's reaction point is ${rp} on ${roce}'s priority 3`);
-    let tos = run(["cma_roce_tos", "-d", "mlx5_0"]).stdout.trim();
+    let tos = run(["cma_roce_tos", "-d", "mlx5_0"], #{ read_only: true }).stdout.trim();
     expect(tos == "106", `RDMA-CM's ToS on mlx5_0 is ${tos}, not 106 (DSCP 26, ECN)`);
 }
 "#;
