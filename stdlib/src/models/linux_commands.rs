@@ -186,10 +186,10 @@ mod tests {
         assert_eq!((sshd.code, sshd.stdout.as_str()), (0, "active\n"));
         let openibd = run(&host, &["systemctl", "is-active", "openibd"]);
         assert_eq!((openibd.code, openibd.stdout.as_str()), (3, "inactive\n"));
-        let other = run(&host, &["ethtool", "ens224f1"]);
+        let other = run(&host, &["lldptool", "-t", "-i", "ens224f1"]);
         assert_eq!(other.code, 127);
         assert!(
-            other.stderr.contains("`ethtool` is not simulated"),
+            other.stderr.contains("`lldptool` is not simulated"),
             "{}",
             other.stderr
         );
