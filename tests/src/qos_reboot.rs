@@ -120,3 +120,21 @@ fn the_check_after_the_reboot_fails_when_the_settings_are_not_applied_again() {
         .any(|i| i["data"]["builtin"] == "reboot");
     assert!(rebooted, "the host did not reboot in the run");
 }
+
+#[test]
+fn a_mistyped_setting_is_refused_before_anything_runs() {
+    let lab = Lab::new();
+    lab.write("lab.toml", LAB);
+    lab.write(
+        "book.rhai",
+        "stage \"lossless\" on metal {\n    qos::set(\"ens1f0\", #{ trsut: \"dscp\", pfc: [0,0,0,1,0,0,0,0] });\n}\n",
+    );
+    let run = lab.cairn(&["run", "book.rhai", "-i", "lab.toml"]);
+    assert_eq!(run.code, 2, "{}\n{}", run.stdout, run.stderr);
+    assert!(
+        run.output().contains("did you mean `trust`"),
+        "{}",
+        run.output()
+    );
+    assert_eq!(lab.sim_count("node01", &["mlnx_qos"]), 0);
+}
