@@ -353,6 +353,7 @@ pub(crate) const TOOLS: &[Tool] = &[
             m.with_tool(crate::net::sim::IpSim)
                 .with_tool(crate::net::sim::Ibdev2netdevSim)
                 .with_tool(crate::net::show_gids_sim::ShowGidsSim)
+                .with_tool(crate::net::ethtool::sim::EthtoolSim)
         },
     },
     Tool {
@@ -518,16 +519,20 @@ pub(crate) const TOOLS: &[Tool] = &[
     },
     Tool {
         namespace: "qos",
-        about: "An adapter port's QoS settings: trust state, PFC, traffic classes (a parser only).",
+        about: "RoCE lossless on a host: trust state, PFC, traffic classes, DSCP map, ECN, RDMA-CM's ToS.",
         host: Host::Guest,
-        builtins: None,
-        options: &[],
+        builtins: Some(|| rhai::exported_module!(crate::qos::builtins::qos_builtins)),
+        options: &[&[
+            crate::qos::wanted::SET_OPTIONS,
+            crate::qos::wanted::ECN_OPTIONS,
+            crate::qos::wanted::TOS_OPTIONS,
+        ]],
         parsers: &[ToolParser {
             name: "mlnx-qos",
             command: "mlnx_qos -i IFACE",
             parse: |t| json(t, crate::qos::parse),
         }],
-        simulate: |m| m,
+        simulate: |m| m.with_tool(crate::qos::sim::QosSim),
     },
     Tool {
         namespace: "gpu",

@@ -46,6 +46,7 @@ mod pack_trust;
 mod packs;
 mod parse;
 mod pipelined_stages;
+mod qos_reboot;
 mod readme;
 mod reboot_loop;
 mod recipes;

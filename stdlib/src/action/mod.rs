@@ -22,7 +22,7 @@ mod tool_failure;
 mod typed_query;
 
 pub(crate) use change::{Change, Compared, Probe, builtin_name, not_applied};
-pub(crate) use names::{full_pci, valid_device};
+pub(crate) use names::{full_pci, valid_device, valid_ifname};
 pub(crate) use options::{arg_text, flag, from_dynamic, int, options_json, text};
 pub(crate) use parse_failure::{line_of, parse_failure};
 pub(crate) use run::{UNKNOWN_UNTIL_MFT, not_installed, parsed, run, run_if_installed, run_parsed};

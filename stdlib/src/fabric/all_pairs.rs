@@ -84,8 +84,7 @@ pub(crate) fn all_pairs(
     let planned = plan(ctx, &host, &names, &rounds, &opts)?;
     let mut took_ms: u64 = 0;
     let mut matrix: Vec<PairResult> = Vec::new();
-    // Each host's GID table is read once for the whole matrix and its retests.
-    let gids = Arc::new(GidTables::default());
+    let gids = Arc::new(GidTables::default()); // one read of each host's GIDs for all rounds
     for (i, pairs) in rounds.iter().enumerate() {
         let done = round(ctx, &host, ("matrix", i + 1), pairs, (&opts, &gids))?;
         took_ms += done.iter().map(|r| r.elapsed_ms).max().unwrap_or(0);

@@ -24,7 +24,8 @@
 //! `ib` and `net` printers read, and the adapter firmware they print); `gpu_server.rs` (the GPU
 //! server's PCIe layout, its peer-memory modules and ACS, which the GPU tools print and perftest
 //! reads for `--use_cuda`); `link_counters.rs` (an IB port's link health counters from its
-//! cable's faults, which `perfquery`, `ibqueryerrors` and `mlxlink` all print).
+//! cable's faults, which `perfquery`, `ibqueryerrors` and `mlxlink` all print); `qos.rs` (a Linux
+//! host's runtime QoS settings of its RoCE ports, which the `qos` printer keeps and `cat` reads).
 
 pub(crate) mod durations;
 pub(crate) mod esxi;
@@ -41,4 +42,5 @@ pub(crate) mod ofed;
 pub(crate) mod passthrough;
 pub(crate) mod ports;
 pub(crate) mod processes;
+pub(crate) mod qos;
 pub(crate) mod staged_faults;

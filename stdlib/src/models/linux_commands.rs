@@ -1,5 +1,6 @@
 //! The everyday commands a runbook author runs on the simulated Linux guest to look around:
-//! `ip -br link`, `cat /sys/class/net/IF/mtu` (and `operstate`), `systemctl is-active UNIT`.
+//! `ip -br link`, `cat /sys/class/net/IF/mtu` (and `operstate`, and a RoCE port's ECN switches
+//! `ecn/roce_np/enable/N` and `ecn/roce_rp/enable/N`), `systemctl is-active UNIT`.
 //! (`uname -r` is the guest hardware tool's.) Everything else no tool claims is answered by the
 //! simulator's generic commands, which say plainly that it is not simulated.
 //!
@@ -96,9 +97,13 @@ fn cat(host: &SimContext<'_>, args: &[&str]) -> ExecOutput {
         return out(0, host.stdin().unwrap_or_default(), "");
     }
     let interfaces = own_interfaces(host);
+    let qos = crate::machine::qos::load(host);
     let (mut stdout, mut stderr, mut code) = (String::new(), String::new(), 0);
     for path in args {
-        match sysfs(&interfaces, path).or_else(|| host.file(path).map(str::to_owned)) {
+        let contents = sysfs(&interfaces, path)
+            .or_else(|| ecn_switch(&interfaces, &qos, path))
+            .or_else(|| host.file(path).map(str::to_owned));
+        match contents {
             Some(contents) => stdout.push_str(&contents),
             None => {
                 stderr.push_str(&format!("cat: {path}: No such file or directory\n"));
@@ -127,6 +132,24 @@ fn sysfs(interfaces: &[Iface], path: &str) -> Option<String> {
         "address" => Some(format!("{}\n", iface.address)),
         _ => None,
     }
+}
+
+/// `/sys/class/net/IF/ecn/roce_np/enable/N` (and `roce_rp`) of a RoCE port: `1` or `0`.
+fn ecn_switch(
+    interfaces: &[Iface],
+    qos: &crate::machine::qos::QosState,
+    path: &str,
+) -> Option<String> {
+    let (ifname, np, prio) = crate::machine::qos::ecn_file(path)?;
+    interfaces
+        .iter()
+        .any(|i| i.name == ifname && i.link_type == "ether" && i.rdma.is_some())
+        .then(|| {
+            format!(
+                "{}\n",
+                u8::from(crate::machine::qos::ecn(qos, ifname, np, prio))
+            )
+        })
 }
 
 #[cfg(test)]
@@ -163,10 +186,10 @@ mod tests {
         assert_eq!((sshd.code, sshd.stdout.as_str()), (0, "active\n"));
         let openibd = run(&host, &["systemctl", "is-active", "openibd"]);
         assert_eq!((openibd.code, openibd.stdout.as_str()), (3, "inactive\n"));
-        let other = run(&host, &["ethtool", "ens224f1"]);
+        let other = run(&host, &["lldptool", "-t", "-i", "ens224f1"]);
         assert_eq!(other.code, 127);
         assert!(
-            other.stderr.contains("`ethtool` is not simulated"),
+            other.stderr.contains("`lldptool` is not simulated"),
             "{}",
             other.stderr
         );

@@ -45,7 +45,7 @@ pub mod net_builtins {
     /// ```
     #[rhai_fn(volatile, return_raw)]
     pub fn set_mtu(ctx: NativeCallContext, ifname: &str, mtu: i64) -> RhaiResult<bool> {
-        if !command::valid_ifname(ifname) {
+        if !action::valid_ifname(ifname) {
             return Err(action::bad_argument(
                 &ctx,
                 format!("`{ifname}` is not an interface name"),
@@ -88,7 +88,7 @@ pub mod net_builtins {
     /// ```
     #[rhai_fn(volatile, return_raw)]
     pub fn addr_add(ctx: NativeCallContext, ifname: &str, cidr: &str) -> RhaiResult<bool> {
-        if !command::valid_ifname(ifname) {
+        if !action::valid_ifname(ifname) {
             return Err(action::bad_argument(
                 &ctx,
                 format!("`{ifname}` is not an interface name"),

@@ -35,15 +35,6 @@ pub(crate) fn cidr(text: &str) -> Option<(String, u8)> {
         .then(|| (ip.to_owned(), prefix))
 }
 
-/// Whether an interface name is one `ip` accepts (at most 15 bytes, no `/`, blank or `:`).
-pub(crate) fn valid_ifname(name: &str) -> bool {
-    !name.is_empty()
-        && name.len() <= 15
-        && !name.contains(['/', ' ', ':', '\t', '\n'])
-        && name != "."
-        && name != ".."
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -61,8 +52,5 @@ mod tests {
         assert_eq!(cidr("192.168.5.2/24"), Some(("192.168.5.2".into(), 24)));
         assert_eq!(cidr("192.168.5.2"), None);
         assert_eq!(cidr("192.168.5.256/24"), None);
-        assert!(valid_ifname("ens224f1"));
-        assert!(!valid_ifname("a b"));
-        assert!(!valid_ifname("averyveryverylongname"));
     }
 }

@@ -1,12 +1,26 @@
-//! `qos`: an adapter port's QoS settings, as the host's tools print them (a parser only): what a
-//! lossless RoCE fabric needs of each host (trust state, PFC on the RoCE priority, the traffic
-//! classes and their ETS shares).
+//! `qos`: what a lossless RoCE fabric needs of each host's adapter ports (trust state, PFC on
+//! the RoCE priority, the traffic classes and their ETS shares, the DSCP map, ECN, RDMA-CM's
+//! ToS): the `qos::` builtins that read and set them, the parser of what `mlnx_qos` prints and
+//! the simulated tools.
 //!
-//! `mlnx_qos -i IFACE` is mlnx-tools' (MLNX_OFED and DOCA-OFED) `python/mlnx_qos`; the grammar is
-//! `mlnx_qos.pest`.
+//! `mlnx_qos -i IFACE` is mlnx-tools' (MLNX_OFED and DOCA-OFED) `python/mlnx_qos` and
+//! `cma_roce_tos` its `sbin/cma_roce_tos` (github.com/Mellanox/mlnx-tools); the grammar is
+//! `mlnx_qos.pest`. The ECN switches are the mlx5 driver's sysfs files
+//! (`/sys/class/net/IFACE/ecn/roce_np|roce_rp/enable/PRIO`, NVIDIA's "Explicit Congestion
+//! Notification" page of the MLNX_OFED and DOCA manuals).
 
+pub mod builtins;
+pub(crate) mod command;
 mod parse;
+mod plan;
+mod reads;
+pub(crate) mod sim;
 mod types;
+pub(crate) mod wanted;
+
+/// The namespace the builtins are registered under; with the name a script calls, it is each
+/// builtin's journal name (`qos::set`), so no name is typed twice.
+pub(crate) const NAMESPACE: &str = "qos";
 
 pub use types::{DscpToPriority, MlnxQos, PfcPriority, TrafficClass};
 

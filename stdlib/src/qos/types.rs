@@ -1,11 +1,11 @@
 //! The typed result of `mlnx_qos -i IFACE`.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::grammar::{Message, ToolError};
 
 /// An interface's QoS settings as `mlnx_qos` prints them.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct MlnxQos {
     /// The tool's warning without its stars (`WARNING: lldpad service is running and may
     /// overwrite your settings`); `null` when not printed.
@@ -38,7 +38,7 @@ pub struct MlnxQos {
 }
 
 /// The DSCP values one priority takes.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct DscpToPriority {
     /// The priority (`prio:3`).
     pub prio: u8,
@@ -47,7 +47,7 @@ pub struct DscpToPriority {
 }
 
 /// One priority of the PFC table.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct PfcPriority {
     /// The column's priority.
     pub priority: u8,
@@ -58,7 +58,7 @@ pub struct PfcPriority {
 }
 
 /// One traffic class and the priorities mapped to it.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct TrafficClass {
     /// `tc:`.
     pub tc: u8,

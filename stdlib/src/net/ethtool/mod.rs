@@ -4,9 +4,10 @@
 //! firmware run the port, at which PCI address.
 //!
 //! The grammars follow ethtool's own printing (`ethtool.c`, `do_gstats` and `dump_drvinfo`):
-//! `stats.pest` and `driver.pest`.
+//! `stats.pest` and `driver.pest`; `sim.rs` prints a RoCE port's pause counters.
 
 mod driver;
+pub(crate) mod sim;
 mod stats;
 mod types;
 
