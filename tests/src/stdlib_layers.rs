@@ -14,7 +14,13 @@ use crate::rust_imports::{crate_names, rust_files, top_module};
 /// Layer 1.
 const SHARED: &[&str] = &["action", "grammar", "machine", "pair"];
 /// Layer 3: assembly, which a test module may use.
-const ASSEMBLY: &[&str] = &["libraries", "models", "parsers", "test_support", "sim_models"];
+const ASSEMBLY: &[&str] = &[
+    "libraries",
+    "models",
+    "parsers",
+    "test_support",
+    "sim_models",
+];
 /// Modules of layer 3 at the crate root, not namespaces.
 const ROOT_FILES: &[&str] = &[
     "builtins_doc.rs",

@@ -216,7 +216,7 @@ fn gid_index(
             _ => None,
         })
         .collect();
-    let Some((_, _, first)) = roce.first().copied() else {
+    let Some((first_node, first_hca, first)) = roce.first().copied() else {
         return Ok(None);
     };
     if let Some((node, _, _)) = found.iter().find(|(_, _, g)| g.is_none()) {
@@ -226,8 +226,7 @@ fn gid_index(
     }
     if let Some((node, hca, other)) = roce.iter().find(|(_, _, i)| *i != first) {
         return Err(ActionError::Failed(format!(
-            "NCCL_IB_GID_INDEX is one index for every device, but the RoCE v2 IPv4 GID is {first} on `{}` {} and {other} on `{node}` {hca}",
-            roce[0].0, roce[0].1
+            "NCCL_IB_GID_INDEX is one index for every device, but the RoCE v2 IPv4 GID is {first} on `{first_node}` {first_hca} and {other} on `{node}` {hca}"
         )));
     }
     Ok(Some(first))
