@@ -223,3 +223,26 @@ fn level_four_and_unknown_levels_are_refused_and_esxi_has_no_mlxfwreset() {
     let cx5 = &lab.sim_state("esx01")["tools"]["mlxconfig"]["devices"]["mt4119_pciconf1"];
     assert_eq!(cx5["LINK_TYPE_P2"]["current"], 1, "{cx5}");
 }
+
+/// The link faults a guest takes are a bare-metal host's too (its IB cable is the same), and a
+/// value the fault cannot be is refused before anything runs.
+#[test]
+fn a_bare_metal_host_takes_the_link_faults_and_refuses_a_wrong_one() {
+    let lab = Lab::new();
+    let host = |faults: &str| {
+        format!(
+            "[hosts.m1]\naddress = \"sim:rhel8-metal?clock=virtual&ofed=5.4-3.0.3.0&{faults}\"\n\
+             groups = [\"metal\"]\n"
+        )
+    };
+    lab.write("t.rhai", "stage \"up\" on metal {\n    log(\"up\");\n}\n");
+    lab.write(
+        "lab.toml",
+        &host("effective_ber=3E-9&symbol_errors=5&symbol_errors_per_s=1&link_downs=2"),
+    );
+    lab.cairn(&["run", "t.rhai", "-i", "lab.toml"]).succeeds();
+    lab.write("lab.toml", &host("effective_ber=often"));
+    lab.cairn(&["run", "t.rhai", "-i", "lab.toml"])
+        .fails(2)
+        .stderr_has("effective_ber");
+}

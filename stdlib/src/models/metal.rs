@@ -46,9 +46,11 @@ pub(crate) fn metal_model(
 pub(crate) const METAL_OPTIONS: &[&str] = &[
     "adapters",
     "distro",
+    "effective_ber",
     "eth_switch",
     "ib_spine",
     "ib_switch",
+    "link_downs",
     "link_width",
     "node",
     "ofed",
@@ -60,6 +62,8 @@ pub(crate) const METAL_OPTIONS: &[&str] = &[
     "seed",
     "subnet_manager",
     "switch_mtu",
+    "symbol_errors",
+    "symbol_errors_per_s",
 ];
 
 /// The bare-metal host's hardware: `lspci`, `uname`, `/etc/os-release`, the marks that say the
