@@ -2,6 +2,7 @@
 //! warnings kept as messages, a fatal line as the tool's error (docs/parsers.md,
 //! "Transcripts": a tool's own error is data).
 
+use crate::ParseError;
 use crate::grammar::{Message, ToolError};
 
 /// Which of `diag.pest`'s lines a pair is, named by the tool's grammar that joined it.
@@ -51,6 +52,34 @@ impl DiagLines {
                 text: text.to_owned(),
             }),
         }
+    }
+
+    /// Files a `PROG: iberror: ...` line printed as `text` on `line`; whether `PROG` is `tool`
+    /// (the tool's own fatal line claims the output as the tool's).
+    pub(crate) fn file_iberror(
+        &mut self,
+        text: &str,
+        program: Option<&str>,
+        tool: &str,
+        line: usize,
+    ) -> bool {
+        self.file(DiagKind::Exit, text, line);
+        program.is_some_and(|p| is_program(p, tool))
+    }
+
+    /// The warnings and the error filed, once the output was found to be `tool`'s (`own`);
+    /// otherwise the refusal, saying what was `expected`.
+    pub(crate) fn claimed(
+        self,
+        own: bool,
+        tool: &'static str,
+        text: &str,
+        expected: &str,
+    ) -> Result<(Vec<Message>, Option<ToolError>), ParseError> {
+        if !own {
+            return Err(ParseError::at(tool, text, 0, 0, expected));
+        }
+        Ok((self.warnings, self.error))
     }
 }
 

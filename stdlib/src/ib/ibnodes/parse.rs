@@ -7,7 +7,7 @@ use super::types::{IbNode, IbNodes};
 use crate::ParseError;
 use crate::grammar::named_number;
 use crate::grammar::transcript::LineCounter;
-use crate::ib::diag::{DiagKind, DiagLines, is_program};
+use crate::ib::diag::{DiagKind, DiagLines};
 
 const TOOL: &str = "ibnodes";
 
@@ -43,24 +43,18 @@ pub(super) fn parse(text: &str) -> Result<IbNodes, ParseError> {
             }
             Rule::ibpanic_line => diag.file(DiagKind::Panic, pair.as_str(), line),
             Rule::iberror_line => {
-                let program = pair.clone().into_inner().next();
-                own |= program.is_some_and(|p| is_program(p.as_str(), DISCOVERY));
-                diag.file(DiagKind::Exit, pair.as_str(), line);
+                let program = pair.clone().into_inner().next().map(|p| p.as_str());
+                own |= diag.file_iberror(pair.as_str(), program, DISCOVERY, line);
             }
             _ => {}
         }
     }
-    if !own {
-        return Err(ParseError::at(
-            TOOL,
-            text,
-            0,
-            0,
-            "expected node lines, `Ca : 0x... ports N \"NAME\"`",
-        ));
-    }
-    out.warnings = diag.warnings;
-    out.error = diag.error;
+    (out.warnings, out.error) = diag.claimed(
+        own,
+        TOOL,
+        text,
+        "expected node lines, `Ca : 0x... ports N \"NAME\"`",
+    )?;
     Ok(out)
 }
 

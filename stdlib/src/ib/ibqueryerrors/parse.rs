@@ -8,7 +8,7 @@ use pest::iterators::Pair;
 use super::types::{ErrorNode, ErrorPort, IbQueryErrors, Summary};
 use crate::ParseError;
 use crate::grammar::transcript::LineCounter;
-use crate::ib::diag::{DiagKind, DiagLines, is_program};
+use crate::ib::diag::{DiagKind, DiagLines};
 use crate::ib::link;
 
 const TOOL: &str = "ibqueryerrors";
@@ -85,24 +85,18 @@ pub(super) fn parse(text: &str) -> Result<IbQueryErrors, ParseError> {
             }
             Rule::ibpanic_line => diag.file(DiagKind::Panic, pair.as_str(), lines.line_of(start)),
             Rule::iberror_line => {
-                let program = pair.clone().into_inner().next();
-                own |= program.is_some_and(|p| is_program(p.as_str(), TOOL));
-                diag.file(DiagKind::Exit, pair.as_str(), lines.line_of(start));
+                let program = pair.clone().into_inner().next().map(|p| p.as_str());
+                own |= diag.file_iberror(pair.as_str(), program, TOOL, lines.line_of(start));
             }
             _ => {}
         }
     }
-    if !own {
-        return Err(ParseError::at(
-            TOOL,
-            text,
-            0,
-            0,
-            "expected ibqueryerrors's `Errors for` or `## Summary:` lines",
-        ));
-    }
-    out.warnings = diag.warnings;
-    out.error = diag.error;
+    (out.warnings, out.error) = diag.claimed(
+        own,
+        TOOL,
+        text,
+        "expected ibqueryerrors's `Errors for` or `## Summary:` lines",
+    )?;
     Ok(out)
 }
 

@@ -48,17 +48,12 @@ pub(super) fn parse(text: &str) -> Result<PerfQuery, ParseError> {
             _ => own |= file_diag(&mut diag, &mut lines, pair),
         }
     }
-    if !own {
-        return Err(ParseError::at(
-            TOOL,
-            text,
-            0,
-            0,
-            "expected perfquery's `# Port counters: Lid N port N` block",
-        ));
-    }
-    out.warnings = diag.warnings;
-    out.error = diag.error;
+    (out.warnings, out.error) = diag.claimed(
+        own,
+        TOOL,
+        text,
+        "expected perfquery's `# Port counters: Lid N port N` block",
+    )?;
     Ok(out)
 }
 
