@@ -181,13 +181,29 @@ impl Asked {
                 gpus_per_node,
                 hcas,
                 gid_index: None,
-                min_bytes: action::text(options, "min_bytes").unwrap_or_else(|| "8".into()),
-                max_bytes: action::text(options, "max_bytes").unwrap_or_else(|| "8G".into()),
+                min_bytes: size(options, "min_bytes", "8")?,
+                max_bytes: size(options, "max_bytes", "8G")?,
             },
             nic_gbps: positive("nic_gbps")?,
             min_fraction,
         })
     }
+}
+
+/// A size nccl-tests reads (`-b`, `-e`): digits with an optional `K`, `M` or `G`; `default`, the
+/// guides' sizes, when not given.
+fn size(options: &Value, key: &str, default: &str) -> Result<String, String> {
+    let size = action::text(options, key).unwrap_or_else(|| default.to_owned());
+    let digits = size.trim_end_matches(['K', 'M', 'G']);
+    if digits.is_empty()
+        || !digits.bytes().all(|b| b.is_ascii_digit())
+        || size.len() - digits.len() > 1
+    {
+        return Err(format!(
+            "`{key}` `{size}` is not a size (digits, then K, M or G: `8`, `8G`)"
+        ));
+    }
+    Ok(size)
 }
 
 /// `NCCL_IB_GID_INDEX`: the RoCE v2 IPv4 GID of every HCA on every node, which must be one
@@ -250,6 +266,11 @@ mod tests {
         assert!(one.contains("needs two or more, not 1"), "{one}");
         let lacking = t.error(r#"fabric::nccl_all_reduce(["g1", "g2"], #{ launcher: "mpirun" })"#);
         assert!(lacking.contains("`path` is required"), "{lacking}");
+        let size = t.error(&format!(
+            r#"fabric::nccl_all_reduce(["g1", "g2"], {})"#,
+            JOB.replace("min_fraction", "max_bytes: \"8GB\", min_fraction")
+        ));
+        assert!(size.contains("`max_bytes` `8GB` is not a size"), "{size}");
         let typo = t.error(&format!(
             r#"fabric::nccl_all_reduce(["g1", "g2"], {})"#,
             JOB.replace("nic_gbps", "nic_gpbs")
